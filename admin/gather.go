@@ -1,0 +1,443 @@
+// Package admin gathers consumer-group and partition offsets from a cluster
+// (I/O through kadm), plans what to show or change (pure functions over what
+// was gathered), and executes plans.
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/offsetctl/offsetctl/cluster"
+)
+
+// Isolation selects which end offset is the log end: the high watermark
+// (read_uncommitted) or the last stable offset (read_committed).
+type Isolation int8
+
+const (
+	ReadUncommitted Isolation = 0
+	ReadCommitted   Isolation = 1
+)
+
+// ParseIsolation parses "uncommitted" or "committed" (also the Java names).
+func ParseIsolation(s string) (Isolation, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "uncommitted", "read_uncommitted", "hwm":
+		return ReadUncommitted, nil
+	case "committed", "read_committed", "lso":
+		return ReadCommitted, nil
+	}
+	return 0, fmt.Errorf("--isolation %q: want uncommitted or committed", s)
+}
+
+func (i Isolation) String() string {
+	if i == ReadCommitted {
+		return "committed"
+	}
+	return "uncommitted"
+}
+
+// Member is one live member of a group and what it is assigned.
+type Member struct {
+	ID         string             `json:"member_id"`
+	InstanceID string             `json:"instance_id,omitempty"`
+	ClientID   string             `json:"client_id"`
+	Host       string             `json:"host"`
+	Assigned   map[string][]int32 `json:"assigned"`
+}
+
+// GroupInfo is a group's type, state and members.
+type GroupInfo struct {
+	Group        string
+	Type         string // classic or consumer (KIP-848)
+	State        string
+	ProtocolType string
+	Members      []Member
+	// Exists is false when the cluster knows nothing of the group: not
+	// listed and no committed offsets.
+	Exists bool
+	Err    error
+}
+
+// Commit is one committed offset.
+type Commit struct {
+	Offset      int64
+	LeaderEpoch int32
+	Metadata    string
+	Err         error
+}
+
+// GroupSnapshot is one group as gathered.
+type GroupSnapshot struct {
+	GroupInfo
+	// Commits maps topic → partition → commit. Partitions without a
+	// commit are absent.
+	Commits   map[string]map[int32]Commit
+	CommitErr error
+}
+
+// PartitionOffsets is the log start and log end of one partition; -1 when
+// unknown (Err says why).
+type PartitionOffsets struct {
+	Start int64
+	End   int64
+	Err   error
+}
+
+// TopicOffsets holds the offsets of every partition of the gathered topics.
+type TopicOffsets struct {
+	Partitions map[string]map[int32]PartitionOffsets
+	// TopicErr is set for a topic that could not be listed at all (e.g.
+	// deleted: UNKNOWN_TOPIC_OR_PARTITION).
+	TopicErr map[string]error
+}
+
+// Lookup returns the offsets of topic/partition. ok is false when the
+// partition is unknown; err explains a topic-level failure.
+func (t TopicOffsets) Lookup(topic string, partition int32) (PartitionOffsets, bool, error) {
+	if err := t.TopicErr[topic]; err != nil {
+		return PartitionOffsets{Start: -1, End: -1, Err: err}, false, err
+	}
+	po, ok := t.Partitions[topic][partition]
+	return po, ok, nil
+}
+
+// Snapshot is everything gathered for a set of groups at one moment.
+type Snapshot struct {
+	Groups    []GroupSnapshot
+	Offsets   TopicOffsets
+	Isolation Isolation
+	At        time.Time
+}
+
+// Group returns the snapshot of one group.
+func (s *Snapshot) Group(name string) (*GroupSnapshot, bool) {
+	for i := range s.Groups {
+		if s.Groups[i].Group == name {
+			return &s.Groups[i], true
+		}
+	}
+	return nil, false
+}
+
+// GatherRequest says what to gather.
+type GatherRequest struct {
+	Groups    []string
+	AllGroups bool
+	// Scope limits the topics whose offsets are listed; empty means every
+	// topic the groups have commits on or are assigned.
+	Scope     Scope
+	Isolation Isolation
+	// ExtraTopics are listed even if no group touches them (reset scopes).
+	ExtraTopics []string
+}
+
+// ListGroups lists every group in the cluster with its type and state.
+func ListGroups(ctx context.Context, adm *cluster.Admin) (kadm.ListedGroups, error) {
+	listed, err := adm.ListGroups(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing groups: %w", err)
+	}
+	return listed, nil
+}
+
+// DescribeGroups describes groups of both types. listed (from ListGroups)
+// tells each group's type; groups not listed are described with both APIs.
+func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, listed kadm.ListedGroups) (map[string]GroupInfo, error) {
+	var classic, consumer []string
+	for _, g := range groups {
+		lg, ok := listed[g]
+		switch {
+		case ok && lg.GroupType == "consumer":
+			consumer = append(consumer, g)
+		case ok:
+			classic = append(classic, g)
+		}
+	}
+	out := make(map[string]GroupInfo, len(groups))
+	var (
+		wg            sync.WaitGroup
+		cdesc         kadm.DescribedGroups
+		kdesc         kadm.DescribedConsumerGroups
+		cerr, kerr848 error
+	)
+	if len(classic) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cdesc, cerr = adm.DescribeGroups(ctx, classic...)
+		}()
+	}
+	if len(consumer) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			kdesc, kerr848 = adm.DescribeConsumerGroups(ctx, consumer...)
+		}()
+	}
+	wg.Wait()
+	if cerr != nil && !isShardErr(cerr) {
+		return nil, fmt.Errorf("describing groups: %w", cerr)
+	}
+	if kerr848 != nil && !isShardErr(kerr848) {
+		return nil, fmt.Errorf("describing consumer groups: %w", kerr848)
+	}
+	for _, g := range groups {
+		lg, isListed := listed[g]
+		gi := GroupInfo{Group: g, Type: "classic", State: "Dead", Exists: isListed}
+		if isListed {
+			gi.State = lg.State
+			gi.ProtocolType = lg.ProtocolType
+			if lg.GroupType != "" {
+				gi.Type = lg.GroupType
+			}
+		}
+		if d, ok := cdesc[g]; ok {
+			gi.Err = d.Err
+			if d.Err == nil {
+				gi.State = d.State
+				gi.ProtocolType = d.ProtocolType
+				for _, m := range d.Members {
+					mem := Member{ID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, Assigned: map[string][]int32{}}
+					if m.InstanceID != nil {
+						mem.InstanceID = *m.InstanceID
+					}
+					if ca, ok := m.Assigned.AsConsumer(); ok {
+						for _, t := range ca.Topics {
+							mem.Assigned[t.Topic] = append(mem.Assigned[t.Topic], t.Partitions...)
+						}
+					}
+					gi.Members = append(gi.Members, mem)
+				}
+			}
+		}
+		if d, ok := kdesc[g]; ok {
+			gi.Err = d.Err
+			if d.Err == nil {
+				gi.Type = "consumer"
+				gi.State = d.State
+				for _, m := range d.Members {
+					mem := Member{ID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, Assigned: map[string][]int32{}}
+					if m.InstanceID != nil {
+						mem.InstanceID = *m.InstanceID
+					}
+					for t, ps := range m.Assignment {
+						for p := range ps {
+							mem.Assigned[t] = append(mem.Assigned[t], p)
+						}
+					}
+					gi.Members = append(gi.Members, mem)
+				}
+			}
+		}
+		for i := range gi.Members {
+			for t := range gi.Members[i].Assigned {
+				ps := gi.Members[i].Assigned[t]
+				sort.Slice(ps, func(a, b int) bool { return ps[a] < ps[b] })
+			}
+		}
+		out[g] = gi
+	}
+	return out, nil
+}
+
+func isShardErr(err error) bool {
+	var se *kadm.ShardErrors
+	return errors.As(err, &se)
+}
+
+// FetchCommits fetches the committed offsets of many groups, batched per
+// coordinator (one OffsetFetch each).
+func FetchCommits(ctx context.Context, adm *cluster.Admin, groups []string) map[string]GroupSnapshot {
+	out := make(map[string]GroupSnapshot, len(groups))
+	if len(groups) == 0 {
+		return out
+	}
+	resps := adm.FetchManyOffsets(ctx, groups...)
+	for _, g := range groups {
+		r, ok := resps[g]
+		gs := GroupSnapshot{Commits: map[string]map[int32]Commit{}}
+		switch {
+		case !ok:
+			gs.CommitErr = fmt.Errorf("no offset-fetch response for group %s", g)
+		case r.Err != nil:
+			gs.CommitErr = r.Err
+		}
+		for t, ps := range r.Fetched {
+			for p, o := range ps {
+				if o.Err == nil && o.At < 0 {
+					continue // no commit
+				}
+				if gs.Commits[t] == nil {
+					gs.Commits[t] = map[int32]Commit{}
+				}
+				gs.Commits[t][p] = Commit{Offset: o.At, LeaderEpoch: o.LeaderEpoch, Metadata: o.Metadata, Err: o.Err}
+			}
+		}
+		out[g] = gs
+	}
+	return out
+}
+
+// ListOffsets lists the log start and the log end (per isolation) of every
+// partition of topics: one metadata request and one ListOffsets per
+// partition leader for each bound, the two bounds in parallel.
+func ListOffsets(ctx context.Context, adm *cluster.Admin, topics []string, iso Isolation) (TopicOffsets, error) {
+	to := TopicOffsets{Partitions: map[string]map[int32]PartitionOffsets{}, TopicErr: map[string]error{}}
+	if len(topics) == 0 {
+		return to, nil
+	}
+	var (
+		wg               sync.WaitGroup
+		starts, ends     kadm.ListedOffsets
+		startErr, endErr error
+	)
+	wg.Add(2)
+	go func() { defer wg.Done(); starts, startErr = adm.ListStartOffsets(ctx, topics...) }()
+	go func() {
+		defer wg.Done()
+		if iso == ReadCommitted {
+			ends, endErr = adm.ListCommittedOffsets(ctx, topics...)
+		} else {
+			ends, endErr = adm.ListEndOffsets(ctx, topics...)
+		}
+	}()
+	wg.Wait()
+	for _, err := range []error{startErr, endErr} {
+		if err != nil && !isShardErr(err) {
+			return to, fmt.Errorf("listing offsets: %w", err)
+		}
+	}
+	for _, t := range topics {
+		if tl, ok := starts[t]; ok {
+			if bad, ok := tl[-1]; ok && bad.Err != nil {
+				to.TopicErr[t] = describeTopicErr(t, bad.Err)
+				continue
+			}
+		} else {
+			to.TopicErr[t] = fmt.Errorf("topic %s: no offsets listed", t)
+			continue
+		}
+		ps := map[int32]PartitionOffsets{}
+		for p, s := range starts[t] {
+			po := PartitionOffsets{Start: s.Offset, End: -1, Err: s.Err}
+			if e, ok := ends[t][p]; ok {
+				po.End = e.Offset
+				if po.Err == nil {
+					po.Err = e.Err
+				}
+			} else if po.Err == nil {
+				po.Err = fmt.Errorf("no end offset listed")
+			}
+			if s.Err != nil {
+				po.Start = -1
+			}
+			ps[p] = po
+		}
+		to.Partitions[t] = ps
+	}
+	return to, nil
+}
+
+func describeTopicErr(topic string, err error) error {
+	if errors.Is(err, kerr.UnknownTopicOrPartition) {
+		return fmt.Errorf("topic %s does not exist (deleted?)", topic)
+	}
+	return fmt.Errorf("topic %s: %w", topic, err)
+}
+
+// Gather collects groups, their commits and the offsets of the topics they
+// touch, in a constant number of batched rounds whatever the group count:
+// ListGroups; DescribeGroups ∥ ConsumerGroupDescribe ∥ OffsetFetch; then
+// ListOffsets for starts ∥ ends.
+func Gather(ctx context.Context, adm *cluster.Admin, req GatherRequest) (*Snapshot, error) {
+	listed, err := ListGroups(ctx, adm)
+	if err != nil {
+		return nil, err
+	}
+	groups := dedupe(req.Groups)
+	if req.AllGroups {
+		groups = groups[:0]
+		for g, lg := range listed {
+			if lg.ProtocolType != "" && lg.ProtocolType != "consumer" {
+				continue // connect workers and the like have no offsets
+			}
+			if lg.GroupType == "share" || lg.GroupType == "streams" {
+				continue
+			}
+			groups = append(groups, g)
+		}
+		sort.Strings(groups)
+	}
+	var (
+		wg      sync.WaitGroup
+		infos   map[string]GroupInfo
+		descErr error
+		commits map[string]GroupSnapshot
+	)
+	wg.Add(2)
+	go func() { defer wg.Done(); infos, descErr = DescribeGroups(ctx, adm, groups, listed) }()
+	go func() { defer wg.Done(); commits = FetchCommits(ctx, adm, groups) }()
+	wg.Wait()
+	if descErr != nil {
+		return nil, descErr
+	}
+	snap := &Snapshot{Isolation: req.Isolation, At: time.Now()}
+	topicSet := map[string]bool{}
+	for _, t := range req.ExtraTopics {
+		topicSet[t] = true
+	}
+	for _, g := range groups {
+		gs := commits[g]
+		gs.GroupInfo = infos[g]
+		if !gs.Exists && len(gs.Commits) > 0 {
+			gs.Exists = true
+			if gs.State == "Dead" {
+				gs.State = "Empty"
+			}
+		}
+		for t := range gs.Commits {
+			if req.Scope.HasTopic(t) {
+				topicSet[t] = true
+			}
+		}
+		for _, m := range gs.Members {
+			for t := range m.Assigned {
+				if req.Scope.HasTopic(t) {
+					topicSet[t] = true
+				}
+			}
+		}
+		snap.Groups = append(snap.Groups, gs)
+	}
+	topics := make([]string, 0, len(topicSet))
+	for t := range topicSet {
+		topics = append(topics, t)
+	}
+	sort.Strings(topics)
+	snap.Offsets, err = ListOffsets(ctx, adm, topics, req.Isolation)
+	if err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	out := make([]string, 0, len(in))
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

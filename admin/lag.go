@@ -1,0 +1,222 @@
+package admin
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// PartitionLag is one group-partition row of a lag report. LogStart and
+// LogEnd are -1 when unknown (Error says why).
+type PartitionLag struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	LogStart  int64  `json:"log_start"`
+	Committed *int64 `json:"committed"`
+	LogEnd    int64  `json:"log_end"`
+	Lag       int64  `json:"lag"`
+	TimeLagMs *int64 `json:"time_lag_ms,omitempty"`
+	Member    string `json:"member"`
+	ClientID  string `json:"client_id"`
+	Host      string `json:"host"`
+	Note      string `json:"note"`
+	Error     string `json:"error"`
+}
+
+// GroupLag is one group of a lag report.
+type GroupLag struct {
+	Group      string         `json:"group"`
+	Type       string         `json:"type"`
+	State      string         `json:"state"`
+	Members    int            `json:"members"`
+	Topics     []string       `json:"topics"`
+	TotalLag   int64          `json:"total_lag"`
+	Note       string         `json:"note,omitempty"`
+	Error      string         `json:"error,omitempty"`
+	Partitions []PartitionLag `json:"partitions"`
+}
+
+// LagReport is the result of `lag`.
+type LagReport struct {
+	Isolation string     `json:"isolation"`
+	TimeLag   bool       `json:"-"`
+	Groups    []GroupLag `json:"groups"`
+}
+
+// Errors lists every group and partition error in the report, one line
+// each naming the group, topic and partition.
+func (r LagReport) Errors() []string {
+	var out []string
+	for _, g := range r.Groups {
+		if g.Error != "" {
+			out = append(out, fmt.Sprintf("group %s: %s", g.Group, g.Error))
+		}
+		for _, p := range g.Partitions {
+			if p.Error != "" {
+				out = append(out, fmt.Sprintf("group %s topic %s partition %d: %s", g.Group, p.Topic, p.Partition, p.Error))
+			}
+		}
+	}
+	return out
+}
+
+// ComputeLag turns a snapshot into a lag report: one row per committed or
+// assigned partition in scope, sorted by group, topic, partition.
+func ComputeLag(s *Snapshot, scope Scope) LagReport {
+	rep := LagReport{Isolation: s.Isolation.String()}
+	groups := append([]GroupSnapshot(nil), s.Groups...)
+	sort.Slice(groups, func(i, j int) bool { return groups[i].Group < groups[j].Group })
+	for _, g := range groups {
+		rep.Groups = append(rep.Groups, computeGroupLag(s, g, scope))
+	}
+	return rep
+}
+
+type tp struct {
+	topic     string
+	partition int32
+}
+
+func computeGroupLag(s *Snapshot, g GroupSnapshot, scope Scope) GroupLag {
+	gl := GroupLag{Group: g.Group, Type: g.Type, State: g.State, Members: len(g.Members), Partitions: []PartitionLag{}, Topics: []string{}}
+	switch {
+	case g.Err != nil:
+		gl.Error = fmt.Sprintf("describing group: %v", g.Err)
+	case g.CommitErr != nil:
+		gl.Error = fmt.Sprintf("fetching committed offsets: %v", g.CommitErr)
+	case !g.Exists:
+		gl.Error = "group does not exist"
+		gl.State = "Dead"
+		return gl
+	}
+	gl.Note = stateNote(g.Type, g.State)
+
+	owner := map[tp]Member{}
+	rows := map[tp]bool{}
+	for _, m := range g.Members {
+		for t, ps := range m.Assigned {
+			for _, p := range ps {
+				owner[tp{t, p}] = m
+				if scope.Has(t, p) {
+					rows[tp{t, p}] = true
+				}
+			}
+		}
+	}
+	for t, ps := range g.Commits {
+		for p := range ps {
+			if scope.Has(t, p) {
+				rows[tp{t, p}] = true
+			}
+		}
+	}
+	keys := make([]tp, 0, len(rows))
+	for k := range rows {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].topic != keys[j].topic {
+			return keys[i].topic < keys[j].topic
+		}
+		return keys[i].partition < keys[j].partition
+	})
+	topics := map[string]bool{}
+	for _, k := range keys {
+		pl := PartitionLag{Topic: k.topic, Partition: k.partition, LogStart: -1, LogEnd: -1}
+		if m, ok := owner[k]; ok {
+			pl.Member, pl.ClientID, pl.Host = m.ID, m.ClientID, m.Host
+		}
+		if c, ok := g.Commits[k.topic][k.partition]; ok {
+			if c.Err != nil {
+				pl.Error = fmt.Sprintf("committed offset: %v", c.Err)
+			} else {
+				off := c.Offset
+				pl.Committed = &off
+			}
+		}
+		if !topics[k.topic] {
+			topics[k.topic] = true
+			gl.Topics = append(gl.Topics, k.topic)
+		}
+		po, ok, terr := s.Offsets.Lookup(k.topic, k.partition)
+		switch {
+		case terr != nil:
+			pl.Error = terr.Error()
+		case !ok:
+			pl.Error = fmt.Sprintf("partition %d does not exist in topic %s", k.partition, k.topic)
+		case po.Err != nil:
+			pl.Error = fmt.Sprintf("listing offsets: %v", po.Err)
+		default:
+			pl.LogStart, pl.LogEnd = po.Start, po.End
+		}
+		if pl.Error == "" {
+			pl.Lag, pl.Note = partitionLag(pl.Committed, po.Start, po.End)
+			gl.TotalLag += pl.Lag
+		}
+		gl.Partitions = append(gl.Partitions, pl)
+	}
+	return gl
+}
+
+// partitionLag computes the lag of one partition and a note for the
+// unusual cases.
+func partitionLag(committed *int64, start, end int64) (int64, string) {
+	if committed == nil {
+		return end - start, "no committed offset"
+	}
+	c := *committed
+	switch {
+	case c > end:
+		return 0, fmt.Sprintf("committed offset is %d past the log end", c-end)
+	case c < start:
+		return end - c, fmt.Sprintf("%d records expired unread (log start %d is past the commit)", start-c, start)
+	}
+	return end - c, ""
+}
+
+func stateNote(typ, state string) string {
+	switch state {
+	case "PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling":
+		return "group is rebalancing (" + state + "): assignments may change"
+	case "Dead":
+		return "group is dead"
+	case "Empty":
+		return "no active members"
+	}
+	_ = typ
+	return ""
+}
+
+// GroupSummary is one row of `groups`.
+type GroupSummary struct {
+	Group    string   `json:"group"`
+	Type     string   `json:"type"`
+	State    string   `json:"state"`
+	Members  int      `json:"members"`
+	Topics   []string `json:"topics"`
+	TotalLag int64    `json:"total_lag"`
+	Error    string   `json:"error,omitempty"`
+}
+
+// Summarize turns a lag report into `groups` rows, keeping only groups whose
+// state is in states (case-insensitive; all when empty).
+func Summarize(r LagReport, states []string) []GroupSummary {
+	want := map[string]bool{}
+	for _, s := range states {
+		want[strings.ToLower(s)] = true
+	}
+	out := []GroupSummary{}
+	for _, g := range r.Groups {
+		if len(want) > 0 && !want[strings.ToLower(g.State)] {
+			continue
+		}
+		gs := GroupSummary{Group: g.Group, Type: g.Type, State: g.State, Members: g.Members, Topics: g.Topics, TotalLag: g.TotalLag, Error: g.Error}
+		for _, p := range g.Partitions {
+			if p.Error != "" && gs.Error == "" {
+				gs.Error = fmt.Sprintf("topic %s partition %d: %s", p.Topic, p.Partition, p.Error)
+			}
+		}
+		out = append(out, gs)
+	}
+	return out
+}

@@ -1,0 +1,148 @@
+package admin
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Scope narrows commands to topics and, optionally, to some partitions of
+// them. The zero Scope selects everything.
+type Scope struct {
+	// Topics maps a topic to the partitions selected; a nil slice means
+	// every partition of the topic.
+	Topics map[string][]int32
+}
+
+// Empty reports whether the scope selects everything.
+func (s Scope) Empty() bool { return len(s.Topics) == 0 }
+
+// Has reports whether topic/partition is in scope (everything when empty).
+func (s Scope) Has(topic string, partition int32) bool {
+	if s.Empty() {
+		return true
+	}
+	ps, ok := s.Topics[topic]
+	if !ok {
+		return false
+	}
+	if ps == nil {
+		return true
+	}
+	for _, p := range ps {
+		if p == partition {
+			return true
+		}
+	}
+	return false
+}
+
+// HasTopic reports whether any partition of topic is in scope.
+func (s Scope) HasTopic(topic string) bool {
+	if s.Empty() {
+		return true
+	}
+	_, ok := s.Topics[topic]
+	return ok
+}
+
+// TopicNames returns the scoped topic names, sorted.
+func (s Scope) TopicNames() []string {
+	out := make([]string, 0, len(s.Topics))
+	for t := range s.Topics {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ParseScope parses repeated --topic values: "T" (every partition) or
+// "T:0,2" (those partitions). Repeating a topic merges its partitions; a
+// bare "T" anywhere selects all of T.
+func ParseScope(values []string) (Scope, error) {
+	s := Scope{}
+	for _, v := range values {
+		topic, parts, err := parseTopicPartitions(v)
+		if err != nil {
+			return Scope{}, err
+		}
+		if s.Topics == nil {
+			s.Topics = make(map[string][]int32)
+		}
+		prev, seen := s.Topics[topic]
+		switch {
+		case parts == nil || (seen && prev == nil):
+			s.Topics[topic] = nil
+		default:
+			s.Topics[topic] = mergePartitions(prev, parts)
+		}
+	}
+	return s, nil
+}
+
+func parseTopicPartitions(v string) (string, []int32, error) {
+	v = strings.TrimSpace(v)
+	topic, list, hasList := strings.Cut(v, ":")
+	if err := validTopicName(topic); err != nil {
+		return "", nil, fmt.Errorf("--topic %q: %w", v, err)
+	}
+	if !hasList {
+		return topic, nil, nil
+	}
+	if strings.TrimSpace(list) == "" {
+		return "", nil, fmt.Errorf("--topic %q: no partitions after ':'", v)
+	}
+	var parts []int32
+	for _, f := range strings.Split(list, ",") {
+		p, err := ParsePartition(f)
+		if err != nil {
+			return "", nil, fmt.Errorf("--topic %q: %w", v, err)
+		}
+		parts = append(parts, p)
+	}
+	return topic, mergePartitions(nil, parts), nil
+}
+
+// ParsePartition parses a partition number (0 ≤ p ≤ 2^31-1).
+func ParsePartition(f string) (int32, error) {
+	f = strings.TrimSpace(f)
+	p, err := strconv.ParseInt(f, 10, 32)
+	if err != nil || p < 0 {
+		return 0, fmt.Errorf("partition %q is not a non-negative integer", f)
+	}
+	return int32(p), nil
+}
+
+func mergePartitions(a, b []int32) []int32 {
+	seen := make(map[int32]bool, len(a)+len(b))
+	out := make([]int32, 0, len(a)+len(b))
+	for _, p := range append(append([]int32{}, a...), b...) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// validTopicName applies Kafka's topic-name rules: 1..249 chars of
+// [a-zA-Z0-9._-], and not "." or "..".
+func validTopicName(t string) error {
+	if t == "" {
+		return fmt.Errorf("empty topic name")
+	}
+	if len(t) > 249 {
+		return fmt.Errorf("topic name longer than 249 characters")
+	}
+	if t == "." || t == ".." {
+		return fmt.Errorf("topic name cannot be %q", t)
+	}
+	for _, r := range t {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return fmt.Errorf("topic name has illegal character %q", r)
+		}
+	}
+	return nil
+}

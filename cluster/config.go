@@ -1,0 +1,144 @@
+// Package cluster holds how offsetctl connects to Kafka (brokers, timeouts,
+// and the security settings that later slot in) and the embedded in-process
+// cluster used by the demo, the playground and the tests.
+package cluster
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+)
+
+// DefaultBrokers is used when neither --brokers nor KAFKA_BROKERS is set.
+const DefaultBrokers = "localhost:9092"
+
+// Config is everything needed to open a client. It is a plain value: the
+// command layer fills it from flags, env and profiles; no package state.
+type Config struct {
+	Brokers  []string
+	ClientID string
+	// Timeout bounds every admin round trip and the whole of a one-shot
+	// command; an unreachable cluster fails within it.
+	Timeout time.Duration
+
+	// TLS is nil for plaintext.
+	TLS *tls.Config
+	// SASL is nil for no authentication.
+	SASL sasl.Mechanism
+
+	// Logger, when set, receives franz-go's logs (--verbose).
+	Logger kgo.Logger
+}
+
+// ParseBrokers splits a comma-separated broker list, trimming blanks.
+func ParseBrokers(s string) ([]string, error) {
+	var out []string
+	for _, b := range strings.Split(s, ",") {
+		b = strings.TrimSpace(b)
+		if b == "" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(b); err != nil {
+			return nil, fmt.Errorf("broker address %q is not host:port", b)
+		}
+		out = append(out, b)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no broker address given")
+	}
+	return out, nil
+}
+
+// Opts returns the kgo options for this config.
+func (c Config) Opts() []kgo.Opt {
+	clientID := c.ClientID
+	if clientID == "" {
+		clientID = "offsetctl"
+	}
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	dial := timeout
+	if dial > 10*time.Second {
+		dial = 10 * time.Second
+	}
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(c.Brokers...),
+		kgo.ClientID(clientID),
+		kgo.DialTimeout(dial),
+		kgo.RetryTimeout(timeout),
+		kgo.MetadataMinAge(250 * time.Millisecond),
+	}
+	if c.TLS != nil {
+		opts = append(opts, kgo.DialTLSConfig(c.TLS.Clone()))
+	}
+	if c.SASL != nil {
+		opts = append(opts, kgo.SASL(c.SASL))
+	}
+	if c.Logger != nil {
+		opts = append(opts, kgo.WithLogger(c.Logger))
+	}
+	return opts
+}
+
+// NewClient opens a kgo client with this config plus extra options.
+func (c Config) NewClient(extra ...kgo.Opt) (*kgo.Client, error) {
+	if len(c.Brokers) == 0 {
+		return nil, errors.New("no broker address given")
+	}
+	cl, err := kgo.NewClient(append(c.Opts(), extra...)...)
+	if err != nil {
+		return nil, fmt.Errorf("creating client: %w", err)
+	}
+	return cl, nil
+}
+
+// Admin is a kadm client with the kgo client it owns.
+type Admin struct {
+	*kadm.Client
+	Kgo *kgo.Client
+}
+
+// Close closes the underlying client.
+func (a *Admin) Close() { a.Kgo.Close() }
+
+// NewAdmin opens an admin client.
+func (c Config) NewAdmin(extra ...kgo.Opt) (*Admin, error) {
+	cl, err := c.NewClient(extra...)
+	if err != nil {
+		return nil, err
+	}
+	adm := kadm.NewClient(cl)
+	t := c.Timeout
+	if t <= 0 {
+		t = 30 * time.Second
+	}
+	adm.SetTimeoutMillis(int32(t / time.Millisecond))
+	return &Admin{Client: adm, Kgo: cl}, nil
+}
+
+// Ping checks that the cluster answers a metadata request within ctx, and
+// turns the usual failure into one clear sentence naming the brokers.
+func (c Config) Ping(ctx context.Context, a *Admin) error {
+	if _, err := a.BrokerMetadata(ctx); err != nil {
+		return c.Unreachable(err)
+	}
+	return nil
+}
+
+// Unreachable wraps err in a message that names the brokers and timeout.
+func (c Config) Unreachable(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("cluster at %s did not answer within %s", strings.Join(c.Brokers, ","), c.Timeout)
+	}
+	return fmt.Errorf("cannot reach cluster at %s: %w", strings.Join(c.Brokers, ","), err)
+}

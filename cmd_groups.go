@@ -1,0 +1,51 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/report"
+)
+
+func (a *app) groupsCmd() *cobra.Command {
+	var states []string
+	cmd := &cobra.Command{
+		Use:   "groups",
+		Short: "List consumer groups with type, state, members, topics and total lag",
+		Example: `  offsetctl groups
+  offsetctl groups --state Empty,Stable -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, s := range states {
+				if strings.TrimSpace(s) == "" {
+					return exitcode.Usagef("--state: empty state name")
+				}
+			}
+			cfg, adm, err := a.admin(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer adm.Close()
+			rep, err := a.gatherLag(cmd.Context(), cfg, adm, admin.GatherRequest{AllGroups: true}, false)
+			if err != nil {
+				return err
+			}
+			rows := admin.Summarize(rep, states)
+			if err := report.Groups(a.stdout, a.format, rows); err != nil {
+				return err
+			}
+			var errs []string
+			for _, r := range rows {
+				if r.Error != "" {
+					errs = append(errs, "group "+r.Group+": "+r.Error)
+				}
+			}
+			return reportErrors(errs)
+		},
+	}
+	cmd.Flags().StringSliceVar(&states, "state", nil, "only groups in these states (e.g. Empty,Stable)")
+	return cmd
+}

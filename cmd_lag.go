@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/report"
+)
+
+type lagFlags struct {
+	allGroups bool
+	topics    []string
+	isolation string
+	timeLag   bool
+	watch     time.Duration
+}
+
+func (a *app) lagCmd() *cobra.Command {
+	var f lagFlags
+	cmd := &cobra.Command{
+		Use:     "lag [GROUP...]",
+		Aliases: []string{"describe"},
+		Short:   "Show committed offsets against log start and log end, per partition",
+		Example: `  offsetctl lag orders-billing
+  offsetctl lag --all-groups -o json
+  offsetctl lag g1 g2 --topic orders:0,2 --time-lag
+  offsetctl lag --all-groups --watch 5s`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.allGroups == (len(args) > 0) {
+				return exitcode.Usagef("name one or more groups, or --all-groups (not both)")
+			}
+			scope, err := admin.ParseScope(f.topics)
+			if err != nil {
+				return exitcode.AsUsage(err)
+			}
+			iso, err := admin.ParseIsolation(f.isolation)
+			if err != nil {
+				return exitcode.AsUsage(err)
+			}
+			if changed(cmd.Flags(), "watch") && f.watch <= 0 {
+				return exitcode.Usagef("--watch must be a positive duration, got %s", f.watch)
+			}
+			cfg, adm, err := a.admin(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer adm.Close()
+			req := admin.GatherRequest{Groups: args, AllGroups: f.allGroups, Scope: scope, Isolation: iso}
+			if f.watch <= 0 {
+				return a.lagOnce(cmd.Context(), cfg, adm, req, f.timeLag)
+			}
+			return a.lagWatch(cmd.Context(), cfg, adm, req, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.allGroups, "all-groups", false, "every consumer group in the cluster")
+	fl.StringArrayVarP(&f.topics, "topic", "t", nil, "only this topic, or TOPIC:P,P for some partitions (repeatable)")
+	fl.StringVar(&f.isolation, "isolation", "uncommitted", "log end: uncommitted (high watermark) or committed (last stable offset)")
+	fl.BoolVar(&f.timeLag, "time-lag", false, "also show how long ago the next unconsumed record was written")
+	fl.DurationVar(&f.watch, "watch", 0, "redraw every interval until Ctrl-C")
+	return cmd
+}
+
+// gatherLag gathers and computes one lag report within the timeout.
+func (a *app) gatherLag(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, timeLag bool) (admin.LagReport, error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	snap, err := admin.Gather(ctx, adm, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return admin.LagReport{}, cfg.Unreachable(ctx.Err())
+		}
+		return admin.LagReport{}, err
+	}
+	rep := admin.ComputeLag(snap, req.Scope)
+	if timeLag {
+		rep.TimeLag = true
+		if err := admin.FillTimeLag(ctx, cfg, &rep, req.Isolation, snap.At); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, timeLag bool) error {
+	rep, err := a.gatherLag(ctx, cfg, adm, req, timeLag)
+	if err != nil {
+		return err
+	}
+	return a.renderLag(rep)
+}
+
+// renderLag prints the report (table output leaves out groups that do not
+// exist) and returns an error naming every failed group and partition.
+func (a *app) renderLag(rep admin.LagReport) error {
+	shown := rep
+	if a.format != report.JSON {
+		shown.Groups = nil
+		for _, g := range rep.Groups {
+			if g.Error == "" || len(g.Partitions) > 0 {
+				shown.Groups = append(shown.Groups, g)
+			}
+		}
+	}
+	if len(shown.Groups) > 0 || a.format != report.Table {
+		if err := report.Lag(a.stdout, a.format, shown); err != nil {
+			return err
+		}
+	}
+	if rep.Groups == nil && a.format == report.Table {
+		a.infof("no consumer groups found")
+	}
+	return reportErrors(rep.Errors())
+}
+
+// reportErrors turns per-group/partition error lines into one error (exit
+// 1): all but the last go to the returned message joined by "; ".
+func reportErrors(lines []string) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	if len(lines) == 1 {
+		return errors.New(lines[0])
+	}
+	return fmt.Errorf("%d errors: %s", len(lines), strings.Join(lines, "; "))
+}
+
+func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, f lagFlags) error {
+	tty := isTerminal(a.stdout)
+	t := time.NewTicker(f.watch)
+	defer t.Stop()
+	for {
+		rep, err := a.gatherLag(ctx, cfg, adm, req, f.timeLag)
+		if ctx.Err() != nil {
+			return nil // Ctrl-C ends a watch normally
+		}
+		if tty {
+			fmt.Fprint(a.stdout, "\033[H\033[2J")
+		}
+		if err != nil {
+			a.warnf("%v", err)
+		} else {
+			if a.format == report.Table {
+				fmt.Fprintf(a.stdout, "%s  every %s  (Ctrl-C to stop)\n", a.now().Format(time.RFC3339), f.watch)
+			}
+			if rerr := a.renderLag(rep); rerr != nil {
+				a.warnf("%v", rerr)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if !tty && a.format == report.Table {
+			fmt.Fprintln(a.stdout)
+		}
+	}
+}
+
+func isTerminal(w any) bool {
+	type fder interface{ Fd() uintptr }
+	f, ok := w.(fder)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

@@ -1,0 +1,57 @@
+// Package exitcode classifies errors into the process exit codes offsetctl
+// promises: 0 ok, 1 operational failure, 2 bad usage or input, 3 replay
+// verification failed.
+package exitcode
+
+import (
+	"errors"
+	"fmt"
+)
+
+// The exit codes.
+const (
+	OK         = 0
+	Failure    = 1
+	Usage      = 2
+	Unverified = 3
+)
+
+// Error carries an exit code with an error.
+type Error struct {
+	Code int
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Usagef returns a bad-usage error (exit 2).
+func Usagef(format string, args ...any) error {
+	return &Error{Code: Usage, Err: fmt.Errorf(format, args...)}
+}
+
+// AsUsage marks err as bad usage (exit 2); nil stays nil.
+func AsUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Code: Usage, Err: err}
+}
+
+// Unverifiedf returns a verification failure (exit 3).
+func Unverifiedf(format string, args ...any) error {
+	return &Error{Code: Unverified, Err: fmt.Errorf(format, args...)}
+}
+
+// Code returns the exit code for err: 0 for nil, the code of the outermost
+// *Error in the chain, else 1.
+func Code(err error) int {
+	if err == nil {
+		return OK
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return Failure
+}

@@ -1,0 +1,18 @@
+// Command offsetctl inspects and moves Kafka consumer-group offsets: lag,
+// reset with an exact undo, group-less replay with proof, and the
+// commit-semantics experiment.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

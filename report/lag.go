@@ -1,0 +1,121 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/offsetctl/offsetctl/admin"
+)
+
+// Lag renders a lag report. The table prints one block of rows per group,
+// with the group's state and total lag above its rows; CSV prints one row
+// per group-partition under one header; JSON is the report itself.
+func Lag(w io.Writer, f Format, r admin.LagReport) error {
+	switch f {
+	case JSON:
+		return WriteJSON(w, r)
+	case CSV:
+		return WriteCSV(w, lagHeader(r.TimeLag, true), lagRows(r, true))
+	}
+	for i, g := range r.Groups {
+		if i > 0 {
+			if _, err := fmt.Fprintln(w); err != nil {
+				return err
+			}
+		}
+		line := fmt.Sprintf("GROUP %s  TYPE %s  STATE %s  MEMBERS %d  TOTAL-LAG %d", g.Group, Dash(g.Type), Dash(g.State), g.Members, g.TotalLag)
+		if g.Error != "" {
+			line += "  ERROR " + g.Error
+		} else if g.Note != "" {
+			line += "  (" + g.Note + ")"
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+		if len(g.Partitions) == 0 {
+			continue
+		}
+		one := admin.LagReport{TimeLag: r.TimeLag, Groups: []admin.GroupLag{g}}
+		if err := WriteTable(w, lagHeader(r.TimeLag, false), lagRows(one, false)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func lagHeader(timeLag, withGroup bool) []string {
+	h := []string{"TOPIC", "PARTITION", "LOG-START", "COMMITTED", "LOG-END", "LAG"}
+	if timeLag {
+		h = append(h, "TIME-LAG")
+	}
+	h = append(h, "MEMBER", "CLIENT-ID", "HOST", "NOTE")
+	if withGroup {
+		h = append([]string{"GROUP", "STATE"}, h...)
+		h = append(h, "ERROR")
+	}
+	return h
+}
+
+func lagRows(r admin.LagReport, withGroup bool) [][]string {
+	var rows [][]string
+	for _, g := range r.Groups {
+		for _, p := range g.Partitions {
+			row := []string{p.Topic, I64(int64(p.Partition)), Known(p.LogStart), Opt(p.Committed), Known(p.LogEnd), I64(p.Lag)}
+			if p.Error != "" && !withGroup {
+				row[5] = "-"
+			}
+			if r.TimeLag {
+				row = append(row, timeLag(p.TimeLagMs))
+			}
+			note := p.Note
+			if !withGroup && p.Error != "" {
+				note = "ERROR: " + p.Error
+			}
+			if withGroup {
+				row = append(row, p.Member, p.ClientID, p.Host, note, p.Error)
+				row = append([]string{g.Group, g.State}, row...)
+			} else {
+				row = append(row, Dash(p.Member), Dash(p.ClientID), Dash(p.Host), Dash(note))
+			}
+			rows = append(rows, row)
+		}
+		if withGroup && len(g.Partitions) == 0 {
+			row := make([]string, len(lagHeader(r.TimeLag, true)))
+			row[0], row[1] = g.Group, g.State
+			row[len(row)-1] = g.Error
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+func timeLag(ms *int64) string {
+	if ms == nil {
+		return "-"
+	}
+	d := time.Duration(*ms) * time.Millisecond
+	if d < time.Second {
+		return d.String()
+	}
+	return d.Truncate(time.Second).String()
+}
+
+// Groups renders `groups` rows.
+func Groups(w io.Writer, f Format, gs []admin.GroupSummary) error {
+	if f == JSON {
+		return WriteJSON(w, struct {
+			Groups []admin.GroupSummary `json:"groups"`
+		}{gs})
+	}
+	rows := make([][]string, 0, len(gs))
+	for _, g := range gs {
+		topics := strings.Join(g.Topics, ",")
+		if f == Table {
+			topics = Dash(topics)
+		}
+		rows = append(rows, []string{g.Group, g.Type, g.State, fmt.Sprint(g.Members), topics, I64(g.TotalLag), g.Error})
+	}
+	return Rows(w, f, []string{"GROUP", "TYPE", "STATE", "MEMBERS", "TOPICS", "TOTAL-LAG", "ERROR"}, rows)
+}
