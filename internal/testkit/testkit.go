@@ -1,0 +1,304 @@
+// Package testkit gives integration tests a cluster: the real brokers in
+// KAFKA_BROKERS when set, else a fresh in-process kfake cluster of three
+// brokers. The same tests run on both.
+package testkit
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetctl/offsetctl/cluster"
+)
+
+// Cluster is a cluster for one test.
+type Cluster struct {
+	// Brokers is the bootstrap list to pass to --brokers.
+	Brokers []string
+	// Fake is the in-process cluster, nil on a real broker.
+	Fake *kfake.Cluster
+	Cfg  cluster.Config
+	t    testing.TB
+}
+
+// Real reports whether the tests run against a real broker.
+func Real() bool { return os.Getenv("KAFKA_BROKERS") != "" }
+
+// New returns a cluster for t, closed when the test ends.
+func New(t testing.TB, opts ...kfake.Opt) *Cluster {
+	t.Helper()
+	if b := os.Getenv("KAFKA_BROKERS"); b != "" {
+		brokers, err := cluster.ParseBrokers(b)
+		if err != nil {
+			t.Fatalf("KAFKA_BROKERS: %v", err)
+		}
+		return &Cluster{Brokers: brokers, Cfg: cluster.Config{Brokers: brokers, Timeout: 30 * time.Second}, t: t}
+	}
+	fake, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(3)}, opts...)...)
+	if err != nil {
+		t.Fatalf("starting kfake: %v", err)
+	}
+	t.Cleanup(fake.Close)
+	brokers := fake.ListenAddrs()
+	return &Cluster{Brokers: brokers, Fake: fake, Cfg: cluster.Config{Brokers: brokers, Timeout: 30 * time.Second}, t: t}
+}
+
+// BrokerList is Brokers joined with commas, for --brokers.
+func (c *Cluster) BrokerList() string { return strings.Join(c.Brokers, ",") }
+
+// Ctx is a context bounded to a minute and the test.
+func Ctx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+var unsafe = regexp.MustCompile(`[^a-zA-Z0-9._-]+`)
+
+// Name returns a name unique to this test run: prefix, the test name and a
+// random suffix.
+func Name(t testing.TB, prefix string) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	n := unsafe.ReplaceAllString(t.Name(), "-")
+	if len(n) > 60 {
+		n = n[len(n)-60:]
+	}
+	return fmt.Sprintf("%s-%s-%s", prefix, strings.Trim(n, "-"), hex.EncodeToString(b[:]))
+}
+
+// Admin opens an admin client closed at the end of the test.
+func (c *Cluster) Admin() *cluster.Admin {
+	c.t.Helper()
+	adm, err := c.Cfg.NewAdmin()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(adm.Close)
+	return adm
+}
+
+// Client opens a kgo client closed at the end of the test.
+func (c *Cluster) Client(opts ...kgo.Opt) *kgo.Client {
+	c.t.Helper()
+	cl, err := c.Cfg.NewClient(opts...)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(cl.Close)
+	return cl
+}
+
+// Topic creates a topic with a unique name and waits until every partition
+// has a leader and answers ListOffsets.
+func (c *Cluster) Topic(partitions int32, configs map[string]*string) string {
+	c.t.Helper()
+	name := Name(c.t, "t")
+	c.CreateTopic(name, partitions, configs)
+	return name
+}
+
+// CreateTopic creates topic and waits for its metadata.
+func (c *Cluster) CreateTopic(name string, partitions int32, configs map[string]*string) {
+	c.t.Helper()
+	ctx := Ctx(c.t)
+	adm := c.Admin()
+	resp, err := adm.CreateTopic(ctx, partitions, 1, configs, name)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		c.t.Fatalf("creating topic %s: %v", name, err)
+	}
+	c.WaitTopic(name, partitions)
+}
+
+// WaitTopic waits until topic has the given partitions, each listing
+// offsets without error.
+func (c *Cluster) WaitTopic(name string, partitions int32) {
+	c.t.Helper()
+	adm := c.Admin()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ends, err := adm.ListEndOffsets(Ctx(c.t), name)
+		ok := err == nil && len(ends[name]) == int(partitions)
+		if ok {
+			for _, o := range ends[name] {
+				if o.Err != nil {
+					ok = false
+				}
+			}
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("topic %s not ready after 30s: %v %v", name, err, ends)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Produce produces n records to each partition listed, with keys
+// "k-P-I" and values "v-P-I", synchronously. Timestamps are the broker's
+// append time unless ts is non-zero, in which case record i of a
+// partition gets ts + i ms.
+func (c *Cluster) Produce(topic string, perPartition map[int32]int, ts time.Time) {
+	c.t.Helper()
+	cl := c.Client(kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	var recs []*kgo.Record
+	for p, n := range perPartition {
+		for i := 0; i < n; i++ {
+			r := &kgo.Record{Topic: topic, Partition: p, Key: []byte(fmt.Sprintf("k-%d-%d", p, i)), Value: []byte(fmt.Sprintf("v-%d-%d", p, i))}
+			if !ts.IsZero() {
+				r.Timestamp = ts.Add(time.Duration(i) * time.Millisecond)
+			}
+			recs = append(recs, r)
+		}
+	}
+	if err := cl.ProduceSync(Ctx(c.t), recs...).FirstErr(); err != nil {
+		c.t.Fatalf("producing to %s: %v", topic, err)
+	}
+}
+
+// ProduceRecords produces the given records synchronously (set Topic and
+// Partition on each; the partitioner is manual).
+func (c *Cluster) ProduceRecords(recs ...*kgo.Record) {
+	c.t.Helper()
+	cl := c.Client(kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err := cl.ProduceSync(Ctx(c.t), recs...).FirstErr(); err != nil {
+		c.t.Fatalf("producing: %v", err)
+	}
+}
+
+// Commit commits offsets for group on topic, as an admin (generation -1).
+func (c *Cluster) Commit(group, topic string, offsets map[int32]int64) {
+	c.t.Helper()
+	os := make(kadm.Offsets)
+	for p, o := range offsets {
+		os.AddOffset(topic, p, o, -1)
+	}
+	if err := c.Admin().CommitAllOffsets(Ctx(c.t), group, os); err != nil {
+		c.t.Fatalf("committing %s: %v", group, err)
+	}
+}
+
+// Committed returns group's committed offsets: topic → partition → offset.
+func (c *Cluster) Committed(group string) map[string]map[int32]int64 {
+	c.t.Helper()
+	resp, err := c.Admin().FetchOffsets(Ctx(c.t), group)
+	if err != nil {
+		c.t.Fatalf("fetching offsets of %s: %v", group, err)
+	}
+	out := map[string]map[int32]int64{}
+	for t, ps := range resp {
+		for p, o := range ps {
+			if o.Err != nil {
+				c.t.Fatalf("fetching offsets of %s %s/%d: %v", group, t, p, o.Err)
+			}
+			if o.At < 0 {
+				continue
+			}
+			if out[t] == nil {
+				out[t] = map[int32]int64{}
+			}
+			out[t][p] = o.At
+		}
+	}
+	return out
+}
+
+// DeleteRecords moves the log start of topic/partition up to offset.
+func (c *Cluster) DeleteRecords(topic string, partition int32, offset int64) {
+	c.t.Helper()
+	os := make(kadm.Offsets)
+	os.AddOffset(topic, partition, offset, -1)
+	resp, err := c.Admin().DeleteRecords(Ctx(c.t), os)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		c.t.Fatalf("deleting records of %s/%d below %d: %v", topic, partition, offset, err)
+	}
+}
+
+// Consumer starts a group consumer of topic in the background and waits
+// until it has been assigned partitions. consumer848 selects the KIP-848
+// protocol (ConsumerGroupHeartbeat) instead of the classic one. The
+// consumer closes at test end; call the returned stop to close it early.
+func (c *Cluster) Consumer(group, topic string, consumer848 bool, extra ...kgo.Opt) (stop func()) {
+	c.t.Helper()
+	assigned := make(chan struct{}, 1)
+	opts := []kgo.Opt{
+		kgo.ConsumerGroup(group),
+		kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) {
+			select {
+			case assigned <- struct{}{}:
+			default:
+			}
+		}),
+	}
+	if consumer848 {
+		opts = append(opts, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
+	}
+	cl := c.Client(append(opts, extra...)...)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			cl.PollFetches(ctx)
+		}
+	}()
+	select {
+	case <-assigned:
+	case <-time.After(45 * time.Second):
+		cancel()
+		c.t.Fatalf("consumer of group %s was not assigned within 45s", group)
+	}
+	var stopped bool
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		<-done
+		cl.Close()
+	}
+	c.t.Cleanup(stop)
+	return stop
+}
+
+// ApacheTool runs Apache's ConsumerGroupCommand (through the script named
+// by OFFSETCTL_KAFKA_SCRIPT) with args and returns its stdout. It skips
+// the test when not on a real broker.
+func (c *Cluster) ApacheTool(args ...string) string {
+	c.t.Helper()
+	script := os.Getenv("OFFSETCTL_KAFKA_SCRIPT")
+	if !Real() || script == "" {
+		c.t.Skip("Apache reference tool needs a real broker (KAFKA_BROKERS and OFFSETCTL_KAFKA_SCRIPT)")
+	}
+	full := append([]string{"consumer-groups", "--bootstrap-server", c.BrokerList()}, args...)
+	cmd := exec.Command("bash", append([]string{script}, full...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		c.t.Fatalf("kafka-consumer-groups %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, stderr.String())
+	}
+	return string(out)
+}
