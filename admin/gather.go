@@ -166,7 +166,7 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 	var (
 		wg            sync.WaitGroup
 		cdesc         kadm.DescribedGroups
-		kdesc         kadm.DescribedConsumerGroups
+		kdesc         map[string]GroupInfo
 		cerr, kerr848 error
 	)
 	if len(classic) > 0 {
@@ -180,7 +180,7 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			kdesc, kerr848 = adm.DescribeConsumerGroups(ctx, consumer...)
+			kdesc, kerr848 = describeConsumerGroups(ctx, adm, consumer)
 		}()
 	}
 	wg.Wait()
@@ -224,18 +224,7 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 			if d.Err == nil {
 				gi.Type = "consumer"
 				gi.State = d.State
-				for _, m := range d.Members {
-					mem := Member{ID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, Assigned: map[string][]int32{}}
-					if m.InstanceID != nil {
-						mem.InstanceID = *m.InstanceID
-					}
-					for t, ps := range m.Assignment {
-						for p := range ps {
-							mem.Assigned[t] = append(mem.Assigned[t], p)
-						}
-					}
-					gi.Members = append(gi.Members, mem)
-				}
+				gi.Members = d.Members
 			}
 		}
 		for i := range gi.Members {
@@ -268,6 +257,9 @@ func FetchCommits(ctx context.Context, adm *cluster.Admin, groups []string) map[
 		switch {
 		case !ok:
 			gs.CommitErr = fmt.Errorf("no offset-fetch response for group %s", g)
+		case errors.Is(r.Err, kerr.GroupIDNotFound):
+			// Some brokers answer an unknown group this way; others
+			// with no offsets. Either way: no commits.
 		case r.Err != nil:
 			gs.CommitErr = r.Err
 		}

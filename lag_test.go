@@ -1,0 +1,397 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+type lagJSON struct {
+	Isolation string           `json:"isolation"`
+	Groups    []admin.GroupLag `json:"groups"`
+}
+
+func lagOf(t *testing.T, c *testkit.Cluster, want int, args ...string) lagJSON {
+	t.Helper()
+	r := mustRun(t, c, want, append([]string{"lag", "-o", "json"}, args...)...)
+	var out lagJSON
+	decodeJSON(t, r, &out)
+	return out
+}
+
+func findGroup(t *testing.T, l lagJSON, g string) admin.GroupLag {
+	t.Helper()
+	for _, gl := range l.Groups {
+		if gl.Group == g {
+			return gl
+		}
+	}
+	t.Fatalf("group %s not in output: %+v", g, l.Groups)
+	return admin.GroupLag{}
+}
+
+func row(t *testing.T, g admin.GroupLag, topic string, p int32) admin.PartitionLag {
+	t.Helper()
+	for _, r := range g.Partitions {
+		if r.Topic == topic && r.Partition == p {
+			return r
+		}
+	}
+	t.Fatalf("no row %s/%d in group %s: %+v", topic, p, g.Group, g.Partitions)
+	return admin.PartitionLag{}
+}
+
+// endOffsets re-reads the broker's high watermarks.
+func endOffsets(t *testing.T, c *testkit.Cluster, topic string) map[int32]int64 {
+	t.Helper()
+	ends, err := c.Admin().ListEndOffsets(testkit.Ctx(t), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int32]int64{}
+	for p, o := range ends[topic] {
+		out[p] = o.Offset
+	}
+	return out
+}
+
+func TestLagEmptyClassicGroup(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(3, nil)
+	c.Produce(topic, map[int32]int{0: 10, 1: 7, 2: 0}, time.Time{})
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 4, 1: 7})
+
+	out := lagOf(t, c, 0, g)
+	gl := findGroup(t, out, g)
+	if gl.State != "Empty" || gl.Members != 0 || gl.Type != "classic" {
+		t.Errorf("group = %s/%s/%d members, want classic/Empty/0", gl.Type, gl.State, gl.Members)
+	}
+	ends := endOffsets(t, c, topic)
+	committed := c.Committed(g)[topic]
+	if len(gl.Partitions) != 2 {
+		t.Fatalf("rows = %+v, want 2 (only committed partitions)", gl.Partitions)
+	}
+	var total int64
+	for _, p := range []int32{0, 1} {
+		r := row(t, gl, topic, p)
+		if r.Committed == nil || *r.Committed != committed[p] || r.LogEnd != ends[p] || r.Lag != ends[p]-committed[p] || r.LogStart != 0 {
+			t.Errorf("row %d = %+v; broker: committed %d end %d", p, r, committed[p], ends[p])
+		}
+		total += r.Lag
+	}
+	if gl.TotalLag != total || total != 6 {
+		t.Errorf("total lag = %d (sum %d), want 6", gl.TotalLag, total)
+	}
+
+	// The table names the group and shows each row; CSV has a header
+	// plus one row per group-partition.
+	tab := mustRun(t, c, 0, "lag", g)
+	if !strings.Contains(tab.stdout, "GROUP "+g) || !strings.Contains(tab.stdout, "TOTAL-LAG 6") || !strings.Contains(tab.stdout, "LOG-START") {
+		t.Errorf("table output:\n%s", tab.stdout)
+	}
+	cr := mustRun(t, c, 0, "lag", g, "-o", "csv")
+	recs, err := csv.NewReader(strings.NewReader(cr.stdout)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 3 || recs[0][0] != "GROUP" || recs[1][0] != g || recs[1][2] != topic || recs[1][7] != "6" {
+		t.Errorf("csv = %q", recs)
+	}
+}
+
+func TestLagLiveGroups(t *testing.T) {
+	for _, proto := range []struct {
+		name string
+		kip  bool
+		typ  string
+	}{{"classic", false, "classic"}, {"consumer", true, "consumer"}} {
+		t.Run(proto.name, func(t *testing.T) {
+			c := testkit.New(t)
+			topic := c.Topic(2, nil)
+			c.Produce(topic, map[int32]int{0: 5, 1: 5}, time.Time{})
+			g := testkit.Name(t, "g")
+			// No autocommit: the live member is assigned both
+			// partitions but never commits.
+			stop := c.Consumer(g, topic, proto.kip, kgo.DisableAutoCommit(), kgo.ClientID("live-"+proto.name))
+			var gl admin.GroupLag
+			// Membership settles asynchronously after assignment.
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				gl = findGroup(t, lagOf(t, c, 0, g), g)
+				if (gl.State == "Stable" && len(gl.Partitions) == 2) || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			if gl.Type != proto.typ || gl.State != "Stable" || gl.Members != 1 {
+				t.Fatalf("group = %s/%s/%d members, want %s/Stable/1", gl.Type, gl.State, gl.Members, proto.typ)
+			}
+			for _, p := range []int32{0, 1} {
+				r := row(t, gl, topic, p)
+				if r.Committed != nil || r.Lag != 5 || r.Member == "" || r.ClientID != "live-"+proto.name || r.Host == "" {
+					t.Errorf("row %d = %+v, want assigned, no commit, lag 5, member/client/host set", p, r)
+				}
+			}
+			if gl.TotalLag != 10 {
+				t.Errorf("total lag = %d, want 10", gl.TotalLag)
+			}
+			stop()
+			// After the member leaves: commits only (none here) → the
+			// group is empty with no rows, still reported.
+			c.Commit(g, topic, map[int32]int64{0: 2})
+			deadline = time.Now().Add(60 * time.Second)
+			for {
+				gl = findGroup(t, lagOf(t, c, 0, g), g)
+				if gl.Members == 0 || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(300 * time.Millisecond)
+			}
+			if gl.Members != 0 || gl.State != "Empty" || gl.Type != proto.typ {
+				t.Fatalf("after stop: %s/%s/%d members, want %s/Empty/0", gl.Type, gl.State, gl.Members, proto.typ)
+			}
+			if r := row(t, gl, topic, 0); r.Committed == nil || *r.Committed != 2 || r.Lag != 3 || r.Member != "" {
+				t.Errorf("after stop row 0 = %+v", r)
+			}
+		})
+	}
+}
+
+func TestLagCommitOutsideLog(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	c.DeleteRecords(topic, 1, 6)
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 25, 1: 2})
+
+	gl := findGroup(t, lagOf(t, c, 0, g), g)
+	past := row(t, gl, topic, 0)
+	if past.Lag != 0 || !strings.Contains(past.Note, "15 past the log end") {
+		t.Errorf("commit past end = %+v", past)
+	}
+	below := row(t, gl, topic, 1)
+	if below.LogStart != 6 || below.Lag != 8 || !strings.Contains(below.Note, "4 records expired unread") {
+		t.Errorf("commit below log start = %+v", below)
+	}
+}
+
+func TestLagDeletedTopicAndMissingGroup(t *testing.T) {
+	c := testkit.New(t)
+	keep := c.Topic(1, nil)
+	gone := c.Topic(1, nil)
+	c.Produce(keep, map[int32]int{0: 4}, time.Time{})
+	g := testkit.Name(t, "g")
+	c.Commit(g, keep, map[int32]int64{0: 1})
+	c.Commit(g, gone, map[int32]int64{0: 0})
+	if _, err := c.Admin().DeleteTopics(testkit.Ctx(t), gone); err != nil {
+		t.Fatal(err)
+	}
+	// Deleting a topic is asynchronous on a real broker: wait until
+	// metadata no longer has it.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		td, err := c.Admin().ListTopics(testkit.Ctx(t), gone)
+		if err == nil && (len(td) == 0 || td[gone].Err != nil) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// Brokers drop a deleted topic's commits (asynchronously on Kafka).
+	// Either way every other row is reported; a row of the deleted topic,
+	// if the broker still returns its commit, carries an error and the
+	// command exits 1 with one line naming the topic.
+	r := offsetctl(t, c, "lag", "-o", "json", g)
+	var out lagJSON
+	decodeJSON(t, r, &out)
+	gl := findGroup(t, out, g)
+	if ok := row(t, gl, keep, 0); ok.Error != "" || ok.Lag != 3 || *ok.Committed != 1 {
+		t.Errorf("surviving topic row = %+v", ok)
+	}
+	goneRows := 0
+	for _, p := range gl.Partitions {
+		if p.Topic == gone {
+			goneRows++
+			if p.Error == "" {
+				t.Errorf("deleted topic row has no error: %+v", p)
+			}
+		}
+	}
+	if goneRows > 0 {
+		if r.code != 1 || !strings.Contains(r.stderr, gone) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("with a deleted-topic row: exit %d stderr %q, want 1 and one line naming %s", r.code, r.stderr, gone)
+		}
+	} else if r.code != 0 || len(gl.Partitions) != 1 {
+		t.Errorf("without deleted-topic rows: exit %d rows %+v, want 0 and only %s", r.code, gl.Partitions, keep)
+	}
+
+	missing := testkit.Name(t, "nobody")
+	r = offsetctl(t, c, "lag", missing)
+	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, missing) || !strings.Contains(r.stderr, "does not exist") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Errorf("missing group: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestLagTransactionalIsolation(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 3}, time.Time{})
+	// An open transaction: the high watermark moves past its records,
+	// the last stable offset stays before them.
+	txn := c.Client(kgo.TransactionalID(testkit.Name(t, "tx")), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	ctx := testkit.Ctx(t)
+	if err := txn.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 4; i++ {
+		if err := txn.ProduceSync(ctx, &kgo.Record{Topic: topic, Partition: 0, Value: []byte("in-txn")}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _ = txn.EndTransaction(context.Background(), kgo.TryAbort) })
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 1})
+
+	hwm := row(t, findGroup(t, lagOf(t, c, 0, g), g), topic, 0)
+	lso := row(t, findGroup(t, lagOf(t, c, 0, g, "--isolation", "committed"), g), topic, 0)
+	if hwm.LogEnd != 7 || hwm.Lag != 6 {
+		t.Errorf("uncommitted: end %d lag %d, want 7 and 6", hwm.LogEnd, hwm.Lag)
+	}
+	if lso.LogEnd != 3 || lso.Lag != 2 {
+		t.Errorf("committed: end %d lag %d, want 3 and 2 (last stable offset)", lso.LogEnd, lso.Lag)
+	}
+}
+
+func TestLagManyGroupsAndGroupsCommand(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(4, nil)
+	c.Produce(topic, map[int32]int{0: 10, 1: 10, 2: 10, 3: 10}, time.Time{})
+	prefix := testkit.Name(t, "many")
+	want := map[string]int64{}
+	for i := 0; i < 25; i++ {
+		g := prefix + "-" + string(rune('a'+i))
+		off := int64(i % 10)
+		c.Commit(g, topic, map[int32]int64{0: off, 1: off, 2: off, 3: off})
+		want[g] = 4 * (10 - off)
+	}
+	out := lagOf(t, c, 0, "--all-groups", "--topic", topic)
+	seen := 0
+	for _, gl := range out.Groups {
+		w, ok := want[gl.Group]
+		if !ok {
+			continue
+		}
+		seen++
+		if gl.TotalLag != w || len(gl.Partitions) != 4 {
+			t.Errorf("group %s total %d rows %d, want %d and 4", gl.Group, gl.TotalLag, len(gl.Partitions), w)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("saw %d of %d groups", seen, len(want))
+	}
+	// Several named groups: only those, sorted.
+	r := lagOf(t, c, 0, prefix+"-c", prefix+"-a")
+	if len(r.Groups) != 2 || r.Groups[0].Group != prefix+"-a" || r.Groups[1].Group != prefix+"-c" {
+		t.Errorf("named groups = %+v", r.Groups)
+	}
+
+	var groups struct {
+		Groups []admin.GroupSummary `json:"groups"`
+	}
+	decodeJSON(t, mustRun(t, c, 0, "groups", "-o", "json", "--state", "empty"), &groups)
+	seen = 0
+	for _, g := range groups.Groups {
+		if w, ok := want[g.Group]; ok {
+			seen++
+			if g.TotalLag != w || g.State != "Empty" || len(g.Topics) != 1 || g.Topics[0] != topic {
+				t.Errorf("groups row %+v, want lag %d Empty [%s]", g, w, topic)
+			}
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("groups listed %d of %d", seen, len(want))
+	}
+	decodeJSON(t, mustRun(t, c, 0, "groups", "-o", "json", "--state", "Stable"), &groups)
+	for _, g := range groups.Groups {
+		if _, ok := want[g.Group]; ok {
+			t.Errorf("--state Stable listed empty group %s", g.Group)
+		}
+	}
+}
+
+func TestLagTimeLag(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	old := time.Now().Add(-2 * time.Hour)
+	c.Produce(topic, map[int32]int{0: 5, 1: 5}, old)
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 3, 1: 5})
+	before := time.Now()
+	gl := findGroup(t, lagOf(t, c, 0, g, "--time-lag"), g)
+	after := time.Now()
+	r0 := row(t, gl, topic, 0)
+	// Record 3 of partition 0 was written at old+3ms.
+	if r0.TimeLagMs == nil {
+		t.Fatalf("no time lag: %+v", r0)
+	}
+	lo := before.Sub(old.Add(3*time.Millisecond)).Milliseconds() - 1000
+	hi := after.Sub(old.Add(3*time.Millisecond)).Milliseconds() + 1000
+	if *r0.TimeLagMs < lo || *r0.TimeLagMs > hi {
+		t.Errorf("time lag %d ms, want within [%d, %d]", *r0.TimeLagMs, lo, hi)
+	}
+	if r1 := row(t, gl, topic, 1); r1.TimeLagMs == nil || *r1.TimeLagMs != 0 {
+		t.Errorf("caught-up partition time lag = %v, want 0", r1.TimeLagMs)
+	}
+}
+
+func TestLagUsageErrors(t *testing.T) {
+	c := testkit.New(t)
+	for _, args := range [][]string{
+		{"lag"},
+		{"lag", "g", "--all-groups"},
+		{"lag", "g", "--isolation", "sometimes"},
+		{"lag", "g", "--topic", "bad topic"},
+		{"lag", "g", "--topic", "t:x"},
+		{"lag", "g", "-o", "yaml"},
+		{"lag", "g", "--watch", "-1s"},
+		{"lag", "g", "--no-such-flag"},
+		{"no-such-command"},
+		{"lag", "g", "--timeout", "0s"},
+	} {
+		r := offsetctl(t, c, args...)
+		if r.code != 2 || r.stdout != "" || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || r.stderr == "" {
+			t.Errorf("%q: exit %d stdout %q stderr %q; want exit 2 and one stderr line", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := offsetctl(t, nil, "lag", "g", "--brokers", "nocolon"); r.code != 2 {
+		t.Errorf("bad broker address: exit %d %q", r.code, r.stderr)
+	}
+}
+
+func TestLagWatch(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 3}, time.Time{})
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		cancel()
+	}()
+	r := offsetctlCtx(ctx, t, c, "lag", g, "--watch", "300ms")
+	if r.code != 0 {
+		t.Fatalf("watch ended with exit %d: %s", r.code, r.stderr)
+	}
+	if n := strings.Count(r.stdout, "GROUP "+g); n < 2 {
+		t.Errorf("watch drew %d times, want at least 2:\n%s", n, r.stdout)
+	}
+}
