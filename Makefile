@@ -23,7 +23,7 @@ test:
 # The same suite, plus the tests gated on KAFKA_BROKERS, against a real
 # single-node Apache Kafka 4.x. The broker is stopped even when tests fail.
 test-kafka:
-	trap '"$(KAFKA_SH)" stop || true' EXIT; \
+	@trap '"$(KAFKA_SH)" stop || true' EXIT; \
 	"$(KAFKA_SH)" start; \
 	rc=0; \
 	KAFKA_BROKERS=127.0.0.1:$(KAFKA_PORT) OFFSETCTL_KAFKA_SCRIPT="$(KAFKA_SH)" \
@@ -36,19 +36,16 @@ kafka-start:
 kafka-stop:
 	"$(KAFKA_SH)" stop
 
-# Runs every Fuzz* target of every package for FUZZTIME each (go can fuzz only
-# one target per invocation).
+# Runs every Fuzz* target of every package for FUZZTIME each (go fuzzes one
+# target per invocation). `go test -list` prints a package's names, then its
+# "ok  <pkg>" line; awk pairs them up.
 fuzz:
-	found=0; \
-	for pkg in $$($(GO) list ./...); do \
-		list="$$($(GO) test -list '^Fuzz' "$$pkg")"; \
-		for f in $$(printf '%s\n' "$$list" | grep -E '^Fuzz' || true); do \
-			found=1; \
-			echo "== $$pkg $$f ($(FUZZTIME))"; \
-			$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) "$$pkg"; \
-		done; \
-	done; \
-	if [ $$found = 0 ]; then echo "no Fuzz* targets found"; fi
+	@targets="$$($(GO) test -list '^Fuzz' ./... | awk '/^Fuzz/ {f[n++]=$$1; next} /^ok/ {for (i = 0; i < n; i++) print $$2 " " f[i]; n = 0}')"; \
+	if [ -z "$$targets" ]; then echo "no Fuzz* targets found"; exit 0; fi; \
+	while read -r pkg f; do \
+		echo "== fuzz $$pkg $$f ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) "$$pkg" </dev/null; \
+	done <<< "$$targets"
 
 fuzz-short:
 	$(MAKE) --no-print-directory fuzz FUZZTIME=5s

@@ -63,13 +63,17 @@ is_complete() { [[ -f "$(kdir_for "$1")/.complete" ]]; }
 
 # ---------------------------------------------------------------- fetch ----
 
-MVN_ARGS=(-q -B -ntp)
+MVN_ARGS=(-q -B -ntp -Dstyle.color=never)
+
+mvn_q() { # mvn, output to stderr minus the stray colour codes Debian's mvn emits even with -B
+  mvn "${MVN_ARGS[@]}" "$@" 2>&1 </dev/null | sed -e 's/\x1b\[[0-9;]*m//g' -e '/^$/d' >&2
+}
 
 mvn_retry() { # run mvn, retrying once (transient registry hiccups)
-  if mvn "${MVN_ARGS[@]}" "$@" >&2; then return 0; fi
-  log "mvn failed, retrying once in 3s: mvn $*"
+  if mvn_q "$@"; then return 0; fi
+  log "mvn failed, retrying once in 3s: mvn -U $*"
   sleep 3
-  mvn "${MVN_ARGS[@]}" "$@" >&2
+  mvn_q -U "$@"  # -U: don't trust the failure maven just cached
 }
 
 # Is org.apache.kafka:kafka_2.13:$1 served? (fetches only its pom)
@@ -156,11 +160,24 @@ fetch_version() { # $1 version: resolve all jars into the cache
   log "cached $(wc -l <"$kdir/.complete") jars in $kdir/libs"
 }
 
+# Serialise cold fetches (e.g. parallel tests calling the tool subcommands):
+# the lock is held on fd 9 until this process exits.
+take_fetch_lock() {
+  mkdir -p "$CACHE_ROOT"
+  if command -v flock >/dev/null 2>&1; then
+    exec 9>"$CACHE_ROOT/.fetch.lock"
+    flock -w 900 9 || die "timed out waiting for another fetch ($CACHE_ROOT/.fetch.lock)"
+  fi
+}
+
 # Sets KAFKA_VER / KDIR / LIBS. Fetches if needed.
 ensure_fetched() {
   local v
   if [[ -n "${KAFKA_VERSION:-}" ]]; then
-    is_complete "$KAFKA_VERSION" || fetch_version "$KAFKA_VERSION" || die "could not fetch Kafka $KAFKA_VERSION"
+    if ! is_complete "$KAFKA_VERSION"; then
+      take_fetch_lock
+      is_complete "$KAFKA_VERSION" || fetch_version "$KAFKA_VERSION" || die "could not fetch Kafka $KAFKA_VERSION"
+    fi
     KAFKA_VER="$KAFKA_VERSION"
   else
     KAFKA_VER=""
@@ -169,6 +186,12 @@ ensure_fetched() {
     done
     if [[ -z "$KAFKA_VER" ]]; then
       command -v mvn >/dev/null || die "mvn not found (apt-get install -y maven)"
+      take_fetch_lock
+      for v in $KAFKA_CANDIDATES; do  # another process may have fetched meanwhile
+        if is_complete "$v"; then KAFKA_VER="$v"; break; fi
+      done
+    fi
+    if [[ -z "$KAFKA_VER" ]]; then
       for v in $KAFKA_CANDIDATES; do
         if version_served "$v"; then
           log "Maven Central serves kafka_${SCALA_BINARY}:$v"
@@ -181,6 +204,7 @@ ensure_fetched() {
       [[ -n "$KAFKA_VER" ]] || die "no Kafka 4.x version among [$KAFKA_CANDIDATES] could be resolved"
     fi
   fi
+  exec 9>&-  # release the fetch lock (the broker/tools must not inherit it)
   KDIR="$(kdir_for "$KAFKA_VER")"
   LIBS="$KDIR/libs"
   CP="$LIBS/*"
