@@ -4,6 +4,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -45,7 +46,8 @@ func WriteJSON(w io.Writer, v any) error {
 // WriteTable writes a plain aligned table (no borders), the style of
 // kafka-consumer-groups.sh and kubectl.
 func WriteTable(w io.Writer, header []string, rows [][]string) error {
-	t := tablewriter.NewTable(w,
+	var buf bytes.Buffer
+	t := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
 			Borders: tw.BorderNone,
 			Settings: tw.Settings{
@@ -74,7 +76,18 @@ func WriteTable(w io.Writer, header []string, rows [][]string) error {
 	if err := t.Render(); err != nil {
 		return fmt.Errorf("rendering table: %w", err)
 	}
-	return nil
+	// The last column's padding would leave trailing blanks on every line.
+	lines := bytes.SplitAfter(buf.Bytes(), []byte("\n"))
+	out := make([]byte, 0, buf.Len())
+	for _, l := range lines {
+		nl := bytes.HasSuffix(l, []byte("\n"))
+		out = append(out, bytes.TrimRight(l, " \n")...)
+		if nl {
+			out = append(out, '\n')
+		}
+	}
+	_, err := w.Write(out)
+	return err
 }
 
 // WriteCSV writes a header row and rows.

@@ -1,0 +1,92 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/offsetctl/offsetctl/admin"
+)
+
+func TestParseFormat(t *testing.T) {
+	for in, want := range map[string]Format{"table": Table, "JSON": JSON, " csv ": CSV} {
+		if got, err := ParseFormat(in); err != nil || got != want {
+			t.Errorf("ParseFormat(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := ParseFormat("yaml"); err == nil {
+		t.Error("yaml accepted")
+	}
+}
+
+func sample() admin.LagReport {
+	c := int64(4)
+	return admin.LagReport{Isolation: "uncommitted", Groups: []admin.GroupLag{{
+		Group: "g", Type: "classic", State: "Empty", TotalLag: 16,
+		Partitions: []admin.PartitionLag{
+			{Topic: "t", Partition: 0, LogStart: 0, Committed: &c, LogEnd: 10, Lag: 6},
+			{Topic: "t", Partition: 1, LogStart: 2, LogEnd: 12, Lag: 10, Note: "no committed offset"},
+			{Topic: "gone", Partition: 0, LogStart: -1, LogEnd: -1, Error: "topic gone does not exist"},
+		},
+	}}}
+}
+
+func TestLagTable(t *testing.T) {
+	var b bytes.Buffer
+	if err := Lag(&b, Table, sample()); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("want group line, header, 3 rows; got:\n%s", b.String())
+	}
+	if !strings.HasPrefix(lines[0], "GROUP g  TYPE classic  STATE Empty  MEMBERS 0  TOTAL-LAG 16") {
+		t.Errorf("group line %q", lines[0])
+	}
+	for _, l := range lines {
+		if strings.HasSuffix(l, " ") {
+			t.Errorf("trailing blank in %q", l)
+		}
+	}
+	if f := strings.Fields(lines[3]); f[0] != "t" || f[3] != "-" || f[5] != "10" {
+		t.Errorf("no-commit row %q: COMMITTED must be - and LAG 10", lines[3])
+	}
+	if !strings.Contains(lines[4], "ERROR: topic gone does not exist") || strings.Fields(lines[4])[5] != "-" {
+		t.Errorf("error row %q", lines[4])
+	}
+}
+
+func TestLagJSONAndCSV(t *testing.T) {
+	var b bytes.Buffer
+	if err := Lag(&b, JSON, sample()); err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Groups []struct {
+			Group      string `json:"group"`
+			TotalLag   int64  `json:"total_lag"`
+			Partitions []struct {
+				Committed *int64 `json:"committed"`
+				Error     string `json:"error"`
+			} `json:"partitions"`
+		} `json:"groups"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Groups[0].TotalLag != 16 || *v.Groups[0].Partitions[0].Committed != 4 || v.Groups[0].Partitions[1].Committed != nil || v.Groups[0].Partitions[2].Error == "" {
+		t.Errorf("json = %s", b.String())
+	}
+	b.Reset()
+	if err := Lag(&b, CSV, sample()); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(lines) != 4 || lines[0] != "GROUP,STATE,TOPIC,PARTITION,LOG-START,COMMITTED,LOG-END,LAG,MEMBER,CLIENT-ID,HOST,NOTE,ERROR" {
+		t.Errorf("csv:\n%s", b.String())
+	}
+	if lines[1] != "g,Empty,t,0,0,4,10,6,,,,," {
+		t.Errorf("csv row %q", lines[1])
+	}
+}
