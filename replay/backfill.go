@@ -1,0 +1,340 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+)
+
+// ProduceOptions configures a backfill: every replayed record is copied to
+// Topic with an idempotent producer and acks=all, keeping key, value,
+// headers and timestamp.
+type ProduceOptions struct {
+	Topic string
+	// Brokers of the target cluster; nil means the source cluster.
+	Brokers []string
+	// Partitioner is "same" (the source partition number; the target
+	// needs at least as many partitions) or "key" (Kafka's murmur2 hash
+	// of the key, like the Java client).
+	Partitioner string
+	// TransactionalID makes the whole copy one transaction: read_committed
+	// consumers of the target see all of it or nothing.
+	TransactionalID string
+	// SourceHeader adds offsetctl.source=topic/partition/offset.
+	SourceHeader bool
+}
+
+// The partitioners.
+const (
+	PartitionerSame = "same"
+	PartitionerKey  = "key"
+)
+
+// BackfillPartition is the copy state of one source partition.
+type BackfillPartition struct {
+	Partition int32 `json:"partition"`
+	From      int64 `json:"from"`
+	// Copied counts records of this partition whose copy was acknowledged.
+	Copied int64 `json:"copied"`
+	// AckedThrough is the last source offset such that it and every
+	// record before it (from From) were acknowledged; null when none.
+	AckedThrough *int64 `json:"acked_through"`
+	// ResumeFrom is the --from offset that continues the copy with no gap.
+	ResumeFrom int64 `json:"resume_from"`
+}
+
+// BackfillResult is the outcome of a backfill.
+type BackfillResult struct {
+	Target        string `json:"target"`
+	Partitioner   string `json:"partitioner"`
+	Transactional bool   `json:"transactional"`
+	// Produced counts acknowledged (and, in a transaction, committed)
+	// copies. A complete backfill has Produced == replayed records.
+	Produced int64 `json:"produced"`
+	Complete bool  `json:"complete"`
+	Error    string `json:"error,omitempty"`
+	// AckedBeyondResume counts copies acknowledged after the first
+	// unacknowledged record of their partition (possible with --partitioner
+	// key): a resume copies them again.
+	AckedBeyondResume int64               `json:"acked_beyond_resume,omitempty"`
+	Partitions        []BackfillPartition `json:"partitions"`
+	// Resume is the --from value that completes an incomplete copy
+	// ("0=1000,2=523"); empty when complete.
+	Resume string `json:"resume_from,omitempty"`
+}
+
+// inflight tracks the copies of one source partition in produce order.
+type inflight struct {
+	base   int64 // sequence number of queue[0]
+	queue  []slot
+	acked  *int64
+	copied int64
+	beyond int64
+	failed bool
+}
+
+type slot struct {
+	offset int64
+	done   bool
+	ok     bool
+}
+
+type backfiller struct {
+	opts     ProduceOptions
+	src      string
+	cl       *kgo.Client
+	txn      bool
+	started  bool
+	plan     Plan
+	mu       sync.Mutex
+	parts    map[int32]*inflight
+	produced int64
+	bad      atomic.Bool
+	firstErr error
+	errAt    string
+}
+
+func newBackfiller(ctx context.Context, cfg cluster.Config, src string, plan Plan, o ProduceOptions) (*backfiller, error) {
+	if o.Partitioner == "" {
+		o.Partitioner = PartitionerSame
+	}
+	if o.Partitioner != PartitionerSame && o.Partitioner != PartitionerKey {
+		return nil, exitcode.Usagef("--partitioner %q: want same or key", o.Partitioner)
+	}
+	tcfg := cfg
+	if len(o.Brokers) > 0 {
+		tcfg.Brokers = o.Brokers
+	}
+	if o.Topic == src && len(o.Brokers) == 0 {
+		return nil, exitcode.Usagef("--produce-to %s is the topic being replayed: a backfill copies to another topic (or another cluster with --target-brokers)", o.Topic)
+	}
+	adm, err := tcfg.NewAdmin()
+	if err != nil {
+		return nil, err
+	}
+	defer adm.Close()
+	actx, cancel := context.WithTimeout(ctx, timeoutOf(tcfg))
+	defer cancel()
+	ends, err := adm.ListEndOffsets(actx, o.Topic)
+	if err != nil {
+		if actx.Err() != nil {
+			return nil, tcfg.Unreachable(actx.Err())
+		}
+		return nil, fmt.Errorf("target topic %s: %w", o.Topic, err)
+	}
+	tps := ends[o.Topic]
+	if bad, ok := tps[-1]; ok && bad.Err != nil || len(tps) == 0 {
+		return nil, exitcode.Usagef("target topic %s does not exist: create it first (offsetctl never creates topics)", o.Topic)
+	}
+	if o.Partitioner == PartitionerSame {
+		for _, pp := range plan.Partitions {
+			if _, ok := tps[pp.Partition]; !ok {
+				return nil, exitcode.Usagef("--partitioner same: target topic %s has %d partitions but source partition %d is replayed; add partitions or use --partitioner key", o.Topic, len(tps), pp.Partition)
+			}
+		}
+	}
+	timeout := timeoutOf(tcfg)
+	popts := []kgo.Opt{
+		kgo.DefaultProduceTopic(o.Topic),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.RecordDeliveryTimeout(timeout),
+		kgo.ProduceRequestTimeout(timeout),
+		kgo.ProducerLinger(5 * time.Millisecond),
+	}
+	if o.Partitioner == PartitionerSame {
+		popts = append(popts, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	} else {
+		popts = append(popts, kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
+	}
+	if o.TransactionalID != "" {
+		popts = append(popts, kgo.TransactionalID(o.TransactionalID), kgo.TransactionTimeout(time.Minute))
+	}
+	cl, err := tcfg.NewClient(popts...)
+	if err != nil {
+		return nil, err
+	}
+	b := &backfiller{opts: o, src: src, cl: cl, txn: o.TransactionalID != "", plan: plan, parts: map[int32]*inflight{}}
+	for _, pp := range plan.Partitions {
+		b.parts[pp.Partition] = &inflight{}
+	}
+	return b, nil
+}
+
+func (b *backfiller) close() { b.cl.Close() }
+
+func (b *backfiller) failed() bool { return b.bad.Load() }
+
+func (b *backfiller) fail(err error, at string) {
+	b.mu.Lock()
+	if b.firstErr == nil {
+		b.firstErr, b.errAt = err, at
+	}
+	b.mu.Unlock()
+	b.bad.Store(true)
+}
+
+// copy produces a copy of r; it returns the first produce error once one
+// has happened.
+func (b *backfiller) copy(ctx context.Context, r *kgo.Record) error {
+	if b.bad.Load() {
+		return b.err()
+	}
+	if b.txn && !b.started {
+		if err := b.cl.BeginTransaction(); err != nil {
+			b.fail(fmt.Errorf("beginning the transaction: %w", err), "")
+			return b.err()
+		}
+		b.started = true
+	}
+	out := &kgo.Record{Key: r.Key, Value: r.Value, Timestamp: r.Timestamp, Partition: r.Partition, Headers: r.Headers}
+	if b.opts.SourceHeader {
+		hs := make([]kgo.RecordHeader, 0, len(r.Headers)+1)
+		hs = append(hs, r.Headers...)
+		hs = append(hs, kgo.RecordHeader{Key: SourceHeader, Value: []byte(b.src + "/" + strconv.FormatInt(int64(r.Partition), 10) + "/" + strconv.FormatInt(r.Offset, 10))})
+		out.Headers = hs
+	}
+	p, off := r.Partition, r.Offset
+	b.mu.Lock()
+	inf := b.parts[p]
+	seq := inf.base + int64(len(inf.queue))
+	inf.queue = append(inf.queue, slot{offset: off})
+	b.mu.Unlock()
+	b.cl.Produce(ctx, out, func(_ *kgo.Record, err error) {
+		b.mu.Lock()
+		inf := b.parts[p]
+		s := &inf.queue[seq-inf.base]
+		s.done, s.ok = true, err == nil
+		if err != nil {
+			inf.failed = true
+		}
+		// Advance the contiguous acknowledged prefix; a failed slot
+		// stays at the head for good.
+		for len(inf.queue) > 0 && inf.queue[0].done && inf.queue[0].ok {
+			o := inf.queue[0].offset
+			inf.acked = &o
+			inf.copied++
+			b.produced++
+			inf.queue = inf.queue[1:]
+			inf.base++
+		}
+		b.mu.Unlock()
+		if err != nil {
+			b.fail(err, fmt.Sprintf("topic %s partition %d offset %d", b.src, p, off))
+		}
+	})
+	return nil
+}
+
+func (b *backfiller) err() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.firstErr == nil {
+		return nil
+	}
+	if b.errAt != "" {
+		return fmt.Errorf("copying %s to %s: %w", b.errAt, b.opts.Topic, b.firstErr)
+	}
+	return fmt.Errorf("copying to %s: %w", b.opts.Topic, b.firstErr)
+}
+
+// finish waits for every copy, commits or aborts the transaction, and
+// reports per partition what was acknowledged and where to resume.
+// positions (partition → next offset the replay reached) says where a
+// fully-copied partition resumes. consumeErr is the replay's own error.
+func (b *backfiller) finish(ctx context.Context, res *Result, consumeErr error) (*BackfillResult, error) {
+	if err := b.cl.Flush(ctx); err != nil {
+		b.fail(fmt.Errorf("waiting for acknowledgements: %w", err), "")
+	}
+	committed := true
+	if b.txn && b.started {
+		commit := kgo.TryCommit
+		if b.bad.Load() || consumeErr != nil {
+			commit = kgo.TryAbort
+		}
+		if err := b.cl.EndTransaction(ctx, commit); err != nil {
+			b.fail(fmt.Errorf("ending the transaction: %w", err), "")
+			committed = false
+		} else if commit == kgo.TryAbort {
+			committed = false
+		}
+	}
+	br := &BackfillResult{Target: b.opts.Topic, Partitioner: b.opts.Partitioner, Transactional: b.txn}
+	next := map[int32]int64{}
+	for _, pr := range res.Partitions {
+		next[pr.Partition] = pr.To
+	}
+	b.mu.Lock()
+	resume := map[int32]int64{}
+	incomplete := b.firstErr != nil || consumeErr != nil || !committed
+	for _, pp := range b.plan.Partitions {
+		inf := b.parts[pp.Partition]
+		bp := BackfillPartition{Partition: pp.Partition, From: pp.From, ResumeFrom: next[pp.Partition]}
+		if b.txn && !committed {
+			// Nothing of an aborted transaction is visible: start over.
+			bp.ResumeFrom = pp.From
+		} else {
+			bp.Copied = inf.copied
+			bp.AckedThrough = inf.acked
+			br.Produced += inf.copied
+			if len(inf.queue) > 0 {
+				bp.ResumeFrom = inf.queue[0].offset
+				for _, s := range inf.queue {
+					if s.done && s.ok {
+						br.AckedBeyondResume++
+					}
+				}
+			}
+		}
+		if incomplete {
+			resume[pp.Partition] = bp.ResumeFrom
+		}
+		br.Partitions = append(br.Partitions, bp)
+	}
+	b.mu.Unlock()
+	sort.Slice(br.Partitions, func(i, j int) bool { return br.Partitions[i].Partition < br.Partitions[j].Partition })
+	if !incomplete {
+		br.Complete = br.Produced == res.Records
+		if !br.Complete {
+			incomplete = true
+			for _, bp := range br.Partitions {
+				resume[bp.Partition] = bp.ResumeFrom
+			}
+		}
+	}
+	if !incomplete {
+		return br, nil
+	}
+	br.Resume = FormatResume(resume)
+	cause := b.err()
+	if cause == nil {
+		cause = consumeErr
+	}
+	if cause == nil {
+		cause = errors.New("not every copy was acknowledged")
+	}
+	br.Error = cause.Error()
+	var acked []string
+	for _, bp := range br.Partitions {
+		if bp.AckedThrough != nil {
+			acked = append(acked, fmt.Sprintf("partition %d through offset %d", bp.Partition, *bp.AckedThrough))
+		} else {
+			acked = append(acked, fmt.Sprintf("partition %d none", bp.Partition))
+		}
+	}
+	what := "acknowledged copies"
+	if b.txn {
+		what = "committed copies (the transaction was aborted)"
+	}
+	return br, fmt.Errorf("backfill incomplete: %v; %s: %s; resume with --from %s", cause, what, strings.Join(acked, ", "), br.Resume)
+}

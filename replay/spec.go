@@ -1,0 +1,286 @@
+// Package replay reads a range of a topic without any consumer group
+// (kgo.ConsumePartitions: no JoinGroup, no heartbeat, no offset commit),
+// streams the records to a sink as JSON lines or raw values, computes an
+// audit digest, proves that no group's committed offsets moved, and can
+// copy the records to another topic (backfill).
+//
+// It is split like the rest of offsetctl: parsers and planning are pure
+// functions (spec.go, plan.go), gathering and consuming do the I/O
+// (run.go), encoders and the digest are allocation-free helpers.
+package replay
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// StartKind says how a start position is given.
+type StartKind int8
+
+const (
+	// StartEarliest is the log start of the partition.
+	StartEarliest StartKind = iota
+	// StartOffset is an exact offset.
+	StartOffset
+	// StartTime is the first record stamped at or after a time.
+	StartTime
+)
+
+// Start is one start position.
+type Start struct {
+	Kind   StartKind
+	Offset int64     // StartOffset
+	Time   time.Time // StartTime (ago:D is resolved against now)
+}
+
+func (s Start) String() string {
+	switch s.Kind {
+	case StartOffset:
+		return strconv.FormatInt(s.Offset, 10)
+	case StartTime:
+		return "time:" + s.Time.UTC().Format(time.RFC3339Nano)
+	}
+	return "earliest"
+}
+
+// StartSpec is a parsed --from: either one start for every selected
+// partition (All) or one start per listed partition (PerPartition).
+type StartSpec struct {
+	All          Start
+	PerPartition map[int32]Start
+}
+
+// Partitions returns the partitions of a per-partition spec, sorted; nil
+// for a spec that applies to all partitions.
+func (s StartSpec) Partitions() []int32 {
+	if s.PerPartition == nil {
+		return nil
+	}
+	out := make([]int32, 0, len(s.PerPartition))
+	for p := range s.PerPartition {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// For returns the start of partition p.
+func (s StartSpec) For(p int32) (Start, bool) {
+	if s.PerPartition == nil {
+		return s.All, true
+	}
+	st, ok := s.PerPartition[p]
+	return st, ok
+}
+
+// ParseStart parses --from: "earliest" (also "beginning", "start"), an
+// offset N, "time:T" (RFC 3339, YYYY-MM-DD[THH:MM:SS] in UTC, or Unix
+// milliseconds), "ago:D" (a Go duration or Nd days, before now), or a
+// per-partition list "0=120,2=time:...,3=earliest". The empty string is
+// earliest.
+func ParseStart(s string, now time.Time) (StartSpec, error) {
+	s = strings.TrimSpace(s)
+	if !strings.Contains(s, "=") {
+		st, err := parseOneStart(s, now)
+		if err != nil {
+			return StartSpec{}, fmt.Errorf("--from %q: %w", s, err)
+		}
+		return StartSpec{All: st}, nil
+	}
+	spec := StartSpec{PerPartition: map[int32]Start{}}
+	for _, item := range strings.Split(s, ",") {
+		ps, v, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok {
+			return StartSpec{}, fmt.Errorf("--from %q: %q is not PARTITION=START (give every partition a start, e.g. 0=120,2=300)", s, item)
+		}
+		p, err := parsePartition(ps)
+		if err != nil {
+			return StartSpec{}, fmt.Errorf("--from %q: %w", s, err)
+		}
+		if _, dup := spec.PerPartition[p]; dup {
+			return StartSpec{}, fmt.Errorf("--from %q: partition %d given twice", s, p)
+		}
+		st, err := parseOneStart(v, now)
+		if err != nil {
+			return StartSpec{}, fmt.Errorf("--from %q: partition %d: %w", s, p, err)
+		}
+		spec.PerPartition[p] = st
+	}
+	return spec, nil
+}
+
+func parseOneStart(v string, now time.Time) (Start, error) {
+	v = strings.TrimSpace(v)
+	switch strings.ToLower(v) {
+	case "", "earliest", "beginning", "start", "oldest":
+		return Start{Kind: StartEarliest}, nil
+	}
+	if t, ok := strings.CutPrefix(v, "time:"); ok {
+		tm, err := ParseTime(t)
+		if err != nil {
+			return Start{}, err
+		}
+		return Start{Kind: StartTime, Time: tm}, nil
+	}
+	if d, ok := strings.CutPrefix(v, "ago:"); ok {
+		dur, err := ParseAgo(d)
+		if err != nil {
+			return Start{}, err
+		}
+		return Start{Kind: StartTime, Time: now.Add(-dur)}, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return Start{}, fmt.Errorf("%q is not earliest, an offset ≥ 0, time:T or ago:D", v)
+	}
+	return Start{Kind: StartOffset, Offset: n}, nil
+}
+
+// ParseTime parses a point in time: RFC 3339 (with or without fractional
+// seconds), YYYY-MM-DDTHH:MM:SS or YYYY-MM-DD (both UTC), or Unix
+// milliseconds.
+func ParseTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if ms < 0 {
+			return time.Time{}, fmt.Errorf("time %q is negative", s)
+		}
+		return time.UnixMilli(ms).UTC(), nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			if t.Year() < 1970 {
+				return time.Time{}, fmt.Errorf("time %q is before 1970", s)
+			}
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("time %q is not RFC 3339 (2026-01-02T15:04:05Z), YYYY-MM-DD[THH:MM:SS] (UTC) or Unix milliseconds", s)
+}
+
+// ParseAgo parses a positive duration: a Go duration (90s, 15m, 2h30m) or
+// whole days (3d).
+func ParseAgo(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	var d time.Duration
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.ParseInt(n, 10, 64)
+		if err != nil || days <= 0 || days > math.MaxInt64/int64(24*time.Hour) {
+			return 0, fmt.Errorf("duration %q is not a positive whole number of days", s)
+		}
+		d = time.Duration(days) * 24 * time.Hour
+	} else {
+		var err error
+		d, err = time.ParseDuration(s)
+		if err != nil {
+			return 0, fmt.Errorf("duration %q is not like 90s, 15m, 2h or 3d", s)
+		}
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("duration %q must be positive", s)
+	}
+	return d, nil
+}
+
+// Until is a parsed --until: an exclusive end offset or time. The zero
+// value means no --until (stop at the end offsets captured at start).
+type Until struct {
+	Set    bool
+	IsTime bool
+	Offset int64
+	Time   time.Time
+}
+
+func (u Until) String() string {
+	switch {
+	case !u.Set:
+		return "end"
+	case u.IsTime:
+		return "time:" + u.Time.UTC().Format(time.RFC3339Nano)
+	}
+	return strconv.FormatInt(u.Offset, 10)
+}
+
+// ParseUntil parses --until: an offset N (exclusive), "time:T" or "ago:D"
+// (records stamped before that time). The empty string is no bound.
+func ParseUntil(s string, now time.Time) (Until, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Until{}, nil
+	}
+	if t, ok := strings.CutPrefix(s, "time:"); ok {
+		tm, err := ParseTime(t)
+		if err != nil {
+			return Until{}, fmt.Errorf("--until %q: %w", s, err)
+		}
+		return Until{Set: true, IsTime: true, Time: tm}, nil
+	}
+	if d, ok := strings.CutPrefix(s, "ago:"); ok {
+		dur, err := ParseAgo(d)
+		if err != nil {
+			return Until{}, fmt.Errorf("--until %q: %w", s, err)
+		}
+		return Until{Set: true, IsTime: true, Time: now.Add(-dur)}, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return Until{}, fmt.Errorf("--until %q: want an offset ≥ 0, time:T or ago:D", s)
+	}
+	return Until{Set: true, Offset: n}, nil
+}
+
+// ParsePartitions parses --partitions "0,2,5": sorted, deduplicated. The
+// empty string is nil (every partition).
+func ParsePartitions(s string) ([]int32, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	seen := map[int32]bool{}
+	var out []int32
+	for _, f := range strings.Split(s, ",") {
+		p, err := parsePartition(f)
+		if err != nil {
+			return nil, fmt.Errorf("--partitions %q: %w", s, err)
+		}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out, nil
+}
+
+func parsePartition(f string) (int32, error) {
+	f = strings.TrimSpace(f)
+	p, err := strconv.ParseInt(f, 10, 32)
+	if err != nil || p < 0 {
+		return 0, fmt.Errorf("partition %q is not a non-negative integer", f)
+	}
+	return int32(p), nil
+}
+
+// FormatResume renders per-partition next offsets as a --from value
+// ("0=120,2=300"), partitions in order.
+func FormatResume(next map[int32]int64) string {
+	ps := make([]int32, 0, len(next))
+	for p := range next {
+		ps = append(ps, p)
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i] < ps[j] })
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(int64(p), 10))
+		b.WriteByte('=')
+		b.WriteString(strconv.FormatInt(next[p], 10))
+	}
+	return b.String()
+}

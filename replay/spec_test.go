@@ -1,0 +1,219 @@
+package replay
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func TestParseStart(t *testing.T) {
+	ts := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	cases := []struct {
+		in      string
+		all     *Start
+		per     map[int32]Start
+		wantErr string
+	}{
+		{in: "", all: &Start{Kind: StartEarliest}},
+		{in: "earliest", all: &Start{Kind: StartEarliest}},
+		{in: " Beginning ", all: &Start{Kind: StartEarliest}},
+		{in: "0", all: &Start{Kind: StartOffset, Offset: 0}},
+		{in: "120", all: &Start{Kind: StartOffset, Offset: 120}},
+		{in: "time:2026-11-30T06:00:00Z", all: &Start{Kind: StartTime, Time: ts}},
+		{in: "time:2026-11-30T07:00:00+01:00", all: &Start{Kind: StartTime, Time: ts}},
+		{in: "time:2026-11-30T06:00:00", all: &Start{Kind: StartTime, Time: ts}},
+		{in: "time:2026-11-30", all: &Start{Kind: StartTime, Time: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}},
+		{in: "time:" + "1796018400000", all: &Start{Kind: StartTime, Time: ts}},
+		{in: "ago:6h", all: &Start{Kind: StartTime, Time: ts}},
+		{in: "ago:1d", all: &Start{Kind: StartTime, Time: now.Add(-24 * time.Hour)}},
+		{in: "0=120,2=300", per: map[int32]Start{0: {Kind: StartOffset, Offset: 120}, 2: {Kind: StartOffset, Offset: 300}}},
+		{in: "1=earliest, 3=time:2026-11-30T06:00:00Z", per: map[int32]Start{1: {Kind: StartEarliest}, 3: {Kind: StartTime, Time: ts}}},
+		{in: "-1", wantErr: "not earliest"},
+		{in: "abc", wantErr: "not earliest"},
+		{in: "latest", wantErr: "not earliest"},
+		{in: "time:yesterday", wantErr: "not RFC 3339"},
+		{in: "ago:-5m", wantErr: "positive"},
+		{in: "ago:0s", wantErr: "positive"},
+		{in: "ago:xd", wantErr: "days"},
+		{in: "0=1,0=2", wantErr: "given twice"},
+		{in: "0=1,2", wantErr: "PARTITION=START"},
+		{in: "x=1", wantErr: "not a non-negative integer"},
+		{in: "-1=1", wantErr: "not a non-negative integer"},
+		{in: "0=-4", wantErr: "partition 0"},
+	}
+	for _, c := range cases {
+		got, err := ParseStart(c.in, now)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("ParseStart(%q) error = %v, want one containing %q", c.in, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseStart(%q): %v", c.in, err)
+			continue
+		}
+		if c.all != nil {
+			if got.PerPartition != nil || !sameStart(got.All, *c.all) {
+				t.Errorf("ParseStart(%q) = %+v, want all %+v", c.in, got, *c.all)
+			}
+			continue
+		}
+		if len(got.PerPartition) != len(c.per) {
+			t.Errorf("ParseStart(%q) = %+v, want %+v", c.in, got.PerPartition, c.per)
+			continue
+		}
+		for p, want := range c.per {
+			if !sameStart(got.PerPartition[p], want) {
+				t.Errorf("ParseStart(%q)[%d] = %+v, want %+v", c.in, p, got.PerPartition[p], want)
+			}
+		}
+	}
+}
+
+func sameStart(a, b Start) bool {
+	return a.Kind == b.Kind && a.Offset == b.Offset && a.Time.Equal(b.Time)
+}
+
+func TestParseUntil(t *testing.T) {
+	cases := []struct {
+		in      string
+		want    Until
+		wantErr bool
+	}{
+		{in: "", want: Until{}},
+		{in: "400", want: Until{Set: true, Offset: 400}},
+		{in: "time:2026-11-30T06:00:00Z", want: Until{Set: true, IsTime: true, Time: time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)}},
+		{in: "ago:30m", want: Until{Set: true, IsTime: true, Time: now.Add(-30 * time.Minute)}},
+		{in: "-3", wantErr: true},
+		{in: "earliest", wantErr: true},
+		{in: "time:", wantErr: true},
+	}
+	for _, c := range cases {
+		got, err := ParseUntil(c.in, now)
+		if (err != nil) != c.wantErr {
+			t.Errorf("ParseUntil(%q) error = %v, want error %v", c.in, err, c.wantErr)
+			continue
+		}
+		if err == nil && (got.Set != c.want.Set || got.IsTime != c.want.IsTime || got.Offset != c.want.Offset || !got.Time.Equal(c.want.Time)) {
+			t.Errorf("ParseUntil(%q) = %+v, want %+v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestParsePartitions(t *testing.T) {
+	got, err := ParsePartitions("2, 0,2")
+	if err != nil || len(got) != 2 || got[0] != 0 || got[1] != 2 {
+		t.Fatalf("ParsePartitions = %v, %v; want [0 2]", got, err)
+	}
+	if got, err := ParsePartitions(""); err != nil || got != nil {
+		t.Fatalf("ParsePartitions(\"\") = %v, %v; want nil", got, err)
+	}
+	for _, bad := range []string{"a", "-1", "0,,1", "99999999999"} {
+		if _, err := ParsePartitions(bad); err == nil {
+			t.Errorf("ParsePartitions(%q) accepted", bad)
+		}
+	}
+}
+
+func TestFormatResumeRoundTrips(t *testing.T) {
+	next := map[int32]int64{2: 300, 0: 120, 7: 0}
+	s := FormatResume(next)
+	if s != "0=120,2=300,7=0" {
+		t.Fatalf("FormatResume = %q", s)
+	}
+	spec, err := ParseStart(s, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, o := range next {
+		if st := spec.PerPartition[p]; st.Kind != StartOffset || st.Offset != o {
+			t.Errorf("partition %d: %+v, want offset %d", p, st, o)
+		}
+	}
+}
+
+func FuzzParseStart(f *testing.F) {
+	for _, s := range []string{"", "earliest", "12", "time:2026-11-30T06:00:00Z", "ago:5m", "ago:3d", "0=120,2=300", "1=time:1796018400000", "0=1,0=2", "=", ",", "time:", "ago:"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		spec, err := ParseStart(s, now)
+		if err != nil {
+			if spec.PerPartition != nil {
+				t.Fatalf("error with a partial result: %q", s)
+			}
+			return
+		}
+		check := func(st Start) {
+			switch st.Kind {
+			case StartOffset:
+				if st.Offset < 0 {
+					t.Fatalf("%q: negative offset %d", s, st.Offset)
+				}
+			case StartTime:
+				if st.Time.IsZero() {
+					t.Fatalf("%q: zero time", s)
+				}
+			}
+		}
+		check(spec.All)
+		for p, st := range spec.PerPartition {
+			if p < 0 {
+				t.Fatalf("%q: negative partition", s)
+			}
+			check(st)
+		}
+		// A per-partition spec renders back to itself for offsets.
+		if spec.PerPartition != nil {
+			offs := map[int32]int64{}
+			for p, st := range spec.PerPartition {
+				if st.Kind != StartOffset {
+					return
+				}
+				offs[p] = st.Offset
+			}
+			again, err := ParseStart(FormatResume(offs), now)
+			if err != nil || len(again.PerPartition) != len(offs) {
+				t.Fatalf("%q: FormatResume does not parse back: %v", s, err)
+			}
+		}
+	})
+}
+
+func FuzzParseUntil(f *testing.F) {
+	for _, s := range []string{"", "0", "400", "time:2026-11-30", "ago:90s", "x", "-1", "time:-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := ParseUntil(s, now)
+		if err != nil {
+			return
+		}
+		if u.Set && !u.IsTime && u.Offset < 0 {
+			t.Fatalf("%q: negative offset", s)
+		}
+		if !u.Set && strings.TrimSpace(s) != "" {
+			t.Fatalf("%q: parsed as no bound", s)
+		}
+	})
+}
+
+func FuzzParsePartitions(f *testing.F) {
+	for _, s := range []string{"", "0", "0,2", "2,0,2", "a", "-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ps, err := ParsePartitions(s)
+		if err != nil {
+			return
+		}
+		for i := range ps {
+			if ps[i] < 0 || (i > 0 && ps[i] <= ps[i-1]) {
+				t.Fatalf("%q: %v not sorted unique non-negative", s, ps)
+			}
+		}
+	})
+}

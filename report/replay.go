@@ -1,0 +1,120 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/offsetctl/offsetctl/replay"
+)
+
+// Replay renders a replay summary: JSON is the result itself; the table
+// shows a header line with totals and the digest, the partitions, the
+// backfill state when copying, and the proof table; CSV gives the
+// partition rows then, after a blank line, the proof rows.
+func Replay(w io.Writer, f Format, r *replay.Result) error {
+	switch f {
+	case JSON:
+		return WriteJSON(w, r)
+	case CSV:
+		if err := WriteCSV(w, replayPartHeader, replayPartRows(r, false)); err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+		return WriteCSV(w, proofHeader, proofRows(r.Verification))
+	}
+	elapsed := time.Duration(r.ElapsedMs) * time.Millisecond
+	if _, err := fmt.Fprintf(w, "TOPIC %s  ISOLATION %s  RECORDS %d  BYTES %d  ELAPSED %s  RATE %s records/s  STOPPED %s\nDIGEST %s\n",
+		r.Topic, r.Isolation, r.Records, r.Bytes, elapsed, strconv.FormatFloat(r.RecordsPerSec, 'f', 0, 64), r.Stopped, Dash(r.Digest)); err != nil {
+		return err
+	}
+	if r.PayloadDigest != "" {
+		if _, err := fmt.Fprintf(w, "PAYLOAD-DIGEST %s\n", r.PayloadDigest); err != nil {
+			return err
+		}
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	if err := WriteTable(w, replayPartHeader, replayPartRows(r, true)); err != nil {
+		return err
+	}
+	if b := r.Backfill; b != nil {
+		state := "complete"
+		if !b.Complete {
+			state = "INCOMPLETE: resume with --from " + b.Resume
+		}
+		txn := ""
+		if b.Transactional {
+			txn = ", transactional"
+		}
+		if _, err := fmt.Fprintf(w, "\nBACKFILL to %s (partitioner %s%s): replayed %d, produced %d, %s\n", b.Target, b.Partitioner, txn, r.Records, b.Produced, state); err != nil {
+			return err
+		}
+		rows := make([][]string, 0, len(b.Partitions))
+		for _, p := range b.Partitions {
+			rows = append(rows, []string{I64(int64(p.Partition)), I64(p.From), I64(p.Copied), Opt(p.AckedThrough), I64(p.ResumeFrom)})
+		}
+		if err := WriteTable(w, []string{"PARTITION", "FROM", "COPIED", "ACKED-THROUGH", "RESUME-FROM"}, rows); err != nil {
+			return err
+		}
+	}
+	v := r.Verification
+	if v.Skipped {
+		_, err := fmt.Fprintln(w, "\nPROOF skipped (--no-verify)")
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "\nPROOF %d group(s) with commits on %s checked before and after: %s\n", v.GroupsChecked, r.Topic, proofVerdict(v)); err != nil {
+		return err
+	}
+	if len(v.Rows) == 0 {
+		return nil
+	}
+	return WriteTable(w, proofHeader, proofRows(v))
+}
+
+var (
+	replayPartHeader = []string{"PARTITION", "FROM", "TO", "RECORDS", "FIRST-TS", "LAST-TS"}
+	proofHeader      = []string{"GROUP", "TOPIC", "PARTITION", "BEFORE", "AFTER", "STATUS"}
+)
+
+func proofVerdict(v replay.Verification) string {
+	switch {
+	case v.Unchanged:
+		return "all committed offsets unchanged"
+	case len(v.Failed()) > 0:
+		return fmt.Sprintf("%d committed offset(s) of groups with no live member CHANGED", len(v.Failed()))
+	}
+	return fmt.Sprintf("%d committed offset(s) moved by live groups' own consumers; none by the replay", len(v.Changes))
+}
+
+func replayPartRows(r *replay.Result, total bool) [][]string {
+	rows := make([][]string, 0, len(r.Partitions)+1)
+	for _, p := range r.Partitions {
+		rows = append(rows, []string{I64(int64(p.Partition)), I64(p.From), I64(p.To), I64(p.Records), msTime(p.FirstTs), msTime(p.LastTs)})
+	}
+	if total && len(r.Partitions) > 1 {
+		rows = append(rows, []string{"TOTAL", "", "", I64(r.Records), "", ""})
+	}
+	return rows
+}
+
+func proofRows(v replay.Verification) [][]string {
+	rows := make([][]string, 0, len(v.Rows))
+	for _, c := range v.Rows {
+		rows = append(rows, []string{c.Group, c.Topic, I64(int64(c.Partition)), Opt(c.Before), Opt(c.After), c.Status})
+	}
+	return rows
+}
+
+// msTime formats a millisecond timestamp as RFC 3339 UTC with
+// milliseconds; "-" when nil.
+func msTime(ms *int64) string {
+	if ms == nil {
+		return "-"
+	}
+	return time.UnixMilli(*ms).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
