@@ -1,0 +1,40 @@
+package cluster
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestParseBrokers(t *testing.T) {
+	cases := []struct {
+		in      string
+		want    []string
+		wantErr bool
+	}{
+		{"localhost:9092", []string{"localhost:9092"}, false},
+		{" a:1 , b:2,,", []string{"a:1", "b:2"}, false},
+		{"[::1]:9092", []string{"[::1]:9092"}, false},
+		{"", nil, true},
+		{" , ", nil, true},
+		{"nocolon", nil, true},
+		{"a:1,nocolon", nil, true},
+	}
+	for _, c := range cases {
+		got, err := ParseBrokers(c.in)
+		if (err != nil) != c.wantErr || !c.wantErr && !reflect.DeepEqual(got, c.want) {
+			t.Errorf("ParseBrokers(%q) = %v, %v", c.in, got, err)
+		}
+	}
+}
+
+func FuzzParseBrokers(f *testing.F) {
+	for _, s := range []string{"a:1", "a:1,b:2", "[::1]:9092", ",", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		bs, err := ParseBrokers(s)
+		if err == nil && len(bs) == 0 {
+			t.Fatal("no error and no brokers")
+		}
+	})
+}

@@ -1,0 +1,32 @@
+package exitcode
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+func TestCode(t *testing.T) {
+	cases := []struct {
+		err  error
+		want int
+	}{
+		{nil, OK},
+		{errors.New("boom"), Failure},
+		{Usagef("bad %s", "flag"), Usage},
+		{fmt.Errorf("wrapped: %w", Usagef("bad")), Usage},
+		{Unverifiedf("moved"), Unverified},
+		{AsUsage(errors.New("x")), Usage},
+	}
+	for _, c := range cases {
+		if got := Code(c.err); got != c.want {
+			t.Errorf("Code(%v) = %d, want %d", c.err, got, c.want)
+		}
+	}
+	if AsUsage(nil) != nil {
+		t.Error("AsUsage(nil) must stay nil")
+	}
+	if Usagef("bad %d", 3).Error() != "bad 3" {
+		t.Error("message lost")
+	}
+}
