@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
@@ -30,6 +31,18 @@ type app struct {
 	output   string
 	clientID string
 	verbose  bool
+
+	// Connection security (security_flags in README). Secrets never come
+	// from flags: saslPasswordArg exists only to refuse --sasl-password.
+	tlsOn, tlsInsecure                    bool
+	tlsCA, tlsCert, tlsKey, tlsServerName string
+	saslMechanism, saslUser               string
+	saslPasswordFile, saslTokenFile       string
+	saslPasswordArg                       string
+	commandConfig, profile                string
+	// conn is the resolved connection, once per invocation (a password
+	// prompt must not repeat).
+	conn *cluster.Config
 
 	format report.Format
 	// ran is set once a command's own code starts: errors before it
@@ -97,8 +110,22 @@ commit-semantics crash experiment. Try it with no broker: offsetctl demo.`,
 	pf.StringVarP(&a.brokers, "brokers", "b", "", "comma-separated bootstrap brokers (env KAFKA_BROKERS, default "+cluster.DefaultBrokers+")")
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "how long to wait for the cluster before failing")
 	pf.StringVarP(&a.output, "output", "o", "table", "output format: table, json or csv")
-	pf.StringVar(&a.clientID, "client-id", "offsetctl", "client id sent to the brokers")
+	pf.StringVar(&a.clientID, "client-id", "", "client id sent to the brokers (default offsetctl)")
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log client activity to stderr")
+	pf.BoolVar(&a.tlsOn, "tls", false, "connect with TLS (implied by any other --tls-* flag)")
+	pf.StringVar(&a.tlsCA, "tls-ca", "", "PEM file of CA certificates to trust instead of the system pool")
+	pf.StringVar(&a.tlsCert, "tls-cert", "", "PEM client certificate for mutual TLS (with --tls-key)")
+	pf.StringVar(&a.tlsKey, "tls-key", "", "PEM private key of --tls-cert (unencrypted)")
+	pf.StringVar(&a.tlsServerName, "tls-server-name", "", "name to verify the broker certificates against")
+	pf.BoolVar(&a.tlsInsecure, "tls-insecure-skip-verify", false, "accept any broker certificate (prints a warning every time)")
+	pf.StringVar(&a.saslMechanism, "sasl-mechanism", "", "SASL: "+strings.Join(cluster.Mechanisms, ", "))
+	pf.StringVar(&a.saslUser, "sasl-user", "", "SASL user; the password comes from $"+cluster.EnvPassword+", --sasl-password-file or a terminal prompt")
+	pf.StringVar(&a.saslPasswordFile, "sasl-password-file", "", "file holding the SASL password (first line)")
+	pf.StringVar(&a.saslTokenFile, "sasl-token-file", "", "file holding the OAUTHBEARER token (else $"+cluster.EnvToken+")")
+	pf.StringVar(&a.saslPasswordArg, "sasl-password", "", "refused: a password on the command line is visible to every user")
+	_ = pf.MarkHidden("sasl-password")
+	pf.StringVar(&a.commandConfig, "command-config", "", "Java client properties file (as for kafka-consumer-groups.sh --command-config)")
+	pf.StringVar(&a.profile, "profile", "", "named cluster profile from $"+cluster.EnvConfig+" or ~/.config/offsetctl/config.yaml")
 
 	for _, c := range a.commands() {
 		root.AddCommand(c)
@@ -118,24 +145,90 @@ func (a *app) commands() []*cobra.Command {
 	}
 }
 
-// clusterConfig resolves the connection settings: flags, then env.
+// clusterConfig resolves the connection settings once per invocation:
+// flags, then --command-config, then --profile, then KAFKA_BROKERS.
 func (a *app) clusterConfig() (cluster.Config, error) {
-	b := a.brokers
-	if b == "" {
-		b = a.getenv("KAFKA_BROKERS")
+	if a.conn != nil {
+		return *a.conn, nil
 	}
-	if b == "" {
-		b = cluster.DefaultBrokers
+	if a.saslPasswordArg != "" {
+		return cluster.Config{}, exitcode.Usagef("--sasl-password is not accepted: a command line is visible to every user of the machine; set %s, pass --sasl-password-file FILE, or run on a terminal to be prompted", cluster.EnvPassword)
 	}
-	brokers, err := cluster.ParseBrokers(b)
+	flags, err := a.flagSettings()
 	if err != nil {
-		return cluster.Config{}, exitcode.AsUsage(fmt.Errorf("--brokers: %w", err))
+		return cluster.Config{}, exitcode.AsUsage(err)
 	}
-	cfg := cluster.Config{Brokers: brokers, ClientID: a.clientID, Timeout: a.timeout}
+	conn, err := cluster.Connect(cluster.Sources{
+		Env:           cluster.Env{Getenv: a.getenv, ReadFile: os.ReadFile, Prompt: a.passwordPrompt()},
+		Flags:         flags,
+		CommandConfig: a.commandConfig,
+		Profile:       a.profile,
+	})
+	if err != nil {
+		return cluster.Config{}, exitcode.AsUsage(err)
+	}
+	for _, n := range conn.Notes {
+		a.infof("offsetctl: note: %s", n)
+	}
+	for _, w := range conn.Warnings {
+		a.warnf("%s", w)
+	}
+	cfg := cluster.Config{Brokers: conn.Brokers, ClientID: conn.ClientID, Timeout: a.timeout, TLS: conn.TLS, SASL: conn.SASL}
 	if a.verbose {
-		cfg.Logger = stderrLogger{a.stderr}
+		cfg.Logger = cluster.RedactLogger(stderrLogger{a.stderr}, conn.Secrets)
 	}
+	a.conn = &cfg
 	return cfg, nil
+}
+
+// flagSettings is the command line's layer of connection settings.
+func (a *app) flagSettings() (cluster.Settings, error) {
+	var s cluster.Settings
+	if a.brokers != "" {
+		brokers, err := cluster.ParseBrokers(a.brokers)
+		if err != nil {
+			return s, fmt.Errorf("--brokers: %w", err)
+		}
+		s.Brokers = brokers
+	}
+	s.ClientID = a.clientID
+	t := &s.TLS
+	t.CAFile, t.CertFile, t.KeyFile, t.ServerName = a.tlsCA, a.tlsCert, a.tlsKey, a.tlsServerName
+	if (a.tlsCert == "") != (a.tlsKey == "") {
+		return s, errors.New("--tls-cert and --tls-key go together")
+	}
+	if a.tlsInsecure {
+		t.InsecureSkipVerify = &a.tlsInsecure
+	}
+	if a.tlsOn || a.tlsInsecure || t.CAFile != "" || t.CertFile != "" || t.ServerName != "" {
+		on := true
+		t.Enabled = &on
+	}
+	if a.saslMechanism != "" {
+		m, err := cluster.ParseMechanism(a.saslMechanism)
+		if err != nil {
+			return s, fmt.Errorf("--sasl-mechanism: %w", err)
+		}
+		s.SASL.Mechanism = m
+		s.SASL.Source = "--sasl-mechanism"
+	}
+	s.SASL.User, s.SASL.PasswordFile, s.SASL.TokenFile = a.saslUser, a.saslPasswordFile, a.saslTokenFile
+	return s, nil
+}
+
+// passwordPrompt reads a secret from the terminal without echo, or is nil
+// when stdin is not a terminal (scripts get a clear error instead).
+func (a *app) passwordPrompt() func(string) (string, error) {
+	f, ok := a.stdin.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return func(prompt string) (string, error) {
+		fmt.Fprint(a.stderr, prompt)
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(a.stderr)
+		return string(b), err
+	}
 }
 
 // admin opens an admin client and checks the cluster answers.
@@ -152,7 +245,7 @@ func (a *app) admin(ctx context.Context) (cluster.Config, *cluster.Admin, error)
 	defer cancel()
 	if err := cfg.Ping(pctx, adm); err != nil {
 		adm.Close()
-		return cfg, nil, err
+		return cfg, nil, cfg.ExplainConnError(err)
 	}
 	return cfg, adm, nil
 }

@@ -1,0 +1,237 @@
+package cluster
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// EnvConfig names the profiles file, overriding the default location.
+const EnvConfig = "OFFSETCTL_CONFIG"
+
+// ProfilesPath is where the profiles file is: $OFFSETCTL_CONFIG, else
+// $XDG_CONFIG_HOME/offsetctl/config.yaml, else ~/.config/offsetctl/config.yaml.
+// "" when none of those variables is set.
+func ProfilesPath(getenv func(string) string) string {
+	if p := getenv(EnvConfig); p != "" {
+		return p
+	}
+	if x := getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "offsetctl", "config.yaml")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config", "offsetctl", "config.yaml")
+	}
+	return ""
+}
+
+// profileFile is the YAML layout:
+//
+//	profiles:
+//	  prod:
+//	    brokers: [kafka-1:9093, kafka-2:9093]   # or "a:9093,b:9093"
+//	    client_id: offsetctl-sre
+//	    tls: {ca: ca.pem, cert: client.pem, key: client.key, server_name: kafka.internal}
+//	    sasl: {mechanism: scram-sha-512, user: alice, password_file: ~/.kafka/prod.pw}
+type profileFile struct {
+	Profiles map[string]*Profile `yaml:"profiles"`
+}
+
+// Profile is one named cluster. It never holds a password: only where to
+// find one (password_file, password_env).
+type Profile struct {
+	Brokers  brokerList   `yaml:"brokers"`
+	ClientID string       `yaml:"client_id"`
+	TLS      *profileTLS  `yaml:"tls"`
+	SASL     *profileSASL `yaml:"sasl"`
+}
+
+type profileTLS struct {
+	Enabled            *bool  `yaml:"enabled"`
+	CA                 string `yaml:"ca"`
+	Cert               string `yaml:"cert"`
+	Key                string `yaml:"key"`
+	ServerName         string `yaml:"server_name"`
+	InsecureSkipVerify *bool  `yaml:"insecure_skip_verify"`
+}
+
+type profileSASL struct {
+	Mechanism    string `yaml:"mechanism"`
+	User         string `yaml:"user"`
+	PasswordFile string `yaml:"password_file"`
+	PasswordEnv  string `yaml:"password_env"`
+	TokenFile    string `yaml:"token_file"`
+	TokenEnv     string `yaml:"token_env"`
+	// Password and Token are here only to refuse them with a clear error.
+	Password *yaml.Node `yaml:"password"`
+	Token    *yaml.Node `yaml:"token"`
+}
+
+// brokerList accepts a YAML list or one comma-separated string.
+type brokerList []string
+
+func (b *brokerList) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		*b = brokerList{n.Value}
+		return nil
+	case yaml.SequenceNode:
+		var out []string
+		for _, c := range n.Content {
+			if c.Kind != yaml.ScalarNode {
+				return fmt.Errorf("line %d: brokers must be host:port strings", c.Line)
+			}
+			out = append(out, c.Value)
+		}
+		*b = out
+		return nil
+	}
+	return fmt.Errorf("line %d: brokers must be a list or a comma-separated string", n.Line)
+}
+
+// maxProfilesSize bounds the profiles file.
+const maxProfilesSize = 1 << 20
+
+// ParseProfiles parses a profiles file. Unknown keys are errors (a typo
+// must not silently drop TLS). Errors never echo values.
+func ParseProfiles(r io.Reader) (map[string]*Profile, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxProfilesSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxProfilesSize {
+		return nil, errors.New("larger than 1 MiB: not a profiles file")
+	}
+	var f profileFile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return map[string]*Profile{}, nil
+		}
+		return nil, scrubYAMLError(err)
+	}
+	for name, p := range f.Profiles {
+		if p == nil {
+			f.Profiles[name] = &Profile{}
+			continue
+		}
+		if p.SASL != nil && p.SASL.Password != nil {
+			return nil, fmt.Errorf("profile %s: a plaintext password is not allowed in the profiles file; use password_file or password_env", quoteKey(name))
+		}
+		if p.SASL != nil && p.SASL.Token != nil {
+			return nil, fmt.Errorf("profile %s: a token is not allowed in the profiles file; use token_file or token_env", quoteKey(name))
+		}
+	}
+	if f.Profiles == nil {
+		f.Profiles = map[string]*Profile{}
+	}
+	return f.Profiles, nil
+}
+
+// scrubYAMLError keeps yaml's line numbers and reasons but drops the
+// values it quotes ("cannot unmarshal !!str `hunter2`...").
+func scrubYAMLError(err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		var lines []string
+		for _, e := range te.Errors {
+			lines = append(lines, scrubValue(e))
+		}
+		return errors.New(strings.Join(lines, "; "))
+	}
+	return errors.New(scrubValue(err.Error()))
+}
+
+func scrubValue(s string) string {
+	// yaml quotes offending values between backticks.
+	for {
+		i := strings.IndexByte(s, '`')
+		if i < 0 {
+			return s
+		}
+		j := strings.IndexByte(s[i+1:], '`')
+		if j < 0 {
+			return s[:i] + "..."
+		}
+		s = s[:i] + "<value>" + s[i+1+j+1:]
+	}
+}
+
+// ProfileNames lists profile names, sorted.
+func ProfileNames(ps map[string]*Profile) []string {
+	names := make([]string, 0, len(ps))
+	for n := range ps {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Settings turns a profile into a settings layer. Relative paths are
+// relative to the profiles file's directory; a leading ~/ is home.
+func (p *Profile) Settings(name, dir, home string) (Settings, error) {
+	var s Settings
+	path := func(f string) string {
+		switch {
+		case f == "":
+			return ""
+		case strings.HasPrefix(f, "~/") && home != "":
+			return filepath.Join(home, f[2:])
+		case filepath.IsAbs(f) || dir == "":
+			return f
+		}
+		return filepath.Join(dir, f)
+	}
+	where := "profile " + quoteKey(name)
+	if len(p.Brokers) > 0 {
+		b, err := ParseBrokers(strings.Join(p.Brokers, ","))
+		if err != nil {
+			return s, fmt.Errorf("%s: brokers: %w", where, err)
+		}
+		s.Brokers = b
+	}
+	s.ClientID = p.ClientID
+	if t := p.TLS; t != nil {
+		on := true
+		s.TLS.Enabled = &on
+		if t.Enabled != nil {
+			s.TLS.Enabled = t.Enabled
+		}
+		s.TLS.CAFile = path(t.CA)
+		s.TLS.CertFile, s.TLS.KeyFile = path(t.Cert), path(t.Key)
+		s.TLS.ServerName = t.ServerName
+		s.TLS.InsecureSkipVerify = t.InsecureSkipVerify
+		if (t.Cert == "") != (t.Key == "") {
+			return s, fmt.Errorf("%s: tls.cert and tls.key go together", where)
+		}
+	}
+	if a := p.SASL; a != nil {
+		s.SASL.Source = where
+		if a.Mechanism != "" {
+			m, err := ParseMechanism(a.Mechanism)
+			if err != nil {
+				return s, fmt.Errorf("%s: sasl.mechanism: %w", where, err)
+			}
+			s.SASL.Mechanism = m
+		} else {
+			s.SASL.Required = true
+		}
+		s.SASL.User = a.User
+		s.SASL.PasswordFile, s.SASL.PasswordEnv = path(a.PasswordFile), a.PasswordEnv
+		s.SASL.TokenFile, s.SASL.TokenEnv = path(a.TokenFile), a.TokenEnv
+		if a.PasswordFile != "" && a.PasswordEnv != "" {
+			return s, fmt.Errorf("%s: set only one of sasl.password_file and sasl.password_env", where)
+		}
+		if a.TokenFile != "" && a.TokenEnv != "" {
+			return s, fmt.Errorf("%s: set only one of sasl.token_file and sasl.token_env", where)
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,392 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// ignoredClientKeys are Java client settings with no bearing on how
+// offsetctl connects or authenticates (tuning, serdes, consumer/producer
+// behaviour): accepted and reported in one note, never an error.
+var ignoredClientKeys = map[string]bool{
+	"request.timeout.ms": true, "default.api.timeout.ms": true, "retries": true,
+	"retry.backoff.ms": true, "retry.backoff.max.ms": true, "metadata.max.age.ms": true,
+	"connections.max.idle.ms": true, "reconnect.backoff.ms": true, "reconnect.backoff.max.ms": true,
+	"socket.connection.setup.timeout.ms": true, "socket.connection.setup.timeout.max.ms": true,
+	"receive.buffer.bytes": true, "send.buffer.bytes": true, "client.dns.lookup": true,
+	"client.rack": true, "metrics.recording.level": true, "metrics.num.samples": true,
+	"metrics.sample.window.ms": true, "metric.reporters": true, "auto.include.jmx.reporter": true,
+	"enable.metrics.push": true, "group.id": true, "group.instance.id": true, "group.protocol": true,
+	"key.deserializer": true, "value.deserializer": true, "key.serializer": true, "value.serializer": true,
+	"enable.auto.commit": true, "auto.commit.interval.ms": true, "auto.offset.reset": true,
+	"isolation.level": true, "max.poll.records": true, "max.poll.interval.ms": true,
+	"session.timeout.ms": true, "heartbeat.interval.ms": true, "fetch.min.bytes": true,
+	"fetch.max.bytes": true, "fetch.max.wait.ms": true, "max.partition.fetch.bytes": true,
+	"acks": true, "linger.ms": true, "batch.size": true, "compression.type": true,
+	"enable.idempotence": true, "delivery.timeout.ms": true, "max.block.ms": true,
+	"buffer.memory": true, "max.request.size": true, "max.in.flight.requests.per.connection": true,
+	"exclude.internal.topics": true, "allow.auto.create.topics": true, "check.crcs": true,
+	"interceptor.classes": true, "partition.assignment.strategy": true,
+}
+
+// ignoredSecurityKeys are ssl.*/sasl.* keys whose usual values change
+// nothing for a Go client; with any other ssl./sasl. key, offsetctl refuses.
+var ignoredSecurityKeys = map[string]bool{
+	"ssl.keymanager.algorithm":              true, // JVM KeyManagerFactory name
+	"ssl.trustmanager.algorithm":            true, // JVM TrustManagerFactory name
+	"ssl.protocol":                          true, // Go negotiates TLS 1.2/1.3
+	"ssl.enabled.protocols":                 true,
+	"ssl.cipher.suites":                     true, // Go's secure defaults
+	"ssl.secure.random.implementation":      true,
+	"ssl.truststore.password":               true, // meaningless for PEM
+	"ssl.keystore.password":                 true, // meaningless for PEM
+	"sasl.login.refresh.window.factor":      true,
+	"sasl.login.refresh.window.jitter":      true,
+	"sasl.login.refresh.min.period.seconds": true,
+	"sasl.login.refresh.buffer.seconds":     true,
+	"sasl.login.connect.timeout.ms":         true,
+	"sasl.login.read.timeout.ms":            true,
+	"sasl.login.retry.backoff.ms":           true,
+	"sasl.login.retry.backoff.max.ms":       true,
+}
+
+// awsIAMHandler is the callback handler MSK IAM client configs name.
+const awsIAMHandler = "software.amazon.msk.auth.iam.IAMClientCallbackHandler"
+
+// FromProperties maps a Java client properties file (the --command-config
+// operators pass to Apache's tools) onto Settings. notes are harmless keys
+// it ignored, for one line on stderr. An error names the key and never
+// echoes a value that could be secret.
+func FromProperties(p Properties) (Settings, []string, error) {
+	var s Settings
+	s.SASL.Source = "--command-config"
+	m := p.Map()
+	var ignored []string
+	var saslIgnored bool
+	protocol := ""
+	if v, ok := m["security.protocol"]; ok {
+		protocol = strings.ToUpper(strings.TrimSpace(v))
+		on := func(b bool) *bool { return &b }
+		switch protocol {
+		case "PLAINTEXT":
+			s.TLS.Enabled = on(false)
+			s.SASL.Mechanism = MechNone
+		case "SSL":
+			s.TLS.Enabled = on(true)
+			s.SASL.Mechanism = MechNone
+		case "SASL_PLAINTEXT":
+			s.TLS.Enabled = on(false)
+			s.SASL.Required = true
+		case "SASL_SSL":
+			s.TLS.Enabled = on(true)
+			s.SASL.Required = true
+		default:
+			return s, nil, fmt.Errorf("security.protocol=%s is not one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL", quoteKey(v))
+		}
+	}
+	saslOn := strings.HasPrefix(protocol, "SASL_")
+
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := m[k]
+		tv := strings.TrimSpace(v)
+		switch k {
+		case "security.protocol":
+		case "bootstrap.servers":
+			b, err := ParseBrokers(v)
+			if err != nil {
+				return s, nil, fmt.Errorf("bootstrap.servers: %w", err)
+			}
+			s.Brokers = b
+		case "client.id":
+			s.ClientID = tv
+		case "sasl.mechanism":
+			if !saslOn {
+				saslIgnored = true
+				continue
+			}
+			mech, err := ParseMechanism(tv)
+			if err != nil {
+				return s, nil, fmt.Errorf("sasl.mechanism: %w", err)
+			}
+			s.SASL.Mechanism = mech
+		case "sasl.jaas.config":
+			if !saslOn {
+				saslIgnored = true
+				continue
+			}
+			j, err := ParseJAAS(v)
+			if err != nil {
+				return s, nil, fmt.Errorf("sasl.jaas.config: %w", err)
+			}
+			if err := j.apply(&s.SASL); err != nil {
+				return s, nil, fmt.Errorf("sasl.jaas.config: %w", err)
+			}
+		case "sasl.client.callback.handler.class":
+			if tv != awsIAMHandler {
+				return s, nil, fmt.Errorf("sasl.client.callback.handler.class is not supported (only %s, for aws-msk-iam)", awsIAMHandler)
+			}
+		case "ssl.truststore.type", "ssl.keystore.type":
+			if !strings.EqualFold(tv, "PEM") {
+				return s, nil, fmt.Errorf("%s=%s is not supported: only PEM stores are (convert with keytool -exportcert -rfc / openssl pkcs12 -nodes)", k, quoteKey(tv))
+			}
+		case "ssl.truststore.location":
+			if !strings.EqualFold(strings.TrimSpace(m["ssl.truststore.type"]), "PEM") {
+				return s, nil, errors.New("ssl.truststore.location without ssl.truststore.type=PEM: Java reads it as JKS, which is not supported; convert the store to PEM and set ssl.truststore.type=PEM")
+			}
+			s.TLS.CAFile = tv
+		case "ssl.truststore.certificates":
+			s.TLS.CAPEM = v
+		case "ssl.keystore.location":
+			if !strings.EqualFold(strings.TrimSpace(m["ssl.keystore.type"]), "PEM") {
+				return s, nil, errors.New("ssl.keystore.location without ssl.keystore.type=PEM: Java reads it as JKS, which is not supported; convert the store to PEM (key and certificate chain in one file) and set ssl.keystore.type=PEM")
+			}
+			// A PEM keystore file holds the key and the chain.
+			s.TLS.CertFile, s.TLS.KeyFile = tv, tv
+		case "ssl.keystore.certificate.chain":
+			s.TLS.CertPEM = v
+		case "ssl.keystore.key":
+			s.TLS.KeyPEM = Secret(v)
+		case "ssl.key.password":
+			return s, nil, errors.New("ssl.key.password is not supported: encrypted private keys cannot be read; decrypt the key (openssl pkcs8 -topk8 -nocrypt) and protect the file with permissions")
+		case "ssl.endpoint.identification.algorithm":
+			switch strings.ToLower(tv) {
+			case "":
+				t := true
+				s.TLS.SkipHostnameCheck = &t
+			case "https":
+				f := false
+				s.TLS.SkipHostnameCheck = &f
+			default:
+				return s, nil, fmt.Errorf("ssl.endpoint.identification.algorithm=%s is not supported (use https, or empty to skip the host name check)", quoteKey(tv))
+			}
+		default:
+			switch {
+			case ignoredSecurityKeys[k] || ignoredClientKeys[k]:
+				ignored = append(ignored, k)
+			case strings.HasPrefix(k, "ssl.") || strings.HasPrefix(k, "sasl.") || strings.HasPrefix(k, "security."):
+				return s, nil, fmt.Errorf("%s is not supported by offsetctl; remove it or use flags (see offsetctl --help)", quoteKey(k))
+			default:
+				ignored = append(ignored, k)
+			}
+		}
+	}
+	if s.TLS.CAFile != "" && s.TLS.CAPEM != "" {
+		return s, nil, errors.New("set only one of ssl.truststore.location and ssl.truststore.certificates")
+	}
+	if s.TLS.CertFile != "" && (s.TLS.CertPEM != "" || s.TLS.KeyPEM != "") {
+		return s, nil, errors.New("set either ssl.keystore.location or ssl.keystore.certificate.chain + ssl.keystore.key, not both")
+	}
+	if (s.TLS.CertPEM != "") != (s.TLS.KeyPEM != "") {
+		return s, nil, errors.New("ssl.keystore.certificate.chain and ssl.keystore.key go together")
+	}
+	var notes []string
+	if len(ignored) > 0 {
+		notes = append(notes, "ignoring client settings that do not apply to offsetctl: "+strings.Join(ignored, ", "))
+	}
+	if saslIgnored {
+		notes = append(notes, fmt.Sprintf("ignoring sasl.* settings: security.protocol is %s, not SASL_PLAINTEXT or SASL_SSL", orDefault(protocol, "unset (PLAINTEXT)")))
+	}
+	return s, notes, nil
+}
+
+// JAAS is a parsed sasl.jaas.config: one login module and its options.
+type JAAS struct {
+	Module  string
+	Flag    string
+	Options map[string]string
+}
+
+// Known login modules.
+const (
+	jaasPlain  = "org.apache.kafka.common.security.plain.PlainLoginModule"
+	jaasScram  = "org.apache.kafka.common.security.scram.ScramLoginModule"
+	jaasOAuth  = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
+	jaasAWSIAM = "software.amazon.msk.auth.iam.IAMLoginModule"
+)
+
+// ParseJAAS parses a Kafka sasl.jaas.config value:
+//
+//	ModuleClass required key="value" key2=word;
+//
+// Exactly one module, as Kafka requires. Quoted values take backslash
+// escapes. Errors never include option values.
+func ParseJAAS(s string) (JAAS, error) {
+	toks, err := jaasTokens(s)
+	if err != nil {
+		return JAAS{}, err
+	}
+	var j JAAS
+	if len(toks) == 0 {
+		return j, errors.New("empty: expected `LoginModuleClass required key=\"value\" ...;`")
+	}
+	if toks[0].quoted || toks[0].text == ";" || toks[0].text == "=" {
+		return j, errors.New("must start with a login module class name")
+	}
+	j.Module = toks[0].text
+	if len(toks) < 2 || toks[1].quoted {
+		return j, errors.New("missing control flag after the login module (required, requisite, sufficient or optional)")
+	}
+	switch f := strings.ToLower(toks[1].text); f {
+	case "required", "requisite", "sufficient", "optional":
+		j.Flag = f
+	default:
+		return j, errors.New("missing control flag after the login module (required, requisite, sufficient or optional)")
+	}
+	j.Options = map[string]string{}
+	i := 2
+	for {
+		if i >= len(toks) {
+			return j, errors.New("missing ';' at the end")
+		}
+		if !toks[i].quoted && toks[i].text == ";" {
+			i++
+			break
+		}
+		if toks[i].quoted || toks[i].text == "=" {
+			return j, errors.New("expected an option name")
+		}
+		name := toks[i].text
+		if i+2 >= len(toks) || toks[i+1].quoted || toks[i+1].text != "=" {
+			return j, fmt.Errorf("option %s has no `=value`", quoteKey(name))
+		}
+		val := toks[i+2]
+		if !val.quoted && (val.text == ";" || val.text == "=") {
+			return j, fmt.Errorf("option %s has no value", quoteKey(name))
+		}
+		j.Options[name] = val.text
+		i += 3
+	}
+	if i != len(toks) {
+		return j, errors.New("holds more than one login module; Kafka clients take exactly one")
+	}
+	return j, nil
+}
+
+type jaasToken struct {
+	text   string
+	quoted bool
+}
+
+func jaasTokens(s string) ([]jaasToken, error) {
+	var out []jaasToken
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
+			i++
+		case c == ';' || c == '=':
+			out = append(out, jaasToken{text: string(c)})
+			i++
+		case c == '"':
+			var b strings.Builder
+			i++
+			closed := false
+			for i < len(s) {
+				c := s[i]
+				if c == '"' {
+					closed = true
+					i++
+					break
+				}
+				if c == '\\' && i+1 < len(s) {
+					i++
+					switch s[i] {
+					case 'n':
+						b.WriteByte('\n')
+					case 't':
+						b.WriteByte('\t')
+					case 'r':
+						b.WriteByte('\r')
+					default:
+						b.WriteByte(s[i])
+					}
+					i++
+					continue
+				}
+				b.WriteByte(c)
+				i++
+			}
+			if !closed {
+				return nil, errors.New("a quoted value is not closed")
+			}
+			out = append(out, jaasToken{text: b.String(), quoted: true})
+		default:
+			j := i
+			for j < len(s) && !strings.ContainsRune(" \t\n\r\f;=\"", rune(s[j])) {
+				j++
+			}
+			out = append(out, jaasToken{text: s[i:j]})
+			i = j
+		}
+	}
+	return out, nil
+}
+
+// apply copies what the module says into a; unsupported modules and
+// options are named in the error.
+func (j JAAS) apply(a *SASLSettings) error {
+	opts := func(allowed ...string) error {
+		var bad []string
+		for k := range j.Options {
+			ok := false
+			for _, al := range allowed {
+				if k == al {
+					ok = true
+				}
+			}
+			if !ok {
+				bad = append(bad, k)
+			}
+		}
+		sort.Strings(bad)
+		if len(bad) > 0 {
+			return fmt.Errorf("option(s) %s of %s are not supported", strings.Join(bad, ", "), shortModule(j.Module))
+		}
+		return nil
+	}
+	switch j.Module {
+	case jaasPlain, jaasScram:
+		if err := opts("username", "password"); err != nil {
+			return err
+		}
+		a.User = j.Options["username"]
+		if pw, ok := j.Options["password"]; ok {
+			a.Password = Secret(pw)
+		}
+		if a.Mechanism == "" {
+			if j.Module == jaasPlain {
+				a.Mechanism = MechPlain
+			}
+		}
+	case jaasOAuth:
+		// Tokens come from --sasl-token-file or KAFKA_SASL_TOKEN; Java's
+		// unsecured-token and token-endpoint options do not apply.
+		if err := opts(); err != nil {
+			return err
+		}
+	case jaasAWSIAM:
+		if err := opts(); err != nil {
+			return fmt.Errorf("%w (credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN)", err)
+		}
+	case "com.sun.security.auth.module.Krb5LoginModule":
+		return errors.New("Krb5LoginModule (GSSAPI/Kerberos) is not supported")
+	default:
+		return fmt.Errorf("login module %s is not supported (PlainLoginModule, ScramLoginModule, OAuthBearerLoginModule, IAMLoginModule are)", quoteKey(j.Module))
+	}
+	return nil
+}
+
+func shortModule(m string) string {
+	if i := strings.LastIndexByte(m, '.'); i >= 0 {
+		return m[i+1:]
+	}
+	return m
+}

@@ -1,0 +1,119 @@
+package cluster
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+)
+
+// Sources are every place connection settings come from, highest first:
+// Flags, the CommandConfig properties file, the named Profile, the
+// KAFKA_BROKERS environment variable, DefaultBrokers.
+type Sources struct {
+	Env
+	Flags         Settings
+	CommandConfig string // --command-config FILE
+	Profile       string // --profile NAME
+}
+
+// Connection is the resolved connection: brokers, client id, TLS and SASL,
+// plus lines for stderr and the secrets that must never be printed.
+type Connection struct {
+	Brokers  []string
+	ClientID string
+	Security
+	// Notes are informational (ignored harmless keys); Warnings are
+	// about weakened security and are printed every time.
+	Notes []string
+}
+
+// Connect merges the sources and resolves certificates and secrets.
+// Every error is about input (a flag, file, profile or missing secret).
+func Connect(src Sources) (Connection, error) {
+	var conn Connection
+	var merged Settings
+	if b := src.Getenv("KAFKA_BROKERS"); b != "" {
+		brokers, err := ParseBrokers(b)
+		if err != nil {
+			return conn, fmt.Errorf("KAFKA_BROKERS: %w", err)
+		}
+		merged.Brokers = brokers
+	}
+	if src.Profile != "" {
+		ps, err := LoadProfile(src.Env, src.Profile)
+		if err != nil {
+			return conn, err
+		}
+		merged = merged.Merge(ps)
+	}
+	if src.CommandConfig != "" {
+		b, err := src.ReadFile(src.CommandConfig)
+		if err != nil {
+			return conn, fmt.Errorf("--command-config: %w", err)
+		}
+		props, err := ParseProperties(bytes.NewReader(b))
+		if err != nil {
+			return conn, fmt.Errorf("--command-config %s: %w", src.CommandConfig, err)
+		}
+		cs, notes, err := FromProperties(props)
+		if err != nil {
+			return conn, fmt.Errorf("--command-config %s: %w", src.CommandConfig, err)
+		}
+		for _, n := range notes {
+			conn.Notes = append(conn.Notes, "--command-config: "+n)
+		}
+		merged = merged.Merge(cs)
+	}
+	merged = merged.Merge(src.Flags)
+	if len(merged.Brokers) == 0 {
+		merged.Brokers = []string{DefaultBrokers}
+	}
+	sec, err := merged.Resolve(src.Env)
+	if err != nil {
+		return conn, err
+	}
+	conn.Brokers, conn.ClientID, conn.Security = merged.Brokers, merged.ClientID, sec
+	return conn, nil
+}
+
+// LoadProfile reads the profiles file and returns the named profile as a
+// settings layer.
+func LoadProfile(env Env, name string) (Settings, error) {
+	path := ProfilesPath(env.Getenv)
+	if path == "" {
+		return Settings{}, fmt.Errorf("--profile %s: no profiles file: set %s or HOME", quoteKey(name), EnvConfig)
+	}
+	b, err := env.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Settings{}, fmt.Errorf("--profile %s: no profiles file at %s", quoteKey(name), path)
+	}
+	if err != nil {
+		return Settings{}, fmt.Errorf("--profile %s: %w", quoteKey(name), err)
+	}
+	ps, err := ParseProfiles(bytes.NewReader(b))
+	if err != nil {
+		return Settings{}, fmt.Errorf("profiles file %s: %w", path, err)
+	}
+	p, ok := ps[name]
+	if !ok {
+		names := ProfileNames(ps)
+		if len(names) == 0 {
+			return Settings{}, fmt.Errorf("--profile %s: %s defines no profiles", quoteKey(name), path)
+		}
+		return Settings{}, fmt.Errorf("--profile %s: not in %s (profiles: %s)", quoteKey(name), path, joinComma(names))
+	}
+	return p.Settings(name, filepath.Dir(path), env.Getenv("HOME"))
+}
+
+func joinComma(s []string) string {
+	out := ""
+	for i, v := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += v
+	}
+	return out
+}
