@@ -138,6 +138,9 @@ func (a *app) commands() []*cobra.Command {
 	return []*cobra.Command{
 		a.groupsCmd(),
 		a.lagCmd(),
+		a.resetCmd(),
+		a.deleteOffsetsCmd(),
+		a.deleteGroupCmd(),
 		a.replayCmd(),
 		a.demoCmd(),
 		a.playgroundCmd(),

@@ -1,0 +1,269 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/offsetctl/offsetctl/cluster"
+)
+
+// DeleteOffsetsRow is one partition of a delete-offsets plan.
+type DeleteOffsetsRow struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Current   *int64 `json:"current"`
+	Status    string `json:"status"`
+	Error     string `json:"error"`
+}
+
+// DeleteOffsetsPlan is the plan of `delete-offsets`.
+type DeleteOffsetsPlan struct {
+	Group      string             `json:"group"`
+	State      string             `json:"state"`
+	Members    int                `json:"members"`
+	Executed   bool               `json:"executed"`
+	Backup     string             `json:"backup"`
+	Error      string             `json:"error,omitempty"`
+	Partitions []DeleteOffsetsRow `json:"partitions"`
+}
+
+// PlanDeleteOffsets lists the scoped partitions of group with their
+// commits. Unknown topics or partitions are a *UsageError.
+func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPlan, error) {
+	p := DeleteOffsetsPlan{Group: group, Partitions: []DeleteOffsetsRow{}}
+	g, ok := s.Group(group)
+	if !ok {
+		return p, usagef("group %s was not gathered", group)
+	}
+	p.State, p.Members = g.State, len(g.Members)
+	if !g.Exists {
+		p.State = "Dead"
+	}
+	switch {
+	case g.Err != nil:
+		p.Error = fmt.Sprintf("describing group %s: %v", group, g.Err)
+		return p, nil
+	case g.CommitErr != nil:
+		p.Error = fmt.Sprintf("fetching committed offsets of group %s: %v", group, g.CommitErr)
+		return p, nil
+	}
+	for _, t := range scope.TopicNames() {
+		if err := s.Offsets.TopicErr[t]; err != nil {
+			return p, usagef("%v", err)
+		}
+		parts, ok := s.Offsets.Partitions[t]
+		if !ok {
+			return p, usagef("topic %s does not exist", t)
+		}
+		want := scope.Topics[t]
+		if want == nil {
+			for q := range parts {
+				want = append(want, q)
+			}
+			sort.Slice(want, func(i, j int) bool { return want[i] < want[j] })
+		}
+		for _, q := range want {
+			if _, ok := parts[q]; !ok {
+				return p, usagef("partition %d does not exist in topic %s (it has %d partitions)", q, t, len(parts))
+			}
+			row := DeleteOffsetsRow{Topic: t, Partition: q, Status: "would delete"}
+			if c, ok := g.Commits[t][q]; ok {
+				if c.Err != nil {
+					row.Error = fmt.Sprintf("committed offset: %v", c.Err)
+				} else {
+					off := c.Offset
+					row.Current = &off
+				}
+			} else {
+				row.Status = "no commit"
+			}
+			p.Partitions = append(p.Partitions, row)
+		}
+	}
+	return p, nil
+}
+
+// BackupRows returns the pre-delete state of the plan's partitions.
+func (p DeleteOffsetsPlan) BackupRows() BackupGroup {
+	bg := BackupGroup{Group: p.Group}
+	for _, r := range p.Partitions {
+		row := PlanRow{Group: p.Group, Topic: r.Topic, Partition: r.Partition, NoCommit: r.Current == nil}
+		if r.Current != nil {
+			row.Offset = *r.Current
+		}
+		bg.Rows = append(bg.Rows, row)
+	}
+	return bg
+}
+
+// Errors lists the plan's errors, naming group, topic and partition.
+func (p DeleteOffsetsPlan) Errors() []string {
+	var out []string
+	if p.Error != "" {
+		out = append(out, p.Error)
+	}
+	for _, r := range p.Partitions {
+		if r.Error != "" {
+			out = append(out, fmt.Sprintf("group %s topic %s partition %d: %s", p.Group, r.Topic, r.Partition, r.Error))
+		}
+	}
+	return out
+}
+
+// ExecuteDeleteOffsets sends one OffsetDelete for the plan's partitions and
+// then reads the group's offsets back to confirm they are gone.
+func ExecuteDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffsetsPlan) error {
+	set := kadm.TopicsSet{}
+	for _, r := range p.Partitions {
+		set.Add(r.Topic, r.Partition)
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	resp, err := adm.DeleteOffsets(ctx, p.Group, set)
+	if err != nil {
+		// A group-level error (NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, ...)
+		// applies to every partition.
+		msg := ExplainError(err)
+		for i := range p.Partitions {
+			p.Partitions[i].Status = "failed"
+			p.Partitions[i].Error = msg
+		}
+		return nil
+	}
+	p.Executed = true
+	for i := range p.Partitions {
+		r := &p.Partitions[i]
+		perr, ok := resp[r.Topic][r.Partition]
+		switch {
+		case !ok:
+			r.Status, r.Error = "failed", "missing from the broker's response"
+		case perr != nil:
+			r.Status, r.Error = "failed", ExplainError(perr)
+		default:
+			r.Status = "deleted"
+			if r.Current == nil {
+				r.Status = "no commit"
+			}
+		}
+	}
+	fetched, err := adm.FetchOffsets(ctx, p.Group)
+	if err != nil {
+		p.Error = fmt.Sprintf("reading back offsets of group %s: %v", p.Group, err)
+		return nil
+	}
+	for i := range p.Partitions {
+		r := &p.Partitions[i]
+		if r.Error != "" {
+			continue
+		}
+		if o, ok := fetched.Lookup(r.Topic, r.Partition); ok && o.Err == nil && o.At >= 0 {
+			r.Status, r.Error = "failed", fmt.Sprintf("verify: still committed at %d", o.At)
+		}
+	}
+	return nil
+}
+
+// DeleteGroupRow is one group of `delete-group`.
+type DeleteGroupRow struct {
+	Group   string `json:"group"`
+	Type    string `json:"type"`
+	State   string `json:"state"`
+	Members int    `json:"members"`
+	Commits int    `json:"commits"`
+	Status  string `json:"status"`
+	Error   string `json:"error"`
+}
+
+// PlanDeleteGroups describes what deleting the groups would do.
+func PlanDeleteGroups(s *Snapshot, groups []string) []DeleteGroupRow {
+	var out []DeleteGroupRow
+	for _, name := range groups {
+		row := DeleteGroupRow{Group: name, Status: "would delete"}
+		g, ok := s.Group(name)
+		if !ok {
+			row.Error = "not gathered"
+			out = append(out, row)
+			continue
+		}
+		row.Type, row.State, row.Members = g.Type, g.State, len(g.Members)
+		for _, ps := range g.Commits {
+			row.Commits += len(ps)
+		}
+		switch {
+		case g.Err != nil:
+			row.Error = fmt.Sprintf("describing group: %v", g.Err)
+		case !g.Exists:
+			row.State, row.Status = "Dead", "does not exist"
+		case LiveGroupReason(g.GroupInfo) != "":
+			row.Status = "would fail: group has live members (NON_EMPTY_GROUP)"
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// BackupGroups returns the committed offsets of the groups, for a backup
+// before deleting them.
+func BackupGroups(s *Snapshot, groups []string) []BackupGroup {
+	var out []BackupGroup
+	for _, name := range groups {
+		g, ok := s.Group(name)
+		if !ok {
+			continue
+		}
+		bg := BackupGroup{Group: name}
+		for t, ps := range g.Commits {
+			for p, c := range ps {
+				if c.Err == nil {
+					bg.Rows = append(bg.Rows, PlanRow{Group: name, Topic: t, Partition: p, Offset: c.Offset})
+				}
+			}
+		}
+		sort.Slice(bg.Rows, func(i, j int) bool {
+			if bg.Rows[i].Topic != bg.Rows[j].Topic {
+				return bg.Rows[i].Topic < bg.Rows[j].Topic
+			}
+			return bg.Rows[i].Partition < bg.Rows[j].Partition
+		})
+		out = append(out, bg)
+	}
+	return out
+}
+
+// ExecuteDeleteGroups deletes the groups (one DeleteGroups per
+// coordinator) and records each one's outcome.
+func ExecuteDeleteGroups(ctx context.Context, adm *cluster.Admin, rows []DeleteGroupRow) error {
+	var names []string
+	for _, r := range rows {
+		if r.Error == "" {
+			names = append(names, r.Group)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	resp, err := adm.DeleteGroups(ctx, names...)
+	if err != nil && !isShardErr(err) {
+		return fmt.Errorf("deleting groups: %w", err)
+	}
+	for i := range rows {
+		r := &rows[i]
+		if r.Error != "" {
+			continue
+		}
+		d, ok := resp[r.Group]
+		switch {
+		case !ok:
+			r.Status, r.Error = "failed", "missing from the broker's response"
+		case d.Err != nil:
+			r.Status, r.Error = "failed", ExplainError(d.Err)
+		default:
+			r.Status = "deleted"
+		}
+	}
+	return nil
+}

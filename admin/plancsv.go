@@ -1,0 +1,275 @@
+package admin
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Reset plans use Apache's kafka-consumer-groups CSV, without a header:
+// "topic,partition,offset" for one group or "group,topic,partition,offset".
+//
+// Backups add two kinds of record that Apache's --from-file parses and then
+// ignores, because their group field is never the group being reset:
+//
+//	offsetctl:backup,GROUP,0,UNIX_MS          the file is a backup of GROUP taken at UNIX_MS
+//	offsetctl:no-commit:GROUP,TOPIC,P,0       GROUP had no committed offset on TOPIC/P
+//
+// Apache's reader accepts neither comments, blank lines inside the file nor a
+// header, so the markers are ordinary records.
+const (
+	BackupMarker   = "offsetctl:backup"
+	NoCommitPrefix = "offsetctl:no-commit:"
+)
+
+// PlanRow is one row of a plan file.
+type PlanRow struct {
+	Group     string // empty in a three-column file
+	Topic     string
+	Partition int32
+	Offset    int64
+	// NoCommit marks a backup row saying the group had no commit here: a
+	// restore deletes the group's offset for the partition.
+	NoCommit bool
+	Line     int
+}
+
+// PlanFile is a parsed plan.
+type PlanFile struct {
+	// Columns is 3 (topic,partition,offset) or 4 (group first).
+	Columns int
+	Rows    []PlanRow
+	// Backups maps each group the file is a backup of to the backup time
+	// (unix ms). Rows of those groups are restored verbatim, not clamped.
+	Backups map[string]int64
+}
+
+// maxPlanLine bounds a plan line (a 249-char topic and a long group name fit).
+const maxPlanLine = 64 << 10
+
+// ParsePlanCSV parses a plan. It accepts everything Apache's --from-file
+// accepts (LF or CRLF lines, trailing blank lines, CSV quoting) and, for
+// hand-written plans, also blank lines, lines starting with '#' and a header
+// line (topic,partition,offset or group,topic,partition,offset). Every
+// record must have the same number of fields, 3 or 4. A partition listed
+// twice for the same group with different offsets is an error.
+func ParsePlanCSV(data []byte) (PlanFile, error) {
+	pf := PlanFile{Backups: map[string]int64{}}
+	type key struct {
+		group, topic string
+		partition    int32
+	}
+	seen := map[key]PlanRow{}
+	lines := bytes.Split(data, []byte("\n"))
+	for i, raw := range lines {
+		n := i + 1
+		line := strings.TrimSuffix(string(raw), "\r")
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		if len(line) > maxPlanLine {
+			return pf, fmt.Errorf("line %d: longer than %d bytes", n, maxPlanLine)
+		}
+		r := csv.NewReader(strings.NewReader(line))
+		r.FieldsPerRecord = -1
+		fields, err := r.Read()
+		if err != nil {
+			return pf, fmt.Errorf("line %d: %v", n, csvErr(err))
+		}
+		if _, err := r.Read(); err != io.EOF {
+			return pf, fmt.Errorf("line %d: more than one record (a quoted newline?)", n)
+		}
+		raw := append([]string(nil), fields...)
+		// Group names may have blanks; topics and numbers cannot.
+		for j := range fields {
+			if len(fields) != 4 || j > 0 {
+				fields[j] = strings.TrimSpace(fields[j])
+			}
+		}
+		if isHeader(fields) {
+			if len(pf.Rows) > 0 || pf.Columns != 0 {
+				return pf, fmt.Errorf("line %d: header line after data", n)
+			}
+			pf.Columns = len(fields)
+			continue
+		}
+		if len(fields) != 3 && len(fields) != 4 {
+			return pf, fmt.Errorf("line %d: want topic,partition,offset or group,topic,partition,offset, got %d fields", n, len(fields))
+		}
+		if pf.Columns == 0 {
+			pf.Columns = len(fields)
+		} else if pf.Columns != len(fields) {
+			return pf, fmt.Errorf("line %d: %d fields, but earlier lines have %d", n, len(fields), pf.Columns)
+		}
+		row := PlanRow{Line: n}
+		f := fields
+		if len(f) == 4 {
+			row.Group = f[0]
+			if row.Group == "" {
+				return pf, fmt.Errorf("line %d: empty group", n)
+			}
+			f = f[1:]
+		}
+		if row.Group == BackupMarker {
+			ms, err := strconv.ParseInt(f[2], 10, 64)
+			if err != nil || raw[1] == "" {
+				return pf, fmt.Errorf("line %d: bad %s record", n, BackupMarker)
+			}
+			pf.Backups[raw[1]] = ms
+			continue
+		}
+		if g, ok := strings.CutPrefix(row.Group, NoCommitPrefix); ok {
+			if g == "" {
+				return pf, fmt.Errorf("line %d: %s with no group", n, NoCommitPrefix)
+			}
+			row.Group, row.NoCommit = g, true
+		}
+		if err := validTopicName(f[0]); err != nil {
+			return pf, fmt.Errorf("line %d: topic %q: %v", n, f[0], err)
+		}
+		row.Topic = f[0]
+		p, err := ParsePartition(f[1])
+		if err != nil {
+			return pf, fmt.Errorf("line %d: %v", n, err)
+		}
+		row.Partition = p
+		off, err := ParseOffset(f[2])
+		if err != nil {
+			return pf, fmt.Errorf("line %d: %v", n, err)
+		}
+		row.Offset = off
+		if row.NoCommit {
+			row.Offset = 0
+		}
+		k := key{row.Group, row.Topic, row.Partition}
+		if prev, dup := seen[k]; dup {
+			if prev.Offset != row.Offset || prev.NoCommit != row.NoCommit {
+				return pf, fmt.Errorf("line %d: %s partition %d listed again with a different offset (first on line %d)", n, row.Topic, row.Partition, prev.Line)
+			}
+			continue
+		}
+		seen[k] = row
+		pf.Rows = append(pf.Rows, row)
+	}
+	if pf.Columns == 0 {
+		pf.Columns = 4
+	}
+	return pf, nil
+}
+
+func csvErr(err error) error {
+	var pe *csv.ParseError
+	if e, ok := err.(*csv.ParseError); ok {
+		pe = e
+		return pe.Err
+	}
+	return err
+}
+
+func isHeader(f []string) bool {
+	lower := make([]string, len(f))
+	for i, s := range f {
+		lower[i] = strings.ToLower(s)
+	}
+	j := strings.Join(lower, ",")
+	return j == "topic,partition,offset" || j == "group,topic,partition,offset"
+}
+
+// GroupsIn returns the groups a four-column plan names, in file order.
+func (pf PlanFile) GroupsIn() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range pf.Rows {
+		if !seen[r.Group] {
+			seen[r.Group] = true
+			out = append(out, r.Group)
+		}
+	}
+	return out
+}
+
+// RowsFor returns the rows that apply to group: every row of a
+// three-column file, or the rows naming group in a four-column one.
+func (pf PlanFile) RowsFor(group string) []PlanRow {
+	if pf.Columns == 3 {
+		return pf.Rows
+	}
+	var out []PlanRow
+	for _, r := range pf.Rows {
+		if r.Group == group {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// WritePlanCSV writes rows in Apache's format: three columns when
+// withGroup is false, else four. NoCommit rows are written as
+// offsetctl:no-commit:GROUP records (four columns only).
+func WritePlanCSV(w io.Writer, rows []PlanRow, withGroup bool) error {
+	var b strings.Builder
+	for _, r := range rows {
+		b.Reset()
+		if withGroup {
+			g := r.Group
+			if r.NoCommit {
+				g = NoCommitPrefix + g
+			}
+			b.WriteString(csvField(g))
+			b.WriteByte(',')
+		} else if r.NoCommit {
+			return fmt.Errorf("%s partition %d: a no-commit row needs the four-column format", r.Topic, r.Partition)
+		}
+		fmt.Fprintf(&b, "%s,%d,%d\n", csvField(r.Topic), r.Partition, r.Offset)
+		if _, err := io.WriteString(w, b.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// csvField quotes a field when a CSV reader (Apache's Jackson or ours)
+// would otherwise misread it: separators, quotes, line breaks, surrounding
+// blanks, or a leading '#' (a comment to offsetctl's reader).
+func csvField(s string) string {
+	if s == "" || strings.ContainsAny(s, ",\"\r\n") || strings.HasPrefix(s, "#") || strings.TrimSpace(s) != s {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}
+
+// BackupGroup is the state of one group's scoped partitions before a change.
+type BackupGroup struct {
+	Group string
+	// Rows hold the committed offsets; NoCommit rows the partitions the
+	// group had no commit on.
+	Rows []PlanRow
+}
+
+// WriteBackupCSV writes a backup: per group, a backup marker then one row
+// per partition (no-commit markers for partitions without a commit). Apache's
+// --from-file reads the committed offsets from it.
+func WriteBackupCSV(w io.Writer, at time.Time, groups []BackupGroup) error {
+	for _, g := range groups {
+		if strings.ContainsAny(g.Group, "\r\n") {
+			return fmt.Errorf("group %q: a group name with a line break cannot be written to a CSV plan", g.Group)
+		}
+		if _, err := fmt.Fprintf(w, "%s,%s,0,%d\n", BackupMarker, csvField(g.Group), at.UnixMilli()); err != nil {
+			return err
+		}
+		rows := make([]PlanRow, len(g.Rows))
+		for i, r := range g.Rows {
+			r.Group = g.Group
+			rows[i] = r
+		}
+		if err := WritePlanCSV(w, rows, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}

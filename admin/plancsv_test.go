@@ -1,0 +1,181 @@
+package admin
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParsePlanCSV(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		columns int
+		rows    []PlanRow
+		backups map[string]int64
+		err     string
+	}{
+		{name: "apache three columns", in: "orders,0,15\norders,1,12\n", columns: 3,
+			rows: []PlanRow{{Topic: "orders", Partition: 0, Offset: 15, Line: 1}, {Topic: "orders", Partition: 1, Offset: 12, Line: 2}}},
+		{name: "apache four columns, CRLF, trailing blank lines", in: "g1,orders,0,15\r\ng2,orders,0,3\r\n\r\n\n", columns: 4,
+			rows: []PlanRow{{Group: "g1", Topic: "orders", Partition: 0, Offset: 15, Line: 1}, {Group: "g2", Topic: "orders", Partition: 0, Offset: 3, Line: 2}}},
+		{name: "no final newline", in: "orders,0,15", columns: 3, rows: []PlanRow{{Topic: "orders", Partition: 0, Offset: 15, Line: 1}}},
+		{name: "quoted group with a comma", in: "\"a,b\",orders,0,1\n", columns: 4, rows: []PlanRow{{Group: "a,b", Topic: "orders", Partition: 0, Offset: 1, Line: 1}}},
+		{name: "header, comments and blank lines (offsetctl only)", in: "# plan\ntopic,partition,offset\n\norders,2,7\n", columns: 3,
+			rows: []PlanRow{{Topic: "orders", Partition: 2, Offset: 7, Line: 4}}},
+		{name: "backup markers", in: "offsetctl:backup,g1,0,1764496800000\ng1,orders,0,15\noffsetctl:no-commit:g1,orders,1,0\n", columns: 4,
+			rows:    []PlanRow{{Group: "g1", Topic: "orders", Partition: 0, Offset: 15, Line: 2}, {Group: "g1", Topic: "orders", Partition: 1, NoCommit: true, Line: 3}},
+			backups: map[string]int64{"g1": 1764496800000}},
+		{name: "same row twice", in: "orders,0,15\norders,0,15\n", columns: 3, rows: []PlanRow{{Topic: "orders", Partition: 0, Offset: 15, Line: 1}}},
+		{name: "conflicting duplicate", in: "orders,0,15\norders,0,16\n", err: "line 2: orders partition 0 listed again"},
+		{name: "mixed widths", in: "orders,0,15\ng,orders,1,2\n", err: "line 2: 4 fields"},
+		{name: "two fields", in: "orders,0\n", err: "line 1: want topic,partition,offset"},
+		{name: "negative offset", in: "orders,0,-1\n", err: "line 1: offset -1 is negative"},
+		{name: "bad partition", in: "orders,x,1\n", err: "line 1: partition \"x\""},
+		{name: "bad topic", in: "or ders,0,1\n", err: "line 1: topic"},
+		{name: "empty group", in: ",orders,0,1\n", err: "empty group"},
+		{name: "header after data", in: "orders,0,1\ntopic,partition,offset\n", err: "header line after data"},
+		{name: "bare quote", in: "or\"ders,0,1\n", err: "line 1"},
+		{name: "bad backup marker", in: "offsetctl:backup,g,0,x\n", err: "bad offsetctl:backup"},
+		{name: "empty", in: "", columns: 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pf, err := ParsePlanCSV([]byte(tc.in))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error = %v, want containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pf.Columns != tc.columns {
+				t.Errorf("columns = %d, want %d", pf.Columns, tc.columns)
+			}
+			if !reflect.DeepEqual(pf.Rows, tc.rows) {
+				t.Errorf("rows = %+v\nwant %+v", pf.Rows, tc.rows)
+			}
+			if tc.backups == nil {
+				tc.backups = map[string]int64{}
+			}
+			if !reflect.DeepEqual(pf.Backups, tc.backups) {
+				t.Errorf("backups = %v, want %v", pf.Backups, tc.backups)
+			}
+		})
+	}
+}
+
+func TestWritePlanCSV(t *testing.T) {
+	rows := []PlanRow{{Group: "g", Topic: "orders", Partition: 0, Offset: 15}, {Group: "a,b", Topic: "orders", Partition: 1, Offset: 2}}
+	var b bytes.Buffer
+	if err := WritePlanCSV(&b, rows[:1], false); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != "orders,0,15\n" {
+		t.Errorf("three columns = %q", got)
+	}
+	b.Reset()
+	if err := WritePlanCSV(&b, rows, true); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), "g,orders,0,15\n\"a,b\",orders,1,2\n"; got != want {
+		t.Errorf("four columns = %q, want %q", got, want)
+	}
+	if err := WritePlanCSV(&b, []PlanRow{{Topic: "t", NoCommit: true}}, false); err == nil {
+		t.Error("no-commit row in three columns: want an error")
+	}
+}
+
+// A backup written and parsed back gives the same rows and marks the group.
+func TestBackupRoundTrip(t *testing.T) {
+	at := time.UnixMilli(1764496800123)
+	groups := []BackupGroup{
+		{Group: "g1", Rows: []PlanRow{{Topic: "orders", Partition: 0, Offset: 15}, {Topic: "orders", Partition: 1, NoCommit: true}}},
+		{Group: "odd \"name\", really", Rows: []PlanRow{{Topic: "t", Partition: 3, Offset: 0}}},
+	}
+	var b bytes.Buffer
+	if err := WriteBackupCSV(&b, at, groups); err != nil {
+		t.Fatal(err)
+	}
+	want := "offsetctl:backup,g1,0,1764496800123\ng1,orders,0,15\noffsetctl:no-commit:g1,orders,1,0\n" +
+		"offsetctl:backup,\"odd \"\"name\"\", really\",0,1764496800123\n\"odd \"\"name\"\", really\",t,3,0\n"
+	if b.String() != want {
+		t.Fatalf("backup =\n%s\nwant\n%s", b.String(), want)
+	}
+	pf, err := ParsePlanCSV(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pf.Columns != 4 || len(pf.Backups) != 2 || pf.Backups["g1"] != at.UnixMilli() {
+		t.Fatalf("parsed %+v", pf)
+	}
+	for _, g := range groups {
+		got := pf.RowsFor(g.Group)
+		if len(got) != len(g.Rows) {
+			t.Fatalf("group %s: %d rows, want %d", g.Group, len(got), len(g.Rows))
+		}
+		for i, r := range got {
+			w := g.Rows[i]
+			if r.Topic != w.Topic || r.Partition != w.Partition || r.Offset != w.Offset || r.NoCommit != w.NoCommit {
+				t.Errorf("group %s row %d = %+v, want %+v", g.Group, i, r, w)
+			}
+		}
+	}
+	if err := WriteBackupCSV(&b, at, []BackupGroup{{Group: "a\nb"}}); err == nil {
+		t.Error("group with a newline: want an error")
+	}
+}
+
+func FuzzParsePlanCSV(f *testing.F) {
+	for _, s := range []string{
+		"orders,0,15\n", "g,orders,0,15\r\n", "offsetctl:backup,g,0,1\ng,t,0,1\noffsetctl:no-commit:g,t,1,0\n",
+		"# c\n\ntopic,partition,offset\nt,0,1\n", "\"a,b\",t,0,1\n", "t,0,1\nt,0,2\n", "\"\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pf, err := ParsePlanCSV(data)
+		if err != nil {
+			return
+		}
+		if pf.Columns != 3 && pf.Columns != 4 {
+			t.Fatalf("columns %d", pf.Columns)
+		}
+		for _, r := range pf.Rows {
+			if r.Offset < 0 || r.Partition < 0 || r.Topic == "" {
+				t.Fatalf("bad row %+v", r)
+			}
+			if pf.Columns == 4 && r.Group == "" {
+				t.Fatalf("four-column row without group %+v", r)
+			}
+		}
+		// What we parsed, we can write and parse back to the same rows
+		// (groups with line breaks cannot be written).
+		for _, r := range pf.Rows {
+			if strings.ContainsAny(r.Group, "\r\n") {
+				return
+			}
+		}
+		var b bytes.Buffer
+		if err := WritePlanCSV(&b, pf.Rows, pf.Columns == 4); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParsePlanCSV(b.Bytes())
+		if err != nil {
+			t.Fatalf("re-parse of %q: %v", b.String(), err)
+		}
+		if len(back.Rows) != len(pf.Rows) {
+			t.Fatalf("re-parse: %d rows, want %d", len(back.Rows), len(pf.Rows))
+		}
+		for i := range back.Rows {
+			a, b := back.Rows[i], pf.Rows[i]
+			if a.Group != b.Group || a.Topic != b.Topic || a.Partition != b.Partition || a.Offset != b.Offset || a.NoCommit != b.NoCommit {
+				t.Fatalf("re-parse row %d = %+v, want %+v", i, a, b)
+			}
+		}
+	})
+}

@@ -1,0 +1,488 @@
+package admin
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Action is what executing a partition's plan does.
+type Action int
+
+// The actions.
+const (
+	// ActCommit commits Target.
+	ActCommit Action = iota
+	// ActDelete deletes the group's offset (restoring "no commit").
+	ActDelete
+	// ActSkip leaves the partition alone.
+	ActSkip
+)
+
+// PartitionPlan is one partition of a reset plan, and after --execute what
+// happened to it.
+type PartitionPlan struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	LogStart  int64  `json:"log_start"`
+	LogEnd    int64  `json:"log_end"`
+	Current   *int64 `json:"current"`
+	Target    *int64 `json:"target"`
+	Delta     *int64 `json:"delta"`
+	Note      string `json:"note"`
+	Error     string `json:"error"`
+	Action    Action `json:"-"`
+}
+
+// GroupPlan is the reset plan of one group.
+type GroupPlan struct {
+	Group      string          `json:"group"`
+	State      string          `json:"state"`
+	Executed   bool            `json:"executed"`
+	Backup     string          `json:"backup"`
+	Note       string          `json:"note,omitempty"`
+	Partitions []PartitionPlan `json:"partitions"`
+	Type       string          `json:"-"`
+	Members    int             `json:"-"`
+	// Refused is set when the guard refuses the group (live members).
+	Refused string `json:"-"`
+	// Error is a group-level operational failure (describe or offset
+	// fetch failed).
+	Error string `json:"error,omitempty"`
+}
+
+// Plan is the reset plan of every group, in the order named.
+type Plan struct {
+	Groups []GroupPlan
+	// Warnings are lines for stderr (a time with no later record, file
+	// rows outside the scope, active groups skipped by --all-groups).
+	Warnings []string
+}
+
+// TimeOffset is the first offset at or after a timestamp (ListOffsets by
+// time); Timestamp is -1 when the partition has no such record and Offset
+// is then the log end.
+type TimeOffset struct {
+	Offset    int64
+	Timestamp int64
+	Err       error
+}
+
+// ResetInput is everything PlanReset needs, gathered beforehand.
+type ResetInput struct {
+	Snapshot *Snapshot
+	// Groups are the groups to reset, in order. With --all-groups these
+	// are the listed groups, and AllGroups is set.
+	Groups    []string
+	AllGroups bool
+	Target    Target
+	Scope     Scope
+	AllTopics bool
+	// Times holds ListOffsets-by-time results for ToTime.
+	Times map[string]map[int32]TimeOffset
+	// File is the parsed plan for ToFile.
+	File *PlanFile
+}
+
+// UsageError is a planning error caused by the input (exit 2).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// LiveGroupReason returns why a group counts as live for the guard, or ""
+// when it may be reset: a classic group not Empty/Dead, a KIP-848 group with
+// any member.
+func LiveGroupReason(gi GroupInfo) string {
+	n := len(gi.Members)
+	if gi.Type == "consumer" {
+		if n == 0 {
+			return ""
+		}
+	} else {
+		switch gi.State {
+		case "Empty", "Dead", "":
+			if n == 0 {
+				return ""
+			}
+		}
+	}
+	return fmt.Sprintf("group %s can only be reset if the group is inactive, but the current state is %s (%d member%s); stop its consumers first", gi.Group, gi.State, n, plural(n))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// PlanReset computes the reset plan of every group from gathered data. It
+// does no I/O. A returned error is a *UsageError naming what was wrong
+// (unknown topic or partition, shift without a commit, a file plan without
+// rows for a group); operational failures land in GroupPlan.Error and
+// PartitionPlan.Error.
+func PlanReset(in ResetInput) (Plan, error) {
+	var plan Plan
+	if in.Target.NeedsScope() && in.Scope.Empty() && !in.AllTopics {
+		return plan, usagef("name a scope: --topic TOPIC[:P,...] or --all-topics")
+	}
+	if in.Target.Kind == ToFile && in.File == nil {
+		return plan, usagef("file plan not loaded")
+	}
+	if in.Target.Kind == ToFile && in.File.Columns == 3 && len(in.Groups) != 1 {
+		return plan, usagef("plan %s has topic,partition,offset rows, which apply to one group; name exactly one group or use group,topic,partition,offset rows", in.Target.Path)
+	}
+	var other *GroupSnapshot
+	if in.Target.Kind == ToGroup {
+		o, ok := in.Snapshot.Group(in.Target.Group)
+		if !ok {
+			return plan, usagef("group %s (to copy from) was not gathered", in.Target.Group)
+		}
+		if o.Err != nil || o.CommitErr != nil {
+			return plan, fmt.Errorf("group %s (to copy from): %v", in.Target.Group, firstErr(o.Err, o.CommitErr))
+		}
+		other = o
+	}
+	for _, name := range in.Groups {
+		g, ok := in.Snapshot.Group(name)
+		if !ok {
+			return plan, usagef("group %s was not gathered", name)
+		}
+		gp, warns, err := planGroup(in, g, other)
+		if err != nil {
+			return plan, err
+		}
+		plan.Warnings = append(plan.Warnings, warns...)
+		plan.Groups = append(plan.Groups, gp)
+	}
+	return plan, nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan, []string, error) {
+	gp := GroupPlan{Group: g.Group, State: g.State, Type: g.Type, Members: len(g.Members), Partitions: []PartitionPlan{}}
+	if !g.Exists {
+		gp.State = "Dead"
+		gp.Note = "group does not exist: the reset creates its offsets"
+	}
+	var warns []string
+	switch {
+	case g.Err != nil:
+		gp.Error = fmt.Sprintf("describing group %s: %v", g.Group, g.Err)
+		return gp, nil, nil
+	case g.CommitErr != nil:
+		gp.Error = fmt.Sprintf("fetching committed offsets of group %s: %v", g.Group, g.CommitErr)
+		return gp, nil, nil
+	}
+	if reason := LiveGroupReason(g.GroupInfo); reason != "" {
+		if in.AllGroups {
+			// --all-groups resets the groups it can, as Apache's tool
+			// does: an active group is skipped, not refused.
+			gp.Note = "skipped: active group (" + g.State + ")"
+			return gp, []string{"skipping " + reason}, nil
+		}
+		gp.Refused = reason
+	}
+
+	// The partitions to plan, with the file's offsets for a file plan.
+	type tpk = tp
+	fileRows := map[tpk]PlanRow{}
+	var keys []tpk
+	switch {
+	case in.Target.Kind == ToFile:
+		rows := in.File.RowsFor(g.Group)
+		if len(rows) == 0 {
+			return gp, nil, usagef("plan %s has no rows for group %s", in.Target.Path, g.Group)
+		}
+		for _, r := range rows {
+			k := tpk{r.Topic, r.Partition}
+			if !in.Scope.Empty() && !in.Scope.Has(r.Topic, r.Partition) {
+				warns = append(warns, fmt.Sprintf("group %s: plan line %d (%s partition %d) is outside the --topic scope: skipped", g.Group, r.Line, r.Topic, r.Partition))
+				continue
+			}
+			fileRows[k] = r
+			keys = append(keys, k)
+		}
+	case in.AllTopics:
+		for t, ps := range g.Commits {
+			for p := range ps {
+				keys = append(keys, tpk{t, p})
+			}
+		}
+	default:
+		for _, t := range in.Scope.TopicNames() {
+			if err := in.Snapshot.Offsets.TopicErr[t]; err != nil {
+				return gp, nil, usagef("topic %s: %v", t, err)
+			}
+			parts, ok := in.Snapshot.Offsets.Partitions[t]
+			if !ok {
+				return gp, nil, usagef("topic %s does not exist", t)
+			}
+			if want := in.Scope.Topics[t]; want != nil {
+				for _, p := range want {
+					if _, ok := parts[p]; !ok {
+						return gp, nil, usagef("partition %d does not exist in topic %s (it has %d partitions)", p, t, len(parts))
+					}
+					keys = append(keys, tpk{t, p})
+				}
+				continue
+			}
+			for p := range parts {
+				keys = append(keys, tpk{t, p})
+			}
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].topic != keys[j].topic {
+			return keys[i].topic < keys[j].topic
+		}
+		return keys[i].partition < keys[j].partition
+	})
+	_, isBackup := in.File.backupOf(g.Group)
+
+	for _, k := range keys {
+		pp := PartitionPlan{Topic: k.topic, Partition: k.partition, LogStart: -1, LogEnd: -1}
+		if c, ok := g.Commits[k.topic][k.partition]; ok {
+			if c.Err != nil {
+				pp.Error = fmt.Sprintf("committed offset: %v", c.Err)
+			} else {
+				cur := c.Offset
+				pp.Current = &cur
+			}
+		}
+		po, ok, terr := in.Snapshot.Offsets.Lookup(k.topic, k.partition)
+		switch {
+		case terr != nil:
+			return gp, nil, usagef("group %s: %v", g.Group, terr)
+		case !ok:
+			if _, known := in.Snapshot.Offsets.Partitions[k.topic]; !known && in.Target.Kind != ToFile && !in.AllTopics {
+				return gp, nil, usagef("topic %s does not exist", k.topic)
+			}
+			return gp, nil, usagef("group %s: partition %d does not exist in topic %s", g.Group, k.partition, k.topic)
+		case po.Err != nil:
+			pp.Error = fmt.Sprintf("listing offsets: %v", po.Err)
+		default:
+			pp.LogStart, pp.LogEnd = po.Start, po.End
+		}
+		if pp.Error != "" {
+			gp.Partitions = append(gp.Partitions, pp)
+			continue
+		}
+		var (
+			want  int64
+			clamp = true
+		)
+		switch in.Target.Kind {
+		case ToEarliest:
+			want = po.Start
+		case ToLatest:
+			want = po.End
+		case ToCurrent:
+			if pp.Current != nil {
+				want = *pp.Current
+				clamp = false
+			} else {
+				want = po.End
+				pp.Note = "no commit: log end, as Apache's --to-current does"
+			}
+		case ToOffset:
+			want = in.Target.Offset
+		case ToShift:
+			if pp.Current == nil {
+				return gp, nil, usagef("group %s: cannot shift %s partition %d: the group has no committed offset there", g.Group, k.topic, k.partition)
+			}
+			want = satAdd(*pp.Current, in.Target.Shift)
+		case ToTime:
+			to, ok := in.Times[k.topic][k.partition]
+			switch {
+			case !ok:
+				pp.Error = "no offset listed for the time"
+			case to.Err != nil:
+				pp.Error = fmt.Sprintf("listing offsets by time: %v", to.Err)
+			case to.Timestamp < 0 || to.Offset < 0 || to.Offset >= po.End:
+				want = po.End
+				pp.Note = "no record at or after the time: log end"
+				warns = append(warns, fmt.Sprintf("group %s: %s partition %d has no record at or after %s: using the log end %d", g.Group, k.topic, k.partition, time.UnixMilli(in.Target.Millis).UTC().Format(time.RFC3339Nano), po.End))
+			default:
+				want = to.Offset
+			}
+		case ToFile:
+			r := fileRows[k]
+			if r.NoCommit {
+				pp.Action = ActDelete
+				pp.Note = "restore: had no commit (offset deleted)"
+				if pp.Current == nil {
+					pp.Action = ActSkip
+					pp.Note = "restore: had no commit, has none"
+				}
+				gp.Partitions = append(gp.Partitions, pp)
+				continue
+			}
+			want = r.Offset
+			if isBackup {
+				clamp = false
+			}
+		case ToGroup:
+			c, ok := other.Commits[k.topic][k.partition]
+			switch {
+			case ok && c.Err != nil:
+				pp.Error = fmt.Sprintf("committed offset of group %s: %v", other.Group, c.Err)
+			case !ok:
+				pp.Action = ActSkip
+				pp.Note = fmt.Sprintf("group %s has no commit here: left unchanged", other.Group)
+				warns = append(warns, fmt.Sprintf("group %s: %s partition %d left unchanged: group %s has no commit there", g.Group, k.topic, k.partition, other.Group))
+			default:
+				want = c.Offset
+			}
+		}
+		if pp.Error != "" || pp.Action == ActSkip {
+			gp.Partitions = append(gp.Partitions, pp)
+			continue
+		}
+		if clamp {
+			switch {
+			case want > po.End:
+				pp.Note = joinNote(pp.Note, fmt.Sprintf("clamped to log end (asked %d)", want))
+				want = po.End
+			case want < po.Start:
+				pp.Note = joinNote(pp.Note, fmt.Sprintf("clamped to log start (asked %d)", want))
+				want = po.Start
+			}
+		} else if in.Target.Kind == ToFile {
+			switch {
+			case want > po.End:
+				pp.Note = joinNote(pp.Note, "restored as backed up: past the log end")
+			case want < po.Start:
+				pp.Note = joinNote(pp.Note, "restored as backed up: below the log start")
+			}
+		}
+		t := want
+		pp.Target = &t
+		if pp.Current != nil {
+			d := want - *pp.Current
+			pp.Delta = &d
+		}
+		gp.Partitions = append(gp.Partitions, pp)
+	}
+	return gp, warns, nil
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func satAdd(a, b int64) int64 {
+	c := a + b
+	if b > 0 && c < a {
+		return 1<<63 - 1
+	}
+	if b < 0 && c > a {
+		return -1 << 63
+	}
+	return c
+}
+
+func (pf *PlanFile) backupOf(group string) (int64, bool) {
+	if pf == nil {
+		return 0, false
+	}
+	ms, ok := pf.Backups[group]
+	return ms, ok
+}
+
+// Errors lists every group and partition error of the plan, one line each
+// naming the group, topic and partition.
+func (p Plan) Errors() []string {
+	var out []string
+	for _, g := range p.Groups {
+		if g.Error != "" {
+			out = append(out, g.Error)
+		}
+		for _, pp := range g.Partitions {
+			if pp.Error != "" {
+				out = append(out, fmt.Sprintf("group %s topic %s partition %d: %s", g.Group, pp.Topic, pp.Partition, pp.Error))
+			}
+		}
+	}
+	return out
+}
+
+// Refusals lists the guard's refusals.
+func (p Plan) Refusals() []string {
+	var out []string
+	for _, g := range p.Groups {
+		if g.Refused != "" {
+			out = append(out, g.Refused)
+		}
+	}
+	return out
+}
+
+// BackupOf returns the pre-change state of the plan's partitions: the
+// committed offset of every planned partition, or a no-commit row.
+func (g GroupPlan) BackupOf() BackupGroup {
+	bg := BackupGroup{Group: g.Group}
+	for _, pp := range g.Partitions {
+		r := PlanRow{Group: g.Group, Topic: pp.Topic, Partition: pp.Partition}
+		if pp.Current != nil {
+			r.Offset = *pp.Current
+		} else {
+			r.NoCommit = true
+		}
+		bg.Rows = append(bg.Rows, r)
+	}
+	return bg
+}
+
+// ExportRows returns the plan's targets as plan rows (for --export): one
+// row per committed target; deletions as no-commit rows.
+func (p Plan) ExportRows() []PlanRow {
+	var out []PlanRow
+	for _, g := range p.Groups {
+		for _, pp := range g.Partitions {
+			switch {
+			case pp.Action == ActDelete:
+				out = append(out, PlanRow{Group: g.Group, Topic: pp.Topic, Partition: pp.Partition, NoCommit: true})
+			case pp.Action == ActCommit && pp.Target != nil:
+				out = append(out, PlanRow{Group: g.Group, Topic: pp.Topic, Partition: pp.Partition, Offset: *pp.Target})
+			}
+		}
+	}
+	return out
+}
+
+// SafeFileName turns a group name into something usable in a file name.
+func SafeFileName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	out := b.String()
+	if len(out) > 100 {
+		out = out[:100]
+	}
+	if out == "" || out == "." || out == ".." {
+		out = "group"
+	}
+	return out
+}

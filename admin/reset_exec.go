@@ -1,0 +1,244 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/offsetctl/offsetctl/cluster"
+)
+
+// ResetRequest says what to reset.
+type ResetRequest struct {
+	Groups    []string
+	AllGroups bool
+	Target    Target
+	Scope     Scope
+	AllTopics bool
+	// File is the parsed plan of a file: target.
+	File *PlanFile
+}
+
+// GatherReset gathers everything PlanReset needs in a few batched rounds:
+// the groups (and the group to copy from), their commits, the log start and
+// end of every scoped topic (also topics the groups never committed on) and,
+// for time targets, the offsets by time.
+func GatherReset(ctx context.Context, adm *cluster.Admin, req ResetRequest) (ResetInput, error) {
+	in := ResetInput{Target: req.Target, Scope: req.Scope, AllTopics: req.AllTopics, AllGroups: req.AllGroups, File: req.File}
+	extra := req.Scope.TopicNames()
+	if req.File != nil {
+		seen := map[string]bool{}
+		for _, r := range req.File.Rows {
+			if !seen[r.Topic] && req.Scope.HasTopic(r.Topic) {
+				seen[r.Topic] = true
+				extra = append(extra, r.Topic)
+			}
+		}
+	}
+	groups := append([]string(nil), req.Groups...)
+	if req.Target.Kind == ToGroup && !req.AllGroups {
+		groups = append(groups, req.Target.Group)
+	}
+	greq := GatherRequest{Groups: groups, AllGroups: req.AllGroups, Scope: req.Scope, ExtraTopics: extra}
+	snap, err := Gather(ctx, adm, greq)
+	if err != nil {
+		return in, err
+	}
+	in.Snapshot = snap
+	if req.AllGroups {
+		for _, g := range snap.Groups {
+			if req.Target.Kind == ToGroup && g.Group == req.Target.Group {
+				continue
+			}
+			in.Groups = append(in.Groups, g.Group)
+		}
+	} else {
+		in.Groups = dedupe(req.Groups)
+	}
+	if req.Target.Kind == ToGroup {
+		o, ok := snap.Group(req.Target.Group)
+		if !ok || !o.Exists {
+			return in, usagef("group %s (to copy from) does not exist", req.Target.Group)
+		}
+		// Copying needs the source's commits on the scoped topics even
+		// when the reset groups never touched them: they are listed
+		// already through ExtraTopics and the source's own topics.
+	}
+	if req.Target.Kind == ToTime {
+		topics := make([]string, 0, len(snap.Offsets.Partitions))
+		for t := range snap.Offsets.Partitions {
+			topics = append(topics, t)
+		}
+		sort.Strings(topics)
+		in.Times, err = ListTimeOffsets(ctx, adm, req.Target.Millis, topics)
+		if err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
+
+// ListTimeOffsets lists, per partition of topics, the first offset whose
+// record timestamp is at or after ms (one ListOffsets per leader).
+func ListTimeOffsets(ctx context.Context, adm *cluster.Admin, ms int64, topics []string) (map[string]map[int32]TimeOffset, error) {
+	out := map[string]map[int32]TimeOffset{}
+	if len(topics) == 0 {
+		return out, nil
+	}
+	listed, err := adm.ListOffsetsAfterMilli(ctx, ms, topics...)
+	if err != nil && !isShardErr(err) {
+		return nil, fmt.Errorf("listing offsets by time: %w", err)
+	}
+	for t, ps := range listed {
+		for p, o := range ps {
+			if p < 0 {
+				continue
+			}
+			if out[t] == nil {
+				out[t] = map[int32]TimeOffset{}
+			}
+			out[t][p] = TimeOffset{Offset: o.Offset, Timestamp: o.Timestamp, Err: o.Err}
+		}
+	}
+	return out, nil
+}
+
+// WriteBackupFile writes the backup to path, refusing to overwrite an
+// existing file, and fsyncs the file and its directory before returning.
+func WriteBackupFile(path string, at time.Time, groups []BackupGroup) (err error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("backup file %s already exists: choose another with --backup", path)
+		}
+		return fmt.Errorf("creating backup file: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("closing backup file %s: %w", path, cerr)
+		}
+	}()
+	if err := WriteBackupCSV(f, at, groups); err != nil {
+		return fmt.Errorf("writing backup file %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("syncing backup file %s: %w", path, err)
+	}
+	if d, derr := os.Open(filepath.Dir(path)); derr == nil {
+		_ = d.Sync() // best effort: some filesystems refuse directory fsync
+		_ = d.Close()
+	}
+	return nil
+}
+
+// ExplainError turns the broker errors an operator meets here into words.
+func ExplainError(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, kerr.UnknownMemberID):
+		return "UNKNOWN_MEMBER_ID: a consumer joined the group after the check, so the broker refused the admin commit; stop the group's consumers and retry"
+	case errors.Is(err, kerr.IllegalGeneration), errors.Is(err, kerr.RebalanceInProgress), errors.Is(err, kerr.StaleMemberEpoch):
+		return fmt.Sprintf("%v: the group became active after the check; stop its consumers and retry", err)
+	case errors.Is(err, kerr.GroupSubscribedToTopic):
+		return "GROUP_SUBSCRIBED_TO_TOPIC: live members of the group consume this topic, so its offsets cannot be deleted; stop them (or unsubscribe the topic) first"
+	case errors.Is(err, kerr.NonEmptyGroup):
+		return "NON_EMPTY_GROUP: the group has live members; stop its consumers first"
+	case errors.Is(err, kerr.GroupIDNotFound):
+		return "GROUP_ID_NOT_FOUND: the group does not exist"
+	case errors.Is(err, kerr.UnknownTopicOrPartition):
+		return "UNKNOWN_TOPIC_OR_PARTITION: the topic or partition does not exist"
+	case errors.Is(err, kerr.GroupAuthorizationFailed), errors.Is(err, kerr.TopicAuthorizationFailed):
+		return fmt.Sprintf("%v: not authorized", err)
+	}
+	return err.Error()
+}
+
+// ExecuteReset applies one group's validated plan: one OffsetCommit to the
+// group's coordinator (generation -1, as an admin, never joining the
+// group), an OffsetDelete for partitions restored to "no commit", then an
+// OffsetFetch to confirm every partition holds what was planned. Failures
+// land in the partitions' Error; the returned error is only for the whole
+// group failing.
+func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error {
+	commits := kadm.Offsets{}
+	deletes := kadm.TopicsSet{}
+	idx := map[tp]int{}
+	for i, pp := range gp.Partitions {
+		idx[tp{pp.Topic, pp.Partition}] = i
+		switch {
+		case pp.Action == ActCommit && pp.Target != nil:
+			commits.Add(kadm.Offset{Topic: pp.Topic, Partition: pp.Partition, At: *pp.Target, LeaderEpoch: -1})
+		case pp.Action == ActDelete:
+			deletes.Add(pp.Topic, pp.Partition)
+		}
+	}
+	setErr := func(topic string, p int32, msg string) {
+		if i, ok := idx[tp{topic, p}]; ok && gp.Partitions[i].Error == "" {
+			gp.Partitions[i].Error = msg
+		}
+	}
+	if len(commits) > 0 {
+		resp, err := adm.CommitOffsets(ctx, gp.Group, commits)
+		if err != nil {
+			gp.Error = fmt.Sprintf("committing offsets of group %s: %s", gp.Group, ExplainError(err))
+			return errors.New(gp.Error)
+		}
+		resp.Each(func(r kadm.OffsetResponse) {
+			if r.Err != nil {
+				setErr(r.Topic, r.Partition, "commit: "+ExplainError(r.Err))
+			}
+		})
+	}
+	if len(deletes) > 0 {
+		resp, err := adm.DeleteOffsets(ctx, gp.Group, deletes)
+		if err != nil {
+			for _, pp := range gp.Partitions {
+				if pp.Action == ActDelete {
+					setErr(pp.Topic, pp.Partition, "delete: "+ExplainError(err))
+				}
+			}
+		} else {
+			for t, ps := range resp {
+				for p, perr := range ps {
+					if perr != nil {
+						setErr(t, p, "delete: "+ExplainError(perr))
+					}
+				}
+			}
+		}
+	}
+	gp.Executed = true
+	// Read back and compare with the plan.
+	fetched, err := adm.FetchOffsets(ctx, gp.Group)
+	if err != nil {
+		gp.Error = fmt.Sprintf("reading back offsets of group %s: %v", gp.Group, err)
+		return errors.New(gp.Error)
+	}
+	for i := range gp.Partitions {
+		pp := &gp.Partitions[i]
+		if pp.Error != "" || pp.Action == ActSkip {
+			continue
+		}
+		o, ok := fetched.Lookup(pp.Topic, pp.Partition)
+		has := ok && o.Err == nil && o.At >= 0
+		switch {
+		case ok && o.Err != nil:
+			pp.Error = fmt.Sprintf("verify: %v", o.Err)
+		case pp.Action == ActDelete && has:
+			pp.Error = fmt.Sprintf("verify: still committed at %d after the delete", o.At)
+		case pp.Action == ActCommit && !has:
+			pp.Error = fmt.Sprintf("verify: no commit found, planned %d", *pp.Target)
+		case pp.Action == ActCommit && o.At != *pp.Target:
+			pp.Error = fmt.Sprintf("verify: committed %d, planned %d (did a consumer commit meanwhile?)", o.At, *pp.Target)
+		}
+	}
+	return nil
+}

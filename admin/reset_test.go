@@ -1,0 +1,247 @@
+package admin
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// resetSnapshot builds a snapshot: topic "t" with partitions 0..2 whose log
+// start/end are [10,100), [0,50), [0,0) (empty), and group "g" (Empty) with
+// commits t/0=40, t/1=45; group "src" with t/0=20, t/2=0; "live" Stable
+// with one member; "live848" a KIP-848 group with one member.
+func resetSnapshot() *Snapshot {
+	c := func(o int64) Commit { return Commit{Offset: o, LeaderEpoch: -1} }
+	return &Snapshot{
+		Offsets: TopicOffsets{
+			Partitions: map[string]map[int32]PartitionOffsets{
+				"t": {0: {Start: 10, End: 100}, 1: {Start: 0, End: 50}, 2: {Start: 0, End: 0}},
+				"u": {0: {Start: 0, End: 5}},
+			},
+			TopicErr: map[string]error{"gone": errors.New("topic gone does not exist (deleted?)")},
+		},
+		Groups: []GroupSnapshot{
+			{GroupInfo: GroupInfo{Group: "g", Type: "classic", State: "Empty", Exists: true}, Commits: map[string]map[int32]Commit{"t": {0: c(40), 1: c(45)}}},
+			{GroupInfo: GroupInfo{Group: "src", Type: "classic", State: "Empty", Exists: true}, Commits: map[string]map[int32]Commit{"t": {0: c(20), 2: c(0)}}},
+			{GroupInfo: GroupInfo{Group: "new", Type: "classic", State: "Dead"}, Commits: map[string]map[int32]Commit{}},
+			{GroupInfo: GroupInfo{Group: "live", Type: "classic", State: "Stable", Exists: true, Members: []Member{{ID: "m1"}}}, Commits: map[string]map[int32]Commit{"t": {0: c(40)}}},
+			{GroupInfo: GroupInfo{Group: "live848", Type: "consumer", State: "Stable", Exists: true, Members: []Member{{ID: "m1"}, {ID: "m2"}}}, Commits: map[string]map[int32]Commit{}},
+			{GroupInfo: GroupInfo{Group: "empty848", Type: "consumer", State: "Empty", Exists: true}, Commits: map[string]map[int32]Commit{}},
+		},
+	}
+}
+
+func resetScope(t *testing.T, v ...string) Scope {
+	t.Helper()
+	s, err := ParseScope(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// planRow renders a partition plan compactly: "t/0 cur→target Δ [note]".
+func planRow(pp PartitionPlan) string {
+	o := func(p *int64) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprint(*p)
+	}
+	s := fmt.Sprintf("%s/%d %s>%s d%s", pp.Topic, pp.Partition, o(pp.Current), o(pp.Target), o(pp.Delta))
+	switch pp.Action {
+	case ActDelete:
+		s += " DELETE"
+	case ActSkip:
+		s += " SKIP"
+	}
+	if pp.Note != "" {
+		s += " [" + pp.Note + "]"
+	}
+	if pp.Error != "" {
+		s += " ERR " + pp.Error
+	}
+	return s
+}
+
+func TestPlanReset(t *testing.T) {
+	tgt := func(spec string) Target {
+		tg, err := ParseTarget(spec, time.Unix(0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tg
+	}
+	file := func(csv string) *PlanFile {
+		pf, err := ParsePlanCSV([]byte(csv))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &pf
+	}
+	tests := []struct {
+		name      string
+		groups    []string
+		allGroups bool
+		target    Target
+		scope     []string
+		allTopics bool
+		times     map[string]map[int32]TimeOffset
+		file      *PlanFile
+		want      []string // rows of the first group
+		warn      string
+		refused   string
+		err       string
+	}{
+		{name: "earliest", groups: []string{"g"}, target: tgt("earliest"), scope: []string{"t"},
+			want: []string{"t/0 40>10 d-30", "t/1 45>0 d-45", "t/2 ->0 d-"}},
+		{name: "latest one partition", groups: []string{"g"}, target: tgt("latest"), scope: []string{"t:1"},
+			want: []string{"t/1 45>50 d5"}},
+		{name: "current without commit goes to log end, as Apache", groups: []string{"g"}, target: tgt("current"), scope: []string{"t"},
+			want: []string{"t/0 40>40 d0", "t/1 45>45 d0", "t/2 ->0 d- [no commit: log end, as Apache's --to-current does]"}},
+		{name: "offset clamped both ways", groups: []string{"g"}, target: tgt("5"), scope: []string{"t:0,1"},
+			want: []string{"t/0 40>10 d-30 [clamped to log start (asked 5)]", "t/1 45>5 d-40"}},
+		{name: "offset past the end", groups: []string{"g"}, target: tgt("70"), scope: []string{"t:0,1"},
+			want: []string{"t/0 40>70 d30", "t/1 45>50 d5 [clamped to log end (asked 70)]"}},
+		{name: "shift plus clamps at the end", groups: []string{"g"}, target: tgt("shift:+10"), scope: []string{"t:0,1"},
+			want: []string{"t/0 40>50 d10", "t/1 45>50 d5 [clamped to log end (asked 55)]"}},
+		{name: "shift minus clamps at the start", groups: []string{"g"}, target: tgt("shift:-35"), scope: []string{"t:0,1"},
+			want: []string{"t/0 40>10 d-30 [clamped to log start (asked 5)]", "t/1 45>10 d-35"}},
+		{name: "shift by huge values saturates", groups: []string{"g"}, target: Target{Kind: ToShift, Shift: 1<<63 - 1}, scope: []string{"t:0"},
+			want: []string{"t/0 40>100 d60 [clamped to log end (asked 9223372036854775807)]"}},
+		{name: "shift without a commit is an error naming the partition", groups: []string{"g"}, target: tgt("shift:-1"), scope: []string{"t"},
+			err: "group g: cannot shift t partition 2: the group has no committed offset there"},
+		{name: "all topics: only committed partitions", groups: []string{"g"}, target: tgt("earliest"), allTopics: true,
+			want: []string{"t/0 40>10 d-30", "t/1 45>0 d-45"}},
+		{name: "all topics of a group without commits is empty", groups: []string{"new"}, target: tgt("earliest"), allTopics: true,
+			want: nil},
+		{name: "time", groups: []string{"g"}, target: tgt("time:1000"), scope: []string{"t:0,1"},
+			times: map[string]map[int32]TimeOffset{"t": {0: {Offset: 60, Timestamp: 1001}, 1: {Offset: 50, Timestamp: -1}}},
+			want:  []string{"t/0 40>60 d20", "t/1 45>50 d5 [no record at or after the time: log end]"},
+			warn:  "t partition 1 has no record at or after 1970-01-01T00:00:01Z: using the log end 50"},
+		{name: "time listing failed is a partition error", groups: []string{"g"}, target: tgt("time:1000"), scope: []string{"t:0"},
+			times: map[string]map[int32]TimeOffset{"t": {0: {Err: errors.New("NOT_LEADER")}}},
+			want:  []string{"t/0 40>- d- ERR listing offsets by time: NOT_LEADER"}},
+		{name: "file plan is clamped like Apache's --from-file", groups: []string{"g"}, target: Target{Kind: ToFile, Path: "p.csv"},
+			file: file("t,0,5\nt,1,30\n"), want: []string{"t/0 40>10 d-30 [clamped to log start (asked 5)]", "t/1 45>30 d-15"}},
+		{name: "file plan filtered by --topic", groups: []string{"g"}, target: Target{Kind: ToFile, Path: "p.csv"}, scope: []string{"t:1"},
+			file: file("g,t,0,5\ng,t,1,30\nother,t,1,3\n"), want: []string{"t/1 45>30 d-15"}, warn: "plan line 1 (t partition 0) is outside the --topic scope"},
+		{name: "backup restores verbatim and deletes no-commit partitions", groups: []string{"g"}, target: Target{Kind: ToFile, Path: "b.csv"},
+			file: file("offsetctl:backup,g,0,1\ng,t,0,5\noffsetctl:no-commit:g,t,1,0\noffsetctl:no-commit:g,t,2,0\n"),
+			want: []string{"t/0 40>5 d-35 [restored as backed up: below the log start]", "t/1 45>- d- DELETE [restore: had no commit (offset deleted)]", "t/2 ->- d- SKIP [restore: had no commit, has none]"}},
+		{name: "file without rows for the group", groups: []string{"g"}, target: Target{Kind: ToFile, Path: "p.csv"},
+			file: file("other,t,0,5\n"), err: "plan p.csv has no rows for group g"},
+		{name: "three-column file with two groups", groups: []string{"g", "src"}, target: Target{Kind: ToFile, Path: "p.csv"},
+			file: file("t,0,5\n"), err: "apply to one group"},
+		{name: "file naming an unknown partition", groups: []string{"g"}, target: Target{Kind: ToFile, Path: "p.csv"},
+			file: file("t,7,5\n"), err: "partition 7 does not exist in topic t"},
+		{name: "file naming a deleted topic", groups: []string{"g"}, target: Target{Kind: ToFile, Path: "p.csv"},
+			file: file("gone,0,5\n"), err: "topic gone does not exist"},
+		{name: "copy from group", groups: []string{"g"}, target: tgt("group:src"), scope: []string{"t"},
+			want: []string{"t/0 40>20 d-20", "t/1 45>- d- SKIP [group src has no commit here: left unchanged]", "t/2 ->0 d-"},
+			warn: "t partition 1 left unchanged: group src has no commit there"},
+		{name: "unknown topic", groups: []string{"g"}, target: tgt("earliest"), scope: []string{"nope"}, err: "topic nope does not exist"},
+		{name: "deleted topic", groups: []string{"g"}, target: tgt("earliest"), scope: []string{"gone"}, err: "topic gone"},
+		{name: "unknown partition", groups: []string{"g"}, target: tgt("earliest"), scope: []string{"t:0,3"}, err: "partition 3 does not exist in topic t (it has 3 partitions)"},
+		{name: "scope required", groups: []string{"g"}, target: tgt("earliest"), err: "name a scope"},
+		{name: "nonexistent group is planned", groups: []string{"new"}, target: tgt("latest"), scope: []string{"u"},
+			want: []string{"u/0 ->5 d-"}},
+		{name: "live classic group refused", groups: []string{"live"}, target: tgt("earliest"), scope: []string{"t:0"},
+			want: []string{"t/0 40>10 d-30"}, refused: "group live can only be reset if the group is inactive, but the current state is Stable (1 member)"},
+		{name: "live KIP-848 group refused", groups: []string{"live848"}, target: tgt("earliest"), scope: []string{"t:0"},
+			want: []string{"t/0 ->10 d-"}, refused: "current state is Stable (2 members)"},
+		{name: "empty KIP-848 group allowed", groups: []string{"empty848"}, target: tgt("earliest"), scope: []string{"t:0"},
+			want: []string{"t/0 ->10 d-"}},
+		{name: "--all-groups skips live groups", groups: []string{"live"}, allGroups: true, target: tgt("earliest"), scope: []string{"t:0"},
+			want: nil, warn: "skipping group live can only be reset"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := ResetInput{Snapshot: resetSnapshot(), Groups: tc.groups, AllGroups: tc.allGroups, Target: tc.target, Scope: resetScope(t, tc.scope...), AllTopics: tc.allTopics, Times: tc.times, File: tc.file}
+			plan, err := PlanReset(in)
+			if tc.err != "" {
+				var ue *UsageError
+				if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.As(err, &ue) {
+					t.Fatalf("error = %v, want a usage error containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, pp := range plan.Groups[0].Partitions {
+				got = append(got, planRow(pp))
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+			warns := strings.Join(plan.Warnings, "\n")
+			if (tc.warn == "") != (warns == "") || !strings.Contains(warns, tc.warn) {
+				t.Errorf("warnings = %q, want containing %q", warns, tc.warn)
+			}
+			refusals := strings.Join(plan.Refusals(), "\n")
+			if (tc.refused == "") != (refusals == "") || !strings.Contains(refusals, tc.refused) {
+				t.Errorf("refusals = %q, want containing %q", refusals, tc.refused)
+			}
+		})
+	}
+}
+
+// The backup of a plan records the committed offsets and the partitions
+// without a commit; planning a restore from it gives back the old state.
+func TestPlanBackupRestore(t *testing.T) {
+	snap := resetSnapshot()
+	in := ResetInput{Snapshot: snap, Groups: []string{"g"}, Target: Target{Kind: ToLatest}, Scope: resetScope(t, "t")}
+	plan, err := PlanReset(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bg := plan.Groups[0].BackupOf()
+	var b strings.Builder
+	if err := WriteBackupCSV(&b, time.Unix(1, 0), []BackupGroup{bg}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "offsetctl:backup,g,0,1000\ng,t,0,40\ng,t,1,45\noffsetctl:no-commit:g,t,2,0\n"; b.String() != want {
+		t.Fatalf("backup =\n%s\nwant\n%s", b.String(), want)
+	}
+	// Pretend the reset happened: every partition now at its log end.
+	g, _ := snap.Group("g")
+	g.Commits = map[string]map[int32]Commit{"t": {0: {Offset: 100}, 1: {Offset: 50}, 2: {Offset: 0}}}
+	pf, err := ParsePlanCSV([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore, err := PlanReset(ResetInput{Snapshot: snap, Groups: []string{"g"}, Target: Target{Kind: ToFile, Path: "b"}, File: &pf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, pp := range restore.Groups[0].Partitions {
+		got = append(got, planRow(pp))
+	}
+	want := []string{"t/0 100>40 d-60", "t/1 50>45 d-5", "t/2 0>- d- DELETE [restore: had no commit (offset deleted)]"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("restore plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestLiveGroupReason(t *testing.T) {
+	for _, tc := range []struct {
+		gi   GroupInfo
+		live bool
+	}{
+		{GroupInfo{Type: "classic", State: "Empty"}, false},
+		{GroupInfo{Type: "classic", State: "Dead"}, false},
+		{GroupInfo{Type: "classic", State: "PreparingRebalance"}, true},
+		{GroupInfo{Type: "classic", State: "Stable", Members: []Member{{}}}, true},
+		{GroupInfo{Type: "consumer", State: "Empty"}, false},
+		{GroupInfo{Type: "consumer", State: "Reconciling", Members: []Member{{}}}, true},
+	} {
+		if got := LiveGroupReason(tc.gi) != ""; got != tc.live {
+			t.Errorf("%+v: live = %v, want %v", tc.gi, got, tc.live)
+		}
+	}
+}

@@ -1,0 +1,299 @@
+package admin
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TargetKind is what a reset moves offsets to.
+type TargetKind int
+
+// The reset targets.
+const (
+	ToEarliest TargetKind = iota + 1
+	ToLatest
+	ToCurrent
+	ToOffset
+	ToShift
+	ToTime
+	ToFile
+	ToGroup
+)
+
+// Target is a parsed --to SPEC.
+type Target struct {
+	Kind   TargetKind
+	Offset int64  // ToOffset
+	Shift  int64  // ToShift
+	Millis int64  // ToTime: unix milliseconds (ago: already resolved against now)
+	Path   string // ToFile
+	Group  string // ToGroup
+	// Spec is the text as given, for messages.
+	Spec string
+}
+
+// NeedsScope reports whether the target needs --topic or --all-topics
+// (a file plan names its own partitions).
+func (t Target) NeedsScope() bool { return t.Kind != ToFile }
+
+// ParseTarget parses a --to SPEC: earliest, latest, current, N, shift:±N,
+// time:RFC3339|unix-ms, ago:DURATION, file:PATH, group:NAME. now resolves
+// ago: targets.
+func ParseTarget(spec string, now time.Time) (Target, error) {
+	s := strings.TrimSpace(spec)
+	t := Target{Spec: s}
+	kind, arg, hasArg := strings.Cut(s, ":")
+	switch strings.ToLower(kind) {
+	case "earliest", "latest", "current":
+		if hasArg {
+			return t, fmt.Errorf("--to %q: %s takes no argument", spec, kind)
+		}
+		t.Kind = map[string]TargetKind{"earliest": ToEarliest, "latest": ToLatest, "current": ToCurrent}[strings.ToLower(kind)]
+		return t, nil
+	case "shift":
+		n, err := ParseShift(arg)
+		if err != nil {
+			return t, fmt.Errorf("--to %q: %w", spec, err)
+		}
+		t.Kind, t.Shift = ToShift, n
+		return t, nil
+	case "time":
+		ms, err := ParseTime(arg)
+		if err != nil {
+			return t, fmt.Errorf("--to %q: %w", spec, err)
+		}
+		t.Kind, t.Millis = ToTime, ms
+		return t, nil
+	case "ago":
+		d, err := ParseDuration(arg)
+		if err != nil {
+			return t, fmt.Errorf("--to %q: %w", spec, err)
+		}
+		t.Kind, t.Millis = ToTime, now.Add(-d).UnixMilli()
+		return t, nil
+	case "file":
+		if strings.TrimSpace(arg) == "" {
+			return t, fmt.Errorf("--to %q: file: needs a path", spec)
+		}
+		t.Kind, t.Path = ToFile, arg
+		return t, nil
+	case "group":
+		if arg == "" {
+			return t, fmt.Errorf("--to %q: group: needs a group name", spec)
+		}
+		t.Kind, t.Group = ToGroup, arg
+		return t, nil
+	}
+	if !hasArg {
+		if n, err := ParseOffset(s); err == nil {
+			t.Kind, t.Offset = ToOffset, n
+			return t, nil
+		} else if s != "" && (s[0] == '-' || s[0] == '+' || s[0] >= '0' && s[0] <= '9') {
+			return t, fmt.Errorf("--to %q: %w", spec, err)
+		}
+	}
+	return t, fmt.Errorf("--to %q: want earliest, latest, current, an offset N, shift:+N, shift:-N, time:RFC3339, ago:DURATION, file:PLAN.csv or group:NAME", spec)
+}
+
+// ParseOffset parses an exact, non-negative offset.
+func ParseOffset(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("offset %q is not an integer", s)
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("offset %d is negative", n)
+	}
+	return n, nil
+}
+
+// ParseShift parses a signed shift: +N, -N or N.
+func ParseShift(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	n, err := strconv.ParseInt(strings.TrimPrefix(s, "+"), 10, 64)
+	if err != nil || strings.HasPrefix(s, "+-") || strings.HasPrefix(s, "++") || s == "" {
+		return 0, fmt.Errorf("shift %q is not a signed integer like +10 or -10", s)
+	}
+	return n, nil
+}
+
+// ParseTime parses a point in time to unix milliseconds: RFC 3339 (with or
+// without fractional seconds), Apache's --to-datetime form
+// (YYYY-MM-DDTHH:mm:SS.sss, no zone meaning UTC; zones Z, ±hh:mm, ±hhmm,
+// ±hh) or unix milliseconds.
+func ParseTime(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, fmt.Errorf("empty time")
+	}
+	if isDigits(s) {
+		ms, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("time %q: unix milliseconds out of range", s)
+		}
+		return ms, nil
+	}
+	date, clock, ok := strings.Cut(s, "T")
+	if !ok {
+		return 0, fmt.Errorf("time %q: want RFC 3339 (2026-11-30T10:00:00Z) or unix milliseconds", s)
+	}
+	// Split off the zone: Z, or the last + or - in the clock part.
+	zone := ""
+	switch {
+	case strings.HasSuffix(clock, "Z") || strings.HasSuffix(clock, "z"):
+		zone = "Z"
+		clock = clock[:len(clock)-1]
+	default:
+		if i := strings.LastIndexAny(clock, "+-"); i >= 0 {
+			zone, clock = clock[i:], clock[:i]
+		}
+	}
+	offset := 0
+	if zone != "" && zone != "Z" {
+		z, err := parseZone(zone)
+		if err != nil {
+			return 0, fmt.Errorf("time %q: %w", s, err)
+		}
+		offset = z
+	}
+	var layout string
+	switch {
+	case strings.Contains(clock, "."):
+		layout = "2006-01-02T15:04:05.999999999"
+	case strings.Count(clock, ":") == 2:
+		layout = "2006-01-02T15:04:05"
+	default:
+		return 0, fmt.Errorf("time %q: want HH:MM:SS after T", s)
+	}
+	tm, err := time.ParseInLocation(layout, date+"T"+clock, time.UTC)
+	if err != nil {
+		return 0, fmt.Errorf("time %q: want RFC 3339 (2026-11-30T10:00:00Z) or unix milliseconds", s)
+	}
+	return tm.Add(-time.Duration(offset) * time.Second).UnixMilli(), nil
+}
+
+// parseZone parses ±hh, ±hhmm or ±hh:mm to seconds east of UTC.
+func parseZone(z string) (int, error) {
+	sign := 1
+	if z[0] == '-' {
+		sign = -1
+	}
+	d := strings.ReplaceAll(z[1:], ":", "")
+	if !isDigits(d) || (len(d) != 2 && len(d) != 4) || (strings.Contains(z, ":") && len(z) != 6) {
+		return 0, fmt.Errorf("bad zone %q", z)
+	}
+	h, _ := strconv.Atoi(d[:2])
+	m := 0
+	if len(d) == 4 {
+		m, _ = strconv.Atoi(d[2:])
+	}
+	if h > 18 || m > 59 {
+		return 0, fmt.Errorf("bad zone %q", z)
+	}
+	return sign * (h*3600 + m*60), nil
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseDuration parses a non-negative duration: a Go duration (90m, 1h30m)
+// or an ISO-8601 duration as Java's Duration.parse accepts (PT1M, P1DT2H,
+// PT0.1S; days, hours, minutes, seconds).
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, fmt.Errorf("empty duration")
+	}
+	var d time.Duration
+	var err error
+	if u := strings.ToUpper(s); strings.HasPrefix(u, "P") || strings.HasPrefix(u, "-P") || strings.HasPrefix(u, "+P") {
+		d, err = parseISODuration(u)
+	} else {
+		d, err = time.ParseDuration(s)
+		if err != nil {
+			err = fmt.Errorf("duration %q: want a Go duration (90m) or ISO-8601 (PT90M, P1DT2H)", s)
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("duration %q is negative", s)
+	}
+	return d, nil
+}
+
+// parseISODuration parses [±]PnDTnHnMn.nS (upper-cased).
+func parseISODuration(s string) (time.Duration, error) {
+	orig := s
+	bad := func() (time.Duration, error) {
+		return 0, fmt.Errorf("duration %q: want ISO-8601 like PT90M, P1DT2H or PT0.5S (days, hours, minutes, seconds)", orig)
+	}
+	neg := false
+	if s[0] == '-' || s[0] == '+' {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	s = s[1:] // P
+	datePart, timePart, hasT := strings.Cut(s, "T")
+	if datePart == "" && (!hasT || timePart == "") {
+		return bad()
+	}
+	var total float64 // seconds
+	units := func(part string, allowed map[byte]float64, order string) bool {
+		last := -1
+		for part != "" {
+			i := strings.IndexAny(part, "DHMS")
+			if i <= 0 {
+				return false
+			}
+			mult, ok := allowed[part[i]]
+			pos := strings.IndexByte(order, part[i])
+			if !ok || pos <= last {
+				return false
+			}
+			last = pos
+			num := part[:i]
+			if !isDigits(strings.Replace(num, ".", "", 1)) || strings.HasPrefix(num, ".") || strings.HasSuffix(num, ".") {
+				return false
+			}
+			if strings.Contains(num, ".") && part[i] != 'S' {
+				return false
+			}
+			v, err := strconv.ParseFloat(num, 64)
+			if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+				return false
+			}
+			total += v * mult
+			part = part[i+1:]
+		}
+		return true
+	}
+	if !units(datePart, map[byte]float64{'D': 86400}, "D") {
+		return bad()
+	}
+	if hasT && !units(timePart, map[byte]float64{'H': 3600, 'M': 60, 'S': 1}, "HMS") {
+		return bad()
+	}
+	if total > float64(math.MaxInt64)/1e9 {
+		return 0, fmt.Errorf("duration %q is too long", orig)
+	}
+	d := time.Duration(total * 1e9)
+	if neg {
+		d = -d
+	}
+	return d, nil
+}

@@ -1,0 +1,134 @@
+package admin
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseTarget(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	ms := func(s string) int64 {
+		tm, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm.UnixMilli()
+	}
+	tests := []struct {
+		spec string
+		want Target
+		err  string
+	}{
+		{spec: "earliest", want: Target{Kind: ToEarliest}},
+		{spec: " LATEST ", want: Target{Kind: ToLatest}},
+		{spec: "current", want: Target{Kind: ToCurrent}},
+		{spec: "42", want: Target{Kind: ToOffset, Offset: 42}},
+		{spec: "0", want: Target{Kind: ToOffset, Offset: 0}},
+		{spec: "-5", err: "negative"},
+		{spec: "99999999999999999999", err: "not an integer"},
+		{spec: "shift:+10", want: Target{Kind: ToShift, Shift: 10}},
+		{spec: "shift:-10", want: Target{Kind: ToShift, Shift: -10}},
+		{spec: "shift:7", want: Target{Kind: ToShift, Shift: 7}},
+		{spec: "shift:", err: "signed integer"},
+		{spec: "shift:+-1", err: "signed integer"},
+		{spec: "shift:abc", err: "signed integer"},
+		{spec: "time:2026-11-30T10:00:00Z", want: Target{Kind: ToTime, Millis: ms("2026-11-30T10:00:00Z")}},
+		{spec: "time:2026-11-30T10:00:00.250+02:00", want: Target{Kind: ToTime, Millis: ms("2026-11-30T08:00:00.25Z")}},
+		{spec: "time:2026-11-30T10:00:00.000", want: Target{Kind: ToTime, Millis: ms("2026-11-30T10:00:00Z")}},  // Apache: no zone is UTC
+		{spec: "time:2026-11-30T10:00:00.000-0130", want: Target{Kind: ToTime, Millis: ms("2026-11-30T11:30:00Z")}}, // Apache's XX zone
+		{spec: "time:2026-11-30T10:00:00.000+08", want: Target{Kind: ToTime, Millis: ms("2026-11-30T02:00:00Z")}},   // Apache's X zone
+		{spec: "time:1764496800000", want: Target{Kind: ToTime, Millis: 1764496800000}},
+		{spec: "time:2026-11-30", err: "RFC 3339"},
+		{spec: "time:2026-13-30T10:00:00Z", err: "RFC 3339"},
+		{spec: "time:2026-11-30T10:00Z", err: "HH:MM:SS"},
+		{spec: "time:2026-11-30T10:00:00+25:00", err: "bad zone"},
+		{spec: "time:", err: "empty time"},
+		{spec: "ago:90m", want: Target{Kind: ToTime, Millis: now.Add(-90 * time.Minute).UnixMilli()}},
+		{spec: "ago:P1DT2H", want: Target{Kind: ToTime, Millis: now.Add(-26 * time.Hour).UnixMilli()}},
+		{spec: "ago:PT0.1S", want: Target{Kind: ToTime, Millis: now.Add(-100 * time.Millisecond).UnixMilli()}},
+		{spec: "ago:pt1m", want: Target{Kind: ToTime, Millis: now.Add(-time.Minute).UnixMilli()}},
+		{spec: "ago:-1h", err: "negative"},
+		{spec: "ago:-PT1H", err: "negative"},
+		{spec: "ago:P1Y", err: "ISO-8601"},
+		{spec: "ago:P1W", err: "ISO-8601"},
+		{spec: "ago:PT", err: "ISO-8601"},
+		{spec: "ago:P", err: "ISO-8601"},
+		{spec: "ago:PT1M1H", err: "ISO-8601"},
+		{spec: "ago:PT1.5M", err: "ISO-8601"},
+		{spec: "ago:PT1E5S", err: "ISO-8601"},
+		{spec: "ago:soon", err: "Go duration"},
+		{spec: "file:plan.csv", want: Target{Kind: ToFile, Path: "plan.csv"}},
+		{spec: "file:dir/a:b.csv", want: Target{Kind: ToFile, Path: "dir/a:b.csv"}},
+		{spec: "file:", err: "needs a path"},
+		{spec: "group:other", want: Target{Kind: ToGroup, Group: "other"}},
+		{spec: "group:a:b", want: Target{Kind: ToGroup, Group: "a:b"}},
+		{spec: "group:", err: "needs a group"},
+		{spec: "earliest:1", err: "no argument"},
+		{spec: "", err: "want earliest"},
+		{spec: "beginning", err: "want earliest"},
+	}
+	for _, tc := range tests {
+		got, err := ParseTarget(tc.spec, now)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseTarget(%q) error = %v, want containing %q", tc.spec, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseTarget(%q): %v", tc.spec, err)
+			continue
+		}
+		got.Spec = ""
+		if got != tc.want {
+			t.Errorf("ParseTarget(%q) = %+v, want %+v", tc.spec, got, tc.want)
+		}
+	}
+}
+
+func FuzzParseTarget(f *testing.F) {
+	for _, s := range []string{"earliest", "42", "shift:-3", "time:2026-11-30T10:00:00.000+08:00", "time:17", "ago:P1DT2H", "ago:PT0.5S", "ago:90m", "file:x", "group:g", "ago:P1.5D", "time:2026-11-30T10:00:00-"} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, s string) {
+		tg, err := ParseTarget(s, now)
+		if err != nil {
+			return
+		}
+		switch tg.Kind {
+		case ToOffset:
+			if tg.Offset < 0 {
+				t.Fatalf("%q: negative offset %d", s, tg.Offset)
+			}
+		case ToTime:
+			if strings.HasPrefix(strings.ToLower(strings.TrimSpace(s)), "ago:") && tg.Millis > now.UnixMilli() {
+				t.Fatalf("%q: ago in the future", s)
+			}
+		case ToFile:
+			if tg.Path == "" {
+				t.Fatalf("%q: empty path", s)
+			}
+		case ToGroup:
+			if tg.Group == "" {
+				t.Fatalf("%q: empty group", s)
+			}
+		case ToEarliest, ToLatest, ToCurrent, ToShift:
+		default:
+			t.Fatalf("%q: unknown kind %d", s, tg.Kind)
+		}
+	})
+}
+
+func FuzzParseDuration(f *testing.F) {
+	for _, s := range []string{"PT1M", "P1DT2H3M4.5S", "-PT1S", "1h", "P0D", "PT.5S", "P99999999999D"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseDuration(s)
+		if err == nil && d < 0 {
+			t.Fatalf("%q: negative %v", s, d)
+		}
+	})
+}

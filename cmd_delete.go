@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/report"
+)
+
+func (a *app) deleteOffsetsCmd() *cobra.Command {
+	var (
+		topics  []string
+		execute bool
+		backup  string
+	)
+	cmd := &cobra.Command{
+		Use:   "delete-offsets GROUP --topic T[:P,...]",
+		Short: "Delete a group's committed offsets for some topics (dry run by default; --execute writes a backup first)",
+		Example: `  offsetctl delete-offsets orders-billing --topic orders-old
+  offsetctl delete-offsets orders-billing --topic orders:0,1 --execute`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			group := args[0]
+			if group == "" {
+				return exitcode.Usagef("empty group name")
+			}
+			if len(topics) == 0 {
+				return exitcode.Usagef("name the offsets to delete: --topic TOPIC[:P,...] (repeatable)")
+			}
+			scope, err := admin.ParseScope(topics)
+			if err != nil {
+				return exitcode.AsUsage(err)
+			}
+			cfg, adm, err := a.admin(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer adm.Close()
+			gctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
+			snap, err := admin.Gather(gctx, adm, admin.GatherRequest{Groups: []string{group}, Scope: scope, ExtraTopics: scope.TopicNames()})
+			cancel()
+			if err != nil {
+				return a.planErr(cfg, gctx, err)
+			}
+			plan, err := admin.PlanDeleteOffsets(snap, group, scope)
+			if err != nil {
+				return exitcode.AsUsage(err)
+			}
+			if errs := plan.Errors(); len(errs) > 0 {
+				if err := report.DeleteOffsets(a.stdout, a.format, plan); err != nil {
+					return err
+				}
+				return fmt.Errorf("nothing was deleted: %w", reportErrors(errs))
+			}
+			if !execute {
+				if err := report.DeleteOffsets(a.stdout, a.format, plan); err != nil {
+					return err
+				}
+				a.infof("dry run: nothing changed. Add --execute to delete these offsets.")
+				return nil
+			}
+			at := a.now()
+			if backup == "" {
+				backup = fmt.Sprintf("offsetctl-backup-%s-%s.csv", admin.SafeFileName(group), at.UTC().Format("20060102T150405Z"))
+			}
+			if err := admin.WriteBackupFile(backup, at, []admin.BackupGroup{plan.BackupRows()}); err != nil {
+				return fmt.Errorf("nothing was deleted: %w", err)
+			}
+			plan.Backup = backup
+			ectx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
+			defer cancel()
+			if err := admin.ExecuteDeleteOffsets(ectx, adm, &plan); err != nil {
+				return err
+			}
+			if err := report.DeleteOffsets(a.stdout, a.format, plan); err != nil {
+				return err
+			}
+			a.infof("backup of the previous offsets: %s (undo: offsetctl reset %s --to %s --execute)", backup, shellQuote(group), shellQuote("file:"+backup))
+			return reportErrors(plan.Errors())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVarP(&topics, "topic", "t", nil, "TOPIC (every partition) or TOPIC:P,P (repeatable, required)")
+	fl.BoolVar(&execute, "execute", false, "delete (default: dry run)")
+	fl.StringVar(&backup, "backup", "", "backup file written before deleting (default offsetctl-backup-GROUP-UTCTIME.csv)")
+	return cmd
+}
+
+func (a *app) deleteGroupCmd() *cobra.Command {
+	var (
+		execute bool
+		backup  string
+	)
+	cmd := &cobra.Command{
+		Use:   "delete-group GROUP...",
+		Short: "Delete consumer groups and all their offsets (dry run by default; --execute writes a backup first)",
+		Example: `  offsetctl delete-group old-billing
+  offsetctl delete-group old-billing old-audit --execute`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, g := range args {
+				if g == "" {
+					return exitcode.Usagef("empty group name")
+				}
+			}
+			cfg, adm, err := a.admin(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer adm.Close()
+			gctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
+			snap, err := admin.Gather(gctx, adm, admin.GatherRequest{Groups: args})
+			cancel()
+			if err != nil {
+				return a.planErr(cfg, gctx, err)
+			}
+			rows := admin.PlanDeleteGroups(snap, args)
+			if !execute {
+				if err := report.DeleteGroups(a.stdout, a.format, rows); err != nil {
+					return err
+				}
+				a.infof("dry run: nothing changed. Add --execute to delete these groups.")
+				return deleteGroupErrs(rows)
+			}
+			at := a.now()
+			bgs := admin.BackupGroups(snap, args)
+			if backup == "" {
+				backup = defaultBackupName(bgs, at)
+			}
+			if err := admin.WriteBackupFile(backup, at, bgs); err != nil {
+				return fmt.Errorf("nothing was deleted: %w", err)
+			}
+			ectx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
+			defer cancel()
+			if err := admin.ExecuteDeleteGroups(ectx, adm, rows); err != nil {
+				return err
+			}
+			if err := report.DeleteGroups(a.stdout, a.format, rows); err != nil {
+				return err
+			}
+			a.infof("backup of the deleted offsets: %s (restore: offsetctl reset --to %s --execute)", backup, shellQuote("file:"+backup))
+			return deleteGroupErrs(rows)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&execute, "execute", false, "delete (default: dry run)")
+	fl.StringVar(&backup, "backup", "", "backup file of the groups' offsets written before deleting (default offsetctl-backup-GROUP-UTCTIME.csv)")
+	return cmd
+}
+
+func deleteGroupErrs(rows []admin.DeleteGroupRow) error {
+	var errs []string
+	for _, r := range rows {
+		if r.Error != "" {
+			errs = append(errs, "group "+r.Group+": "+r.Error)
+		}
+	}
+	return reportErrors(errs)
+}

@@ -1,0 +1,61 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/offsetctl/offsetctl/admin"
+)
+
+// DeleteOffsets renders a delete-offsets plan or outcome.
+func DeleteOffsets(w io.Writer, f Format, p admin.DeleteOffsetsPlan) error {
+	if f == JSON {
+		return WriteJSON(w, p)
+	}
+	var rows [][]string
+	for _, r := range p.Partitions {
+		status := r.Status
+		if f == Table && r.Error != "" {
+			status = status + ": " + r.Error
+		}
+		row := []string{p.Group, r.Topic, I64(int64(r.Partition)), Opt(r.Current), status}
+		if f == CSV {
+			row = append(row, r.Error)
+		}
+		rows = append(rows, row)
+	}
+	header := []string{"GROUP", "TOPIC", "PARTITION", "CURRENT", "STATUS"}
+	if f == CSV {
+		header = append(header, "ERROR")
+	}
+	return Rows(w, f, header, rows)
+}
+
+// DeleteGroups renders delete-group rows.
+func DeleteGroups(w io.Writer, f Format, rows []admin.DeleteGroupRow) error {
+	if f == JSON {
+		if rows == nil {
+			rows = []admin.DeleteGroupRow{}
+		}
+		return WriteJSON(w, struct {
+			Groups []admin.DeleteGroupRow `json:"groups"`
+		}{rows})
+	}
+	var out [][]string
+	for _, r := range rows {
+		status := r.Status
+		if f == Table && r.Error != "" {
+			status = status + ": " + r.Error
+		}
+		row := []string{r.Group, Dash(r.Type), Dash(r.State), fmt.Sprint(r.Members), fmt.Sprint(r.Commits), status}
+		if f == CSV {
+			row = append(row, r.Error)
+		}
+		out = append(out, row)
+	}
+	header := []string{"GROUP", "TYPE", "STATE", "MEMBERS", "COMMITS", "STATUS"}
+	if f == CSV {
+		header = append(header, "ERROR")
+	}
+	return Rows(w, f, header, out)
+}

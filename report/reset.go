@@ -1,0 +1,79 @@
+package report
+
+import (
+	"io"
+
+	"github.com/offsetctl/offsetctl/admin"
+)
+
+// Reset renders a reset plan (or its outcome after --execute). JSON is one
+// object for one group and an array for several; the table and CSV print
+// one row per group-partition.
+func Reset(w io.Writer, f Format, p admin.Plan) error {
+	if f == JSON {
+		if len(p.Groups) == 1 {
+			return WriteJSON(w, p.Groups[0])
+		}
+		gs := p.Groups
+		if gs == nil {
+			gs = []admin.GroupPlan{}
+		}
+		return WriteJSON(w, gs)
+	}
+	header := []string{"GROUP", "TOPIC", "PARTITION", "LOG-START", "CURRENT", "TARGET", "DELTA", "NOTE"}
+	if f == CSV {
+		header = []string{"GROUP", "TOPIC", "PARTITION", "LOG-START", "LOG-END", "CURRENT", "TARGET", "DELTA", "NOTE", "ERROR"}
+	}
+	var rows [][]string
+	for _, g := range p.Groups {
+		if len(g.Partitions) == 0 {
+			note := g.Note
+			if g.Error != "" {
+				note = "ERROR: " + g.Error
+			}
+			if note == "" {
+				note = "nothing in scope"
+			}
+			if f == CSV {
+				rows = append(rows, []string{g.Group, "", "", "", "", "", "", "", g.Note, g.Error})
+			} else {
+				rows = append(rows, []string{g.Group, "-", "-", "-", "-", "-", "-", note})
+			}
+			continue
+		}
+		for _, pp := range g.Partitions {
+			target := Opt(pp.Target)
+			if pp.Action == admin.ActDelete {
+				target = "none"
+			}
+			delta := Opt(pp.Delta)
+			if pp.Delta != nil && *pp.Delta > 0 {
+				delta = "+" + delta
+			}
+			if f == CSV {
+				rows = append(rows, []string{g.Group, pp.Topic, I64(int64(pp.Partition)), Known(pp.LogStart), Known(pp.LogEnd), Opt(pp.Current), target, delta, pp.Note, pp.Error})
+				continue
+			}
+			note := pp.Note
+			if pp.Error != "" {
+				note = "ERROR: " + pp.Error
+			}
+			rows = append(rows, []string{g.Group, pp.Topic, I64(int64(pp.Partition)), Known(pp.LogStart), Opt(pp.Current), target, delta, Dash(note)})
+		}
+	}
+	return Rows(w, f, header, rows)
+}
+
+// ResetExport writes the plan's targets in Apache's --export CSV: three
+// columns for one group, four for several (or when the plan restores
+// "no commit" rows, which need the group column).
+func ResetExport(w io.Writer, p admin.Plan) error {
+	rows := p.ExportRows()
+	withGroup := len(p.Groups) != 1
+	for _, r := range rows {
+		if r.NoCommit {
+			withGroup = true
+		}
+	}
+	return admin.WritePlanCSV(w, rows, withGroup)
+}
