@@ -61,8 +61,8 @@ type BackfillResult struct {
 	Transactional bool   `json:"transactional"`
 	// Produced counts acknowledged (and, in a transaction, committed)
 	// copies. A complete backfill has Produced == replayed records.
-	Produced int64 `json:"produced"`
-	Complete bool  `json:"complete"`
+	Produced int64  `json:"produced"`
+	Complete bool   `json:"complete"`
 	Error    string `json:"error,omitempty"`
 	// AckedBeyondResume counts copies acknowledged after the first
 	// unacknowledged record of their partition (possible with --partitioner

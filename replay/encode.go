@@ -138,7 +138,7 @@ type Line struct {
 	Topic     string
 	Partition int32
 	Offset    int64
-	Timestamp int64 // ms
+	Timestamp int64  // ms
 	Key       []byte // nil for null
 	Value     []byte // nil for null
 	Headers   []kgo.RecordHeader

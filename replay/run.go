@@ -187,10 +187,11 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 	gctx, cancel := context.WithTimeout(ctx, timeoutOf(cfg))
 	started := now()
 	g, err := Gather(gctx, adm, opts.Topic, opts.Isolation, TimesNeeded(opts.From, opts.Until), started)
+	timedOut := gctx.Err() != nil
 	cancel()
 	if err != nil {
-		if gctx.Err() != nil && ctx.Err() == nil {
-			return nil, cfg.Unreachable(gctx.Err())
+		if timedOut && ctx.Err() == nil {
+			return nil, cfg.Unreachable(context.DeadlineExceeded)
 		}
 		return nil, err
 	}
@@ -509,6 +510,14 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 				return r, writeErr
 			}
 			return r, fmt.Errorf("writing records: %w", writeErr)
+		}
+		if plan.Follow && bw != nil && bw.Buffered() > 0 {
+			// Tailing: every fetch reaches the reader at once.
+			if err := bw.Flush(); err != nil {
+				res.Stopped = StoppedError
+				r, _ := finish()
+				return r, fmt.Errorf("writing records: %w", err)
+			}
 		}
 		if len(toPause) > 0 {
 			cl.PauseFetchPartitions(map[string][]int32{plan.Topic: toPause})
