@@ -1,0 +1,26 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestVersionAndCompletion(t *testing.T) {
+	r := mustRun(t, nil, 0, "version")
+	if !strings.HasPrefix(r.stdout, "offsetctl "+version) || !strings.Contains(r.stdout, "go1.") {
+		t.Errorf("version output %q", r.stdout)
+	}
+	for shell, marker := range map[string]string{"bash": "__start_offsetctl", "zsh": "#compdef offsetctl", "fish": "complete -c offsetctl"} {
+		r := mustRun(t, nil, 0, "completion", shell)
+		if !strings.Contains(r.stdout, marker) {
+			t.Errorf("completion %s lacks %q", shell, marker)
+		}
+	}
+	// Help lists every command a user can run.
+	r = mustRun(t, nil, 0, "--help")
+	for _, c := range []string{"groups", "lag", "demo", "playground", "version", "completion"} {
+		if !strings.Contains(r.stdout, "  "+c+" ") {
+			t.Errorf("--help does not list %s", c)
+		}
+	}
+}
