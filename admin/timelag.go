@@ -9,98 +9,87 @@ import (
 	"github.com/offsetctl/offsetctl/cluster"
 )
 
-// FillTimeLag reads, for every partition with lag > 0, the first record at
-// or after the next offset the group would consume, and sets TimeLagMs to
-// how long before the snapshot it was written (from the log's own
-// timestamps). Partitions without lag get 0. Partitions whose record could
-// not be read before ctx ends keep a nil TimeLagMs and get a note.
+// nextOffset is the offset a group would consume next on a lagging row:
+// its commit, or the log start when it has none or the commit expired.
+func nextOffset(p *PartitionLag) int64 {
+	if p.Committed != nil && *p.Committed > p.LogStart {
+		return *p.Committed
+	}
+	return p.LogStart
+}
+
+// FillTimeLag reads, for every row with lag > 0, the first record at or
+// after the next offset its group would consume, and sets TimeLagMs to how
+// long before now that record was written (the log's own timestamps).
+// Rows without lag get 0. A row whose record could not be read in time
+// (e.g. only aborted records or markers remain) keeps a nil TimeLagMs and
+// gets a note. Each partition is read once, from the lowest offset any
+// group needs.
 func FillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Isolation, now time.Time) error {
-	type key = tp
-	want := map[string]map[int32]kgo.Offset{}
-	wantKeys := map[key]bool{}
+	need := map[tp][]int64{}
 	for gi := range rep.Groups {
 		for pi := range rep.Groups[gi].Partitions {
 			p := &rep.Groups[gi].Partitions[pi]
-			if p.Error != "" {
-				continue
-			}
-			if p.Lag <= 0 {
+			switch {
+			case p.Error != "":
+			case p.Lag <= 0:
 				zero := int64(0)
 				p.TimeLagMs = &zero
-				continue
+			default:
+				k := tp{p.Topic, p.Partition}
+				need[k] = append(need[k], nextOffset(p))
 			}
-			at := p.LogStart
-			if p.Committed != nil && *p.Committed > at {
-				at = *p.Committed
-			}
-			k := key{p.Topic, p.Partition}
-			if wantKeys[k] {
-				// Several groups may need the same partition at
-				// different offsets: read from the lowest.
-				if cur := want[p.Topic][p.Partition]; cur.EpochOffset().Offset <= at {
-					continue
-				}
-			}
-			wantKeys[k] = true
-			if want[p.Topic] == nil {
-				want[p.Topic] = map[int32]kgo.Offset{}
-			}
-			want[p.Topic][p.Partition] = kgo.NewOffset().At(at)
 		}
 	}
-	if len(want) == 0 {
+	if len(need) == 0 {
 		return nil
 	}
-	// Per partition, the timestamps of records from the lowest start on,
-	// until every group's offset on it is covered.
-	need := map[key][]int64{} // offsets each group needs
-	for _, g := range rep.Groups {
-		for _, p := range g.Partitions {
-			if p.Error != "" || p.Lag <= 0 {
-				continue
-			}
-			at := p.LogStart
-			if p.Committed != nil && *p.Committed > at {
-				at = *p.Committed
-			}
-			need[key{p.Topic, p.Partition}] = append(need[key{p.Topic, p.Partition}], at)
+	start := map[string]map[int32]kgo.Offset{}
+	for k, offs := range need {
+		lowest := offs[0]
+		for _, o := range offs[1:] {
+			lowest = min(lowest, o)
 		}
+		if start[k.topic] == nil {
+			start[k.topic] = map[int32]kgo.Offset{}
+		}
+		start[k.topic][k.partition] = kgo.NewOffset().At(lowest)
 	}
-	isoOpt := kgo.FetchIsolationLevel(kgo.ReadUncommitted())
+	level := kgo.ReadUncommitted()
 	if iso == ReadCommitted {
-		isoOpt = kgo.FetchIsolationLevel(kgo.ReadCommitted())
+		level = kgo.ReadCommitted()
 	}
-	cl, err := cfg.NewClient(kgo.ConsumePartitions(want), isoOpt, kgo.FetchMaxWait(200*time.Millisecond))
+	cl, err := cfg.NewClient(kgo.ConsumePartitions(start), kgo.FetchIsolationLevel(level), kgo.FetchMaxWait(200*time.Millisecond))
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	// found[k][offset] = timestamp of the first record at or after offset.
-	found := map[key]map[int64]int64{}
+
+	// found[k][offset] = timestamp (ms) of the first record at or after offset.
+	found := map[tp]map[int64]int64{}
 	pending := 0
 	for k, offs := range need {
 		found[k] = map[int64]int64{}
 		pending += len(offs)
-		_ = k
 	}
-	// Aborted transactions and control markers can leave a lagging
-	// partition with no readable record: bound the wait.
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	for pending > 0 {
-		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			break
-		}
-		fs.EachRecord(func(r *kgo.Record) {
-			k := key{r.Topic, r.Partition}
+	for pending > 0 && ctx.Err() == nil {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			k := tp{r.Topic, r.Partition}
+			left := 0
 			for _, off := range need[k] {
-				if _, done := found[k][off]; !done && r.Offset >= off {
+				if _, done := found[k][off]; done {
+					continue
+				}
+				if r.Offset >= off {
 					found[k][off] = r.Timestamp.UnixMilli()
 					pending--
+				} else {
+					left++
 				}
 			}
-			if allFound(found[k], need[k]) {
+			if left == 0 {
 				cl.PauseFetchPartitions(map[string][]int32{r.Topic: {r.Partition}})
 			}
 		})
@@ -111,29 +100,12 @@ func FillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 			if p.Error != "" || p.Lag <= 0 {
 				continue
 			}
-			at := p.LogStart
-			if p.Committed != nil && *p.Committed > at {
-				at = *p.Committed
-			}
-			if ts, ok := found[key{p.Topic, p.Partition}][at]; ok {
-				ms := now.UnixMilli() - ts
-				if ms < 0 {
-					ms = 0
-				}
-				p.TimeLagMs = &ms
+			if ts, ok := found[tp{p.Topic, p.Partition}][nextOffset(p)]; ok {
+				p.TimeLagMs = new(max(now.UnixMilli()-ts, 0))
 			} else if p.Note == "" {
 				p.Note = "time lag unknown: no record read in time"
 			}
 		}
 	}
 	return nil
-}
-
-func allFound(found map[int64]int64, need []int64) bool {
-	for _, o := range need {
-		if _, ok := found[o]; !ok {
-			return false
-		}
-	}
-	return true
 }
