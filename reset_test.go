@@ -1,0 +1,450 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// resetPlanOf runs `reset ... -o json` for one group and decodes the plan.
+func resetPlanOf(t *testing.T, c *testkit.Cluster, want int, args ...string) (admin.GroupPlan, result) {
+	t.Helper()
+	r := mustRun(t, c, want, append([]string{"reset", "-o", "json"}, args...)...)
+	var gp admin.GroupPlan
+	decodeJSON(t, r, &gp)
+	return gp, r
+}
+
+// committedOn is group's committed offsets on topic (partition → offset);
+// empty for a group that does not exist.
+func committedOn(t *testing.T, c *testkit.Cluster, group, topic string) map[int32]int64 {
+	t.Helper()
+	resp, err := c.Admin().FetchOffsets(testkit.Ctx(t), group)
+	if errors.Is(err, kerr.GroupIDNotFound) {
+		return map[int32]int64{}
+	}
+	if err != nil {
+		t.Fatalf("fetching offsets of %s: %v", group, err)
+	}
+	got := map[int32]int64{}
+	for p, o := range resp[topic] {
+		if o.Err != nil {
+			t.Fatalf("fetching offsets of %s %s/%d: %v", group, topic, p, o.Err)
+		}
+		if o.At >= 0 {
+			got[p] = o.At
+		}
+	}
+	return got
+}
+
+func assertCommitted(t *testing.T, c *testkit.Cluster, group, topic string, want map[int32]int64) {
+	t.Helper()
+	if got := committedOn(t, c, group, topic); !reflect.DeepEqual(got, want) {
+		t.Fatalf("group %s committed on %s = %v, want %v", group, topic, got, want)
+	}
+}
+
+// planTargets maps the plan's partitions of topic to their targets.
+func planTargets(gp admin.GroupPlan, topic string) map[int32]int64 {
+	out := map[int32]int64{}
+	for _, pp := range gp.Partitions {
+		if pp.Topic == topic && pp.Target != nil {
+			out[pp.Partition] = *pp.Target
+		}
+	}
+	return out
+}
+
+// resetFixture is a topic of three partitions with 10 records each whose
+// timestamps are base+i ms, and a group committed at 4, 6 and nothing.
+type resetFixture struct {
+	c     *testkit.Cluster
+	topic string
+	base  time.Time
+	dir   string
+}
+
+func newResetFixture(t *testing.T) *resetFixture {
+	c := testkit.New(t)
+	topic := c.Topic(3, nil)
+	base := time.Now().Add(-30 * time.Minute).Truncate(time.Millisecond)
+	c.Produce(topic, map[int32]int{0: 10, 1: 10, 2: 10}, base)
+	return &resetFixture{c: c, topic: topic, base: base, dir: t.TempDir()}
+}
+
+func (f *resetFixture) group(t *testing.T) string {
+	g := testkit.Name(t, "g")
+	f.c.Commit(g, f.topic, map[int32]int64{0: 4, 1: 6})
+	return g
+}
+
+func (f *resetFixture) backup(name string) string { return filepath.Join(f.dir, name) }
+
+// Every target kind, executed, re-read from the broker.
+func TestResetTargets(t *testing.T) {
+	f := newResetFixture(t)
+	other := testkit.Name(t, "src")
+	f.c.Commit(other, f.topic, map[int32]int64{0: 9, 1: 1, 2: 3})
+	plan := filepath.Join(f.dir, "plan.csv")
+	if err := os.WriteFile(plan, []byte(fmt.Sprintf("%s,0,2\n%s,2,7\n", f.topic, f.topic)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	at := f.base.Add(5 * time.Millisecond)
+	tests := []struct {
+		name string
+		args []string
+		want map[int32]int64
+	}{
+		{"earliest", []string{"--to", "earliest"}, map[int32]int64{0: 0, 1: 0, 2: 0}},
+		{"latest", []string{"--to", "latest"}, map[int32]int64{0: 10, 1: 10, 2: 10}},
+		{"current (no commit: log end)", []string{"--to", "current"}, map[int32]int64{0: 4, 1: 6, 2: 10}},
+		{"offset", []string{"--to", "3"}, map[int32]int64{0: 3, 1: 3, 2: 3}},
+		{"offset past the end", []string{"--to-offset", "50"}, map[int32]int64{0: 10, 1: 10, 2: 10}},
+		{"shift minus", []string{"--topic", f.topic + ":0,1", "--to", "shift:-5"}, map[int32]int64{0: 0, 1: 1}},
+		{"shift plus", []string{"--topic", f.topic + ":0,1", "--shift-by", "5"}, map[int32]int64{0: 9, 1: 10}},
+		{"time", []string{"--to", "time:" + at.UTC().Format(time.RFC3339Nano)}, map[int32]int64{0: 5, 1: 5, 2: 5}},
+		{"time as unix ms", []string{"--to", "time:" + strconv.FormatInt(at.UnixMilli(), 10)}, map[int32]int64{0: 5, 1: 5, 2: 5}},
+		{"apache datetime", []string{"--to-datetime", at.UTC().Format("2006-01-02T15:04:05.000")}, map[int32]int64{0: 5, 1: 5, 2: 5}},
+		{"ago, before every record", []string{"--to", "ago:2h"}, map[int32]int64{0: 0, 1: 0, 2: 0}},
+		{"ago ISO, after every record", []string{"--by-duration", "PT1S"}, map[int32]int64{0: 10, 1: 10, 2: 10}},
+		{"file (partition 1 not in it)", []string{"--to", "file:" + plan}, map[int32]int64{0: 2, 2: 7}},
+		{"group copy", []string{"--to", "group:" + other}, map[int32]int64{0: 9, 1: 1, 2: 3}},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := f.group(t)
+			args := append([]string{g}, tc.args...)
+			if !strings.Contains(strings.Join(tc.args, " "), "--topic") && !strings.HasPrefix(tc.args[1], "file:") {
+				args = append(args, "--topic", f.topic)
+			}
+			args = append(args, "--execute", "--backup", f.backup(fmt.Sprintf("b%d.csv", i)))
+			gp, _ := resetPlanOf(t, f.c, 0, args...)
+			if !gp.Executed || gp.Group != g || gp.Backup == "" {
+				t.Errorf("plan = executed %v group %s backup %q", gp.Executed, gp.Group, gp.Backup)
+			}
+			if got := planTargets(gp, f.topic); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("plan targets = %v, want %v", got, tc.want)
+			}
+			want := tc.want
+			if strings.HasPrefix(tc.name, "file") {
+				want = map[int32]int64{0: 2, 1: 6, 2: 7}
+			}
+			assertCommitted(t, f.c, g, f.topic, want)
+		})
+	}
+}
+
+// A dry run prints the plan and changes nothing; --export prints Apache's
+// CSV; the table has the documented columns.
+func TestResetDryRun(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	before := committedOn(t, f.c, g, f.topic)
+
+	r := mustRun(t, f.c, 0, "reset", g, "--topic", f.topic, "--to", "earliest")
+	if !strings.Contains(r.stderr, "dry run: nothing changed") || !strings.Contains(r.stderr, "--execute") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	for _, col := range []string{"GROUP", "TOPIC", "PARTITION", "LOG-START", "CURRENT", "TARGET", "DELTA", "NOTE"} {
+		if !strings.Contains(r.stdout, col) {
+			t.Errorf("table lacks column %s:\n%s", col, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stdout, "-4") || !strings.Contains(r.stdout, "-6") {
+		t.Errorf("table lacks the deltas -4 and -6:\n%s", r.stdout)
+	}
+	gp, _ := resetPlanOf(t, f.c, 0, g, "--topic", f.topic, "--to", "latest")
+	if gp.Executed || gp.Backup != "" || len(gp.Partitions) != 3 {
+		t.Errorf("dry-run JSON = %+v", gp)
+	}
+	p2 := gp.Partitions[2]
+	if p2.Current != nil || p2.Target == nil || *p2.Target != 10 || p2.Delta != nil || p2.LogEnd != 10 {
+		t.Errorf("partition 2 = %+v, want current null, target 10, delta null", p2)
+	}
+	r = mustRun(t, f.c, 0, "reset", g, "--topic", f.topic, "--to", "3", "--export")
+	if want := fmt.Sprintf("%[1]s,0,3\n%[1]s,1,3\n%[1]s,2,3\n", f.topic); r.stdout != want {
+		t.Errorf("--export = %q, want %q", r.stdout, want)
+	}
+	assertCommitted(t, f.c, g, f.topic, before)
+	if entries, _ := os.ReadDir(f.dir); len(entries) != 0 {
+		t.Errorf("a dry run wrote files: %v", entries)
+	}
+}
+
+// --execute changes exactly the scoped partitions, and the backup restores
+// exactly, including the partition that had no commit.
+func TestResetExecuteScopeAndRestore(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	t2 := f.c.Topic(1, nil)
+	f.c.Produce(t2, map[int32]int{0: 5}, time.Time{})
+	f.c.Commit(g, t2, map[int32]int64{0: 2})
+
+	backup := f.backup("undo.csv")
+	gp, r := resetPlanOf(t, f.c, 0, g, "--topic", f.topic+":1,2", "--to", "latest", "--execute", "--backup", backup)
+	if !gp.Executed || gp.Backup != backup {
+		t.Fatalf("plan = %+v", gp)
+	}
+	if !strings.Contains(r.stderr, "undo: offsetctl reset "+g+" --to file:"+backup+" --execute") {
+		t.Errorf("stderr lacks the undo command: %q", r.stderr)
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 10, 2: 10})
+	assertCommitted(t, f.c, g, t2, map[int32]int64{0: 2})
+
+	data, err := os.ReadFile(backup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	want := []string{"offsetctl:backup," + g + ",0,", g + "," + f.topic + ",1,6", "offsetctl:no-commit:" + g + "," + f.topic + ",2,0"}
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], want[0]) || lines[1] != want[1] || lines[2] != want[2] {
+		t.Fatalf("backup =\n%s\nwant lines like %q", data, want)
+	}
+
+	// Restore: the exact previous state, t/2 without a commit again.
+	restoreBackup := f.backup("undo-of-undo.csv")
+	mustRun(t, f.c, 0, "reset", g, "--to", "file:"+backup, "--execute", "--backup", restoreBackup)
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 6})
+	assertCommitted(t, f.c, g, t2, map[int32]int64{0: 2})
+	// And the restore itself can be undone.
+	mustRun(t, f.c, 0, "reset", g, "--to", "file:"+restoreBackup, "--execute", "--backup", f.backup("third.csv"))
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 10, 2: 10})
+
+	// A backup file is never overwritten: nothing is committed then.
+	r = mustRun(t, f.c, 1, "reset", g, "--topic", f.topic, "--to", "earliest", "--execute", "--backup", backup)
+	if !strings.Contains(r.stderr, "already exists") || !strings.Contains(r.stderr, "nothing was committed") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 10, 2: 10})
+}
+
+// Several groups: one backup holds them all and restores them all.
+func TestResetSeveralGroups(t *testing.T) {
+	f := newResetFixture(t)
+	g1, g2 := f.group(t), f.group(t)
+	f.c.Commit(g2, f.topic, map[int32]int64{2: 8})
+	backup := f.backup("two.csv")
+	r := mustRun(t, f.c, 0, "reset", "-o", "json", g1, "--group", g2, "--topic", f.topic, "--to", "earliest", "--execute", "--backup", backup)
+	var plans []admin.GroupPlan
+	decodeJSON(t, r, &plans)
+	if len(plans) != 2 || plans[0].Group != g1 || plans[1].Group != g2 || !plans[0].Executed || !plans[1].Executed {
+		t.Fatalf("plans = %+v", plans)
+	}
+	zero := map[int32]int64{0: 0, 1: 0, 2: 0}
+	assertCommitted(t, f.c, g1, f.topic, zero)
+	assertCommitted(t, f.c, g2, f.topic, zero)
+	// No group named: the four-column backup names them.
+	mustRun(t, f.c, 0, "reset", "--to", "file:"+backup, "--execute", "--backup", f.backup("two-undo.csv"))
+	assertCommitted(t, f.c, g1, f.topic, map[int32]int64{0: 4, 1: 6})
+	assertCommitted(t, f.c, g2, f.topic, map[int32]int64{0: 4, 1: 6, 2: 8})
+}
+
+func TestResetRefusesActiveGroups(t *testing.T) {
+	for _, kip848 := range []bool{false, true} {
+		name := "classic"
+		if kip848 {
+			name = "kip848"
+		}
+		t.Run(name, func(t *testing.T) {
+			f := newResetFixture(t)
+			g := f.group(t)
+			// No autocommit: the group's offsets can only move if the
+			// reset commits.
+			f.c.Consumer(g, f.topic, kip848, kgo.DisableAutoCommit())
+			r := mustRun(t, f.c, 1, "reset", g, "--topic", f.topic, "--to", "latest", "--execute", "--backup", f.backup("b.csv"))
+			if !strings.Contains(r.stderr, "can only be reset if the group is inactive, but the current state is") || !strings.Contains(r.stderr, "member") {
+				t.Errorf("stderr = %q", r.stderr)
+			}
+			if !strings.Contains(r.stderr, "nothing was committed") {
+				t.Errorf("stderr = %q", r.stderr)
+			}
+			if _, err := os.Stat(f.backup("b.csv")); err == nil {
+				t.Error("a refused reset wrote a backup")
+			}
+			assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 6})
+			// The dry run shows the plan but fails the same way.
+			r = mustRun(t, f.c, 1, "reset", g, "--topic", f.topic, "--to", "latest")
+			if !strings.Contains(r.stdout, f.topic) || !strings.Contains(r.stderr, "inactive") {
+				t.Errorf("dry run: stdout %q stderr %q", r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+func TestResetCreatesGroup(t *testing.T) {
+	f := newResetFixture(t)
+	g := testkit.Name(t, "new")
+	gp, _ := resetPlanOf(t, f.c, 0, g, "--topic", f.topic+":0", "--to", "7", "--execute", "--backup", f.backup("b.csv"))
+	if gp.State != "Dead" || !strings.Contains(gp.Note, "does not exist") {
+		t.Errorf("plan state %q note %q", gp.State, gp.Note)
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 7})
+	// Restoring the backup deletes the offset again: no commit at all.
+	mustRun(t, f.c, 0, "reset", g, "--to", "file:"+f.backup("b.csv"), "--execute", "--backup", f.backup("b2.csv"))
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{})
+}
+
+func TestResetUnknownTopicOrPartition(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	before := committedOn(t, f.c, g, f.topic)
+	missing := testkit.Name(t, "missing")
+	for _, tc := range []struct{ scope, msg string }{
+		{missing, "topic " + missing},
+		{f.topic + ":0,7", "partition 7 does not exist in topic " + f.topic},
+	} {
+		r := mustRun(t, f.c, 2, "reset", g, "--topic", tc.scope, "--topic", f.topic+":1", "--to", "earliest", "--execute", "--backup", f.backup("b.csv"))
+		if !strings.Contains(r.stderr, tc.msg) {
+			t.Errorf("--topic %s: stderr = %q, want %q", tc.scope, r.stderr, tc.msg)
+		}
+	}
+	plan := f.backup("bad.csv")
+	if err := os.WriteFile(plan, []byte(f.topic+",0,1\n"+f.topic+",9,1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, f.c, 2, "reset", g, "--to", "file:"+plan, "--execute", "--backup", f.backup("b.csv"))
+	if !strings.Contains(r.stderr, "partition 9 does not exist") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	assertCommitted(t, f.c, g, f.topic, before)
+	if _, err := os.Stat(f.backup("b.csv")); err == nil {
+		t.Error("a refused reset wrote a backup")
+	}
+}
+
+func TestResetUsageErrors(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	for _, args := range [][]string{
+		{"reset", g, "--topic", f.topic},                                       // no target
+		{"reset", g, "--topic", f.topic, "--to", "earliest", "--to-latest"},    // two targets
+		{"reset", g, "--to", "earliest"},                                       // no scope
+		{"reset", g, "--topic", f.topic, "--all-topics", "--to", "earliest"},   // both scopes
+		{"reset", "--topic", f.topic, "--to", "earliest"},                      // no group
+		{"reset", g, "--all-groups", "--topic", f.topic, "--to", "earliest"},   // both
+		{"reset", g, "--topic", f.topic, "--to", "shift:x"},                    // bad spec
+		{"reset", g, "--topic", f.topic, "--to", "file:/nonexistent/plan.csv"}, // unreadable plan
+		{"reset", g, "--topic", f.topic, "--to", "earliest", "--execute", "--dry-run"},
+		{"reset", g, "--topic", f.topic, "--to", "group:" + g},                    // copy from itself
+		{"reset", g, "--topic", f.topic, "--to", "group:" + testkit.Name(t, "x")}, // copy from nothing
+		{"delete-offsets", g},
+		{"delete-offsets", g, "--topic", testkit.Name(t, "missing"), "--execute"},
+	} {
+		r := offsetctl(t, f.c, args...)
+		if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", args, r.code, r.stderr)
+		}
+	}
+	// shift with a partition without commit names it, as Apache does.
+	r := mustRun(t, f.c, 2, "reset", g, "--topic", f.topic, "--to", "shift:-1")
+	if !strings.Contains(r.stderr, "partition 2") || !strings.Contains(r.stderr, "no committed offset") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 6})
+}
+
+// A topic whose log start is above 0: earliest is the log start and lower
+// targets are clamped to it.
+func TestResetLogStartAboveZero(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	f.c.DeleteRecords(f.topic, 0, 5)
+	gp, _ := resetPlanOf(t, f.c, 0, g, "--topic", f.topic+":0,1", "--to", "earliest", "--execute", "--backup", f.backup("a.csv"))
+	if gp.Partitions[0].LogStart != 5 {
+		t.Errorf("log start = %d, want 5", gp.Partitions[0].LogStart)
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 5, 1: 0})
+	gp, _ = resetPlanOf(t, f.c, 0, g, "--topic", f.topic+":0", "--to", "2", "--execute", "--backup", f.backup("b.csv"))
+	if !strings.Contains(gp.Partitions[0].Note, "clamped to log start") {
+		t.Errorf("note = %q", gp.Partitions[0].Note)
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 5, 1: 0})
+}
+
+func TestDeleteOffsets(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	t2 := f.c.Topic(1, nil)
+	f.c.Commit(g, t2, map[int32]int64{0: 0})
+
+	r := mustRun(t, f.c, 0, "delete-offsets", g, "--topic", f.topic)
+	if !strings.Contains(r.stdout, "would delete") || !strings.Contains(r.stderr, "dry run") {
+		t.Errorf("dry run: stdout %q stderr %q", r.stdout, r.stderr)
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 6})
+
+	backup := f.backup("del.csv")
+	r = mustRun(t, f.c, 0, "delete-offsets", "-o", "json", g, "--topic", f.topic, "--execute", "--backup", backup)
+	var p admin.DeleteOffsetsPlan
+	decodeJSON(t, r, &p)
+	if !p.Executed || len(p.Partitions) != 3 || p.Partitions[0].Status != "deleted" || p.Partitions[2].Status != "no commit" {
+		t.Errorf("plan = %+v", p)
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{})
+	assertCommitted(t, f.c, g, t2, map[int32]int64{0: 0})
+	mustRun(t, f.c, 0, "reset", g, "--to", "file:"+backup, "--execute", "--backup", f.backup("undo.csv"))
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 6})
+}
+
+// delete-offsets on a topic a live group consumes: the broker refuses per
+// partition with GROUP_SUBSCRIBED_TO_TOPIC, explained, exit 1.
+func TestDeleteOffsetsActiveSubscribedGroup(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	f.c.Consumer(g, f.topic, false)
+	r := mustRun(t, f.c, 1, "delete-offsets", "-o", "json", g, "--topic", f.topic+":0", "--execute", "--backup", f.backup("d.csv"))
+	var p admin.DeleteOffsetsPlan
+	decodeJSON(t, r, &p)
+	if len(p.Partitions) != 1 || !strings.Contains(p.Partitions[0].Error, "GROUP_SUBSCRIBED_TO_TOPIC") || !strings.Contains(p.Partitions[0].Error, "live members") {
+		t.Errorf("plan = %+v", p)
+	}
+	if !strings.Contains(r.stderr, "GROUP_SUBSCRIBED_TO_TOPIC") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	if _, ok := committedOn(t, f.c, g, f.topic)[0]; !ok {
+		t.Error("the offset of partition 0 was deleted")
+	}
+}
+
+func TestDeleteGroup(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	live := f.group(t)
+	f.c.Consumer(live, f.topic, false)
+
+	r := mustRun(t, f.c, 0, "delete-group", g)
+	if !strings.Contains(r.stdout, "would delete") {
+		t.Errorf("dry run = %q", r.stdout)
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 6})
+
+	backup := f.backup("groups.csv")
+	r = mustRun(t, f.c, 1, "delete-group", "-o", "json", g, live, "--execute", "--backup", backup)
+	var out struct {
+		Groups []admin.DeleteGroupRow `json:"groups"`
+	}
+	decodeJSON(t, r, &out)
+	if len(out.Groups) != 2 || out.Groups[0].Status != "deleted" || !strings.Contains(out.Groups[1].Error, "NON_EMPTY_GROUP") {
+		t.Fatalf("rows = %+v", out.Groups)
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{})
+	if committedOn(t, f.c, live, f.topic) == nil {
+		t.Error("the live group lost its offsets")
+	}
+	// The backup restores the deleted group's offsets.
+	mustRun(t, f.c, 0, "reset", g, "--to", "file:"+backup, "--execute", "--backup", f.backup("undo.csv"))
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 6})
+}
