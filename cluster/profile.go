@@ -69,8 +69,8 @@ type profileSASL struct {
 	TokenFile    string `yaml:"token_file"`
 	TokenEnv     string `yaml:"token_env"`
 	// Password and Token are here only to refuse them with a clear error.
-	Password *yaml.Node `yaml:"password"`
-	Token    *yaml.Node `yaml:"token"`
+	Password yaml.Node `yaml:"password"`
+	Token    yaml.Node `yaml:"token"`
 }
 
 // brokerList accepts a YAML list or one comma-separated string.
@@ -122,10 +122,10 @@ func ParseProfiles(r io.Reader) (map[string]*Profile, error) {
 			f.Profiles[name] = &Profile{}
 			continue
 		}
-		if p.SASL != nil && p.SASL.Password != nil {
+		if p.SASL != nil && p.SASL.Password.Kind != 0 {
 			return nil, fmt.Errorf("profile %s: a plaintext password is not allowed in the profiles file; use password_file or password_env", quoteKey(name))
 		}
-		if p.SASL != nil && p.SASL.Token != nil {
+		if p.SASL != nil && p.SASL.Token.Kind != 0 {
 			return nil, fmt.Errorf("profile %s: a token is not allowed in the profiles file; use token_file or token_env", quoteKey(name))
 		}
 	}

@@ -87,6 +87,11 @@ func FromProperties(p Properties) (Settings, []string, error) {
 		}
 	}
 	saslOn := strings.HasPrefix(protocol, "SASL_")
+	for _, k := range []string{"ssl.truststore.type", "ssl.keystore.type"} {
+		if v, ok := m[k]; ok && !strings.EqualFold(strings.TrimSpace(v), "PEM") {
+			return s, nil, fmt.Errorf("%s=%s is not supported: only PEM stores are (convert with keytool -exportcert -rfc / openssl pkcs12 -nodes)", k, quoteKey(strings.TrimSpace(v)))
+		}
+	}
 
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -132,10 +137,7 @@ func FromProperties(p Properties) (Settings, []string, error) {
 			if tv != awsIAMHandler {
 				return s, nil, fmt.Errorf("sasl.client.callback.handler.class is not supported (only %s, for aws-msk-iam)", awsIAMHandler)
 			}
-		case "ssl.truststore.type", "ssl.keystore.type":
-			if !strings.EqualFold(tv, "PEM") {
-				return s, nil, fmt.Errorf("%s=%s is not supported: only PEM stores are (convert with keytool -exportcert -rfc / openssl pkcs12 -nodes)", k, quoteKey(tv))
-			}
+		case "ssl.truststore.type", "ssl.keystore.type": // checked above
 		case "ssl.truststore.location":
 			if !strings.EqualFold(strings.TrimSpace(m["ssl.truststore.type"]), "PEM") {
 				return s, nil, errors.New("ssl.truststore.location without ssl.truststore.type=PEM: Java reads it as JKS, which is not supported; convert the store to PEM and set ssl.truststore.type=PEM")

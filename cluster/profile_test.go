@@ -1,0 +1,216 @@
+package cluster
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const sampleProfiles = `
+# offsetctl profiles
+profiles:
+  prod:
+    brokers: [kafka-1:9093, kafka-2:9093]
+    client_id: sre
+    tls:
+      ca: certs/ca.pem
+      cert: ~/certs/client.pem
+      key: ~/certs/client.key
+      server_name: kafka.internal
+    sasl:
+      mechanism: SCRAM-SHA-512
+      user: alice
+      password_file: /run/secrets/kafka
+  dev:
+    brokers: "localhost:9092, localhost:9093"
+  msk:
+    brokers: b-1.msk:9098
+    tls: {}
+    sasl: {mechanism: aws-msk-iam}
+  empty:
+`
+
+func TestParseProfiles(t *testing.T) {
+	ps, err := ParseProfiles(strings.NewReader(sampleProfiles))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ProfileNames(ps), ","); got != "dev,empty,msk,prod" {
+		t.Fatalf("names %s", got)
+	}
+	s, err := ps["prod"].Settings("prod", "/etc/offsetctl", "/home/op")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(s.Brokers, ",") != "kafka-1:9093,kafka-2:9093" || s.ClientID != "sre" {
+		t.Fatalf("brokers %v client %q", s.Brokers, s.ClientID)
+	}
+	if !s.TLSOn() || s.TLS.CAFile != "/etc/offsetctl/certs/ca.pem" || s.TLS.CertFile != "/home/op/certs/client.pem" ||
+		s.TLS.KeyFile != "/home/op/certs/client.key" || s.TLS.ServerName != "kafka.internal" {
+		t.Fatalf("TLS %+v", s.TLS)
+	}
+	if s.SASL.Mechanism != MechScram512 || s.SASL.User != "alice" || s.SASL.PasswordFile != "/run/secrets/kafka" {
+		t.Fatalf("SASL %+v", s.SASL)
+	}
+	d, err := ps["dev"].Settings("dev", "", "")
+	if err != nil || strings.Join(d.Brokers, ",") != "localhost:9092,localhost:9093" || d.TLSOn() || d.SASLOn() {
+		t.Fatalf("dev: %+v %v", d, err)
+	}
+	m, err := ps["msk"].Settings("msk", "", "")
+	if err != nil || !m.TLSOn() || m.SASL.Mechanism != MechAWSMSKIAM {
+		t.Fatalf("msk: %+v %v", m, err)
+	}
+	if e, err := ps["empty"].Settings("empty", "", ""); err != nil || len(e.Brokers) != 0 {
+		t.Fatalf("empty: %+v %v", e, err)
+	}
+}
+
+func TestParseProfilesRefuses(t *testing.T) {
+	const secret = "PlainTextPw99"
+	tests := []struct{ in, want string }{
+		{"profiles:\n  p:\n    sasl:\n      user: a\n      password: " + secret, "plaintext password is not allowed"},
+		{"profiles:\n  p:\n    sasl:\n      token: " + secret, "token is not allowed"},
+		{"profiles:\n  p:\n    brokerz: a:1", "field brokerz not found"},
+		{"profiles:\n  p:\n    tls:\n      enabled: " + secret, "line 4"},
+		{"profiles:\n  p:\n    brokers: {a: 1}", "brokers must be a list"},
+		{"profiles: [" + secret, "yaml"},
+		{"clusters:\n  p: {}", "field clusters not found"},
+	}
+	for _, tt := range tests {
+		_, err := ParseProfiles(strings.NewReader(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: err = %v, want %q", tt.in, err, tt.want)
+			continue
+		}
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("%q: error echoes a value: %v", tt.in, err)
+		}
+	}
+	ps, err := ParseProfiles(strings.NewReader("profiles:\n  p:\n    brokers: nohostport\n    sasl: {mechanism: gssapi}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ps["p"].Settings("p", "", ""); err == nil || !strings.Contains(err.Error(), `profile "p": brokers`) {
+		t.Fatalf("err = %v", err)
+	}
+	ps, _ = ParseProfiles(strings.NewReader("profiles:\n  p:\n    sasl: {mechanism: plain, password_file: a, password_env: B}"))
+	if _, err := ps["p"].Settings("p", "", ""); err == nil || !strings.Contains(err.Error(), "only one of") {
+		t.Fatalf("err = %v", err)
+	}
+	if ps, err := ParseProfiles(strings.NewReader("")); err != nil || len(ps) != 0 {
+		t.Fatalf("empty file: %v %v", ps, err)
+	}
+}
+
+func TestProfilesPath(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"OFFSETCTL_CONFIG": "/x.yaml", "HOME": "/h"}, "/x.yaml"},
+		{map[string]string{"XDG_CONFIG_HOME": "/xdg", "HOME": "/h"}, "/xdg/offsetctl/config.yaml"},
+		{map[string]string{"HOME": "/h"}, "/h/.config/offsetctl/config.yaml"},
+		{nil, ""},
+	} {
+		if got := ProfilesPath(env(tt.env)); got != tt.want {
+			t.Errorf("%v: %q, want %q", tt.env, got, tt.want)
+		}
+	}
+}
+
+// TestConnectPrecedence: flags > --command-config > --profile >
+// KAFKA_BROKERS > default, field by field.
+func TestConnectPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	cfgFile := filepath.Join(dir, "config.yaml")
+	pw := filepath.Join(dir, "pw")
+	write := func(f, s string) {
+		if err := os.WriteFile(f, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(cfgFile, "profiles:\n  prod:\n    brokers: [prof:1]\n    client_id: prof-id\n    sasl: {mechanism: scram-sha-256, user: puser, password_file: pw}\n")
+	write(pw, "profile-pw\n")
+	props := filepath.Join(dir, "client.properties")
+	write(props, "bootstrap.servers=cc:1\n")
+	vars := map[string]string{"OFFSETCTL_CONFIG": cfgFile, "KAFKA_BROKERS": "env:1"}
+	env := testEnv(vars)
+
+	conn, err := Connect(Sources{Env: env})
+	if err != nil || conn.Brokers[0] != "env:1" || conn.SASL != nil {
+		t.Fatalf("env only: %v %v", conn.Brokers, err)
+	}
+	conn, err = Connect(Sources{Env: env, Profile: "prod"})
+	if err != nil || conn.Brokers[0] != "prof:1" || conn.ClientID != "prof-id" || conn.SASL.Name() != "SCRAM-SHA-256" {
+		t.Fatalf("profile: %+v %v", conn, err)
+	}
+	if len(conn.Secrets) != 1 || conn.Secrets[0] != "profile-pw" {
+		t.Fatal("profile password_file relative to the profiles file was not used")
+	}
+	conn, err = Connect(Sources{Env: env, Profile: "prod", CommandConfig: props})
+	if err != nil || conn.Brokers[0] != "cc:1" || conn.SASL.Name() != "SCRAM-SHA-256" {
+		t.Fatalf("command config over profile: %+v %v", conn.Brokers, err)
+	}
+	conn, err = Connect(Sources{Env: env, Profile: "prod", CommandConfig: props,
+		Flags: Settings{Brokers: []string{"flag:1"}, SASL: SASLSettings{Mechanism: MechScram512}}})
+	if err != nil || conn.Brokers[0] != "flag:1" || conn.SASL.Name() != "SCRAM-SHA-512" || conn.ClientID != "prof-id" {
+		t.Fatalf("flags over all: %+v %v", conn.Brokers, err)
+	}
+	conn, err = Connect(Sources{Env: testEnv(nil)})
+	if err != nil || conn.Brokers[0] != DefaultBrokers {
+		t.Fatalf("default: %v %v", conn.Brokers, err)
+	}
+
+	for _, tt := range []struct {
+		src  Sources
+		want string
+	}{
+		{Sources{Env: env, Profile: "nope"}, `--profile "nope": not in ` + cfgFile + " (profiles: prod)"},
+		{Sources{Env: testEnv(map[string]string{"OFFSETCTL_CONFIG": filepath.Join(dir, "missing.yaml")}), Profile: "p"}, "no profiles file at"},
+		{Sources{Env: testEnv(nil), Profile: "p"}, "no profiles file: set OFFSETCTL_CONFIG or HOME"},
+		{Sources{Env: env, CommandConfig: filepath.Join(dir, "missing.properties")}, "--command-config: open"},
+		{Sources{Env: testEnv(map[string]string{"KAFKA_BROKERS": "bad"})}, "KAFKA_BROKERS: broker address"},
+	} {
+		_, err := Connect(tt.src)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("err = %v, want %q", err, tt.want)
+		}
+	}
+}
+
+// FuzzParseProfiles: never panics; an accepted file's profiles either turn
+// into settings or fail with an error naming the profile, and no accepted
+// profile ever carries a password.
+func FuzzParseProfiles(f *testing.F) {
+	f.Add(sampleProfiles)
+	for _, s := range []string{
+		"", "profiles:", "profiles: {}", "profiles:\n  a:\n", "profiles:\n  a: {brokers: x}",
+		"profiles:\n  a: {sasl: {password: x}}", "profiles: [1, 2]", "- a\n- b", "profiles:\n  a: &x {}\n  b: *x",
+		"profiles:\n  a: {tls: {enabled: yes}}", "\x00", "profiles:\n  a: {brokers: [[a]]}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		ps, err := ParseProfiles(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		for name, p := range ps {
+			if p == nil {
+				t.Fatalf("profile %q is nil", name)
+			}
+			s, err := p.Settings(name, "/d", "/h")
+			if err != nil {
+				if !strings.Contains(err.Error(), "profile ") {
+					t.Fatalf("error does not name the profile: %v", err)
+				}
+				continue
+			}
+			if s.SASL.Password != "" || s.SASL.Token != "" {
+				t.Fatal("a profile carried a secret")
+			}
+		}
+	})
+}
