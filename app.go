@@ -142,6 +142,7 @@ func (a *app) commands() []*cobra.Command {
 		a.deleteOffsetsCmd(),
 		a.deleteGroupCmd(),
 		a.replayCmd(),
+		a.semanticsCmd(),
 		a.demoCmd(),
 		a.playgroundCmd(),
 		a.versionCmd(),

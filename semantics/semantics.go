@@ -1,0 +1,232 @@
+// Package semantics runs the commit-semantics crash experiment of the seed
+// lectures: a scratch topic of numbered events, and for each commit
+// strategy a consumer that really crashes (a child process that exits
+// without committing or closing its client) right after processing the Nth
+// event, then a fresh consumer of the same group that runs to the end. A
+// processed log per strategy shows what was processed twice and what never
+// was; a group-less replay from offset 0 ends the experiment and proves it
+// moved no group's committed offsets.
+//
+// It is split like the rest of offsetctl: options, the event layout, the
+// processed-log parser and the per-row explanation are pure (plan.go,
+// processedlog.go); the worker (worker.go) and the orchestration (run.go)
+// do the I/O.
+package semantics
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Mode is a commit strategy.
+type Mode string
+
+// The commit strategies.
+const (
+	// AtMostOnce commits each polled batch, then processes it.
+	AtMostOnce Mode = "at-most-once"
+	// AtLeastOnce processes each batch, then commits it.
+	AtLeastOnce Mode = "at-least-once"
+	// Auto is franz-go's default auto-commit: every commit interval a
+	// background commit of what earlier polls returned.
+	Auto Mode = "auto"
+	// AutoGreedy is franz-go's GreedyAutoCommit: the background commit
+	// also covers what the latest poll returned, processed or not (the
+	// auto-commit the seed lecture describes).
+	AutoGreedy Mode = "auto-greedy"
+	// Sync disables auto-commit and calls CommitRecords on the whole batch
+	// after processing it.
+	Sync Mode = "sync"
+	// Async uses AutoCommitMarks: MarkCommitRecords after each record,
+	// CommitMarkedOffsets after each batch, background flush every commit
+	// interval.
+	Async Mode = "async"
+)
+
+// DefaultModes is what --modes all (and no --modes) runs, in table order.
+var DefaultModes = []Mode{AtMostOnce, AtLeastOnce, Auto, Sync, Async}
+
+// AllModes lists every mode, including the opt-in auto-greedy.
+var AllModes = []Mode{AtMostOnce, AtLeastOnce, Auto, AutoGreedy, Sync, Async}
+
+// The defaults of the experiment: the seed's numbers.
+const (
+	DefaultEvents         = 60
+	DefaultPartitions     = 3
+	DefaultBatch          = 10
+	DefaultCrashAfter     = 25
+	DefaultCommitInterval = 2 * time.Second
+	// DefaultSessionTimeout is the workers' group session timeout: the
+	// broker-side minimum of Apache Kafka (group.min.session.timeout.ms
+	// defaults to 6s) plus a margin.
+	DefaultSessionTimeout = 10 * time.Second
+)
+
+// Options is one experiment.
+type Options struct {
+	Events     int
+	Partitions int
+	Batch      int
+	// CrashAfter is the number of events the first consumer of each mode
+	// processes before it crashes.
+	CrashAfter int
+	Modes      []Mode
+	// WorkDelay is the time the worker spends on each record before it
+	// counts as processed (the seed's WORK_DELAY).
+	WorkDelay time.Duration
+	// CommitInterval is the auto-commit / background-flush interval of
+	// auto, auto-greedy and async.
+	CommitInterval time.Duration
+	// SessionTimeout is the workers' group session timeout.
+	SessionTimeout time.Duration
+
+	// Keep leaves the scratch topic, the groups and the processed logs in
+	// place.
+	Keep bool
+	// LogDir is where the processed logs go ("": a temporary directory,
+	// removed afterwards unless Keep).
+	LogDir string
+	// TopicPrefix names the scratch topic (default "offsetctl-semantics").
+	TopicPrefix string
+	// Sequential runs the modes one after another instead of at once.
+	Sequential bool
+	// NoReplay skips the final replay.
+	NoReplay bool
+
+	// Launcher starts a worker process. Required.
+	Launcher Launcher
+	// Progress, when set, receives one line per step (for stderr).
+	Progress func(string)
+}
+
+// WithDefaults fills the zero fields with the defaults.
+func (o Options) WithDefaults() Options {
+	if o.Events == 0 {
+		o.Events = DefaultEvents
+	}
+	if o.Partitions == 0 {
+		o.Partitions = DefaultPartitions
+	}
+	if o.Batch == 0 {
+		o.Batch = DefaultBatch
+	}
+	if o.CrashAfter == 0 {
+		o.CrashAfter = DefaultCrashAfter
+	}
+	if len(o.Modes) == 0 {
+		o.Modes = append([]Mode(nil), DefaultModes...)
+	}
+	if o.CommitInterval == 0 {
+		o.CommitInterval = DefaultCommitInterval
+	}
+	if o.SessionTimeout == 0 {
+		o.SessionTimeout = DefaultSessionTimeout
+	}
+	if o.TopicPrefix == "" {
+		o.TopicPrefix = "offsetctl-semantics"
+	}
+	return o
+}
+
+// Validate checks options (after WithDefaults); errors name the flag.
+func (o Options) Validate() error {
+	switch {
+	case o.Events < 1 || o.Events > 1_000_000:
+		return fmt.Errorf("--events must be between 1 and 1000000, got %d", o.Events)
+	case o.Partitions < 1 || o.Partitions > 1000:
+		return fmt.Errorf("--partitions must be between 1 and 1000, got %d", o.Partitions)
+	case o.Batch < 1:
+		return fmt.Errorf("--batch must be at least 1, got %d", o.Batch)
+	case o.CrashAfter < 1 || o.CrashAfter >= o.Events:
+		return fmt.Errorf("--crash-after must be between 1 and --events - 1 (%d), got %d", o.Events-1, o.CrashAfter)
+	case o.WorkDelay < 0:
+		return fmt.Errorf("--work-delay must not be negative, got %s", o.WorkDelay)
+	case o.CommitInterval <= 0:
+		return fmt.Errorf("--commit-interval must be positive, got %s", o.CommitInterval)
+	case o.SessionTimeout < time.Second:
+		return fmt.Errorf("--session-timeout must be at least 1s, got %s", o.SessionTimeout)
+	case len(o.Modes) == 0:
+		return fmt.Errorf("--modes: no mode given")
+	}
+	seen := map[Mode]bool{}
+	for _, m := range o.Modes {
+		if !m.Valid() {
+			return fmt.Errorf("--modes: unknown mode %q (want %s or all)", m, modeNames(AllModes))
+		}
+		if seen[m] {
+			return fmt.Errorf("--modes: %s given twice", m)
+		}
+		seen[m] = true
+	}
+	return nil
+}
+
+// Valid reports whether m is a known mode.
+func (m Mode) Valid() bool {
+	for _, k := range AllModes {
+		if m == k {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseModes parses --modes: a comma-separated list of modes, or "all"
+// (the five modes of the seed; auto-greedy is opt-in).
+func ParseModes(s string) ([]Mode, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.EqualFold(s, "all") {
+		return append([]Mode(nil), DefaultModes...), nil
+	}
+	var out []Mode
+	for _, part := range strings.Split(s, ",") {
+		m := Mode(strings.ToLower(strings.TrimSpace(part)))
+		if m == "" {
+			continue
+		}
+		if m == "all" {
+			return nil, fmt.Errorf("--modes %q: all cannot be combined with other modes", s)
+		}
+		if !m.Valid() {
+			return nil, fmt.Errorf("--modes %q: unknown mode %q (want %s or all)", s, m, modeNames(AllModes))
+		}
+		for _, o := range out {
+			if o == m {
+				return nil, fmt.Errorf("--modes %q: %s given twice", s, m)
+			}
+		}
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--modes %q: no mode given", s)
+	}
+	return out, nil
+}
+
+func modeNames(ms []Mode) string {
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = string(m)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Describe says in a few words how mode m commits.
+func (m Mode) Describe(interval time.Duration) string {
+	switch m {
+	case AtMostOnce:
+		return "commits each polled batch, then processes it"
+	case AtLeastOnce:
+		return "processes each batch, then commits it"
+	case Auto:
+		return fmt.Sprintf("auto-commit (franz-go's default) every %s commits what earlier polls returned", interval)
+	case AutoGreedy:
+		return fmt.Sprintf("greedy auto-commit every %s commits everything polled, processed or not", interval)
+	case Sync:
+		return "commits the whole batch with CommitRecords after processing it"
+	case Async:
+		return fmt.Sprintf("marks each processed record, flushes the marks after each batch and every %s", interval)
+	}
+	return string(m)
+}

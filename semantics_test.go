@@ -1,0 +1,317 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/offsetctl/offsetctl/internal/testkit"
+	"github.com/offsetctl/offsetctl/semantics"
+)
+
+// semRow is one decoded result row.
+type semRow struct {
+	Mode             string                      `json:"mode"`
+	Group            string                      `json:"group"`
+	Processed        int                         `json:"processed"`
+	Unique           int                         `json:"unique"`
+	Duplicates       int                         `json:"duplicates"`
+	Lost             int                         `json:"lost"`
+	LostEvents       []int                       `json:"lost_events"`
+	CommittedAtCrash []semantics.PartitionOffset `json:"committed_at_crash"`
+	CommittedAfter   []semantics.PartitionOffset `json:"committed_after"`
+	Explanation      string                      `json:"explanation"`
+	Log              string                      `json:"log"`
+}
+
+type semOut struct {
+	Events     int      `json:"events"`
+	Batch      int      `json:"batch"`
+	CrashAfter int      `json:"crash_after"`
+	Partitions int      `json:"partitions"`
+	Topic      string   `json:"topic"`
+	Results    []semRow `json:"results"`
+	Replay     struct {
+		FromOffset         int64 `json:"from_offset"`
+		Records            int64 `json:"records"`
+		AllEvents          bool  `json:"all_events"`
+		CommittedUnchanged bool  `json:"committed_unchanged"`
+		Verification       struct {
+			GroupsChecked int      `json:"groups_checked"`
+			Groups        []string `json:"groups"`
+			Unchanged     bool     `json:"unchanged"`
+		} `json:"verification"`
+	} `json:"replay"`
+}
+
+func (o semOut) row(t *testing.T, m string) semRow {
+	t.Helper()
+	for _, r := range o.Results {
+		if r.Mode == m {
+			return r
+		}
+	}
+	t.Fatalf("no result for mode %s in %+v", m, o.Results)
+	return semRow{}
+}
+
+func runSemantics(t *testing.T, c *testkit.Cluster, args ...string) semOut {
+	t.Helper()
+	r := mustRun(t, c, 0, append([]string{"-o", "json", "semantics"}, args...)...)
+	var out semOut
+	decodeJSON(t, r, &out)
+	return out
+}
+
+// sumOffsets adds up committed offsets.
+func sumOffsets(os []semantics.PartitionOffset) int64 {
+	var n int64
+	for _, o := range os {
+		n += o.Offset
+	}
+	return n
+}
+
+// assertAllCommitted checks a row's final commits are the ends n/n/n.
+func assertAllCommitted(t *testing.T, r semRow, n int64) {
+	t.Helper()
+	want := []semantics.PartitionOffset{{Partition: 0, Offset: n}, {Partition: 1, Offset: n}, {Partition: 2, Offset: n}}
+	if len(r.CommittedAfter) != 3 {
+		t.Fatalf("%s: committed after = %v, want %v", r.Mode, r.CommittedAfter, want)
+	}
+	for i := range want {
+		if r.CommittedAfter[i] != want[i] {
+			t.Fatalf("%s: committed after = %v, want %v", r.Mode, r.CommittedAfter, want)
+		}
+	}
+}
+
+// assertCleanedUp re-reads the broker: the scratch topic and the groups
+// are gone.
+func assertCleanedUp(t *testing.T, c *testkit.Cluster, out semOut) {
+	t.Helper()
+	adm := c.Admin()
+	ctx := testkit.Ctx(t)
+	topics, err := adm.ListTopics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if topics.Has(out.Topic) {
+		t.Errorf("scratch topic %s still exists", out.Topic)
+	}
+	listed, err := adm.ListGroups(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Results {
+		if _, ok := listed[r.Group]; ok {
+			t.Errorf("group %s still exists", r.Group)
+		}
+	}
+}
+
+// TestSemanticsSeedNumbers is the seed's experiment with the defaults: the
+// exact numbers of at-most-once and at-least-once, the bounds of sync and
+// async, auto with a fast worker duplicating everything processed before
+// the crash, and the closing replay.
+func TestSemanticsSeedNumbers(t *testing.T) {
+	c := testkit.New(t)
+	out := runSemantics(t, c)
+	if out.Events != 60 || out.Batch != 10 || out.CrashAfter != 25 || out.Partitions != 3 || len(out.Results) != 5 {
+		t.Fatalf("header = %+v", out)
+	}
+	amo := out.row(t, "at-most-once")
+	if amo.Processed != 55 || amo.Unique != 55 || amo.Duplicates != 0 || amo.Lost != 5 {
+		t.Errorf("at-most-once = %+v, want 55/55/0/5", amo)
+	}
+	if len(amo.LostEvents) != 5 || amo.LostEvents[0] != 26 || amo.LostEvents[4] != 30 {
+		t.Errorf("at-most-once lost events = %v, want 26-30", amo.LostEvents)
+	}
+	if sumOffsets(amo.CommittedAtCrash) != 30 {
+		t.Errorf("at-most-once committed at crash = %v, want 30 events", amo.CommittedAtCrash)
+	}
+	alo := out.row(t, "at-least-once")
+	if alo.Processed != 65 || alo.Unique != 60 || alo.Duplicates != 5 || alo.Lost != 0 {
+		t.Errorf("at-least-once = %+v, want 65/60/5/0", alo)
+	}
+	if sumOffsets(alo.CommittedAtCrash) != 20 {
+		t.Errorf("at-least-once committed at crash = %v, want 20 events", alo.CommittedAtCrash)
+	}
+	sync := out.row(t, "sync")
+	if sync.Lost != 0 || sync.Duplicates != 5 || sync.Unique != 60 {
+		t.Errorf("sync = %+v, want no loss and exactly the 5 processed events of the crashed batch again", sync)
+	}
+	async := out.row(t, "async")
+	if async.Lost != 0 || async.Duplicates > 5 || async.Unique != 60 {
+		t.Errorf("async = %+v, want no loss and at most the 5 marked-but-unflushed events again", async)
+	}
+	auto := out.row(t, "auto")
+	if auto.Lost != 0 || auto.Duplicates != 25 || auto.Processed != 85 {
+		t.Errorf("auto (fast worker, 2s interval) = %+v, want every one of the 25 events processed before the crash again", auto)
+	}
+	// The crashed worker did not close its client: a close would have
+	// committed (kgo commits on revoke).
+	if len(auto.CommittedAtCrash) != 0 {
+		t.Errorf("auto: committed at crash = %v, want nothing (no close, no commit)", auto.CommittedAtCrash)
+	}
+	for _, r := range out.Results {
+		assertAllCommitted(t, r, 20)
+		if r.Explanation == "" || r.Log != "" {
+			t.Errorf("%s: explanation %q, log %q", r.Mode, r.Explanation, r.Log)
+		}
+	}
+	if out.Replay.Records != 60 || !out.Replay.AllEvents || !out.Replay.CommittedUnchanged || out.Replay.Verification.GroupsChecked != 5 {
+		t.Errorf("replay = %+v", out.Replay)
+	}
+	assertCleanedUp(t, c, out)
+}
+
+// TestSemanticsRepeatable runs the two seed modes several times in a row:
+// the same numbers every time, whatever the fetch timing.
+func TestSemanticsRepeatable(t *testing.T) {
+	c := testkit.New(t)
+	for i := 0; i < 3; i++ {
+		out := runSemantics(t, c, "--modes", "at-most-once,at-least-once")
+		amo, alo := out.row(t, "at-most-once"), out.row(t, "at-least-once")
+		if amo.Processed != 55 || amo.Unique != 55 || amo.Duplicates != 0 || amo.Lost != 5 {
+			t.Fatalf("run %d: at-most-once = %+v", i, amo)
+		}
+		if alo.Processed != 65 || alo.Unique != 60 || alo.Duplicates != 5 || alo.Lost != 0 {
+			t.Fatalf("run %d: at-least-once = %+v", i, alo)
+		}
+	}
+}
+
+// TestSemanticsSlowWorker: with a per-record delay longer than the commit
+// interval, greedy auto-commit commits the polled batch before it is
+// processed and the crash loses its rest; franz-go's default auto-commit
+// only commits what earlier polls returned, so it duplicates instead.
+func TestSemanticsSlowWorker(t *testing.T) {
+	c := testkit.New(t)
+	// 30 events, 10 per partition: the crash after event 15 is in the
+	// middle of batch 2 (events 11-20), 500ms after it was polled, with a
+	// commit every 200ms.
+	out := runSemantics(t, c, "--modes", "auto,auto-greedy", "--events", "30", "--crash-after", "15", "--work-delay", "100ms", "--commit-interval", "200ms")
+	greedy := out.row(t, "auto-greedy")
+	if greedy.Lost == 0 || greedy.Lost > 5 || greedy.Duplicates != 0 {
+		t.Errorf("auto-greedy, slow worker = %+v, want lost events of the crashed batch", greedy)
+	}
+	auto := out.row(t, "auto")
+	if auto.Lost != 0 || auto.Duplicates == 0 || auto.Duplicates > 5 {
+		t.Errorf("auto, slow worker = %+v, want no loss, duplicates within the crashed batch", auto)
+	}
+	assertAllCommitted(t, greedy, 10)
+	assertAllCommitted(t, auto, 10)
+}
+
+// TestSemanticsKeep keeps the topic, groups and logs: the committed offsets
+// re-read from the broker match, and `semantics count` on the kept logs
+// prints the seed's line with the same numbers.
+func TestSemanticsKeep(t *testing.T) {
+	c := testkit.New(t)
+	dir := t.TempDir()
+	out := runSemantics(t, c, "--modes", "sync,at-most-once", "--keep", "--log-dir", dir, "--events", "31", "--batch", "4", "--crash-after", "6", "--partitions", "2")
+	t.Cleanup(func() {
+		adm := c.Admin()
+		ctx := testkit.Ctx(t)
+		_, _ = adm.DeleteGroups(ctx, out.Results[0].Group, out.Results[1].Group)
+		_, _ = adm.DeleteTopics(ctx, out.Topic)
+	})
+	// 31 events over 2 partitions: 16 and 15; batches of 4; crash after
+	// event 6 in the middle of batch 2 (events 5-8).
+	sync, amo := out.row(t, "sync"), out.row(t, "at-most-once")
+	if sync.Duplicates != 2 || sync.Lost != 0 || sync.Processed != 33 {
+		t.Errorf("sync = %+v, want the 2 processed events of the crashed batch again", sync)
+	}
+	if amo.Lost != 2 || amo.Duplicates != 0 || amo.Processed != 29 || len(amo.LostEvents) != 2 || amo.LostEvents[0] != 7 {
+		t.Errorf("at-most-once = %+v, want events 7-8 lost", amo)
+	}
+	for _, r := range []semRow{sync, amo} {
+		got := c.Committed(r.Group)[out.Topic]
+		if got[0] != 16 || got[1] != 15 || len(got) != 2 {
+			t.Errorf("%s: committed offsets on the broker = %v, want 0:16 1:15", r.Mode, got)
+		}
+		if r.Log != filepath.Join(dir, "processed-"+r.Mode+".log") {
+			t.Errorf("%s: log = %q", r.Mode, r.Log)
+		}
+	}
+	res := mustRun(t, nil, 0, "semantics", "count", sync.Log, amo.Log)
+	want := sync.Log + ": total=33 unique-offsets=31 duplicates=2\n" + amo.Log + ": total=29 unique-offsets=29 duplicates=0\n"
+	if res.stdout != want {
+		t.Errorf("count = %q, want %q", res.stdout, want)
+	}
+}
+
+// TestSemanticsCount: the seed's make count-* on hand-written logs.
+func TestSemanticsCount(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	auto := write("processed-auto.log", strings.Repeat("0,0,k,v\n0,1,k,v\n", 10)+"1,0,k,{\"a\":1,\"b\":2}\n")
+	crlf := write("crlf.log", "partition,offset,key,value\r\n0,0,a,1\r\n0,0,a,1\r\n2,7,b,2\r\n\r\n")
+	empty := write("empty.log", "")
+	bad := write("bad.log", "0,0,a,1\n0,1,a,1\nnot-a-line\n")
+
+	r := mustRun(t, nil, 0, "semantics", "count", auto, crlf, empty)
+	want := auto + ": total=21 unique-offsets=3 duplicates=18\n" + crlf + ": total=3 unique-offsets=2 duplicates=1\n" + empty + ": total=0 unique-offsets=0 duplicates=0\n"
+	if r.stdout != want {
+		t.Fatalf("count =\n%s\nwant\n%s", r.stdout, want)
+	}
+
+	var js []semantics.Count
+	decodeJSON(t, mustRun(t, nil, 0, "-o", "json", "semantics", "count", crlf), &js)
+	if len(js) != 1 || js[0] != (semantics.Count{File: crlf, Total: 3, UniqueOffsets: 2, Duplicates: 1}) {
+		t.Fatalf("json = %+v", js)
+	}
+	if r := mustRun(t, nil, 0, "-o", "csv", "semantics", "count", crlf); r.stdout != "file,total,unique_offsets,duplicates\n"+crlf+",3,2,1\n" {
+		t.Fatalf("csv = %q", r.stdout)
+	}
+
+	// A malformed line: exit 2, one line naming file:line, nothing on stdout.
+	r = mustRun(t, nil, 2, "semantics", "count", auto, bad)
+	if r.stdout != "" || !strings.Contains(r.stderr, bad+":3:") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Fatalf("bad log: stdout %q stderr %q", r.stdout, r.stderr)
+	}
+	r = mustRun(t, nil, 2, "semantics", "count", filepath.Join(dir, "missing.log"))
+	if !strings.Contains(r.stderr, "missing.log") {
+		t.Fatalf("missing file: %q", r.stderr)
+	}
+	mustRun(t, nil, 2, "semantics", "count")
+}
+
+// TestSemanticsBadUsage: bad flags exit 2 and create nothing.
+func TestSemanticsBadUsage(t *testing.T) {
+	c := testkit.New(t)
+	adm := c.Admin()
+	before, err := adm.ListTopics(testkit.Ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--crash-after", "60"},
+		{"--modes", "exactly-once"},
+		{"--batch", "0", "--events", "-3"},
+		{"--commit-interval", "-1s"},
+		{"extra-arg"},
+	} {
+		r := mustRun(t, c, 2, append([]string{"semantics"}, args...)...)
+		if r.stdout != "" || r.stderr == "" {
+			t.Errorf("%v: stdout %q stderr %q", args, r.stdout, r.stderr)
+		}
+	}
+	after, err := adm.ListTopics(testkit.Ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range after.Names() {
+		if strings.HasPrefix(n, "offsetctl-semantics-") && !before.Has(n) {
+			t.Errorf("bad usage created topic %s", n)
+		}
+	}
+}
