@@ -175,7 +175,7 @@ func TestResetDryRun(t *testing.T) {
 		t.Errorf("partition 2 = %+v, want current null, target 10, delta null", p2)
 	}
 	r = mustRun(t, f.c, 0, "reset", g, "--topic", f.topic, "--to", "3", "--export")
-	if want := fmt.Sprintf("%[1]s,0,3\n%[1]s,1,3\n%[1]s,2,3\n", f.topic); r.stdout != want {
+	if want := fmt.Sprintf("%[1]q,0,3\n%[1]q,1,3\n%[1]q,2,3\n", f.topic); r.stdout != want {
 		t.Errorf("--export = %q, want %q", r.stdout, want)
 	}
 	assertCommitted(t, f.c, g, f.topic, before)
@@ -209,7 +209,8 @@ func TestResetExecuteScopeAndRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	want := []string{"offsetctl:backup," + g + ",0,", g + "," + f.topic + ",1,6", "offsetctl:no-commit:" + g + "," + f.topic + ",2,0"}
+	q := func(s string) string { return `"` + s + `"` }
+	want := []string{q("offsetctl:backup") + "," + q(g) + ",0,", q(g) + "," + q(f.topic) + ",1,6", q("offsetctl:no-commit:"+g) + "," + q(f.topic) + ",2,0"}
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], want[0]) || lines[1] != want[1] || lines[2] != want[2] {
 		t.Fatalf("backup =\n%s\nwant lines like %q", data, want)
 	}

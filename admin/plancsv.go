@@ -233,14 +233,10 @@ func WritePlanCSV(w io.Writer, rows []PlanRow, withGroup bool) error {
 	return nil
 }
 
-// csvField quotes a field when a CSV reader (Apache's Jackson or ours)
-// would otherwise misread it: separators, quotes, line breaks, surrounding
-// blanks, or a leading '#' (a comment to offsetctl's reader).
+// csvField quotes a string field the way Apache's --export does (Jackson
+// quotes every string), doubling inner quotes.
 func csvField(s string) string {
-	if s == "" || strings.ContainsAny(s, ",\"\r\n") || strings.HasPrefix(s, "#") || strings.TrimSpace(s) != s {
-		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-	}
-	return s
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
 // BackupGroup is the state of one group's scoped partitions before a change.
@@ -259,7 +255,7 @@ func WriteBackupCSV(w io.Writer, at time.Time, groups []BackupGroup) error {
 		if strings.ContainsAny(g.Group, "\r\n") {
 			return fmt.Errorf("group %q: a group name with a line break cannot be written to a CSV plan", g.Group)
 		}
-		if _, err := fmt.Fprintf(w, "%s,%s,0,%d\n", BackupMarker, csvField(g.Group), at.UnixMilli()); err != nil {
+		if _, err := fmt.Fprintf(w, "%s,%s,0,%d\n", csvField(BackupMarker), csvField(g.Group), at.UnixMilli()); err != nil {
 			return err
 		}
 		rows := make([]PlanRow, len(g.Rows))

@@ -75,14 +75,14 @@ func TestWritePlanCSV(t *testing.T) {
 	if err := WritePlanCSV(&b, rows[:1], false); err != nil {
 		t.Fatal(err)
 	}
-	if got := b.String(); got != "orders,0,15\n" {
+	if got := b.String(); got != "\"orders\",0,15\n" {
 		t.Errorf("three columns = %q", got)
 	}
 	b.Reset()
 	if err := WritePlanCSV(&b, rows, true); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := b.String(), "g,orders,0,15\n\"a,b\",orders,1,2\n"; got != want {
+	if got, want := b.String(), "\"g\",\"orders\",0,15\n\"a,b\",\"orders\",1,2\n"; got != want {
 		t.Errorf("four columns = %q, want %q", got, want)
 	}
 	if err := WritePlanCSV(&b, []PlanRow{{Topic: "t", NoCommit: true}}, false); err == nil {
@@ -101,8 +101,8 @@ func TestBackupRoundTrip(t *testing.T) {
 	if err := WriteBackupCSV(&b, at, groups); err != nil {
 		t.Fatal(err)
 	}
-	want := "offsetctl:backup,g1,0,1764496800123\ng1,orders,0,15\noffsetctl:no-commit:g1,orders,1,0\n" +
-		"offsetctl:backup,\"odd \"\"name\"\", really\",0,1764496800123\n\"odd \"\"name\"\", really\",t,3,0\n"
+	want := "\"offsetctl:backup\",\"g1\",0,1764496800123\n\"g1\",\"orders\",0,15\n\"offsetctl:no-commit:g1\",\"orders\",1,0\n" +
+		"\"offsetctl:backup\",\"odd \"\"name\"\", really\",0,1764496800123\n\"odd \"\"name\"\", really\",\"t\",3,0\n"
 	if b.String() != want {
 		t.Fatalf("backup =\n%s\nwant\n%s", b.String(), want)
 	}

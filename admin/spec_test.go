@@ -35,7 +35,7 @@ func TestParseTarget(t *testing.T) {
 		{spec: "shift:abc", err: "signed integer"},
 		{spec: "time:2026-11-30T10:00:00Z", want: Target{Kind: ToTime, Millis: ms("2026-11-30T10:00:00Z")}},
 		{spec: "time:2026-11-30T10:00:00.250+02:00", want: Target{Kind: ToTime, Millis: ms("2026-11-30T08:00:00.25Z")}},
-		{spec: "time:2026-11-30T10:00:00.000", want: Target{Kind: ToTime, Millis: ms("2026-11-30T10:00:00Z")}},  // Apache: no zone is UTC
+		{spec: "time:2026-11-30T10:00:00.000", want: Target{Kind: ToTime, Millis: ms("2026-11-30T10:00:00Z")}},      // Apache: no zone is UTC
 		{spec: "time:2026-11-30T10:00:00.000-0130", want: Target{Kind: ToTime, Millis: ms("2026-11-30T11:30:00Z")}}, // Apache's XX zone
 		{spec: "time:2026-11-30T10:00:00.000+08", want: Target{Kind: ToTime, Millis: ms("2026-11-30T02:00:00Z")}},   // Apache's X zone
 		{spec: "time:1764496800000", want: Target{Kind: ToTime, Millis: 1764496800000}},
