@@ -58,6 +58,11 @@ type Options struct {
 	Progress      func(Progress)
 	ProgressEvery time.Duration
 
+	// FetchMaxBytes bounds each fetch response and each partition in it
+	// (default 2 MiB): with one fetch buffered per broker it bounds
+	// resident memory.
+	FetchMaxBytes int32
+
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -110,6 +115,8 @@ type Result struct {
 	Verification  Verification      `json:"verification"`
 	Backfill      *BackfillResult   `json:"backfill,omitempty"`
 }
+
+const defaultFetchMaxBytes = 2 << 20
 
 // Why a replay stopped.
 const (
@@ -371,7 +378,14 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 	if opts.Isolation == admin.ReadUncommitted {
 		isoOpt = kgo.FetchIsolationLevel(kgo.ReadUncommitted())
 	}
-	cl, err := cfg.NewClient(
+	fetchMax := opts.FetchMaxBytes
+	if fetchMax <= 0 {
+		fetchMax = defaultFetchMaxBytes
+	}
+	// Records are recycled into the pools once encoded and hashed, unless
+	// a backfill hands their bytes to the producer.
+	pool := copier == nil
+	copts := []kgo.Opt{
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{plan.Topic: want}),
 		// Never reset silently: an OFFSET_OUT_OF_RANGE is an error.
 		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
@@ -380,10 +394,14 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 		// every partition is known even when its last offsets are
 		// commit or abort markers.
 		kgo.KeepControlRecords(),
-		kgo.FetchMaxBytes(8<<20),
-		kgo.FetchMaxPartitionBytes(8<<20),
-		kgo.FetchMaxWait(500*time.Millisecond),
-	)
+		kgo.FetchMaxBytes(fetchMax),
+		kgo.FetchMaxPartitionBytes(fetchMax),
+		kgo.FetchMaxWait(500 * time.Millisecond),
+	}
+	if pool {
+		copts = append(copts, kgo.WithPools(&fetchPools{}))
+	}
+	cl, err := cfg.NewClient(copts...)
 	if err != nil {
 		res.Stopped = StoppedError
 		r, _ := finish()
@@ -501,6 +519,11 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 			}
 			if !st.done && st.next >= bound {
 				markDone(st, true)
+			}
+			if pool {
+				for _, r := range ftp.Records {
+					r.Recycle()
+				}
 			}
 		})
 		if writeErr != nil {
