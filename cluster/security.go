@@ -7,6 +7,8 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
+	"regexp"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -237,7 +239,7 @@ func orDefault(s, def string) string {
 func (t TLSSettings) build(env Env) (*tls.Config, []string, error) {
 	var warns []string
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName}
-	caPEM := []byte(t.CAPEM)
+	caPEM := normalizePEM(t.CAPEM)
 	caFrom := "ssl.truststore.certificates"
 	if t.CAFile != "" {
 		b, err := env.ReadFile(t.CAFile)
@@ -253,7 +255,7 @@ func (t TLSSettings) build(env Env) (*tls.Config, []string, error) {
 		}
 		cfg.RootCAs = pool
 	}
-	certPEM, keyPEM := []byte(t.CertPEM), []byte(t.KeyPEM.Reveal())
+	certPEM, keyPEM := normalizePEM(t.CertPEM), normalizePEM(t.KeyPEM.Reveal())
 	certFrom := "ssl.keystore.certificate.chain"
 	if t.CertFile != "" {
 		b, err := env.ReadFile(t.CertFile)
@@ -306,6 +308,35 @@ func (t TLSSettings) build(env Env) (*tls.Config, []string, error) {
 		warns = append(warns, "TLS host name verification is off (ssl.endpoint.identification.algorithm is empty); the certificate chain is still verified")
 	}
 	return cfg, warns, nil
+}
+
+var pemBlockRE = regexp.MustCompile(`(?s)-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END ([A-Z0-9 ]+)-----`)
+
+// normalizePEM rebuilds PEM blocks whose line breaks were lost, as in a
+// properties value joined from continuation lines ("-----BEGIN
+// CERTIFICATE----- MIIB... -----END CERTIFICATE-----"). Blocks with
+// headers (legacy encrypted keys) are left as they are.
+func normalizePEM(s string) []byte {
+	if s == "" || strings.Contains(s, "Proc-Type:") {
+		return []byte(s)
+	}
+	var b strings.Builder
+	for _, m := range pemBlockRE.FindAllStringSubmatch(s, -1) {
+		body := strings.Join(strings.Fields(m[2]), "")
+		fmt.Fprintf(&b, "-----BEGIN %s-----\n", m[1])
+		for len(body) > 64 {
+			b.WriteString(body[:64] + "\n")
+			body = body[64:]
+		}
+		if body != "" {
+			b.WriteString(body + "\n")
+		}
+		fmt.Fprintf(&b, "-----END %s-----\n", m[3])
+	}
+	if b.Len() == 0 {
+		return []byte(s)
+	}
+	return []byte(b.String())
 }
 
 func addPEMCerts(pool *x509.CertPool, b []byte) int {
@@ -486,6 +517,8 @@ func (c Config) ExplainConnError(err error) error {
 	switch {
 	case errors.Is(err, kerr.SaslAuthenticationFailed):
 		return fmt.Errorf("authentication failed at %s (%s): %s", brokers, mech, detail("failed.: "))
+	case c.SASL != nil && (errors.Is(err, io.EOF) || strings.HasSuffix(msg, ": EOF")):
+		return fmt.Errorf("the brokers at %s closed the connection during the handshake (%s): check the SASL user, password and mechanism, and whether the listener expects TLS", brokers, mech)
 	case errors.Is(err, kerr.UnsupportedSaslMechanism):
 		return fmt.Errorf("the brokers at %s do not accept %s: %s", brokers, mech, detail(": "))
 	case errors.As(err, &unknownCA):
