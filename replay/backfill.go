@@ -103,6 +103,14 @@ type backfiller struct {
 	bad      atomic.Bool
 	firstErr error
 	errAt    string
+
+	// pending counts copies not yet acknowledged; progress is the last
+	// time (UnixNano) one was, or a copy started with none pending.
+	pending  atomic.Int64
+	progress atomic.Int64
+	stall    time.Duration
+	stop     chan struct{}
+	wg       sync.WaitGroup
 }
 
 func newBackfiller(ctx context.Context, cfg cluster.Config, src string, plan Plan, o ProduceOptions) (*backfiller, error) {
@@ -148,7 +156,9 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, src string, plan Pla
 	popts := []kgo.Opt{
 		kgo.DefaultProduceTopic(o.Topic),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.RecordDeliveryTimeout(timeout),
+		// No RecordDeliveryTimeout: kgo measures it from the record's
+		// timestamp, which a backfill keeps from the source. The
+		// watchdog below bounds a stalled copy instead.
 		kgo.ProduceRequestTimeout(timeout),
 		kgo.ProducerLinger(5 * time.Millisecond),
 	}
@@ -164,14 +174,46 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, src string, plan Pla
 	if err != nil {
 		return nil, err
 	}
-	b := &backfiller{opts: o, src: src, cl: cl, txn: o.TransactionalID != "", plan: plan, parts: map[int32]*inflight{}}
+	b := &backfiller{opts: o, src: src, cl: cl, txn: o.TransactionalID != "", plan: plan, parts: map[int32]*inflight{}, stop: make(chan struct{}), stall: timeout}
 	for _, pp := range plan.Partitions {
 		b.parts[pp.Partition] = &inflight{}
 	}
+	b.progress.Store(time.Now().UnixNano())
+	b.wg.Add(1)
+	go b.watchdog()
 	return b, nil
 }
 
-func (b *backfiller) close() { b.cl.Close() }
+// watchdog fails the copy when copies are pending and none has been
+// acknowledged for the stall timeout (--timeout): a stopped or
+// unreachable target broker ends the backfill with a resume point instead
+// of retrying forever.
+func (b *backfiller) watchdog() {
+	defer b.wg.Done()
+	tick := time.NewTicker(b.stall / 10)
+	defer tick.Stop()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-tick.C:
+		}
+		if b.pending.Load() == 0 || time.Since(time.Unix(0, b.progress.Load())) < b.stall {
+			continue
+		}
+		b.fail(fmt.Errorf("no acknowledgement from the target for %s (broker down or unreachable?)", b.stall), "")
+		ctx, cancel := context.WithTimeout(context.Background(), b.stall)
+		_ = b.cl.AbortBufferedRecords(ctx)
+		cancel()
+		return
+	}
+}
+
+func (b *backfiller) close() {
+	close(b.stop)
+	b.wg.Wait()
+	b.cl.Close()
+}
 
 func (b *backfiller) failed() bool { return b.bad.Load() }
 
@@ -210,7 +252,14 @@ func (b *backfiller) copy(ctx context.Context, r *kgo.Record) error {
 	seq := inf.base + int64(len(inf.queue))
 	inf.queue = append(inf.queue, slot{offset: off})
 	b.mu.Unlock()
+	if b.pending.Add(1) == 1 {
+		b.progress.Store(time.Now().UnixNano())
+	}
 	b.cl.Produce(ctx, out, func(_ *kgo.Record, err error) {
+		b.pending.Add(-1)
+		if err == nil {
+			b.progress.Store(time.Now().UnixNano())
+		}
 		b.mu.Lock()
 		inf := b.parts[p]
 		s := &inf.queue[seq-inf.base]
