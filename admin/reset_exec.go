@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -125,7 +126,11 @@ func WriteBackupFile(path string, at time.Time, groups []BackupGroup) (err error
 			err = fmt.Errorf("closing backup file %s: %w", path, cerr)
 		}
 	}()
-	if err := WriteBackupCSV(f, at, groups); err != nil {
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if err := WriteBackupCSV(bw, at, groups); err != nil {
+		return fmt.Errorf("writing backup file %s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("writing backup file %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {

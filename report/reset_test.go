@@ -1,0 +1,63 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/offsetctl/offsetctl/admin"
+)
+
+// The fast table writer prints exactly what WriteTable prints.
+func TestWriteAlignedMatchesWriteTable(t *testing.T) {
+	header := []string{"GROUP", "TOPIC", "PARTITION", "NOTE"}
+	for _, rows := range [][][]string{
+		{{"orders-billing", "orders", "0", "-"}, {"g", "a-much-longer-topic-name", "12345", "clamped to log end (asked 100)"}},
+		{{"", "t", "0", ""}},
+		nil,
+		{{"gröup", "t", "0", "-"}}, // non-ASCII: falls back to WriteTable
+	} {
+		var fast, slow bytes.Buffer
+		if err := writeAligned(&fast, header, rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteTable(&slow, header, rows); err != nil {
+			t.Fatal(err)
+		}
+		if fast.String() != slow.String() {
+			t.Errorf("rows %q:\nfast:\n%s\nWriteTable:\n%s", rows, strings.ReplaceAll(fast.String(), " ", "·"), strings.ReplaceAll(slow.String(), " ", "·"))
+		}
+	}
+}
+
+func TestResetRender(t *testing.T) {
+	cur, tgt, d := int64(15), int64(20), int64(5)
+	p := admin.Plan{Groups: []admin.GroupPlan{{Group: "g", State: "Empty", Partitions: []admin.PartitionPlan{
+		{Topic: "t", Partition: 0, LogStart: 0, LogEnd: 20, Current: &cur, Target: &tgt, Delta: &d},
+		{Topic: "t", Partition: 1, LogStart: 0, LogEnd: 20, Action: admin.ActDelete, Note: "restore: had no commit (offset deleted)"},
+	}}}}
+	var b bytes.Buffer
+	if err := Reset(&b, Table, p); err != nil {
+		t.Fatal(err)
+	}
+	want := "GROUP  TOPIC  PARTITION  LOG-START  CURRENT  TARGET  DELTA  NOTE\n" +
+		"g      t      0          0          15       20      +5     -\n" +
+		"g      t      1          0          -        none    -      restore: had no commit (offset deleted)\n"
+	if b.String() != want {
+		t.Errorf("table =\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := ResetExport(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if want := "\"g\",\"t\",0,20\n\"offsetctl:no-commit:g\",\"t\",1,0\n"; b.String() != want {
+		t.Errorf("export = %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	if err := Reset(&b, CSV, p); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "GROUP,TOPIC,PARTITION,LOG-START,LOG-END,CURRENT,TARGET,DELTA,NOTE,ERROR\ng,t,0,0,20,15,20,+5,,\n") {
+		t.Errorf("csv = %q", b.String())
+	}
+}

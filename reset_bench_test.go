@@ -1,0 +1,120 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// benchPartitions is the partition count of the reset benchmarks
+// (OFFSETCTL_BENCH_PARTITIONS overrides the default 10,000).
+func benchPartitions(b *testing.B) int32 {
+	n := int32(10000)
+	if s := os.Getenv("OFFSETCTL_BENCH_PARTITIONS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v <= 0 {
+			b.Fatalf("OFFSETCTL_BENCH_PARTITIONS=%q", s)
+		}
+		n = int32(v)
+	}
+	return n
+}
+
+// resetBenchSetup creates one topic of n partitions with one record each
+// and a group committed at 0 on every partition.
+func resetBenchSetup(b *testing.B, n int32) (*testkit.Cluster, string, string) {
+	c := testkit.New(b)
+	topic := testkit.Name(b, "bench")
+	c.CreateTopic(topic, n, nil)
+	recs := make([]*kgo.Record, 0, n)
+	for p := int32(0); p < n; p++ {
+		recs = append(recs, &kgo.Record{Topic: topic, Partition: p, Value: []byte("x")})
+	}
+	c.ProduceRecords(recs...)
+	g := testkit.Name(b, "g")
+	offs := make(map[int32]int64, n)
+	for p := int32(0); p < n; p++ {
+		offs[p] = 0
+	}
+	c.Commit(g, topic, offs)
+	if testkit.Real() {
+		b.Cleanup(func() {
+			adm := c.Admin()
+			ctx := testkit.Ctx(b)
+			_, _ = adm.DeleteGroups(ctx, g)
+			_, _ = adm.DeleteTopics(ctx, topic)
+		})
+	}
+	return c, topic, g
+}
+
+// BenchmarkReset10kPartitions times the whole `reset --execute` command
+// (gather, plan, backup with fsync, one OffsetCommit, read back and verify)
+// for one group over 10,000 partitions, alternating earliest and latest so
+// every run moves every offset. On kfake it also counts OffsetCommit
+// requests per run (the metric commits/op; one coordinator, so 1).
+func BenchmarkReset10kPartitions(b *testing.B) {
+	n := benchPartitions(b)
+	c, topic, g := resetBenchSetup(b, n)
+	var commits atomic.Int64
+	if c.Fake != nil {
+		c.Fake.ControlKey(kmsg.OffsetCommit.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
+			c.Fake.KeepControl()
+			commits.Add(1)
+			return nil, nil, false
+		})
+	}
+	dir := b.TempDir()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		to := "earliest"
+		if i%2 == 0 {
+			to = "latest"
+		}
+		r := offsetctl(b, c, "reset", "-o", benchFormat(), g, "--topic", topic, "--to", to, "--execute", "--backup", filepath.Join(dir, fmt.Sprintf("b%d.csv", i)))
+		if r.code != 0 {
+			b.Fatalf("reset: exit %d\n%s", r.code, r.stderr)
+		}
+	}
+	b.StopTimer()
+	if c.Fake != nil {
+		b.ReportMetric(float64(commits.Load())/float64(b.N), "commits/op")
+	}
+	b.ReportMetric(float64(n), "partitions")
+}
+
+// BenchmarkApacheReset10kPartitions times Apache's kafka-consumer-groups
+// --reset-offsets --execute for the same reset (real broker only).
+func BenchmarkApacheReset10kPartitions(b *testing.B) {
+	if !testkit.Real() || os.Getenv("OFFSETCTL_KAFKA_SCRIPT") == "" {
+		b.Skip("needs KAFKA_BROKERS and OFFSETCTL_KAFKA_SCRIPT")
+	}
+	n := benchPartitions(b)
+	c, topic, g := resetBenchSetup(b, n)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		to := "--to-earliest"
+		if i%2 == 0 {
+			to = "--to-latest"
+		}
+		c.ApacheTool("--reset-offsets", "--group", g, "--topic", topic, to, "--execute")
+	}
+	b.ReportMetric(float64(n), "partitions")
+}
+
+// benchFormat is the output format of the benchmarked command
+// (OFFSETCTL_BENCH_OUTPUT, default table).
+func benchFormat() string {
+	if f := os.Getenv("OFFSETCTL_BENCH_OUTPUT"); f != "" {
+		return f
+	}
+	return "table"
+}
