@@ -1,0 +1,128 @@
+package replay
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func gathered() Gathered {
+	return Gathered{
+		Topic: "orders",
+		Partitions: map[int32]PartitionState{
+			0: {Partition: 0, LogStart: 100, LogEnd: 500},
+			1: {Partition: 1, LogStart: 0, LogEnd: 0},
+			2: {Partition: 2, LogStart: 10, LogEnd: 300},
+		},
+		TimeOffsets: map[int64]map[int32]int64{
+			1000: {0: 150, 1: 0, 2: 300}, // partition 2: nothing at/after → end
+			2000: {0: 400, 1: 0, 2: 300},
+			5000: {0: 500, 1: 0, 2: 300}, // in the future of every partition
+		},
+	}
+}
+
+func TestMakePlan(t *testing.T) {
+	at := func(ms int64) time.Time { return time.UnixMilli(ms) }
+	type want struct{ from, bound int64 }
+	cases := []struct {
+		name    string
+		req     PlanRequest
+		want    map[int32]want
+		wantErr string
+	}{
+		{name: "default earliest to end", req: PlanRequest{},
+			want: map[int32]want{0: {100, 500}, 1: {0, 0}, 2: {10, 300}}},
+		{name: "offset for all selected", req: PlanRequest{Partitions: []int32{0, 2}, From: StartSpec{All: Start{Kind: StartOffset, Offset: 200}}},
+			want: map[int32]want{0: {200, 500}, 2: {200, 300}}},
+		{name: "at the end is valid", req: PlanRequest{Partitions: []int32{0}, From: StartSpec{All: Start{Kind: StartOffset, Offset: 500}}},
+			want: map[int32]want{0: {500, 500}}},
+		{name: "at the log start is valid", req: PlanRequest{Partitions: []int32{0}, From: StartSpec{All: Start{Kind: StartOffset, Offset: 100}}},
+			want: map[int32]want{0: {100, 500}}},
+		{name: "below the log start", req: PlanRequest{Partitions: []int32{0}, From: StartSpec{All: Start{Kind: StartOffset, Offset: 99}}},
+			wantErr: "topic orders partition 0: start offset 99 is outside the log: valid start offsets are 100..500"},
+		{name: "past the end", req: PlanRequest{From: StartSpec{PerPartition: map[int32]Start{2: {Kind: StartOffset, Offset: 301}}}},
+			wantErr: "partition 2: start offset 301 is outside the log: valid start offsets are 10..300"},
+		{name: "per partition", req: PlanRequest{From: StartSpec{PerPartition: map[int32]Start{0: {Kind: StartOffset, Offset: 120}, 2: {Kind: StartEarliest}}}},
+			want: map[int32]want{0: {120, 500}, 2: {10, 300}}},
+		{name: "per partition must match --partitions", req: PlanRequest{Partitions: []int32{0}, From: StartSpec{PerPartition: map[int32]Start{2: {Kind: StartEarliest}}}},
+			wantErr: "differ"},
+		{name: "unknown partition", req: PlanRequest{Partitions: []int32{7}},
+			wantErr: "topic orders has no partition 7 (it has partitions 0..2)"},
+		{name: "time start", req: PlanRequest{From: StartSpec{All: Start{Kind: StartTime, Time: at(1000)}}},
+			want: map[int32]want{0: {150, 500}, 1: {0, 0}, 2: {300, 300}}},
+		{name: "until offset clamps to the end", req: PlanRequest{Until: Until{Set: true, Offset: 400}},
+			want: map[int32]want{0: {100, 400}, 1: {0, 0}, 2: {10, 300}}},
+		{name: "until before start", req: PlanRequest{Partitions: []int32{0}, Until: Until{Set: true, Offset: 50}},
+			wantErr: "--until 50 is before the start offset 100"},
+		{name: "until time", req: PlanRequest{Until: Until{Set: true, IsTime: true, Time: at(2000)}},
+			want: map[int32]want{0: {100, 400}, 1: {0, 0}, 2: {10, 300}}},
+		{name: "until time before from time is empty", req: PlanRequest{Partitions: []int32{0}, From: StartSpec{All: Start{Kind: StartTime, Time: at(2000)}}, Until: Until{Set: true, IsTime: true, Time: at(1000)}},
+			want: map[int32]want{0: {400, 400}}},
+		{name: "follow has no bound", req: PlanRequest{Partitions: []int32{0}, Follow: true},
+			want: map[int32]want{0: {100, NoBound}}},
+		{name: "follow with until offset past the end waits for it", req: PlanRequest{Partitions: []int32{0}, Follow: true, Until: Until{Set: true, Offset: 900}},
+			want: map[int32]want{0: {100, 900}}},
+		{name: "negative max", req: PlanRequest{Max: -1}, wantErr: "--max"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			plan, err := MakePlan(gathered(), c.req)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Partitions) != len(c.want) {
+				t.Fatalf("plan %+v, want %v", plan.Partitions, c.want)
+			}
+			prev := int32(-1)
+			for _, pp := range plan.Partitions {
+				w, ok := c.want[pp.Partition]
+				if !ok || pp.From != w.from || pp.Bound != w.bound {
+					t.Errorf("partition %d: [%d, %d), want %+v", pp.Partition, pp.From, pp.Bound, w)
+				}
+				if pp.Partition <= prev {
+					t.Errorf("partitions out of order: %d after %d", pp.Partition, prev)
+				}
+				prev = pp.Partition
+			}
+		})
+	}
+}
+
+func TestFollowWithFutureUntilTimeStopsByTimestamp(t *testing.T) {
+	plan, err := MakePlan(gathered(), PlanRequest{Partitions: []int32{0}, Follow: true, Now: time.UnixMilli(3000), Until: Until{Set: true, IsTime: true, Time: time.UnixMilli(5000)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pp := plan.Partitions[0]; pp.StopAtMs != 5000 || pp.Bound != NoBound || plan.Total() != -1 {
+		t.Fatalf("plan %+v total %d", pp, plan.Total())
+	}
+}
+
+func TestPlanTotal(t *testing.T) {
+	plan, err := MakePlan(gathered(), PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plan.Total(); got != 400+290 {
+		t.Fatalf("total %d, want 690", got)
+	}
+	plan.Max = 50
+	if got := plan.Total(); got != 50 {
+		t.Fatalf("total with max %d, want 50", got)
+	}
+}
+
+func TestTimesNeeded(t *testing.T) {
+	got := TimesNeeded(StartSpec{PerPartition: map[int32]Start{0: {Kind: StartTime, Time: time.UnixMilli(7)}, 1: {Kind: StartOffset}, 2: {Kind: StartTime, Time: time.UnixMilli(3)}}},
+		Until{Set: true, IsTime: true, Time: time.UnixMilli(7)})
+	if len(got) != 2 || got[0] != 3 || got[1] != 7 {
+		t.Fatalf("TimesNeeded = %v, want [3 7]", got)
+	}
+}

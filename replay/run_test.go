@@ -1,0 +1,119 @@
+package replay
+
+import (
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/cluster"
+)
+
+// fakeTopic starts kfake with topic holding n records per partition.
+func fakeTopic(tb testing.TB, partitions int32, n int) (*kfake.Cluster, cluster.Config) {
+	tb.Helper()
+	fake, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(partitions, "t"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(fake.Close)
+	cfg := cluster.Config{Brokers: fake.ListenAddrs(), Timeout: 30 * time.Second}
+	cl, err := cfg.NewClient(kgo.DefaultProduceTopic("t"), kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerLinger(5*time.Millisecond))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer cl.Close()
+	val := []byte(strings.Repeat("v", 100))
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		for p := int32(0); p < partitions; p++ {
+			wg.Add(1)
+			cl.Produce(context.Background(), &kgo.Record{Partition: p, Value: val}, func(_ *kgo.Record, err error) {
+				defer wg.Done()
+				if err != nil {
+					tb.Error(err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	return fake, cfg
+}
+
+// TestConsumeSendsNoGroupRequest counts every group-related request the
+// cluster receives during a replay without the proof: the replay client
+// alone must send none, not even FindCoordinator or OffsetFetch.
+func TestConsumeSendsNoGroupRequest(t *testing.T) {
+	fake, cfg := fakeTopic(t, 3, 200)
+	keys := map[int16]string{
+		kmsg.FindCoordinator.Int16(): "FindCoordinator", kmsg.OffsetFetch.Int16(): "OffsetFetch",
+		kmsg.OffsetCommit.Int16(): "OffsetCommit", kmsg.TxnOffsetCommit.Int16(): "TxnOffsetCommit",
+		kmsg.JoinGroup.Int16(): "JoinGroup", kmsg.SyncGroup.Int16(): "SyncGroup", kmsg.Heartbeat.Int16(): "Heartbeat",
+		kmsg.LeaveGroup.Int16(): "LeaveGroup", kmsg.ConsumerGroupHeartbeat.Int16(): "ConsumerGroupHeartbeat",
+	}
+	var (
+		mu     sync.Mutex
+		counts = map[string]int{}
+		fetch  int
+	)
+	for k, name := range keys {
+		fake.ControlKey(k, func(kmsg.Request) (kmsg.Response, error, bool) {
+			fake.KeepControl()
+			mu.Lock()
+			counts[name]++
+			mu.Unlock()
+			return nil, nil, false
+		})
+	}
+	fake.ControlKey(kmsg.Fetch.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
+		fake.KeepControl()
+		mu.Lock()
+		fetch++
+		mu.Unlock()
+		return nil, nil, false
+	})
+	res, err := Run(context.Background(), cfg, Options{Topic: "t", Sink: io.Discard, NoVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if res.Records != 600 || fetch == 0 {
+		t.Fatalf("records %d, fetches %d", res.Records, fetch)
+	}
+	if len(counts) != 0 {
+		t.Fatalf("group requests during a group-less replay: %v", counts)
+	}
+}
+
+// BenchmarkReplay measures the whole consumer loop (fetch, decode, hash,
+// encode) on an in-process kfake cluster, per format. The end-to-end
+// comparison with kcat is bench/replay.sh.
+func BenchmarkReplay(b *testing.B) {
+	const perPartition = 50_000
+	_, cfg := fakeTopic(b, 3, perPartition)
+	for _, f := range []Format{None, Raw, JSONL} {
+		b.Run(string(f), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(3 * perPartition * 100)
+			for b.Loop() {
+				res, err := Run(context.Background(), cfg, Options{Topic: "t", Sink: nullWriter{}, Format: f, NoVerify: true})
+				if err != nil || res.Records != 3*perPartition {
+					b.Fatalf("%v, %d records", err, res.Records)
+				}
+			}
+		})
+	}
+}
+
+// nullWriter discards like io.Discard, but Run does not recognise it, so
+// the records are really encoded.
+type nullWriter struct{}
+
+func (nullWriter) Write(p []byte) (int, error) { return len(p), nil }
