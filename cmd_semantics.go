@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -124,10 +126,29 @@ func (a *app) semanticsExperiment(ctx context.Context, cfg cluster.Config, o sem
 		}
 		o.Launcher = l
 	}
+	// The modes run at once: their progress lines and (with -v) their
+	// workers' stderr share one lock.
+	w := &lockedWriter{w: a.stderr}
 	if o.Progress == nil {
-		o.Progress = func(s string) { a.infof("semantics: %s", s) }
+		o.Progress = func(s string) { fmt.Fprintf(w, "semantics: %s\n", s) }
+	}
+	if el, ok := o.Launcher.(semantics.ExecLauncher); ok && a.verbose && el.Stderr == nil {
+		el.Stderr = w
+		o.Launcher = el
 	}
 	return semantics.Run(ctx, cfg, o)
+}
+
+// lockedWriter serializes writes from concurrent goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // semanticsLauncher re-executes this program as "semantics worker". The
@@ -159,16 +180,13 @@ func (a *app) semanticsLauncher(root *cobra.Command) (semantics.Launcher, error)
 			global = append(global, "--"+fl.Name+"="+fl.Value.String())
 		})
 	}
-	l := semantics.ExecLauncher{
+	// With -v, semanticsExperiment also copies the workers' stderr.
+	return semantics.ExecLauncher{
 		Path:       exe,
 		Args:       []string{"semantics", "worker"},
 		Env:        append(os.Environ(), semanticsWorkerEnv+"=1"),
 		GlobalArgs: global,
-	}
-	if a.verbose {
-		l.Stderr = a.stderr
-	}
-	return l, nil
+	}, nil
 }
 
 // workerSpecKey carries the spec from the outer worker command (which read

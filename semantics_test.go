@@ -1,10 +1,12 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/offsetctl/offsetctl/internal/testkit"
 	"github.com/offsetctl/offsetctl/semantics"
@@ -313,5 +315,58 @@ func TestSemanticsBadUsage(t *testing.T) {
 		if strings.HasPrefix(n, "offsetctl-semantics-") && !before.Has(n) {
 			t.Errorf("bad usage created topic %s", n)
 		}
+	}
+}
+
+// TestSemanticsLauncherArgs: the child's argv is only "semantics worker";
+// the parent's global flags travel on stdin (GlobalArgs), brokers, client
+// id and timeout in the spec.
+func TestSemanticsLauncherArgs(t *testing.T) {
+	a := &app{stdout: io.Discard, stderr: io.Discard, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+	root := a.rootCmd()
+	if err := root.PersistentFlags().Parse([]string{"-b", "h:1", "--client-id", "me", "--tls-ca", "/etc/ca.pem", "--sasl-mechanism", "plain", "--sasl-user", "bob", "-v", "-o", "json"}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := a.semanticsLauncher(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	el := l.(semantics.ExecLauncher)
+	if strings.Join(el.Args, " ") != "semantics worker" {
+		t.Fatalf("argv = %q", el.Args)
+	}
+	got := strings.Join(el.GlobalArgs, " ")
+	for _, want := range []string{"--tls-ca=/etc/ca.pem", "--sasl-mechanism=plain", "--sasl-user=bob", "--verbose=true"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("global args %q lack %s", got, want)
+		}
+	}
+	for _, not := range []string{"--brokers", "--client-id", "--output"} {
+		if strings.Contains(got, not) {
+			t.Errorf("global args %q carry %s", got, not)
+		}
+	}
+	if el.Env[len(el.Env)-1] != semanticsWorkerEnv+"=1" {
+		t.Errorf("env lacks the worker marker: %v", el.Env[len(el.Env)-1])
+	}
+}
+
+// TestSemanticsVerboseReachesWorker: a global flag (-v) given to the parent
+// reaches the worker process through stdin: the child's client logs its
+// static-member join on the parent's stderr.
+func TestSemanticsVerboseReachesWorker(t *testing.T) {
+	c := testkit.New(t)
+	// -v logs from client goroutines: a locked buffer for stderr.
+	var stdout, stderr syncBuffer
+	a := &app{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+	code := a.execute(testkit.Ctx(t), []string{"--brokers", c.BrokerList(), "-v", "semantics", "--modes", "sync", "--events", "6", "--batch", "2", "--crash-after", "3"})
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "instance_id=offsetctl-semantics-worker") {
+		t.Fatalf("the worker's client did not log with -v:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "crashing on purpose") {
+		t.Fatalf("the crashed worker's last words are missing:\n%s", stderr.String())
 	}
 }
