@@ -370,3 +370,23 @@ func TestSemanticsVerboseReachesWorker(t *testing.T) {
 		t.Fatalf("the crashed worker's last words are missing:\n%s", stderr.String())
 	}
 }
+
+// BenchmarkSemantics times the default experiment (5 modes, 10 worker
+// processes, replay, cleanup) on kfake, with the modes at once and one
+// after another.
+func BenchmarkSemantics(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		args []string
+	}{
+		{"parallel", nil},
+		{"sequential", []string{"--sequential"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			c := testkit.New(b)
+			for b.Loop() {
+				mustRun(b, c, 0, append([]string{"-o", "json", "semantics"}, bc.args...)...)
+			}
+		})
+	}
+}

@@ -267,3 +267,19 @@ func FuzzParseLine(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkReadLog(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; i < 10000; i++ {
+		sb.Write(FormatEntry(int32(i%3), int64(i/3), []byte("event-00001"), []byte(`{"event":1}`)))
+	}
+	in := sb.String()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		es, err := ReadLog(strings.NewReader(in))
+		if err != nil || len(es) != 10000 {
+			b.Fatal(err, len(es))
+		}
+		_ = CountEntries("x", es)
+	}
+}
