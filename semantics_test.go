@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/testkit"
+	"github.com/offsetctl/offsetctl/report"
 	"github.com/offsetctl/offsetctl/semantics"
 )
 
@@ -388,5 +390,37 @@ func BenchmarkSemantics(b *testing.B) {
 				mustRun(b, c, 0, append([]string{"-o", "json", "semantics"}, bc.args...)...)
 			}
 		})
+	}
+}
+
+// TestSemanticsExperimentAPI is the demo's path: the Go API on an embedded
+// cluster with the default launcher, rendered as the table.
+func TestSemanticsExperimentAPI(t *testing.T) {
+	emb, err := cluster.StartEmbedded(cluster.EmbeddedOptions{Brokers: 3, Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emb.Close()
+	var stderr syncBuffer
+	a := &app{stdout: io.Discard, stderr: &stderr, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+	res, err := a.semanticsExperiment(testkit.Ctx(t), emb.Config(), semantics.Options{Modes: []semantics.Mode{semantics.AtMostOnce, semantics.AtLeastOnce}})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var out strings.Builder
+	if err := report.Semantics(&out, report.Table, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"at-most-once   55         55      0           5     0:20 1:20 2:20",
+		"at-least-once  65         60      5           0     0:20 1:20 2:20",
+		"replay from offset 0 without a group: 60 of 60 events read",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+	if !strings.Contains(stderr.String(), "semantics: at-most-once: crashed right after event 25") {
+		t.Errorf("progress missing:\n%s", stderr.String())
 	}
 }

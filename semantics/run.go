@@ -124,8 +124,13 @@ func Run(ctx context.Context, cfg cluster.Config, o Options) (res *Result, err e
 			return nil, err
 		}
 		removeLogs = !o.Keep
-	} else if err := os.MkdirAll(logDir, 0o755); err != nil {
-		return nil, fmt.Errorf("--log-dir: %w", err)
+	} else {
+		if err := os.MkdirAll(logDir, 0o755); err != nil {
+			return nil, fmt.Errorf("--log-dir: %w", err)
+		}
+		if abs, err := filepath.Abs(logDir); err == nil {
+			logDir = abs
+		}
 	}
 
 	var groups []string
