@@ -30,6 +30,20 @@ test-kafka:
 		$(GO) test -count=1 -p 1 ./... || rc=$$?; \
 	exit $$rc
 
+# Security and fault tests (TestSecur*, TestFault*) against a second broker
+# with SASL_SSL/SCRAM, mTLS and PLAINTEXT listeners (scripts/kafka-secure.sh,
+# ports 19192-19195); it is stopped even when tests fail.
+KAFKA_SECURE_SH := $(CURDIR)/scripts/kafka-secure.sh
+.PHONY: test-kafka-secure
+test-kafka-secure:
+	@trap '"$(KAFKA_SECURE_SH)" stop || true' EXIT; \
+	env_lines="$$("$(KAFKA_SECURE_SH)" start)"; \
+	set -a; eval "$$env_lines"; set +a; \
+	rc=0; \
+	env -u KAFKA_BROKERS OFFSETCTL_KAFKA_SCRIPT="$(KAFKA_SH)" \
+		$(GO) test -count=1 -p 1 -run '^(TestSecur|TestFault)' . || rc=$$?; \
+	exit $$rc
+
 kafka-start:
 	"$(KAFKA_SH)" start
 

@@ -13,10 +13,10 @@
 #   scripts/kafka-secure.sh status       exit 0 iff the broker answers on its PLAINTEXT listener
 #
 # Listeners (all on 127.0.0.1):
-#   PLAINTEXT  $KAFKA_SECURE_PORT_BASE+0  (default 39092) setup, and "plaintext client vs TLS port" tests
-#   SASL_SSL   +1 (39093) SCRAM-SHA-512 and SCRAM-SHA-256, server TLS only
-#   SSL        +2 (39094) mutual TLS: a client certificate signed by the test CA is required
-#   CONTROLLER +3 (39095)
+#   PLAINTEXT  $KAFKA_SECURE_PORT_BASE+0  (default 19192) setup, and "plaintext client vs TLS port" tests
+#   SASL_SSL   +1 (19193) SCRAM-SHA-512 and SCRAM-SHA-256, server TLS only
+#   SSL        +2 (19194) mutual TLS: a client certificate signed by the test CA is required
+#   CONTROLLER +3 (19195)
 #
 # Certificates are generated at start with openssl (a CA; a server cert with
 # SAN IP:127.0.0.1 and DNS:localhost; a client cert; a client cert from a
@@ -27,7 +27,8 @@
 #
 # Environment:
 #   KAFKA_SECURE_WORKDIR    (default /tmp/offsetctl-kafka-secure)
-#   KAFKA_SECURE_PORT_BASE  (default 39092)
+#   KAFKA_SECURE_PORT_BASE  (default 19192; keep the four ports below the kernel's ephemeral
+#                           range, 32768+, or a client socket may hold one when the broker binds)
 #   KAFKA_SECURE_USER       (default alice)
 #   KAFKA_LOG_LEVEL, KAFKA_START_TIMEOUT, JAVA, OFFSETCTL_CACHE, KAFKA_VERSION as for scripts/kafka.sh
 set -euo pipefail
@@ -37,7 +38,7 @@ KAFKA_SH="$HERE/kafka.sh"
 SELF="$HERE/$(basename "${BASH_SOURCE[0]}")"
 
 WORKDIR="${KAFKA_SECURE_WORKDIR:-/tmp/offsetctl-kafka-secure}"
-BASE="${KAFKA_SECURE_PORT_BASE:-39092}"
+BASE="${KAFKA_SECURE_PORT_BASE:-19192}"
 USER_NAME="${KAFKA_SECURE_USER:-alice}"
 LOG_LEVEL="${KAFKA_LOG_LEVEL:-WARN}"
 START_TIMEOUT="${KAFKA_START_TIMEOUT:-90}"
