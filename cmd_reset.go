@@ -194,7 +194,7 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error 
 		if err := render(); err != nil {
 			return err
 		}
-		return fmt.Errorf("nothing was committed: %w", reportErrors(errs))
+		return fmt.Errorf("nothing was committed: %w", summarizeErrors(errs))
 	}
 	if refusals := plan.Refusals(); len(refusals) > 0 {
 		if err := render(); err != nil {
@@ -267,12 +267,17 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 		restore = "offsetctl reset " + shellQuote(plan.Groups[todo[0]].Group) + " --to " + shellQuote("file:"+path) + " --execute"
 	}
 	a.infof("backup of the previous offsets: %s (undo: %s)", path, restore)
+	for _, i := range todo {
+		if n := plan.Groups[i].CommitRequests; n > 1 {
+			a.infof("group %s: the commit exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetCommit requests, each atomic", plan.Groups[i].Group, n)
+		}
+	}
 	errs := plan.Errors()
 	if len(errs) > 0 || len(groupErrs) > 0 {
 		if ectx.Err() != nil {
 			return cfg.Unreachable(ectx.Err())
 		}
-		return reportErrors(append(groupErrs, errs...))
+		return summarizeErrors(append(groupErrs, errs...))
 	}
 	n := 0
 	for _, i := range todo {
@@ -301,4 +306,14 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// summarizeErrors is reportErrors for lists that can run to thousands of
+// partitions: the first few, then how many more (the table has them all).
+func summarizeErrors(lines []string) error {
+	const show = 5
+	if len(lines) <= show {
+		return reportErrors(lines)
+	}
+	return fmt.Errorf("%d errors: %s; ... and %d more (see the table)", len(lines), strings.Join(lines[:show], "; "), len(lines)-show)
 }

@@ -50,6 +50,9 @@ type GroupPlan struct {
 	// Error is a group-level operational failure (describe or offset
 	// fetch failed).
 	Error string `json:"error,omitempty"`
+	// CommitRequests is how many OffsetCommit requests --execute sent
+	// (1 unless the commit exceeded the coordinator's batch limit).
+	CommitRequests int `json:"-"`
 }
 
 // Plan is the reset plan of every group, in the order named.

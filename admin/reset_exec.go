@@ -143,6 +143,105 @@ func WriteBackupFile(path string, at time.Time, groups []BackupGroup) (err error
 	return nil
 }
 
+// commitBatchBytes bounds the estimated size of one OffsetCommit. The
+// group coordinator writes a whole OffsetCommit as one record batch into
+// __consumer_offsets, atomically, and refuses a batch above the topic's
+// max message size (1 MiB by default) with UNKNOWN_SERVER_ERROR for every
+// partition (RecordTooLargeException in the broker log): 10,000 partitions
+// with 40-character names are already too much. A larger commit is split
+// into the fewest OffsetCommits under this bound, each still atomic.
+const commitBatchBytes = 900 << 10
+
+// commitRecordBytes estimates one offset-commit record in the batch: key
+// (version, group, topic, partition), value (offset, leader epoch,
+// metadata, timestamps, topic id) and record framing.
+func commitRecordBytes(group string, o kadm.Offset) int {
+	return len(group) + len(o.Topic) + len(o.Metadata) + 80
+}
+
+// splitCommits splits offsets, in topic/partition order, into batches whose
+// estimated size stays under limit (at least one offset each).
+func splitCommits(group string, os kadm.Offsets, limit int) []kadm.Offsets {
+	var all []kadm.Offset
+	os.Each(func(o kadm.Offset) { all = append(all, o) })
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].Topic != all[j].Topic {
+			return all[i].Topic < all[j].Topic
+		}
+		return all[i].Partition < all[j].Partition
+	})
+	var out []kadm.Offsets
+	cur, size := kadm.Offsets{}, 0
+	for _, o := range all {
+		b := commitRecordBytes(group, o)
+		if size > 0 && size+b > limit {
+			out = append(out, cur)
+			cur, size = kadm.Offsets{}, 0
+		}
+		cur.Add(o)
+		size += b
+	}
+	if size > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// commitInBatches commits os for group: one OffsetCommit when it fits the
+// coordinator's batch limit, else the fewest that do. A batch the broker
+// still refuses as too large (a smaller max message size) is halved and
+// retried: a refused batch wrote nothing. It returns every partition's
+// outcome and the number of OffsetCommit requests sent.
+func commitInBatches(ctx context.Context, adm *cluster.Admin, group string, os kadm.Offsets) (kadm.OffsetResponses, int, error) {
+	out := kadm.OffsetResponses{}
+	queue := splitCommits(group, os, commitBatchBytes)
+	n := 0
+	for len(queue) > 0 {
+		batch := queue[0]
+		queue = queue[1:]
+		resp, err := adm.CommitOffsets(ctx, group, batch)
+		n++
+		if err != nil {
+			return out, n, err
+		}
+		if size := batchLen(batch); size > 1 && allTooLarge(resp) {
+			parts := splitCommits(group, batch, batchBytes(group, batch)/2)
+			queue = append(parts, queue...)
+			continue
+		}
+		resp.Each(func(r kadm.OffsetResponse) { out.Add(r) })
+	}
+	return out, n, nil
+}
+
+func batchLen(os kadm.Offsets) int {
+	n := 0
+	for _, ps := range os {
+		n += len(ps)
+	}
+	return n
+}
+
+func batchBytes(group string, os kadm.Offsets) int {
+	n := 0
+	os.Each(func(o kadm.Offset) { n += commitRecordBytes(group, o) })
+	return n
+}
+
+// allTooLarge reports whether every partition failed the way an oversized
+// coordinator batch fails.
+func allTooLarge(resp kadm.OffsetResponses) bool {
+	any := false
+	all := true
+	resp.Each(func(r kadm.OffsetResponse) {
+		any = true
+		if !errors.Is(r.Err, kerr.UnknownServerError) && !errors.Is(r.Err, kerr.MessageTooLarge) && !errors.Is(r.Err, kerr.RecordListTooLarge) {
+			all = false
+		}
+	})
+	return any && all
+}
+
 // ExplainError turns the broker errors an operator meets here into words.
 func ExplainError(err error) string {
 	switch {
@@ -191,7 +290,8 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 		}
 	}
 	if len(commits) > 0 {
-		resp, err := adm.CommitOffsets(ctx, gp.Group, commits)
+		resp, n, err := commitInBatches(ctx, adm, gp.Group, commits)
+		gp.CommitRequests = n
 		if err != nil {
 			gp.Error = fmt.Sprintf("committing offsets of group %s: %s", gp.Group, ExplainError(err))
 			return errors.New(gp.Error)

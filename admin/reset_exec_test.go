@@ -1,10 +1,12 @@
 package admin
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/offsetctl/offsetctl/internal/testkit"
@@ -58,5 +60,49 @@ func TestExecuteResetConsumerJoinedAfterCheck(t *testing.T) {
 				t.Errorf("committed = %v, want unchanged {0:3 1:4}", got)
 			}
 		})
+	}
+}
+
+func TestSplitCommits(t *testing.T) {
+	group := strings.Repeat("g", 38)
+	os := kadm.Offsets{}
+	for i := 0; i < 10; i++ {
+		topic := fmt.Sprintf("%s-%02d", strings.Repeat("t", 42), i)
+		for p := int32(0); p < 1000; p++ {
+			os.AddOffset(topic, p, int64(p), -1)
+		}
+	}
+	batches := splitCommits(group, os, commitBatchBytes)
+	// 10,000 records of ~165 estimated bytes: two batches under 900 KiB.
+	if len(batches) != 2 {
+		t.Fatalf("%d batches, want 2", len(batches))
+	}
+	seen := map[string]bool{}
+	for _, b := range batches {
+		if n := batchBytes(group, b); n > commitBatchBytes {
+			t.Errorf("batch of %d estimated bytes over the limit", n)
+		}
+		b.Each(func(o kadm.Offset) {
+			k := fmt.Sprintf("%s/%d", o.Topic, o.Partition)
+			if seen[k] || o.At != int64(o.Partition) {
+				t.Errorf("offset %s duplicated or changed: %+v", k, o)
+			}
+			seen[k] = true
+		})
+	}
+	if len(seen) != 10000 {
+		t.Errorf("%d offsets after splitting, want 10000", len(seen))
+	}
+	small := kadm.Offsets{}
+	small.AddOffset("t", 0, 1, -1)
+	if b := splitCommits("g", small, commitBatchBytes); len(b) != 1 || batchLen(b[0]) != 1 {
+		t.Errorf("one offset: %v", b)
+	}
+	if b := splitCommits("g", kadm.Offsets{}, commitBatchBytes); len(b) != 0 {
+		t.Errorf("no offsets: %v", b)
+	}
+	// A limit below one record still makes progress: one offset per batch.
+	if b := splitCommits(group, os, 1); len(b) != 10000 {
+		t.Errorf("limit 1: %d batches", len(b))
 	}
 }
