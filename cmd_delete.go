@@ -142,7 +142,15 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 			if err := report.DeleteGroups(a.stdout, a.format, rows); err != nil {
 				return err
 			}
-			a.infof("backup of the deleted offsets: %s (restore: offsetctl reset --to %s --execute)", backup, shellQuote("file:"+backup))
+			n := 0
+			for _, bg := range bgs {
+				n += len(bg.Rows)
+			}
+			if n > 0 {
+				a.infof("backup of the deleted offsets: %s (restore: offsetctl reset --to %s --execute)", backup, shellQuote("file:"+backup))
+			} else {
+				a.infof("backup: %s (the groups had no committed offsets)", backup)
+			}
 			return deleteGroupErrs(rows)
 		},
 	}

@@ -228,7 +228,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 	default:
 		for _, t := range in.Scope.TopicNames() {
 			if err := in.Snapshot.Offsets.TopicErr[t]; err != nil {
-				return gp, nil, usagef("topic %s: %v", t, err)
+				return gp, nil, usagef("%v", err)
 			}
 			parts, ok := in.Snapshot.Offsets.Partitions[t]
 			if !ok {
@@ -255,6 +255,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 		return keys[i].partition < keys[j].partition
 	})
 	_, isBackup := in.File.backupOf(g.Group)
+	var noRecord []string // partitions with no record at or after a time
 
 	for _, k := range keys {
 		pp := PartitionPlan{Topic: k.topic, Partition: k.partition, LogStart: -1, LogEnd: -1}
@@ -318,7 +319,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 			case to.Timestamp < 0 || to.Offset < 0 || to.Offset >= po.End:
 				want = po.End
 				pp.Note = "no record at or after the time: log end"
-				warns = append(warns, fmt.Sprintf("group %s: %s partition %d has no record at or after %s: using the log end %d", g.Group, k.topic, k.partition, time.UnixMilli(in.Target.Millis).UTC().Format(time.RFC3339Nano), po.End))
+				noRecord = append(noRecord, fmt.Sprintf("%s/%d", k.topic, k.partition))
 			default:
 				want = to.Offset
 			}
@@ -379,6 +380,14 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 			pp.Delta = &d
 		}
 		gp.Partitions = append(gp.Partitions, pp)
+	}
+	if len(noRecord) > 0 {
+		list := noRecord
+		more := ""
+		if len(list) > 5 {
+			list, more = list[:5], fmt.Sprintf(" and %d more", len(noRecord)-5)
+		}
+		warns = append(warns, fmt.Sprintf("group %s: no record at or after %s in %d partition(s) (%s%s): using their log end, as Apache does", g.Group, time.UnixMilli(in.Target.Millis).UTC().Format(time.RFC3339Nano), len(noRecord), strings.Join(list, ", "), more))
 	}
 	return gp, warns, nil
 }

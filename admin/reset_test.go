@@ -120,7 +120,7 @@ func TestPlanReset(t *testing.T) {
 		{name: "time", groups: []string{"g"}, target: tgt("time:1000"), scope: []string{"t:0,1"},
 			times: map[string]map[int32]TimeOffset{"t": {0: {Offset: 60, Timestamp: 1001}, 1: {Offset: 50, Timestamp: -1}}},
 			want:  []string{"t/0 40>60 d20", "t/1 45>50 d5 [no record at or after the time: log end]"},
-			warn:  "t partition 1 has no record at or after 1970-01-01T00:00:01Z: using the log end 50"},
+			warn:  "group g: no record at or after 1970-01-01T00:00:01Z in 1 partition(s) (t/1): using their log end"},
 		{name: "time listing failed is a partition error", groups: []string{"g"}, target: tgt("time:1000"), scope: []string{"t:0"},
 			times: map[string]map[int32]TimeOffset{"t": {0: {Err: errors.New("NOT_LEADER")}}},
 			want:  []string{"t/0 40>- d- ERR listing offsets by time: NOT_LEADER"}},
