@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -29,6 +32,7 @@ type replayFlags struct {
 	noVerify      bool
 	payloadDigest bool
 	quiet         bool
+	fetchMax      string
 
 	produceTo       string
 	targetBrokers   string
@@ -73,6 +77,7 @@ before and after. With --produce-to it copies the records to another topic
 	fl.BoolVar(&f.noVerify, "no-verify", false, "skip the before/after proof")
 	fl.BoolVar(&f.payloadDigest, "payload-digest", false, "also print the payload digest (no partitions or offsets), comparable between a source and its copy")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
+	fl.StringVar(&f.fetchMax, "fetch-max-bytes", "2MiB", "largest fetch response (and partition share of it); with one fetch buffered per broker it bounds memory")
 	fl.StringVar(&f.produceTo, "produce-to", "", "backfill: copy every replayed record to this topic")
 	fl.StringVar(&f.targetBrokers, "target-brokers", "", "backfill: bootstrap brokers of the target cluster (default: the source cluster)")
 	fl.StringVar(&f.partitioner, "partitioner", "same", "backfill: same (source partition number) or key (hash of the key)")
@@ -106,6 +111,10 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	if f.max < 0 {
 		return exitcode.Usagef("--max must be ≥ 0, got %d", f.max)
 	}
+	fetchMax, err := parseSize(f.fetchMax)
+	if err != nil || fetchMax < 64<<10 || fetchMax > 256<<20 {
+		return exitcode.Usagef("--fetch-max-bytes %q: want a size from 64KiB to 256MiB (e.g. 512KiB, 4MiB)", f.fetchMax)
+	}
 	fs := cmd.Flags()
 	if f.produceTo == "" {
 		for _, name := range []string{"target-brokers", "partitioner", "transactional-id", "source-header"} {
@@ -124,7 +133,7 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	opts := replay.Options{
 		Topic: topic, Partitions: parts, From: from, Until: until, Max: f.max, Follow: f.follow,
 		Isolation: iso, Format: format, VerifyGroups: f.verifyGroups, NoVerify: f.noVerify,
-		PayloadDigest: f.payloadDigest, Now: a.now,
+		PayloadDigest: f.payloadDigest, Now: a.now, FetchMaxBytes: int32(fetchMax),
 	}
 	if f.produceTo != "" {
 		po := &replay.ProduceOptions{Topic: f.produceTo, Partitioner: f.partitioner, TransactionalID: f.transactionalID, SourceHeader: f.sourceHeader}
@@ -170,6 +179,14 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		}
 	}
 
+	// A soft memory limit keeps the resident set flat: the live heap of a
+	// replay is a few fetches, but at a high allocation rate the collector
+	// otherwise lets garbage pile up to several times that. It applies to
+	// this command only (restored after) and yields to GOMEMLIMIT.
+	if a.getenv("GOMEMLIMIT") == "" {
+		prev := debug.SetMemoryLimit(replayMemoryLimit)
+		defer debug.SetMemoryLimit(prev)
+	}
 	res, runErr := replay.Run(cmd.Context(), cfg, opts)
 	if c, ok := opts.Sink.(io.Closer); ok && opts.Sink != a.stdout {
 		if err := c.Close(); err != nil && runErr == nil {
@@ -182,6 +199,32 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		}
 	}
 	return runErr
+}
+
+// replayMemoryLimit is the soft memory limit of a replay.
+const replayMemoryLimit = 64 << 20
+
+// parseSize parses a byte size: a number with an optional B, KiB/KB/K,
+// MiB/MB/M suffix (all binary).
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	mult := int64(1)
+	lower := strings.ToLower(s)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"kb", 1 << 10}, {"mb", 1 << 20}, {"k", 1 << 10}, {"m", 1 << 20}, {"b", 1}} {
+		if strings.HasSuffix(lower, u.suffix) {
+			mult = u.mult
+			s = strings.TrimSpace(s[:len(s)-len(u.suffix)])
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > (1<<40)/mult {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return n * mult, nil
 }
 
 func newReplayBar(w io.Writer) *progressbar.ProgressBar {
@@ -197,4 +240,3 @@ func newReplayBar(w io.Writer) *progressbar.ProgressBar {
 		progressbar.OptionClearOnFinish(),
 	)
 }
-

@@ -24,7 +24,20 @@ func main() {
 	partitions := flag.Int("partitions", 3, "partitions")
 	n := flag.Int("n", 1_000_000, "records")
 	size := flag.Int("size", 100, "value bytes")
+	del := flag.Bool("delete", false, "delete the topic instead")
 	flag.Parse()
+	if *del {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(*brokers, ",")...))
+		if err == nil {
+			_, err = kadm.NewClient(cl).DeleteTopic(context.Background(), *topic)
+			cl.Close()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "replaygen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(strings.Split(*brokers, ","), *topic, int32(*partitions), *n, *size); err != nil {
 		fmt.Fprintln(os.Stderr, "replaygen:", err)
 		os.Exit(1)
