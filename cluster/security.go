@@ -517,6 +517,8 @@ func (c Config) ExplainConnError(err error) error {
 	switch {
 	case errors.Is(err, kerr.SaslAuthenticationFailed):
 		return fmt.Errorf("authentication failed at %s (%s): %s", brokers, mech, detail("failed.: "))
+	case c.TLS == nil && strings.Contains(msg, "plaintext connection speaking to a tls endpoint"):
+		return fmt.Errorf("the brokers at %s answered with TLS: add --tls (and --tls-ca if their CA is private)", brokers)
 	case c.SASL != nil && (errors.Is(err, io.EOF) || strings.HasSuffix(msg, ": EOF")):
 		return fmt.Errorf("the brokers at %s closed the connection during the handshake (%s): check the SASL user, password and mechanism, and whether the listener expects TLS", brokers, mech)
 	case errors.Is(err, kerr.UnsupportedSaslMechanism):

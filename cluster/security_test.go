@@ -523,6 +523,10 @@ func TestExplainConnError(t *testing.T) {
 	if got := c.ExplainConnError(alert).Error(); !strings.Contains(got, "--tls-cert and --tls-key") {
 		t.Fatalf("got %q", got)
 	}
+	tlsPort := errors.New("cannot reach cluster at b:9093: invalid large response size 352518912 > limit 104857600; the first three bytes received appear to be a tls alert record for TLS v1.2; is this a plaintext connection speaking to a tls endpoint?")
+	if got := c.ExplainConnError(tlsPort).Error(); got != "the brokers at b:9093 answered with TLS: add --tls (and --tls-ca if their CA is private)" {
+		t.Fatalf("got %q", got)
+	}
 	plain := errors.New("cannot reach cluster at b:9093: dial tcp: connection refused")
 	if got := c.ExplainConnError(plain); got != plain {
 		t.Fatalf("rewrote an unrelated error: %v", got)
@@ -550,6 +554,27 @@ func TestRedactLogger(t *testing.T) {
 	if RedactLogger(&c, nil) != kgo.Logger(&c) {
 		t.Fatal("no secrets should return the logger itself")
 	}
+}
+
+// FuzzParseMechanism: never panics; whatever it accepts is one of the
+// canonical names (or none) and parses to itself again.
+func FuzzParseMechanism(f *testing.F) {
+	for _, s := range []string{"plain", "SCRAM-SHA-512", "aws_msk_iam", "OAuthBearer", "gssapi", "", " none ", "scram-sha-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		m, err := ParseMechanism(in)
+		if err != nil {
+			return
+		}
+		ok := m == MechNone
+		for _, k := range Mechanisms {
+			ok = ok || m == k
+		}
+		if again, err := ParseMechanism(m); !ok || err != nil || again != m {
+			t.Fatalf("%q parsed to %q (again %q, %v)", in, m, again, err)
+		}
+	})
 }
 
 // FuzzBrokerListRoundTrip: never panics; whatever parses is non-empty host:port
