@@ -9,7 +9,9 @@ import (
 )
 
 // stderrLogger sends franz-go's info-level logs to stderr for --verbose.
-// franz-go never logs SASL secrets; keyvals are printed as given.
+// franz-go logs from its own goroutines: each line goes out in one Write,
+// which os.Stderr keeps whole (tests hand in a synchronized buffer). It
+// never logs SASL secrets; keyvals are printed as given.
 type stderrLogger struct{ w io.Writer }
 
 func (stderrLogger) Level() kgo.LogLevel { return kgo.LogLevelInfo }
@@ -20,5 +22,6 @@ func (l stderrLogger) Log(level kgo.LogLevel, msg string, keyvals ...any) {
 	for i := 0; i+1 < len(keyvals); i += 2 {
 		fmt.Fprintf(&b, " %v=%v", keyvals[i], keyvals[i+1])
 	}
-	fmt.Fprintln(l.w, b.String())
+	b.WriteByte('\n')
+	_, _ = io.WriteString(l.w, b.String())
 }
