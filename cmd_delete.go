@@ -79,7 +79,17 @@ func (a *app) deleteOffsetsCmd() *cobra.Command {
 			if err := report.DeleteOffsets(a.stdout, a.format, plan); err != nil {
 				return err
 			}
-			a.infof("backup of the previous offsets: %s (undo: offsetctl reset %s --to %s --execute)", backup, shellQuote(group), shellQuote("file:"+backup))
+			deleted := 0
+			for _, r := range plan.Partitions {
+				if r.Status == "deleted" {
+					deleted++
+				}
+			}
+			if deleted > 0 {
+				a.infof("backup of the previous offsets: %s (undo: offsetctl reset %s --to %s --execute)", backup, shellQuote(group), shellQuote("file:"+backup))
+			} else {
+				a.infof("backup of the offsets: %s (nothing was deleted)", backup)
+			}
 			return reportErrors(plan.Errors())
 		},
 	}

@@ -449,3 +449,39 @@ func TestDeleteGroup(t *testing.T) {
 	mustRun(t, f.c, 0, "reset", g, "--to", "file:"+backup, "--execute", "--backup", f.backup("undo.csv"))
 	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 6})
 }
+
+// --all-groups resets the inactive groups and skips live ones with a
+// warning. It executes only on kfake: on a shared real broker it would
+// touch other people's groups, so there it is a dry run.
+func TestResetAllGroups(t *testing.T) {
+	f := newResetFixture(t)
+	idle := f.group(t)
+	live := f.group(t)
+	f.c.Consumer(live, f.topic, false, kgo.DisableAutoCommit())
+	args := []string{"reset", "-o", "json", "--all-groups", "--topic", f.topic + ":0", "--to", "earliest"}
+	if f.c.Fake != nil {
+		args = append(args, "--execute", "--backup", f.backup("all.csv"))
+	}
+	r := mustRun(t, f.c, 0, args...)
+	var plans []admin.GroupPlan
+	decodeJSON(t, r, &plans)
+	byName := map[string]admin.GroupPlan{}
+	for _, p := range plans {
+		byName[p.Group] = p
+	}
+	if p, ok := byName[idle]; !ok || len(p.Partitions) != 1 || p.Partitions[0].Target == nil || *p.Partitions[0].Target != 0 {
+		t.Errorf("idle group plan = %+v", byName[idle])
+	}
+	if p, ok := byName[live]; !ok || len(p.Partitions) != 0 || !strings.Contains(p.Note, "skipped: active") {
+		t.Errorf("live group plan = %+v", byName[live])
+	}
+	if !strings.Contains(r.stderr, "skipping group "+live) {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	if f.c.Fake != nil {
+		assertCommitted(t, f.c, idle, f.topic, map[int32]int64{0: 0, 1: 6})
+	} else {
+		assertCommitted(t, f.c, idle, f.topic, map[int32]int64{0: 4, 1: 6})
+	}
+	assertCommitted(t, f.c, live, f.topic, map[int32]int64{0: 4, 1: 6})
+}
