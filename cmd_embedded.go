@@ -3,12 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/report"
+	"github.com/offsetctl/offsetctl/semantics"
 )
 
 func (a *app) playgroundCmd() *cobra.Command {
@@ -67,8 +71,9 @@ func (a *app) demoCmd() *cobra.Command {
 	}
 }
 
-// demo runs the tour on a fresh embedded cluster; each section runs the
-// real command through the same code path a user gets.
+// demo runs the tour on a fresh embedded cluster. Each section runs the
+// real command through the same code path a user gets, and prints the
+// equivalent command for a real cluster.
 func (a *app) demo(ctx context.Context) error {
 	emb, err := cluster.StartEmbedded(cluster.EmbeddedOptions{Brokers: 3})
 	if err != nil {
@@ -77,35 +82,87 @@ func (a *app) demo(ctx context.Context) error {
 	defer emb.Close()
 	cfg := emb.Config()
 	addr := strings.Join(cfg.Brokers, ",")
+	dir, err := os.MkdirTemp("", "offsetctl-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+
+	const (
+		topic = cluster.DemoTopic
+		amo   = topic + "-at-most-once"
+		alo   = topic + "-at-least-once"
+	)
+	backup := filepath.Join(dir, "backup-"+alo+".csv")
 	section := func(n int, title, equivalent string) {
 		fmt.Fprintf(a.stdout, "\n== %d. %s\n", n, title)
 		if equivalent != "" {
-			fmt.Fprintf(a.stdout, "   on a real cluster: %s\n\n", equivalent)
+			fmt.Fprintf(a.stdout, "   on a real cluster: %s\n", equivalent)
 		}
+		fmt.Fprintln(a.stdout)
 	}
+	// The tour is read top to bottom: the notes each step writes to stderr
+	// (dry run, backup path, verified) go inline with its output.
 	sub := func(args ...string) error {
-		sa := &app{stdout: a.stdout, stderr: a.stderr, stdin: a.stdin, getenv: a.getenv, now: a.now}
+		sa := &app{stdout: a.stdout, stderr: a.stdout, stdin: a.stdin, getenv: a.getenv, now: a.now}
 		full := append([]string{"--brokers", addr}, args...)
 		if code := sa.execute(ctx, full); code != 0 {
 			return fmt.Errorf("demo step `offsetctl %s` failed (exit %d)", strings.Join(args, " "), code)
 		}
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "offsetctl demo: an in-process Kafka cluster (%d brokers) at %s\n", 3, addr)
+	fmt.Fprintf(a.stdout, "offsetctl demo: an in-process Kafka cluster (3 brokers) at %s\n", addr)
 
-	section(1, fmt.Sprintf("create topic %q (%d partitions), produce %d events, commit group %q",
-		cluster.DemoTopic, cluster.DemoPartitions, cluster.DemoEvents, cluster.DemoGroup), "")
-	if err := cluster.Seed(ctx, cfg); err != nil {
+	section(1, fmt.Sprintf("create topic %q (%d partitions) and produce %d numbered events", topic, cluster.DemoPartitions, cluster.DemoEvents), "")
+	first := true
+	res, err := a.semanticsExperiment(ctx, cfg, semantics.Options{
+		Topic: topic, Events: cluster.DemoEvents, Partitions: cluster.DemoPartitions,
+		Modes: []semantics.Mode{semantics.AtMostOnce, semantics.AtLeastOnce},
+		Keep:  true, NoReplay: true,
+		Progress: func(line string) {
+			if first { // the first line reports the filled topic
+				first = false
+				fmt.Fprintf(a.stdout, "   %s\n", line)
+				section(2, "crash a consumer right after event 25 (batches of 10): at-most-once vs at-least-once",
+					"offsetctl -b BROKERS semantics --modes at-most-once,at-least-once")
+			}
+		},
+	})
+	if err != nil {
 		return err
 	}
-	fmt.Fprintln(a.stdout, "   done")
-
-	section(2, "consumer groups", "offsetctl -b BROKERS groups")
-	if err := sub("groups"); err != nil {
+	if err := report.Semantics(a.stdout, report.Table, res); err != nil {
 		return err
 	}
-	section(3, "lag of "+cluster.DemoGroup, "offsetctl -b BROKERS lag "+cluster.DemoGroup+" --time-lag")
-	if err := sub("lag", cluster.DemoGroup, "--time-lag"); err != nil {
+
+	section(3, "lag of the experiment's groups (both read to the end)", "offsetctl -b BROKERS lag "+amo+" "+alo)
+	if err := sub("lag", amo, alo); err != nil {
+		return err
+	}
+
+	section(4, "reset "+alo+" to earliest: a dry run, then --execute with a backup",
+		"offsetctl -b BROKERS reset "+alo+" --topic "+topic+" --to earliest [--execute]")
+	if err := sub("reset", alo, "--topic", topic, "--to", "earliest"); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout)
+	if err := sub("reset", alo, "--topic", topic, "--to", "earliest", "--execute", "--backup", backup); err != nil {
+		return err
+	}
+
+	section(5, "replay "+topic+" from offset 0 with no group: every event, an audit digest, and proof no group moved",
+		"offsetctl -b BROKERS replay "+topic+" --from earliest --out "+topic+".jsonl")
+	if err := sub("replay", topic, "--from", "earliest", "--out", filepath.Join(dir, topic+".jsonl"), "--quiet"); err != nil {
+		return err
+	}
+
+	section(6, "restore "+alo+" from its backup, and its lag again",
+		"offsetctl -b BROKERS reset "+alo+" --to file:BACKUP.csv --execute")
+	if err := sub("reset", alo, "--to", "file:"+backup, "--execute", "--backup", filepath.Join(dir, "backup-2.csv")); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout)
+	if err := sub("lag", alo); err != nil {
 		return err
 	}
 	fmt.Fprintln(a.stdout, "\ndemo finished: the cluster is gone. `offsetctl playground` keeps one running.")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,5 +50,59 @@ func TestPlayground(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("playground did not stop on cancel")
+	}
+}
+
+// TestDemo runs the whole tour and checks each section's result in its
+// output.
+func TestDemo(t *testing.T) {
+	if testkit.Real() {
+		t.Skip("the demo runs on its own in-process cluster")
+	}
+	r := mustRun(t, nil, 0, "demo")
+	out := r.stdout
+	sections := make([]string, 7)
+	for i := 1; i <= 6; i++ {
+		start := strings.Index(out, "== "+strconv.Itoa(i)+". ")
+		if start < 0 {
+			t.Fatalf("section %d missing:\n%s", i, out)
+		}
+		end := strings.Index(out[start:], "\n== ")
+		if end < 0 {
+			end = len(out) - start
+		}
+		sections[i] = out[start : start+end]
+	}
+	if !strings.Contains(sections[1], "60 events over 3 partitions") {
+		t.Errorf("section 1:\n%s", sections[1])
+	}
+	fields := func(sec, prefix string) []string {
+		for _, l := range strings.Split(sec, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == prefix && len(f) >= 5 {
+				if _, err := strconv.Atoi(f[1]); err == nil {
+					return f[:5]
+				}
+			}
+		}
+		t.Fatalf("no %s row in:\n%s", prefix, sec)
+		return nil
+	}
+	if f := fields(sections[2], "at-most-once"); strings.Join(f[1:], " ") != "55 55 0 5" {
+		t.Errorf("at-most-once row %v, want 55 55 0 5 (the seed's numbers)", f)
+	}
+	if f := fields(sections[2], "at-least-once"); strings.Join(f[1:], " ") != "65 60 5 0" {
+		t.Errorf("at-least-once row %v, want 65 60 5 0 (the seed's numbers)", f)
+	}
+	if !strings.Contains(sections[3], "GROUP orders-at-most-once") || !strings.Contains(sections[3], "GROUP orders-at-least-once") {
+		t.Errorf("section 3 lacks the experiment's groups:\n%s", sections[3])
+	}
+	if !strings.Contains(sections[4], "dry run: nothing changed") || !strings.Contains(sections[4], "read back and verified") || strings.Count(sections[4], "-20") != 6 {
+		t.Errorf("section 4 (dry run then execute to earliest):\n%s", sections[4])
+	}
+	if !strings.Contains(sections[5], "RECORDS 60") || !strings.Contains(sections[5], "DIGEST ") || !strings.Contains(sections[5], "all committed offsets unchanged") || strings.Count(sections[5], "unchanged") < 7 {
+		t.Errorf("section 5 (replay with proof):\n%s", sections[5])
+	}
+	if strings.Count(sections[6], "+20") != 3 || strings.Count(sections[6], " 20         20 ") != 3 {
+		t.Errorf("section 6 (restore from backup, lag back to 20/20):\n%s", sections[6])
 	}
 }

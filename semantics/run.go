@@ -116,6 +116,9 @@ func Run(ctx context.Context, cfg cluster.Config, o Options) (res *Result, err e
 	var suffix [4]byte
 	_, _ = rand.Read(suffix[:])
 	topic := fmt.Sprintf("%s-%s", o.TopicPrefix, hex.EncodeToString(suffix[:]))
+	if o.Topic != "" {
+		topic = o.Topic
+	}
 
 	logDir, removeLogs := o.LogDir, false
 	if logDir == "" {
@@ -156,7 +159,9 @@ func Run(ctx context.Context, cfg cluster.Config, o Options) (res *Result, err e
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	err = createAndFill(cctx, cfg, adm, topic, o.Partitions, events)
 	cancel()
-	created = true // a failed create may still have created it
+	// A failed create may still have created it; a topic that already
+	// existed is not ours to delete.
+	created = !errors.Is(err, kerr.TopicAlreadyExists)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +242,11 @@ func layoutSummary(events []Event, partitions int) string {
 }
 
 func createAndFill(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, topic string, partitions int, events []Event) error {
-	if _, err := adm.CreateTopic(ctx, int32(partitions), -1, nil, topic); err != nil {
+	resp, err := adm.CreateTopic(ctx, int32(partitions), -1, nil, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
 		return fmt.Errorf("creating scratch topic %s: %w", topic, err)
 	}
 	// Wait until every partition has a leader that answers.

@@ -89,6 +89,10 @@ type Options struct {
 	LogDir string
 	// TopicPrefix names the scratch topic (default "offsetctl-semantics").
 	TopicPrefix string
+	// Topic, when set, is the exact name of the scratch topic (it must
+	// not exist yet) instead of TopicPrefix and a random suffix. The demo
+	// uses it to run the experiment on "orders".
+	Topic string
 	// Sequential runs the modes one after another instead of at once.
 	Sequential bool
 	// NoReplay skips the final replay.
