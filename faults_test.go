@@ -315,11 +315,11 @@ func TestFaultLagAcrossBrokerKill(t *testing.T) {
 
 // followUntil starts `replay TOPIC --follow --until N` (plus extra args)
 // in the background and returns a function that waits for its result.
-func followUntil(t *testing.T, b *secureBroker, topic string, until int, out string, extra ...string) func() result {
+func followUntil(t *testing.T, brokers, topic string, until int, out string, extra ...string) func() result {
 	t.Helper()
 	done := make(chan result, 1)
 	args := append([]string{"replay", topic, "--follow", "--until", fmt.Sprint(until), "-o", "json", "--out", out, "-q",
-		"-b", b.plaintext, "--timeout", "60s"}, extra...)
+		"-b", brokers, "--timeout", "60s"}, extra...)
 	go func() { done <- offsetctlEnv(t, nil, args...) }()
 	return func() result {
 		select {
@@ -368,7 +368,7 @@ func TestFaultReplayAcrossBrokerRestart(t *testing.T) {
 	topic := b.c.Topic(3, nil)
 	b.c.Produce(topic, map[int32]int{0: 50, 1: 50, 2: 50}, time.Time{})
 	out := filepath.Join(t.TempDir(), "disturbed.jsonl")
-	wait := followUntil(t, b, topic, 100, out)
+	wait := followUntil(t, b.plaintext, topic, 100, out)
 	waitFor(t, "the replay to read the first 150 records", func() bool { return countLines(out) >= 150 })
 	up := killAndRestart(t, b)
 	<-up
@@ -393,6 +393,11 @@ func TestFaultReplayAcrossBrokerRestart(t *testing.T) {
 // values testkit's Produce would give them).
 func produceSecond(t *testing.T, b *secureBroker, topic string, n int) {
 	t.Helper()
+	produceRest(t, b.c, topic, n)
+}
+
+func produceRest(t *testing.T, c *testkit.Cluster, topic string, n int) {
+	t.Helper()
 	var recs []*kgo.Record
 	for p := int32(0); p < 3; p++ {
 		for i := 50; i < 50+n; i++ {
@@ -401,9 +406,9 @@ func produceSecond(t *testing.T, b *secureBroker, topic string, n int) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cl := b.c.Client(kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	cl := c.Client(kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		t.Fatalf("producing after the restart: %v", err)
+		t.Fatalf("producing the second half: %v", err)
 	}
 }
 
@@ -418,7 +423,7 @@ func TestFaultBackfillAcrossBrokerRestart(t *testing.T) {
 	dst := b.c.Topic(3, nil)
 	b.c.Produce(src, map[int32]int{0: 50, 1: 50, 2: 50}, time.Time{})
 	out := filepath.Join(t.TempDir(), "backfill.jsonl")
-	wait := followUntil(t, b, src, 100, out, "--produce-to", dst, "--format", "none")
+	wait := followUntil(t, b.plaintext, src, 100, out, "--produce-to", dst, "--format", "none")
 	waitFor(t, "the backfill to copy the first 150 records", func() bool { return endSum(t, b, dst) >= 150 })
 	up := killAndRestart(t, b)
 	<-up
@@ -451,13 +456,74 @@ func TestFaultBackfillAcrossBrokerRestart(t *testing.T) {
 // endSum is the sum of topic's end offsets (its record count here).
 func endSum(t *testing.T, b *secureBroker, topic string) int64 {
 	t.Helper()
+	return endSumOf(t, b.c, topic)
+}
+
+func endSumOf(t *testing.T, c *testkit.Cluster, topic string) int64 {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	ends, err := b.c.Admin().ListEndOffsets(ctx, topic)
+	ends, err := c.Admin().ListEndOffsets(ctx, topic)
 	if err != nil {
 		return -1
 	}
 	var n int64
 	ends.Each(func(o kadm.ListedOffset) { n += o.Offset })
 	return n
+}
+
+// TestFaultReplayAndBackfillAcrossLeaderMoves is the kfake stand-in for a
+// broker restart: a following replay and a following backfill have read
+// the first half of every partition when every partition leader moves to
+// another broker; the second half is produced after the move. Both finish
+// with the count and digests of an undisturbed run.
+func TestFaultReplayAndBackfillAcrossLeaderMoves(t *testing.T) {
+	c := kfakeCluster(t)
+	src := c.Topic(3, nil)
+	dst := c.Topic(3, nil)
+	c.Produce(src, map[int32]int{0: 50, 1: 50, 2: 50}, time.Time{})
+	dir := t.TempDir()
+	out := filepath.Join(dir, "disturbed.jsonl")
+	waitReplay := followUntil(t, c.BrokerList(), src, 100, out)
+	waitBackfill := followUntil(t, c.BrokerList(), src, 100, filepath.Join(dir, "backfill.out"), "--produce-to", dst, "--format", "none")
+	waitFor(t, "the replay and the backfill to reach the first 150 records", func() bool {
+		return countLines(out) >= 150 && endSumOf(t, c, dst) >= 150
+	})
+	for p := int32(0); p < 3; p++ {
+		for _, tp := range []string{src, dst} {
+			leader := c.Fake.LeaderFor(tp, p)
+			if err := c.Fake.MoveTopicPartition(tp, p, (leader+1)%3); err != nil {
+				t.Fatalf("moving %s/%d: %v", tp, p, err)
+			}
+		}
+	}
+	produceRest(t, c, src, 50)
+	moved := map[string]replay.Result{}
+	for name, wait := range map[string]func() result{"replay": waitReplay, "backfill": waitBackfill} {
+		r := wait()
+		if r.code != 0 {
+			t.Fatalf("%s across leader moves: exit %d\n%s", name, r.code, r.stderr)
+		}
+		var res replay.Result
+		decodeJSON(t, r, &res)
+		if res.Records != 300 {
+			t.Fatalf("%s read %d records, want 300", name, res.Records)
+		}
+		moved[name] = res
+	}
+	// An undisturbed replay of the same range has the same digest.
+	r := mustRun(t, c, 0, "replay", src, "--until", "100", "-o", "json", "--format", "none", "-q", "--payload-digest")
+	var calm replay.Result
+	decodeJSON(t, r, &calm)
+	if calm.Records != 300 || moved["replay"].Digest != calm.Digest || moved["backfill"].Digest != calm.Digest || countLines(out) != 300 {
+		t.Fatalf("digests across the moves %s (replay) %s (backfill), undisturbed %s; %d lines written",
+			moved["replay"].Digest, moved["backfill"].Digest, calm.Digest, countLines(out))
+	}
+	// The copy holds the same payloads.
+	r = mustRun(t, c, 0, "replay", dst, "-o", "json", "--format", "none", "-q", "--payload-digest")
+	var copied replay.Result
+	decodeJSON(t, r, &copied)
+	if copied.Records != 300 || copied.PayloadDigest == "" || copied.PayloadDigest != calm.PayloadDigest {
+		t.Fatalf("copy: %d records payload %s; source payload %s", copied.Records, copied.PayloadDigest, calm.PayloadDigest)
+	}
 }

@@ -23,13 +23,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 	"github.com/offsetctl/offsetctl/replay"
 )
@@ -672,4 +675,63 @@ func apacheDescribe(t *testing.T, script, brokers, props, group string) string {
 		t.Fatalf("Apache consumer-groups: %v\n%s", err, stderr.String())
 	}
 	return string(out)
+}
+
+// debugCapture records every franz-go log line at debug level.
+type debugCapture struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (*debugCapture) Level() kgo.LogLevel { return kgo.LogLevelDebug }
+func (d *debugCapture) Log(level kgo.LogLevel, msg string, kv ...any) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.lines = append(d.lines, fmt.Sprint(append([]any{level.String(), msg}, kv...)...))
+}
+
+// TestSecurityDebugLogsHoldNoSecret checks franz-go itself, at its most
+// verbose level and without offsetctl's scrubbing, never logs the PLAIN or
+// SCRAM password while connecting, authenticating and failing to.
+func TestSecurityDebugLogsHoldNoSecret(t *testing.T) {
+	s := newSecureFake(t, false)
+	_, group := s.fixture(t)
+	for _, tt := range []struct {
+		mech, user, pass string
+		ok               bool
+	}{
+		{cluster.MechScram512, s.user, s.password, true},
+		{cluster.MechPlain, "carol", s.password + "-plain", true},
+		{cluster.MechScram512, s.user, "Wrong-" + s.password, false},
+	} {
+		conn, err := cluster.Connect(cluster.Sources{
+			Env:   cluster.Env{Getenv: func(k string) string { return map[string]string{"KAFKA_SASL_PASSWORD": tt.pass}[k] }, ReadFile: os.ReadFile},
+			Flags: cluster.Settings{Brokers: s.c.Brokers, TLS: cluster.TLSSettings{CAFile: s.pki.ca, Enabled: &[]bool{true}[0]}, SASL: cluster.SASLSettings{Mechanism: tt.mech, User: tt.user}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var logs debugCapture
+		cfg := cluster.Config{Brokers: conn.Brokers, Timeout: 5 * time.Second, TLS: conn.TLS, SASL: conn.SASL, Logger: &logs}
+		adm, err := cfg.NewAdmin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err = adm.FetchOffsets(ctx, group)
+		cancel()
+		adm.Close()
+		if (err == nil) != tt.ok {
+			t.Fatalf("%s as %s: err = %v, want success %v", tt.mech, tt.user, err, tt.ok)
+		}
+		logs.mu.Lock()
+		all := strings.Join(logs.lines, "\n")
+		logs.mu.Unlock()
+		if len(logs.lines) == 0 || !strings.Contains(all, "sasl") {
+			t.Fatalf("%s: no SASL debug logs captured, the check would prove nothing:\n%s", tt.mech, all)
+		}
+		if strings.Contains(all, tt.pass) || (err != nil && strings.Contains(err.Error(), tt.pass)) {
+			t.Fatalf("%s: the password shows in franz-go's debug logs or error", tt.mech)
+		}
+	}
 }
