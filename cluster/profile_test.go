@@ -162,6 +162,11 @@ func TestConnectPrecedence(t *testing.T) {
 	if err != nil || conn.Brokers[0] != DefaultBrokers {
 		t.Fatalf("default: %v %v", conn.Brokers, err)
 	}
+	// A broken KAFKA_BROKERS does not matter when a flag names brokers.
+	conn, err = Connect(Sources{Env: testEnv(map[string]string{"KAFKA_BROKERS": "bad"}), Flags: Settings{Brokers: []string{"f:1"}}})
+	if err != nil || conn.Brokers[0] != "f:1" {
+		t.Fatalf("flag over a bad KAFKA_BROKERS: %v %v", conn.Brokers, err)
+	}
 
 	for _, tt := range []struct {
 		src  Sources

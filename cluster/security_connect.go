@@ -34,13 +34,6 @@ type Connection struct {
 func Connect(src Sources) (Connection, error) {
 	var conn Connection
 	var merged Settings
-	if b := src.Getenv("KAFKA_BROKERS"); b != "" {
-		brokers, err := ParseBrokers(b)
-		if err != nil {
-			return conn, fmt.Errorf("KAFKA_BROKERS: %w", err)
-		}
-		merged.Brokers = brokers
-	}
 	if src.Profile != "" {
 		ps, err := LoadProfile(src.Env, src.Profile)
 		if err != nil {
@@ -67,8 +60,19 @@ func Connect(src Sources) (Connection, error) {
 		merged = merged.Merge(cs)
 	}
 	merged = merged.Merge(src.Flags)
+	// KAFKA_BROKERS ranks below every layer above: read it only when none
+	// of them names brokers, so a stale variable cannot break a command
+	// that says where to go.
 	if len(merged.Brokers) == 0 {
-		merged.Brokers = []string{DefaultBrokers}
+		if b := src.Getenv("KAFKA_BROKERS"); b != "" {
+			brokers, err := ParseBrokers(b)
+			if err != nil {
+				return conn, fmt.Errorf("KAFKA_BROKERS: %w", err)
+			}
+			merged.Brokers = brokers
+		} else {
+			merged.Brokers = []string{DefaultBrokers}
+		}
 	}
 	sec, err := merged.Resolve(src.Env)
 	if err != nil {
