@@ -155,7 +155,9 @@ func newSecureFake(t *testing.T, mtls bool) *secureFake {
 	t.Setenv("KAFKA_BROKERS", "")
 	p := newTestPKI(t)
 	srv := &tls.Config{Certificates: []tls.Certificate{p.server}, MinVersion: tls.VersionTLS12}
-	s := &secureFake{pki: p, user: "alice", password: "Wonder-" + testkit.Name(t, "pw")[len(testkit.Name(t, "pw"))-8:] + "-land"}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	s := &secureFake{pki: p, user: "alice", password: fmt.Sprintf("Wonder-%x-land", rnd)}
 	opts := []kfake.Opt{kfake.TLS(srv)}
 	if mtls {
 		srv.ClientAuth = tls.RequireAndVerifyClientCert
