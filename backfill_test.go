@@ -161,6 +161,7 @@ func TestBackfillResumeAfterProduceFailure(t *testing.T) {
 	if failed.Load() == 0 {
 		t.Fatal("no produce request was failed: the copy was too small to inject a failure")
 	}
+	t.Logf("failed backfill, stderr: %s", r.stderr)
 	b := res.Backfill
 	if b == nil || b.Complete || b.Resume == "" || b.Error == "" || b.Produced >= res.Records {
 		t.Fatalf("failed backfill summary: %+v", b)

@@ -216,10 +216,16 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 		defer copier.close()
 	}
 
+	allParts := make([]int32, 0, len(g.Partitions))
+	for p := range g.Partitions {
+		allParts = append(allParts, p)
+	}
+	sort.Slice(allParts, func(i, j int) bool { return allParts[i] < allParts[j] })
+
 	var before proofSnapshot
 	if !opts.NoVerify {
 		sctx, cancel := context.WithTimeout(ctx, timeoutOf(cfg))
-		before, err = takeSnapshot(sctx, adm, opts.Topic, opts.VerifyGroups)
+		before, err = takeSnapshot(sctx, adm, opts.Topic, allParts, opts.VerifyGroups)
 		cancel()
 		if err != nil {
 			return nil, err
@@ -250,21 +256,23 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 	// context bounded by the timeout.
 	sctx, scancel := context.WithTimeout(context.Background(), timeoutOf(cfg))
 	defer scancel()
-	after, err := takeSnapshot(sctx, adm, opts.Topic, opts.VerifyGroups)
+	after, err := takeSnapshot(sctx, adm, opts.Topic, allParts, opts.VerifyGroups)
 	if err != nil {
+		res.Verification = Verification{Error: err.Error(), Changes: []Change{}, Rows: []Change{}, Groups: []string{}}
 		if cerr != nil {
 			return res, cerr
 		}
-		return res, err
+		return res, fmt.Errorf("the replay finished but its proof could not be taken: %w", err)
 	}
 	res.Verification = compareSnapshots(opts.Topic, before, after, opts.VerifyGroups)
-	if cerr != nil {
-		return res, cerr
-	}
 	if failed := res.Verification.Failed(); len(failed) > 0 {
-		return res, exitcode.Unverifiedf("verification failed: committed offsets of a group with no live member changed during the replay: %s", describeFailed(failed))
+		msg := describeFailed(failed)
+		if cerr != nil {
+			msg += "; the replay also failed: " + cerr.Error()
+		}
+		return res, exitcode.Unverifiedf("verification failed: committed offsets of a group with no live member changed during the replay: %s", msg)
 	}
-	return res, nil
+	return res, cerr
 }
 
 func timeoutOf(cfg cluster.Config) time.Duration {

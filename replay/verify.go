@@ -2,9 +2,13 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/cluster"
@@ -40,6 +44,9 @@ type Change struct {
 type Verification struct {
 	// Skipped is set when verification was turned off.
 	Skipped bool `json:"skipped,omitempty"`
+	// Error says why the proof could not be taken (then nothing is
+	// proven).
+	Error string `json:"error,omitempty"`
 	// GroupsChecked counts the groups compared (those with commits on the
 	// topic at either snapshot, or the --verify-groups list).
 	GroupsChecked int      `json:"groups_checked"`
@@ -75,36 +82,109 @@ type groupState struct {
 // topic (or the named groups).
 type proofSnapshot map[string]groupState
 
-// takeSnapshot reads the committed offsets of every group on topic (or of
-// the named groups), with the admin client: never from the replay
-// consumer.
-func takeSnapshot(ctx context.Context, adm *cluster.Admin, topic string, groups []string) (proofSnapshot, error) {
-	req := admin.GatherRequest{
-		Groups:    groups,
-		AllGroups: len(groups) == 0,
-		Scope:     admin.Scope{Topics: map[string][]int32{topic: nil}},
-	}
-	snap, err := admin.Gather(ctx, adm, req)
+// takeSnapshot reads, with the admin client (never the replay consumer),
+// the committed offsets on topic of every consumer group (or of the named
+// groups) and the live-member count of those that have some. It costs a
+// constant number of batched requests whatever the group count: one
+// ListGroups, one OffsetFetch per coordinator restricted to the topic's
+// partitions, and describes of the groups with commits only.
+func takeSnapshot(ctx context.Context, adm *cluster.Admin, topic string, partitions []int32, named []string) (proofSnapshot, error) {
+	listed, err := admin.ListGroups(ctx, adm)
 	if err != nil {
-		return nil, fmt.Errorf("reading committed offsets for the proof: %w", err)
+		return nil, fmt.Errorf("proof: %w", err)
+	}
+	groups := append([]string(nil), named...)
+	if len(groups) == 0 {
+		for g, lg := range listed {
+			if lg.ProtocolType != "" && lg.ProtocolType != "consumer" {
+				continue // connect workers and the like have no offsets
+			}
+			if lg.GroupType == "share" || lg.GroupType == "streams" {
+				continue
+			}
+			groups = append(groups, g)
+		}
+	}
+	sort.Strings(groups)
+	commits, err := fetchTopicCommits(ctx, adm, groups, topic, partitions)
+	if err != nil {
+		return nil, err
+	}
+	relevant := make([]string, 0, len(commits))
+	for _, g := range groups {
+		if len(commits[g]) > 0 || len(named) > 0 {
+			relevant = append(relevant, g)
+		}
+	}
+	infos, err := admin.DescribeGroups(ctx, adm, relevant, listed)
+	if err != nil {
+		return nil, fmt.Errorf("proof: %w", err)
 	}
 	out := proofSnapshot{}
-	for _, g := range snap.Groups {
-		if g.CommitErr != nil {
-			return nil, fmt.Errorf("reading committed offsets of group %s for the proof: %w", g.Group, g.CommitErr)
+	for _, g := range relevant {
+		info := infos[g]
+		if info.Err != nil && !errors.Is(info.Err, kerr.GroupIDNotFound) {
+			return nil, fmt.Errorf("proof: describing group %s: %w", g, info.Err)
 		}
-		commits := g.Commits[topic]
-		if len(commits) == 0 && len(groups) == 0 {
-			continue
+		gs := groupState{members: len(info.Members), commits: commits[g]}
+		if gs.commits == nil {
+			gs.commits = map[int32]int64{}
 		}
-		gs := groupState{members: len(g.Members), commits: map[int32]int64{}}
-		for p, c := range commits {
-			if c.Err != nil {
-				return nil, fmt.Errorf("reading committed offset of group %s topic %s partition %d for the proof: %w", g.Group, topic, p, c.Err)
+		out[g] = gs
+	}
+	return out, nil
+}
+
+// fetchTopicCommits fetches the committed offsets of groups on topic's
+// partitions, in one OffsetFetch per coordinator.
+func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string, topic string, partitions []int32) (map[string]map[int32]int64, error) {
+	out := make(map[string]map[int32]int64, len(groups))
+	if len(groups) == 0 {
+		return out, nil
+	}
+	req := kmsg.NewPtrOffsetFetchRequest()
+	for _, g := range groups {
+		rg := kmsg.NewOffsetFetchRequestGroup()
+		rg.Group = g
+		rt := kmsg.NewOffsetFetchRequestGroupTopic()
+		rt.Topic = topic
+		rt.Partitions = partitions
+		rg.Topics = []kmsg.OffsetFetchRequestGroupTopic{rt}
+		req.Groups = append(req.Groups, rg)
+	}
+	for _, shard := range adm.Kgo.RequestSharded(ctx, req) {
+		if shard.Err != nil {
+			return nil, fmt.Errorf("proof: fetching committed offsets: %w", shard.Err)
+		}
+		resp := shard.Resp.(*kmsg.OffsetFetchResponse)
+		if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+			return nil, fmt.Errorf("proof: fetching committed offsets: %w", err)
+		}
+		for _, g := range resp.Groups {
+			if err := kerr.ErrorForCode(g.ErrorCode); err != nil {
+				if errors.Is(err, kerr.GroupIDNotFound) {
+					continue // deleted since it was listed: no commits
+				}
+				return nil, fmt.Errorf("proof: fetching committed offsets of group %s: %w", g.Group, err)
 			}
-			gs.commits[p] = c.Offset
+			for _, t := range g.Topics {
+				if t.Topic != topic {
+					continue
+				}
+				for _, p := range t.Partitions {
+					if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+						return nil, fmt.Errorf("proof: committed offset of group %s topic %s partition %d: %w", g.Group, topic, p.Partition, err)
+					}
+					if p.Offset < 0 {
+						continue // no commit
+					}
+					if out[g.Group] == nil {
+						out[g.Group] = map[int32]int64{}
+					}
+					out[g.Group][p.Partition] = p.Offset
+				}
+			}
 		}
-		out[g.Group] = gs
 	}
 	return out, nil
 }

@@ -67,6 +67,10 @@ func Replay(w io.Writer, f Format, r *replay.Result) error {
 		_, err := fmt.Fprintln(w, "\nPROOF skipped (--no-verify)")
 		return err
 	}
+	if v.Error != "" {
+		_, err := fmt.Fprintf(w, "\nPROOF could not be taken: %s\n", v.Error)
+		return err
+	}
 	if _, err := fmt.Fprintf(w, "\nPROOF %d group(s) with commits on %s checked before and after: %s\n", v.GroupsChecked, r.Topic, proofVerdict(v)); err != nil {
 		return err
 	}
