@@ -74,12 +74,16 @@ func (a *app) lagCmd() *cobra.Command {
 func (a *app) gatherLag(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, timeLag bool) (admin.LagReport, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
+	req.ExtraTopics = req.Scope.TopicNames()
 	snap, err := admin.Gather(ctx, adm, req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return admin.LagReport{}, cfg.Unreachable(ctx.Err())
 		}
 		return admin.LagReport{}, err
+	}
+	if err := admin.CheckScope(snap.Offsets, req.Scope); err != nil {
+		return admin.LagReport{}, exitcode.AsUsage(fmt.Errorf("--topic: %w", err))
 	}
 	rep := admin.ComputeLag(snap, req.Scope)
 	if timeLag {

@@ -371,6 +371,14 @@ func TestLagUsageErrors(t *testing.T) {
 			t.Errorf("%q: exit %d stdout %q stderr %q; want exit 2 and one stderr line", args, r.code, r.stdout, r.stderr)
 		}
 	}
+	// A scope naming what the cluster does not have is bad input.
+	topic := c.Topic(2, nil)
+	for _, scope := range []string{testkit.Name(t, "nosuchtopic"), topic + ":2"} {
+		r := offsetctl(t, c, "lag", "--all-groups", "--topic", scope)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "does not exist") {
+			t.Errorf("--topic %s: exit %d stdout %q stderr %q, want 2 and 'does not exist'", scope, r.code, r.stdout, r.stderr)
+		}
+	}
 	if r := offsetctl(t, nil, "lag", "g", "--brokers", "nocolon"); r.code != 2 {
 		t.Errorf("bad broker address: exit %d %q", r.code, r.stderr)
 	}

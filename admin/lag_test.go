@@ -199,3 +199,26 @@ func FuzzParseScope(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckScope(t *testing.T) {
+	offs := snapshot().Offsets
+	for _, c := range []struct {
+		scope []string
+		want  string
+	}{
+		{[]string{"t", "u:0"}, ""},
+		{[]string{"t:1"}, ""},
+		{[]string{"t:2"}, "partition 2 does not exist in topic t (it has 2 partitions)"},
+		{[]string{"gone"}, "topic gone does not exist (deleted?)"},
+		{[]string{"never"}, "topic never does not exist"},
+	} {
+		sc, err := ParseScope(c.scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = CheckScope(offs, sc)
+		if (c.want == "") != (err == nil) || err != nil && err.Error() != c.want {
+			t.Errorf("CheckScope(%q) = %v, want %q", c.scope, err, c.want)
+		}
+	}
+}

@@ -146,3 +146,23 @@ func validTopicName(t string) error {
 	}
 	return nil
 }
+
+// CheckScope reports the first scoped topic or partition the cluster does
+// not have, as listed in offsets (which must cover every scoped topic).
+func CheckScope(offsets TopicOffsets, scope Scope) error {
+	for _, t := range scope.TopicNames() {
+		if err := offsets.TopicErr[t]; err != nil {
+			return err
+		}
+		parts, ok := offsets.Partitions[t]
+		if !ok {
+			return fmt.Errorf("topic %s does not exist", t)
+		}
+		for _, p := range scope.Topics[t] {
+			if _, ok := parts[p]; !ok {
+				return fmt.Errorf("partition %d does not exist in topic %s (it has %d partitions)", p, t, len(parts))
+			}
+		}
+	}
+	return nil
+}
