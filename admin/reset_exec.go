@@ -150,13 +150,14 @@ func WriteBackupFile(path string, at time.Time, groups []BackupGroup) (err error
 // partition (RecordTooLargeException in the broker log): 10,000 partitions
 // with 40-character names are already too much. A larger commit is split
 // into the fewest OffsetCommits under this bound, each still atomic.
-const commitBatchBytes = 900 << 10
+const commitBatchBytes = 960_000
 
-// commitRecordBytes estimates one offset-commit record in the batch: key
-// (version, group, topic, partition), value (offset, leader epoch,
-// metadata, timestamps, topic id) and record framing.
+// commitRecordBytes estimates, a little high, one offset-commit record in
+// the coordinator's batch: key (version, group, topic, partition: 10 bytes
+// and the names), value (version, offset, leader epoch, metadata, commit
+// time, topic id, tags: under 50) and record framing (about 10).
 func commitRecordBytes(group string, o kadm.Offset) int {
-	return len(group) + len(o.Topic) + len(o.Metadata) + 80
+	return len(group) + len(o.Topic) + len(o.Metadata) + 70
 }
 
 // splitCommits splits offsets, in topic/partition order, into batches whose

@@ -73,7 +73,7 @@ func TestSplitCommits(t *testing.T) {
 		}
 	}
 	batches := splitCommits(group, os, commitBatchBytes)
-	// 10,000 records of ~165 estimated bytes: two batches under 900 KiB.
+	// 10,000 records of ~155 estimated bytes: two batches under 960 kB.
 	if len(batches) != 2 {
 		t.Fatalf("%d batches, want 2", len(batches))
 	}
