@@ -243,7 +243,9 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 		}
 		br, berr := copier.finish(bctx, res, cerr)
 		res.Backfill = br
-		if cerr == nil {
+		if berr != nil {
+			// It carries the cause (copy or replay error) and the
+			// resume point.
 			cerr = berr
 		}
 	}
