@@ -203,3 +203,32 @@ func producesTo(pr *kmsg.ProduceRequest, topic string) bool {
 	}
 	return false
 }
+
+func TestBackfillStalledTargetEndsWithResume(t *testing.T) {
+	c := testkit.New(t)
+	if c.Fake == nil {
+		t.Skip("a target that stops answering is simulated with kfake's ControlKey (the stopped-broker variant is a fault test)")
+	}
+	src := backfillSource(t, c, 10000)
+	dst := c.Topic(3, nil)
+	var passed atomic.Int32
+	c.Fake.ControlKey(kmsg.Produce.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		if !producesTo(req.(*kmsg.ProduceRequest), dst) || passed.Add(1) <= 1 {
+			return nil, nil, false
+		}
+		return nil, nil, true // swallowed: the broker never answers
+	})
+	start := time.Now()
+	res, _, r := replayJSON(t, c, 1, src, "--produce-to", dst, "--format", "none", "--timeout", "2s")
+	t.Logf("stalled backfill ended after %s: %s", time.Since(start).Round(time.Millisecond), r.stderr)
+	b := res.Backfill
+	if b == nil || b.Complete || b.Resume == "" || !strings.Contains(r.stderr, "no acknowledgement from the target for 2s") || !strings.Contains(r.stderr, "resume with --from "+b.Resume) {
+		t.Fatalf("stalled backfill: %+v\n%s", b, r.stderr)
+	}
+	for _, bp := range b.Partitions {
+		if bp.ResumeFrom != bp.Copied {
+			t.Fatalf("partition %+v: resume must follow the acknowledged prefix", bp)
+		}
+	}
+}

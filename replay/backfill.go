@@ -302,7 +302,13 @@ func (b *backfiller) err() error {
 // positions (partition → next offset the replay reached) says where a
 // fully-copied partition resumes. consumeErr is the replay's own error.
 func (b *backfiller) finish(ctx context.Context, res *Result, consumeErr error) (*BackfillResult, error) {
-	if err := b.cl.Flush(ctx); err != nil {
+	// Wait for the copies in flight, but not forever: copies still
+	// unacknowledged then count as not copied (a resume may duplicate
+	// them, never skip them).
+	fctx, cancel := context.WithTimeout(ctx, 2*b.stall)
+	err := b.cl.Flush(fctx)
+	cancel()
+	if err != nil {
 		b.fail(fmt.Errorf("waiting for acknowledgements: %w", err), "")
 	}
 	committed := true
