@@ -340,7 +340,7 @@ func TestReplayUntilMaxAndTime(t *testing.T) {
 	mustRun(t, c, 2, "replay", topic, "--from", "12", "--until", "10", "-q")
 
 	res, lines, _ = replayJSON(t, c, 0, topic, "--partitions", "1", "--from", "3", "--max", "7")
-	if pr := replayPart(t, res, 1); res.Records != 7 || len(lines) != 7 || pr.From != 3 || pr.To != 10 || res.Stopped != replay.StoppedMax {
+	if pr := replayPart(t, res, 1); res.Records != 7 || len(lines) != 7 || pr.From != 3 || pr.To != 10 || res.Stopped != replay.StoppedMax || res.ResumeFrom != "1=10" {
 		t.Fatalf("--max 7: %+v", res)
 	}
 
@@ -394,7 +394,7 @@ func TestReplayFollowStopsWithContext(t *testing.T) {
 	}
 	var res replay.Result
 	decodeJSON(t, r, &res)
-	if res.Records != 7 || res.Stopped != replay.StoppedInterrupted || replayPart(t, res, 0).To != 7 || replayPart(t, res, 0).Bound != -1 {
+	if res.Records != 7 || res.Stopped != replay.StoppedInterrupted || replayPart(t, res, 0).To != 7 || replayPart(t, res, 0).Bound != -1 || res.ResumeFrom != "0=7" {
 		t.Fatalf("follow result %+v", res)
 	}
 }

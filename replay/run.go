@@ -107,13 +107,16 @@ type Result struct {
 	Digest string `json:"digest"`
 	// PayloadDigest leaves partitions, offsets and the offsetctl.source
 	// header out; "" unless asked for or backfilling.
-	PayloadDigest string            `json:"payload_digest,omitempty"`
-	ElapsedMs     int64             `json:"elapsed_ms"`
-	RecordsPerSec float64           `json:"records_per_sec"`
-	Stopped       string            `json:"stopped"`
-	Partitions    []PartitionResult `json:"partitions"`
-	Verification  Verification      `json:"verification"`
-	Backfill      *BackfillResult   `json:"backfill,omitempty"`
+	PayloadDigest string  `json:"payload_digest,omitempty"`
+	ElapsedMs     int64   `json:"elapsed_ms"`
+	RecordsPerSec float64 `json:"records_per_sec"`
+	Stopped       string  `json:"stopped"`
+	// ResumeFrom, when the replay stopped before its bound (max,
+	// interrupt, error), is the --from value that continues it.
+	ResumeFrom   string            `json:"resume_from,omitempty"`
+	Partitions   []PartitionResult `json:"partitions"`
+	Verification Verification      `json:"verification"`
+	Backfill     *BackfillResult   `json:"backfill,omitempty"`
 }
 
 const defaultFetchMaxBytes = 2 << 20
@@ -122,7 +125,7 @@ const defaultFetchMaxBytes = 2 << 20
 const (
 	StoppedEnd         = "end"         // every partition reached its bound
 	StoppedMax         = "max"         // --max records
-	StoppedInterrupted = "interrupted" // ctx ended while following
+	StoppedInterrupted = "interrupted" // ctx ended (Ctrl-C)
 	StoppedError       = "error"
 )
 
@@ -369,6 +372,17 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 			hashes[p] = st.hash
 		}
 		res.Bytes = bytes
+		if res.Stopped != StoppedEnd {
+			next := map[int32]int64{}
+			for _, pr := range res.Partitions {
+				if pr.Bound < 0 || pr.To < pr.Bound {
+					next[pr.Partition] = pr.To
+				}
+			}
+			if len(next) > 0 {
+				res.ResumeFrom = FormatResume(next)
+			}
+		}
 		res.Digest = combine(order, hashes, false)
 		if payload {
 			res.PayloadDigest = combine(order, hashes, true)
@@ -446,7 +460,7 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 				res.Stopped = StoppedInterrupted
 				break
 			}
-			res.Stopped = StoppedError
+			res.Stopped = StoppedInterrupted
 			r, _ := finish()
 			return r, ctx.Err()
 		}

@@ -31,6 +31,11 @@ func Replay(w io.Writer, f Format, r *replay.Result) error {
 		r.Topic, r.Isolation, r.Records, r.Bytes, elapsed, strconv.FormatFloat(r.RecordsPerSec, 'f', 0, 64), r.Stopped, Dash(r.Digest)); err != nil {
 		return err
 	}
+	if r.ResumeFrom != "" {
+		if _, err := fmt.Fprintf(w, "CONTINUE WITH --from %s\n", r.ResumeFrom); err != nil {
+			return err
+		}
+	}
 	if r.PayloadDigest != "" {
 		if _, err := fmt.Fprintf(w, "PAYLOAD-DIGEST %s\n", r.PayloadDigest); err != nil {
 			return err
