@@ -341,10 +341,20 @@ func ListOffsets(ctx context.Context, adm *cluster.Admin, topics []string, iso I
 
 func describeTopicErr(topic string, err error) error {
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {
-		return fmt.Errorf("topic %s does not exist (deleted?)", topic)
+		return &topicError{msg: fmt.Sprintf("topic %s does not exist (deleted?)", topic), err: err}
 	}
 	return fmt.Errorf("topic %s: %w", topic, err)
 }
+
+// topicError words a topic failure for people and keeps the broker's
+// error for errors.Is.
+type topicError struct {
+	msg string
+	err error
+}
+
+func (e *topicError) Error() string { return e.msg }
+func (e *topicError) Unwrap() error { return e.err }
 
 // Gather collects groups, their commits and the offsets of the topics they
 // touch, in a constant number of batched rounds whatever the group count:

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 func i64(v int64) *int64 { return &v }
@@ -220,5 +222,12 @@ func TestCheckScope(t *testing.T) {
 		if (c.want == "") != (err == nil) || err != nil && err.Error() != c.want {
 			t.Errorf("CheckScope(%q) = %v, want %q", c.scope, err, c.want)
 		}
+	}
+}
+
+func TestTopicErrorKeepsCause(t *testing.T) {
+	err := describeTopicErr("x", kerr.UnknownTopicOrPartition)
+	if !errors.Is(err, kerr.UnknownTopicOrPartition) || err.Error() != "topic x does not exist (deleted?)" {
+		t.Errorf("err = %v", err)
 	}
 }
