@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -119,79 +120,208 @@ func TestBackfillTransactional(t *testing.T) {
 	mustRun(t, c, 2, "replay", src, "--produce-to", dst, "--transactional-id", "x", "--follow", "-q")
 }
 
+// smallBatchTarget creates a 3-partition target topic that accepts record
+// batches of at most 16 KiB (max.message.bytes): the backfill sizes its
+// batches to it, so a copy of thousands of records takes many produce
+// requests of at most about 130 records per partition, whatever the
+// timing.
+func smallBatchTarget(c *testkit.Cluster) string {
+	v := "16384"
+	return c.Topic(3, map[string]*string{"max.message.bytes": &v})
+}
+
+// failProduce builds the response that fails every partition of pr.
+func failProduce(pr *kmsg.ProduceRequest, code int16) kmsg.Response {
+	resp := pr.ResponseKind().(*kmsg.ProduceResponse)
+	for _, rt := range pr.Topics {
+		st := kmsg.NewProduceResponseTopic()
+		st.Topic, st.TopicID = rt.Topic, rt.TopicID
+		for _, rp := range rt.Partitions {
+			sp := kmsg.NewProduceResponseTopicPartition()
+			sp.Partition = rp.Partition
+			sp.ErrorCode = code
+			st.Partitions = append(st.Partitions, sp)
+		}
+		resp.Topics = append(resp.Topics, st)
+	}
+	return resp
+}
+
+// produceRecordCount counts the records of the batches in pr.
+func produceRecordCount(t *testing.T, pr *kmsg.ProduceRequest) int64 {
+	var n int64
+	for _, rt := range pr.Topics {
+		for _, rp := range rt.Partitions {
+			for data := rp.Records; len(data) > 0; {
+				var b kmsg.RecordBatch
+				if err := b.ReadFrom(data); err != nil {
+					t.Errorf("decoding a produced batch: %v", err)
+					return n
+				}
+				n += int64(b.NumRecords)
+				size := 12 + int(b.Length)
+				if size > len(data) {
+					break
+				}
+				data = data[size:]
+			}
+		}
+	}
+	return n
+}
+
+// TestBackfillResumeAfterProduceFailure lets the target accept the first
+// requests, up to 3000 records, then answers every produce with
+// TOPIC_AUTHORIZATION_FAILED: the backfill fails mid-way (batches are small,
+// see smallBatchTarget), reports exactly what was acknowledged and where
+// to resume, and the resume completes a digest-equal copy. With at most
+// 3000 acknowledged and 10,000 buffered by the producer, the replay loop
+// is still copying when the first failure comes back, whatever the timing.
 func TestBackfillResumeAfterProduceFailure(t *testing.T) {
 	c := testkit.New(t)
 	if c.Fake == nil {
 		t.Skip("injecting produce failures needs kfake's ControlKey (the stopped-broker variant is a fault test)")
 	}
-	src := backfillSource(t, c, 10000)
-	dst := c.Topic(3, nil)
+	const perPartition, total, passLimit = 10000, 3*10000 + 5, 3000
+	src := backfillSource(t, c, perPartition)
+	dst := smallBatchTarget(c)
 	var (
-		failing atomic.Bool
-		passed  atomic.Int32
-		failed  atomic.Int32
+		mu       sync.Mutex
+		failing  = true
+		tripped  bool
+		accepted int64 // records of the requests let through
+		rejected int   // requests failed
 	)
-	failing.Store(true)
 	c.Fake.ControlKey(kmsg.Produce.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.Fake.KeepControl()
 		pr := req.(*kmsg.ProduceRequest)
-		if pr.TransactionID != nil || !failing.Load() || !producesTo(pr, dst) {
+		mu.Lock()
+		defer mu.Unlock()
+		if pr.TransactionID != nil || !failing || !producesTo(pr, dst) {
 			return nil, nil, false
 		}
-		if passed.Load() < 3 {
-			passed.Add(1)
+		n := produceRecordCount(t, pr)
+		if !tripped && accepted+n <= passLimit {
+			accepted += n
 			return nil, nil, false
 		}
-		failed.Add(1)
-		resp := pr.ResponseKind().(*kmsg.ProduceResponse)
-		for _, rt := range pr.Topics {
-			st := kmsg.NewProduceResponseTopic()
-			st.Topic, st.TopicID = rt.Topic, rt.TopicID
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewProduceResponseTopicPartition()
-				sp.Partition = rp.Partition
-				sp.ErrorCode = kerr.TopicAuthorizationFailed.Code
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+		tripped = true
+		rejected++
+		return failProduce(pr, kerr.TopicAuthorizationFailed.Code), nil, true
 	})
 	res, _, r := replayJSON(t, c, 1, src, "--produce-to", dst, "--format", "none")
-	if failed.Load() == 0 {
-		t.Fatal("no produce request was failed: the copy was too small to inject a failure")
+	mu.Lock()
+	failing = false
+	acc, rej := accepted, rejected
+	mu.Unlock()
+	t.Logf("failed backfill (%d records let through, %d requests failed), stderr: %s", acc, rej, r.stderr)
+	if rej == 0 || acc == 0 {
+		t.Fatalf("%d records let through, %d requests failed: the failure was not injected mid-way", acc, rej)
 	}
-	t.Logf("failed backfill, stderr: %s", r.stderr)
 	b := res.Backfill
-	if b == nil || b.Complete || b.Resume == "" || b.Error == "" || b.Produced >= res.Records {
-		t.Fatalf("failed backfill summary: %+v", b)
+	if b == nil || b.Complete || b.Resume == "" || b.Error == "" || b.Produced != acc {
+		t.Fatalf("failed backfill summary: %+v, want %d acknowledged", b, acc)
 	}
-	if !strings.Contains(r.stderr, "resume with --from "+b.Resume) || !strings.Contains(r.stderr, "TOPIC_AUTHORIZATION_FAILED") {
-		t.Fatalf("stderr does not give the resume: %s", r.stderr)
+	if !strings.HasPrefix(r.stderr, "offsetctl: backfill incomplete: ") || !strings.Contains(r.stderr, "TOPIC_AUTHORIZATION_FAILED") ||
+		!strings.Contains(r.stderr, "acknowledged copies: partition 0 ") || !strings.Contains(r.stderr, "; resume with --from "+b.Resume+"\n") {
+		t.Fatalf("stderr does not give the acknowledged copies and the resume: %s", r.stderr)
 	}
-	// The target holds exactly the acknowledged prefix of each partition.
+	// The target holds exactly the acknowledged prefix of each partition,
+	// and the resume point of each partition follows it.
 	mid, _, _ := replayJSON(t, c, 0, dst, "--format", "none")
 	if mid.Records != b.Produced {
 		t.Fatalf("target has %d records, summary says %d acknowledged", mid.Records, b.Produced)
 	}
+	resume := map[int32]int64{}
 	for _, bp := range b.Partitions {
-		if got := replayPart(t, mid, bp.Partition).Records; got != bp.Copied || (bp.AckedThrough == nil) != (bp.Copied == 0) || bp.ResumeFrom != bp.Copied {
+		resume[bp.Partition] = bp.ResumeFrom
+		if got := replayPart(t, mid, bp.Partition).Records; got != bp.Copied || (bp.AckedThrough == nil) != (bp.Copied == 0) ||
+			bp.ResumeFrom != bp.Copied || (bp.AckedThrough != nil && *bp.AckedThrough != bp.Copied-1) {
 			t.Fatalf("partition %d: target %d records, summary %+v", bp.Partition, got, bp)
 		}
+		want := fmt.Sprintf("partition %d none", bp.Partition)
+		if bp.AckedThrough != nil {
+			want = fmt.Sprintf("partition %d through offset %d", bp.Partition, *bp.AckedThrough)
+		}
+		if !strings.Contains(r.stderr, want) {
+			t.Fatalf("stderr does not say %q: %s", want, r.stderr)
+		}
+	}
+	if replay.FormatResume(resume) != b.Resume {
+		t.Fatalf("resume %q does not match the partitions %v", b.Resume, resume)
 	}
 
-	failing.Store(false)
 	res2, _, _ := replayJSON(t, c, 0, src, "--produce-to", dst, "--from", b.Resume, "--format", "none")
 	// The resume replays exactly what was not acknowledged: together the
 	// two runs copied every source record once.
-	const total = 3*10000 + 5
 	if !res2.Backfill.Complete || res2.Records+b.Produced != total || res2.Backfill.Produced != res2.Records {
 		t.Fatalf("resume: %+v, replayed %d + %d acknowledged before, want %d", res2.Backfill, res2.Records, b.Produced, total)
 	}
 	full, _, _ := replayJSON(t, c, 0, src, "--payload-digest", "--format", "none")
 	copied, _, _ := replayJSON(t, c, 0, dst, "--payload-digest", "--format", "none")
-	if copied.Records != full.Records || copied.PayloadDigest != full.PayloadDigest {
+	if copied.Records != total || copied.Records != full.Records || copied.PayloadDigest != full.PayloadDigest {
 		t.Fatalf("after resume: target %d records %s, source %d records %s", copied.Records, copied.PayloadDigest, full.Records, full.PayloadDigest)
+	}
+}
+
+// TestBackfillFirstProduceFails fails every produce from the very first
+// one: nothing is acknowledged on any partition, and the error still says
+// so per partition and gives the --from that starts over. The source holds
+// more records than the producer buffers (kgo's 10,000), so the consumer
+// is always still copying when the failure comes back: the path where the
+// copy error reaches the replay loop first (it used to hide the resume).
+func TestBackfillFirstProduceFails(t *testing.T) {
+	c := testkit.New(t)
+	if c.Fake == nil {
+		t.Skip("injecting produce failures needs kfake's ControlKey")
+	}
+	src := backfillSource(t, c, 5000)
+	dst := smallBatchTarget(c)
+	var rejected atomic.Int32
+	c.Fake.ControlKey(kmsg.Produce.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		pr := req.(*kmsg.ProduceRequest)
+		if pr.TransactionID != nil || !producesTo(pr, dst) {
+			return nil, nil, false
+		}
+		rejected.Add(1)
+		return failProduce(pr, kerr.TopicAuthorizationFailed.Code), nil, true
+	})
+	res, _, r := replayJSON(t, c, 1, src, "--produce-to", dst, "--format", "none")
+	t.Logf("stderr: %s", r.stderr)
+	b := res.Backfill
+	if rejected.Load() == 0 || b == nil || b.Complete || b.Produced != 0 || b.Resume != "0=0,1=0,2=0" || !strings.Contains(b.Error, "TOPIC_AUTHORIZATION_FAILED") {
+		t.Fatalf("backfill %+v after %d failed requests", b, rejected.Load())
+	}
+	for _, bp := range b.Partitions {
+		if bp.AckedThrough != nil || bp.Copied != 0 || bp.ResumeFrom != 0 {
+			t.Fatalf("partition %+v, want nothing acknowledged and resume from 0", bp)
+		}
+	}
+	if !strings.HasPrefix(r.stderr, "offsetctl: backfill incomplete: copying topic "+src+" partition ") ||
+		!strings.Contains(r.stderr, "TOPIC_AUTHORIZATION_FAILED") ||
+		!strings.HasSuffix(r.stderr, "; acknowledged copies: partition 0 none, partition 1 none, partition 2 none; resume with --from 0=0,1=0,2=0\n") {
+		t.Fatalf("stderr: %s", r.stderr)
+	}
+	if got, _, _ := replayJSON(t, c, 0, dst, "--format", "none"); got.Records != 0 {
+		t.Fatalf("the target has %d records, nothing was acknowledged", got.Records)
+	}
+}
+
+// TestBackfillRespectsTargetMaxMessageBytes copies to a topic whose
+// max.message.bytes is far below the producer's default batch size: the
+// batches are sized to the topic, so no MESSAGE_TOO_LARGE.
+func TestBackfillRespectsTargetMaxMessageBytes(t *testing.T) {
+	c := testkit.New(t)
+	src := backfillSource(t, c, 2000)
+	dst := smallBatchTarget(c)
+	res, _, r := replayJSON(t, c, 0, src, "--produce-to", dst, "--format", "none")
+	if b := res.Backfill; b == nil || !b.Complete || b.Produced != 3*2000+5 || b.Produced != res.Records {
+		t.Fatalf("backfill %+v, stderr %s", b, r.stderr)
+	}
+	got, _, _ := replayJSON(t, c, 0, dst, "--payload-digest", "--format", "none")
+	if got.Records != res.Records || got.PayloadDigest != res.PayloadDigest {
+		t.Fatalf("target %d records %s, source %d records %s", got.Records, got.PayloadDigest, res.Records, res.PayloadDigest)
 	}
 }
 
@@ -210,25 +340,42 @@ func TestBackfillStalledTargetEndsWithResume(t *testing.T) {
 		t.Skip("a target that stops answering is simulated with kfake's ControlKey (the stopped-broker variant is a fault test)")
 	}
 	src := backfillSource(t, c, 10000)
-	dst := c.Topic(3, nil)
-	var passed atomic.Int32
+	// Small batches: the one request let through cannot carry the copy.
+	dst := smallBatchTarget(c)
+	var (
+		mu       sync.Mutex
+		passed   bool
+		accepted int64
+	)
 	c.Fake.ControlKey(kmsg.Produce.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.Fake.KeepControl()
-		if !producesTo(req.(*kmsg.ProduceRequest), dst) || passed.Add(1) <= 1 {
+		pr := req.(*kmsg.ProduceRequest)
+		if !producesTo(pr, dst) {
+			return nil, nil, false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !passed {
+			passed = true
+			accepted = produceRecordCount(t, pr)
 			return nil, nil, false
 		}
 		return nil, nil, true // swallowed: the broker never answers
 	})
-	start := time.Now()
 	res, _, r := replayJSON(t, c, 1, src, "--produce-to", dst, "--format", "none", "--timeout", "2s")
-	t.Logf("stalled backfill ended after %s: %s", time.Since(start).Round(time.Millisecond), r.stderr)
+	mu.Lock()
+	acc := accepted
+	mu.Unlock()
+	t.Logf("stalled backfill (%d records let through): %s", acc, r.stderr)
 	b := res.Backfill
-	if b == nil || b.Complete || b.Resume == "" || !strings.Contains(r.stderr, "no acknowledgement from the target for 2s") || !strings.Contains(r.stderr, "resume with --from "+b.Resume) {
-		t.Fatalf("stalled backfill: %+v\n%s", b, r.stderr)
+	if b == nil || b.Complete || b.Resume == "" || b.Produced > acc || b.Produced >= res.Records ||
+		!strings.Contains(r.stderr, "no acknowledgement from the target for 2s") || !strings.Contains(r.stderr, "resume with --from "+b.Resume) {
+		t.Fatalf("stalled backfill: %+v (%d records let through)\n%s", b, acc, r.stderr)
 	}
+	mid, _, _ := replayJSON(t, c, 0, dst, "--format", "none")
 	for _, bp := range b.Partitions {
-		if bp.ResumeFrom != bp.Copied {
-			t.Fatalf("partition %+v: resume must follow the acknowledged prefix", bp)
+		if got := replayPart(t, mid, bp.Partition).Records; bp.ResumeFrom != bp.Copied || got != bp.Copied {
+			t.Fatalf("partition %+v: target has %d; resume must follow the acknowledged prefix", bp, got)
 		}
 	}
 }

@@ -152,8 +152,13 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, src string, plan Pla
 			}
 		}
 	}
+	// Batches no larger than the target topic accepts: kgo's default
+	// (1,000,012 bytes) exceeds a topic with a smaller max.message.bytes,
+	// which would reject every batch with MESSAGE_TOO_LARGE.
+	batchMax := targetBatchMax(actx, adm, o.Topic)
 	timeout := timeoutOf(tcfg)
 	popts := []kgo.Opt{
+		kgo.ProducerBatchMaxBytes(batchMax),
 		kgo.DefaultProduceTopic(o.Topic),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
 		// No RecordDeliveryTimeout: kgo measures it from the record's
@@ -182,6 +187,37 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, src string, plan Pla
 	b.wg.Add(1)
 	go b.watchdog()
 	return b, nil
+}
+
+// defaultBatchMax is kgo's default record batch bound (Kafka's classic
+// max.message.bytes default).
+const defaultBatchMax = 1000012
+
+// targetBatchMax is the record batch bound for topic: its effective
+// max.message.bytes when that is smaller than kgo's default. When the
+// config cannot be read (no DescribeConfigs permission), the default.
+func targetBatchMax(ctx context.Context, adm *cluster.Admin, topic string) int32 {
+	rcs, err := adm.DescribeTopicConfigs(ctx, topic)
+	if err != nil {
+		return defaultBatchMax
+	}
+	rc, err := rcs.On(topic, nil)
+	if err != nil || rc.Err != nil {
+		return defaultBatchMax
+	}
+	for _, c := range rc.Configs {
+		if c.Key != "max.message.bytes" || c.Value == nil {
+			continue
+		}
+		n, err := strconv.ParseInt(*c.Value, 10, 32)
+		if err != nil || n >= defaultBatchMax {
+			return defaultBatchMax
+		}
+		// kgo refuses a bound under 512 bytes; a topic that small
+		// rejects most records anyway, with an error naming it.
+		return int32(max(n, 512))
+	}
+	return defaultBatchMax
 }
 
 // watchdog fails the copy when copies are pending and none has been

@@ -505,6 +505,19 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 					markDone(st, false)
 					break
 				}
+				if copier != nil {
+					// Copy first: a record the copier refused (an
+					// earlier copy failed) is neither replayed nor
+					// counted, and the partition's position stays on
+					// it, so the resume point of a partition whose
+					// earlier copies were all acknowledged is this
+					// record, not the one after it.
+					if err := copier.copy(ctx, r); err != nil {
+						st.next = r.Offset
+						writeErr = err
+						return
+					}
+				}
 				if st.records == 0 {
 					st.firstTs = ts
 				}
@@ -524,12 +537,6 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 						b = appendJSONRecord(bw.AvailableBuffer(), topicJSON, r)
 					}
 					if _, err := bw.Write(b); err != nil {
-						writeErr = err
-						return
-					}
-				}
-				if copier != nil {
-					if err := copier.copy(ctx, r); err != nil {
 						writeErr = err
 						return
 					}
