@@ -5,6 +5,7 @@ package testkit
 
 import (
 	"context"
+	"errors"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -198,10 +200,13 @@ func (c *Cluster) Commit(group, topic string, offsets map[int32]int64) {
 func (c *Cluster) Committed(group string) map[string]map[int32]int64 {
 	c.t.Helper()
 	resp, err := c.Admin().FetchOffsets(Ctx(c.t), group)
+	out := map[string]map[int32]int64{}
+	if errors.Is(err, kerr.GroupIDNotFound) {
+		return out // an unknown or deleted group has no commits
+	}
 	if err != nil {
 		c.t.Fatalf("fetching offsets of %s: %v", group, err)
 	}
-	out := map[string]map[int32]int64{}
 	for t, ps := range resp {
 		for p, o := range ps {
 			if o.Err != nil {
