@@ -211,6 +211,7 @@ func TestCheckScope(t *testing.T) {
 		{[]string{"t", "u:0"}, ""},
 		{[]string{"t:1"}, ""},
 		{[]string{"t:2"}, "partition 2 does not exist in topic t (it has 2 partitions)"},
+		{[]string{"t:7", "t"}, "partition 7 does not exist in topic t (it has 2 partitions)"},
 		{[]string{"gone"}, "topic gone does not exist (deleted?)"},
 		{[]string{"never"}, "topic never does not exist"},
 	} {

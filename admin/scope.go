@@ -13,6 +13,10 @@ type Scope struct {
 	// Topics maps a topic to the partitions selected; a nil slice means
 	// every partition of the topic.
 	Topics map[string][]int32
+	// Named holds every partition named explicitly, even where a bare
+	// topic widened the selection to all partitions, so that a partition
+	// the topic lacks is still caught.
+	Named map[string][]int32
 }
 
 // Empty reports whether the scope selects everything.
@@ -69,6 +73,10 @@ func ParseScope(values []string) (Scope, error) {
 		}
 		if s.Topics == nil {
 			s.Topics = make(map[string][]int32)
+			s.Named = make(map[string][]int32)
+		}
+		if parts != nil {
+			s.Named[topic] = mergePartitions(s.Named[topic], parts)
 		}
 		prev, seen := s.Topics[topic]
 		switch {
@@ -158,7 +166,7 @@ func CheckScope(offsets TopicOffsets, scope Scope) error {
 		if !ok {
 			return fmt.Errorf("topic %s does not exist", t)
 		}
-		for _, p := range scope.Topics[t] {
+		for _, p := range scope.Named[t] {
 			if _, ok := parts[p]; !ok {
 				return fmt.Errorf("partition %d does not exist in topic %s (it has %d partitions)", p, t, len(parts))
 			}
