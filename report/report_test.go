@@ -90,3 +90,23 @@ func TestLagJSONAndCSV(t *testing.T) {
 		t.Errorf("csv row %q", lines[1])
 	}
 }
+
+// BenchmarkLagTable renders 100 groups × 1,000 partitions as a table.
+func BenchmarkLagTable(b *testing.B) {
+	rep := admin.LagReport{}
+	for g := 0; g < 100; g++ {
+		gl := admin.GroupLag{Group: "group-" + strings.Repeat("x", g%7), State: "Empty", Type: "classic"}
+		for p := 0; p < 1000; p++ {
+			c := int64(p)
+			gl.Partitions = append(gl.Partitions, admin.PartitionLag{Topic: "orders.events.v1", Partition: int32(p), LogStart: 0, Committed: &c, LogEnd: 5000, Lag: 5000 - c})
+		}
+		rep.Groups = append(rep.Groups, gl)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var buf bytes.Buffer
+		if err := Lag(&buf, Table, rep); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,11 +1,7 @@
 package report
 
 import (
-	"bufio"
-	"bytes"
 	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/offsetctl/offsetctl/admin"
 )
@@ -68,47 +64,7 @@ func Reset(w io.Writer, f Format, p admin.Plan) error {
 	if f == CSV {
 		return WriteCSV(w, header, rows)
 	}
-	return writeAligned(w, header, rows)
-}
-
-// writeAligned writes the same plain table as WriteTable. A reset can list
-// tens of thousands of partitions, where tablewriter's per-cell width
-// machinery dominates the whole command; for printable-ASCII cells (all
-// the usual names) text/tabwriter produces byte-identical output much
-// faster. Anything else goes through WriteTable.
-func writeAligned(w io.Writer, header []string, rows [][]string) error {
-	for _, r := range append([][]string{header}, rows...) {
-		for _, c := range r {
-			for i := 0; i < len(c); i++ {
-				if c[i] < 0x20 || c[i] > 0x7e {
-					return WriteTable(w, header, rows)
-				}
-			}
-		}
-	}
-	var buf bytes.Buffer
-	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	for _, r := range append([][]string{header}, rows...) {
-		if _, err := io.WriteString(tw, strings.Join(r, "\t")+"\n"); err != nil {
-			return err
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	for _, line := range bytes.SplitAfter(buf.Bytes(), []byte("\n")) {
-		if len(line) == 0 {
-			continue
-		}
-		if _, err := bw.Write(bytes.TrimRight(line[:len(line)-1], " ")); err != nil {
-			return err
-		}
-		if err := bw.WriteByte('\n'); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
+	return WriteTable(w, header, rows)
 }
 
 // ResetExport writes the plan's targets in Apache's --export CSV: three
