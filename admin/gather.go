@@ -149,6 +149,24 @@ func ListGroups(ctx context.Context, adm *cluster.Admin) (kadm.ListedGroups, err
 	return listed, nil
 }
 
+// ConsumerGroupNames returns, sorted, the listed groups that keep consumer
+// offsets: classic consumer groups and KIP-848 groups, not Connect workers,
+// share or streams groups.
+func ConsumerGroupNames(listed kadm.ListedGroups) []string {
+	groups := make([]string, 0, len(listed))
+	for g, lg := range listed {
+		if lg.ProtocolType != "" && lg.ProtocolType != "consumer" {
+			continue // connect workers and the like have no offsets
+		}
+		if lg.GroupType == "share" || lg.GroupType == "streams" {
+			continue
+		}
+		groups = append(groups, g)
+	}
+	sort.Strings(groups)
+	return groups
+}
+
 // DescribeGroups describes groups of both types. listed (from ListGroups)
 // tells each group's type; groups not listed are described with both APIs.
 func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, listed kadm.ListedGroups) (map[string]GroupInfo, error) {
@@ -367,17 +385,7 @@ func Gather(ctx context.Context, adm *cluster.Admin, req GatherRequest) (*Snapsh
 	}
 	groups := dedupe(req.Groups)
 	if req.AllGroups {
-		groups = groups[:0]
-		for g, lg := range listed {
-			if lg.ProtocolType != "" && lg.ProtocolType != "consumer" {
-				continue // connect workers and the like have no offsets
-			}
-			if lg.GroupType == "share" || lg.GroupType == "streams" {
-				continue
-			}
-			groups = append(groups, g)
-		}
-		sort.Strings(groups)
+		groups = ConsumerGroupNames(listed)
 	}
 	var (
 		wg      sync.WaitGroup

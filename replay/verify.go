@@ -94,18 +94,10 @@ func takeSnapshot(ctx context.Context, adm *cluster.Admin, topic string, partiti
 		return nil, fmt.Errorf("proof: %w", err)
 	}
 	groups := append([]string(nil), named...)
-	if len(groups) == 0 {
-		for g, lg := range listed {
-			if lg.ProtocolType != "" && lg.ProtocolType != "consumer" {
-				continue // connect workers and the like have no offsets
-			}
-			if lg.GroupType == "share" || lg.GroupType == "streams" {
-				continue
-			}
-			groups = append(groups, g)
-		}
-	}
 	sort.Strings(groups)
+	if len(groups) == 0 {
+		groups = admin.ConsumerGroupNames(listed)
+	}
 	commits, err := fetchTopicCommits(ctx, adm, groups, topic, partitions)
 	if err != nil {
 		return nil, err
