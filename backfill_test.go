@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"sync"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -308,6 +310,87 @@ func TestBackfillFirstProduceFails(t *testing.T) {
 	}
 }
 
+// TestBackfillResumeAfterOversizedRecord is the produce failure that a
+// real broker gives without any injection: one record of partition 1 (at
+// offset 5000) is larger than the target's max.message.bytes, so the
+// target cannot take it. The backfill stops with partition 1 acknowledged
+// through exactly offset 4999 and resuming at 5000; once the operator
+// raises the target's limit, the resume completes a digest-equal copy.
+func TestBackfillResumeAfterOversizedRecord(t *testing.T) {
+	c := testkit.New(t)
+	const perPartition, more = 5000, 1000
+	src := backfillSource(t, c, perPartition)
+	ts := time.Now().Add(-30 * time.Minute).Truncate(time.Millisecond)
+	recs := []*kgo.Record{{Topic: src, Partition: 1, Key: []byte("big"), Value: bytes.Repeat([]byte("B"), 20000), Timestamp: ts}}
+	for p := int32(0); p < 3; p++ {
+		for i := perPartition; i < perPartition+more; i++ {
+			recs = append(recs, &kgo.Record{Topic: src, Partition: p, Key: []byte(fmt.Sprintf("k-%d-%d", p, i)),
+				Value: []byte(strings.Repeat(fmt.Sprintf("v-%d-%d;", p, i), 10)), Timestamp: ts.Add(time.Duration(i) * time.Millisecond)})
+		}
+	}
+	c.ProduceRecords(recs...)
+	const total = 5 + 3*(perPartition+more) + 1
+	dst := smallBatchTarget(c)
+
+	res, _, r := replayJSON(t, c, 1, src, "--produce-to", dst, "--format", "none")
+	t.Logf("failed backfill: %s", r.stderr)
+	b := res.Backfill
+	if b == nil || b.Complete || b.Produced >= total || !strings.Contains(b.Error, "MESSAGE_TOO_LARGE") || b.AckedBeyondResume != 0 {
+		t.Fatalf("backfill %+v", b)
+	}
+	p1 := b.Partitions[1]
+	if p1.Partition != 1 || p1.AckedThrough == nil || *p1.AckedThrough != perPartition-1 || p1.Copied != perPartition || p1.ResumeFrom != perPartition {
+		t.Fatalf("partition 1: %+v, want acknowledged through %d and resume at %d", p1, perPartition-1, perPartition)
+	}
+	if !strings.HasPrefix(r.stderr, fmt.Sprintf("offsetctl: backfill incomplete: copying topic %s partition 1 offset %d to %s: a record of ", src, perPartition, dst)) ||
+		!strings.Contains(r.stderr, "(max.message.bytes 16384): MESSAGE_TOO_LARGE") || strings.Contains(r.stderr, "copied again") ||
+		!strings.Contains(r.stderr, fmt.Sprintf("partition 1 through offset %d", perPartition-1)) || !strings.HasSuffix(r.stderr, "; resume with --from "+b.Resume+"\n") {
+		t.Fatalf("stderr: %s", r.stderr)
+	}
+	mid, _, _ := replayJSON(t, c, 0, dst, "--format", "none")
+	for _, bp := range b.Partitions {
+		if got := replayPart(t, mid, bp.Partition).Records; got != bp.Copied || bp.ResumeFrom != bp.Copied {
+			t.Fatalf("partition %+v: target has %d", bp, got)
+		}
+	}
+
+	// The operator raises the target's limit, then resumes.
+	limit := "1048588"
+	ctx := testkit.Ctx(t)
+	ar, err := c.Admin().AlterTopicConfigs(ctx, []kadm.AlterConfig{{Op: kadm.SetConfig, Name: "max.message.bytes", Value: &limit}}, dst)
+	if err == nil {
+		_, err = ar.On(dst, nil)
+	}
+	if err != nil {
+		t.Fatalf("raising max.message.bytes of %s: %v", dst, err)
+	}
+	backfillWait(t, "the target's new max.message.bytes", func() bool {
+		rcs, err := c.Admin().DescribeTopicConfigs(ctx, dst)
+		if err != nil {
+			return false
+		}
+		rc, err := rcs.On(dst, nil)
+		if err != nil {
+			return false
+		}
+		for _, cf := range rc.Configs {
+			if cf.Key == "max.message.bytes" && cf.Value != nil && *cf.Value == limit {
+				return true
+			}
+		}
+		return false
+	})
+	res2, _, r2 := replayJSON(t, c, 0, src, "--produce-to", dst, "--from", b.Resume, "--format", "none")
+	if !res2.Backfill.Complete || res2.Records+b.Produced != total {
+		t.Fatalf("resume: %+v, replayed %d + %d acknowledged before, want %d\n%s", res2.Backfill, res2.Records, b.Produced, total, r2.stderr)
+	}
+	full, _, _ := replayJSON(t, c, 0, src, "--payload-digest", "--format", "none")
+	copied, _, _ := replayJSON(t, c, 0, dst, "--payload-digest", "--format", "none")
+	if full.Records != total || copied.Records != total || copied.PayloadDigest != full.PayloadDigest {
+		t.Fatalf("after resume: target %d records %s, source %d records %s", copied.Records, copied.PayloadDigest, full.Records, full.PayloadDigest)
+	}
+}
+
 // TestBackfillRespectsTargetMaxMessageBytes copies to a topic whose
 // max.message.bytes is far below the producer's default batch size: the
 // batches are sized to the topic, so no MESSAGE_TOO_LARGE.
@@ -322,6 +405,19 @@ func TestBackfillRespectsTargetMaxMessageBytes(t *testing.T) {
 	got, _, _ := replayJSON(t, c, 0, dst, "--payload-digest", "--format", "none")
 	if got.Records != res.Records || got.PayloadDigest != res.PayloadDigest {
 		t.Fatalf("target %d records %s, source %d records %s", got.Records, got.PayloadDigest, res.Records, res.PayloadDigest)
+	}
+}
+
+// backfillWait polls cond until it holds, failing the test after a
+// minute (a bound, not a timing assertion).
+func backfillWait(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("still waiting for %s after a minute", what)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/offsetctl/offsetctl/cluster"
@@ -110,6 +111,8 @@ type backfiller struct {
 	progress atomic.Int64
 	stall    time.Duration
 	stop     chan struct{}
+	// batchMax bounds a record batch (see targetBatchMax).
+	batchMax int32
 	wg       sync.WaitGroup
 }
 
@@ -179,7 +182,7 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, src string, plan Pla
 	if err != nil {
 		return nil, err
 	}
-	b := &backfiller{opts: o, src: src, cl: cl, txn: o.TransactionalID != "", plan: plan, parts: map[int32]*inflight{}, stop: make(chan struct{}), stall: timeout}
+	b := &backfiller{opts: o, src: src, cl: cl, txn: o.TransactionalID != "", plan: plan, parts: map[int32]*inflight{}, stop: make(chan struct{}), stall: timeout, batchMax: batchMax}
 	for _, pp := range plan.Partitions {
 		b.parts[pp.Partition] = &inflight{}
 	}
@@ -283,6 +286,17 @@ func (b *backfiller) copy(ctx context.Context, r *kgo.Record) error {
 		out.Headers = hs
 	}
 	p, off := r.Partition, r.Offset
+	// A record that cannot fit in a batch alone is refused here, before
+	// anything after it is produced: the producer would fail it on its
+	// own while copying the next records of the partition, which the
+	// target would then hold beyond the resume point. The size counted
+	// is a lower bound of the encoded one; a record just above the limit
+	// still fails in the producer (counted in AckedBeyondResume).
+	if n := recordBatchFloor(out); n > int(b.batchMax) {
+		b.fail(fmt.Errorf("a record of %d bytes is larger than the target accepts (max.message.bytes %d): %w", n, b.batchMax, kerr.MessageTooLarge),
+			fmt.Sprintf("topic %s partition %d offset %d", b.src, p, off))
+		return b.err()
+	}
 	b.mu.Lock()
 	inf := b.parts[p]
 	seq := inf.base + int64(len(inf.queue))
@@ -319,6 +333,16 @@ func (b *backfiller) copy(ctx context.Context, r *kgo.Record) error {
 		}
 	})
 	return nil
+}
+
+// recordBatchFloor is a lower bound of the size of a record batch holding
+// only r: the 61-byte v2 batch header and r's key, value and headers.
+func recordBatchFloor(r *kgo.Record) int {
+	n := 61 + len(r.Key) + len(r.Value)
+	for _, h := range r.Headers {
+		n += len(h.Key) + len(h.Value)
+	}
+	return n
 }
 
 func (b *backfiller) err() error {
@@ -427,5 +451,9 @@ func (b *backfiller) finish(ctx context.Context, res *Result, consumeErr error) 
 	if b.txn {
 		what = "committed copies (the transaction was aborted)"
 	}
-	return br, fmt.Errorf("backfill incomplete: %v; %s: %s; resume with --from %s", cause, what, strings.Join(acked, ", "), br.Resume)
+	beyond := ""
+	if br.AckedBeyondResume > 0 {
+		beyond = fmt.Sprintf(" (%d copies acknowledged after the first unacknowledged record of their partition are already in %s and will be copied again)", br.AckedBeyondResume, b.opts.Topic)
+	}
+	return br, fmt.Errorf("backfill incomplete: %v; %s: %s; resume with --from %s%s", cause, what, strings.Join(acked, ", "), br.Resume, beyond)
 }

@@ -72,3 +72,42 @@ func TestRefusedCopyIsNotReplayed(t *testing.T) {
 		}
 	}
 }
+
+// TestFinishSaysWhatIsCopiedAgain: copies acknowledged after a failed one
+// of the same partition (possible with --partitioner key, or a record the
+// producer refuses on its own) are already in the target; the error says
+// that the resume copies them again, and the resume point stays on the
+// failed record.
+func TestFinishSaysWhatIsCopiedAgain(t *testing.T) {
+	_, cfg := fakeTopic(t, 1, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	adm, err := cfg.NewAdmin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	if resp, err := adm.CreateTopic(ctx, 1, 1, nil, "dst"); err != nil || resp.Err != nil {
+		t.Fatalf("creating dst: %v %v", err, resp.Err)
+	}
+	plan := Plan{Topic: "t", Partitions: []PartitionPlan{{Partition: 0, From: 5, Bound: 10}}}
+	b, err := newBackfiller(ctx, cfg, "t", plan, ProduceOptions{Topic: "dst"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.close()
+	acked := int64(6)
+	inf := b.parts[0]
+	inf.acked, inf.copied, inf.base = &acked, 2, 2
+	inf.queue = []slot{{offset: 7, done: true}, {offset: 8, done: true, ok: true}, {offset: 9, done: true, ok: true}}
+	b.fail(errors.New("injected"), "topic t partition 0 offset 7")
+	res := &Result{Records: 5, Partitions: []PartitionResult{{Partition: 0, From: 5, To: 10, Records: 5}}}
+	br, err := b.finish(ctx, res, nil)
+	if err == nil || br.AckedBeyondResume != 2 || br.Resume != "0=7" || br.Produced != 2 {
+		t.Fatalf("finish: %+v, %v", br, err)
+	}
+	want := "acknowledged copies: partition 0 through offset 6; resume with --from 0=7 (2 copies acknowledged after the first unacknowledged record of their partition are already in dst and will be copied again)"
+	if !strings.HasSuffix(err.Error(), want) {
+		t.Fatalf("finish error %q, want suffix %q", err, want)
+	}
+}
