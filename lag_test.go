@@ -403,3 +403,39 @@ func TestLagWatch(t *testing.T) {
 		t.Errorf("watch drew %d times, want at least 2:\n%s", n, r.stdout)
 	}
 }
+
+// TestLagTimeLagOnlyMarkers: a group committed right before a transaction's
+// commit marker has lag 1 that no consumer can read; --time-lag says so
+// instead of waiting for a record that never comes.
+func TestLagTimeLagOnlyMarkers(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	txn := c.Client(kgo.TransactionalID(testkit.Name(t, "tx")), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	ctx := testkit.Ctx(t)
+	if err := txn.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if err := txn.ProduceSync(ctx, &kgo.Record{Topic: topic, Partition: 0, Value: []byte("v")}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := txn.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	// The marker is written asynchronously: wait until the LSO passes it.
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 3})
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		r := row(t, findGroup(t, lagOf(t, c, 0, g, "--isolation", "committed"), g), topic, 0)
+		if r.LogEnd == 4 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, iso := range []string{"uncommitted", "committed"} {
+		r := row(t, findGroup(t, lagOf(t, c, 0, g, "--time-lag", "--isolation", iso), g), topic, 0)
+		if r.LogEnd != 4 || r.Lag != 1 || r.TimeLagMs == nil || *r.TimeLagMs != 0 || !strings.Contains(r.Note, "only transaction markers") {
+			t.Errorf("%s: row %+v, want end 4, lag 1, time lag 0 and a note about markers", iso, r)
+		}
+	}
+}

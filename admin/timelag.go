@@ -27,6 +27,7 @@ func nextOffset(p *PartitionLag) int64 {
 // group needs.
 func FillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Isolation, now time.Time) error {
 	need := map[tp][]int64{}
+	end := map[tp]int64{}
 	for gi := range rep.Groups {
 		for pi := range rep.Groups[gi].Partitions {
 			p := &rep.Groups[gi].Partitions[pi]
@@ -38,6 +39,7 @@ func FillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 			default:
 				k := tp{p.Topic, p.Partition}
 				need[k] = append(need[k], nextOffset(p))
+				end[k] = p.LogEnd
 			}
 		}
 	}
@@ -59,17 +61,23 @@ func FillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 	if iso == ReadCommitted {
 		level = kgo.ReadCommitted()
 	}
-	cl, err := cfg.NewClient(kgo.ConsumePartitions(start), kgo.FetchIsolationLevel(level), kgo.FetchMaxWait(200*time.Millisecond))
+	// Control records (transaction markers) come back too: they occupy
+	// offsets, and a lag made only of markers must end the search rather
+	// than wait for a record that will never come.
+	cl, err := cfg.NewClient(kgo.ConsumePartitions(start), kgo.FetchIsolationLevel(level), kgo.FetchMaxWait(200*time.Millisecond), kgo.KeepControlRecords())
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
 
-	// found[k][offset] = timestamp (ms) of the first record at or after offset.
+	// found[k][offset] = timestamp (ms) of the first data record at or
+	// after offset; markersOnly[k][offset] when none is left before the end.
 	found := map[tp]map[int64]int64{}
+	markersOnly := map[tp]map[int64]bool{}
 	pending := 0
 	for k, offs := range need {
 		found[k] = map[int64]int64{}
+		markersOnly[k] = map[int64]bool{}
 		pending += len(offs)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -78,14 +86,19 @@ func FillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
 			k := tp{r.Topic, r.Partition}
 			left := 0
+			last := r.Offset+1 >= end[k]
 			for _, off := range need[k] {
-				if _, done := found[k][off]; done {
+				if _, done := found[k][off]; done || markersOnly[k][off] {
 					continue
 				}
-				if r.Offset >= off {
+				switch {
+				case r.Offset >= off && !r.Attrs.IsControl():
 					found[k][off] = r.Timestamp.UnixMilli()
 					pending--
-				} else {
+				case last:
+					markersOnly[k][off] = true
+					pending--
+				default:
 					left++
 				}
 			}
@@ -100,12 +113,23 @@ func FillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 			if p.Error != "" || p.Lag <= 0 {
 				continue
 			}
-			if ts, ok := found[tp{p.Topic, p.Partition}][nextOffset(p)]; ok {
+			k := tp{p.Topic, p.Partition}
+			if ts, ok := found[k][nextOffset(p)]; ok {
 				p.TimeLagMs = new(max(now.UnixMilli()-ts, 0))
+			} else if markersOnly[k][nextOffset(p)] {
+				p.TimeLagMs = new(int64(0))
+				p.Note = joinNotes(p.Note, "only transaction markers (or aborted records) left: nothing to consume")
 			} else if p.Note == "" {
 				p.Note = "time lag unknown: no record read in time"
 			}
 		}
 	}
 	return nil
+}
+
+func joinNotes(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
