@@ -63,11 +63,8 @@ func (a *app) deleteOffsetsCmd() *cobra.Command {
 				a.infof("dry run: nothing changed. Add --execute to delete these offsets.")
 				return nil
 			}
-			at := a.now()
-			if backup == "" {
-				backup = fmt.Sprintf("offsetctl-backup-%s-%s.csv", admin.SafeFileName(group), at.UTC().Format("20060102T150405Z"))
-			}
-			if err := admin.WriteBackupFile(backup, at, []admin.BackupGroup{plan.BackupRows()}); err != nil {
+			backup, err := writeBackup(backup, a.now(), []admin.BackupGroup{plan.BackupRows()})
+			if err != nil {
 				return fmt.Errorf("nothing was deleted: %w", err)
 			}
 			plan.Backup = backup
@@ -136,12 +133,9 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 				a.infof("dry run: nothing changed. Add --execute to delete these groups.")
 				return deleteGroupErrs(rows)
 			}
-			at := a.now()
 			bgs := admin.BackupGroups(snap, args)
-			if backup == "" {
-				backup = defaultBackupName(bgs, at)
-			}
-			if err := admin.WriteBackupFile(backup, at, bgs); err != nil {
+			backup, err := writeBackup(backup, a.now(), bgs)
+			if err != nil {
 				return fmt.Errorf("nothing was deleted: %w", err)
 			}
 			ectx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)

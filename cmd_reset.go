@@ -243,11 +243,8 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 		return nil
 	}
 	at := a.now()
-	path := f.backup
-	if path == "" {
-		path = defaultBackupName(backups, at)
-	}
-	if err := admin.WriteBackupFile(path, at, backups); err != nil {
+	path, err := writeBackup(f.backup, at, backups)
+	if err != nil {
 		return fmt.Errorf("nothing was committed: %w", err)
 	}
 	ectx, cancel := context.WithTimeout(ctx, cfg.Timeout)
@@ -287,12 +284,26 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 	return nil
 }
 
-func defaultBackupName(groups []admin.BackupGroup, at time.Time) string {
-	ts := at.UTC().Format("20060102T150405Z")
-	if len(groups) == 1 {
-		return fmt.Sprintf("offsetctl-backup-%s-%s.csv", admin.SafeFileName(groups[0].Group), ts)
+// writeBackup writes the backup to path given with --backup (an existing
+// file there is an error) or, with no path, to a default name that is new:
+// the tool chose it, so it never fails because the name is taken and never
+// overwrites. It returns the path written.
+func writeBackup(path string, at time.Time, groups []admin.BackupGroup) (string, error) {
+	if path != "" {
+		return path, admin.WriteBackupFile(path, at, groups)
 	}
-	return fmt.Sprintf("offsetctl-backup-%d-groups-%s.csv", len(groups), ts)
+	return admin.WriteNewBackupFile(defaultBackupStem(groups, at), at, groups)
+}
+
+// defaultBackupStem is the default backup name without ".csv":
+// offsetctl-backup-GROUP-UTCTIME or offsetctl-backup-N-groups-UTCTIME, the
+// time to the millisecond (WriteNewBackupFile adds -2, -3... if taken).
+func defaultBackupStem(groups []admin.BackupGroup, at time.Time) string {
+	ts := at.UTC().Format("20060102T150405.000Z")
+	if len(groups) == 1 {
+		return fmt.Sprintf("offsetctl-backup-%s-%s", admin.SafeFileName(groups[0].Group), ts)
+	}
+	return fmt.Sprintf("offsetctl-backup-%d-groups-%s", len(groups), ts)
 }
 
 func shellQuote(s string) string {

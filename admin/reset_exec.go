@@ -113,7 +113,7 @@ func ListTimeOffsets(ctx context.Context, adm *cluster.Admin, ms int64, topics [
 
 // WriteBackupFile writes the backup to path, refusing to overwrite an
 // existing file, and fsyncs the file and its directory before returning.
-func WriteBackupFile(path string, at time.Time, groups []BackupGroup) (err error) {
+func WriteBackupFile(path string, at time.Time, groups []BackupGroup) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
@@ -121,6 +121,38 @@ func WriteBackupFile(path string, at time.Time, groups []BackupGroup) (err error
 		}
 		return fmt.Errorf("creating backup file: %w", err)
 	}
+	return writeBackup(f, path, at, groups)
+}
+
+// maxBackupSuffix bounds the -N suffixes WriteNewBackupFile tries.
+const maxBackupSuffix = 10_000
+
+// WriteNewBackupFile writes the backup to a file that did not exist yet,
+// named stem+".csv", else stem+"-2.csv", stem+"-3.csv", ...: for default
+// names the tool picks, so two runs in the same instant never collide and
+// never overwrite. It returns the path written (fsynced like
+// WriteBackupFile).
+func WriteNewBackupFile(stem string, at time.Time, groups []BackupGroup) (string, error) {
+	for n := 1; n <= maxBackupSuffix; n++ {
+		path := stem + ".csv"
+		if n > 1 {
+			path = fmt.Sprintf("%s-%d.csv", stem, n)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("creating backup file: %w", err)
+		}
+		return path, writeBackup(f, path, at, groups)
+	}
+	return "", fmt.Errorf("creating backup file: %s.csv and %d numbered variants all exist: choose a name with --backup", stem, maxBackupSuffix)
+}
+
+// writeBackup writes the backup to the new file f and fsyncs it and its
+// directory.
+func writeBackup(f *os.File, path string, at time.Time, groups []BackupGroup) (err error) {
 	defer func() {
 		if cerr := f.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("closing backup file %s: %w", path, cerr)

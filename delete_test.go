@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// offsetctlAt is offsetctl with a fixed clock: every run "happens" at now.
+func offsetctlAt(t *testing.T, c *testkit.Cluster, now time.Time, want int, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: func() time.Time { return now }}
+	code := a.execute(ctx, append([]string{"--brokers", c.BrokerList()}, args...))
+	r := result{stdout: out.String(), stderr: errb.String(), code: code}
+	if r.code != want {
+		t.Fatalf("offsetctl %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.code, want, r.stdout, r.stderr)
+	}
+	return r
+}
+
+// Default backup names are the tool's choice, so they never collide: runs
+// in the same millisecond (reset twice, delete-offsets then delete-group)
+// each get a new file, and every file restores what it backed up. An
+// explicit --backup that exists is still an error.
+func TestDefaultBackupNamesNeverCollide(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	t.Chdir(f.dir)
+	now := time.Date(2026, 11, 30, 7, 31, 21, 123_000_000, time.UTC)
+	stem := "offsetctl-backup-" + g + "-20261130T073121.123Z"
+
+	offsetctlAt(t, f.c, now, 0, "reset", g, "--topic", f.topic, "--to", "earliest", "--execute")
+	offsetctlAt(t, f.c, now, 0, "reset", g, "--topic", f.topic, "--to", "latest", "--execute")
+	offsetctlAt(t, f.c, now, 0, "delete-offsets", g, "--topic", f.topic+":0", "--execute")
+	r := offsetctlAt(t, f.c, now, 0, "delete-group", g, "--execute")
+	if !strings.Contains(r.stderr, stem+"-4.csv") {
+		t.Errorf("delete-group stderr = %q, want backup %s-4.csv", r.stderr, stem)
+	}
+	names, err := filepath.Glob(filepath.Join(f.dir, "offsetctl-backup-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range names {
+		names[i] = filepath.Base(names[i])
+	}
+	sort.Strings(names)
+	want := []string{stem + "-2.csv", stem + "-3.csv", stem + "-4.csv", stem + ".csv"}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Fatalf("backups = %v, want %v", names, want)
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{})
+	// Each backup holds the state before its own run.
+	for _, tc := range []struct {
+		file string
+		want map[int32]int64
+	}{
+		{stem + "-4.csv", map[int32]int64{1: 10, 2: 10}},
+		{stem + ".csv", map[int32]int64{0: 4, 1: 6}},
+		{stem + "-2.csv", map[int32]int64{0: 0, 1: 0, 2: 0}},
+	} {
+		offsetctlAt(t, f.c, now, 0, "reset", g, "--to", "file:"+tc.file, "--execute")
+		assertCommitted(t, f.c, g, f.topic, tc.want)
+	}
+	// A name the user chose is never overwritten: exit 1, nothing changed.
+	r = offsetctlAt(t, f.c, now, 1, "reset", g, "--topic", f.topic, "--to", "earliest", "--execute", "--backup", stem+".csv")
+	if !strings.Contains(r.stderr, "already exists") || !strings.Contains(r.stderr, "nothing was committed") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 0, 1: 0, 2: 0})
+	if _, err := os.Stat(stem + "-8.csv"); err == nil {
+		t.Error("an explicit --backup fell back to a numbered name")
+	}
+}
