@@ -101,6 +101,9 @@ commit-semantics crash experiment. Try it with no broker: offsetctl demo.`,
 			if a.timeout <= 0 {
 				return exitcode.Usagef("--timeout must be positive, got %s", a.timeout)
 			}
+			if changed(cmd.Flags(), "brokers") && strings.TrimSpace(a.brokers) == "" {
+				return exitcode.Usagef("--brokers is empty: give host:port[,host:port...]")
+			}
 			a.ran = true
 			return nil
 		},
@@ -129,6 +132,20 @@ commit-semantics crash experiment. Try it with no broker: offsetctl demo.`,
 
 	for _, c := range a.commands() {
 		root.AddCommand(c)
+	}
+	// cobra's completion command prints its help and exits 0 for a shell
+	// it does not know: make that bad usage like any other.
+	// (It captures the output stream when created.)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Args = cobra.NoArgs
+			c.RunE = func(*cobra.Command, []string) error {
+				return exitcode.Usagef("name a shell: offsetctl completion bash|zsh|fish|powershell")
+			}
+		}
 	}
 	return root
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/offsetctl/offsetctl/admin"
@@ -19,10 +17,8 @@ func (a *app) groupsCmd() *cobra.Command {
   offsetctl groups --state Empty,Stable -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			for _, s := range states {
-				if strings.TrimSpace(s) == "" {
-					return exitcode.Usagef("--state: empty state name")
-				}
+			if err := admin.CheckStates(states); err != nil {
+				return exitcode.AsUsage(err)
 			}
 			cfg, adm, err := a.admin(cmd.Context())
 			if err != nil {

@@ -38,6 +38,11 @@ func (a *app) lagCmd() *cobra.Command {
 			if f.allGroups == (len(args) > 0) {
 				return exitcode.Usagef("name one or more groups, or --all-groups (not both)")
 			}
+			for _, g := range args {
+				if strings.TrimSpace(g) == "" {
+					return exitcode.Usagef("empty group name")
+				}
+			}
 			scope, err := admin.ParseScope(f.topics)
 			if err != nil {
 				return exitcode.AsUsage(err)
@@ -86,6 +91,9 @@ func (a *app) gatherLag(ctx context.Context, cfg cluster.Config, adm *cluster.Ad
 		return admin.LagReport{}, exitcode.AsUsage(fmt.Errorf("--topic: %w", err))
 	}
 	rep := admin.ComputeLag(snap, req.Scope)
+	if req.AllGroups && !req.Scope.Empty() {
+		rep = rep.WithRows()
+	}
 	if timeLag {
 		rep.TimeLag = true
 		if err := admin.FillTimeLag(ctx, cfg, &rep, req.Isolation, snap.At); err != nil {
@@ -103,11 +111,12 @@ func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admi
 	return a.renderLag(rep)
 }
 
-// renderLag prints the report (table output leaves out groups that do not
-// exist) and returns an error naming every failed group and partition.
+// renderLag prints the report (the table leaves out groups that do not
+// exist: the error line names them; JSON and CSV carry them with their
+// error) and returns an error naming every failed group and partition.
 func (a *app) renderLag(rep admin.LagReport) error {
 	shown := rep
-	if a.format != report.JSON {
+	if a.format == report.Table {
 		shown.Groups = nil
 		for _, g := range rep.Groups {
 			if g.Error == "" || len(g.Partitions) > 0 {
@@ -120,7 +129,7 @@ func (a *app) renderLag(rep admin.LagReport) error {
 			return err
 		}
 	}
-	if rep.Groups == nil && a.format == report.Table {
+	if len(rep.Groups) == 0 && a.format == report.Table {
 		a.infof("no consumer groups found")
 	}
 	return reportErrors(rep.Errors())

@@ -238,6 +238,17 @@ func TestLagDeletedTopicAndMissingGroup(t *testing.T) {
 	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, missing) || !strings.Contains(r.stderr, "does not exist") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Errorf("missing group: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}
+	// CSV and JSON carry the missing group with its error.
+	r = offsetctl(t, c, "lag", missing, "-o", "csv")
+	recs, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	if err != nil || r.code != 1 || len(recs) != 2 || recs[1][0] != missing || recs[1][len(recs[1])-1] != "group does not exist" {
+		t.Errorf("missing group as CSV: exit %d, %q (%v)", r.code, recs, err)
+	}
+	r = offsetctl(t, c, "lag", missing, "-o", "json")
+	decodeJSON(t, r, &out)
+	if r.code != 1 || len(out.Groups) != 1 || out.Groups[0].Error != "group does not exist" {
+		t.Errorf("missing group as JSON: exit %d %+v", r.code, out.Groups)
+	}
 }
 
 func TestLagTransactionalIsolation(t *testing.T) {
@@ -285,6 +296,9 @@ func TestLagManyGroupsAndGroupsCommand(t *testing.T) {
 	out := lagOf(t, c, 0, "--all-groups", "--topic", topic)
 	seen := 0
 	for _, gl := range out.Groups {
+		if len(gl.Partitions) == 0 && gl.Error == "" {
+			t.Errorf("--all-groups --topic listed group %s, which has nothing on the topic", gl.Group)
+		}
 		w, ok := want[gl.Group]
 		if !ok {
 			continue
@@ -365,6 +379,11 @@ func TestLagUsageErrors(t *testing.T) {
 		{"lag", "g", "--no-such-flag"},
 		{"no-such-command"},
 		{"lag", "g", "--timeout", "0s"},
+		{"lag", "g", "--brokers", ""},
+		{"lag", "g", "--brokers", "localhost:"},
+		{"lag", ""},
+		{"groups", "--state", "bogus"},
+		{"completion", "tcsh"},
 	} {
 		r := offsetctl(t, c, args...)
 		if r.code != 2 || r.stdout != "" || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || r.stderr == "" {
@@ -437,5 +456,24 @@ func TestLagTimeLagOnlyMarkers(t *testing.T) {
 		if r.LogEnd != 4 || r.Lag != 1 || r.TimeLagMs == nil || *r.TimeLagMs != 0 || !strings.Contains(r.Note, "only transaction markers") {
 			t.Errorf("%s: row %+v, want end 4, lag 1, time lag 0 and a note about markers", iso, r)
 		}
+	}
+}
+
+func TestLagNoGroupsAtAll(t *testing.T) {
+	if testkit.Real() {
+		t.Skip("a shared real broker has other groups")
+	}
+	c := testkit.New(t)
+	r := mustRun(t, c, 0, "lag", "--all-groups", "-o", "json")
+	if !strings.Contains(r.stdout, `"groups": []`) {
+		t.Errorf("no groups must be an empty array, got %s", r.stdout)
+	}
+	r = mustRun(t, c, 0, "groups", "-o", "json")
+	if !strings.Contains(r.stdout, `"groups": []`) {
+		t.Errorf("groups: %s", r.stdout)
+	}
+	r = mustRun(t, c, 0, "lag", "--all-groups")
+	if r.stdout != "" || !strings.Contains(r.stderr, "no consumer groups found") {
+		t.Errorf("table: stdout %q stderr %q", r.stdout, r.stderr)
 	}
 }

@@ -63,7 +63,7 @@ func (r LagReport) Errors() []string {
 // ComputeLag turns a snapshot into a lag report: one row per committed or
 // assigned partition in scope, sorted by group, topic, partition.
 func ComputeLag(s *Snapshot, scope Scope) LagReport {
-	rep := LagReport{Isolation: s.Isolation.String()}
+	rep := LagReport{Isolation: s.Isolation.String(), Groups: []GroupLag{}}
 	groups := append([]GroupSnapshot(nil), s.Groups...)
 	sort.Slice(groups, func(i, j int) bool { return groups[i].Group < groups[j].Group })
 	for _, g := range groups {
@@ -187,6 +187,20 @@ func stateNote(typ, state string) string {
 	return ""
 }
 
+// WithRows keeps the groups that have at least one row or an error: with
+// --all-groups and a --topic, the groups that have nothing on the topic
+// are noise.
+func (r LagReport) WithRows() LagReport {
+	out := r
+	out.Groups = []GroupLag{}
+	for _, g := range r.Groups {
+		if len(g.Partitions) > 0 || g.Error != "" {
+			out.Groups = append(out.Groups, g)
+		}
+	}
+	return out
+}
+
 // GroupSummary is one row of `groups`.
 type GroupSummary struct {
 	Group    string   `json:"group"`
@@ -195,7 +209,27 @@ type GroupSummary struct {
 	Members  int      `json:"members"`
 	Topics   []string `json:"topics"`
 	TotalLag int64    `json:"total_lag"`
-	Error    string   `json:"error,omitempty"`
+	Error    string   `json:"error"`
+}
+
+// GroupStates are the states a consumer group can be in, classic and
+// KIP-848 (the list Apache's --state accepts).
+var GroupStates = []string{"Empty", "Dead", "Stable", "PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling"}
+
+// CheckStates validates a --state filter (case-insensitive).
+func CheckStates(states []string) error {
+	for _, s := range states {
+		ok := false
+		for _, v := range GroupStates {
+			if strings.EqualFold(strings.TrimSpace(s), v) {
+				ok = true
+			}
+		}
+		if !ok {
+			return fmt.Errorf("--state %q: valid states are %s", s, strings.Join(GroupStates, ", "))
+		}
+	}
+	return nil
 }
 
 // Summarize turns a lag report into `groups` rows, keeping only groups whose
@@ -203,7 +237,7 @@ type GroupSummary struct {
 func Summarize(r LagReport, states []string) []GroupSummary {
 	want := map[string]bool{}
 	for _, s := range states {
-		want[strings.ToLower(s)] = true
+		want[strings.ToLower(strings.TrimSpace(s))] = true
 	}
 	out := []GroupSummary{}
 	for _, g := range r.Groups {

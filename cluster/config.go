@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,8 +47,12 @@ func ParseBrokers(s string) ([]string, error) {
 		if b == "" {
 			continue
 		}
-		if _, _, err := net.SplitHostPort(b); err != nil {
+		host, port, err := net.SplitHostPort(b)
+		if err != nil || host == "" {
 			return nil, fmt.Errorf("broker address %q is not host:port", b)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("broker address %q: port %q is not a number from 1 to 65535", b, port)
 		}
 		out = append(out, b)
 	}

@@ -18,6 +18,11 @@ func TestParseBrokers(t *testing.T) {
 		{" , ", nil, true},
 		{"nocolon", nil, true},
 		{"a:1,nocolon", nil, true},
+		{"localhost:", nil, true},
+		{":9092", nil, true},
+		{"h:0", nil, true},
+		{"h:65536", nil, true},
+		{"h:http", nil, true},
 	}
 	for _, c := range cases {
 		got, err := ParseBrokers(c.in)
