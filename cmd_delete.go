@@ -114,6 +114,9 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 					return exitcode.Usagef("empty group name")
 				}
 			}
+			// A group named twice is deleted (and backed up) once, as lag
+			// shows it once.
+			args = uniqueNames(args)
 			cfg, adm, err := a.admin(cmd.Context())
 			if err != nil {
 				return err
@@ -172,4 +175,17 @@ func deleteGroupErrs(rows []admin.DeleteGroupRow) error {
 		}
 	}
 	return reportErrors(errs)
+}
+
+// uniqueNames drops repeated names, keeping the first occurrence's order.
+func uniqueNames(names []string) []string {
+	seen := map[string]bool{}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -81,3 +81,42 @@ func TestDefaultBackupNamesNeverCollide(t *testing.T) {
 		t.Error("an explicit --backup fell back to a numbered name")
 	}
 }
+
+// A group named twice is deleted and backed up once (the second delete
+// used to fail with GROUP_ID_NOT_FOUND; on Apache Kafka the backup had
+// every row twice); reset plans it once.
+func TestDuplicateGroupNames(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	other := f.group(t)
+	gp, _ := resetPlanOf(t, f.c, 0, g, g, "--group", g, "--topic", f.topic+":0", "--to", "2", "--execute", "--backup", f.backup("r.csv"))
+	if gp.Group != g || len(gp.Partitions) != 1 {
+		t.Fatalf("plan = %+v", gp)
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 2, 1: 6})
+	if data, _ := os.ReadFile(f.backup("r.csv")); strings.Count(string(data), "\n") != 2 {
+		t.Errorf("reset backup = %q, want a marker and one row", data)
+	}
+
+	backup := f.backup("d.csv")
+	r := mustRun(t, f.c, 0, "delete-group", "-o", "json", g, other, g, "--execute", "--backup", backup)
+	var out struct {
+		Groups []struct{ Group, Status, Error string } `json:"groups"`
+	}
+	decodeJSON(t, r, &out)
+	if len(out.Groups) != 2 || out.Groups[0].Group != g || out.Groups[1].Group != other || out.Groups[0].Status != "deleted" || out.Groups[1].Status != "deleted" {
+		t.Fatalf("rows = %+v", out.Groups)
+	}
+	data, err := os.ReadFile(backup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two groups: a marker and two commits each.
+	if n := strings.Count(string(data), "\n"); n != 6 {
+		t.Errorf("backup has %d lines, want 6:\n%s", n, data)
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{})
+	mustRun(t, f.c, 0, "reset", "--to", "file:"+backup, "--execute", "--backup", f.backup("undo.csv"))
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 2, 1: 6})
+	assertCommitted(t, f.c, other, f.topic, map[int32]int64{0: 4, 1: 6})
+}
