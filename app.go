@@ -114,7 +114,7 @@ commit-semantics crash experiment. Try it with no broker: offsetctl demo.`,
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "how long to wait for the cluster before failing")
 	pf.StringVarP(&a.output, "output", "o", "table", "output format: table, json or csv")
 	pf.StringVar(&a.clientID, "client-id", "", "client id sent to the brokers (default offsetctl)")
-	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log client activity to stderr")
+	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log client activity (connections, requests, retries) to stderr, secrets redacted")
 	pf.BoolVar(&a.tlsOn, "tls", false, "connect with TLS (implied by any other --tls-* flag)")
 	pf.StringVar(&a.tlsCA, "tls-ca", "", "PEM file of CA certificates to trust instead of the system pool")
 	pf.StringVar(&a.tlsCert, "tls-cert", "", "PEM client certificate for mutual TLS (with --tls-key)")
