@@ -256,9 +256,9 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 			groupErrs = append(groupErrs, err.Error())
 		}
 	}
-	if err := render(); err != nil {
-		return err
-	}
+	// The plan goes to stdout; what was done goes to stderr whatever
+	// happens to stdout (a closed pipe must not hide a commit).
+	renderErr := render()
 	restore := "offsetctl reset --to " + shellQuote("file:"+path) + " --execute"
 	if len(todo) == 1 {
 		restore = "offsetctl reset " + shellQuote(plan.Groups[todo[0]].Group) + " --to " + shellQuote("file:"+path) + " --execute"
@@ -281,6 +281,9 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 		n += len(plan.Groups[i].Partitions)
 	}
 	a.infof("reset %d partition(s) of %d group(s); read back and verified", n, len(todo))
+	if renderErr != nil {
+		return fmt.Errorf("the reset was applied, but printing its plan failed: %w", renderErr)
+	}
 	return nil
 }
 

@@ -11,6 +11,10 @@ import (
 )
 
 func main() {
+	// A closed stdout (`offsetctl ... | head`) must not kill the process
+	// silently, possibly after a reset was committed: writes fail with
+	// EPIPE instead, and the command reports it on stderr.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
