@@ -60,6 +60,10 @@ func (a *app) deleteOffsetsCmd() *cobra.Command {
 				if err := report.DeleteOffsets(a.stdout, a.format, plan); err != nil {
 					return err
 				}
+				// Fail the way --execute would (as reset's dry run does).
+				if wf := plan.WouldFail(); len(wf) > 0 {
+					return reportErrors(wf)
+				}
 				a.infof("dry run: nothing changed. Add --execute to delete these offsets.")
 				return nil
 			}
@@ -133,10 +137,21 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 				if err := report.DeleteGroups(a.stdout, a.format, rows); err != nil {
 					return err
 				}
+				// Fail the way --execute would (as reset's dry run does).
+				if err := deleteGroupErrs(rows, true); err != nil {
+					return err
+				}
 				a.infof("dry run: nothing changed. Add --execute to delete these groups.")
-				return deleteGroupErrs(rows)
+				return nil
 			}
 			bgs := admin.BackupGroups(snap, args)
+			if len(bgs) == 0 {
+				// No group exists: nothing to back up or delete.
+				if err := report.DeleteGroups(a.stdout, a.format, rows); err != nil {
+					return err
+				}
+				return deleteGroupErrs(rows, false)
+			}
 			backup, err := writeBackup(backup, a.now(), bgs)
 			if err != nil {
 				return fmt.Errorf("nothing was deleted: %w", err)
@@ -158,7 +173,7 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 			} else {
 				a.infof("backup: %s (the groups had no committed offsets)", backup)
 			}
-			return deleteGroupErrs(rows)
+			return deleteGroupErrs(rows, false)
 		},
 	}
 	fl := cmd.Flags()
@@ -167,11 +182,17 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 	return cmd
 }
 
-func deleteGroupErrs(rows []admin.DeleteGroupRow) error {
+// deleteGroupErrs is the error of a delete-group run, one line naming each
+// failed group; for a dry run (planned) also the failures --execute is
+// expected to meet, worded as --execute words them.
+func deleteGroupErrs(rows []admin.DeleteGroupRow, planned bool) error {
 	var errs []string
 	for _, r := range rows {
-		if r.Error != "" {
+		switch {
+		case r.Error != "":
 			errs = append(errs, "group "+r.Group+": "+r.Error)
+		case planned && r.WouldFail != "":
+			errs = append(errs, "group "+r.Group+": "+r.WouldFail)
 		}
 	}
 	return reportErrors(errs)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -119,4 +121,59 @@ func TestDuplicateGroupNames(t *testing.T) {
 	mustRun(t, f.c, 0, "reset", "--to", "file:"+backup, "--execute", "--backup", f.backup("undo.csv"))
 	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 2, 1: 6})
 	assertCommitted(t, f.c, other, f.topic, map[int32]int64{0: 4, 1: 6})
+}
+
+// errLine is the "offsetctl: ..." error line of a run's stderr.
+func errLine(t *testing.T, r result) string {
+	t.Helper()
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if strings.HasPrefix(l, "offsetctl: ") && !strings.HasPrefix(l, "offsetctl: warning") {
+			return l
+		}
+	}
+	t.Fatalf("no error line in stderr %q", r.stderr)
+	return ""
+}
+
+// A delete-group or delete-offsets dry run fails (exit 1) the way
+// --execute would, with the same error line: a live group
+// (NON_EMPTY_GROUP, GROUP_SUBSCRIBED_TO_TOPIC) or a group that does not
+// exist (no backup is written for it).
+func TestDeleteDryRunFailsLikeExecute(t *testing.T) {
+	f := newResetFixture(t)
+	live := f.group(t)
+	f.c.Consumer(live, f.topic, false, kgo.DisableAutoCommit())
+	missing := testkit.Name(t, "missing")
+	t.Chdir(f.dir)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"delete-group", live}, "NON_EMPTY_GROUP"},
+		{[]string{"delete-group", missing}, "GROUP_ID_NOT_FOUND"},
+		{[]string{"delete-offsets", missing, "--topic", f.topic}, "GROUP_ID_NOT_FOUND"},
+		{[]string{"delete-offsets", live, "--topic", f.topic + ":0"}, "GROUP_SUBSCRIBED_TO_TOPIC"},
+	} {
+		dry := mustRun(t, f.c, 1, tc.args...)
+		exec := mustRun(t, f.c, 1, append(tc.args, "--execute")...)
+		if d, e := errLine(t, dry), errLine(t, exec); d != e || !strings.Contains(d, tc.want) {
+			t.Errorf("%v: dry run %q, --execute %q; want the same line with %s", tc.args, d, e, tc.want)
+		}
+		if strings.Contains(dry.stderr, "dry run: nothing changed") {
+			t.Errorf("%v: a failing dry run says %q", tc.args, dry.stderr)
+		}
+	}
+	// Only the live group had offsets to back up: one backup per --execute
+	// on it, none for the missing group.
+	names, _ := filepath.Glob(filepath.Join(f.dir, "offsetctl-backup-*"))
+	if len(names) != 2 {
+		t.Errorf("backups = %v, want 2 (of %s)", names, live)
+	}
+	for _, n := range names {
+		if !strings.Contains(n, live) {
+			t.Errorf("backup %s written for a group that does not exist", n)
+		}
+	}
+	assertCommitted(t, f.c, live, f.topic, map[int32]int64{0: 4, 1: 6})
+	assertCommitted(t, f.c, missing, f.topic, map[int32]int64{})
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/offsetctl/offsetctl/cluster"
 )
@@ -17,6 +18,9 @@ type DeleteOffsetsRow struct {
 	Current   *int64 `json:"current"`
 	Status    string `json:"status"`
 	Error     string `json:"error"`
+	// WouldFail is, in a plan, the error --execute is expected to get
+	// (GROUP_SUBSCRIBED_TO_TOPIC for a topic live members consume).
+	WouldFail string `json:"-"`
 }
 
 // DeleteOffsetsPlan is the plan of `delete-offsets`.
@@ -40,7 +44,20 @@ func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPla
 	}
 	p.State, p.Members = g.State, len(g.Members)
 	if !g.Exists {
+		// The broker answers GROUP_ID_NOT_FOUND: fail before any backup,
+		// in the dry run too.
 		p.State = "Dead"
+		p.Error = fmt.Sprintf("group %s: %s", group, ExplainError(kerr.GroupIDNotFound))
+	}
+	// The broker refuses to delete the offsets of topics live members
+	// consume; their assignments say which.
+	consumed := map[string]bool{}
+	if LiveGroupReason(g.GroupInfo) != "" {
+		for _, m := range g.Members {
+			for t := range m.Assigned {
+				consumed[t] = true
+			}
+		}
 	}
 	switch {
 	case g.Err != nil:
@@ -76,6 +93,10 @@ func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPla
 				} else {
 					off := c.Offset
 					row.Current = &off
+					if consumed[t] {
+						row.Status = "would fail: GROUP_SUBSCRIBED_TO_TOPIC"
+						row.WouldFail = ExplainError(kerr.GroupSubscribedToTopic)
+					}
 				}
 			} else {
 				row.Status = "no commit"
@@ -108,6 +129,18 @@ func (p DeleteOffsetsPlan) Errors() []string {
 	for _, r := range p.Partitions {
 		if r.Error != "" {
 			out = append(out, fmt.Sprintf("group %s topic %s partition %d: %s", p.Group, r.Topic, r.Partition, r.Error))
+		}
+	}
+	return out
+}
+
+// WouldFail lists, one line each in the form Errors uses, the failures
+// --execute is expected to meet (live members consuming a topic).
+func (p DeleteOffsetsPlan) WouldFail() []string {
+	var out []string
+	for _, r := range p.Partitions {
+		if r.WouldFail != "" {
+			out = append(out, fmt.Sprintf("group %s topic %s partition %d: %s", p.Group, r.Topic, r.Partition, r.WouldFail))
 		}
 	}
 	return out
@@ -176,6 +209,9 @@ type DeleteGroupRow struct {
 	Commits int    `json:"commits"`
 	Status  string `json:"status"`
 	Error   string `json:"error"`
+	// WouldFail is, in a plan, the error --execute is expected to get
+	// (NON_EMPTY_GROUP for a group with live members).
+	WouldFail string `json:"-"`
 }
 
 // PlanDeleteGroups describes what deleting the groups would do.
@@ -197,22 +233,25 @@ func PlanDeleteGroups(s *Snapshot, groups []string) []DeleteGroupRow {
 		case g.Err != nil:
 			row.Error = fmt.Sprintf("describing group: %v", g.Err)
 		case !g.Exists:
+			// Not sent: the broker would answer GROUP_ID_NOT_FOUND.
 			row.State, row.Status = "Dead", "does not exist"
+			row.Error = ExplainError(kerr.GroupIDNotFound)
 		case LiveGroupReason(g.GroupInfo) != "":
 			row.Status = "would fail: group has live members (NON_EMPTY_GROUP)"
+			row.WouldFail = ExplainError(kerr.NonEmptyGroup)
 		}
 		out = append(out, row)
 	}
 	return out
 }
 
-// BackupGroups returns the committed offsets of the groups, for a backup
-// before deleting them.
+// BackupGroups returns the committed offsets of the groups that exist, for
+// a backup before deleting them.
 func BackupGroups(s *Snapshot, groups []string) []BackupGroup {
 	var out []BackupGroup
 	for _, name := range groups {
 		g, ok := s.Group(name)
-		if !ok {
+		if !ok || !g.Exists {
 			continue
 		}
 		bg := BackupGroup{Group: name}
