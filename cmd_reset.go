@@ -138,6 +138,9 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error 
 			}
 		}
 	}
+	// JSON is an object only when exactly one group was named, whatever
+	// the cluster holds.
+	oneGroup := !f.allGroups && len(uniqueNames(groups)) == 1
 	var file *admin.PlanFile
 	if target.Kind == admin.ToFile {
 		data, err := os.ReadFile(target.Path)
@@ -188,7 +191,7 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error 
 		if f.export {
 			return report.ResetExport(a.stdout, plan)
 		}
-		return report.Reset(a.stdout, a.format, plan)
+		return report.Reset(a.stdout, a.format, plan, oneGroup)
 	}
 	if errs := plan.Errors(); len(errs) > 0 {
 		if err := render(); err != nil {

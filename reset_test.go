@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -484,4 +485,54 @@ func TestResetAllGroups(t *testing.T) {
 		assertCommitted(t, f.c, idle, f.topic, map[int32]int64{0: 4, 1: 6})
 	}
 	assertCommitted(t, f.c, live, f.topic, map[int32]int64{0: 4, 1: 6})
+}
+
+// reset -o json is an object only when exactly one GROUP is named; an
+// array with --all-groups (even when one group matches), several groups
+// or groups taken from a plan file (even one).
+func TestResetJSONShape(t *testing.T) {
+	f := newResetFixture(t)
+	g1, g2 := f.group(t), f.group(t)
+	plan4 := f.backup("plan4.csv")
+	writeFile(t, plan4, fmt.Sprintf("%s,%s,0,1\n", g1, f.topic))
+	plan3 := f.backup("plan3.csv")
+	writeFile(t, plan3, f.topic+",0,1\n")
+	dry := []string{"reset", "-o", "json", "--to", "earliest", "--topic", f.topic + ":0"}
+	for _, tc := range []struct {
+		args   []string
+		object bool
+		groups int
+	}{
+		{append(dry, g1), true, 1},
+		{append(dry, g1, "--group", g1), true, 1},
+		{append(dry, g1, g2), false, 2},
+		{append(dry, "--all-groups"), false, -1},
+		{[]string{"reset", "-o", "json", "--to", "file:" + plan4}, false, 1},
+		{[]string{"reset", "-o", "json", "--to", "file:" + plan4, g1}, true, 1},
+		{[]string{"reset", "-o", "json", "--to", "file:" + plan3, g2}, true, 1},
+	} {
+		r := mustRun(t, f.c, 0, tc.args...)
+		out := strings.TrimSpace(r.stdout)
+		if tc.object {
+			var gp admin.GroupPlan
+			if !strings.HasPrefix(out, "{") || json.Unmarshal([]byte(out), &gp) != nil || gp.Group == "" {
+				t.Errorf("%v: want one object, got %s", tc.args, out)
+			}
+			continue
+		}
+		var gps []admin.GroupPlan
+		if !strings.HasPrefix(out, "[") || json.Unmarshal([]byte(out), &gps) != nil || tc.groups >= 0 && len(gps) != tc.groups {
+			t.Errorf("%v: want an array of %d, got %s", tc.args, tc.groups, out)
+		}
+	}
+	if f.c.Fake != nil {
+		// A fresh cluster whose only group is g1 (after deleting g2):
+		// --all-groups is still an array, of one.
+		mustRun(t, f.c, 0, "delete-group", g2, "--execute", "--backup", f.backup("d.csv"))
+		var gps []admin.GroupPlan
+		decodeJSON(t, mustRun(t, f.c, 0, append(dry, "--all-groups")...), &gps)
+		if len(gps) != 1 || gps[0].Group != g1 {
+			t.Errorf("--all-groups with one group = %+v", gps)
+		}
+	}
 }

@@ -7,11 +7,13 @@ import (
 )
 
 // Reset renders a reset plan (or its outcome after --execute). JSON is one
-// object for one group and an array for several; the table and CSV print
-// one row per group-partition.
-func Reset(w io.Writer, f Format, p admin.Plan) error {
+// object when oneGroup (exactly one GROUP was named on the command line),
+// else always an array (--all-groups, several groups, groups taken from a
+// plan file), even of zero or one group, so its shape never depends on the
+// cluster. The table and CSV print one row per group-partition.
+func Reset(w io.Writer, f Format, p admin.Plan, oneGroup bool) error {
 	if f == JSON {
-		if len(p.Groups) == 1 {
+		if oneGroup && len(p.Groups) == 1 {
 			return WriteJSON(w, p.Groups[0])
 		}
 		gs := p.Groups

@@ -36,7 +36,7 @@ func TestResetRender(t *testing.T) {
 		{Topic: "t", Partition: 1, LogStart: 0, LogEnd: 20, Action: admin.ActDelete, Note: "restore: had no commit (offset deleted)"},
 	}}}}
 	var b bytes.Buffer
-	if err := Reset(&b, Table, p); err != nil {
+	if err := Reset(&b, Table, p, true); err != nil {
 		t.Fatal(err)
 	}
 	want := "GROUP  TOPIC  PARTITION  LOG-START  CURRENT  TARGET  DELTA  NOTE\n" +
@@ -53,7 +53,7 @@ func TestResetRender(t *testing.T) {
 		t.Errorf("export = %q, want %q", b.String(), want)
 	}
 	b.Reset()
-	if err := Reset(&b, CSV, p); err != nil {
+	if err := Reset(&b, CSV, p, true); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(b.String(), "GROUP,TOPIC,PARTITION,LOG-START,LOG-END,CURRENT,TARGET,DELTA,NOTE,ERROR\ng,t,0,0,20,15,20,+5,,\n") {
