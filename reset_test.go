@@ -536,3 +536,22 @@ func TestResetJSONShape(t *testing.T) {
 		}
 	}
 }
+
+// --all-topics for a group that does not exist selects nothing: bad input
+// (exit 2, one line naming the group), not a successful empty reset.
+func TestResetAllTopicsOfMissingGroup(t *testing.T) {
+	f := newResetFixture(t)
+	missing := testkit.Name(t, "nosuch")
+	t.Chdir(f.dir)
+	for _, extra := range [][]string{nil, {"--execute"}} {
+		r := mustRun(t, f.c, 2, append([]string{"reset", missing, "--all-topics", "--to", "earliest"}, extra...)...)
+		line := strings.TrimSpace(r.stderr)
+		if strings.Contains(line, "\n") || !strings.Contains(line, "group "+missing+" does not exist") || !strings.Contains(line, "--all-topics selects nothing") || !strings.Contains(line, "--topic") || r.stdout != "" {
+			t.Errorf("%v: stdout %q stderr %q", extra, r.stdout, r.stderr)
+		}
+	}
+	if names, _ := filepath.Glob(filepath.Join(f.dir, "offsetctl-backup-*")); len(names) != 0 {
+		t.Errorf("backups written: %v", names)
+	}
+	assertCommitted(t, f.c, missing, f.topic, map[int32]int64{})
+}

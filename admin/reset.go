@@ -220,6 +220,14 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 			keys = append(keys, k)
 		}
 	case in.AllTopics:
+		if len(g.Commits) == 0 && !in.AllGroups {
+			// A named group without commits: the scope is empty, which
+			// is never what was meant (--all-groups just skips it).
+			if !g.Exists {
+				return gp, nil, usagef("group %s does not exist (no committed offsets), so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...] to create its offsets", g.Group)
+			}
+			return gp, nil, usagef("group %s has no committed offsets, so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...]", g.Group)
+		}
 		for t, ps := range g.Commits {
 			for p := range ps {
 				keys = append(keys, tpk{t, p})
