@@ -555,3 +555,13 @@ func TestResetAllTopicsOfMissingGroup(t *testing.T) {
 	}
 	assertCommitted(t, f.c, missing, f.topic, map[int32]int64{})
 }
+
+// A plan saved by Excel (byte order mark, CRLF, header) is applied.
+func TestResetPlanFromExcel(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	plan := f.backup("excel.csv")
+	writeFile(t, plan, "\ufeffgroup,topic,partition,offset\r\n"+g+","+f.topic+",0,2\r\n\""+g+"\",\""+f.topic+"\",1,3\r\n")
+	mustRun(t, f.c, 0, "reset", "--to", "file:"+plan, "--execute", "--backup", f.backup("b.csv"))
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 2, 1: 3})
+}

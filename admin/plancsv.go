@@ -48,12 +48,17 @@ type PlanFile struct {
 	Backups map[string]int64
 }
 
+// utf8BOM is the byte order mark spreadsheet programs put first in a
+// UTF-8 CSV file.
+const utf8BOM = "\ufeff"
+
 // maxPlanLine bounds a plan line (a 249-char topic and a long group name fit).
 const maxPlanLine = 64 << 10
 
 // ParsePlanCSV parses a plan. It accepts everything Apache's --from-file
 // accepts (LF or CRLF lines, trailing blank lines, CSV quoting) and, for
-// hand-written plans, also blank lines, lines starting with '#' and a header
+// hand-written plans, also a leading UTF-8 byte order mark (Excel writes
+// one), blank lines, lines starting with '#' and a header
 // line (topic,partition,offset or group,topic,partition,offset). Every
 // record must have the same number of fields, 3 or 4. A partition listed
 // twice for the same group with different offsets is an error.
@@ -64,6 +69,7 @@ func ParsePlanCSV(data []byte) (PlanFile, error) {
 		partition    int32
 	}
 	seen := map[key]PlanRow{}
+	data = bytes.TrimPrefix(data, []byte(utf8BOM))
 	lines := bytes.Split(data, []byte("\n"))
 	for i, raw := range lines {
 		n := i + 1

@@ -21,6 +21,10 @@ func TestParsePlanCSV(t *testing.T) {
 			rows: []PlanRow{{Topic: "orders", Partition: 0, Offset: 15, Line: 1}, {Topic: "orders", Partition: 1, Offset: 12, Line: 2}}},
 		{name: "apache four columns, CRLF, trailing blank lines", in: "g1,orders,0,15\r\ng2,orders,0,3\r\n\r\n\n", columns: 4,
 			rows: []PlanRow{{Group: "g1", Topic: "orders", Partition: 0, Offset: 15, Line: 1}, {Group: "g2", Topic: "orders", Partition: 0, Offset: 3, Line: 2}}},
+		{name: "Excel: byte order mark, CRLF, header, quoted fields", in: "\ufeffgroup,topic,partition,offset\r\n\"g1\",\"orders\",0,15\r\ng1,orders,1,\"3\"\r\n", columns: 4,
+			rows: []PlanRow{{Group: "g1", Topic: "orders", Partition: 0, Offset: 15, Line: 2}, {Group: "g1", Topic: "orders", Partition: 1, Offset: 3, Line: 3}}},
+		{name: "byte order mark before three columns", in: "\ufefforders,0,15\r\n", columns: 3, rows: []PlanRow{{Topic: "orders", Partition: 0, Offset: 15, Line: 1}}},
+		{name: "a byte order mark is stripped only at the start", in: "orders,0,15\n\ufefforders,1,3\n", err: "line 2: topic"},
 		{name: "no final newline", in: "orders,0,15", columns: 3, rows: []PlanRow{{Topic: "orders", Partition: 0, Offset: 15, Line: 1}}},
 		{name: "quoted group with a comma", in: "\"a,b\",orders,0,1\n", columns: 4, rows: []PlanRow{{Group: "a,b", Topic: "orders", Partition: 0, Offset: 1, Line: 1}}},
 		{name: "header, comments and blank lines (offsetctl only)", in: "# plan\ntopic,partition,offset\n\norders,2,7\n", columns: 3,
@@ -134,6 +138,7 @@ func FuzzParsePlanCSV(f *testing.F) {
 	for _, s := range []string{
 		"orders,0,15\n", "g,orders,0,15\r\n", "offsetctl:backup,g,0,1\ng,t,0,1\noffsetctl:no-commit:g,t,1,0\n",
 		"# c\n\ntopic,partition,offset\nt,0,1\n", "\"a,b\",t,0,1\n", "t,0,1\nt,0,2\n", "\"\n",
+		"\ufefft,0,1\r\n", "\ufeffgroup,topic,partition,offset\r\ng,t,0,1\r\n",
 	} {
 		f.Add([]byte(s))
 	}
