@@ -59,16 +59,8 @@ or not).`,
   offsetctl semantics count ./logs/processed-sync.log`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			modes, err := semantics.ParseModes(f.modes)
+			o, err := f.options(cmd.Flags())
 			if err != nil {
-				return exitcode.AsUsage(err)
-			}
-			o := semantics.Options{
-				Events: f.events, Partitions: f.partitions, Batch: f.batch, CrashAfter: f.crashAfter,
-				Modes: modes, WorkDelay: f.workDelay, CommitInterval: f.commitInterval,
-				SessionTimeout: f.session, Keep: f.keep, LogDir: f.logDir, Sequential: f.sequential,
-			}
-			if err := o.WithDefaults().Validate(); err != nil {
 				return exitcode.AsUsage(err)
 			}
 			cfg, err := a.clusterConfig()
@@ -91,7 +83,14 @@ or not).`,
 			return err
 		},
 	}
-	fl := cmd.Flags()
+	f.register(cmd.Flags())
+	cmd.AddCommand(a.semanticsCountCmd(), a.semanticsWorkerCmd())
+	return cmd
+}
+
+// register defines the flags of offsetctl semantics on fl. Their defaults
+// are the experiment's defaults (semantics.Options{}.WithDefaults()).
+func (f *semanticsFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&f.events, "events", semantics.DefaultEvents, "numbered events to produce")
 	fl.IntVar(&f.partitions, "partitions", semantics.DefaultPartitions, "partitions of the scratch topic")
 	fl.IntVar(&f.batch, "batch", semantics.DefaultBatch, "records per batch (exactly; fewer only at the end of the topic)")
@@ -103,8 +102,29 @@ or not).`,
 	fl.BoolVar(&f.keep, "keep", false, "keep the scratch topic, the groups and the processed logs")
 	fl.StringVar(&f.logDir, "log-dir", "", "write the processed logs (processed-MODE.log) here and keep them (default: a temporary directory)")
 	fl.BoolVar(&f.sequential, "sequential", false, "run the modes one after another instead of at once")
-	cmd.AddCommand(a.semanticsCountCmd(), a.semanticsWorkerCmd())
-	return cmd
+}
+
+// options turns the flags into the experiment's options, validated as
+// typed. The flags' defaults are the experiment's defaults, so an absent
+// flag needs no filling in; a typed value is never taken for "unset"
+// (semantics.Options treats zero fields as defaults, for Go callers): it is
+// validated as it is, and --events 0, --modes "" or --log-dir "" are
+// errors, not the defaults.
+func (f *semanticsFlags) options(fl *pflag.FlagSet) (semantics.Options, error) {
+	modes, err := semantics.ParseModes(f.modes)
+	if err != nil {
+		return semantics.Options{}, err
+	}
+	if fl.Changed("log-dir") && strings.TrimSpace(f.logDir) == "" {
+		return semantics.Options{}, fmt.Errorf("--log-dir must name a directory, got %q (leave the flag out for a temporary directory)", f.logDir)
+	}
+	o := semantics.Options{
+		Events: f.events, Partitions: f.partitions, Batch: f.batch, CrashAfter: f.crashAfter,
+		Modes: modes, WorkDelay: f.workDelay, CommitInterval: f.commitInterval,
+		SessionTimeout: f.session, Keep: f.keep, LogDir: f.logDir, Sequential: f.sequential,
+		TopicPrefix: semantics.DefaultTopicPrefix,
+	}
+	return o, o.Validate()
 }
 
 func groupNames(res *semantics.Result) string {

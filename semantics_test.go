@@ -4,9 +4,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/testkit"
@@ -34,6 +37,7 @@ type semOut struct {
 	Batch      int      `json:"batch"`
 	CrashAfter int      `json:"crash_after"`
 	Partitions int      `json:"partitions"`
+	WorkDelay  string   `json:"work_delay"`
 	Topic      string   `json:"topic"`
 	Results    []semRow `json:"results"`
 	Replay     struct {
@@ -289,7 +293,9 @@ func TestSemanticsCount(t *testing.T) {
 	mustRun(t, nil, 2, "semantics", "count")
 }
 
-// TestSemanticsBadUsage: bad flags exit 2 and create nothing.
+// TestSemanticsBadUsage: a value the user typed is validated as typed —
+// a zero is never taken for "unset" — and a bad one exits 2 with one line
+// naming the flag and its valid range, before anything is created.
 func TestSemanticsBadUsage(t *testing.T) {
 	c := testkit.New(t)
 	adm := c.Admin()
@@ -297,16 +303,47 @@ func TestSemanticsBadUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{
-		{"--crash-after", "60"},
-		{"--modes", "exactly-once"},
-		{"--batch", "0", "--events", "-3"},
-		{"--commit-interval", "-1s"},
-		{"extra-arg"},
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		// Typed zeros and empties: errors, not the defaults.
+		{[]string{"--events", "0"}, "--events must be between 2 and 1000000, got 0"},
+		{[]string{"--events", "1"}, "--events must be between 2 and 1000000, got 1"},
+		{[]string{"--crash-after", "0"}, "--crash-after must be between 1 and --events - 1 (59), got 0"},
+		{[]string{"--batch", "0"}, "--batch must be at least 1, got 0"},
+		{[]string{"--partitions", "0"}, "--partitions must be between 1 and 1000, got 0"},
+		{[]string{"--commit-interval", "0s"}, "--commit-interval must be positive, got 0s"},
+		{[]string{"--session-timeout", "0s"}, "--session-timeout must be at least 1s, got 0s"},
+		{[]string{"--modes", ""}, `--modes must name at least one mode, got ""`},
+		{[]string{"--modes="}, `--modes must name at least one mode, got ""`},
+		{[]string{"--log-dir", ""}, `--log-dir must name a directory, got ""`},
+		// Negative, out of range, inconsistent.
+		{[]string{"--events", "-3"}, "--events must be between 2 and 1000000, got -3"},
+		{[]string{"--batch", "0", "--events", "-3"}, "--events must be between 2 and 1000000, got -3"},
+		{[]string{"--partitions", "-1"}, "--partitions must be between 1 and 1000, got -1"},
+		{[]string{"--crash-after", "60"}, "--crash-after must be between 1 and --events - 1 (59), got 60"},
+		{[]string{"--events", "10", "--crash-after", "25"}, "--crash-after must be between 1 and --events - 1 (9), got 25"},
+		{[]string{"--work-delay", "-1ms"}, "--work-delay must be at least 0s, got -1ms"},
+		{[]string{"--commit-interval", "-1s"}, "--commit-interval must be positive, got -1s"},
+		{[]string{"--session-timeout", "-10s"}, "--session-timeout must be at least 1s, got -10s"},
+		// Modes: unknown names list the valid ones; no duplicates, no
+		// empty items.
+		{[]string{"--modes", "exactly-once"}, `unknown mode "exactly-once" (want a comma-separated list of at-most-once, at-least-once, auto, auto-greedy, sync, async, or all)`},
+		{[]string{"--modes", "sync,sync"}, "sync given twice"},
+		{[]string{"--modes", "sync,,async"}, "item 2 is empty"},
+		{[]string{"--modes", "all,auto-greedy"}, "all cannot be combined"},
+		// pflag's own errors.
+		{[]string{"--events", "ten"}, `invalid argument "ten" for "--events"`},
+		{[]string{"--work-delay", "5"}, `invalid argument "5" for "--work-delay"`},
+		{[]string{"extra-arg"}, "unknown command"},
 	} {
-		r := mustRun(t, c, 2, append([]string{"semantics"}, args...)...)
-		if r.stdout != "" || r.stderr == "" {
-			t.Errorf("%v: stdout %q stderr %q", args, r.stdout, r.stderr)
+		r := mustRun(t, c, 2, append([]string{"semantics"}, tc.args...)...)
+		if r.stdout != "" || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q: stdout %q stderr %q, want %q", tc.args, r.stdout, r.stderr, tc.want)
+		}
+		if n := strings.Count(strings.TrimRight(r.stderr, "\n"), "\n"); n != 0 && !strings.Contains(tc.want, "invalid argument") && tc.want != "unknown command" {
+			t.Errorf("%q: stderr is %d lines, want one:\n%s", tc.args, n+1, r.stderr)
 		}
 	}
 	after, err := adm.ListTopics(testkit.Ctx(t))
@@ -317,6 +354,65 @@ func TestSemanticsBadUsage(t *testing.T) {
 		if strings.HasPrefix(n, "offsetctl-semantics-") && !before.Has(n) {
 			t.Errorf("bad usage created topic %s", n)
 		}
+	}
+}
+
+// TestSemanticsFlagDefaults: an absent flag is the experiment's default —
+// the flags as registered, with nothing typed, are exactly
+// semantics.Options{}.WithDefaults() — so the command never needs to
+// treat a typed zero as "unset".
+func TestSemanticsFlagDefaults(t *testing.T) {
+	var f semanticsFlags
+	fl := pflag.NewFlagSet("semantics", pflag.ContinueOnError)
+	f.register(fl)
+	if err := fl.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.options(fl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (semantics.Options{}).WithDefaults(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("flag defaults = %+v\nwant            %+v", got, want)
+	}
+	// A typed zero work delay is the default and allowed; a typed zero
+	// anywhere else is an error naming the flag.
+	for _, args := range [][]string{{"--work-delay", "0"}, {"--work-delay=0s"}} {
+		var f semanticsFlags
+		fl := pflag.NewFlagSet("semantics", pflag.ContinueOnError)
+		f.register(fl)
+		if err := fl.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		if o, err := f.options(fl); err != nil || o.WorkDelay != 0 {
+			t.Errorf("%q: %+v, %v", args, o, err)
+		}
+	}
+	for _, name := range []string{"events", "partitions", "batch", "crash-after", "commit-interval", "session-timeout"} {
+		var f semanticsFlags
+		fl := pflag.NewFlagSet("semantics", pflag.ContinueOnError)
+		f.register(fl)
+		if err := fl.Parse([]string{"--" + name + "=0"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.options(fl); err == nil || !strings.HasPrefix(err.Error(), "--"+name+" must be") {
+			t.Errorf("--%s=0: %v, want an error naming --%s", name, err, name)
+		}
+	}
+}
+
+// TestSemanticsZeroWorkDelay: --work-delay 0 typed is the default, not an
+// error, and runs the experiment.
+func TestSemanticsZeroWorkDelay(t *testing.T) {
+	c := testkit.New(t)
+	out := runSemantics(t, c, "--work-delay", "0", "--modes", "sync", "--events", "6", "--batch", "2", "--crash-after", "3")
+	if out.WorkDelay != "0s" || out.Events != 6 || out.Batch != 2 || out.CrashAfter != 3 {
+		t.Fatalf("header = %+v", out)
+	}
+	// 6 events, 2 per partition; batch 2 (events 3-4) crashed after
+	// event 3 with events 1-2 committed: event 3 again.
+	if r := out.row(t, "sync"); r.Processed != 7 || r.Unique != 6 || r.Duplicates != 1 || r.Lost != 0 {
+		t.Fatalf("sync = %+v, want 7/6/1/0", r)
 	}
 }
 

@@ -15,6 +15,7 @@ package semantics
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -61,6 +62,8 @@ const (
 	// broker-side minimum of Apache Kafka (group.min.session.timeout.ms
 	// defaults to 6s) plus a margin.
 	DefaultSessionTimeout = 10 * time.Second
+	// DefaultTopicPrefix starts the scratch topic's name.
+	DefaultTopicPrefix = "offsetctl-semantics"
 )
 
 // Options is one experiment.
@@ -104,7 +107,11 @@ type Options struct {
 	Progress func(string)
 }
 
-// WithDefaults fills the zero fields with the defaults.
+// WithDefaults fills the zero fields with the defaults. It is for Go
+// callers that set only a few fields (the demo); the command line never
+// passes a value the user typed through it: offsetctl semantics validates
+// its flags as typed (Validate without WithDefaults), so --events 0 is an
+// error, not the default.
 func (o Options) WithDefaults() Options {
 	if o.Events == 0 {
 		o.Events = DefaultEvents
@@ -128,30 +135,41 @@ func (o Options) WithDefaults() Options {
 		o.SessionTimeout = DefaultSessionTimeout
 	}
 	if o.TopicPrefix == "" {
-		o.TopicPrefix = "offsetctl-semantics"
+		o.TopicPrefix = DefaultTopicPrefix
 	}
 	return o
 }
 
-// Validate checks options (after WithDefaults); errors name the flag.
+// Limits of the options (inclusive).
+const (
+	// MinEvents: the crash must come after at least one event and before
+	// the last one.
+	MinEvents     = 2
+	MaxEvents     = 1_000_000
+	MaxPartitions = 1000
+)
+
+// Validate checks options as they are: it fills no default, so a zero
+// that is not allowed (--events 0) is an error naming the flag and the
+// valid range. Call it on the flags as typed, or after WithDefaults.
 func (o Options) Validate() error {
 	switch {
-	case o.Events < 1 || o.Events > 1_000_000:
-		return fmt.Errorf("--events must be between 1 and 1000000, got %d", o.Events)
-	case o.Partitions < 1 || o.Partitions > 1000:
-		return fmt.Errorf("--partitions must be between 1 and 1000, got %d", o.Partitions)
+	case o.Events < MinEvents || o.Events > MaxEvents:
+		return fmt.Errorf("--events must be between %d and %d, got %d", MinEvents, MaxEvents, o.Events)
+	case o.Partitions < 1 || o.Partitions > MaxPartitions:
+		return fmt.Errorf("--partitions must be between 1 and %d, got %d", MaxPartitions, o.Partitions)
 	case o.Batch < 1:
 		return fmt.Errorf("--batch must be at least 1, got %d", o.Batch)
 	case o.CrashAfter < 1 || o.CrashAfter >= o.Events:
 		return fmt.Errorf("--crash-after must be between 1 and --events - 1 (%d), got %d", o.Events-1, o.CrashAfter)
 	case o.WorkDelay < 0:
-		return fmt.Errorf("--work-delay must not be negative, got %s", o.WorkDelay)
+		return fmt.Errorf("--work-delay must be at least 0s, got %s", o.WorkDelay)
 	case o.CommitInterval <= 0:
 		return fmt.Errorf("--commit-interval must be positive, got %s", o.CommitInterval)
 	case o.SessionTimeout < time.Second:
 		return fmt.Errorf("--session-timeout must be at least 1s, got %s", o.SessionTimeout)
 	case len(o.Modes) == 0:
-		return fmt.Errorf("--modes: no mode given")
+		return fmt.Errorf("--modes: no mode given (want %s or all)", modeNames(AllModes))
 	}
 	seen := map[Mode]bool{}
 	for _, m := range o.Modes {
@@ -176,34 +194,32 @@ func (m Mode) Valid() bool {
 	return false
 }
 
-// ParseModes parses --modes: a comma-separated list of modes, or "all"
-// (the five modes of the seed; auto-greedy is opt-in).
+// ParseModes parses --modes: a comma-separated list of distinct modes, or
+// "all" (the five modes of the seed; auto-greedy is opt-in). Names are
+// case-insensitive and may be padded with spaces; an empty value or an
+// empty item (",sync", "sync,,async") is an error, never "all".
 func ParseModes(s string) ([]Mode, error) {
-	s = strings.TrimSpace(s)
-	if s == "" || strings.EqualFold(s, "all") {
+	want := fmt.Sprintf("want a comma-separated list of %s, or all", modeNames(AllModes))
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("--modes must name at least one mode, got %q (%s)", s, want)
+	}
+	if strings.EqualFold(strings.TrimSpace(s), "all") {
 		return append([]Mode(nil), DefaultModes...), nil
 	}
 	var out []Mode
-	for _, part := range strings.Split(s, ",") {
+	for i, part := range strings.Split(s, ",") {
 		m := Mode(strings.ToLower(strings.TrimSpace(part)))
-		if m == "" {
-			continue
-		}
-		if m == "all" {
+		switch {
+		case m == "":
+			return nil, fmt.Errorf("--modes %q: item %d is empty (%s)", s, i+1, want)
+		case m == "all":
 			return nil, fmt.Errorf("--modes %q: all cannot be combined with other modes", s)
-		}
-		if !m.Valid() {
-			return nil, fmt.Errorf("--modes %q: unknown mode %q (want %s or all)", s, m, modeNames(AllModes))
-		}
-		for _, o := range out {
-			if o == m {
-				return nil, fmt.Errorf("--modes %q: %s given twice", s, m)
-			}
+		case !m.Valid():
+			return nil, fmt.Errorf("--modes %q: unknown mode %q (%s)", s, m, want)
+		case slices.Contains(out, m):
+			return nil, fmt.Errorf("--modes %q: %s given twice", s, m)
 		}
 		out = append(out, m)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--modes %q: no mode given", s)
 	}
 	return out, nil
 }

@@ -14,27 +14,45 @@ func TestParseModes(t *testing.T) {
 		want []Mode
 		err  string
 	}{
-		{"", DefaultModes, ""},
 		{"all", DefaultModes, ""},
 		{"ALL", DefaultModes, ""},
+		{" all ", DefaultModes, ""},
 		{"sync", []Mode{Sync}, ""},
 		{" at-most-once , at-least-once ", []Mode{AtMostOnce, AtLeastOnce}, ""},
 		{"auto,auto-greedy", []Mode{Auto, AutoGreedy}, ""},
-		{"sync,,async", []Mode{Sync, Async}, ""},
-		{"sync,sync", nil, "given twice"},
+		{"SYNC,Async", []Mode{Sync, Async}, ""},
+		// A typed empty value is an error, never "all".
+		{"", nil, `--modes must name at least one mode, got ""`},
+		{"  ", nil, "--modes must name at least one mode"},
+		{"sync,,async", nil, "item 2 is empty"},
+		{"sync,", nil, "item 2 is empty"},
+		{",sync", nil, "item 1 is empty"},
+		{",", nil, "item 1 is empty"},
+		{"sync,sync", nil, "sync given twice"},
+		{"sync, SYNC", nil, "sync given twice"},
 		{"all,sync", nil, "cannot be combined"},
+		{"sync,all", nil, "cannot be combined"},
 		{"exactly-once", nil, `unknown mode "exactly-once"`},
-		{",", nil, "no mode"},
 	} {
 		got, err := ParseModes(tc.in)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("ParseModes(%q) error = %v, want %q", tc.in, err, tc.err)
 			}
+			if err != nil && !strings.HasPrefix(err.Error(), "--modes") {
+				t.Errorf("ParseModes(%q) error %q does not name --modes", tc.in, err)
+			}
 			continue
 		}
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("ParseModes(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+	}
+	// An unknown mode lists the valid ones.
+	_, err := ParseModes("sync,bogus")
+	for _, m := range AllModes {
+		if err == nil || !strings.Contains(err.Error(), string(m)) {
+			t.Errorf("unknown mode error %v does not list %s", err, m)
 		}
 	}
 	// The default list is copied, never shared.
@@ -45,34 +63,94 @@ func TestParseModes(t *testing.T) {
 	}
 }
 
+func FuzzParseModes(f *testing.F) {
+	for _, s := range []string{"", "all", "sync", "sync,,async", "at-most-once, at-least-once", "SYNC,sync", "all,sync", "x", ","} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ms, err := ParseModes(s)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "--modes") {
+				t.Fatalf("ParseModes(%q) error %q does not name --modes", s, err)
+			}
+			return
+		}
+		if len(ms) == 0 {
+			t.Fatalf("ParseModes(%q) accepted no mode", s)
+		}
+		seen := map[Mode]bool{}
+		for _, m := range ms {
+			if !m.Valid() || seen[m] {
+				t.Fatalf("ParseModes(%q) = %v: unknown or repeated mode", s, ms)
+			}
+			seen[m] = true
+		}
+		// Valid modes pass Validate too.
+		o := Options{}.WithDefaults()
+		o.Modes = ms
+		if err := o.Validate(); err != nil {
+			t.Fatalf("ParseModes(%q) = %v, but Validate: %v", s, ms, err)
+		}
+	})
+}
+
 func TestValidate(t *testing.T) {
 	ok := Options{}.WithDefaults()
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("defaults invalid: %v", err)
 	}
-	if ok.Events != 60 || ok.Partitions != 3 || ok.Batch != 10 || ok.CrashAfter != 25 || ok.CommitInterval != 2*time.Second || len(ok.Modes) != 5 {
+	if ok.Events != 60 || ok.Partitions != 3 || ok.Batch != 10 || ok.CrashAfter != 25 || ok.CommitInterval != 2*time.Second || len(ok.Modes) != 5 || ok.TopicPrefix != "offsetctl-semantics" {
 		t.Fatalf("defaults are not the seed's: %+v", ok)
 	}
 	for _, tc := range []struct {
 		mod  func(*Options)
 		want string
 	}{
-		{func(o *Options) { o.Events = -1 }, "--events"},
-		{func(o *Options) { o.Partitions = 0; o.Partitions = -2 }, "--partitions"},
-		{func(o *Options) { o.Batch = -1 }, "--batch"},
-		{func(o *Options) { o.CrashAfter = 60 }, "--crash-after"},
-		{func(o *Options) { o.CrashAfter = -1 }, "--crash-after"},
-		{func(o *Options) { o.WorkDelay = -time.Second }, "--work-delay"},
-		{func(o *Options) { o.CommitInterval = -time.Second }, "--commit-interval"},
-		{func(o *Options) { o.SessionTimeout = time.Millisecond }, "--session-timeout"},
-		{func(o *Options) { o.Modes = []Mode{"bogus"} }, "unknown mode"},
-		{func(o *Options) { o.Modes = []Mode{Sync, Sync} }, "twice"},
+		// Validate fills no default: a zero is checked as it is.
+		{func(o *Options) { o.Events = 0 }, "--events must be between 2 and 1000000, got 0"},
+		{func(o *Options) { o.Events = 1; o.CrashAfter = 1 }, "--events must be between 2 and 1000000, got 1"},
+		{func(o *Options) { o.Events = -1 }, "--events must be between 2 and 1000000, got -1"},
+		{func(o *Options) { o.Events = 1_000_001 }, "--events must be between 2 and 1000000, got 1000001"},
+		{func(o *Options) { o.Partitions = 0 }, "--partitions must be between 1 and 1000, got 0"},
+		{func(o *Options) { o.Partitions = -2 }, "--partitions must be between 1 and 1000, got -2"},
+		{func(o *Options) { o.Partitions = 1001 }, "--partitions must be between 1 and 1000, got 1001"},
+		{func(o *Options) { o.Batch = 0 }, "--batch must be at least 1, got 0"},
+		{func(o *Options) { o.Batch = -1 }, "--batch must be at least 1, got -1"},
+		{func(o *Options) { o.CrashAfter = 0 }, "--crash-after must be between 1 and --events - 1 (59), got 0"},
+		{func(o *Options) { o.CrashAfter = 60 }, "--crash-after must be between 1 and --events - 1 (59), got 60"},
+		{func(o *Options) { o.CrashAfter = -1 }, "--crash-after must be between 1 and --events - 1 (59), got -1"},
+		{func(o *Options) { o.WorkDelay = -time.Second }, "--work-delay must be at least 0s, got -1s"},
+		{func(o *Options) { o.CommitInterval = 0 }, "--commit-interval must be positive, got 0s"},
+		{func(o *Options) { o.CommitInterval = -time.Second }, "--commit-interval must be positive, got -1s"},
+		{func(o *Options) { o.SessionTimeout = 0 }, "--session-timeout must be at least 1s, got 0s"},
+		{func(o *Options) { o.SessionTimeout = time.Millisecond }, "--session-timeout must be at least 1s, got 1ms"},
+		{func(o *Options) { o.Modes = nil }, "--modes: no mode given"},
+		{func(o *Options) { o.Modes = []Mode{"bogus"} }, `--modes: unknown mode "bogus"`},
+		{func(o *Options) { o.Modes = []Mode{Sync, Sync} }, "--modes: sync given twice"},
 	} {
 		o := ok
 		tc.mod(&o)
 		err := o.Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Validate(%+v) = %v, want an error naming %s", o, err, tc.want)
+			t.Errorf("Validate(%+v) = %v, want %q", o, err, tc.want)
+		}
+	}
+	// The limits themselves are valid, and a zero work delay is the
+	// default, not an error.
+	for _, mod := range []func(*Options){
+		func(o *Options) { o.Events, o.CrashAfter = 2, 1 },
+		func(o *Options) { o.Events = 1_000_000 },
+		func(o *Options) { o.Partitions = 1 },
+		func(o *Options) { o.Partitions = 1000 },
+		func(o *Options) { o.Batch = 1 },
+		func(o *Options) { o.CrashAfter = 59 },
+		func(o *Options) { o.WorkDelay = 0 },
+		func(o *Options) { o.SessionTimeout = time.Second },
+	} {
+		o := ok
+		mod(&o)
+		if err := o.Validate(); err != nil {
+			t.Errorf("Validate(%+v) = %v, want nil", o, err)
 		}
 	}
 }
