@@ -565,3 +565,42 @@ func TestResetPlanFromExcel(t *testing.T) {
 	mustRun(t, f.c, 0, "reset", "--to", "file:"+plan, "--execute", "--backup", f.backup("b.csv"))
 	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 2, 1: 3})
 }
+
+// --all-groups --to file:F resets the cluster's groups that F has rows
+// for, leaves the others alone, and names on stderr the groups of F whose
+// rows are not applied (no such group, or active). Executed on kfake only,
+// like TestResetAllGroups.
+func TestResetAllGroupsFromFile(t *testing.T) {
+	f := newResetFixture(t)
+	idle, live, other := f.group(t), f.group(t), f.group(t)
+	ghost := testkit.Name(t, "ghost")
+	f.c.Consumer(live, f.topic, false, kgo.DisableAutoCommit())
+	plan := f.backup("plan.csv")
+	writeFile(t, plan, fmt.Sprintf("%s,%s,0,1\n%s,%s,0,2\n%s,%s,0,3\n", idle, f.topic, live, f.topic, ghost, f.topic))
+	args := []string{"reset", "-o", "json", "--all-groups", "--to", "file:" + plan}
+	if f.c.Fake != nil {
+		args = append(args, "--execute", "--backup", f.backup("all.csv"))
+	}
+	r := mustRun(t, f.c, 0, args...)
+	var plans []admin.GroupPlan
+	decodeJSON(t, r, &plans)
+	byName := map[string]admin.GroupPlan{}
+	for _, p := range plans {
+		byName[p.Group] = p
+	}
+	if p := byName[idle]; len(p.Partitions) != 1 || p.Partitions[0].Target == nil || *p.Partitions[0].Target != 1 {
+		t.Errorf("plan of %s = %+v", idle, p)
+	}
+	if _, ok := byName[other]; ok {
+		t.Errorf("%s has no rows in the plan but was planned", other)
+	}
+	if !strings.Contains(r.stderr, "were not applied") || !strings.Contains(r.stderr, ghost+" (no such consumer group") || !strings.Contains(r.stderr, live+" (skipped: active") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	if f.c.Fake != nil {
+		assertCommitted(t, f.c, idle, f.topic, map[int32]int64{0: 1, 1: 6})
+	}
+	assertCommitted(t, f.c, other, f.topic, map[int32]int64{0: 4, 1: 6})
+	assertCommitted(t, f.c, live, f.topic, map[int32]int64{0: 4, 1: 6})
+	assertCommitted(t, f.c, ghost, f.topic, map[int32]int64{})
+}

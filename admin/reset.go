@@ -151,7 +151,19 @@ func PlanReset(in ResetInput) (Plan, error) {
 		}
 		other = o
 	}
-	for _, name := range in.Groups {
+	groups := in.Groups
+	fileGroups := in.Target.Kind == ToFile && in.AllGroups && in.File.Columns == 4
+	if fileGroups {
+		// --all-groups with a group,topic,partition,offset plan: the
+		// cluster's groups that the plan has rows for.
+		groups = nil
+		for _, name := range in.Groups {
+			if len(in.File.RowsFor(name)) > 0 {
+				groups = append(groups, name)
+			}
+		}
+	}
+	for _, name := range groups {
 		g, ok := in.Snapshot.Group(name)
 		if !ok {
 			return plan, usagef("group %s was not gathered", name)
@@ -163,7 +175,36 @@ func PlanReset(in ResetInput) (Plan, error) {
 		plan.Warnings = append(plan.Warnings, warns...)
 		plan.Groups = append(plan.Groups, gp)
 	}
+	if fileGroups {
+		if w := unappliedFileGroups(in.File, plan, in.Target.Path); w != "" {
+			plan.Warnings = append(plan.Warnings, w)
+		}
+	}
 	return plan, nil
+}
+
+// unappliedFileGroups names the groups of a plan file that --all-groups
+// does not reset (not among the cluster's groups, or skipped as active),
+// so their rows are not silently dropped; "" when there are none.
+func unappliedFileGroups(pf *PlanFile, plan Plan, path string) string {
+	planned := map[string]GroupPlan{}
+	for _, gp := range plan.Groups {
+		planned[gp.Group] = gp
+	}
+	var out []string
+	for _, name := range pf.GroupsIn() {
+		gp, ok := planned[name]
+		switch {
+		case !ok:
+			out = append(out, name+" (no such consumer group; name it to create its offsets)")
+		case strings.HasPrefix(gp.Note, "skipped"):
+			out = append(out, name+" ("+gp.Note+")")
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("plan %s: the rows of %d group(s) were not applied: %s", path, len(out), strings.Join(out, ", "))
 }
 
 func firstErr(errs ...error) error {

@@ -158,6 +158,10 @@ func TestPlanReset(t *testing.T) {
 			want: []string{"t/0 ->10 d-"}, refused: "current state is Stable (2 members)"},
 		{name: "empty KIP-848 group allowed", groups: []string{"empty848"}, target: tgt("earliest"), scope: []string{"t:0"},
 			want: []string{"t/0 ->10 d-"}},
+		{name: "--all-groups with a file plan names the groups whose rows are not applied", groups: []string{"g", "live", "src"}, allGroups: true,
+			target: Target{Kind: ToFile, Path: "p.csv"}, file: file("g,t,0,50\nlive,t,0,1\nghost,t,0,2\n"),
+			want: []string{"t/0 40>50 d10"},
+			warn: "plan p.csv: the rows of 2 group(s) were not applied: live (skipped: active group (Stable)), ghost (no such consumer group; name it to create its offsets)"},
 		{name: "--all-groups skips live groups", groups: []string{"live"}, allGroups: true, target: tgt("earliest"), scope: []string{"t:0"},
 			want: nil, warn: "skipping group live can only be reset"},
 	}
