@@ -476,7 +476,7 @@ func TestResetAllGroups(t *testing.T) {
 	if p, ok := byName[live]; !ok || len(p.Partitions) != 0 || !strings.Contains(p.Note, "skipped: active") {
 		t.Errorf("live group plan = %+v", byName[live])
 	}
-	if !strings.Contains(r.stderr, "skipping group "+live) {
+	if !strings.Contains(r.stderr, "warning: skipping group "+live+": it can only be reset if the group is inactive") {
 		t.Errorf("stderr = %q", r.stderr)
 	}
 	if f.c.Fake != nil {

@@ -101,6 +101,14 @@ func usagef(format string, args ...any) error {
 // when it may be reset: a classic group not Empty/Dead, a KIP-848 group with
 // any member.
 func LiveGroupReason(gi GroupInfo) string {
+	if r := liveReason(gi); r != "" {
+		return "group " + gi.Group + " " + r
+	}
+	return ""
+}
+
+// liveReason is LiveGroupReason without the group's name in front.
+func liveReason(gi GroupInfo) string {
 	n := len(gi.Members)
 	if gi.Type == "consumer" {
 		if n == 0 {
@@ -114,7 +122,7 @@ func LiveGroupReason(gi GroupInfo) string {
 			}
 		}
 	}
-	return fmt.Sprintf("group %s can only be reset if the group is inactive, but the current state is %s (%d member%s); stop its consumers first", gi.Group, gi.State, n, plural(n))
+	return fmt.Sprintf("can only be reset if the group is inactive, but the current state is %s (%d member%s); stop its consumers first", gi.State, n, plural(n))
 }
 
 func plural(n int) string {
@@ -231,14 +239,14 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 		gp.Error = fmt.Sprintf("fetching committed offsets of group %s: %v", g.Group, g.CommitErr)
 		return gp, nil, nil
 	}
-	if reason := LiveGroupReason(g.GroupInfo); reason != "" {
+	if reason := liveReason(g.GroupInfo); reason != "" {
 		if in.AllGroups {
 			// --all-groups resets the groups it can, as Apache's tool
 			// does: an active group is skipped, not refused.
 			gp.Note = "skipped: active group (" + g.State + ")"
-			return gp, []string{"skipping " + reason}, nil
+			return gp, []string{"skipping group " + g.Group + ": it " + reason}, nil
 		}
-		gp.Refused = reason
+		gp.Refused = "group " + g.Group + " " + reason
 	}
 
 	// The partitions to plan, with the file's offsets for a file plan.

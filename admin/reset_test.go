@@ -163,7 +163,7 @@ func TestPlanReset(t *testing.T) {
 			want: []string{"t/0 40>50 d10"},
 			warn: "plan p.csv: the rows of 2 group(s) were not applied: live (skipped: active group (Stable)), ghost (no such consumer group; name it to create its offsets)"},
 		{name: "--all-groups skips live groups", groups: []string{"live"}, allGroups: true, target: tgt("earliest"), scope: []string{"t:0"},
-			want: nil, warn: "skipping group live can only be reset"},
+			want: nil, warn: "skipping group live: it can only be reset if the group is inactive, but the current state is Stable (1 member); stop its consumers first"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
