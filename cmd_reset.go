@@ -279,11 +279,12 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 		}
 		return summarizeErrors(append(groupErrs, errs...))
 	}
-	n := 0
+	changed, unchanged := 0, 0
 	for _, i := range todo {
-		n += len(plan.Groups[i].Partitions)
+		c, u := plan.Groups[i].Changes()
+		changed, unchanged = changed+c, unchanged+u
 	}
-	a.infof("reset %d partition(s) of %d group(s); read back and verified", n, len(todo))
+	a.infof("reset %d group(s): %d partition(s) changed, %d unchanged; read back and verified", len(todo), changed, unchanged)
 	if renderErr != nil {
 		return fmt.Errorf("the reset was applied, but printing its plan failed: %w", renderErr)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -176,4 +177,33 @@ func TestDeleteDryRunFailsLikeExecute(t *testing.T) {
 	}
 	assertCommitted(t, f.c, live, f.topic, map[int32]int64{0: 4, 1: 6})
 	assertCommitted(t, f.c, missing, f.topic, map[int32]int64{})
+}
+
+// delete-offsets on a topic live members consume: partitions with a commit
+// fail with GROUP_SUBSCRIBED_TO_TOPIC, the one without says "no commit"
+// (it lost nothing), in the dry run and with --execute.
+func TestDeleteOffsetsLiveNoCommit(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	f.c.Consumer(g, f.topic, false, kgo.DisableAutoCommit())
+	for _, extra := range [][]string{nil, {"--execute", "--backup", f.backup("d.csv")}} {
+		r := mustRun(t, f.c, 1, append([]string{"delete-offsets", "-o", "json", g, "--topic", f.topic}, extra...)...)
+		var p admin.DeleteOffsetsPlan
+		decodeJSON(t, r, &p)
+		var got []string
+		for _, row := range p.Partitions {
+			got = append(got, row.Status)
+		}
+		want := "would fail: GROUP_SUBSCRIBED_TO_TOPIC,would fail: GROUP_SUBSCRIBED_TO_TOPIC,no commit"
+		if extra != nil {
+			want = "failed,failed,no commit"
+		}
+		if strings.Join(got, ",") != want || p.Partitions[2].Error != "" {
+			t.Errorf("%v: statuses %v, want %s (partitions %+v)", extra, got, want, p.Partitions)
+		}
+		if !strings.Contains(errLine(t, r), "2 errors") {
+			t.Errorf("%v: stderr %q", extra, r.stderr)
+		}
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 6})
 }

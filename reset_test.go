@@ -604,3 +604,17 @@ func TestResetAllGroupsFromFile(t *testing.T) {
 	assertCommitted(t, f.c, live, f.topic, map[int32]int64{0: 4, 1: 6})
 	assertCommitted(t, f.c, ghost, f.topic, map[int32]int64{})
 }
+
+// The summary counts only partitions whose committed offset changed: a
+// restore that keeps an offset, or keeps "no commit", leaves it unchanged.
+func TestResetSummaryCountsChanges(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	plan := f.backup("b.csv")
+	writeFile(t, plan, fmt.Sprintf("\"offsetctl:backup\",%q,0,1\n%q,%q,0,4\n%q,%q,1,9\n\"offsetctl:no-commit:%s\",%q,2,0\n", g, g, f.topic, g, f.topic, g, f.topic))
+	r := mustRun(t, f.c, 0, "reset", g, "--to", "file:"+plan, "--execute", "--backup", f.backup("undo.csv"))
+	if !strings.Contains(r.stderr, "reset 1 group(s): 1 partition(s) changed, 2 unchanged; read back and verified") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 9})
+}

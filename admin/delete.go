@@ -160,8 +160,13 @@ func ExecuteDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffs
 	if err != nil {
 		// A group-level error (NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, ...)
 		// applies to every partition.
+		// A partition without a commit lost nothing: "no commit".
 		msg := ExplainError(err)
 		for i := range p.Partitions {
+			if p.Partitions[i].Current == nil {
+				p.Partitions[i].Status = "no commit"
+				continue
+			}
 			p.Partitions[i].Status = "failed"
 			p.Partitions[i].Error = msg
 		}
@@ -172,15 +177,17 @@ func ExecuteDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffs
 		r := &p.Partitions[i]
 		perr, ok := resp[r.Topic][r.Partition]
 		switch {
+		case r.Current == nil:
+			// Nothing to delete, whatever the broker said (it refuses
+			// a topic live members consume even where there is no
+			// commit): say so rather than "failed".
+			r.Status = "no commit"
 		case !ok:
 			r.Status, r.Error = "failed", "missing from the broker's response"
 		case perr != nil:
 			r.Status, r.Error = "failed", ExplainError(perr)
 		default:
 			r.Status = "deleted"
-			if r.Current == nil {
-				r.Status = "no commit"
-			}
 		}
 	}
 	fetched, err := adm.FetchOffsets(ctx, p.Group)

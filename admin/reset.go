@@ -492,6 +492,22 @@ func (p Plan) Errors() []string {
 	return out
 }
 
+// Changes counts the group's partitions whose committed offset the plan
+// changes (a new offset, a commit where there was none, a deleted commit)
+// and those it leaves as they were (same offset, or no commit kept).
+func (g GroupPlan) Changes() (changed, unchanged int) {
+	for _, pp := range g.Partitions {
+		switch {
+		case pp.Action == ActDelete,
+			pp.Action == ActCommit && pp.Target != nil && (pp.Current == nil || *pp.Current != *pp.Target):
+			changed++
+		default:
+			unchanged++
+		}
+	}
+	return changed, unchanged
+}
+
 // Refusals lists the guard's refusals.
 func (p Plan) Refusals() []string {
 	var out []string

@@ -253,3 +253,19 @@ func TestLiveGroupReason(t *testing.T) {
 		}
 	}
 }
+
+func TestGroupPlanChanges(t *testing.T) {
+	v := func(n int64) *int64 { return &n }
+	gp := GroupPlan{Partitions: []PartitionPlan{
+		{Current: v(4), Target: v(4)},                // same offset
+		{Current: v(4), Target: v(5)},                // moved
+		{Current: nil, Target: v(0)},                 // created
+		{Current: v(3), Action: ActDelete},           // deleted
+		{Current: nil, Action: ActSkip},              // no commit kept
+		{Current: v(2), Action: ActSkip},             // left alone
+		{Current: v(2), Error: "listing offsets: x"}, // failed before planning
+	}}
+	if c, u := gp.Changes(); c != 3 || u != 4 {
+		t.Errorf("Changes() = %d changed, %d unchanged; want 3, 4", c, u)
+	}
+}
