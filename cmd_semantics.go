@@ -29,7 +29,7 @@ type semanticsFlags struct {
 	modes                                 string
 	workDelay, commitInterval, session    time.Duration
 	keep, sequential                      bool
-	logDir                                string
+	logDir, topicPrefix                   string
 }
 
 func (a *app) semanticsCmd() *cobra.Command {
@@ -37,9 +37,10 @@ func (a *app) semanticsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "semantics",
 		Short: "Crash a consumer mid-batch under each commit strategy and count what was lost or processed twice",
-		Long: `semantics creates a scratch topic of numbered events and, for each commit
-strategy, runs a consumer as a child process that really crashes (exits
-without committing or closing its client) right after processing the
+		Long: `semantics creates a scratch topic of numbered events (named --topic-prefix,
+"-" and 8 random hex digits; its groups are <topic>-<mode>) and, for each
+commit strategy, runs a consumer as a child process that really crashes
+(exits without committing or closing its client) right after processing the
 --crash-after'th event, then a fresh consumer of the same group that reads
 to the end. Every processed record is appended to a processed log; the table
 counts processed, unique, duplicate and lost events and shows the group's
@@ -56,6 +57,7 @@ or not).`,
 		Example: `  offsetctl semantics
   offsetctl semantics --modes auto,auto-greedy --work-delay 100ms --commit-interval 200ms
   offsetctl semantics -o json --keep --log-dir ./logs
+  offsetctl semantics --topic-prefix qa-semantics     # topic qa-semantics-<hex>, groups qa-semantics-<hex>-<mode>
   offsetctl semantics count ./logs/processed-sync.log`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -101,6 +103,7 @@ func (f *semanticsFlags) register(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.session, "session-timeout", semantics.DefaultSessionTimeout, "group session timeout of the workers")
 	fl.BoolVar(&f.keep, "keep", false, "keep the scratch topic, the groups and the processed logs")
 	fl.StringVar(&f.logDir, "log-dir", "", "write the processed logs (processed-MODE.log) here and keep them (default: a temporary directory)")
+	fl.StringVar(&f.topicPrefix, "topic-prefix", semantics.DefaultTopicPrefix, "start of the scratch topic's name (PREFIX-<8 hex>; groups are <topic>-<mode>), for clusters with a naming policy")
 	fl.BoolVar(&f.sequential, "sequential", false, "run the modes one after another instead of at once")
 }
 
@@ -122,7 +125,7 @@ func (f *semanticsFlags) options(fl *pflag.FlagSet) (semantics.Options, error) {
 		Events: f.events, Partitions: f.partitions, Batch: f.batch, CrashAfter: f.crashAfter,
 		Modes: modes, WorkDelay: f.workDelay, CommitInterval: f.commitInterval,
 		SessionTimeout: f.session, Keep: f.keep, LogDir: f.logDir, Sequential: f.sequential,
-		TopicPrefix: semantics.DefaultTopicPrefix,
+		TopicPrefix: f.topicPrefix,
 	}
 	return o, o.Validate()
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -303,6 +304,7 @@ func TestSemanticsBadUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	prefix := testkit.Name(t, "badusage")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -337,8 +339,19 @@ func TestSemanticsBadUsage(t *testing.T) {
 		{[]string{"--events", "ten"}, `invalid argument "ten" for "--events"`},
 		{[]string{"--work-delay", "5"}, `invalid argument "5" for "--work-delay"`},
 		{[]string{"extra-arg"}, "unknown command"},
+		// Topic prefix: Kafka's topic name rules, room for the suffix.
+		{[]string{"--topic-prefix", ""}, "--topic-prefix must not be empty"},
+		{[]string{"--topic-prefix", "qa semantics"}, `--topic-prefix "qa semantics": ' ' is not allowed in a Kafka topic name`},
+		{[]string{"--topic-prefix", "qa/semantics"}, `'/' is not allowed in a Kafka topic name`},
+		{[]string{"--topic-prefix", strings.Repeat("q", 241)}, "--topic-prefix must be at most 240 characters"},
 	} {
-		r := mustRun(t, c, 2, append([]string{"semantics"}, tc.args...)...)
+		// Every other case runs under a prefix of its own, so a topic it
+		// created by mistake is found below (even on a shared broker).
+		args := tc.args
+		if !strings.Contains(strings.Join(args, " "), "--topic-prefix") {
+			args = append(append([]string(nil), args...), "--topic-prefix", prefix)
+		}
+		r := mustRun(t, c, 2, append([]string{"semantics"}, args...)...)
 		if r.stdout != "" || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%q: stdout %q stderr %q, want %q", tc.args, r.stdout, r.stderr, tc.want)
 		}
@@ -351,10 +364,61 @@ func TestSemanticsBadUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range after.Names() {
-		if strings.HasPrefix(n, "offsetctl-semantics-") && !before.Has(n) {
+		if strings.HasPrefix(n, prefix) && !before.Has(n) {
 			t.Errorf("bad usage created topic %s", n)
 		}
 	}
+}
+
+// TestSemanticsTopicPrefix: --topic-prefix names the scratch topic
+// (PREFIX-<8 hex>) and its groups (<topic>-<mode>), so the experiment can
+// follow a shared cluster's naming policy; re-read on the broker.
+func TestSemanticsTopicPrefix(t *testing.T) {
+	c := testkit.New(t)
+	prefix := testkit.Name(t, "qa")
+	out := runSemantics(t, c, "--topic-prefix", prefix, "--keep", "--modes", "sync,at-most-once", "--events", "6", "--batch", "2", "--crash-after", "3")
+	t.Cleanup(func() {
+		adm := c.Admin()
+		ctx := testkit.Ctx(t)
+		_, _ = adm.DeleteGroups(ctx, out.Results[0].Group, out.Results[1].Group)
+		_, _ = adm.DeleteTopics(ctx, out.Topic)
+	})
+	if !regexp.MustCompile(`^` + regexp.QuoteMeta(prefix) + `-[0-9a-f]{8}$`).MatchString(out.Topic) {
+		t.Fatalf("topic %q is not %s-<8 hex>", out.Topic, prefix)
+	}
+	adm := c.Admin()
+	ctx := testkit.Ctx(t)
+	topics, err := adm.ListTopics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if td, ok := topics[out.Topic]; !ok || len(td.Partitions) != 3 {
+		t.Fatalf("kept topic %s on the broker: %+v", out.Topic, td)
+	}
+	groups, err := adm.ListGroups(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Results {
+		if r.Group != out.Topic+"-"+r.Mode {
+			t.Errorf("%s: group %q, want %s-%s", r.Mode, r.Group, out.Topic, r.Mode)
+		}
+		if _, ok := groups[r.Group]; !ok {
+			t.Errorf("%s: group %s not on the broker", r.Mode, r.Group)
+		}
+		if got := c.Committed(r.Group)[out.Topic]; len(got) != 3 || got[0] != 2 || got[1] != 2 || got[2] != 2 {
+			t.Errorf("%s: committed offsets on the broker = %v, want 0:2 1:2 2:2", r.Mode, got)
+		}
+	}
+	if amo := out.row(t, "at-most-once"); amo.Lost != 1 || amo.Processed != 5 || len(amo.LostEvents) != 1 || amo.LostEvents[0] != 4 {
+		t.Errorf("at-most-once = %+v, want event 4 lost", amo)
+	}
+	// Without --keep, everything under the prefix is gone afterwards.
+	out2 := runSemantics(t, c, "--topic-prefix", prefix, "--modes", "async", "--events", "6", "--batch", "2", "--crash-after", "3")
+	if !strings.HasPrefix(out2.Topic, prefix+"-") || out2.Topic == out.Topic || out2.Results[0].Group != out2.Topic+"-async" {
+		t.Fatalf("second run: topic %q, groups %+v", out2.Topic, out2.Results)
+	}
+	assertCleanedUp(t, c, out2)
 }
 
 // TestSemanticsFlagDefaults: an absent flag is the experiment's default —

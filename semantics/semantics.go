@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Mode is a commit strategy.
@@ -90,7 +91,9 @@ type Options struct {
 	// LogDir is where the processed logs go ("": a temporary directory,
 	// removed afterwards unless Keep).
 	LogDir string
-	// TopicPrefix names the scratch topic (default "offsetctl-semantics").
+	// TopicPrefix starts the scratch topic's name: the topic is the
+	// prefix, "-" and 8 random hex digits, its groups the topic, "-" and
+	// the mode (default "offsetctl-semantics").
 	TopicPrefix string
 	// Topic, when set, is the exact name of the scratch topic (it must
 	// not exist yet) instead of TopicPrefix and a random suffix. The demo
@@ -171,6 +174,13 @@ func (o Options) Validate() error {
 	case len(o.Modes) == 0:
 		return fmt.Errorf("--modes: no mode given (want %s or all)", modeNames(AllModes))
 	}
+	if o.Topic != "" {
+		if err := CheckTopicName(o.Topic); err != nil {
+			return fmt.Errorf("scratch topic: %w", err)
+		}
+	} else if err := CheckTopicPrefix(o.TopicPrefix); err != nil {
+		return err
+	}
 	seen := map[Mode]bool{}
 	for _, m := range o.Modes {
 		if !m.Valid() {
@@ -182,6 +192,65 @@ func (o Options) Validate() error {
 		seen[m] = true
 	}
 	return nil
+}
+
+// Kafka topic names: at most 249 characters of a-z, A-Z, 0-9, '.', '_'
+// and '-', and neither "." nor "..".
+const maxTopicLen = 249
+
+// suffixLen is what Run appends to the prefix: "-" and 8 hex digits.
+const suffixLen = 9
+
+// MaxTopicPrefixLen leaves room for the random suffix in a topic name.
+const MaxTopicPrefixLen = maxTopicLen - suffixLen
+
+// CheckTopicName checks a complete topic name against Kafka's rules.
+func CheckTopicName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("topic name must not be empty")
+	case name == "." || name == "..":
+		return fmt.Errorf("topic name %q is not allowed by Kafka", name)
+	}
+	if i := illegalTopicChar(name); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(name[i:])
+		return fmt.Errorf("topic name %q: %q is not allowed in a Kafka topic name (only a-z, A-Z, 0-9, '.', '_' and '-')", name, r)
+	}
+	if len(name) > maxTopicLen {
+		return fmt.Errorf("topic name is %d characters, Kafka allows at most %d", len(name), maxTopicLen)
+	}
+	return nil
+}
+
+// CheckTopicPrefix checks --topic-prefix: the scratch topic is the prefix,
+// "-" and 8 random hex digits, and its groups are the topic, "-" and the
+// mode, so a prefix that passes makes legal names that all start with it.
+func CheckTopicPrefix(prefix string) error {
+	switch {
+	case prefix == "":
+		return fmt.Errorf("--topic-prefix must not be empty (it starts the scratch topic's name; default %s)", DefaultTopicPrefix)
+	}
+	if i := illegalTopicChar(prefix); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(prefix[i:])
+		return fmt.Errorf("--topic-prefix %q: %q is not allowed in a Kafka topic name (only a-z, A-Z, 0-9, '.', '_' and '-')", prefix, r)
+	}
+	if len(prefix) > MaxTopicPrefixLen {
+		return fmt.Errorf("--topic-prefix must be at most %d characters (Kafka topic names are at most %d and the random suffix takes %d), got %d", MaxTopicPrefixLen, maxTopicLen, suffixLen, len(prefix))
+	}
+	return nil
+}
+
+// illegalTopicChar returns the byte index of the first character Kafka
+// does not allow in a topic name, or -1.
+func illegalTopicChar(s string) int {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' {
+			continue
+		}
+		return i
+	}
+	return -1
 }
 
 // Valid reports whether m is a known mode.

@@ -155,6 +155,81 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+func TestCheckTopicPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want string // "" = valid
+	}{
+		{"offsetctl-semantics", ""},
+		{"qa-", ""},
+		{"qa", ""},
+		{"QA.team_1-x", ""},
+		{".", ""}, // "." alone is no topic name, but ".-0a1b2c3d" is
+		{strings.Repeat("a", 240), ""},
+		{"", "--topic-prefix must not be empty"},
+		{strings.Repeat("a", 241), "--topic-prefix must be at most 240 characters (Kafka topic names are at most 249 and the random suffix takes 9), got 241"},
+		{"qa semantics", `--topic-prefix "qa semantics": ' ' is not allowed`},
+		{"qa/x", `'/' is not allowed`},
+		{"qa:x", `':' is not allowed`},
+		{"qä", `'ä' is not allowed`},
+		{strings.Repeat("ä", 200), `'ä' is not allowed`},
+	} {
+		err := CheckTopicPrefix(tc.in)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("CheckTopicPrefix(%q) = %v, want nil", tc.in, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("CheckTopicPrefix(%q) = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+	// Validate checks the prefix, or the exact topic when one is set
+	// (the demo's "orders").
+	o := Options{}.WithDefaults()
+	o.TopicPrefix = "bad prefix"
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--topic-prefix") {
+		t.Errorf("Validate with a bad prefix = %v", err)
+	}
+	o.TopicPrefix = ""
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--topic-prefix must not be empty") {
+		t.Errorf("Validate with no prefix = %v", err)
+	}
+	o.Topic = "orders"
+	if err := o.Validate(); err != nil {
+		t.Errorf("Validate with topic orders = %v", err)
+	}
+	for _, bad := range []string{"..", "a b", strings.Repeat("x", 250)} {
+		o.Topic = bad
+		if err := o.Validate(); err == nil || !strings.HasPrefix(err.Error(), "scratch topic: topic name") {
+			t.Errorf("Validate with topic %q = %v", bad, err)
+		}
+	}
+	if err := CheckTopicName(strings.Repeat("x", 249)); err != nil {
+		t.Errorf("249 characters: %v", err)
+	}
+}
+
+func FuzzCheckTopicPrefix(f *testing.F) {
+	for _, s := range []string{"offsetctl-semantics", "qa-", "", ".", "a b", "qä", strings.Repeat("a", 240), strings.Repeat("a", 241)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, prefix string) {
+		if CheckTopicPrefix(prefix) != nil {
+			return
+		}
+		// An accepted prefix makes a legal topic name that starts with
+		// it, whatever the random suffix.
+		for _, suffix := range []string{"00000000", "ffffffff"} {
+			topic := prefix + "-" + suffix
+			if err := CheckTopicName(topic); err != nil {
+				t.Fatalf("prefix %q accepted, but topic %q: %v", prefix, topic, err)
+			}
+		}
+	})
+}
+
 func TestLayout(t *testing.T) {
 	ev := Layout(60, 3)
 	if len(ev) != 60 {
