@@ -41,9 +41,10 @@ func (a *app) resetCmd() *cobra.Command {
 		Long: `Move the committed offsets of inactive consumer groups.
 
 --to SPEC is one of: earliest, latest, current, N (an exact offset),
-shift:+N / shift:-N (relative to the committed offset), time:RFC3339 or
-time:UNIX_MS (first offset at or after that time), ago:DURATION (90m, PT90M,
-P1DT2H), file:PLAN.csv (Apache's --export/--from-file CSV) or group:OTHER
+shift:+N / shift:-N (relative to the committed offset), time:TIME (first
+offset at or after that time: RFC 3339, YYYY-MM-DD[THH:MM[:SS[.sss]]] in UTC
+unless a zone follows, or unix milliseconds), ago:DURATION (90m, 3d, 1d12h,
+PT90M, P1DT2H), file:PLAN.csv (Apache's --export/--from-file CSV) or group:OTHER
 (copy another group's committed offsets). Apache's flags --to-earliest,
 --to-latest, --to-current, --to-offset, --shift-by, --to-datetime,
 --by-duration and --from-file are accepted too.
@@ -77,8 +78,8 @@ Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
 	fl.BoolVar(&f.toCurrent, "to-current", false, "alias of --to current")
 	fl.StringVar(&f.toOffset, "to-offset", "", "alias of --to N")
 	fl.StringVar(&f.shiftBy, "shift-by", "", "alias of --to shift:N")
-	fl.StringVar(&f.toDatetime, "to-datetime", "", "alias of --to time:T (Apache's YYYY-MM-DDTHH:mm:SS.sss, UTC without a zone)")
-	fl.StringVar(&f.byDuration, "by-duration", "", "alias of --to ago:D (ISO-8601 like PT1H)")
+	fl.StringVar(&f.toDatetime, "to-datetime", "", "alias of --to time:T (Apache's YYYY-MM-DDTHH:mm:SS.sss, UTC without a zone; also RFC 3339, YYYY-MM-DD, unix ms)")
+	fl.StringVar(&f.byDuration, "by-duration", "", "alias of --to ago:D (ISO-8601 like PT1H; also 90m, 3d, 1d12h)")
 	fl.StringVar(&f.fromFile, "from-file", "", "alias of --to file:PATH")
 	return cmd
 }

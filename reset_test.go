@@ -618,3 +618,27 @@ func TestResetSummaryCountsChanges(t *testing.T) {
 	}
 	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 9})
 }
+
+// The time grammar shared with replay, end to end: days (ago:1d12h),
+// ISO-8601 (ago:P1D), a date alone and a date-time without seconds (UTC).
+func TestResetTimeGrammar(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	for _, tc := range []struct {
+		spec string
+		want int64
+	}{
+		{"ago:1d12h", 0}, {"ago:P1D", 0}, {"time:2000-01-01", 0}, {"time:2100-01-01T00:00", 10},
+	} {
+		gp, _ := resetPlanOf(t, f.c, 0, g, "--topic", f.topic+":0", "--to", tc.spec)
+		if got := planTargets(gp, f.topic); got[0] != tc.want {
+			t.Errorf("--to %s: target %v, want %d", tc.spec, got, tc.want)
+		}
+	}
+	// Apache's alias with minutes only, a minute before the first record.
+	gp, _ := resetPlanOf(t, f.c, 0, g, "--topic", f.topic+":0", "--to-datetime", f.base.Add(-time.Minute).UTC().Format("2006-01-02T15:04"))
+	if got := planTargets(gp, f.topic); got[0] != 0 {
+		t.Errorf("--to-datetime minute before the records: target %v, want 0", got)
+	}
+	mustRun(t, f.c, 2, "reset", g, "--topic", f.topic, "--to", "time:1969-12-31")
+}

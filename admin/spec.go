@@ -40,8 +40,9 @@ type Target struct {
 func (t Target) NeedsScope() bool { return t.Kind != ToFile }
 
 // ParseTarget parses a --to SPEC: earliest, latest, current, N, shift:±N,
-// time:RFC3339|unix-ms, ago:DURATION, file:PATH, group:NAME. now resolves
-// ago: targets.
+// time:TIME (see ParseTime), ago:DURATION (see ParseDuration; now minus the
+// duration, not before 1970), file:PATH, group:NAME. now resolves ago:
+// targets.
 func ParseTarget(spec string, now time.Time) (Target, error) {
 	s := strings.TrimSpace(spec)
 	t := Target{Spec: s}
@@ -72,7 +73,9 @@ func ParseTarget(spec string, now time.Time) (Target, error) {
 		if err != nil {
 			return t, fmt.Errorf("--to %q: %w", spec, err)
 		}
-		t.Kind, t.Millis = ToTime, now.Add(-d).UnixMilli()
+		// Further back than 1970 is "before every record" (a negative
+		// time would mean latest/earliest to ListOffsets).
+		t.Kind, t.Millis = ToTime, max(0, now.Add(-d).UnixMilli())
 		return t, nil
 	case "file":
 		if strings.TrimSpace(arg) == "" {
@@ -95,7 +98,7 @@ func ParseTarget(spec string, now time.Time) (Target, error) {
 			return t, fmt.Errorf("--to %q: %w", spec, err)
 		}
 	}
-	return t, fmt.Errorf("--to %q: want earliest, latest, current, an offset N, shift:+N, shift:-N, time:RFC3339, ago:DURATION, file:PLAN.csv or group:NAME", spec)
+	return t, fmt.Errorf("--to %q: want earliest, latest, current, an offset N, shift:+N, shift:-N, time:TIME, ago:DURATION, file:PLAN.csv or group:NAME", spec)
 }
 
 // ParseOffset parses an exact, non-negative offset.
@@ -121,10 +124,22 @@ func ParseShift(s string) (int64, error) {
 	return n, nil
 }
 
-// ParseTime parses a point in time to unix milliseconds: RFC 3339 (with or
-// without fractional seconds), Apache's --to-datetime form
-// (YYYY-MM-DDTHH:mm:SS.sss, no zone meaning UTC; zones Z, ±hh:mm, ±hhmm,
-// ±hh) or unix milliseconds.
+// timeForms is the accepted time syntax, for error messages.
+const timeForms = "want RFC 3339 (2026-11-30T10:00:00Z), YYYY-MM-DD[THH:MM[:SS[.sss]]] (UTC unless a zone follows) or unix milliseconds"
+
+// ParseTime parses a point in time to unix milliseconds. It is pure (no
+// clock, no location but UTC) and accepts:
+//
+//   - unix milliseconds: 1764496800000
+//   - RFC 3339, with or without fractional seconds: 2026-11-30T10:00:00Z,
+//     2026-11-30T10:00:00.250+02:00
+//   - Apache's --to-datetime form YYYY-MM-DDTHH:mm:SS.sss, and the same
+//     without fractional seconds or without seconds (YYYY-MM-DDTHH:MM):
+//     UTC when no zone follows; zones Z, ±hh:mm, ±hhmm, ±hh
+//   - a date alone, YYYY-MM-DD: its midnight UTC
+//
+// Times before 1970-01-01T00:00:00Z are an error (Kafka's ListOffsets
+// reads negative times as "latest"/"earliest").
 func ParseTime(s string) (int64, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -137,9 +152,13 @@ func ParseTime(s string) (int64, error) {
 		}
 		return ms, nil
 	}
-	date, clock, ok := strings.Cut(s, "T")
-	if !ok {
-		return 0, fmt.Errorf("time %q: want RFC 3339 (2026-11-30T10:00:00Z) or unix milliseconds", s)
+	date, clock, hasClock := strings.Cut(s, "T")
+	if !hasClock {
+		tm, err := time.ParseInLocation("2006-01-02", date, time.UTC)
+		if err != nil {
+			return 0, fmt.Errorf("time %q: %s", s, timeForms)
+		}
+		return notBefore1970(s, tm.UnixMilli())
 	}
 	// Split off the zone: Z, or the last + or - in the clock part.
 	zone := ""
@@ -166,14 +185,23 @@ func ParseTime(s string) (int64, error) {
 		layout = "2006-01-02T15:04:05.999999999"
 	case strings.Count(clock, ":") == 2:
 		layout = "2006-01-02T15:04:05"
+	case strings.Count(clock, ":") == 1:
+		layout = "2006-01-02T15:04"
 	default:
-		return 0, fmt.Errorf("time %q: want HH:MM:SS after T", s)
+		return 0, fmt.Errorf("time %q: want HH:MM or HH:MM:SS after T", s)
 	}
 	tm, err := time.ParseInLocation(layout, date+"T"+clock, time.UTC)
 	if err != nil {
-		return 0, fmt.Errorf("time %q: want RFC 3339 (2026-11-30T10:00:00Z) or unix milliseconds", s)
+		return 0, fmt.Errorf("time %q: %s", s, timeForms)
 	}
-	return tm.Add(-time.Duration(offset) * time.Second).UnixMilli(), nil
+	return notBefore1970(s, tm.Add(-time.Duration(offset)*time.Second).UnixMilli())
+}
+
+func notBefore1970(s string, ms int64) (int64, error) {
+	if ms < 0 {
+		return 0, fmt.Errorf("time %q is before 1970-01-01T00:00:00Z", s)
+	}
+	return ms, nil
 }
 
 // parseZone parses ±hh, ±hhmm or ±hh:mm to seconds east of UTC.
@@ -209,9 +237,15 @@ func isDigits(s string) bool {
 	return true
 }
 
-// ParseDuration parses a non-negative duration: a Go duration (90m, 1h30m)
-// or an ISO-8601 duration as Java's Duration.parse accepts (PT1M, P1DT2H,
-// PT0.1S; days, hours, minutes, seconds).
+// ParseDuration parses a non-negative duration. It is pure and accepts:
+//
+//   - a Go duration: 90m, 1h30m, 1.5h, 500ms
+//   - whole days first, then optionally a Go duration: 3d, 1d12h, 2d30m
+//   - ISO-8601 as Java's Duration.parse accepts it (days, hours, minutes,
+//     seconds; case-insensitive): PT90M, P1D, P1DT2H, PT0.5S
+//
+// A negative duration (-90m, -PT1H, -3d) is an error; zero is allowed
+// (callers wanting a positive duration check that themselves).
 func ParseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -221,10 +255,12 @@ func ParseDuration(s string) (time.Duration, error) {
 	var err error
 	if u := strings.ToUpper(s); strings.HasPrefix(u, "P") || strings.HasPrefix(u, "-P") || strings.HasPrefix(u, "+P") {
 		d, err = parseISODuration(u)
+	} else if days, rest, ok := cutDays(s); ok {
+		d, err = parseDays(s, days, rest)
 	} else {
 		d, err = time.ParseDuration(s)
 		if err != nil {
-			err = fmt.Errorf("duration %q: want a Go duration (90m) or ISO-8601 (PT90M, P1DT2H)", s)
+			err = fmt.Errorf("duration %q: %s", s, durationForms)
 		}
 	}
 	if err != nil {
@@ -232,6 +268,51 @@ func ParseDuration(s string) (time.Duration, error) {
 	}
 	if d < 0 {
 		return 0, fmt.Errorf("duration %q is negative", s)
+	}
+	return d, nil
+}
+
+// durationForms is the accepted duration syntax, for error messages.
+const durationForms = "want a Go duration (90m, 1h30m), days (3d, 1d12h) or ISO-8601 (PT90M, P1DT2H)"
+
+// cutDays splits "[±]NdREST" into "[±]N" and REST.
+func cutDays(s string) (days, rest string, ok bool) {
+	i := strings.IndexByte(s, 'd')
+	if i <= 0 {
+		return "", "", false
+	}
+	n := strings.TrimLeft(s[:i], "+-")
+	if len(s[:i])-len(n) > 1 || !isDigits(n) {
+		return "", "", false
+	}
+	return s[:i], s[i+1:], true
+}
+
+// parseDays is [±]N days plus the Go duration rest (unsigned, possibly
+// empty), the sign applying to the whole.
+func parseDays(s, days, rest string) (time.Duration, error) {
+	neg := strings.HasPrefix(days, "-")
+	n, err := strconv.ParseInt(strings.TrimLeft(days, "+-"), 10, 64)
+	const day = 24 * time.Hour
+	if err != nil || n > math.MaxInt64/int64(day) {
+		return 0, fmt.Errorf("duration %q is too long", s)
+	}
+	d := time.Duration(n) * day
+	if rest != "" {
+		if rest[0] < '0' || rest[0] > '9' {
+			return 0, fmt.Errorf("duration %q: %s", s, durationForms)
+		}
+		r, err := time.ParseDuration(rest)
+		if err != nil {
+			return 0, fmt.Errorf("duration %q: %s", s, durationForms)
+		}
+		if d+r < d {
+			return 0, fmt.Errorf("duration %q is too long", s)
+		}
+		d += r
+	}
+	if neg {
+		d = -d
 	}
 	return d, nil
 }

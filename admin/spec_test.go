@@ -39,15 +39,19 @@ func TestParseTarget(t *testing.T) {
 		{spec: "time:2026-11-30T10:00:00.000-0130", want: Target{Kind: ToTime, Millis: ms("2026-11-30T11:30:00Z")}}, // Apache's XX zone
 		{spec: "time:2026-11-30T10:00:00.000+08", want: Target{Kind: ToTime, Millis: ms("2026-11-30T02:00:00Z")}},   // Apache's X zone
 		{spec: "time:1764496800000", want: Target{Kind: ToTime, Millis: 1764496800000}},
-		{spec: "time:2026-11-30", err: "RFC 3339"},
+		{spec: "time:2026-11-30", want: Target{Kind: ToTime, Millis: ms("2026-11-30T00:00:00Z")}},
 		{spec: "time:2026-13-30T10:00:00Z", err: "RFC 3339"},
-		{spec: "time:2026-11-30T10:00Z", err: "HH:MM:SS"},
+		{spec: "time:2026-11-30T10:00Z", want: Target{Kind: ToTime, Millis: ms("2026-11-30T10:00:00Z")}},
+		{spec: "time:2026-11-30T10", err: "HH:MM"},
 		{spec: "time:2026-11-30T10:00:00+25:00", err: "bad zone"},
 		{spec: "time:", err: "empty time"},
 		{spec: "ago:90m", want: Target{Kind: ToTime, Millis: now.Add(-90 * time.Minute).UnixMilli()}},
 		{spec: "ago:P1DT2H", want: Target{Kind: ToTime, Millis: now.Add(-26 * time.Hour).UnixMilli()}},
 		{spec: "ago:PT0.1S", want: Target{Kind: ToTime, Millis: now.Add(-100 * time.Millisecond).UnixMilli()}},
 		{spec: "ago:pt1m", want: Target{Kind: ToTime, Millis: now.Add(-time.Minute).UnixMilli()}},
+		{spec: "ago:3d", want: Target{Kind: ToTime, Millis: now.Add(-72 * time.Hour).UnixMilli()}},
+		{spec: "ago:P1D", want: Target{Kind: ToTime, Millis: now.Add(-24 * time.Hour).UnixMilli()}},
+		{spec: "ago:100000d", want: Target{Kind: ToTime, Millis: 0}}, // before 1970: every record
 		{spec: "ago:-1h", err: "negative"},
 		{spec: "ago:-PT1H", err: "negative"},
 		{spec: "ago:P1Y", err: "ISO-8601"},
@@ -122,13 +126,131 @@ func FuzzParseTarget(f *testing.F) {
 }
 
 func FuzzParseDuration(f *testing.F) {
-	for _, s := range []string{"PT1M", "P1DT2H3M4.5S", "-PT1S", "1h", "P0D", "PT.5S", "P99999999999D"} {
+	for _, s := range []string{"PT1M", "P1DT2H3M4.5S", "-PT1S", "1h", "P0D", "PT.5S", "P99999999999D", "3d", "1d12h", "-2d", "106751d23h"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		d, err := ParseDuration(s)
 		if err == nil && d < 0 {
 			t.Fatalf("%q: negative %v", s, d)
+		}
+	})
+}
+
+func TestParseTime(t *testing.T) {
+	ms := func(s string) int64 {
+		tm, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm.UnixMilli()
+	}
+	tests := []struct {
+		in   string
+		want int64
+		err  string
+	}{
+		{in: "1764496800000", want: 1764496800000},
+		{in: "0", want: 0},
+		{in: "2026-11-30T10:00:00Z", want: ms("2026-11-30T10:00:00Z")},
+		{in: "2026-11-30T10:00:00.250+02:00", want: ms("2026-11-30T08:00:00.25Z")},
+		{in: "2026-11-30T10:00:00.123", want: ms("2026-11-30T10:00:00.123Z")}, // Apache's form: UTC
+		{in: "2026-11-30T10:00:00.000-0130", want: ms("2026-11-30T11:30:00Z")},
+		{in: "2026-11-30T10:00:00", want: ms("2026-11-30T10:00:00Z")},
+		{in: "2026-11-30T10:00", want: ms("2026-11-30T10:00:00Z")},
+		{in: "2026-11-30T10:00+01:00", want: ms("2026-11-30T09:00:00Z")},
+		{in: " 2026-11-30 ", want: ms("2026-11-30T00:00:00Z")},
+		{in: "1970-01-01", want: 0},
+		{in: "1969-12-31T23:59:59.999Z", err: "before 1970"},
+		{in: "1969-12-31", err: "before 1970"},
+		{in: "2026-11-31", err: "RFC 3339"},
+		{in: "2026-11-30T25:00", err: "RFC 3339"},
+		{in: "2026-11-30T10", err: "HH:MM"},
+		{in: "30/11/2026", err: "RFC 3339"},
+		{in: "-5", err: "RFC 3339"},
+		{in: "99999999999999999999", err: "out of range"},
+		{in: "", err: "empty"},
+	}
+	for _, tc := range tests {
+		got, err := ParseTime(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseTime(%q) = %d, %v; want error containing %q", tc.in, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("ParseTime(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	const day = 24 * time.Hour
+	tests := []struct {
+		in   string
+		want time.Duration
+		err  string
+	}{
+		{in: "90m", want: 90 * time.Minute},
+		{in: "1h30m", want: 90 * time.Minute},
+		{in: "1.5h", want: 90 * time.Minute},
+		{in: "0s", want: 0},
+		{in: "3d", want: 3 * day},
+		{in: "1d12h", want: 36 * time.Hour},
+		{in: "2d30m15s", want: 2*day + 30*time.Minute + 15*time.Second},
+		{in: "+1d", want: day},
+		{in: "P1D", want: day},
+		{in: "p1dt2h", want: 26 * time.Hour},
+		{in: "PT90M", want: 90 * time.Minute},
+		{in: "PT0.5S", want: 500 * time.Millisecond},
+		{in: "-3d", err: "negative"},
+		{in: "-1d12h", err: "negative"},
+		{in: "-90m", err: "negative"},
+		{in: "-PT1H", err: "negative"},
+		{in: "1d-12h", err: "Go duration"},
+		{in: "1dx", err: "Go duration"},
+		{in: "1.5d", err: "Go duration"},
+		{in: "d", err: "Go duration"},
+		{in: "3D", err: "Go duration"},
+		{in: "106752d", err: "too long"},
+		{in: "106751d24h", err: "too long"},
+		{in: "P1W", err: "ISO-8601"},
+		{in: "soon", err: "Go duration"},
+		{in: "", err: "empty"},
+	}
+	for _, tc := range tests {
+		got, err := ParseDuration(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseDuration(%q) = %v, %v; want error containing %q", tc.in, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func FuzzParseTime(f *testing.F) {
+	for _, s := range []string{"1764496800000", "2026-11-30T10:00:00Z", "2026-11-30T10:00:00.250+02:00", "2026-11-30T10:00:00.000-0130",
+		"2026-11-30T10:00", "2026-11-30", "1969-12-31", "2026-11-30T10:00:00+08", "0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ms, err := ParseTime(s)
+		if err != nil {
+			return
+		}
+		if ms < 0 {
+			t.Fatalf("%q: negative time %d", s, ms)
+		}
+		// A date-time without a zone is UTC: the same as with Z.
+		if st := strings.TrimSpace(s); strings.Contains(st, "T") && !strings.ContainsAny(st[strings.Index(st, "T"):], "Zz+-") {
+			if z, err := ParseTime(st + "Z"); err != nil || z != ms {
+				t.Fatalf("%q = %d but with Z = %d, %v", s, ms, z, err)
+			}
 		}
 	})
 }
