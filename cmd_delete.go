@@ -80,6 +80,9 @@ func (a *app) deleteOffsetsCmd() *cobra.Command {
 			if err := report.DeleteOffsets(a.stdout, a.format, plan); err != nil {
 				return err
 			}
+			if plan.DeleteRequests > 1 {
+				a.infof("group %s: the delete exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetDelete requests, each atomic", group, plan.DeleteRequests)
+			}
 			deleted := 0
 			for _, r := range plan.Partitions {
 				if r.Status == "deleted" {

@@ -32,6 +32,9 @@ type DeleteOffsetsPlan struct {
 	Backup     string             `json:"backup"`
 	Error      string             `json:"error,omitempty"`
 	Partitions []DeleteOffsetsRow `json:"partitions"`
+	// DeleteRequests is how many OffsetDelete requests --execute sent (1
+	// unless the delete exceeded the coordinator's batch limit).
+	DeleteRequests int `json:"-"`
 }
 
 // PlanDeleteOffsets lists the scoped partitions of group with their
@@ -146,9 +149,14 @@ func (p DeleteOffsetsPlan) WouldFail() []string {
 	return out
 }
 
-// ExecuteDeleteOffsets sends one OffsetDelete for the plan's partitions and
-// then reads the group's offsets back to confirm they are gone.
+// ExecuteDeleteOffsets deletes the plan's offsets (one OffsetDelete, or
+// the fewest that fit the coordinator's batch limit) and then reads the
+// group's offsets back to confirm they are gone.
 func ExecuteDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffsetsPlan) error {
+	return executeDeleteOffsets(ctx, adm, p, commitBatchBytes)
+}
+
+func executeDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffsetsPlan, limit int) error {
 	set := kadm.TopicsSet{}
 	for _, r := range p.Partitions {
 		set.Add(r.Topic, r.Partition)
@@ -156,23 +164,11 @@ func ExecuteDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffs
 	if len(set) == 0 {
 		return nil
 	}
-	resp, err := adm.DeleteOffsets(ctx, p.Group, set)
-	if err != nil {
-		// A group-level error (NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, ...)
-		// applies to every partition.
-		// A partition without a commit lost nothing: "no commit".
-		msg := ExplainError(err)
-		for i := range p.Partitions {
-			if p.Partitions[i].Current == nil {
-				p.Partitions[i].Status = "no commit"
-				continue
-			}
-			p.Partitions[i].Status = "failed"
-			p.Partitions[i].Error = msg
-		}
-		return nil
-	}
-	p.Executed = true
+	resp, n, err := deleteInBatches(ctx, adm, p.Group, set, limit)
+	p.DeleteRequests = n
+	// A request error (NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, ...) applies
+	// to every partition it did not answer.
+	p.Executed = len(resp) > 0
 	for i := range p.Partitions {
 		r := &p.Partitions[i]
 		perr, ok := resp[r.Topic][r.Partition]
@@ -182,6 +178,8 @@ func ExecuteDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffs
 			// a topic live members consume even where there is no
 			// commit): say so rather than "failed".
 			r.Status = "no commit"
+		case !ok && err != nil:
+			r.Status, r.Error = "failed", ExplainError(err)
 		case !ok:
 			r.Status, r.Error = "failed", "missing from the broker's response"
 		case perr != nil:
@@ -189,6 +187,9 @@ func ExecuteDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffs
 		default:
 			r.Status = "deleted"
 		}
+	}
+	if !p.Executed {
+		return nil
 	}
 	fetched, err := adm.FetchOffsets(ctx, p.Group)
 	if err != nil {

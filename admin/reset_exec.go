@@ -247,6 +247,38 @@ func commitInBatches(ctx context.Context, adm *cluster.Admin, group string, os k
 	return out, n, nil
 }
 
+// deleteInBatches deletes group's offsets of set with as few OffsetDeletes
+// as fit the coordinator's batch limit: it writes one tombstone per
+// partition as one atomic batch, like a commit, so a very large delete is
+// split the way commitInBatches splits a commit (each OffsetDelete still
+// atomic). It returns the outcome of every partition of the requests that
+// were answered (a request error stops it: later partitions are missing
+// from the result) and the number of requests sent.
+func deleteInBatches(ctx context.Context, adm *cluster.Admin, group string, set kadm.TopicsSet, limit int) (kadm.DeleteOffsetsResponses, int, error) {
+	all := kadm.Offsets{}
+	set.Each(func(t string, p int32) { all.Add(kadm.Offset{Topic: t, Partition: p}) })
+	out := kadm.DeleteOffsetsResponses{}
+	n := 0
+	for _, batch := range splitCommits(group, all, limit) {
+		bs := kadm.TopicsSet{}
+		batch.Each(func(o kadm.Offset) { bs.Add(o.Topic, o.Partition) })
+		resp, err := adm.DeleteOffsets(ctx, group, bs)
+		n++
+		if err != nil {
+			return out, n, err
+		}
+		for t, ps := range resp {
+			for p, perr := range ps {
+				if out[t] == nil {
+					out[t] = map[int32]error{}
+				}
+				out[t][p] = perr
+			}
+		}
+	}
+	return out, n, nil
+}
+
 func batchLen(os kadm.Offsets) int {
 	n := 0
 	for _, ps := range os {
@@ -336,20 +368,17 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 		})
 	}
 	if len(deletes) > 0 {
-		resp, err := adm.DeleteOffsets(ctx, gp.Group, deletes)
-		if err != nil {
-			for _, pp := range gp.Partitions {
-				if pp.Action == ActDelete {
-					setErr(pp.Topic, pp.Partition, "delete: "+ExplainError(err))
-				}
+		resp, _, err := deleteInBatches(ctx, adm, gp.Group, deletes, commitBatchBytes)
+		for _, pp := range gp.Partitions {
+			if pp.Action != ActDelete {
+				continue
 			}
-		} else {
-			for t, ps := range resp {
-				for p, perr := range ps {
-					if perr != nil {
-						setErr(t, p, "delete: "+ExplainError(perr))
-					}
-				}
+			perr, ok := resp[pp.Topic][pp.Partition]
+			switch {
+			case !ok && err != nil:
+				setErr(pp.Topic, pp.Partition, "delete: "+ExplainError(err))
+			case perr != nil:
+				setErr(pp.Topic, pp.Partition, "delete: "+ExplainError(perr))
 			}
 		}
 	}

@@ -106,3 +106,38 @@ func TestSplitCommits(t *testing.T) {
 		t.Errorf("limit 1: %d batches", len(b))
 	}
 }
+
+// A delete larger than the batch limit is split into several
+// OffsetDeletes (here one partition each) and every offset is gone.
+func TestExecuteDeleteOffsetsInBatches(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(3, nil)
+	c.Produce(topic, map[int32]int{0: 5, 1: 5, 2: 5}, time.Time{})
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 1, 1: 2, 2: 3})
+	adm := c.Admin()
+	ctx := testkit.Ctx(t)
+	scope, _ := ParseScope([]string{topic})
+	snap, err := Gather(ctx, adm, GatherRequest{Groups: []string{g}, Scope: scope, ExtraTopics: scope.TopicNames()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := PlanDeleteOffsets(snap, g, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := executeDeleteOffsets(ctx, adm, &plan, 1); err != nil {
+		t.Fatal(err)
+	}
+	if plan.DeleteRequests != 3 || !plan.Executed {
+		t.Errorf("%d requests (executed %v), want 3", plan.DeleteRequests, plan.Executed)
+	}
+	for _, r := range plan.Partitions {
+		if r.Status != "deleted" || r.Error != "" {
+			t.Errorf("partition %d: %s %s", r.Partition, r.Status, r.Error)
+		}
+	}
+	if got := c.Committed(g)[topic]; len(got) != 0 {
+		t.Errorf("committed after the delete = %v", got)
+	}
+}
