@@ -93,14 +93,14 @@ or not).`,
 // register defines the flags of offsetctl semantics on fl. Their defaults
 // are the experiment's defaults (semantics.Options{}.WithDefaults()).
 func (f *semanticsFlags) register(fl *pflag.FlagSet) {
-	fl.IntVar(&f.events, "events", semantics.DefaultEvents, "numbered events to produce")
-	fl.IntVar(&f.partitions, "partitions", semantics.DefaultPartitions, "partitions of the scratch topic")
-	fl.IntVar(&f.batch, "batch", semantics.DefaultBatch, "records per batch (exactly; fewer only at the end of the topic)")
-	fl.IntVar(&f.crashAfter, "crash-after", semantics.DefaultCrashAfter, "the first consumer of each mode crashes right after processing this many events")
+	fl.IntVar(&f.events, "events", semantics.DefaultEvents, "numbered events to produce (2 to 1000000)")
+	fl.IntVar(&f.partitions, "partitions", semantics.DefaultPartitions, "partitions of the scratch topic (1 to 1000)")
+	fl.IntVar(&f.batch, "batch", semantics.DefaultBatch, "records per batch (exactly; fewer only at the end of the topic); at most 100000 batches")
+	fl.IntVar(&f.crashAfter, "crash-after", semantics.DefaultCrashAfter, "the first consumer of each mode crashes right after processing this many events (1 to --events - 1)")
 	fl.StringVar(&f.modes, "modes", "all", "comma-separated: at-most-once, at-least-once, auto, sync, async, auto-greedy; all = the first five")
-	fl.DurationVar(&f.workDelay, "work-delay", 0, "time spent processing each record (the seed's WORK_DELAY)")
-	fl.DurationVar(&f.commitInterval, "commit-interval", semantics.DefaultCommitInterval, "auto-commit / background flush interval of auto, auto-greedy and async (Kafka's default is 5s)")
-	fl.DurationVar(&f.session, "session-timeout", semantics.DefaultSessionTimeout, "group session timeout of the workers")
+	fl.DurationVar(&f.workDelay, "work-delay", 0, "time spent processing each record (the seed's WORK_DELAY); at most 15m in all per run")
+	fl.DurationVar(&f.commitInterval, "commit-interval", semantics.DefaultCommitInterval, "auto-commit / background flush interval of auto, auto-greedy and async (Kafka's default is 5s); at least 10ms")
+	fl.DurationVar(&f.session, "session-timeout", semantics.DefaultSessionTimeout, "group session timeout of the workers (1s to 30m, and within the brokers' group.min/max.session.timeout.ms)")
 	fl.BoolVar(&f.keep, "keep", false, "keep the scratch topic, the groups and the processed logs")
 	fl.StringVar(&f.logDir, "log-dir", "", "write the processed logs (processed-MODE.log) here and keep them (default: a temporary directory)")
 	fl.StringVar(&f.topicPrefix, "topic-prefix", semantics.DefaultTopicPrefix, "start of the scratch topic's name (PREFIX-<8 hex>; groups are <topic>-<mode>), for clusters with a naming policy")
@@ -120,6 +120,10 @@ func (f *semanticsFlags) options(fl *pflag.FlagSet) (semantics.Options, error) {
 	}
 	if fl.Changed("log-dir") && strings.TrimSpace(f.logDir) == "" {
 		return semantics.Options{}, fmt.Errorf("--log-dir must name a directory, got %q (leave the flag out for a temporary directory)", f.logDir)
+	}
+	if !fl.Changed("crash-after") && f.crashAfter >= f.events && f.events >= semantics.MinEvents {
+		// Say that 25 is the default the user did not type.
+		return semantics.Options{}, fmt.Errorf("--crash-after must be between 1 and --events - 1 (%d), got its default %d: set --crash-after too", f.events-1, f.crashAfter)
 	}
 	o := semantics.Options{
 		Events: f.events, Partitions: f.partitions, Batch: f.batch, CrashAfter: f.crashAfter,

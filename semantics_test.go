@@ -305,6 +305,10 @@ func TestSemanticsBadUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	prefix := testkit.Name(t, "badusage")
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -313,10 +317,10 @@ func TestSemanticsBadUsage(t *testing.T) {
 		{[]string{"--events", "0"}, "--events must be between 2 and 1000000, got 0"},
 		{[]string{"--events", "1"}, "--events must be between 2 and 1000000, got 1"},
 		{[]string{"--crash-after", "0"}, "--crash-after must be between 1 and --events - 1 (59), got 0"},
-		{[]string{"--batch", "0"}, "--batch must be at least 1, got 0"},
+		{[]string{"--batch", "0"}, "--batch must be between 1 and 1000000, got 0"},
 		{[]string{"--partitions", "0"}, "--partitions must be between 1 and 1000, got 0"},
-		{[]string{"--commit-interval", "0s"}, "--commit-interval must be positive, got 0s"},
-		{[]string{"--session-timeout", "0s"}, "--session-timeout must be at least 1s, got 0s"},
+		{[]string{"--commit-interval", "0s"}, "--commit-interval must be at least 10ms, got 0s"},
+		{[]string{"--session-timeout", "0s"}, "--session-timeout must be between 1s and 30m, got 0s"},
 		{[]string{"--modes", ""}, `--modes must name at least one mode, got ""`},
 		{[]string{"--modes="}, `--modes must name at least one mode, got ""`},
 		{[]string{"--log-dir", ""}, `--log-dir must name a directory, got ""`},
@@ -326,9 +330,22 @@ func TestSemanticsBadUsage(t *testing.T) {
 		{[]string{"--partitions", "-1"}, "--partitions must be between 1 and 1000, got -1"},
 		{[]string{"--crash-after", "60"}, "--crash-after must be between 1 and --events - 1 (59), got 60"},
 		{[]string{"--events", "10", "--crash-after", "25"}, "--crash-after must be between 1 and --events - 1 (9), got 25"},
+		{[]string{"--events", "10"}, "--crash-after must be between 1 and --events - 1 (9), got its default 25: set --crash-after too"},
 		{[]string{"--work-delay", "-1ms"}, "--work-delay must be at least 0s, got -1ms"},
-		{[]string{"--commit-interval", "-1s"}, "--commit-interval must be positive, got -1s"},
-		{[]string{"--session-timeout", "-10s"}, "--session-timeout must be at least 1s, got -10s"},
+		{[]string{"--commit-interval", "-1s"}, "--commit-interval must be at least 10ms, got -1s"},
+		{[]string{"--commit-interval", "1ms"}, "--commit-interval must be at least 10ms, got 1ms"},
+		{[]string{"--session-timeout", "-10s"}, "--session-timeout must be between 1s and 30m, got -10s"},
+		{[]string{"--session-timeout", "31m"}, "--session-timeout must be between 1s and 30m, got 31m0s"},
+		// Below what the brokers accept (6s on Apache Kafka and kfake by
+		// default): asked before anything is created.
+		{[]string{"--session-timeout", "2s"}, "--session-timeout must be between 6s and "},
+		// Values that would take hours.
+		{[]string{"--events", "1000000", "--batch", "1"}, "--batch must be at least 10 with --events 1000000 (at most 100000 batches, each a synchronous commit), got 1"},
+		{[]string{"--work-delay", "11s"}, "--work-delay must be between 0s and 10.588s with --events 60 and --crash-after 25, got 11s"},
+		{[]string{"--work-delay", "3s", "--sequential"}, "--work-delay must be between 0s and 2.117s with --events 60, --crash-after 25 and --sequential (5 modes), got 3s"},
+		{[]string{"--work-delay", "1000h"}, "--work-delay must be between 0s and 10.588s"},
+		// A log dir that cannot be one.
+		{[]string{"--log-dir", notDir}, "--log-dir: mkdir " + notDir + ": not a directory"},
 		// Modes: unknown names list the valid ones; no duplicates, no
 		// empty items.
 		{[]string{"--modes", "exactly-once"}, `unknown mode "exactly-once" (want a comma-separated list of at-most-once, at-least-once, auto, auto-greedy, sync, async, or all)`},

@@ -108,6 +108,17 @@ func Run(ctx context.Context, cfg cluster.Config, o Options) (res *Result, err e
 	defer adm.Close()
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	err = cfg.Ping(pctx, adm)
+	if err == nil {
+		// A session timeout the brokers refuse would only fail in the
+		// first worker, after the topic was created: check it first.
+		limits, lerr := brokerSessionLimits(pctx, adm)
+		if lerr != nil {
+			progress(fmt.Sprintf("warning: could not read the brokers' session timeout range (%v); the brokers will check --session-timeout %s", lerr, o.SessionTimeout))
+		}
+		if serr := CheckSessionTimeout(o.SessionTimeout, limits); serr != nil {
+			err = exitcode.AsUsage(serr)
+		}
+	}
 	cancel()
 	if err != nil {
 		return nil, err
@@ -129,7 +140,9 @@ func Run(ctx context.Context, cfg cluster.Config, o Options) (res *Result, err e
 		removeLogs = !o.Keep
 	} else {
 		if err := os.MkdirAll(logDir, 0o755); err != nil {
-			return nil, fmt.Errorf("--log-dir: %w", err)
+			// Not a directory, no permission: bad input, and nothing
+			// was created on the cluster yet.
+			return nil, exitcode.AsUsage(fmt.Errorf("--log-dir: %w", err))
 		}
 		if abs, err := filepath.Abs(logDir); err == nil {
 			logDir = abs

@@ -15,6 +15,7 @@ package semantics
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -150,6 +151,23 @@ const (
 	MinEvents     = 2
 	MaxEvents     = 1_000_000
 	MaxPartitions = 1000
+	// MaxBatches bounds --events / --batch: every batch of at-most-once,
+	// at-least-once and sync is a synchronous commit (about 0.3 ms on a
+	// local broker, several on a remote one), so 1,000,000 batches of one
+	// would take most of an hour per mode.
+	MaxBatches = 100_000
+	// MinCommitInterval keeps auto, auto-greedy and async from flooding
+	// the group coordinator with background commits.
+	MinCommitInterval = 10 * time.Millisecond
+	// MinSessionTimeout and MaxSessionTimeout frame --session-timeout
+	// before the brokers are asked (Apache Kafka allows 6s to 30m by
+	// default: group.min/max.session.timeout.ms).
+	MinSessionTimeout = time.Second
+	MaxSessionTimeout = 30 * time.Minute
+	// MaxWorkTime bounds the time the workers of one run spend in
+	// --work-delay: (events + crash-after) records per mode at most,
+	// times the number of modes with --sequential.
+	MaxWorkTime = 15 * time.Minute
 )
 
 // Validate checks options as they are: it fills no default, so a zero
@@ -161,16 +179,22 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--events must be between %d and %d, got %d", MinEvents, MaxEvents, o.Events)
 	case o.Partitions < 1 || o.Partitions > MaxPartitions:
 		return fmt.Errorf("--partitions must be between 1 and %d, got %d", MaxPartitions, o.Partitions)
-	case o.Batch < 1:
-		return fmt.Errorf("--batch must be at least 1, got %d", o.Batch)
+	case o.Batch < 1 || o.Batch > MaxEvents:
+		// A batch larger than the topic is one batch of all events.
+		return fmt.Errorf("--batch must be between 1 and %d, got %d", MaxEvents, o.Batch)
+	case batches(o.Events, o.Batch) > MaxBatches:
+		return fmt.Errorf("--batch must be at least %d with --events %d (at most %d batches, each a synchronous commit), got %d", minBatch(o.Events), o.Events, MaxBatches, o.Batch)
 	case o.CrashAfter < 1 || o.CrashAfter >= o.Events:
 		return fmt.Errorf("--crash-after must be between 1 and --events - 1 (%d), got %d", o.Events-1, o.CrashAfter)
 	case o.WorkDelay < 0:
 		return fmt.Errorf("--work-delay must be at least 0s, got %s", o.WorkDelay)
-	case o.CommitInterval <= 0:
-		return fmt.Errorf("--commit-interval must be positive, got %s", o.CommitInterval)
-	case o.SessionTimeout < time.Second:
-		return fmt.Errorf("--session-timeout must be at least 1s, got %s", o.SessionTimeout)
+	case o.WorkDelay > o.maxWorkDelay():
+		return fmt.Errorf("--work-delay must be between 0s and %s with %s, got %s: up to %d records go through it, %s in all, and a run may spend at most %s in work delays",
+			o.maxWorkDelay(), o.workContext(), o.WorkDelay, o.workRecords(), workTime(o.WorkDelay, o.workRecords()), shortDuration(MaxWorkTime))
+	case o.CommitInterval < MinCommitInterval:
+		return fmt.Errorf("--commit-interval must be at least %s, got %s", MinCommitInterval, o.CommitInterval)
+	case o.SessionTimeout < MinSessionTimeout || o.SessionTimeout > MaxSessionTimeout:
+		return fmt.Errorf("--session-timeout must be between %s and %s, got %s", MinSessionTimeout, shortDuration(MaxSessionTimeout), o.SessionTimeout)
 	case len(o.Modes) == 0:
 		return fmt.Errorf("--modes: no mode given (want %s or all)", modeNames(AllModes))
 	}
@@ -192,6 +216,67 @@ func (o Options) Validate() error {
 		seen[m] = true
 	}
 	return nil
+}
+
+func batches(events, batch int) int { return (events + batch - 1) / batch }
+
+// minBatch is the smallest --batch that keeps events within MaxBatches.
+func minBatch(events int) int { return (events + MaxBatches - 1) / MaxBatches }
+
+// workRecords is the most records that go through --work-delay in one
+// run: each mode's first worker processes CrashAfter records and its
+// restart at most Events; with Sequential the modes add up (at once they
+// overlap).
+func (o Options) workRecords() int64 {
+	return int64(o.Events+o.CrashAfter) * int64(o.workRuns())
+}
+
+func (o Options) workRuns() int {
+	if o.Sequential && len(o.Modes) > 0 {
+		return len(o.Modes)
+	}
+	return 1
+}
+
+// workContext names the options the work-delay limit depends on.
+func (o Options) workContext() string {
+	if o.workRuns() > 1 {
+		return fmt.Sprintf("--events %d, --crash-after %d and --sequential (%d modes)", o.Events, o.CrashAfter, o.workRuns())
+	}
+	return fmt.Sprintf("--events %d and --crash-after %d", o.Events, o.CrashAfter)
+}
+
+// maxWorkDelay is the largest --work-delay within MaxWorkTime.
+func (o Options) maxWorkDelay() time.Duration {
+	n := o.workRecords()
+	if n <= 0 {
+		return MaxWorkTime
+	}
+	d := MaxWorkTime / time.Duration(n)
+	if d >= time.Millisecond {
+		return d.Truncate(time.Millisecond)
+	}
+	return d.Truncate(time.Microsecond)
+}
+
+// workTime is d × n, saturating instead of overflowing.
+func workTime(d time.Duration, n int64) string {
+	if n > 0 && d > math.MaxInt64/time.Duration(n) {
+		return "over 290 years"
+	}
+	return shortDuration(d * time.Duration(n))
+}
+
+// shortDuration prints 30m instead of 30m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // Kafka topic names: at most 249 characters of a-z, A-Z, 0-9, '.', '_'

@@ -2,6 +2,7 @@ package semantics
 
 import (
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -114,16 +115,27 @@ func TestValidate(t *testing.T) {
 		{func(o *Options) { o.Partitions = 0 }, "--partitions must be between 1 and 1000, got 0"},
 		{func(o *Options) { o.Partitions = -2 }, "--partitions must be between 1 and 1000, got -2"},
 		{func(o *Options) { o.Partitions = 1001 }, "--partitions must be between 1 and 1000, got 1001"},
-		{func(o *Options) { o.Batch = 0 }, "--batch must be at least 1, got 0"},
-		{func(o *Options) { o.Batch = -1 }, "--batch must be at least 1, got -1"},
+		{func(o *Options) { o.Batch = 0 }, "--batch must be between 1 and 1000000, got 0"},
+		{func(o *Options) { o.Batch = -1 }, "--batch must be between 1 and 1000000, got -1"},
+		{func(o *Options) { o.Batch = 1_000_001 }, "--batch must be between 1 and 1000000, got 1000001"},
+		{func(o *Options) { o.Events, o.Batch = 1_000_000, 9 }, "--batch must be at least 10 with --events 1000000 (at most 100000 batches, each a synchronous commit), got 9"},
+		{func(o *Options) { o.Events, o.Batch = 100_001, 1 }, "--batch must be at least 2 with --events 100001"},
 		{func(o *Options) { o.CrashAfter = 0 }, "--crash-after must be between 1 and --events - 1 (59), got 0"},
 		{func(o *Options) { o.CrashAfter = 60 }, "--crash-after must be between 1 and --events - 1 (59), got 60"},
 		{func(o *Options) { o.CrashAfter = -1 }, "--crash-after must be between 1 and --events - 1 (59), got -1"},
 		{func(o *Options) { o.WorkDelay = -time.Second }, "--work-delay must be at least 0s, got -1s"},
-		{func(o *Options) { o.CommitInterval = 0 }, "--commit-interval must be positive, got 0s"},
-		{func(o *Options) { o.CommitInterval = -time.Second }, "--commit-interval must be positive, got -1s"},
-		{func(o *Options) { o.SessionTimeout = 0 }, "--session-timeout must be at least 1s, got 0s"},
-		{func(o *Options) { o.SessionTimeout = time.Millisecond }, "--session-timeout must be at least 1s, got 1ms"},
+		{func(o *Options) { o.CommitInterval = 0 }, "--commit-interval must be at least 10ms, got 0s"},
+		{func(o *Options) { o.CommitInterval = -time.Second }, "--commit-interval must be at least 10ms, got -1s"},
+		{func(o *Options) { o.CommitInterval = time.Millisecond }, "--commit-interval must be at least 10ms, got 1ms"},
+		{func(o *Options) { o.SessionTimeout = 0 }, "--session-timeout must be between 1s and 30m, got 0s"},
+		{func(o *Options) { o.SessionTimeout = time.Millisecond }, "--session-timeout must be between 1s and 30m, got 1ms"},
+		{func(o *Options) { o.SessionTimeout = 31 * time.Minute }, "--session-timeout must be between 1s and 30m, got 31m0s"},
+		// Work delays that would take hours: (events + crash-after)
+		// records per mode, all modes with --sequential.
+		{func(o *Options) { o.WorkDelay = 11 * time.Second }, "--work-delay must be between 0s and 10.588s with --events 60 and --crash-after 25, got 11s: up to 85 records go through it, 15m35s in all, and a run may spend at most 15m in work delays"},
+		{func(o *Options) { o.WorkDelay = 3 * time.Second; o.Sequential = true }, "--work-delay must be between 0s and 2.117s with --events 60, --crash-after 25 and --sequential (5 modes), got 3s: up to 425 records"},
+		{func(o *Options) { o.WorkDelay = math.MaxInt64 }, "over 290 years in all"},
+		{func(o *Options) { o.Events, o.WorkDelay = 1_000_000, time.Millisecond }, "--work-delay must be between 0s and 899µs with --events 1000000"},
 		{func(o *Options) { o.Modes = nil }, "--modes: no mode given"},
 		{func(o *Options) { o.Modes = []Mode{"bogus"} }, `--modes: unknown mode "bogus"`},
 		{func(o *Options) { o.Modes = []Mode{Sync, Sync} }, "--modes: sync given twice"},
@@ -146,6 +158,14 @@ func TestValidate(t *testing.T) {
 		func(o *Options) { o.CrashAfter = 59 },
 		func(o *Options) { o.WorkDelay = 0 },
 		func(o *Options) { o.SessionTimeout = time.Second },
+		func(o *Options) { o.SessionTimeout = 30 * time.Minute },
+		func(o *Options) { o.Batch = 61 },                  // one batch of all 60
+		func(o *Options) { o.Events, o.CrashAfter = 2, 1 }, // with the default batch of 10
+		func(o *Options) { o.Events, o.Batch = 1_000_000, 10 },
+		func(o *Options) { o.CommitInterval = 10 * time.Millisecond },
+		func(o *Options) { o.WorkDelay = 10588 * time.Millisecond },
+		func(o *Options) { o.WorkDelay, o.Sequential = 2117*time.Millisecond, true },
+		func(o *Options) { o.WorkDelay, o.Sequential, o.Modes = 10*time.Second, true, []Mode{Sync} },
 	} {
 		o := ok
 		mod(&o)
