@@ -123,7 +123,7 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 			}
 			// A group named twice is deleted (and backed up) once, as lag
 			// shows it once.
-			args = uniqueNames(args)
+			args = admin.Dedupe(args)
 			cfg, adm, err := a.admin(cmd.Context())
 			if err != nil {
 				return err
@@ -199,17 +199,4 @@ func deleteGroupErrs(rows []admin.DeleteGroupRow, planned bool) error {
 		}
 	}
 	return reportErrors(errs)
-}
-
-// uniqueNames drops repeated names, keeping the first occurrence's order.
-func uniqueNames(names []string) []string {
-	seen := map[string]bool{}
-	out := make([]string, 0, len(names))
-	for _, n := range names {
-		if !seen[n] {
-			seen[n] = true
-			out = append(out, n)
-		}
-	}
-	return out
 }

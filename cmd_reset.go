@@ -141,7 +141,7 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error 
 	}
 	// JSON is an object only when exactly one group was named, whatever
 	// the cluster holds.
-	oneGroup := !f.allGroups && len(uniqueNames(groups)) == 1
+	oneGroup := !f.allGroups && len(admin.Dedupe(groups)) == 1
 	var file *admin.PlanFile
 	if target.Kind == admin.ToFile {
 		data, err := os.ReadFile(target.Path)

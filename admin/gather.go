@@ -383,7 +383,7 @@ func Gather(ctx context.Context, adm *cluster.Admin, req GatherRequest) (*Snapsh
 	if err != nil {
 		return nil, err
 	}
-	groups := dedupe(req.Groups)
+	groups := Dedupe(req.Groups)
 	if req.AllGroups {
 		groups = ConsumerGroupNames(listed)
 	}
@@ -440,7 +440,8 @@ func Gather(ctx context.Context, adm *cluster.Admin, req GatherRequest) (*Snapsh
 	return snap, nil
 }
 
-func dedupe(in []string) []string {
+// Dedupe drops repeated names, keeping the order of first occurrence.
+func Dedupe(in []string) []string {
 	seen := map[string]bool{}
 	out := make([]string, 0, len(in))
 	for _, s := range in {

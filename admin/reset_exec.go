@@ -61,7 +61,7 @@ func GatherReset(ctx context.Context, adm *cluster.Admin, req ResetRequest) (Res
 			in.Groups = append(in.Groups, g.Group)
 		}
 	} else {
-		in.Groups = dedupe(req.Groups)
+		in.Groups = Dedupe(req.Groups)
 	}
 	if req.Target.Kind == ToGroup {
 		o, ok := snap.Group(req.Target.Group)
