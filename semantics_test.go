@@ -551,8 +551,9 @@ func TestSemanticsVerboseReachesWorker(t *testing.T) {
 }
 
 // BenchmarkSemantics times the default experiment (5 modes, 10 worker
-// processes, replay, cleanup) on kfake, with the modes at once and one
-// after another.
+// processes, replay, cleanup) with the modes at once and one after
+// another, and a small one whose crash batch starts on a new partition
+// (on kfake, or the real broker with KAFKA_BROKERS).
 func BenchmarkSemantics(b *testing.B) {
 	for _, bc := range []struct {
 		name string
@@ -560,6 +561,11 @@ func BenchmarkSemantics(b *testing.B) {
 	}{
 		{"parallel", nil},
 		{"sequential", []string{"--sequential"}},
+		// The crash batch starts on a fresh partition: the worker's
+		// cursor moves to it while a fetch of the finished one may be
+		// long-polling on the broker (bounded by the workers'
+		// FetchMaxWait).
+		{"partition-switch", []string{"--modes", "sync", "--events", "6", "--batch", "2", "--crash-after", "3"}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			c := testkit.New(b)

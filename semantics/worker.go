@@ -77,6 +77,9 @@ func (s WorkerSpec) Config(cfg cluster.Config) cluster.Config {
 	return cfg
 }
 
+// workerFetchMaxWait bounds a worker's long poll.
+const workerFetchMaxWait = 100 * time.Millisecond
+
 // groupOpts are the consumer options of a mode.
 func groupOpts(s WorkerSpec) []kgo.Opt {
 	opts := []kgo.Opt{
@@ -85,6 +88,11 @@ func groupOpts(s WorkerSpec) []kgo.Opt {
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.SessionTimeout(s.SessionTimeout),
 		kgo.HeartbeatInterval(max(s.SessionTimeout/10, 100*time.Millisecond)),
+		// When the cursor moves to the next partition, a fetch of the
+		// finished one may be long-polling on the broker; it holds the
+		// resumed partition back until it returns (5s by default on
+		// Apache Kafka; kfake answers at once).
+		kgo.FetchMaxWait(workerFetchMaxWait),
 	}
 	if s.InstanceID != "" {
 		opts = append(opts, kgo.InstanceID(s.InstanceID))
