@@ -65,7 +65,7 @@ before and after. With --produce-to it copies the records to another topic
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.from, "from", "earliest", "start: earliest, an offset N, time:T (RFC 3339 or Unix ms), ago:D (15m, 2h, 3d), or per partition 0=120,2=300")
+	fl.StringVar(&f.from, "from", "earliest", "start: earliest, an offset N, time:T (RFC 3339, YYYY-MM-DD[THH:MM[:SS]] UTC, or Unix ms), ago:D (15m, 2h, 3d, 1d12h, PT90M), or per partition 0=120,2=300")
 	fl.StringVar(&f.partitions, "partitions", "", "only these partitions, e.g. 0,2 (default: all, or those of a per-partition --from)")
 	fl.StringVar(&f.until, "until", "", "stop before offset N or before the first record at or after time:T / ago:D (default: the end offsets captured at start)")
 	fl.Int64Var(&f.max, "max", 0, "stop after N records in total (0: no limit)")

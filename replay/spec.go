@@ -11,11 +11,12 @@ package replay
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/offsetctl/offsetctl/admin"
 )
 
 // StartKind says how a start position is given.
@@ -78,8 +79,9 @@ func (s StartSpec) For(p int32) (Start, bool) {
 }
 
 // ParseStart parses --from: "earliest" (also "beginning", "start"), an
-// offset N, "time:T" (RFC 3339, YYYY-MM-DD[THH:MM:SS] in UTC, or Unix
-// milliseconds), "ago:D" (a Go duration or Nd days, before now), or a
+// offset N, "time:T" (admin.ParseTime: RFC 3339, YYYY-MM-DD[THH:MM[:SS]]
+// in UTC, or Unix milliseconds), "ago:D" (admin.ParseDuration: 90s, 2h,
+// 3d, 1d12h, PT90M; positive, before now), or a
 // per-partition list "0=120,2=time:...,3=earliest". The empty string is
 // earliest.
 func ParseStart(s string, now time.Time) (StartSpec, error) {
@@ -120,18 +122,18 @@ func parseOneStart(v string, now time.Time) (Start, error) {
 		return Start{Kind: StartEarliest}, nil
 	}
 	if t, ok := strings.CutPrefix(v, "time:"); ok {
-		tm, err := ParseTime(t)
+		tm, err := parseTimeArg(t)
 		if err != nil {
 			return Start{}, err
 		}
 		return Start{Kind: StartTime, Time: tm}, nil
 	}
 	if d, ok := strings.CutPrefix(v, "ago:"); ok {
-		dur, err := ParseAgo(d)
+		dur, err := parseAgoArg(d)
 		if err != nil {
 			return Start{}, err
 		}
-		return Start{Kind: StartTime, Time: now.Add(-dur)}, nil
+		return Start{Kind: StartTime, Time: agoTime(now, dur)}, nil
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 {
@@ -140,50 +142,38 @@ func parseOneStart(v string, now time.Time) (Start, error) {
 	return Start{Kind: StartOffset, Offset: n}, nil
 }
 
-// ParseTime parses a point in time: RFC 3339 (with or without fractional
-// seconds), YYYY-MM-DDTHH:MM:SS or YYYY-MM-DD (both UTC), or Unix
-// milliseconds.
-func ParseTime(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if ms < 0 {
-			return time.Time{}, fmt.Errorf("time %q is negative", s)
-		}
-		return time.UnixMilli(ms).UTC(), nil
+// parseTimeArg parses the T of time:T with the grammar reset shares
+// (admin.ParseTime: Unix ms, RFC 3339, YYYY-MM-DD[THH:MM[:SS]] in UTC).
+func parseTimeArg(s string) (time.Time, error) {
+	ms, err := admin.ParseTime(s)
+	if err != nil {
+		return time.Time{}, err
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			if t.Year() < 1970 {
-				return time.Time{}, fmt.Errorf("time %q is before 1970", s)
-			}
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("time %q is not RFC 3339 (2026-01-02T15:04:05Z), YYYY-MM-DD[THH:MM:SS] (UTC) or Unix milliseconds", s)
+	return time.UnixMilli(ms).UTC(), nil
 }
 
-// ParseAgo parses a positive duration: a Go duration (90s, 15m, 2h30m) or
-// whole days (3d).
-func ParseAgo(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	var d time.Duration
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.ParseInt(n, 10, 64)
-		if err != nil || days <= 0 || days > math.MaxInt64/int64(24*time.Hour) {
-			return 0, fmt.Errorf("duration %q is not a positive whole number of days", s)
-		}
-		d = time.Duration(days) * 24 * time.Hour
-	} else {
-		var err error
-		d, err = time.ParseDuration(s)
-		if err != nil {
-			return 0, fmt.Errorf("duration %q is not like 90s, 15m, 2h or 3d", s)
-		}
+// parseAgoArg parses the D of ago:D with the grammar reset shares
+// (admin.ParseDuration: 90s, 2h, 3d, 1d12h, PT90M, P1D); a replay needs a
+// positive duration.
+func parseAgoArg(s string) (time.Duration, error) {
+	d, err := admin.ParseDuration(s)
+	if err != nil {
+		return 0, err
 	}
 	if d <= 0 {
-		return 0, fmt.Errorf("duration %q must be positive", s)
+		return 0, fmt.Errorf("duration %q must be positive", strings.TrimSpace(s))
 	}
 	return d, nil
+}
+
+// agoTime is now minus d, clamped to 1970 (a negative timestamp means
+// latest or earliest to ListOffsets), as reset's ago: does.
+func agoTime(now time.Time, d time.Duration) time.Time {
+	t := now.Add(-d)
+	if t.Before(time.UnixMilli(0)) || d > time.Duration(now.UnixNano()) {
+		return time.UnixMilli(0).UTC()
+	}
+	return t
 }
 
 // Until is a parsed --until: an exclusive end offset or time. The zero
@@ -213,18 +203,18 @@ func ParseUntil(s string, now time.Time) (Until, error) {
 		return Until{}, nil
 	}
 	if t, ok := strings.CutPrefix(s, "time:"); ok {
-		tm, err := ParseTime(t)
+		tm, err := parseTimeArg(t)
 		if err != nil {
 			return Until{}, fmt.Errorf("--until %q: %w", s, err)
 		}
 		return Until{Set: true, IsTime: true, Time: tm}, nil
 	}
 	if d, ok := strings.CutPrefix(s, "ago:"); ok {
-		dur, err := ParseAgo(d)
+		dur, err := parseAgoArg(d)
 		if err != nil {
 			return Until{}, fmt.Errorf("--until %q: %w", s, err)
 		}
-		return Until{Set: true, IsTime: true, Time: now.Add(-dur)}, nil
+		return Until{Set: true, IsTime: true, Time: agoTime(now, dur)}, nil
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 {

@@ -33,8 +33,17 @@ func TestParseStart(t *testing.T) {
 		{in: "-1", wantErr: "not earliest"},
 		{in: "abc", wantErr: "not earliest"},
 		{in: "latest", wantErr: "not earliest"},
-		{in: "time:yesterday", wantErr: "not RFC 3339"},
-		{in: "ago:-5m", wantErr: "positive"},
+		// The grammar reset shares (admin.ParseTime, admin.ParseDuration).
+		{in: "time:2026-11-30T06:00", all: &Start{Kind: StartTime, Time: ts}},
+		{in: "time:2026-11-30T06:00:00.000", all: &Start{Kind: StartTime, Time: ts}},
+		{in: "ago:1d12h", all: &Start{Kind: StartTime, Time: now.Add(-36 * time.Hour)}},
+		{in: "ago:PT90M", all: &Start{Kind: StartTime, Time: now.Add(-90 * time.Minute)}},
+		{in: "ago:P1D", all: &Start{Kind: StartTime, Time: now.Add(-24 * time.Hour)}},
+		{in: "time:yesterday", wantErr: "want RFC 3339"},
+		{in: "time:1969-12-31", wantErr: "before 1970"},
+		{in: "ago:-5m", wantErr: "negative"},
+		{in: "ago:PT0S", wantErr: "positive"},
+		{in: "ago:30000d", all: &Start{Kind: StartTime, Time: time.UnixMilli(0)}},
 		{in: "ago:0s", wantErr: "positive"},
 		{in: "ago:xd", wantErr: "days"},
 		{in: "0=1,0=2", wantErr: "given twice"},
@@ -87,6 +96,11 @@ func TestParseUntil(t *testing.T) {
 		{in: "400", want: Until{Set: true, Offset: 400}},
 		{in: "time:2026-11-30T06:00:00Z", want: Until{Set: true, IsTime: true, Time: time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)}},
 		{in: "ago:30m", want: Until{Set: true, IsTime: true, Time: now.Add(-30 * time.Minute)}},
+		{in: "ago:PT30M", want: Until{Set: true, IsTime: true, Time: now.Add(-30 * time.Minute)}},
+		{in: "ago:1d12h", want: Until{Set: true, IsTime: true, Time: now.Add(-36 * time.Hour)}},
+		{in: "time:2026-11-30T06:00", want: Until{Set: true, IsTime: true, Time: time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)}},
+		{in: "ago:0s", wantErr: true},
+		{in: "ago:0", wantErr: true},
 		{in: "-3", wantErr: true},
 		{in: "earliest", wantErr: true},
 		{in: "time:", wantErr: true},
@@ -136,7 +150,7 @@ func TestFormatResumeRoundTrips(t *testing.T) {
 }
 
 func FuzzParseStart(f *testing.F) {
-	for _, s := range []string{"", "earliest", "12", "time:2026-11-30T06:00:00Z", "ago:5m", "ago:3d", "0=120,2=300", "1=time:1796018400000", "0=1,0=2", "=", ",", "time:", "ago:"} {
+	for _, s := range []string{"", "earliest", "12", "time:2026-11-30T06:00:00Z", "ago:5m", "ago:3d", "ago:1d12h", "ago:PT90M", "time:2026-11-30T06:00", "0=120,2=300", "1=time:1796018400000", "0=1,0=2", "=", ",", "time:", "ago:"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -154,8 +168,8 @@ func FuzzParseStart(f *testing.F) {
 					t.Fatalf("%q: negative offset %d", s, st.Offset)
 				}
 			case StartTime:
-				if st.Time.IsZero() {
-					t.Fatalf("%q: zero time", s)
+				if st.Time.IsZero() || st.Time.UnixMilli() < 0 {
+					t.Fatalf("%q: time %v (zero or before 1970)", s, st.Time)
 				}
 			}
 		}
@@ -184,7 +198,7 @@ func FuzzParseStart(f *testing.F) {
 }
 
 func FuzzParseUntil(f *testing.F) {
-	for _, s := range []string{"", "0", "400", "time:2026-11-30", "ago:90s", "x", "-1", "time:-1"} {
+	for _, s := range []string{"", "0", "400", "time:2026-11-30", "ago:90s", "ago:P1D", "ago:0s", "x", "-1", "time:-1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -194,6 +208,9 @@ func FuzzParseUntil(f *testing.F) {
 		}
 		if u.Set && !u.IsTime && u.Offset < 0 {
 			t.Fatalf("%q: negative offset", s)
+		}
+		if u.IsTime && u.Time.UnixMilli() < 0 {
+			t.Fatalf("%q: time before 1970", s)
 		}
 		if !u.Set && strings.TrimSpace(s) != "" {
 			t.Fatalf("%q: parsed as no bound", s)
