@@ -59,7 +59,15 @@ before and after. With --produce-to it copies the records to another topic
   offsetctl replay orders --from time:2026-11-30T06:00:00Z --max 10
   offsetctl replay orders --follow --partitions 0
   offsetctl replay orders --produce-to orders-copy --partitioner same --source-header`,
-		Args: cobra.ExactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			switch len(args) {
+			case 0:
+				return exitcode.Usagef("name the topic to replay: offsetctl replay TOPIC")
+			case 1:
+				return nil
+			}
+			return exitcode.Usagef("replay takes one topic, got %d arguments (%s): offsetctl replay TOPIC", len(args), strings.Join(args, " "))
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runReplay(cmd, args[0], f)
 		},

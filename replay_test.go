@@ -745,3 +745,17 @@ func TestReplayRecordsDeletedUnderTheReplay(t *testing.T) {
 		t.Fatalf("partition result %+v vs error %v", pr, err)
 	}
 }
+
+// TestReplayNeedsOneTopic: no TOPIC (or two) is bad usage in the
+// product's words, not cobra's "accepts 1 arg(s)".
+func TestReplayNeedsOneTopic(t *testing.T) {
+	c := testkit.New(t)
+	r := mustRun(t, c, 2, "replay")
+	if r.stderr != "offsetctl: name the topic to replay: offsetctl replay TOPIC\n" {
+		t.Fatalf("stderr: %q", r.stderr)
+	}
+	r = mustRun(t, c, 2, "replay", "a", "b", "--format", "none")
+	if !strings.Contains(r.stderr, "replay takes one topic, got 2 arguments (a b)") {
+		t.Fatalf("stderr: %q", r.stderr)
+	}
+}
