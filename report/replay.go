@@ -28,7 +28,7 @@ func Replay(w io.Writer, f Format, r *replay.Result) error {
 	}
 	elapsed := time.Duration(r.ElapsedMs) * time.Millisecond
 	if _, err := fmt.Fprintf(w, "TOPIC %s  ISOLATION %s  RECORDS %d  BYTES %d  ELAPSED %s  RATE %s records/s  STOPPED %s\nDIGEST %s\n",
-		r.Topic, r.Isolation, r.Records, r.Bytes, elapsed, strconv.FormatFloat(r.RecordsPerSec, 'f', 0, 64), r.Stopped, Dash(r.Digest)); err != nil {
+		r.Topic, r.Isolation, r.Records, r.Bytes, elapsed, Rate(r.RecordsPerSec), r.Stopped, Dash(r.Digest)); err != nil {
 		return err
 	}
 	if r.ResumeFrom != "" {
@@ -83,6 +83,20 @@ func Replay(w io.Writer, f Format, r *replay.Result) error {
 		return nil
 	}
 	return WriteTable(w, proofHeader, proofRows(v))
+}
+
+// Rate renders a records/s figure: whole numbers from 10/s, one decimal
+// below (1 record in 3 s is 0.3, not 0), two significant digits below
+// 0.1/s (1 record in a minute is 0.017), so a rate that is not zero
+// never prints as 0.
+func Rate(perSec float64) string {
+	if perSec > 0 && perSec < 0.1 {
+		return strconv.FormatFloat(perSec, 'g', 2, 64)
+	}
+	if perSec > 0 && perSec < 10 {
+		return strconv.FormatFloat(perSec, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(perSec, 'f', 0, 64)
 }
 
 var (
