@@ -134,11 +134,14 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	if f.noVerify && len(f.verifyGroups) > 0 {
 		return exitcode.Usagef("--no-verify and --verify-groups exclude each other")
 	}
-	cfg, err := a.clusterConfig()
+	// The shared connection path: a ping first, so an unreachable or
+	// misconfigured cluster reads as in every other command.
+	cfg, adm, err := a.admin(cmd.Context())
 	if err != nil {
 		return err
 	}
-	opts := replay.Options{
+	defer adm.Close()
+	opts := replay.Options{Admin: adm,
 		Topic: topic, Partitions: parts, From: from, Until: until, Max: f.max, Follow: f.follow,
 		Isolation: iso, Format: format, VerifyGroups: f.verifyGroups, NoVerify: f.noVerify,
 		PayloadDigest: f.payloadDigest, Now: a.now, FetchMaxBytes: int32(fetchMax),

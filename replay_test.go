@@ -759,3 +759,23 @@ func TestReplayNeedsOneTopic(t *testing.T) {
 		t.Fatalf("stderr: %q", r.stderr)
 	}
 }
+
+// TestReplayUnreachableClusterSaysWhatOthersSay: replay goes through the
+// app's shared connection path (a.admin: ping + ExplainConnError), so a
+// dead or silent cluster gives the very line lag gives, not "listing
+// offsets: unable to dial".
+func TestReplayUnreachableClusterSaysWhatOthersSay(t *testing.T) {
+	for name, addr := range map[string]string{"closed port": closedPort(t), "never answers": blackhole(t)} {
+		t.Run(name, func(t *testing.T) {
+			lag := mustRun(t, nil, 1, "lag", "--all-groups", "-b", addr, "--timeout", "2s")
+			rep := mustRun(t, nil, 1, "replay", "some-topic", "-q", "-b", addr, "--timeout", "2s")
+			if rep.stderr != lag.stderr || !strings.HasPrefix(rep.stderr, "offsetctl: cannot reach cluster at "+addr) &&
+				!strings.HasPrefix(rep.stderr, "offsetctl: cluster at "+addr+" did not answer within 2s") {
+				t.Fatalf("replay says %q, lag says %q", rep.stderr, lag.stderr)
+			}
+			if strings.Contains(rep.stderr, "listing offsets") || rep.stdout != "" {
+				t.Fatalf("replay: stdout %q stderr %q", rep.stdout, rep.stderr)
+			}
+		})
+	}
+}

@@ -65,6 +65,10 @@ type Options struct {
 
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+
+	// Admin, when set, is an admin client of the source cluster already
+	// opened (and checked) by the caller; Run uses it and leaves it open.
+	Admin *cluster.Admin
 }
 
 // Progress is a progress report.
@@ -188,11 +192,14 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 	if opts.Follow && opts.Produce != nil && opts.Produce.TransactionalID != "" {
 		return nil, exitcode.Usagef("--follow cannot be combined with --transactional-id: the transaction would never commit")
 	}
-	adm, err := cfg.NewAdmin()
-	if err != nil {
-		return nil, err
+	adm := opts.Admin
+	if adm == nil {
+		var err error
+		if adm, err = cfg.NewAdmin(); err != nil {
+			return nil, err
+		}
+		defer adm.Close()
 	}
-	defer adm.Close()
 
 	gctx, cancel := context.WithTimeout(ctx, timeoutOf(cfg))
 	started := now()
