@@ -779,3 +779,41 @@ func TestReplayUnreachableClusterSaysWhatOthersSay(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayVerifyGroupsMustHaveCommits: a --verify-groups group that
+// does not exist, or has no commits on the topic, is bad input (exit 2,
+// one line naming it, nothing read), not a vacuous "unchanged" proof (real
+// broker) or a GROUP_ID_NOT_FOUND failure (kfake).
+func TestReplayVerifyGroupsMustHaveCommits(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	other := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 3, 1: 3}, time.Time{})
+	c.Produce(other, map[int32]int{0: 3}, time.Time{})
+	good := testkit.Name(t, "good")
+	elsewhere := testkit.Name(t, "elsewhere") // commits on another topic only
+	nobody := testkit.Name(t, "nobody")       // no such group
+	c.Commit(good, topic, map[int32]int64{0: 1})
+	c.Commit(elsewhere, other, map[int32]int64{0: 2})
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	for _, bad := range [][]string{{nobody}, {elsewhere}, {good, nobody}} {
+		r := mustRun(t, c, 2, "replay", topic, "--verify-groups", strings.Join(bad, ","), "--out", out, "-q")
+		missing := bad[len(bad)-1]
+		want := fmt.Sprintf("offsetctl: --verify-groups: group %s has no commits on topic %s (no such group, or it never committed on %s): nothing to compare\n", missing, topic, topic)
+		if r.stderr != want || r.stdout != "" {
+			t.Fatalf("--verify-groups %v: stdout %q stderr %q, want %q", bad, r.stdout, r.stderr, want)
+		}
+		if data, err := os.ReadFile(out); err == nil && len(data) > 0 {
+			t.Fatalf("--verify-groups %v: records were read: %q", bad, data)
+		}
+	}
+	r := mustRun(t, c, 2, "replay", topic, "--verify-groups", nobody+","+elsewhere, "--format", "none")
+	if !strings.Contains(r.stderr, "groups "+elsewhere+", "+nobody+" have no commits on topic "+topic) && !strings.Contains(r.stderr, "groups "+nobody+", "+elsewhere+" have no commits on topic "+topic) {
+		t.Fatalf("two missing groups: %q", r.stderr)
+	}
+	// A group with commits on the topic is proven as before.
+	res, _, _ := replayJSON(t, c, 0, topic, "--verify-groups", good)
+	if v := res.Verification; res.Records != 6 || v.GroupsChecked != 1 || len(v.Rows) != 1 || v.Rows[0].Group != good || !v.Unchanged {
+		t.Fatalf("proof %+v (%d records)", v, res.Records)
+	}
+}

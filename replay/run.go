@@ -217,15 +217,6 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 		return nil, exitcode.AsUsage(err)
 	}
 
-	var copier *backfiller
-	if opts.Produce != nil {
-		copier, err = newBackfiller(ctx, cfg, opts.Topic, plan, *opts.Produce)
-		if err != nil {
-			return nil, err
-		}
-		defer copier.close()
-	}
-
 	allParts := make([]int32, 0, len(g.Partitions))
 	for p := range g.Partitions {
 		allParts = append(allParts, p)
@@ -240,7 +231,22 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 		if err != nil {
 			return nil, err
 		}
+		// A named group without commits on the topic is bad input,
+		// refused before anything is read or copied.
+		if missing := namedWithoutCommits(before, opts.VerifyGroups); len(missing) > 0 {
+			return nil, noCommitsError(opts.Topic, missing)
+		}
 	}
+
+	var copier *backfiller
+	if opts.Produce != nil {
+		copier, err = newBackfiller(ctx, cfg, opts.Topic, plan, *opts.Produce)
+		if err != nil {
+			return nil, err
+		}
+		defer copier.close()
+	}
+
 
 	res, cerr := consume(ctx, cfg, plan, opts, copier)
 	res.Isolation = opts.Isolation.String()

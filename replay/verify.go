@@ -12,6 +12,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
 )
 
 // The statuses of a proof row.
@@ -150,6 +151,9 @@ func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string,
 		}
 		resp := shard.Resp.(*kmsg.OffsetFetchResponse)
 		if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+			if errors.Is(err, kerr.GroupIDNotFound) {
+				continue // a single group that does not exist: no commits (kfake)
+			}
 			return nil, fmt.Errorf("proof: fetching committed offsets: %w", err)
 		}
 		for _, g := range resp.Groups {
@@ -179,6 +183,35 @@ func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string,
 		}
 	}
 	return out, nil
+}
+
+// namedWithoutCommits lists (sorted, deduplicated) the named groups that
+// have no commit on the topic in snap: a group that does not exist, a
+// typo, or one that never committed on this topic. Proving such a group
+// "unchanged" would prove nothing.
+func namedWithoutCommits(snap proofSnapshot, named []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, g := range named {
+		if seen[g] {
+			continue
+		}
+		seen[g] = true
+		if len(snap[g].commits) == 0 {
+			out = append(out, g)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// noCommitsError is the exit-2 error for named groups without commits.
+func noCommitsError(topic string, groups []string) error {
+	what := "group " + groups[0] + " has"
+	if len(groups) > 1 {
+		what = "groups " + strings.Join(groups, ", ") + " have"
+	}
+	return exitcode.Usagef("--verify-groups: %s no commits on topic %s (no such group, or it never committed on %s): nothing to compare", what, topic, topic)
 }
 
 // compareSnapshots builds the proof table: every group and partition with

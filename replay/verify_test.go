@@ -37,3 +37,21 @@ func TestCompareSnapshots(t *testing.T) {
 		t.Fatalf("identical snapshots: %+v", same)
 	}
 }
+
+func TestNamedWithoutCommits(t *testing.T) {
+	snap := proofSnapshot{
+		"a": {commits: map[int32]int64{0: 5}},
+		"b": {commits: map[int32]int64{}},
+	}
+	got := namedWithoutCommits(snap, []string{"z", "a", "b", "z"})
+	if len(got) != 2 || got[0] != "b" || got[1] != "z" {
+		t.Fatalf("namedWithoutCommits = %v, want [b z]", got)
+	}
+	if got := namedWithoutCommits(snap, nil); got != nil {
+		t.Fatalf("no named groups: %v", got)
+	}
+	err := noCommitsError("t", []string{"b", "z"})
+	if err == nil || err.Error() != "--verify-groups: groups b, z have no commits on topic t (no such group, or it never committed on t): nothing to compare" {
+		t.Fatalf("error: %v", err)
+	}
+}
