@@ -247,7 +247,6 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 		defer copier.close()
 	}
 
-
 	res, cerr := consume(ctx, cfg, plan, opts, copier)
 	res.Isolation = opts.Isolation.String()
 	if copier != nil {
