@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -473,5 +474,83 @@ func TestBackfillStalledTargetEndsWithResume(t *testing.T) {
 		if got := replayPart(t, mid, bp.Partition).Records; bp.ResumeFrom != bp.Copied || got != bp.Copied {
 			t.Fatalf("partition %+v: target has %d; resume must follow the acknowledged prefix", bp, got)
 		}
+	}
+}
+
+// selfAddresses are other spellings of c's brokers: every broker's
+// advertised address (another broker of the same cluster) and localhost
+// for 127.0.0.1.
+func selfAddresses(t *testing.T, c *testkit.Cluster) []string {
+	t.Helper()
+	seen := map[string]bool{c.BrokerList(): true}
+	var out []string
+	add := func(a string) {
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	for _, b := range c.Brokers {
+		add(strings.Replace(b, "127.0.0.1:", "localhost:", 1))
+	}
+	md, err := c.Admin().BrokerMetadata(testkit.Ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range md.Brokers {
+		add(fmt.Sprintf("%s:%d", b.Host, b.Port))
+	}
+	if len(out) == 0 {
+		t.Fatalf("no other address for %v", c.Brokers)
+	}
+	return out
+}
+
+// TestBackfillRefusesTheSameTopicOnTheSameCluster: --target-brokers that
+// names the source cluster through another address (another broker,
+// localhost for 127.0.0.1) is recognised by cluster id: exit 2, nothing
+// copied, also with --follow (which would copy its own copies forever).
+// The same topic name on another cluster is a normal backfill.
+func TestBackfillRefusesTheSameTopicOnTheSameCluster(t *testing.T) {
+	c := testkit.New(t)
+	src := backfillSource(t, c, 10)
+	for _, addr := range selfAddresses(t, c) {
+		for _, follow := range []bool{false, true} {
+			args := []string{"replay", src, "--produce-to", src, "--target-brokers", addr, "--format", "none", "-q"}
+			if follow {
+				args = append(args, "--follow")
+			}
+			r := mustRun(t, c, 2, args...)
+			if !strings.HasPrefix(r.stderr, "offsetctl: --produce-to "+src+" --target-brokers "+addr+": that is the topic being replayed, on the same cluster (cluster id ") ||
+				strings.Count(r.stderr, "\n") != 1 || r.stdout != "" {
+				t.Fatalf("%v: stdout %q stderr %q", args, r.stdout, r.stderr)
+			}
+		}
+	}
+	if res, _, _ := replayJSON(t, c, 0, src, "--format", "none", "--no-verify"); res.Records != 35 {
+		t.Fatalf("the source holds %d records after refused self-copies, want 35", res.Records)
+	}
+
+	// Another cluster (kfake, whose cluster id is "kfake" like the test
+	// cluster's when that is kfake too: the topic ids differ) with a
+	// topic of the same name: copied.
+	other, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	target := strings.Join(other.ListenAddrs(), ",")
+	res, _, r := replayJSON(t, c, 0, src, "--produce-to", src, "--target-brokers", target, "--format", "none")
+	if b := res.Backfill; b == nil || !b.Complete || b.Produced != 35 {
+		t.Fatalf("copy to the same name on another cluster: %+v\n%s", b, r.stderr)
+	}
+	copied := mustRun(t, nil, 0, "replay", src, "-b", target, "--format", "none", "--payload-digest", "--no-verify", "-o", "json", "-q")
+	var got replay.Result
+	decodeJSON(t, copied, &got)
+	if got.Records != 35 || got.PayloadDigest != res.PayloadDigest {
+		t.Fatalf("other cluster holds %d records (%s), want 35 (%s)", got.Records, got.PayloadDigest, res.PayloadDigest)
+	}
+	if again, _, _ := replayJSON(t, c, 0, src, "--format", "none", "--no-verify"); again.Records != 35 {
+		t.Fatalf("the source holds %d records, want 35", again.Records)
 	}
 }

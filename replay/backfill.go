@@ -116,7 +116,7 @@ type backfiller struct {
 	wg       sync.WaitGroup
 }
 
-func newBackfiller(ctx context.Context, cfg cluster.Config, src string, plan Plan, o ProduceOptions) (*backfiller, error) {
+func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admin, src string, plan Plan, o ProduceOptions) (*backfiller, error) {
 	if o.Partitioner == "" {
 		o.Partitioner = PartitionerSame
 	}
@@ -147,6 +147,11 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, src string, plan Pla
 	tps := ends[o.Topic]
 	if bad, ok := tps[-1]; ok && bad.Err != nil || len(tps) == 0 {
 		return nil, exitcode.Usagef("target topic %s does not exist: create it first (offsetctl never creates topics)", o.Topic)
+	}
+	if o.Topic == src {
+		if err := refuseSelfCopy(actx, srcAdm, adm, src, tcfg); err != nil {
+			return nil, err
+		}
 	}
 	if o.Partitioner == PartitionerSame {
 		for _, pp := range plan.Partitions {
@@ -190,6 +195,37 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, src string, plan Pla
 	b.wg.Add(1)
 	go b.watchdog()
 	return b, nil
+}
+
+// refuseSelfCopy refuses a backfill whose target is the replayed topic
+// itself, reached through other addresses (another broker of the cluster,
+// localhost for 127.0.0.1): it would double the topic, and with --follow
+// copy its own copies forever. Addresses cannot tell; the cluster id
+// (Metadata) can, and the topic id tells two clusters apart that report
+// the same cluster id (kfake's default "kfake"). Without either (very old
+// brokers) the copy is refused: it cannot be shown to be another topic.
+func refuseSelfCopy(ctx context.Context, srcAdm, dstAdm *cluster.Admin, topic string, tcfg cluster.Config) error {
+	sm, err := srcAdm.Metadata(ctx, topic)
+	if err != nil {
+		return fmt.Errorf("source cluster: reading its cluster id: %w", err)
+	}
+	dm, err := dstAdm.Metadata(ctx, topic)
+	if err != nil {
+		return fmt.Errorf("target cluster: reading its cluster id: %w", err)
+	}
+	if sm.Cluster != dm.Cluster {
+		return nil
+	}
+	var zero [16]byte
+	sid, did := sm.Topics[topic].ID, dm.Topics[topic].ID
+	if sid != did && sid != zero && did != zero {
+		return nil
+	}
+	id := sm.Cluster
+	if id == "" {
+		id = "unknown"
+	}
+	return exitcode.Usagef("--produce-to %s --target-brokers %s: that is the topic being replayed, on the same cluster (cluster id %s): a backfill copies to another topic or another cluster", topic, strings.Join(tcfg.Brokers, ","), id)
 }
 
 // defaultBatchMax is kgo's default record batch bound (Kafka's classic

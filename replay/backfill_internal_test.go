@@ -37,7 +37,7 @@ func TestRefusedCopyIsNotReplayed(t *testing.T) {
 		t.Fatal(err)
 	}
 	po := ProduceOptions{Topic: "dst"}
-	b, err := newBackfiller(ctx, cfg, "t", plan, po)
+	b, err := newBackfiller(ctx, cfg, nil, "t", plan, po)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestFinishSaysWhatIsCopiedAgain(t *testing.T) {
 		t.Fatalf("creating dst: %v %v", err, resp.Err)
 	}
 	plan := Plan{Topic: "t", Partitions: []PartitionPlan{{Partition: 0, From: 5, Bound: 10}}}
-	b, err := newBackfiller(ctx, cfg, "t", plan, ProduceOptions{Topic: "dst"})
+	b, err := newBackfiller(ctx, cfg, nil, "t", plan, ProduceOptions{Topic: "dst"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -240,7 +240,7 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 
 	var copier *backfiller
 	if opts.Produce != nil {
-		copier, err = newBackfiller(ctx, cfg, opts.Topic, plan, *opts.Produce)
+		copier, err = newBackfiller(ctx, cfg, adm, opts.Topic, plan, *opts.Produce)
 		if err != nil {
 			return nil, err
 		}
