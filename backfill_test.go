@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -553,4 +554,84 @@ func TestBackfillRefusesTheSameTopicOnTheSameCluster(t *testing.T) {
 	if again, _, _ := replayJSON(t, c, 0, src, "--format", "none", "--no-verify"); again.Records != 35 {
 		t.Fatalf("the source holds %d records, want 35", again.Records)
 	}
+}
+
+// TestBackfillFollowInterruptFlushesCopies: Ctrl-C (the context ends)
+// while records still arrive on the source and copies are in flight. The
+// follow stops consuming, waits for the copies in flight, and ends
+// normally (exit 0) with a complete backfill: the target holds exactly
+// the replayed records (count and payload digest re-read from it).
+func TestBackfillFollowInterruptFlushesCopies(t *testing.T) {
+	c := testkit.New(t)
+	src := c.Topic(3, nil)
+	dst := c.Topic(3, nil)
+	// A producer keeps filling the source until the replay has returned.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var produced atomic.Int64
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		cl := c.Client(kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerLinger(time.Millisecond))
+		defer cl.Close()
+		ctx := testkit.Ctx(t)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				_ = cl.Flush(ctx)
+				return
+			default:
+			}
+			var batch []*kgo.Record
+			for j := 0; j < 300; j++ {
+				batch = append(batch, &kgo.Record{Topic: src, Partition: int32(j % 3), Key: []byte(fmt.Sprintf("k%d-%d", i, j)), Value: bytes.Repeat([]byte("v"), 50)})
+			}
+			if err := cl.ProduceSync(ctx, batch...).FirstErr(); err != nil {
+				t.Errorf("producing to the source: %v", err)
+				return
+			}
+			produced.Add(int64(len(batch)))
+		}
+	}()
+	defer func() { close(stop); wg.Wait() }()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan result, 1)
+	go func() {
+		done <- offsetctlCtx(ctx, t, c, "replay", src, "--follow", "--produce-to", dst, "--format", "none", "-o", "json", "-q")
+	}()
+	// Cancel once copies have landed and the source is still growing.
+	backfillWait(t, "copies in the target", func() bool {
+		ends, err := c.Admin().ListEndOffsets(testkit.Ctx(t), dst)
+		if err != nil {
+			return false
+		}
+		var n int64
+		ends.Each(func(o kadm.ListedOffset) { n += o.Offset })
+		return n >= 5000
+	})
+	before := produced.Load()
+	backfillWait(t, "the source to keep growing", func() bool { return produced.Load() > before })
+	cancel()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the following backfill did not stop after the context ended")
+	}
+	if r.code != 0 {
+		t.Fatalf("interrupted follow backfill: exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	var res replay.Result
+	decodeJSON(t, r, &res)
+	b := res.Backfill
+	if res.Stopped != replay.StoppedInterrupted || b == nil || !b.Complete || b.Produced != res.Records || res.Records < 5000 || b.Error != "" {
+		t.Fatalf("result: stopped %s, records %d, backfill %+v", res.Stopped, res.Records, b)
+	}
+	got, _, _ := replayJSON(t, c, 0, dst, "--payload-digest", "--format", "none", "--no-verify")
+	if got.Records != res.Records || got.PayloadDigest != res.PayloadDigest {
+		t.Fatalf("target holds %d records (%s), the summary says %d replayed and copied (%s)", got.Records, got.PayloadDigest, res.Records, res.PayloadDigest)
+	}
+	t.Logf("interrupted after %d records copied; %d produced to the source so far", res.Records, produced.Load())
 }

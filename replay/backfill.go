@@ -114,6 +114,12 @@ type backfiller struct {
 	// batchMax bounds a record batch (see targetBatchMax).
 	batchMax int32
 	wg       sync.WaitGroup
+	// pctx is the context of every Produce: not the replay's, whose end
+	// (Ctrl-C of a --follow) must stop the consuming but not fail the
+	// copies already handed to the producer; finish flushes them with a
+	// bounded context. It ends at close or when the watchdog gives up.
+	pctx    context.Context
+	pcancel context.CancelFunc
 }
 
 func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admin, src string, plan Plan, o ProduceOptions) (*backfiller, error) {
@@ -188,6 +194,7 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 		return nil, err
 	}
 	b := &backfiller{opts: o, src: src, cl: cl, txn: o.TransactionalID != "", plan: plan, parts: map[int32]*inflight{}, stop: make(chan struct{}), stall: timeout, batchMax: batchMax}
+	b.pctx, b.pcancel = context.WithCancel(context.WithoutCancel(ctx))
 	for _, pp := range plan.Partitions {
 		b.parts[pp.Partition] = &inflight{}
 	}
@@ -277,6 +284,7 @@ func (b *backfiller) watchdog() {
 			continue
 		}
 		b.fail(fmt.Errorf("no acknowledgement from the target for %s (broker down or unreachable?)", b.stall), "")
+		b.pcancel() // a Produce waiting for buffer space returns
 		ctx, cancel := context.WithTimeout(context.Background(), b.stall)
 		_ = b.cl.AbortBufferedRecords(ctx)
 		cancel()
@@ -285,6 +293,7 @@ func (b *backfiller) watchdog() {
 }
 
 func (b *backfiller) close() {
+	b.pcancel()
 	close(b.stop)
 	b.wg.Wait()
 	b.cl.Close()
@@ -302,8 +311,9 @@ func (b *backfiller) fail(err error, at string) {
 }
 
 // copy produces a copy of r; it returns the first produce error once one
-// has happened.
-func (b *backfiller) copy(ctx context.Context, r *kgo.Record) error {
+// has happened. The copy is produced with the backfiller's own context,
+// so the end of the replay's context does not fail it.
+func (b *backfiller) copy(r *kgo.Record) error {
 	if b.bad.Load() {
 		return b.err()
 	}
@@ -341,7 +351,7 @@ func (b *backfiller) copy(ctx context.Context, r *kgo.Record) error {
 	if b.pending.Add(1) == 1 {
 		b.progress.Store(time.Now().UnixNano())
 	}
-	b.cl.Produce(ctx, out, func(_ *kgo.Record, err error) {
+	b.cl.Produce(b.pctx, out, func(_ *kgo.Record, err error) {
 		b.pending.Add(-1)
 		if err == nil {
 			b.progress.Store(time.Now().UnixNano())

@@ -524,7 +524,7 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 					// it, so the resume point of a partition whose
 					// earlier copies were all acknowledged is this
 					// record, not the one after it.
-					if err := copier.copy(ctx, r); err != nil {
+					if err := copier.copy(r); err != nil {
 						st.next = r.Offset
 						writeErr = err
 						return
