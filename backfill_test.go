@@ -113,15 +113,103 @@ func TestBackfillTransactional(t *testing.T) {
 	c := testkit.New(t)
 	src := backfillSource(t, c, 20)
 	dst := c.Topic(3, nil)
+	// On kfake the commit markers are written before EndTransaction
+	// returns; a real broker writes them after, so the last stable
+	// offset lags. Reproduce that on kfake: the first read_committed
+	// ListOffsets of the target answer offset 0 (nothing visible yet).
+	var lagging atomic.Int32
+	if c.Fake != nil {
+		lagging.Store(3)
+		c.Fake.ControlKey(kmsg.ListOffsets.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+			c.Fake.KeepControl()
+			lr := req.(*kmsg.ListOffsetsRequest)
+			if lr.IsolationLevel != 1 || len(lr.Topics) != 1 || lr.Topics[0].Topic != dst || lagging.Add(-1) < 0 {
+				return nil, nil, false
+			}
+			return stableOffsetsZero(lr), nil, true
+		})
+	}
 	res, _, _ := replayJSON(t, c, 0, src, "--produce-to", dst, "--transactional-id", testkit.Name(t, "bf"), "--format", "none")
-	if !res.Backfill.Complete || !res.Backfill.Transactional || res.Backfill.Produced != res.Records {
+	if !res.Backfill.Complete || !res.Backfill.Transactional || res.Backfill.Produced != res.Records || res.Records != 65 {
 		t.Fatalf("backfill %+v", res.Backfill)
 	}
+	if c.Fake != nil && lagging.Load() >= 0 {
+		t.Fatalf("the backfill did not wait for the last stable offsets (%d lagging answers left)", lagging.Load())
+	}
+	// "complete" means visible: read_committed right away sees it all
+	// (no wait here: waiting is the product's job).
+	lso, err := c.Admin().ListCommittedOffsets(testkit.Ctx(t), dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var visible int64
+	lso.Each(func(o kadm.ListedOffset) { visible += o.Offset })
 	got, _, _ := replayJSON(t, c, 0, dst, "--isolation", "committed", "--payload-digest", "--format", "none")
-	if got.Records != res.Records || got.PayloadDigest != res.PayloadDigest {
-		t.Fatalf("read_committed sees %d records (digest %s), want %d (%s)", got.Records, got.PayloadDigest, res.Records, res.PayloadDigest)
+	// Each partition holds its copies and one commit marker.
+	if visible != res.Records+3 || got.Records != res.Records || got.PayloadDigest != res.PayloadDigest {
+		t.Fatalf("read_committed sees %d records (digest %s, last stable offsets sum %d), want %d (%s)", got.Records, got.PayloadDigest, visible, res.Records, res.PayloadDigest)
 	}
 	mustRun(t, c, 2, "replay", src, "--produce-to", dst, "--transactional-id", "x", "--follow", "-q")
+}
+
+// stableOffsetsZero answers a ListOffsets request with offset 0 for every
+// partition: a last stable offset that has not moved yet.
+func stableOffsetsZero(lr *kmsg.ListOffsetsRequest) kmsg.Response {
+	resp := lr.ResponseKind().(*kmsg.ListOffsetsResponse)
+	for _, rt := range lr.Topics {
+		st := kmsg.NewListOffsetsResponseTopic()
+		st.Topic = rt.Topic
+		for _, rp := range rt.Partitions {
+			sp := kmsg.NewListOffsetsResponseTopicPartition()
+			sp.Partition = rp.Partition
+			sp.Timestamp = -1
+			sp.Offset = 0
+			sp.LeaderEpoch = -1
+			st.Partitions = append(st.Partitions, sp)
+		}
+		resp.Topics = append(resp.Topics, st)
+	}
+	return resp
+}
+
+// TestBackfillTransactionalNotVisibleInTime: another producer's open
+// transaction on the target holds its last stable offsets back, so the
+// committed copy is not visible to read_committed consumers within
+// --timeout: the backfill is not reported complete (exit 1 saying so, and
+// no resume point: a rerun would copy everything again). Once the other
+// transaction ends, the copy is visible.
+func TestBackfillTransactionalNotVisibleInTime(t *testing.T) {
+	c := testkit.New(t)
+	src := backfillSource(t, c, 5)
+	dst := c.Topic(3, nil)
+	ctx := testkit.Ctx(t)
+	other := c.Client(kgo.TransactionalID(testkit.Name(t, "other")), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err := other.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	for p := int32(0); p < 3; p++ {
+		if err := other.ProduceSync(ctx, &kgo.Record{Topic: dst, Partition: p, Value: []byte("open")}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, _, r := replayJSON(t, c, 1, src, "--produce-to", dst, "--transactional-id", testkit.Name(t, "bf"), "--format", "none", "--timeout", "3s")
+	b := res.Backfill
+	if b == nil || b.Complete || b.Resume != "" || b.Produced != res.Records || res.Records != 20 || !strings.Contains(b.Error, "do not see all of the copy after 3s") ||
+		!strings.HasPrefix(r.stderr, "offsetctl: backfill committed but not yet visible: read_committed consumers of "+dst) || !strings.Contains(r.stderr, "do not rerun") {
+		t.Fatalf("backfill %+v\nstderr: %s", b, r.stderr)
+	}
+	if err := other.EndTransaction(ctx, kgo.TryAbort); err != nil {
+		t.Fatal(err)
+	}
+	// It was committed: visible once the other transaction ends.
+	backfillWait(t, "the copy to become visible", func() bool {
+		got, _, _ := replayJSON(t, c, 0, dst, "--isolation", "committed", "--format", "none")
+		return got.Records == res.Records
+	})
+	got, _, _ := replayJSON(t, c, 0, dst, "--isolation", "committed", "--payload-digest", "--format", "none")
+	if got.Records != res.Records || got.PayloadDigest != res.PayloadDigest {
+		t.Fatalf("target %d records (%s), want %d (%s)", got.Records, got.PayloadDigest, res.Records, res.PayloadDigest)
+	}
 }
 
 // smallBatchTarget creates a 3-partition target topic that accepts record

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -120,6 +121,11 @@ type backfiller struct {
 	// bounded context. It ends at close or when the watchdog gives up.
 	pctx    context.Context
 	pcancel context.CancelFunc
+	// lastOffset is, per target partition, the largest offset of an
+	// acknowledged copy: a committed transaction is visible to
+	// read_committed consumers once the partition's last stable offset
+	// is past it.
+	lastOffset map[int32]int64
 }
 
 func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admin, src string, plan Plan, o ProduceOptions) (*backfiller, error) {
@@ -195,6 +201,7 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 	}
 	b := &backfiller{opts: o, src: src, cl: cl, txn: o.TransactionalID != "", plan: plan, parts: map[int32]*inflight{}, stop: make(chan struct{}), stall: timeout, batchMax: batchMax}
 	b.pctx, b.pcancel = context.WithCancel(context.WithoutCancel(ctx))
+	b.lastOffset = map[int32]int64{}
 	for _, pp := range plan.Partitions {
 		b.parts[pp.Partition] = &inflight{}
 	}
@@ -351,12 +358,17 @@ func (b *backfiller) copy(r *kgo.Record) error {
 	if b.pending.Add(1) == 1 {
 		b.progress.Store(time.Now().UnixNano())
 	}
-	b.cl.Produce(b.pctx, out, func(_ *kgo.Record, err error) {
+	b.cl.Produce(b.pctx, out, func(rec *kgo.Record, err error) {
 		b.pending.Add(-1)
 		if err == nil {
 			b.progress.Store(time.Now().UnixNano())
 		}
 		b.mu.Lock()
+		if err == nil {
+			if last, ok := b.lastOffset[rec.Partition]; !ok || rec.Offset > last {
+				b.lastOffset[rec.Partition] = rec.Offset
+			}
+		}
 		inf := b.parts[p]
 		s := &inf.queue[seq-inf.base]
 		s.done, s.ok = true, err == nil
@@ -379,6 +391,62 @@ func (b *backfiller) copy(r *kgo.Record) error {
 		}
 	})
 	return nil
+}
+
+// waitVisible polls the last stable offsets of the target partitions the
+// transaction wrote to (kadm's ListCommittedOffsets is ListOffsets with
+// read_committed: the LSO) until each is past the last copy, for at most
+// the stall timeout (--timeout).
+func (b *backfiller) waitVisible(ctx context.Context) error {
+	b.mu.Lock()
+	want := make(map[int32]int64, len(b.lastOffset))
+	for p, o := range b.lastOffset {
+		want[p] = o + 1
+	}
+	b.mu.Unlock()
+	if len(want) == 0 {
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, b.stall)
+	defer cancel()
+	adm := kadm.NewClient(b.cl)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	var behind string
+	for {
+		lso, err := adm.ListCommittedOffsets(wctx, b.opts.Topic)
+		if err == nil {
+			behind = ""
+			ps := make([]int32, 0, len(want))
+			for p := range want {
+				ps = append(ps, p)
+			}
+			sort.Slice(ps, func(i, j int) bool { return ps[i] < ps[j] })
+			for _, p := range ps {
+				o, ok := lso.Lookup(b.opts.Topic, p)
+				if !ok || o.Err != nil || o.Offset < want[p] {
+					got := "unknown"
+					if ok && o.Err == nil {
+						got = strconv.FormatInt(o.Offset, 10)
+					} else if ok {
+						got = o.Err.Error()
+					}
+					behind = fmt.Sprintf("partition %d: last stable offset %s, the copies end at %d", p, got, want[p])
+					break
+				}
+			}
+			if behind == "" {
+				return nil
+			}
+		} else if behind == "" {
+			behind = "listing last stable offsets: " + err.Error()
+		}
+		select {
+		case <-wctx.Done():
+			return fmt.Errorf("read_committed consumers of %s do not see all of the copy after %s (%s; another open transaction on %s holds the last stable offset back?)", b.opts.Topic, b.stall, behind, b.opts.Topic)
+		case <-tick.C:
+		}
+	}
 }
 
 // recordBatchFloor is a lower bound of the size of a record batch holding
@@ -430,6 +498,14 @@ func (b *backfiller) finish(ctx context.Context, res *Result, consumeErr error) 
 			committed = false
 		}
 	}
+	// EndTransaction returns once the coordinator has the commit; the
+	// markers reach the partitions after that, and until then
+	// read_committed consumers see nothing of the copy. "Complete" means
+	// visible: wait (bounded by --timeout) for the last stable offsets.
+	var invisible error
+	if b.txn && b.started && committed && !b.bad.Load() && consumeErr == nil {
+		invisible = b.waitVisible(ctx)
+	}
 	br := &BackfillResult{Target: b.opts.Topic, Partitioner: b.opts.Partitioner, Transactional: b.txn}
 	next := map[int32]int64{}
 	for _, pr := range res.Partitions {
@@ -472,6 +548,13 @@ func (b *backfiller) finish(ctx context.Context, res *Result, consumeErr error) 
 				resume[bp.Partition] = bp.ResumeFrom
 			}
 		}
+	}
+	if !incomplete && invisible != nil {
+		// Committed: a rerun would copy everything again, so no resume
+		// point; the copies become visible once the markers are written.
+		br.Complete = false
+		br.Error = invisible.Error()
+		return br, fmt.Errorf("backfill committed but not yet visible: %w; the copies are committed (do not rerun the backfill): they become visible to read_committed consumers once the last stable offsets pass them", invisible)
 	}
 	if !incomplete {
 		return br, nil
