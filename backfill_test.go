@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,7 +17,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
 
+	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 	"github.com/offsetctl/offsetctl/replay"
 )
@@ -722,4 +726,178 @@ func TestBackfillFollowInterruptFlushesCopies(t *testing.T) {
 		t.Fatalf("target holds %d records (%s), the summary says %d replayed and copied (%s)", got.Records, got.PayloadDigest, res.Records, res.PayloadDigest)
 	}
 	t.Logf("interrupted after %d records copied; %d produced to the source so far", res.Records, produced.Load())
+}
+
+// saslTarget is a kfake cluster of its own (cluster id "target") that
+// takes SASL PLAIN from alice/pw-alice and bob/pw-bob, with a 3-partition
+// topic, and records every SASLAuthenticate payload it receives.
+func saslTarget(t *testing.T, topic string) (*kfake.Cluster, func() []string) {
+	t.Helper()
+	k, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID("target"), kfake.EnableSASL(),
+		kfake.Superuser("PLAIN", "alice", "pw-alice"), kfake.Superuser("PLAIN", "bob", "pw-bob"), kfake.SeedTopics(3, topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(k.Close)
+	var mu sync.Mutex
+	var auths []string
+	k.ControlKey(kmsg.SASLAuthenticate.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		k.KeepControl()
+		mu.Lock()
+		auths = append(auths, string(req.(*kmsg.SASLAuthenticateRequest).SASLAuthBytes))
+		mu.Unlock()
+		return nil, nil, false
+	})
+	return k, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), auths...)
+	}
+}
+
+// countOn replays topic on the cluster at brokers (with extra connection
+// flags) and returns its record count and payload digest.
+func countOn(t *testing.T, topic, brokers string, extra ...string) replay.Result {
+	t.Helper()
+	args := append([]string{"replay", topic, "-b", brokers, "--format", "none", "--payload-digest", "--no-verify", "-o", "json", "-q"}, extra...)
+	var res replay.Result
+	decodeJSON(t, mustRun(t, nil, 0, args...), &res)
+	return res
+}
+
+// TestBackfillTargetOwnCredentials: --target-command-config and
+// --target-profile give the target cluster its own TLS/SASL settings (here
+// SASL PLAIN as bob); the source (the test cluster: kfake or the real
+// broker, plaintext) keeps its own. The copy lands in the target.
+func TestBackfillTargetOwnCredentials(t *testing.T) {
+	c := testkit.New(t)
+	src := backfillSource(t, c, 10)
+	dst := testkit.Name(t, "dst")
+	target, auths := saslTarget(t, dst)
+	addr := strings.Join(target.ListenAddrs(), ",")
+	dir := t.TempDir()
+	props := filepath.Join(dir, "target.properties")
+	if err := os.WriteFile(props, []byte("bootstrap.servers="+addr+"\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"+
+		"sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"bob\" password=\"pw-bob\";\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bobPW := filepath.Join(dir, "bob.pw")
+	if err := os.WriteFile(bobPW, []byte("pw-bob\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, _, r := replayJSON(t, c, 0, src, "--produce-to", dst, "--target-command-config", props, "--format", "none")
+	if b := res.Backfill; b == nil || !b.Complete || b.Produced != 35 || strings.Contains(r.stderr, "is another cluster") {
+		t.Fatalf("backfill with --target-command-config: %+v\nstderr: %s", b, r.stderr)
+	}
+	bobFile := filepath.Join(dir, "bob.properties")
+	if err := os.WriteFile(bobFile, []byte("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"+
+		"sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"bob\" password=\"pw-bob\";\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := countOn(t, dst, addr, "--command-config", bobFile); got.Records != 35 || got.PayloadDigest != res.PayloadDigest {
+		t.Fatalf("target holds %d records (%s), want 35 (%s)", got.Records, got.PayloadDigest, res.PayloadDigest)
+	}
+
+	// --target-profile, with --target-brokers above the profile's brokers
+	// (the profile gives only credentials).
+	cfgFile := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfgFile, []byte("profiles:\n  target:\n    sasl: {mechanism: plain, user: bob, password_file: "+bobPW+"}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), now: time.Now, getenv: func(k string) string {
+		if k == cluster.EnvConfig {
+			return cfgFile
+		}
+		return ""
+	}}
+	code := a.execute(testkit.Ctx(t), []string{"--brokers", c.BrokerList(), "replay", src, "--produce-to", dst, "--target-brokers", addr, "--target-profile", "target", "--format", "none", "-o", "json", "-q"})
+	var res2 replay.Result
+	if code != 0 || strings.Contains(errb.String(), "is another cluster") {
+		t.Fatalf("backfill with --target-profile: exit %d\n%s", code, errb.String())
+	}
+	decodeJSON(t, result{stdout: out.String()}, &res2)
+	if b := res2.Backfill; b == nil || !b.Complete || b.Produced != 35 {
+		t.Fatalf("backfill with --target-profile: %+v", b)
+	}
+	if got := countOn(t, dst, addr, "--command-config", bobFile); got.Records != 70 {
+		t.Fatalf("target holds %d records after two copies, want 70", got.Records)
+	}
+	for _, p := range auths() {
+		if !strings.Contains(p, "\x00bob\x00pw-bob") {
+			t.Fatalf("the target received authentication %q, want bob's only", p)
+		}
+	}
+	if len(auths()) == 0 {
+		t.Fatal("the target saw no authentication")
+	}
+
+	// Bad target settings are bad input naming the target flag.
+	r = mustRun(t, c, 2, "replay", src, "--produce-to", dst, "--target-command-config", filepath.Join(dir, "missing.properties"), "--format", "none", "-q")
+	if !strings.HasPrefix(r.stderr, "offsetctl: target cluster: --target-command-config: ") {
+		t.Fatalf("stderr: %q", r.stderr)
+	}
+	mustRun(t, c, 2, "replay", src, "--target-profile", "target", "--format", "none", "-q")
+}
+
+// TestBackfillWarnsWhenSourceCredentialsGoToTarget: a SASL source and
+// --target-brokers naming another cluster with neither target flag: the
+// source's settings are used for the target (it accepts them here) and a
+// one-line warning says the source's credentials are sent to it. With
+// --target-command-config, no warning and the source's password never
+// reaches the target. (Two kfake clusters: the source needs SASL.)
+func TestBackfillWarnsWhenSourceCredentialsGoToTarget(t *testing.T) {
+	srcCluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID("source"), kfake.EnableSASL(),
+		kfake.Superuser("PLAIN", "alice", "pw-alice"), kfake.SeedTopics(1, "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srcCluster.Close()
+	target, auths := saslTarget(t, "dst")
+	dir := t.TempDir()
+	alicePW := filepath.Join(dir, "alice.pw")
+	if err := os.WriteFile(alicePW, []byte("pw-alice\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srcAddr, addr := strings.Join(srcCluster.ListenAddrs(), ","), strings.Join(target.ListenAddrs(), ",")
+	srcFlags := []string{"-b", srcAddr, "--sasl-mechanism", "PLAIN", "--sasl-user", "alice", "--sasl-password-file", alicePW}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(srcCluster.ListenAddrs()...), kgo.SASL(plain.Auth{User: "alice", Pass: "pw-alice"}.AsMechanism()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	for i := 0; i < 5; i++ {
+		if err := cl.ProduceSync(testkit.Ctx(t), &kgo.Record{Topic: "src", Value: []byte(fmt.Sprint(i))}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	r := mustRun(t, nil, 0, append([]string{"replay", "src", "--produce-to", "dst", "--target-brokers", addr, "--format", "none", "-q"}, srcFlags...)...)
+	want := "offsetctl: warning: --target-brokers " + addr + " is another cluster and neither --target-command-config nor --target-profile was given: the source cluster's SASL PLAIN credentials are sent to it; give the target its own settings with one of them\n"
+	// (kfake speaks SASL PLAIN without TLS: the clear-text warning too.)
+	if strings.Count(r.stderr, want) != 1 || strings.Count(r.stderr, "is another cluster") != 1 || !strings.Contains(r.stdout, "produced 5, complete") {
+		t.Fatalf("stdout %s\nstderr %q, want it to hold %q once", r.stdout, r.stderr, want)
+	}
+	if got := auths(); len(got) == 0 || !strings.Contains(got[0], "\x00alice\x00pw-alice") {
+		t.Fatalf("the target received %q, want alice's (source) credentials", got)
+	}
+	n := len(auths())
+
+	props := filepath.Join(dir, "target.properties")
+	if err := os.WriteFile(props, []byte("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"+
+		"sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"bob\" password=\"pw-bob\";\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = mustRun(t, nil, 0, append([]string{"replay", "src", "--produce-to", "dst", "--target-brokers", addr, "--target-command-config", props, "--format", "none", "-q"}, srcFlags...)...)
+	if strings.Contains(r.stderr, "is another cluster") || !strings.Contains(r.stdout, "produced 5, complete") {
+		t.Fatalf("stdout %s\nstderr %s", r.stdout, r.stderr)
+	}
+	for _, p := range auths()[n:] {
+		if strings.Contains(p, "pw-alice") || !strings.Contains(p, "\x00bob\x00pw-bob") {
+			t.Fatalf("with --target-command-config the target received %q", p)
+		}
+	}
+	if len(auths()) == n {
+		t.Fatal("the target saw no authentication as bob")
+	}
 }

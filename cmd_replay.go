@@ -36,6 +36,8 @@ type replayFlags struct {
 
 	produceTo       string
 	targetBrokers   string
+	targetConfig    string
+	targetProfile   string
 	partitioner     string
 	transactionalID string
 	sourceHeader    bool
@@ -88,6 +90,8 @@ before and after. With --produce-to it copies the records to another topic
 	fl.StringVar(&f.fetchMax, "fetch-max-bytes", "2MiB", "largest fetch response (and partition share of it); with one fetch buffered per broker it bounds memory")
 	fl.StringVar(&f.produceTo, "produce-to", "", "backfill: copy every replayed record to this topic")
 	fl.StringVar(&f.targetBrokers, "target-brokers", "", "backfill: bootstrap brokers of the target cluster (default: the source cluster)")
+	fl.StringVar(&f.targetConfig, "target-command-config", "", "backfill: Java client properties file of the target cluster (its own brokers, TLS, SASL)")
+	fl.StringVar(&f.targetProfile, "target-profile", "", "backfill: named profile of the target cluster (its own brokers, TLS, SASL)")
 	fl.StringVar(&f.partitioner, "partitioner", "same", "backfill: same (source partition number) or key (hash of the key)")
 	fl.StringVar(&f.transactionalID, "transactional-id", "", "backfill: copy in one transaction with this id (atomic for read_committed consumers)")
 	fl.BoolVar(&f.sourceHeader, "source-header", false, "backfill: add header offsetctl.source=topic/partition/offset to each copy")
@@ -125,7 +129,7 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	}
 	fs := cmd.Flags()
 	if f.produceTo == "" {
-		for _, name := range []string{"target-brokers", "partitioner", "transactional-id", "source-header"} {
+		for _, name := range []string{"target-brokers", "target-command-config", "target-profile", "partitioner", "transactional-id", "source-header"} {
 			if changed(fs, name) {
 				return exitcode.Usagef("--%s needs --produce-to", name)
 			}
@@ -155,6 +159,14 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 			}
 			po.Brokers = b
 		}
+		if f.targetConfig != "" || f.targetProfile != "" {
+			tcfg, err := a.targetClusterConfig(cfg, po.Brokers, f)
+			if err != nil {
+				return err
+			}
+			po.Target = &tcfg
+		}
+		po.Warnf = a.warnf
 		opts.Produce = po
 	}
 
@@ -210,6 +222,50 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		}
 	}
 	return runErr
+}
+
+// targetClusterConfig resolves the backfill target's own connection from
+// --target-command-config and --target-profile (as --command-config and
+// --profile resolve the source's, cluster.Connect), with --target-brokers
+// above them and the source's brokers below (a profile may give only
+// credentials). The source's default secret variables ($KAFKA_SASL_PASSWORD,
+// $KAFKA_SASL_TOKEN) are not read for the target: the target's secret
+// comes from its file or profile (a password file, or a variable named
+// there), or a prompt.
+func (a *app) targetClusterConfig(src cluster.Config, brokers []string, f replayFlags) (cluster.Config, error) {
+	getenv := func(k string) string {
+		switch k {
+		case "KAFKA_BROKERS":
+			return strings.Join(src.Brokers, ",")
+		case cluster.EnvPassword, cluster.EnvToken:
+			return ""
+		}
+		return a.getenv(k)
+	}
+	conn, err := cluster.Connect(cluster.Sources{
+		Env:           cluster.Env{Getenv: getenv, ReadFile: os.ReadFile, Prompt: a.passwordPrompt()},
+		Flags:         cluster.Settings{Brokers: brokers},
+		CommandConfig: f.targetConfig,
+		Profile:       f.targetProfile,
+	})
+	if err != nil {
+		msg := strings.NewReplacer("--command-config", "--target-command-config", "--profile", "--target-profile").Replace(err.Error())
+		return cluster.Config{}, exitcode.Usagef("target cluster: %s", msg)
+	}
+	for _, n := range conn.Notes {
+		a.infof("offsetctl: note: target: %s", strings.ReplaceAll(n, "--command-config", "--target-command-config"))
+	}
+	for _, w := range conn.Warnings {
+		a.warnf("target: %s", w)
+	}
+	cfg := cluster.Config{Brokers: conn.Brokers, ClientID: conn.ClientID, Timeout: a.timeout, TLS: conn.TLS, SASL: conn.SASL}
+	if cfg.ClientID == "" {
+		cfg.ClientID = src.ClientID
+	}
+	if a.verbose {
+		cfg.Logger = cluster.RedactLogger(stderrLogger{a.stderr}, conn.Secrets)
+	}
+	return cfg, nil
 }
 
 // replayMemoryLimit is the soft memory limit of a replay.

@@ -24,8 +24,16 @@ import (
 // headers and timestamp.
 type ProduceOptions struct {
 	Topic string
-	// Brokers of the target cluster; nil means the source cluster.
+	// Brokers of the target cluster; nil means the source cluster. The
+	// source's TLS and SASL settings are used with them (see Target).
 	Brokers []string
+	// Target, when set, is the target cluster's own connection (brokers,
+	// TLS, SASL); Brokers is then ignored.
+	Target *cluster.Config
+	// Warnf, when set, receives a warning when Brokers names another
+	// cluster than the source and the source's credentials (SASL, a TLS
+	// client certificate) are sent to it because no Target was given.
+	Warnf func(format string, args ...any)
 	// Partitioner is "same" (the source partition number; the target
 	// needs at least as many partitions) or "key" (Kafka's murmur2 hash
 	// of the key, like the Java client).
@@ -136,10 +144,13 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 		return nil, exitcode.Usagef("--partitioner %q: want same or key", o.Partitioner)
 	}
 	tcfg := cfg
-	if len(o.Brokers) > 0 {
+	switch {
+	case o.Target != nil:
+		tcfg = *o.Target
+	case len(o.Brokers) > 0:
 		tcfg.Brokers = o.Brokers
 	}
-	if o.Topic == src && len(o.Brokers) == 0 {
+	if o.Topic == src && len(o.Brokers) == 0 && o.Target == nil {
 		return nil, exitcode.Usagef("--produce-to %s is the topic being replayed: a backfill copies to another topic (or another cluster with --target-brokers)", o.Topic)
 	}
 	adm, err := tcfg.NewAdmin()
@@ -154,7 +165,7 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 		if actx.Err() != nil {
 			return nil, tcfg.Unreachable(actx.Err())
 		}
-		return nil, fmt.Errorf("target topic %s: %w", o.Topic, err)
+		return nil, tcfg.ExplainConnError(fmt.Errorf("target topic %s: %w", o.Topic, err))
 	}
 	tps := ends[o.Topic]
 	if bad, ok := tps[-1]; ok && bad.Err != nil || len(tps) == 0 {
@@ -164,6 +175,9 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 		if err := refuseSelfCopy(actx, srcAdm, adm, src, tcfg); err != nil {
 			return nil, err
 		}
+	}
+	if o.Target == nil && len(o.Brokers) > 0 && o.Warnf != nil && hasCredentials(cfg) {
+		warnSourceCredentials(actx, srcAdm, adm, cfg, tcfg, o.Warnf)
 	}
 	if o.Partitioner == PartitionerSame {
 		for _, pp := range plan.Partitions {
@@ -240,6 +254,31 @@ func refuseSelfCopy(ctx context.Context, srcAdm, dstAdm *cluster.Admin, topic st
 		id = "unknown"
 	}
 	return exitcode.Usagef("--produce-to %s --target-brokers %s: that is the topic being replayed, on the same cluster (cluster id %s): a backfill copies to another topic or another cluster", topic, strings.Join(tcfg.Brokers, ","), id)
+}
+
+// hasCredentials reports whether cfg authenticates: SASL or a TLS client
+// certificate.
+func hasCredentials(cfg cluster.Config) bool {
+	if cfg.SASL != nil {
+		return true
+	}
+	return cfg.TLS != nil && (len(cfg.TLS.Certificates) > 0 || cfg.TLS.GetClientCertificate != nil)
+}
+
+// warnSourceCredentials warns, once, when the target reached with the
+// source's settings is another cluster: the source's credentials went to
+// it. (The same cluster reached by another address is no news.)
+func warnSourceCredentials(ctx context.Context, srcAdm, dstAdm *cluster.Admin, cfg, tcfg cluster.Config, warnf func(string, ...any)) {
+	sm, serr := srcAdm.BrokerMetadata(ctx)
+	dm, derr := dstAdm.BrokerMetadata(ctx)
+	if serr == nil && derr == nil && sm.Cluster == dm.Cluster && sm.Cluster != "" {
+		return
+	}
+	what := "TLS client certificate"
+	if cfg.SASL != nil {
+		what = "SASL " + cfg.SASL.Name() + " credentials"
+	}
+	warnf("--target-brokers %s is another cluster and neither --target-command-config nor --target-profile was given: the source cluster's %s are sent to it; give the target its own settings with one of them", strings.Join(tcfg.Brokers, ","), what)
 }
 
 // defaultBatchMax is kgo's default record batch bound (Kafka's classic
