@@ -81,7 +81,7 @@ before and after. With --produce-to it copies the records to another topic
 	fl.Int64Var(&f.max, "max", 0, "stop after N records in total (0: no limit)")
 	fl.BoolVar(&f.follow, "follow", false, "keep reading new records until Ctrl-C (or --until)")
 	fl.StringVar(&f.isolation, "isolation", "committed", "committed (read_committed: what consumers see, bounded by the last stable offset) or uncommitted")
-	fl.StringVar(&f.out, "out", "", "write records to FILE (default stdout; the summary then goes to stdout)")
+	fl.StringVar(&f.out, "out", "", "write records to FILE, overwriting it if it exists (default stdout; the summary then goes to stdout); --format none writes no file")
 	fl.StringVar(&f.format, "format", "jsonl", "record format: jsonl, raw (value and a newline) or none (digest and proof only)")
 	fl.StringSliceVar(&f.verifyGroups, "verify-groups", nil, "groups whose commits the proof compares (default: every group with commits on the topic)")
 	fl.BoolVar(&f.noVerify, "no-verify", false, "skip the before/after proof")

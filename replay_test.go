@@ -817,3 +817,40 @@ func TestReplayVerifyGroupsMustHaveCommits(t *testing.T) {
 		t.Fatalf("proof %+v (%d records)", v, res.Records)
 	}
 }
+
+// TestReplayOutOverwritesAndFormatNoneWritesNothing pins the documented
+// --out behaviour: an existing file is replaced (not appended to), and
+// --format none neither creates nor touches the file.
+func TestReplayOutOverwritesAndFormatNoneWritesNothing(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 2}, time.Time{})
+	dir := t.TempDir()
+	out := filepath.Join(dir, "records.jsonl")
+	if err := os.WriteFile(out, []byte("old line 1\nold line 2\nold line 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, c, 0, "replay", topic, "--out", out, "-q", "--no-verify")
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte("old line")) || bytes.Count(data, []byte("\n")) != 2 {
+		t.Fatalf("--out did not replace the file: %q", data)
+	}
+	none := filepath.Join(dir, "none.jsonl")
+	r := mustRun(t, c, 0, "replay", topic, "--format", "none", "--out", none, "-q", "--no-verify")
+	if _, err := os.Stat(none); !os.IsNotExist(err) {
+		t.Fatalf("--format none --out created the file (stat: %v)", err)
+	}
+	if !strings.HasPrefix(r.stdout, "TOPIC "+topic) {
+		t.Fatalf("summary not on stdout: %q", r.stdout)
+	}
+	if err := os.WriteFile(none, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, c, 0, "replay", topic, "--format", "none", "--out", none, "-q", "--no-verify")
+	if data, _ := os.ReadFile(none); string(data) != "keep\n" {
+		t.Fatalf("--format none touched an existing file: %q", data)
+	}
+}
