@@ -197,6 +197,7 @@ func TestBackfillTransactionalNotVisibleInTime(t *testing.T) {
 		}
 	}
 	res, _, r := replayJSON(t, c, 1, src, "--produce-to", dst, "--transactional-id", testkit.Name(t, "bf"), "--format", "none", "--timeout", "3s")
+	t.Logf("stderr: %s", r.stderr)
 	b := res.Backfill
 	if b == nil || b.Complete || b.Resume != "" || b.Produced != res.Records || res.Records != 20 || !strings.Contains(b.Error, "do not see all of the copy after 3s") ||
 		!strings.HasPrefix(r.stderr, "offsetctl: backfill committed but not yet visible: read_committed consumers of "+dst) || !strings.Contains(r.stderr, "do not rerun") {
