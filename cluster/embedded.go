@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"strconv"
@@ -31,7 +33,11 @@ func StartEmbedded(o EmbeddedOptions) (*Embedded, error) {
 	if n <= 0 {
 		n = 3
 	}
-	opts := []kfake.Opt{kfake.NumBrokers(n), kfake.DefaultNumPartitions(1)}
+	// Each embedded cluster gets its own id (kfake's default is the same
+	// "kfake" for all), so two playgrounds are told apart like two clusters.
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	opts := []kfake.Opt{kfake.NumBrokers(n), kfake.DefaultNumPartitions(1), kfake.ClusterID("offsetctl-" + hex.EncodeToString(id[:]))}
 	host := "127.0.0.1"
 	if o.Listen != "" {
 		h, p, err := net.SplitHostPort(o.Listen)
