@@ -16,6 +16,9 @@ import (
 	"github.com/offsetctl/offsetctl/report"
 )
 
+// minWatch keeps --watch from hammering the cluster.
+const minWatch = 100 * time.Millisecond
+
 type lagFlags struct {
 	allGroups bool
 	topics    []string
@@ -51,8 +54,8 @@ func (a *app) lagCmd() *cobra.Command {
 			if err != nil {
 				return exitcode.AsUsage(err)
 			}
-			if changed(cmd.Flags(), "watch") && f.watch <= 0 {
-				return exitcode.Usagef("--watch must be a positive duration, got %s", f.watch)
+			if changed(cmd.Flags(), "watch") && f.watch < minWatch {
+				return exitcode.Usagef("--watch must be at least %s, got %s", minWatch, f.watch)
 			}
 			cfg, adm, err := a.admin(cmd.Context())
 			if err != nil {
@@ -111,10 +114,23 @@ func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admi
 	return a.renderLag(rep)
 }
 
-// renderLag prints the report (the table leaves out groups that do not
-// exist: the error line names them; JSON and CSV carry them with their
-// error) and returns an error naming every failed group and partition.
+// renderLag prints the report and returns an error naming every failed
+// group and partition (or the write error, first).
 func (a *app) renderLag(rep admin.LagReport) error {
+	if err := a.printLag(rep, false); err != nil {
+		return err
+	}
+	return reportErrors(rep.Errors())
+}
+
+// printLag writes the report to stdout: the table leaves out groups that do
+// not exist (the error line names them), JSON and CSV carry them with their
+// error. oneLine writes JSON as a single line (one document per --watch
+// round). Only write errors are returned.
+func (a *app) printLag(rep admin.LagReport, oneLine bool) error {
+	if oneLine && a.format == report.JSON {
+		return report.WriteJSONLine(a.stdout, rep)
+	}
 	shown := rep
 	if a.format == report.Table {
 		shown.Groups = nil
@@ -132,7 +148,7 @@ func (a *app) renderLag(rep admin.LagReport) error {
 	if len(rep.Groups) == 0 && a.format == report.Table {
 		a.infof("no consumer groups found")
 	}
-	return reportErrors(rep.Errors())
+	return nil
 }
 
 // reportErrors turns per-group/partition error lines into one error (exit
@@ -151,31 +167,38 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 	tty := isTerminal(a.stdout)
 	t := time.NewTicker(f.watch)
 	defer t.Stop()
-	for {
+	for round := 0; ; round++ {
 		rep, err := a.gatherLag(ctx, cfg, adm, req, f.timeLag)
 		if ctx.Err() != nil {
 			return nil // Ctrl-C ends a watch normally
 		}
+		// A failed write (stdout closed) ends the watch: nobody reads it.
+		var werr error
 		if tty {
-			fmt.Fprint(a.stdout, "\033[H\033[2J")
+			_, werr = fmt.Fprint(a.stdout, "\033[H\033[2J")
+		} else if round > 0 && a.format == report.Table {
+			_, werr = fmt.Fprintln(a.stdout)
 		}
-		if err != nil {
+		if werr == nil && err == nil && a.format == report.Table {
+			_, werr = fmt.Fprintf(a.stdout, "%s  every %s  (Ctrl-C to stop)\n", a.now().Format(time.RFC3339), f.watch)
+		}
+		switch {
+		case werr != nil:
+			return werr
+		case err != nil:
 			a.warnf("%v", err)
-		} else {
-			if a.format == report.Table {
-				fmt.Fprintf(a.stdout, "%s  every %s  (Ctrl-C to stop)\n", a.now().Format(time.RFC3339), f.watch)
+		default:
+			if werr := a.printLag(rep, true); werr != nil {
+				return werr
 			}
-			if rerr := a.renderLag(rep); rerr != nil {
-				a.warnf("%v", rerr)
+			for _, e := range rep.Errors() {
+				a.warnf("%s", e)
 			}
 		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-		}
-		if !tty && a.format == report.Table {
-			fmt.Fprintln(a.stdout)
 		}
 	}
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -376,6 +378,7 @@ func TestLagUsageErrors(t *testing.T) {
 		{"lag", "g", "--topic", "t:x"},
 		{"lag", "g", "-o", "yaml"},
 		{"lag", "g", "--watch", "-1s"},
+		{"lag", "g", "--watch", "1ms"},
 		{"lag", "g", "--no-such-flag"},
 		{"no-such-command"},
 		{"lag", "g", "--timeout", "0s"},
@@ -475,5 +478,61 @@ func TestLagNoGroupsAtAll(t *testing.T) {
 	r = mustRun(t, c, 0, "lag", "--all-groups")
 	if r.stdout != "" || !strings.Contains(r.stderr, "no consumer groups found") {
 		t.Errorf("table: stdout %q stderr %q", r.stdout, r.stderr)
+	}
+}
+
+// failingWriter accepts the first n writes, then fails like a closed pipe.
+type failingWriter struct {
+	n      int
+	writes int
+}
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	f.writes++
+	if f.writes > f.n {
+		return 0, syscall.EPIPE
+	}
+	return len(p), nil
+}
+
+// TestLagWatchStopsWhenStdoutCloses: nobody reads a watch whose stdout is
+// closed; it ends with exit 1 instead of polling the cluster forever.
+func TestLagWatchStopsWhenStdoutCloses(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 0})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var errb syncBuffer
+	out := &failingWriter{n: 1}
+	a := &app{stdout: out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+	code := a.execute(ctx, []string{"--brokers", c.BrokerList(), "lag", g, "--watch", "100ms"})
+	if ctx.Err() != nil {
+		t.Fatal("the watch did not stop when stdout failed")
+	}
+	if code != 1 || !strings.Contains(errb.String(), "broken pipe") {
+		t.Errorf("exit %d stderr %q, want 1 and the write error", code, errb.String())
+	}
+}
+
+func TestLagWatchJSONOneDocumentPerRound(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 3}, time.Time{})
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(1200 * time.Millisecond); cancel() }()
+	r := offsetctlCtx(ctx, t, c, "lag", g, "--watch", "200ms", "-o", "json")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) < 2 {
+		t.Fatalf("exit %d, %d lines:\n%s", r.code, len(lines), r.stdout)
+	}
+	for _, l := range lines {
+		var doc lagJSON
+		if err := json.Unmarshal([]byte(l), &doc); err != nil || len(doc.Groups) != 1 || doc.Groups[0].TotalLag != 2 {
+			t.Errorf("line %q: %v %+v", l, err, doc)
+		}
 	}
 }

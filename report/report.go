@@ -50,6 +50,12 @@ func WriteJSON(w io.Writer, v any) error {
 // about 35 µs a row (3.7 s for lag over 100 groups × 1,000 partitions).
 const largeTable = 200
 
+// WriteJSONLine writes v as JSON on one line (a stream of documents, e.g.
+// one per --watch round).
+func WriteJSONLine(w io.Writer, v any) error {
+	return json.NewEncoder(w).Encode(v)
+}
+
 // WriteTable writes a plain aligned table (no borders), the style of
 // kafka-consumer-groups.sh and kubectl: with tablewriter, or for large
 // printable-ASCII tables with text/tabwriter, byte for byte the same
