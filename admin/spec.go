@@ -139,7 +139,9 @@ const timeForms = "want RFC 3339 (2026-11-30T10:00:00Z), YYYY-MM-DD[THH:MM[:SS[.
 //   - a date alone, YYYY-MM-DD: its midnight UTC
 //
 // Times before 1970-01-01T00:00:00Z are an error (Kafka's ListOffsets
-// reads negative times as "latest"/"earliest").
+// reads negative times as "latest"/"earliest"), and so is a bare number
+// below 100000000000 (1973-03-03): a compact date or unix seconds typed by
+// mistake, which would otherwise rewind to the log start.
 func ParseTime(s string) (int64, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -149,6 +151,12 @@ func ParseTime(s string) (int64, error) {
 		ms, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
 			return 0, fmt.Errorf("time %q: unix milliseconds out of range", s)
+		}
+		// 20261130 (a compact date) or 1764470400 (unix seconds) would
+		// otherwise be read as a few days or weeks after 1970 and rewind
+		// every partition to its log start.
+		if ms < minUnixMillis {
+			return 0, fmt.Errorf("time %q: as unix milliseconds that is before 1973; give 13-digit unix milliseconds or a date like 2026-11-30T10:00:00Z", s)
 		}
 		return ms, nil
 	}
@@ -224,6 +232,9 @@ func parseZone(z string) (int, error) {
 	}
 	return sign * (h*3600 + m*60), nil
 }
+
+// minUnixMillis is the smallest number ParseTime takes as unix milliseconds.
+const minUnixMillis = 100_000_000_000
 
 func isDigits(s string) bool {
 	if s == "" {

@@ -151,7 +151,10 @@ func TestParseTime(t *testing.T) {
 		err  string
 	}{
 		{in: "1764496800000", want: 1764496800000},
-		{in: "0", want: 0},
+		{in: "0", err: "before 1973"},
+		{in: "20261130", err: "before 1973"},   // a compact date, not milliseconds
+		{in: "1764470400", err: "before 1973"}, // unix seconds
+		{in: "100000000000", want: 100000000000},
 		{in: "2026-11-30T10:00:00Z", want: ms("2026-11-30T10:00:00Z")},
 		{in: "2026-11-30T10:00:00.250+02:00", want: ms("2026-11-30T08:00:00.25Z")},
 		{in: "2026-11-30T10:00:00.123", want: ms("2026-11-30T10:00:00.123Z")}, // Apache's form: UTC
