@@ -28,6 +28,9 @@ func (a *app) deleteOffsetsCmd() *cobra.Command {
 			if group == "" {
 				return exitcode.Usagef("empty group name")
 			}
+			if err := admin.CheckGroupName(group); err != nil {
+				return exitcode.AsUsage(err)
+			}
 			if len(topics) == 0 {
 				return exitcode.Usagef("name the offsets to delete: --topic TOPIC[:P,...] (repeatable)")
 			}
@@ -124,6 +127,11 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 			// A group named twice is deleted (and backed up) once, as lag
 			// shows it once.
 			args = admin.Dedupe(args)
+			for _, g := range args {
+				if err := admin.CheckGroupName(g); err != nil {
+					return exitcode.AsUsage(err)
+				}
+			}
 			cfg, adm, err := a.admin(cmd.Context())
 			if err != nil {
 				return err

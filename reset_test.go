@@ -642,3 +642,25 @@ func TestResetTimeGrammar(t *testing.T) {
 	}
 	mustRun(t, f.c, 2, "reset", g, "--topic", f.topic, "--to", "time:1969-12-31")
 }
+
+// TestReservedGroupNames: offsetctl's backup rows mark themselves with
+// "offsetctl:"; a group named that way could not be restored from its
+// backup, so it is refused before anything happens.
+func TestReservedGroupNames(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	g := "offsetctl:no-commit:" + testkit.Name(t, "g")
+	for _, args := range [][]string{
+		{"reset", g, "--topic", topic, "--to", "earliest", "--execute"},
+		{"delete-offsets", g, "--topic", topic, "--execute"},
+		{"delete-group", g, "--execute"},
+	} {
+		r := offsetctl(t, c, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "reserved by offsetctl's backup format") {
+			t.Errorf("%s: exit %d stderr %q", args[0], r.code, r.stderr)
+		}
+	}
+	if got := c.Committed(g); len(got) != 0 {
+		t.Errorf("the refused reset committed %v", got)
+	}
+}

@@ -55,6 +55,16 @@ const utf8BOM = "\ufeff"
 // maxPlanLine bounds a plan line (a 249-char topic and a long group name fit).
 const maxPlanLine = 64 << 10
 
+// CheckGroupName refuses the group names offsetctl's backup format reserves
+// (its marker rows start with "offsetctl:"): a backup of such a group could
+// not be restored.
+func CheckGroupName(name string) error {
+	if strings.HasPrefix(name, "offsetctl:") {
+		return usagef("group %s: names starting with \"offsetctl:\" are reserved by offsetctl's backup format, so its offsets could not be backed up and restored; use kafka-consumer-groups.sh for this group", name)
+	}
+	return nil
+}
+
 // ParsePlanCSV parses a plan. It accepts everything Apache's --from-file
 // accepts (LF or CRLF lines, trailing blank lines, CSV quoting) and, for
 // hand-written plans, also a leading UTF-8 byte order mark (Excel writes

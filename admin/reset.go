@@ -172,6 +172,13 @@ func PlanReset(in ResetInput) (Plan, error) {
 		}
 	}
 	for _, name := range groups {
+		if err := CheckGroupName(name); err != nil {
+			if in.AllGroups {
+				plan.Warnings = append(plan.Warnings, "skipping "+err.Error())
+				continue
+			}
+			return plan, err
+		}
 		g, ok := in.Snapshot.Group(name)
 		if !ok {
 			return plan, usagef("group %s was not gathered", name)
