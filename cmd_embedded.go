@@ -31,9 +31,13 @@ func (a *app) playgroundCmd() *cobra.Command {
 			if brokers < 1 || brokers > 16 {
 				return exitcode.Usagef("--brokers-count must be between 1 and 16, got %d", brokers)
 			}
+			if err := cluster.CheckListen(listen, brokers); err != nil {
+				return exitcode.AsUsage(err)
+			}
+			// A port in use is a state of the machine, not bad usage: exit 1.
 			emb, err := cluster.StartEmbedded(cluster.EmbeddedOptions{Brokers: brokers, Listen: listen})
 			if err != nil {
-				return exitcode.AsUsage(err)
+				return err
 			}
 			defer emb.Close()
 			cfg := emb.Config()
@@ -48,7 +52,11 @@ func (a *app) playgroundCmd() *cobra.Command {
 				fmt.Fprintf(a.stdout, "seeded: topic %s (%d partitions, %d events), group %s with commits\n",
 					cluster.DemoTopic, cluster.DemoPartitions, cluster.DemoEvents, cluster.DemoGroup)
 			}
-			fmt.Fprintf(a.stdout, "\ntry, in another terminal:\n  export KAFKA_BROKERS=%s\n  offsetctl groups\n  offsetctl lag %s\n  offsetctl lag --all-groups -o json\n\nCtrl-C stops the cluster (all data is in memory).\n", addr, cluster.DemoGroup)
+			try := "  offsetctl groups\n  offsetctl lag " + cluster.DemoGroup + "\n  offsetctl lag --all-groups -o json\n"
+			if empty {
+				try = "  offsetctl groups\n  offsetctl semantics --keep\n  offsetctl lag --all-groups\n"
+			}
+			fmt.Fprintf(a.stdout, "\ntry, in another terminal:\n  export KAFKA_BROKERS=%s\n%s\nCtrl-C stops the cluster (all data is in memory).\n", addr, try)
 			<-cmd.Context().Done()
 			fmt.Fprintln(a.stderr, "playground: stopped")
 			return nil

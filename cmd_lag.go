@@ -39,7 +39,7 @@ func (a *app) lagCmd() *cobra.Command {
   offsetctl lag --all-groups --watch 5s`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.allGroups == (len(args) > 0) {
-				return exitcode.Usagef("name one or more groups, or --all-groups (not both)")
+				return exitcode.Usagef("%s", groupsOrAll(len(args) > 0))
 			}
 			for _, g := range args {
 				if strings.TrimSpace(g) == "" {
@@ -207,4 +207,13 @@ func isTerminal(w any) bool {
 	type fder interface{ Fd() uintptr }
 	f, ok := w.(fder)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// groupsOrAll words the error when the group selection is missing or
+// contradictory.
+func groupsOrAll(named bool) string {
+	if named {
+		return "name groups or use --all-groups, not both"
+	}
+	return "name one or more groups, or use --all-groups"
 }

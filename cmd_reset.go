@@ -161,7 +161,7 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error 
 		}
 	}
 	if f.allGroups == (len(groups) > 0) {
-		return exitcode.Usagef("name one or more groups, or --all-groups (not both)")
+		return exitcode.Usagef("%s", groupsOrAll(len(groups) > 0))
 	}
 	for _, g := range groups {
 		if g == "" {

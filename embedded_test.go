@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net"
 	"regexp"
 	"strconv"
 	"strings"
@@ -104,5 +105,25 @@ func TestDemo(t *testing.T) {
 	}
 	if strings.Count(sections[6], "+20") != 3 || strings.Count(sections[6], " 20         20 ") != 3 {
 		t.Errorf("section 6 (restore from backup, lag back to 20/20):\n%s", sections[6])
+	}
+}
+
+func TestPlaygroundListenErrors(t *testing.T) {
+	if testkit.Real() {
+		t.Skip("in-process only")
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	r := offsetctl(t, nil, "playground", "--listen", busy.Addr().String(), "--brokers-count", "1")
+	if r.code != 1 || !strings.Contains(r.stderr, "starting embedded cluster") {
+		t.Errorf("port in use: exit %d stderr %q, want 1 (a machine state, not bad usage)", r.code, r.stderr)
+	}
+	for _, listen := range []string{"127.0.0.1:65535", "nohostport", "127.0.0.1:x"} {
+		if r := offsetctl(t, nil, "playground", "--listen", listen); r.code != 2 || r.stdout != "" {
+			t.Errorf("--listen %s: exit %d stderr %q, want 2", listen, r.code, r.stderr)
+		}
 	}
 }

@@ -22,6 +22,44 @@ type EmbeddedOptions struct {
 	Listen string
 }
 
+// CheckListen validates a --listen value for n brokers (bad input, before
+// anything starts).
+func CheckListen(listen string, n int) error {
+	_, _, err := parseListen(listen, n)
+	return err
+}
+
+// parseListen returns the host and, for a non-zero port, the n ports the
+// brokers listen on.
+func parseListen(listen string, n int) (string, []int, error) {
+	host := "127.0.0.1"
+	if listen == "" {
+		return host, nil, nil
+	}
+	h, p, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "", nil, fmt.Errorf("--listen %q is not host:port", listen)
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return "", nil, fmt.Errorf("--listen %q has a bad port", listen)
+	}
+	if port > 65535-(n-1) {
+		return "", nil, fmt.Errorf("--listen %q: %d brokers need ports %d to %d, past 65535", listen, n, port, port+n-1)
+	}
+	if h != "" {
+		host = h
+	}
+	if port == 0 {
+		return host, nil, nil
+	}
+	ports := make([]int, n)
+	for i := range ports {
+		ports[i] = port + i
+	}
+	return host, ports, nil
+}
+
 // Embedded is an in-process Kafka cluster (franz-go's kfake).
 type Embedded struct {
 	*kfake.Cluster
@@ -38,26 +76,12 @@ func StartEmbedded(o EmbeddedOptions) (*Embedded, error) {
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	opts := []kfake.Opt{kfake.NumBrokers(n), kfake.DefaultNumPartitions(1), kfake.ClusterID("offsetctl-" + hex.EncodeToString(id[:]))}
-	host := "127.0.0.1"
-	if o.Listen != "" {
-		h, p, err := net.SplitHostPort(o.Listen)
-		if err != nil {
-			return nil, fmt.Errorf("--listen %q is not host:port", o.Listen)
-		}
-		port, err := strconv.Atoi(p)
-		if err != nil || port < 0 || port > 65535-n {
-			return nil, fmt.Errorf("--listen %q has a bad port", o.Listen)
-		}
-		if h != "" {
-			host = h
-		}
-		if port != 0 {
-			ports := make([]int, n)
-			for i := range ports {
-				ports[i] = port + i
-			}
-			opts = append(opts, kfake.Ports(ports...))
-		}
+	host, ports, err := parseListen(o.Listen, n)
+	if err != nil {
+		return nil, err
+	}
+	if ports != nil {
+		opts = append(opts, kfake.Ports(ports...))
 	}
 	opts = append(opts, kfake.ListenFn(func(network, addr string) (net.Listener, error) {
 		_, p, err := net.SplitHostPort(addr)
