@@ -39,13 +39,19 @@ type Config struct {
 	Logger kgo.Logger
 }
 
-// ParseBrokers splits a comma-separated broker list, trimming blanks.
+// ParseBrokers splits a comma-separated broker list, trimming blanks and
+// any SCHEME:// prefix (as Java's bootstrap.servers allows).
 func ParseBrokers(s string) ([]string, error) {
 	var out []string
 	for _, b := range strings.Split(s, ",") {
 		b = strings.TrimSpace(b)
 		if b == "" {
 			continue
+		}
+		// Java clients accept listener-style entries such as
+		// PLAINTEXT://host:9092 in bootstrap.servers: keep host:port.
+		if _, rest, ok := strings.Cut(b, "://"); ok {
+			b = rest
 		}
 		host, port, err := net.SplitHostPort(b)
 		if err != nil || host == "" {

@@ -14,6 +14,7 @@ func TestParseBrokers(t *testing.T) {
 		{"localhost:9092", []string{"localhost:9092"}, false},
 		{" a:1 , b:2,,", []string{"a:1", "b:2"}, false},
 		{"[::1]:9092", []string{"[::1]:9092"}, false},
+		{"PLAINTEXT://a:1,SASL_SSL://b:2", []string{"a:1", "b:2"}, false},
 		{"", nil, true},
 		{" , ", nil, true},
 		{"nocolon", nil, true},

@@ -47,7 +47,9 @@ func Lag(w io.Writer, f Format, r admin.LagReport) error {
 
 func lagHeader(timeLag, withGroup bool) []string {
 	h := []string{"TOPIC", "PARTITION", "LOG-START", "COMMITTED", "LOG-END", "LAG"}
-	if timeLag {
+	if timeLag && withGroup {
+		h = append(h, "TIME-LAG-MS")
+	} else if timeLag {
 		h = append(h, "TIME-LAG")
 	}
 	h = append(h, "MEMBER", "CLIENT-ID", "HOST", "NOTE")
@@ -67,7 +69,11 @@ func lagRows(r admin.LagReport, withGroup bool) [][]string {
 				row[5] = "-"
 			}
 			if r.TimeLag {
-				row = append(row, timeLag(p.TimeLagMs))
+				if withGroup { // CSV: milliseconds, like JSON's time_lag_ms
+					row = append(row, optMs(p.TimeLagMs))
+				} else {
+					row = append(row, timeLag(p.TimeLagMs))
+				}
 			}
 			note := p.Note
 			if !withGroup && p.Error != "" {
@@ -89,6 +95,13 @@ func lagRows(r admin.LagReport, withGroup bool) [][]string {
 		}
 	}
 	return rows
+}
+
+func optMs(ms *int64) string {
+	if ms == nil {
+		return ""
+	}
+	return I64(*ms)
 }
 
 func timeLag(ms *int64) string {
