@@ -210,7 +210,13 @@ func TestResetExecuteScopeAndRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	q := func(s string) string { return `"` + s + `"` }
+	// Apache's quoting (Jackson): names over 24 characters are quoted.
+	q := func(s string) string {
+		if len(s) > 24 {
+			return `"` + s + `"`
+		}
+		return s
+	}
 	want := []string{q("offsetctl:backup") + "," + q(g) + ",0,", q(g) + "," + q(f.topic) + ",1,6", q("offsetctl:no-commit:"+g) + "," + q(f.topic) + ",2,0"}
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], want[0]) || lines[1] != want[1] || lines[2] != want[2] {
 		t.Fatalf("backup =\n%s\nwant lines like %q", data, want)

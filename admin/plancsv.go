@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Reset plans use Apache's kafka-consumer-groups CSV, without a header:
@@ -249,9 +250,18 @@ func WritePlanCSV(w io.Writer, rows []PlanRow, withGroup bool) error {
 	return nil
 }
 
-// csvField quotes a string field the way Apache's --export does (Jackson
-// quotes every string), doubling inner quotes.
+// csvField quotes a string field the way Apache's --export does, so the
+// lines are the same: Jackson's CSV writer quotes a string that is empty,
+// longer than 24 characters, or has a character below '-' (space, quote,
+// comma, '#', ...), doubling inner quotes; other strings go out bare.
 func csvField(s string) string {
+	quote := s == "" || utf8.RuneCountInString(s) > 24
+	for i := 0; i < len(s) && !quote; i++ {
+		quote = s[i] < '-'
+	}
+	if !quote {
+		return s
+	}
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 

@@ -79,14 +79,14 @@ func TestWritePlanCSV(t *testing.T) {
 	if err := WritePlanCSV(&b, rows[:1], false); err != nil {
 		t.Fatal(err)
 	}
-	if got := b.String(); got != "\"orders\",0,15\n" {
+	if got := b.String(); got != "orders,0,15\n" {
 		t.Errorf("three columns = %q", got)
 	}
 	b.Reset()
 	if err := WritePlanCSV(&b, rows, true); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := b.String(), "\"g\",\"orders\",0,15\n\"a,b\",\"orders\",1,2\n"; got != want {
+	if got, want := b.String(), "g,orders,0,15\n\"a,b\",orders,1,2\n"; got != want {
 		t.Errorf("four columns = %q, want %q", got, want)
 	}
 	if err := WritePlanCSV(&b, []PlanRow{{Topic: "t", NoCommit: true}}, false); err == nil {
@@ -105,8 +105,8 @@ func TestBackupRoundTrip(t *testing.T) {
 	if err := WriteBackupCSV(&b, at, groups); err != nil {
 		t.Fatal(err)
 	}
-	want := "\"offsetctl:backup\",\"g1\",0,1764496800123\n\"g1\",\"orders\",0,15\n\"offsetctl:no-commit:g1\",\"orders\",1,0\n" +
-		"\"offsetctl:backup\",\"odd \"\"name\"\", really\",0,1764496800123\n\"odd \"\"name\"\", really\",\"t\",3,0\n"
+	want := "offsetctl:backup,g1,0,1764496800123\ng1,orders,0,15\noffsetctl:no-commit:g1,orders,1,0\n" +
+		"offsetctl:backup,\"odd \"\"name\"\", really\",0,1764496800123\n\"odd \"\"name\"\", really\",t,3,0\n"
 	if b.String() != want {
 		t.Fatalf("backup =\n%s\nwant\n%s", b.String(), want)
 	}
@@ -183,4 +183,25 @@ func FuzzParsePlanCSV(f *testing.F) {
 			}
 		}
 	})
+}
+
+// csvField writes fields as Apache's --export (Jackson) does, so exports
+// are the same lines: bare unless empty, longer than 24 characters, or
+// holding a character below '-'.
+func TestCSVFieldLikeApache(t *testing.T) {
+	for in, want := range map[string]string{
+		"orders":                     "orders",
+		"lead-exp.t_1":               "lead-exp.t_1",
+		"t-TestProbeExport-853a570c": `"t-TestProbeExport-853a570c"`, // 26 characters: Apache quoted it
+		"exactly-twenty-four-char":   "exactly-twenty-four-char",
+		"":                           `""`,
+		"a b":                        `"a b"`,
+		`say "hi"`:                   `"say ""hi"""`,
+		"a,b":                        `"a,b"`,
+		"ünïcode":                    "ünïcode",
+	} {
+		if got := csvField(in); got != want {
+			t.Errorf("csvField(%q) = %s, want %s", in, got, want)
+		}
+	}
 }

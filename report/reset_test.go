@@ -49,7 +49,7 @@ func TestResetRender(t *testing.T) {
 	if err := ResetExport(&b, p); err != nil {
 		t.Fatal(err)
 	}
-	if want := "\"g\",\"t\",0,20\n\"offsetctl:no-commit:g\",\"t\",1,0\n"; b.String() != want {
+	if want := "g,t,0,20\noffsetctl:no-commit:g,t,1,0\n"; b.String() != want {
 		t.Errorf("export = %q, want %q", b.String(), want)
 	}
 	b.Reset()
