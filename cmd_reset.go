@@ -58,7 +58,7 @@ Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
   offsetctl reset orders-billing --topic orders:0,1 --to shift:-100 --execute
   offsetctl reset orders-billing --all-topics --to ago:2h --execute
   offsetctl reset orders-billing --all-topics --to-datetime 2026-11-30T10:00:00.000 --export > plan.csv
-  offsetctl reset orders-billing --to file:offsetctl-backup-orders-billing-20261130T101500Z.csv --execute`,
+  offsetctl reset orders-billing --to file:offsetctl-backup-orders-billing-20261130T101500.412Z.csv --execute`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runReset(cmd, append(append([]string(nil), args...), f.groups...), f)
 		},
