@@ -31,6 +31,9 @@ func (a *app) deleteOffsetsCmd() *cobra.Command {
 			if err := admin.CheckGroupName(group); err != nil {
 				return exitcode.AsUsage(err)
 			}
+			if err := checkBackupFlag(cmd); err != nil {
+				return err
+			}
 			if len(topics) == 0 {
 				return exitcode.Usagef("name the offsets to delete: --topic TOPIC[:P,...] (repeatable)")
 			}
@@ -127,6 +130,9 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 			// A group named twice is deleted (and backed up) once, as lag
 			// shows it once.
 			args = admin.Dedupe(args)
+			if err := checkBackupFlag(cmd); err != nil {
+				return err
+			}
 			for _, g := range args {
 				if err := admin.CheckGroupName(g); err != nil {
 					return exitcode.AsUsage(err)

@@ -111,6 +111,12 @@ func (f resetFlags) targetSpec(cmd *cobra.Command) (string, error) {
 }
 
 func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error {
+	if f.export && changed(cmd.Flags(), "output") && a.format != report.CSV {
+		return exitcode.Usagef("--export prints Apache's CSV plan; it takes no -o %s", a.format)
+	}
+	if err := checkBackupFlag(cmd); err != nil {
+		return err
+	}
 	spec, err := f.targetSpec(cmd)
 	if err != nil {
 		return err
@@ -335,4 +341,13 @@ func summarizeErrors(lines []string) error {
 		return reportErrors(lines)
 	}
 	return fmt.Errorf("%d errors: %s; ... and %d more (see the table)", len(lines), strings.Join(lines[:show], "; "), len(lines)-show)
+}
+
+// checkBackupFlag refuses an explicitly empty --backup (it would silently
+// mean the default name).
+func checkBackupFlag(cmd *cobra.Command) error {
+	if f := cmd.Flags().Lookup("backup"); f != nil && f.Changed && strings.TrimSpace(f.Value.String()) == "" {
+		return exitcode.Usagef("--backup is empty: give a file path, or leave the flag out for offsetctl-backup-GROUP-UTCTIME.csv")
+	}
+	return nil
 }

@@ -670,3 +670,23 @@ func TestReservedGroupNames(t *testing.T) {
 		t.Errorf("the refused reset committed %v", got)
 	}
 }
+
+func TestResetFlagConflicts(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	g := testkit.Name(t, "g")
+	for _, args := range [][]string{
+		{"reset", g, "--topic", topic, "--to", "earliest", "--export", "-o", "json"},
+		{"reset", g, "--topic", topic, "--to", "earliest", "--execute", "--backup", ""},
+		{"delete-offsets", g, "--topic", topic, "--execute", "--backup", ""},
+		{"delete-group", g, "--execute", "--backup", " "},
+	} {
+		r := offsetctl(t, c, args...)
+		if r.code != 2 || r.stdout != "" || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%q: exit %d stdout %q stderr %q, want 2 and one line", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if got := c.Committed(g); len(got) != 0 {
+		t.Errorf("a refused reset committed %v", got)
+	}
+}
