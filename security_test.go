@@ -737,3 +737,24 @@ func TestSecurityDebugLogsHoldNoSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestSecuritySASLAgainstPlainListener: SASL flags against a listener that
+// does not speak SASL fail with one line saying so, not a protocol error.
+func TestSecuritySASLAgainstPlainListener(t *testing.T) {
+	c := testkit.New(t)
+	var out, errb bytes.Buffer
+	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(k string) string {
+		if k == "KAFKA_SASL_PASSWORD" {
+			return "not-a-secret-7731"
+		}
+		return ""
+	}, now: time.Now}
+	code := a.execute(testkit.Ctx(t), []string{"--brokers", c.BrokerList(), "--timeout", "10s", "--sasl-mechanism", "scram-sha-512", "--sasl-user", "u", "lag", "g"})
+	msg := errb.String()
+	// Apache answers ILLEGAL_SASL_STATE; kfake closes the connection.
+	if code != 1 || strings.Count(strings.TrimSpace(msg), "\n") != 0 ||
+		!(strings.Contains(msg, "do not expect SASL on this listener") || strings.Contains(msg, "closed the connection during the handshake")) ||
+		strings.Contains(msg, "not-a-secret-7731") {
+		t.Errorf("exit %d stderr %q", code, msg)
+	}
+}

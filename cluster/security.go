@@ -521,6 +521,8 @@ func (c Config) ExplainConnError(err error) error {
 		return fmt.Errorf("the brokers at %s answered with TLS: add --tls (and --tls-ca if their CA is private)", brokers)
 	case c.SASL != nil && (errors.Is(err, io.EOF) || strings.HasSuffix(msg, ": EOF")):
 		return fmt.Errorf("the brokers at %s closed the connection during the handshake (%s): check the SASL user, password and mechanism, and whether the listener expects TLS", brokers, mech)
+	case c.SASL != nil && errors.Is(err, kerr.IllegalSaslState):
+		return fmt.Errorf("the brokers at %s do not expect SASL on this listener (%s): is it a PLAINTEXT or SSL listener? drop --sasl-* or use the SASL port", brokers, mech)
 	case errors.Is(err, kerr.UnsupportedSaslMechanism):
 		return fmt.Errorf("the brokers at %s do not accept %s: %s", brokers, mech, detail(": "))
 	case errors.As(err, &unknownCA):
