@@ -62,6 +62,9 @@ PASSFILE="$WORKDIR/$USER_NAME.password"
 log() { printf 'kafka-secure.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
+# shellcheck source=broker-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/broker-lib.sh"
+
 TOOL_JVM_OPTS=(-Xshare:auto -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx256m -Djava.awt.headless=true)
 
 classpath() { # sets CP and LOG4J (jars fetched by scripts/kafka.sh)
@@ -73,8 +76,6 @@ classpath() { # sets CP and LOG4J (jars fetched by scripts/kafka.sh)
   [[ -f "$LOG4J" ]] || die "no log4j2.xml next to $CP"
 }
 
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
 broker_answers() {
   port_open "$PLAIN_PORT" && port_open "$SASL_PORT" && port_open "$MTLS_PORT" || return 1
   if command -v kcat >/dev/null 2>&1; then
@@ -84,26 +85,6 @@ broker_answers() {
       -Doffsetctl.log.file="$LOGDIR/tools.log" -cp "$CP" org.apache.kafka.tools.TopicCommand \
       --bootstrap-server "127.0.0.1:$PLAIN_PORT" --list >/dev/null 2>&1
   fi
-}
-
-running_pid() {
-  [[ -f "$PIDFILE" ]] || return 1
-  local pid
-  pid="$(cat "$PIDFILE" 2>/dev/null || true)"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  kill -0 "$pid" 2>/dev/null || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'kafka\.Kafka' || return 1
-  echo "$pid"
-}
-
-broker_log_tail() {
-  local f
-  for f in "$LOGDIR/server.log" "$BROKER_OUT"; do
-    if [[ -s "$f" ]]; then
-      echo "----- tail -n 60 $f -----" >&2
-      tail -n 60 "$f" >&2
-    fi
-  done
 }
 
 # ------------------------------------------------------------- certs -------
@@ -272,27 +253,7 @@ OFFSETCTL_SECURE_SCRIPT=$SELF
 EOF
 }
 
-cmd_stop() {
-  local pid
-  if ! pid="$(running_pid)"; then
-    rm -f "$PIDFILE"
-    log "broker not running"
-    return 0
-  fi
-  kill -TERM "$pid" 2>/dev/null || true
-  local i
-  for ((i = 0; i < 150; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "broker $pid ignored SIGTERM for 15s, sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    for ((i = 0; i < 50; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  fi
-  rm -f "$PIDFILE"
-  log "broker $pid stopped"
-}
+cmd_stop() { stop_broker; }
 
 cmd_kill9() {
   local pid i

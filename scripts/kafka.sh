@@ -59,6 +59,9 @@ BROKER_OUT="$WORKDIR/broker.out"
 log() { printf 'kafka.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
+# shellcheck source=broker-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/broker-lib.sh"
+
 kdir_for() { printf '%s/kafka-%s' "$CACHE_ROOT" "$1"; }
 is_complete() { [[ -f "$(kdir_for "$1")/.complete" ]]; }
 
@@ -270,8 +273,6 @@ run_tool() { # $1 main class, rest args. exec's java.
 
 # ------------------------------------------------------------ liveness ----
 
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
 broker_answers() { # metadata round trip, not just an open socket
   port_open "$PORT" || return 1
   if command -v kcat >/dev/null 2>&1; then
@@ -284,27 +285,6 @@ broker_answers() { # metadata round trip, not just an open socket
       -cp "$CP" org.apache.kafka.tools.TopicCommand \
       --bootstrap-server "$BROKER" --list >/dev/null 2>&1
   fi
-}
-
-running_pid() { # prints pid of our broker if it's alive
-  [[ -f "$PIDFILE" ]] || return 1
-  local pid
-  pid="$(cat "$PIDFILE" 2>/dev/null || true)"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  kill -0 "$pid" 2>/dev/null || return 1
-  # guard against a recycled pid: must be our kafka.Kafka
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'kafka\.Kafka' || return 1
-  echo "$pid"
-}
-
-broker_log_tail() {
-  local f
-  for f in "$LOGDIR/server.log" "$BROKER_OUT"; do
-    if [[ -s "$f" ]]; then
-      echo "----- tail -n 60 $f -----" >&2
-      tail -n 60 "$f" >&2
-    fi
-  done
 }
 
 # --------------------------------------------------------------- start ----
@@ -406,27 +386,7 @@ cmd_start() {
 
 # ---------------------------------------------------------------- stop ----
 
-cmd_stop() {
-  local pid
-  if ! pid="$(running_pid)"; then
-    rm -f "$PIDFILE"
-    log "broker not running"
-    return 0
-  fi
-  kill -TERM "$pid" 2>/dev/null || true
-  local i
-  for ((i = 0; i < 150; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "broker $pid ignored SIGTERM for 15s, sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    for ((i = 0; i < 50; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  fi
-  rm -f "$PIDFILE"
-  log "broker $pid stopped"
-}
+cmd_stop() { stop_broker; }
 
 cmd_status() {
   if broker_answers; then

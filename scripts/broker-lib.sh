@@ -1,0 +1,48 @@
+# Shared by scripts/kafka.sh and scripts/kafka-secure.sh (sourced, not run):
+# the broker process bookkeeping both need. The caller defines log(),
+# PIDFILE, LOGDIR and BROKER_OUT.
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+running_pid() { # prints pid of our broker if it's alive
+  [[ -f "$PIDFILE" ]] || return 1
+  local pid
+  pid="$(cat "$PIDFILE" 2>/dev/null || true)"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  # guard against a recycled pid: must be our kafka.Kafka
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'kafka\.Kafka' || return 1
+  echo "$pid"
+}
+
+broker_log_tail() {
+  local f
+  for f in "$LOGDIR/server.log" "$BROKER_OUT"; do
+    if [[ -s "$f" ]]; then
+      echo "----- tail -n 60 $f -----" >&2
+      tail -n 60 "$f" >&2
+    fi
+  done
+}
+
+stop_broker() { # TERM, then KILL after 15 s; idempotent
+  local pid
+  if ! pid="$(running_pid)"; then
+    rm -f "$PIDFILE"
+    log "broker not running"
+    return 0
+  fi
+  kill -TERM "$pid" 2>/dev/null || true
+  local i
+  for ((i = 0; i < 150; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "broker $pid ignored SIGTERM for 15s, sending SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+    for ((i = 0; i < 50; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+  rm -f "$PIDFILE"
+  log "broker $pid stopped"
+}
