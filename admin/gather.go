@@ -210,8 +210,10 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 	}
 	for _, g := range groups {
 		lg, isListed := listed[g]
-		gi := GroupInfo{Group: g, Type: "classic", State: "Dead", Exists: isListed}
+		// A group the cluster does not know has no type.
+		gi := GroupInfo{Group: g, State: "Dead", Exists: isListed}
 		if isListed {
+			gi.Type = "classic" // brokers before 3.8 list no type: all classic
 			gi.State = lg.State
 			gi.ProtocolType = lg.ProtocolType
 			if lg.GroupType != "" {
@@ -410,6 +412,7 @@ func Gather(ctx context.Context, adm *cluster.Admin, req GatherRequest) (*Snapsh
 		gs.GroupInfo = infos[g]
 		if !gs.Exists && len(gs.Commits) > 0 {
 			gs.Exists = true
+			gs.Type = "classic"
 			if gs.State == "Dead" {
 				gs.State = "Empty"
 			}
