@@ -186,16 +186,11 @@ func TestBackfillTransactionalNotVisibleInTime(t *testing.T) {
 	c := testkit.New(t)
 	src := backfillSource(t, c, 5)
 	dst := c.Topic(3, nil)
-	ctx := testkit.Ctx(t)
-	other := c.Client(kgo.TransactionalID(testkit.Name(t, "other")), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err := other.BeginTransaction(); err != nil {
-		t.Fatal(err)
-	}
+	var open []*kgo.Record
 	for p := int32(0); p < 3; p++ {
-		if err := other.ProduceSync(ctx, &kgo.Record{Topic: dst, Partition: p, Value: []byte("open")}).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
+		open = append(open, &kgo.Record{Topic: dst, Partition: p, Value: []byte("open")})
 	}
+	endOther := c.BeginTxn(open...)
 	res, _, r := replayJSON(t, c, 1, src, "--produce-to", dst, "--transactional-id", testkit.Name(t, "bf"), "--format", "none", "--timeout", "3s")
 	t.Logf("stderr: %s", r.stderr)
 	b := res.Backfill
@@ -203,9 +198,7 @@ func TestBackfillTransactionalNotVisibleInTime(t *testing.T) {
 		!strings.HasPrefix(r.stderr, "offsetctl: backfill committed but not yet visible: read_committed consumers of "+dst) || !strings.Contains(r.stderr, "do not rerun") {
 		t.Fatalf("backfill %+v\nstderr: %s", b, r.stderr)
 	}
-	if err := other.EndTransaction(ctx, kgo.TryAbort); err != nil {
-		t.Fatal(err)
-	}
+	endOther(false)
 	// It was committed: visible once the other transaction ends.
 	backfillWait(t, "the copy to become visible", func() bool {
 		got, _, _ := replayJSON(t, c, 0, dst, "--isolation", "committed", "--format", "none")

@@ -259,17 +259,11 @@ func TestLagTransactionalIsolation(t *testing.T) {
 	c.Produce(topic, map[int32]int{0: 3}, time.Time{})
 	// An open transaction: the high watermark moves past its records,
 	// the last stable offset stays before them.
-	txn := c.Client(kgo.TransactionalID(testkit.Name(t, "tx")), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	ctx := testkit.Ctx(t)
-	if err := txn.BeginTransaction(); err != nil {
-		t.Fatal(err)
-	}
+	var open []*kgo.Record
 	for i := 0; i < 4; i++ {
-		if err := txn.ProduceSync(ctx, &kgo.Record{Topic: topic, Partition: 0, Value: []byte("in-txn")}).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
+		open = append(open, &kgo.Record{Topic: topic, Partition: 0, Value: []byte("in-txn")})
 	}
-	t.Cleanup(func() { _ = txn.EndTransaction(context.Background(), kgo.TryAbort) })
+	c.BeginTxn(open...)
 	g := testkit.Name(t, "g")
 	c.Commit(g, topic, map[int32]int64{0: 1})
 
@@ -432,19 +426,11 @@ func TestLagWatch(t *testing.T) {
 func TestLagTimeLagOnlyMarkers(t *testing.T) {
 	c := testkit.New(t)
 	topic := c.Topic(1, nil)
-	txn := c.Client(kgo.TransactionalID(testkit.Name(t, "tx")), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	ctx := testkit.Ctx(t)
-	if err := txn.BeginTransaction(); err != nil {
-		t.Fatal(err)
-	}
+	var recs []*kgo.Record
 	for i := 0; i < 3; i++ {
-		if err := txn.ProduceSync(ctx, &kgo.Record{Topic: topic, Partition: 0, Value: []byte("v")}).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
+		recs = append(recs, &kgo.Record{Topic: topic, Partition: 0, Value: []byte("v")})
 	}
-	if err := txn.EndTransaction(ctx, kgo.TryCommit); err != nil {
-		t.Fatal(err)
-	}
+	c.BeginTxn(recs...)(true)
 	// The marker is written asynchronously: wait until the LSO passes it.
 	g := testkit.Name(t, "g")
 	c.Commit(g, topic, map[int32]int64{0: 3})

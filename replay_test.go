@@ -402,17 +402,7 @@ func TestReplayFollowStopsWithContext(t *testing.T) {
 // replayProduceTxn produces recs in one transaction, committed or aborted.
 func replayProduceTxn(t *testing.T, c *testkit.Cluster, commit bool, recs ...*kgo.Record) {
 	t.Helper()
-	cl := c.Client(kgo.TransactionalID(testkit.Name(t, "txn")), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	ctx := testkit.Ctx(t)
-	if err := cl.BeginTransaction(); err != nil {
-		t.Fatal(err)
-	}
-	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		t.Fatal(err)
-	}
-	if err := cl.EndTransaction(ctx, kgo.TransactionEndTry(commit)); err != nil {
-		t.Fatal(err)
-	}
+	c.BeginTxn(recs...)(commit)
 }
 
 func TestReplayTransactionalTopic(t *testing.T) {

@@ -307,3 +307,32 @@ func (c *Cluster) ApacheTool(args ...string) string {
 	}
 	return string(out)
 }
+
+// BeginTxn produces recs (Topic and Partition set) inside a new
+// transaction and leaves it open. The returned end commits or aborts it;
+// a transaction still open when the test ends is aborted.
+func (c *Cluster) BeginTxn(recs ...*kgo.Record) (end func(commit bool)) {
+	c.t.Helper()
+	cl := c.Client(kgo.TransactionalID(Name(c.t, "txn")), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	ctx := Ctx(c.t)
+	if err := cl.BeginTransaction(); err != nil {
+		c.t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		c.t.Fatalf("producing in a transaction: %v", err)
+	}
+	ended := false
+	end = func(commit bool) {
+		c.t.Helper()
+		ended = true
+		if err := cl.EndTransaction(Ctx(c.t), kgo.TransactionEndTry(commit)); err != nil {
+			c.t.Fatalf("ending the transaction: %v", err)
+		}
+	}
+	c.t.Cleanup(func() {
+		if !ended {
+			_ = cl.EndTransaction(context.Background(), kgo.TryAbort)
+		}
+	})
+	return end
+}
