@@ -2,6 +2,11 @@
 # the broker process bookkeeping both need. The caller defines log(),
 # PIDFILE, LOGDIR and BROKER_OUT.
 
+# The JVM: $JAVA, else $JAVA_HOME/bin/java, else java on the PATH.
+if [[ -n "${JAVA:-}" ]]; then :
+elif [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then JAVA="$JAVA_HOME/bin/java"
+else JAVA="java"; fi
+
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 running_pid() { # prints pid of our broker if it's alive

@@ -47,10 +47,6 @@ SASL_PORT="$((BASE + 1))"
 MTLS_PORT="$((BASE + 2))"
 CONTROLLER_PORT="$((BASE + 3))"
 
-if [[ -n "${JAVA:-}" ]]; then :
-elif [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then JAVA="$JAVA_HOME/bin/java"
-else JAVA="java"; fi
-
 CERTS="$WORKDIR/certs"
 DATADIR="$WORKDIR/data"
 LOGDIR="$WORKDIR/logs"

@@ -45,10 +45,6 @@ KAFKA_CANDIDATES="${KAFKA_CANDIDATES:-4.4.0 4.3.1 4.3.0 4.2.1 4.2.0 4.1.2 4.1.1 
 LOG4J_VERSION="${LOG4J_VERSION:-2.24.3}"
 SCALA_BINARY="2.13"
 
-if [[ -n "${JAVA:-}" ]]; then :
-elif [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then JAVA="$JAVA_HOME/bin/java"
-else JAVA="java"; fi
-
 BROKER="127.0.0.1:${PORT}"
 PIDFILE="$WORKDIR/broker.pid"
 DATADIR="$WORKDIR/data"
