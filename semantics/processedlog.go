@@ -43,11 +43,11 @@ func ParseLine(line string) (Entry, error) {
 		return Entry{}, fmt.Errorf("want partition,offset,key,value, got %q", clip(line))
 	}
 	p, err := strconv.ParseInt(strings.TrimSpace(fields[0]), 10, 32)
-	if err != nil || p < 0 {
+	if err != nil || !allDigits(strings.TrimSpace(fields[0])) {
 		return Entry{}, fmt.Errorf("partition %q is not a number ≥ 0", clip(fields[0]))
 	}
 	o, err := strconv.ParseInt(strings.TrimSpace(fields[1]), 10, 64)
-	if err != nil || o < 0 {
+	if err != nil || !allDigits(strings.TrimSpace(fields[1])) {
 		return Entry{}, fmt.Errorf("offset %q is not a number ≥ 0", clip(fields[1]))
 	}
 	e := Entry{Partition: int32(p), Offset: o}
@@ -135,4 +135,15 @@ func CountEntries(file string, entries []Entry) Count {
 		seen[po{e.Partition, e.Offset}] = struct{}{}
 	}
 	return Count{File: file, Total: len(entries), UniqueOffsets: len(seen), Duplicates: len(entries) - len(seen)}
+}
+
+// allDigits reports whether s is a plain decimal number: ParseInt alone
+// would also take "+0" and "-0", which the consumer never writes.
+func allDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
