@@ -341,8 +341,8 @@ func parseISODuration(s string) (time.Duration, error) {
 	}
 	s = s[1:] // P
 	datePart, timePart, hasT := strings.Cut(s, "T")
-	if datePart == "" && (!hasT || timePart == "") {
-		return bad()
+	if (datePart == "" && !hasT) || (hasT && timePart == "") {
+		return bad() // "P", "PT" and, as in java.time.Duration, "P1DT"
 	}
 	var total float64 // seconds
 	units := func(part string, allowed map[byte]float64, order string) bool {

@@ -219,6 +219,11 @@ func TestParseDuration(t *testing.T) {
 		{in: "106752d", err: "too long"},
 		{in: "106751d24h", err: "too long"},
 		{in: "P1W", err: "ISO-8601"},
+		{in: "P1DT", err: "ISO-8601"},
+		{in: "PT", err: "ISO-8601"},
+		{in: "P", err: "ISO-8601"},
+		{in: "PT1H2D", err: "ISO-8601"},
+		{in: "P1DT1S", want: day + time.Second},
 		{in: "soon", err: "Go duration"},
 		{in: "", err: "empty"},
 	}
