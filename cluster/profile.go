@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -136,17 +137,94 @@ func ParseProfiles(r io.Reader) (map[string]*Profile, error) {
 }
 
 // scrubYAMLError keeps yaml's line numbers and reasons but drops the
-// values it quotes ("cannot unmarshal !!str `hunter2`...").
+// values it quotes ("cannot unmarshal !!str `hunter2`..."), and says what
+// belongs there in the file's own words instead of Go type names.
 func scrubYAMLError(err error) error {
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
 		var lines []string
 		for _, e := range te.Errors {
-			lines = append(lines, scrubValue(e))
+			lines = append(lines, explainYAML(scrubValue(e)))
 		}
 		return errors.New(strings.Join(lines, "; "))
 	}
-	return errors.New(scrubValue(err.Error()))
+	return errors.New(explainYAML(scrubValue(err.Error())))
+}
+
+// yamlPlaces names, for each Go type the decoder can report, the place in
+// the profiles file and the keys it takes.
+var yamlPlaces = []struct {
+	goType, place string
+	keys          any
+}{
+	{"map[string]*cluster.Profile", "profiles (a mapping of profile names)", nil},
+	{"cluster.profileFile", "the top level (a mapping with one key, profiles)", profileFile{}},
+	{"cluster.profileTLS", "tls (a mapping)", profileTLS{}},
+	{"cluster.profileSASL", "sasl (a mapping)", profileSASL{}},
+	{"cluster.Profile", "a profile (a mapping)", Profile{}},
+	{"bool", "a true/false setting", nil},
+	{"string", "a text setting", nil},
+}
+
+var yamlKinds = map[string]string{"!!str": "a string", "!!seq": "a list", "!!map": "a mapping", "!!int": "a number", "!!float": "a number", "!!bool": "true/false", "!!null": "an empty value", "!!timestamp": "a date"}
+
+// explainYAML rewrites one yaml error line. Lines it does not recognise
+// pass through.
+func explainYAML(line string) string {
+	orig, prefix := line, ""
+	if strings.HasPrefix(line, "yaml: ") {
+		line = line[len("yaml: "):]
+	}
+	if i := strings.Index(line, ": "); strings.HasPrefix(line, "line ") && i > 0 {
+		prefix, line = line[:i+2], line[i+2:]
+	}
+	if rest, ok := strings.CutPrefix(line, "cannot unmarshal "); ok {
+		kind, goType, ok := strings.Cut(rest, " into ")
+		if !ok {
+			return orig
+		}
+		kind, _, _ = strings.Cut(kind, " ")
+		if k, ok := yamlKinds[kind]; ok {
+			kind = k
+		}
+		goType = strings.TrimPrefix(goType, "*")
+		for _, p := range yamlPlaces {
+			if p.goType == goType {
+				return prefix + kind + " where " + p.place + " belongs" + knownKeys(p.keys)
+			}
+		}
+		return prefix + kind + " is not allowed here"
+	}
+	if rest, ok := strings.CutPrefix(line, "field "); ok {
+		key, goType, ok := strings.Cut(rest, " not found in type ")
+		if !ok {
+			return orig
+		}
+		for _, p := range yamlPlaces {
+			if p.goType == goType {
+				place, _, _ := strings.Cut(p.place, " (")
+				return prefix + "unknown key " + quoteKey(key) + " in " + place + knownKeys(p.keys)
+			}
+		}
+		return prefix + "unknown key " + quoteKey(key)
+	}
+	return orig
+}
+
+// knownKeys lists the yaml keys of a struct value, for error messages.
+func knownKeys(v any) string {
+	if v == nil {
+		return ""
+	}
+	t := reflect.TypeOf(v)
+	var keys []string
+	for i := 0; i < t.NumField(); i++ {
+		k, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if k != "" && k != "-" && k != "password" && k != "token" {
+			keys = append(keys, k)
+		}
+	}
+	return " (keys: " + strings.Join(keys, ", ") + ")"
 }
 
 func scrubValue(s string) string {

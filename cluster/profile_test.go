@@ -71,11 +71,18 @@ func TestParseProfilesRefuses(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"profiles:\n  p:\n    sasl:\n      user: a\n      password: " + secret, "plaintext password is not allowed"},
 		{"profiles:\n  p:\n    sasl:\n      token: " + secret, "token is not allowed"},
-		{"profiles:\n  p:\n    brokerz: a:1", "field brokerz not found"},
-		{"profiles:\n  p:\n    tls:\n      enabled: " + secret, "line 4"},
+		{"profiles:\n  p:\n    brokerz: a:1", `line 3: unknown key "brokerz" in a profile (keys: brokers, client_id, tls, sasl)`},
+		{"profiles:\n  p:\n    tls:\n      enabled: " + secret, "line 4: a string where a true/false setting belongs"},
+		{"profiles:\n  p:\n    tls: " + secret, "line 3: a string where tls (a mapping) belongs (keys: enabled, ca, cert, key, server_name, insecure_skip_verify)"},
+		{"profiles:\n  p:\n    tls:\n      cafile: x", `line 4: unknown key "cafile" in tls (keys: enabled, ca,`},
+		{"profiles:\n  p:\n    sasl:\n      mech: x", `unknown key "mech" in sasl (keys: mechanism, user, password_file, password_env, token_file, token_env)`},
+		{"profiles:\n  p: [" + secret + "]", "line 2: a list where a profile (a mapping) belongs"},
+		{"profiles: [1]", "line 1: a list where profiles (a mapping of profile names) belongs"},
+		{"- " + secret, "line 1: a list where the top level (a mapping with one key, profiles) belongs"},
+		{"profiles:\n  p:\n    client_id: [" + secret + "]", "line 3: a list where a text setting belongs"},
 		{"profiles:\n  p:\n    brokers: {a: 1}", "brokers must be a list"},
 		{"profiles: [" + secret, "yaml"},
-		{"clusters:\n  p: {}", "field clusters not found"},
+		{"clusters:\n  p: {}", `unknown key "clusters" in the top level (keys: profiles)`},
 	}
 	for _, tt := range tests {
 		_, err := ParseProfiles(strings.NewReader(tt.in))
@@ -85,6 +92,9 @@ func TestParseProfilesRefuses(t *testing.T) {
 		}
 		if strings.Contains(err.Error(), secret) {
 			t.Errorf("%q: error echoes a value: %v", tt.in, err)
+		}
+		if strings.Contains(err.Error(), "cluster.") || strings.Contains(err.Error(), "!!") {
+			t.Errorf("%q: error names Go or YAML internals: %v", tt.in, err)
 		}
 	}
 	ps, err := ParseProfiles(strings.NewReader("profiles:\n  p:\n    brokers: nohostport\n    sasl: {mechanism: gssapi}"))
