@@ -1,11 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/offsetctl/offsetctl/report"
 )
 
 // version is the release version; builds from a checkout add the VCS
@@ -18,16 +19,15 @@ func (a *app) versionCmd() *cobra.Command {
 		Short: "Print the offsetctl version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			rev := ""
+			v := report.VersionInfo{Version: version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 			if bi, ok := debug.ReadBuildInfo(); ok {
 				for _, s := range bi.Settings {
 					if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-						rev = " (" + s.Value[:12] + ")"
+						v.Revision = s.Value[:12]
 					}
 				}
 			}
-			_, err := fmt.Fprintf(a.stdout, "offsetctl %s%s %s %s/%s\n", version, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return err
+			return report.Version(a.stdout, a.format, v)
 		},
 	}
 }

@@ -10,6 +10,14 @@ func TestVersionAndCompletion(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "offsetctl "+version) || !strings.Contains(r.stdout, "go1.") {
 		t.Errorf("version output %q", r.stdout)
 	}
+	var v struct{ Version, Go, OS, Arch string }
+	decodeJSON(t, mustRun(t, nil, 0, "version", "-o", "json"), &v)
+	if v.Version != version || !strings.HasPrefix(v.Go, "go1.") || v.OS == "" || v.Arch == "" {
+		t.Errorf("version -o json = %+v", v)
+	}
+	if r := mustRun(t, nil, 0, "version", "-o", "csv"); !strings.HasPrefix(r.stdout, "version,revision,go,os,arch\n"+version+",") {
+		t.Errorf("version -o csv = %q", r.stdout)
+	}
 	for shell, marker := range map[string]string{"bash": "__start_offsetctl", "zsh": "#compdef offsetctl", "fish": "complete -c offsetctl"} {
 		r := mustRun(t, nil, 0, "completion", shell)
 		if !strings.Contains(r.stdout, marker) {
