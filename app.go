@@ -43,6 +43,8 @@ type app struct {
 	// conn is the resolved connection, once per invocation (a password
 	// prompt must not repeat).
 	conn *cluster.Config
+	// noPrompt is set during shell completion: the shell owns the terminal.
+	noPrompt bool
 
 	format report.Format
 	// ran is set once a command's own code starts: errors before it
@@ -139,6 +141,7 @@ commit-semantics crash experiment. Try it with no broker: offsetctl demo.`,
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.InitDefaultCompletionCmd()
+	a.registerCompletions(root)
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" {
 			c.Args = cobra.NoArgs
@@ -241,7 +244,7 @@ func (a *app) flagSettings() (cluster.Settings, error) {
 // when stdin is not a terminal (scripts get a clear error instead).
 func (a *app) passwordPrompt() func(string) (string, error) {
 	f, ok := a.stdin.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !ok || a.noPrompt || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
 	return func(prompt string) (string, error) {

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/cluster"
+)
+
+// completionTimeout bounds the cluster round trip behind a TAB press when
+// --timeout is not given: a shell must not hang on an unreachable broker.
+const completionTimeout = 3 * time.Second
+
+// registerCompletions adds dynamic shell completion: group names for the
+// commands that take groups, topic names for replay and every --topic, and
+// the fixed values of the enumerated flags. Completion never prompts for a
+// password (the shell owns the terminal) and answers nothing, rather than an
+// error, when the cluster cannot be reached.
+func (a *app) registerCompletions(root *cobra.Command) {
+	groups := cobra.CompletionFunc(a.completeGroups)
+	topics := cobra.CompletionFunc(a.completeTopics)
+	fixed := func(vals ...string) cobra.CompletionFunc {
+		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
+	}
+	_ = root.RegisterFlagCompletionFunc("output", fixed("table", "json", "csv"))
+	_ = root.RegisterFlagCompletionFunc("sasl-mechanism", fixed("plain", "scram-sha-256", "scram-sha-512", "oauthbearer", "aws-msk-iam"))
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "lag", "reset", "delete-group":
+			c.ValidArgsFunction = groups
+		case "delete-offsets":
+			c.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+				if len(args) > 0 {
+					return nil, cobra.ShellCompDirectiveNoFileComp
+				}
+				return a.completeGroups(cmd, args, toComplete)
+			}
+		case "replay":
+			c.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+				if len(args) > 0 {
+					return nil, cobra.ShellCompDirectiveNoFileComp
+				}
+				return a.completeTopics(cmd, nil, toComplete)
+			}
+			_ = c.RegisterFlagCompletionFunc("produce-to", topics)
+			_ = c.RegisterFlagCompletionFunc("verify-groups", groups)
+			_ = c.RegisterFlagCompletionFunc("format", fixed("jsonl", "raw", "none"))
+			_ = c.RegisterFlagCompletionFunc("isolation", fixed("committed", "uncommitted"))
+			_ = c.RegisterFlagCompletionFunc("partitioner", fixed("same", "key"))
+			_ = c.RegisterFlagCompletionFunc("from", fixed("earliest", "time:", "ago:"))
+		case "groups":
+			_ = c.RegisterFlagCompletionFunc("state", fixed("Empty", "Stable", "PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling", "Dead"))
+		}
+		if c.Flags().Lookup("topic") != nil {
+			_ = c.RegisterFlagCompletionFunc("topic", topics)
+		}
+		if c.Name() == "reset" {
+			_ = c.RegisterFlagCompletionFunc("group", groups)
+			_ = c.RegisterFlagCompletionFunc("to", a.completeResetTarget)
+		}
+	}
+}
+
+// completionAdmin opens an admin client for completion: no prompt, a short
+// timeout unless --timeout was given.
+func (a *app) completionAdmin(cmd *cobra.Command) (context.Context, *cluster.Admin, func(), error) {
+	a.noPrompt = true
+	timeout := completionTimeout
+	if f := cmd.Flags().Lookup("timeout"); f != nil && f.Changed && a.timeout > 0 {
+		timeout = a.timeout
+	}
+	cfg, err := a.clusterConfig()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cfg.Timeout = timeout
+	adm, err := cfg.NewAdmin()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+	return ctx, adm, func() { cancel(); adm.Close() }, nil
+}
+
+// completeGroups completes consumer-group names not already on the line.
+func (a *app) completeGroups(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	ctx, adm, done, err := a.completionAdmin(cmd)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	defer done()
+	listed, err := admin.ListGroups(ctx, adm)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return filterCompletions(admin.ConsumerGroupNames(listed), args, toComplete), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeTopics completes topic names (internal topics left out). A value
+// of the TOPIC:P,P form is left alone after the colon.
+func (a *app) completeTopics(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if strings.Contains(toComplete, ":") {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	ctx, adm, done, err := a.completionAdmin(cmd)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	defer done()
+	td, err := adm.ListTopics(ctx)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var names []string
+	for _, t := range td.Sorted() {
+		if !t.IsInternal && t.Err == nil {
+			names = append(names, t.Topic)
+		}
+	}
+	return filterCompletions(names, args, toComplete), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeResetTarget completes reset --to: the fixed targets, and after
+// "group:" the groups of the cluster.
+func (a *app) completeResetTarget(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if rest, ok := strings.CutPrefix(toComplete, "group:"); ok {
+		names, dir := a.completeGroups(cmd, nil, rest)
+		for i := range names {
+			names[i] = "group:" + names[i]
+		}
+		return names, dir
+	}
+	if strings.HasPrefix(toComplete, "file:") {
+		return nil, cobra.ShellCompDirectiveDefault
+	}
+	targets := []string{"earliest", "latest", "current", "shift:", "time:", "ago:", "file:", "group:"}
+	return filterCompletions(targets, nil, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// filterCompletions keeps the names that start with prefix and are not in
+// used, sorted.
+func filterCompletions(names, used []string, prefix string) []cobra.Completion {
+	skip := make(map[string]bool, len(used))
+	for _, u := range used {
+		skip[u] = true
+	}
+	var out []cobra.Completion
+	for _, n := range names {
+		if strings.HasPrefix(n, prefix) && !skip[n] {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
