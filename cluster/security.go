@@ -515,6 +515,9 @@ func (c Config) ExplainConnError(err error) error {
 		alert     tls.AlertError
 	)
 	switch {
+	case errors.Is(err, kerr.SaslAuthenticationFailed) && strings.Contains(msg, "invalid_token"):
+		// RFC 7628's error JSON: the broker's validator refused the token.
+		return fmt.Errorf("authentication failed at %s (%s): the broker refused the token (invalid_token): it may have expired, or its issuer, audience, scope or signature is not what the broker accepts", brokers, mech)
 	case errors.Is(err, kerr.SaslAuthenticationFailed):
 		return fmt.Errorf("authentication failed at %s (%s): %s", brokers, mech, detail("failed.: "))
 	case c.TLS == nil && strings.Contains(msg, "plaintext connection speaking to a tls endpoint"):

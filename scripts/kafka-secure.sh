@@ -14,7 +14,8 @@
 #
 # Listeners (all on 127.0.0.1):
 #   PLAINTEXT  $KAFKA_SECURE_PORT_BASE+0  (default 19192) setup, and "plaintext client vs TLS port" tests
-#   SASL_SSL   +1 (19193) SCRAM-SHA-512 and SCRAM-SHA-256, server TLS only
+#   SASL_SSL   +1 (19193) SCRAM-SHA-512, SCRAM-SHA-256 and OAUTHBEARER (Kafka's default validator of
+#                         unsecured alg=none JWTs: the tests mint tokens), server TLS only
 #   SSL        +2 (19194) mutual TLS: a client certificate signed by the test CA is required
 #   CONTROLLER +3 (19195)
 #
@@ -132,9 +133,11 @@ advertised.listeners=PLAINTEXT://127.0.0.1:${PLAIN_PORT},SASL_SSL://127.0.0.1:${
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL
-sasl.enabled.mechanisms=SCRAM-SHA-512,SCRAM-SHA-256
+sasl.enabled.mechanisms=SCRAM-SHA-512,SCRAM-SHA-256,OAUTHBEARER
 listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
 listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+# OAUTHBEARER with Kafka's default (unsecured-JWS) validator: tests mint their own alg=none tokens.
+listener.name.sasl_ssl.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="broker";
 ssl.keystore.type=PEM
 ssl.keystore.location=${CERTS}/server.keystore.pem
 ssl.truststore.type=PEM
