@@ -16,9 +16,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,16 +35,29 @@ import (
 	"github.com/offsetctl/offsetctl/replay"
 )
 
-// closedPort is a loopback address nothing listens on.
+// closedPort is a loopback address nothing listens on, for the whole
+// test: a TCP socket bound to a free port but never listening, so a
+// connection to it is refused and no other listener can take the port
+// while the test runs. (Listening on :0 and closing it freed the port for
+// anyone: a kfake cluster of a test running in parallel could get it, and
+// the "unreachable" cluster answered.)
 func closedPort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
+	syscall.CloseOnExec(fd)
+	t.Cleanup(func() { syscall.Close(fd) })
+	// No SO_REUSEADDR: nobody else can bind the port while fd holds it.
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*syscall.SockaddrInet4).Port))
 }
 
 // blackhole is a loopback listener that accepts connections, reads what
