@@ -406,18 +406,45 @@ func TestLagWatch(t *testing.T) {
 	c.Produce(topic, map[int32]int{0: 3}, time.Time{})
 	g := testkit.Name(t, "g")
 	c.Commit(g, topic, map[int32]int64{0: 1})
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		time.Sleep(1500 * time.Millisecond)
-		cancel()
-	}()
-	r := offsetctlCtx(ctx, t, c, "lag", g, "--watch", "300ms")
+	r := watchUntil(t, c, func(out string) bool { return strings.Count(out, "GROUP "+g) >= 2 }, "lag", g, "--watch", "300ms")
 	if r.code != 0 {
 		t.Fatalf("watch ended with exit %d: %s", r.code, r.stderr)
 	}
 	if n := strings.Count(r.stdout, "GROUP "+g); n < 2 {
 		t.Errorf("watch drew %d times, want at least 2:\n%s", n, r.stdout)
 	}
+}
+
+// watchUntil runs a --watch command and ends it (as Ctrl-C does) once its
+// stdout satisfies enough, or after a minute. Cancelling after a fixed
+// sleep (1.5s for two rounds) failed whenever a round took longer than
+// about 0.75s: a loaded 2-core CI machine or a slow real broker.
+func watchUntil(t *testing.T, c *testkit.Cluster, enough func(stdout string) bool, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+		done <- a.execute(ctx, append([]string{"--brokers", c.BrokerList()}, args...))
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for !enough(out.String()) && time.Now().Before(deadline) {
+		select {
+		case code := <-done:
+			t.Fatalf("%s ended by itself with exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out.String(), errb.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		return result{stdout: out.String(), stderr: errb.String(), code: code}
+	case <-time.After(time.Minute):
+		t.Fatalf("%s did not stop after the context ended", strings.Join(args, " "))
+	}
+	return result{}
 }
 
 // TestLagTimeLagOnlyMarkers: a group committed right before a transaction's
@@ -508,9 +535,7 @@ func TestLagWatchJSONOneDocumentPerRound(t *testing.T) {
 	c.Produce(topic, map[int32]int{0: 3}, time.Time{})
 	g := testkit.Name(t, "g")
 	c.Commit(g, topic, map[int32]int64{0: 1})
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(1200 * time.Millisecond); cancel() }()
-	r := offsetctlCtx(ctx, t, c, "lag", g, "--watch", "200ms", "-o", "json")
+	r := watchUntil(t, c, func(out string) bool { return strings.Count(out, "\n") >= 2 }, "lag", g, "--watch", "200ms", "-o", "json")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if r.code != 0 || len(lines) < 2 {
 		t.Fatalf("exit %d, %d lines:\n%s", r.code, len(lines), r.stdout)
