@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -81,13 +80,7 @@ func TestCompletionUnreachable(t *testing.T) {
 	if testkit.Real() {
 		t.Skip("needs no broker")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close() // a port nobody listens on
-	words, dir := complete(t, "--brokers", addr, "lag", "")
+	words, dir := complete(t, "--brokers", closedPort(t), "lag", "")
 	if len(words) != 0 || dir != ":4" {
 		t.Errorf("unreachable: %v %s, want nothing and :4", words, dir)
 	}
