@@ -97,26 +97,39 @@ func assertAllCommitted(t *testing.T, r semRow, n int64) {
 }
 
 // assertCleanedUp re-reads the broker: the scratch topic and the groups
-// are gone.
+// are gone. On Apache Kafka a deleted topic leaves the broker's metadata a
+// moment after DeleteTopics answers (the broker applies the controller's
+// record asynchronously), so a Metadata request right after the command can
+// still list it: the check waits for the deletion to show, up to 30s.
 func assertCleanedUp(t *testing.T, c *testkit.Cluster, out semOut) {
 	t.Helper()
 	adm := c.Admin()
 	ctx := testkit.Ctx(t)
-	topics, err := adm.ListTopics(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if topics.Has(out.Topic) {
-		t.Errorf("scratch topic %s still exists", out.Topic)
-	}
-	listed, err := adm.ListGroups(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range out.Results {
-		if _, ok := listed[r.Group]; ok {
-			t.Errorf("group %s still exists", r.Group)
+	var left []string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		topics, err := adm.ListTopics(ctx)
+		if err != nil {
+			t.Fatal(err)
 		}
+		listed, err := adm.ListGroups(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		left = nil
+		if topics.Has(out.Topic) {
+			left = append(left, "scratch topic "+out.Topic)
+		}
+		for _, r := range out.Results {
+			if _, ok := listed[r.Group]; ok {
+				left = append(left, "group "+r.Group)
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, l := range left {
+		t.Errorf("%s still exists 30s after the run", l)
 	}
 }
 
