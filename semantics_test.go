@@ -213,8 +213,13 @@ func TestSemanticsSlowWorker(t *testing.T) {
 	c := testkit.New(t)
 	// 30 events, 10 per partition: the crash after event 15 is in the
 	// middle of batch 2 (events 11-20), 500ms after it was polled, with a
-	// commit every 200ms.
-	out := runSemantics(t, c, "--modes", "auto,auto-greedy", "--events", "30", "--crash-after", "15", "--work-delay", "100ms", "--commit-interval", "200ms")
+	// commit every 100ms (franz-go's minimum). Both outcomes need an
+	// auto-commit to reach the broker between that poll and the crash:
+	// with one every 200ms the first could come 200ms into the 500ms, and
+	// a stalled worker or a slow commit on a loaded machine could miss the
+	// crash (no loss, or 15 duplicates); every 100ms gives four chances and
+	// at least 400ms for the first to land.
+	out := runSemantics(t, c, "--modes", "auto,auto-greedy", "--events", "30", "--crash-after", "15", "--work-delay", "100ms", "--commit-interval", "100ms")
 	greedy := out.row(t, "auto-greedy")
 	if greedy.Lost == 0 || greedy.Lost > 5 || greedy.Duplicates != 0 {
 		t.Errorf("auto-greedy, slow worker = %+v, want lost events of the crashed batch", greedy)
