@@ -309,8 +309,9 @@ func (c *Cluster) ApacheTool(args ...string) string {
 }
 
 // BeginTxn produces recs (Topic and Partition set) inside a new
-// transaction and leaves it open. The returned end commits or aborts it;
-// a transaction still open when the test ends is aborted.
+// transaction and leaves it open. The returned end commits or aborts it
+// and returns once the transaction's markers are in the logs; a
+// transaction still open when the test ends is aborted.
 func (c *Cluster) BeginTxn(recs ...*kgo.Record) (end func(commit bool)) {
 	c.t.Helper()
 	cl := c.Client(kgo.TransactionalID(Name(c.t, "txn")), kgo.RecordPartitioner(kgo.ManualPartitioner()))
@@ -318,8 +319,19 @@ func (c *Cluster) BeginTxn(recs ...*kgo.Record) (end func(commit bool)) {
 	if err := cl.BeginTransaction(); err != nil {
 		c.t.Fatal(err)
 	}
-	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+	produced := cl.ProduceSync(ctx, recs...)
+	if err := produced.FirstErr(); err != nil {
 		c.t.Fatalf("producing in a transaction: %v", err)
+	}
+	last := map[string]map[int32]int64{} // topic → partition → last offset written
+	for _, pr := range produced {
+		r := pr.Record
+		if last[r.Topic] == nil {
+			last[r.Topic] = map[int32]int64{}
+		}
+		if o, ok := last[r.Topic][r.Partition]; !ok || r.Offset > o {
+			last[r.Topic][r.Partition] = r.Offset
+		}
 	}
 	ended := false
 	end = func(commit bool) {
@@ -328,6 +340,7 @@ func (c *Cluster) BeginTxn(recs ...*kgo.Record) (end func(commit bool)) {
 		if err := cl.EndTransaction(Ctx(c.t), kgo.TransactionEndTry(commit)); err != nil {
 			c.t.Fatalf("ending the transaction: %v", err)
 		}
+		c.waitMarkers(last)
 	}
 	c.t.Cleanup(func() {
 		if !ended {
@@ -335,4 +348,45 @@ func (c *Cluster) BeginTxn(recs ...*kgo.Record) (end func(commit bool)) {
 		}
 	})
 	return end
+}
+
+// waitMarkers waits until the last stable offset of every partition in last
+// has passed the offset given, i.e. the commit or abort marker of the
+// transaction that wrote it is in the log. Apache Kafka answers EndTxn once
+// the transaction is prepared and writes the markers afterwards, so right
+// after EndTransaction a read_committed reader (or ListOffsets) may not see
+// the outcome yet; kfake writes them before answering.
+func (c *Cluster) waitMarkers(last map[string]map[int32]int64) {
+	c.t.Helper()
+	if len(last) == 0 {
+		return
+	}
+	topics := make([]string, 0, len(last))
+	for t := range last {
+		topics = append(topics, t)
+	}
+	adm := c.Admin()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		lso, err := adm.ListCommittedOffsets(Ctx(c.t), topics...)
+		behind := ""
+		if err != nil {
+			behind = err.Error()
+		} else {
+			for t, ps := range last {
+				for p, o := range ps {
+					if lo, ok := lso.Lookup(t, p); !ok || lo.Err != nil || lo.Offset <= o {
+						behind = fmt.Sprintf("%s/%d: last stable offset %d (%v), the transaction wrote up to %d", t, p, lo.Offset, lo.Err, o)
+					}
+				}
+			}
+		}
+		if behind == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("transaction markers not written after 30s: %s", behind)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
