@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -52,10 +54,12 @@ func TestLagMatchesApache(t *testing.T) {
 	c.Commit(below, topic, map[int32]int64{0: 20, 2: 1})
 	live := testkit.Name(t, "live")
 	c.Commit(live, topic, map[int32]int64{0: 10, 1: 10, 2: 6})
-	c.Consumer(live, topic, false)
-	// The live member may commit what it consumes; let it settle so both
-	// tools see the same commits.
-	time.Sleep(6 * time.Second)
+	c.Consumer(live, topic, false, kgo.AutoCommitInterval(100*time.Millisecond))
+	// The live member commits what it consumes: wait until it has
+	// committed the log ends, after which its commits no longer move, so
+	// both tools see the same commits. (A fixed 6s sleep raced the default
+	// 5s auto-commit on a slow machine.)
+	replayWaitCommitted(t, c, live, topic, map[int32]int64{0: 20, 1: 15, 2: 9})
 
 	groups := []string{plain, below, live}
 	apache := parseApacheDescribe(t, c.ApacheTool("--describe", "--group", plain, "--group", below, "--group", live))
