@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -465,8 +467,35 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 		toPause = append(toPause, st.plan.Partition)
 	}
 
+	// A fetch that brings nothing for the stall timeout (--timeout) is
+	// checked: if the partitions' leaders answer ListOffsets, the topic
+	// is just quiet (a tail, a slow broker) and the replay goes on; if
+	// they do not, the cluster died or froze under the replay, which
+	// then stops with the resume point instead of waiting forever (kgo
+	// retries a lost broker without end).
+	stall := timeoutOf(cfg)
+	probe := kadm.NewClient(cl)
 	for open > 0 && !stopAll {
-		fs := cl.PollFetches(ctx)
+		pctx, pcancel := context.WithTimeout(ctx, stall)
+		fs := cl.PollFetches(pctx)
+		stalled := pctx.Err() != nil && ctx.Err() == nil
+		pcancel()
+		if stalled && fs.NumRecords() == 0 {
+			tctx, tcancel := context.WithTimeout(ctx, stall)
+			_, perr := probe.ListEndOffsets(tctx, plan.Topic)
+			timedOut := tctx.Err() != nil
+			tcancel()
+			if ctx.Err() == nil && perr != nil {
+				res.Stopped = StoppedError
+				r, _ := finish()
+				why := perr.Error()
+				if timedOut {
+					why = "no answer within " + stall.String()
+				}
+				return r, fmt.Errorf("topic %s: no records for %s and the cluster at %s does not answer (%s): replay stopped", plan.Topic, stall, strings.Join(cfg.Brokers, ","), why)
+			}
+			continue
+		}
 		if ctx.Err() != nil {
 			if plan.Follow {
 				res.Stopped = StoppedInterrupted
@@ -477,7 +506,7 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 			return r, ctx.Err()
 		}
 		fs.EachError(func(t string, p int32, err error) {
-			if loopErr != nil {
+			if loopErr != nil || (stalled && errors.Is(err, context.DeadlineExceeded)) {
 				return
 			}
 			st := states[p]

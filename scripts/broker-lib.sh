@@ -38,6 +38,7 @@ stop_broker() { # TERM, then KILL after 15 s; idempotent
     return 0
   fi
   kill -TERM "$pid" 2>/dev/null || true
+  kill -CONT "$pid" 2>/dev/null || true # a frozen (SIGSTOPped) broker handles SIGTERM only once resumed
   local i
   for ((i = 0; i < 150; i++)); do
     kill -0 "$pid" 2>/dev/null || break

@@ -8,6 +8,8 @@
 #   scripts/kafka-secure.sh env          print the test env of the current workdir
 #   scripts/kafka-secure.sh stop         stop it (SIGTERM, idempotent)
 #   scripts/kafka-secure.sh kill9        kill -9 the broker process (fault tests)
+#   scripts/kafka-secure.sh freeze       SIGSTOP the broker (it keeps its sockets but answers nothing)
+#   scripts/kafka-secure.sh thaw         SIGCONT it
 #   scripts/kafka-secure.sh start-again  start the broker on its existing data and certs, wait until it answers
 #   scripts/kafka-secure.sh restart      stop + start-again
 #   scripts/kafka-secure.sh status       exit 0 iff the broker answers on its PLAINTEXT listener
@@ -289,6 +291,8 @@ case "${1:-}" in
   env) cmd_env ;;
   stop) cmd_stop ;;
   kill9) cmd_kill9 ;;
+  freeze) pid="$(running_pid)" || die "broker not running"; kill -STOP "$pid"; log "broker $pid frozen (SIGSTOP)" ;;
+  thaw) pid="$(running_pid)" || die "broker not running"; kill -CONT "$pid"; log "broker $pid thawed (SIGCONT)" ;;
   start-again) launch ;;
   restart) cmd_stop; launch ;;
   status) cmd_status ;;

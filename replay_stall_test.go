@@ -1,0 +1,225 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/internal/testkit"
+	"github.com/offsetctl/offsetctl/replay"
+)
+
+// bigTopic makes a topic of 3 partitions × n records of size bytes in
+// uncompressed batches of at most 32 KiB, so a replay with a small --fetch-max-bytes
+// needs many fetches (a fetch returns whole batches).
+func bigTopic(t *testing.T, c *testkit.Cluster, n, size int) string {
+	t.Helper()
+	topic := c.Topic(3, nil)
+	val := strings.Repeat("x", size)
+	var recs []*kgo.Record
+	for p := int32(0); p < 3; p++ {
+		for i := 0; i < n; i++ {
+			recs = append(recs, &kgo.Record{Topic: topic, Partition: p, Key: []byte(fmt.Sprintf("k-%d-%d", p, i)), Value: []byte(val)})
+		}
+	}
+	cl := c.Client(kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchMaxBytes(32<<10), kgo.ProducerBatchCompression(kgo.NoCompression()))
+	if err := cl.ProduceSync(testkit.Ctx(t), recs...).FirstErr(); err != nil {
+		t.Fatalf("producing to %s: %v", topic, err)
+	}
+	return topic
+}
+
+// stalledReplay checks the result of a replay whose cluster stopped
+// answering: exit 1, one line naming the topic and the brokers, a summary
+// that stopped on an error before the end with a resume point.
+func stalledReplay(t *testing.T, r result, topic string, total int64) replay.Result {
+	t.Helper()
+	if r.code != 1 {
+		t.Fatalf("replay with the cluster gone: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "topic "+topic+": no records for") || !strings.Contains(r.stderr, "does not answer") {
+		t.Fatalf("stderr does not say the cluster stopped answering:\n%s", r.stderr)
+	}
+	var res replay.Result
+	decodeJSON(t, r, &res)
+	if res.Stopped != replay.StoppedError || res.ResumeFrom == "" || res.Records <= 0 || res.Records >= total {
+		t.Fatalf("summary: stopped %q, resume %q, %d of %d records; want an error stop mid-way with a resume point",
+			res.Stopped, res.ResumeFrom, res.Records, total)
+	}
+	return res
+}
+
+// A replay or backfill whose cluster freezes mid-way (every request left
+// unanswered, like a SIGSTOPped broker) stops after --timeout without
+// records and a --timeout without an answer to ListOffsets (a backfill
+// may first miss its acknowledgements), instead of waiting forever in the
+// fetch loop: exit 1 and a resume point that continues exactly where it
+// stopped.
+func TestReplayStopsWhenClusterFreezes(t *testing.T) {
+	if testkit.Real() {
+		t.Skip("freezes an in-process cluster; TestFaultReplayFrozenBroker does it to Apache Kafka")
+	}
+	for _, backfill := range []bool{false, true} {
+		t.Run(fmt.Sprintf("backfill=%v", backfill), func(t *testing.T) {
+			c := testkit.New(t)
+			const n, size = 3000, 400
+			topic := bigTopic(t, c, n, size)
+			var fetches atomic.Int32
+			release := make(chan struct{})
+			var once sync.Once
+			// Registered after testkit.New: runs before the cluster closes.
+			t.Cleanup(func() { once.Do(func() { close(release) }) })
+			c.Fake.Control(func(req kmsg.Request) (kmsg.Response, error, bool) {
+				c.Fake.KeepControl()
+				if req.Key() == kmsg.Fetch.Int16() {
+					fetches.Add(1)
+				}
+				if fetches.Load() > 5 {
+					<-release // from the sixth fetch on, the whole cluster stops answering
+				}
+				return nil, nil, false
+			})
+			args := []string{"replay", topic, "--format", "none", "-q", "-o", "json", "--no-verify", "--fetch-max-bytes", "64KiB"}
+			var dst string
+			if backfill {
+				dst = c.Topic(3, nil)
+				args = append(args, "--produce-to", dst)
+			}
+			done := make(chan result, 1)
+			go func() { done <- offsetctl(t, c, append(args, "--timeout", "2s")...) }()
+			var r result
+			select {
+			case r = <-done:
+			case <-time.After(90 * time.Second):
+				t.Fatal("the replay still waits 90s after its cluster froze")
+			}
+			once.Do(func() { close(release) })
+			var res replay.Result
+			if backfill {
+				if r.code != 1 {
+					t.Fatalf("backfill with the cluster frozen: exit %d\n%s", r.code, r.stderr)
+				}
+				decodeJSON(t, r, &res)
+				if res.Backfill == nil || res.Backfill.Resume == "" {
+					t.Fatalf("backfill summary without a resume point:\n%s", r.stdout)
+				}
+				res.ResumeFrom = res.Backfill.Resume
+			} else {
+				res = stalledReplay(t, r, topic, 3*n)
+			}
+			r = mustRun(t, c, 0, append(args, "--from", res.ResumeFrom)...)
+			var rest replay.Result
+			decodeJSON(t, r, &rest)
+			if !backfill && res.Records+rest.Records != 3*n {
+				t.Fatalf("stopped after %d records, the resume read %d: want %d in all", res.Records, rest.Records, 3*n)
+			}
+			if backfill {
+				// The copy is whole: the target holds every source record
+				// once (same payload digest as the source).
+				var src, cp replay.Result
+				decodeJSON(t, mustRun(t, c, 0, "replay", topic, "--format", "none", "-q", "-o", "json", "--no-verify", "--payload-digest"), &src)
+				decodeJSON(t, mustRun(t, c, 0, "replay", dst, "--format", "none", "-q", "-o", "json", "--no-verify", "--payload-digest"), &cp)
+				if cp.Records != 3*n || cp.PayloadDigest != src.PayloadDigest {
+					t.Fatalf("after the resume the copy has %d records (digest %s); the source %d (%s)", cp.Records, cp.PayloadDigest, src.Records, src.PayloadDigest)
+				}
+			}
+		})
+	}
+}
+
+// A following replay on a quiet topic with a healthy cluster is not
+// stalled: no records for several --timeout periods, then new records,
+// and it ends normally at --until.
+func TestReplayFollowQuietTopicIsNotAStall(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 5}, time.Time{})
+	done := make(chan result, 1)
+	go func() {
+		done <- offsetctl(t, c, "replay", topic, "--follow", "--until", "8", "--format", "none", "-q", "-o", "json", "--timeout", "1s")
+	}()
+	time.Sleep(3500 * time.Millisecond) // three stall checks find the cluster answering
+	var recs []*kgo.Record
+	for i := 5; i < 8; i++ {
+		recs = append(recs, &kgo.Record{Topic: topic, Partition: 0, Value: []byte(fmt.Sprint(i))})
+	}
+	c.ProduceRecords(recs...)
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the following replay did not end at --until")
+	}
+	if r.code != 0 {
+		t.Fatalf("quiet follow: exit %d\n%s", r.code, r.stderr)
+	}
+	var res replay.Result
+	decodeJSON(t, r, &res)
+	if res.Records != 8 || res.Stopped != replay.StoppedEnd {
+		t.Fatalf("quiet follow: %d records, stopped %q; want 8, end", res.Records, res.Stopped)
+	}
+}
+
+// TestFaultReplayFrozenBroker: Apache Kafka is frozen with SIGSTOP in the
+// middle of a replay. The replay stops with exit 1 and a resume point
+// rather than waiting for the broker forever; after SIGCONT the resume
+// reads exactly the rest.
+func TestFaultReplayFrozenBroker(t *testing.T) {
+	b := needSecureBroker(t)
+	const n, size = 20000, 200
+	topic := bigTopic(t, b.c, n, size)
+	// The records go to a named pipe that this test reads: the replay
+	// cannot run ahead of the reader, so the broker freezes with most of
+	// the topic still unread, however fast the machine.
+	out := filepath.Join(t.TempDir(), "out.fifo")
+	if err := syscall.Mkfifo(out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan result, 1)
+	go func() {
+		done <- offsetctlEnv(t, nil, "replay", topic, "--out", out, "-q", "-o", "json", "--timeout", "3s", "--fetch-max-bytes", "64KiB", "-b", b.plaintext)
+	}()
+	fifo, err := os.Open(out) // until the replay opens it for writing
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fifo.Close()
+	if _, err := io.ReadFull(fifo, make([]byte, 1024)); err != nil {
+		t.Fatalf("reading the replay's first records: %v", err)
+	}
+	secureScript(t, b, "freeze")
+	go func() { _, _ = io.Copy(io.Discard, fifo) }() // now let it drain what it has
+	thawed := false
+	thaw := func() {
+		if !thawed {
+			thawed = true
+			secureScript(t, b, "thaw")
+		}
+	}
+	t.Cleanup(thaw)
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(2 * time.Minute):
+		thaw()
+		t.Fatal("the replay still waits 2 minutes after the broker froze")
+	}
+	thaw()
+	res := stalledReplay(t, r, topic, 3*n)
+	r = mustRunEnv(t, nil, 0, "replay", topic, "--from", res.ResumeFrom, "--format", "none", "-q", "-o", "json", "--no-verify", "-b", b.plaintext)
+	var rest replay.Result
+	decodeJSON(t, r, &rest)
+	if res.Records+rest.Records != 3*n {
+		t.Fatalf("stopped after %d records, the resume read %d: want %d in all", res.Records, rest.Records, 3*n)
+	}
+}
