@@ -81,8 +81,16 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	return code
 }
 
+// oneLine folds an error onto one line: the lines of a joined error
+// (errors.Join) are separated by "; ", runs of spaces collapse.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+	var parts []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 func (a *app) rootCmd() *cobra.Command {

@@ -99,7 +99,7 @@ func (f *semanticsFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&f.crashAfter, "crash-after", semantics.DefaultCrashAfter, "the first consumer of each mode crashes right after processing this many events (1 to --events - 1)")
 	fl.StringVar(&f.modes, "modes", "all", "comma-separated: at-most-once, at-least-once, auto, sync, async, auto-greedy; all = the first five")
 	fl.DurationVar(&f.workDelay, "work-delay", 0, "time spent processing each record (the seed's WORK_DELAY); at most 15m in all per run")
-	fl.DurationVar(&f.commitInterval, "commit-interval", semantics.DefaultCommitInterval, "auto-commit / background flush interval of auto, auto-greedy and async (Kafka's default is 5s); at least 10ms")
+	fl.DurationVar(&f.commitInterval, "commit-interval", semantics.DefaultCommitInterval, "auto-commit / background flush interval of auto, auto-greedy and async (Kafka's default is 5s); at least 100ms (franz-go's floor)")
 	fl.DurationVar(&f.session, "session-timeout", semantics.DefaultSessionTimeout, "group session timeout of the workers (1s to 30m, and within the brokers' group.min/max.session.timeout.ms)")
 	fl.BoolVar(&f.keep, "keep", false, "keep the scratch topic, the groups and the processed logs")
 	fl.StringVar(&f.logDir, "log-dir", "", "write the processed logs (processed-MODE.log) here and keep them (default: a temporary directory)")

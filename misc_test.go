@@ -32,3 +32,16 @@ func TestVersionAndCompletion(t *testing.T) {
 		}
 	}
 }
+
+func TestOneLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"a":                           "a",
+		"mode auto: x\nmode async: y": "mode auto: x; mode async: y",
+		"  a   b \n\n c\t d\n":        "a b; c d",
+		"":                            "",
+	} {
+		if got := oneLine(in); got != want {
+			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

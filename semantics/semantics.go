@@ -156,9 +156,10 @@ const (
 	// local broker, several on a remote one), so 1,000,000 batches of one
 	// would take most of an hour per mode.
 	MaxBatches = 100_000
-	// MinCommitInterval keeps auto, auto-greedy and async from flooding
-	// the group coordinator with background commits.
-	MinCommitInterval = 10 * time.Millisecond
+	// MinCommitInterval is franz-go's floor for AutoCommitInterval (the
+	// client refuses less, so the auto modes' workers could not start);
+	// async uses the same interval for its background flush.
+	MinCommitInterval = 100 * time.Millisecond
 	// MinSessionTimeout and MaxSessionTimeout frame --session-timeout
 	// before the brokers are asked (Apache Kafka allows 6s to 30m by
 	// default: group.min/max.session.timeout.ms).

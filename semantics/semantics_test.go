@@ -124,9 +124,10 @@ func TestValidate(t *testing.T) {
 		{func(o *Options) { o.CrashAfter = 60 }, "--crash-after must be between 1 and --events - 1 (59), got 60"},
 		{func(o *Options) { o.CrashAfter = -1 }, "--crash-after must be between 1 and --events - 1 (59), got -1"},
 		{func(o *Options) { o.WorkDelay = -time.Second }, "--work-delay must be at least 0s, got -1s"},
-		{func(o *Options) { o.CommitInterval = 0 }, "--commit-interval must be at least 10ms, got 0s"},
-		{func(o *Options) { o.CommitInterval = -time.Second }, "--commit-interval must be at least 10ms, got -1s"},
-		{func(o *Options) { o.CommitInterval = time.Millisecond }, "--commit-interval must be at least 10ms, got 1ms"},
+		{func(o *Options) { o.CommitInterval = 0 }, "--commit-interval must be at least 100ms, got 0s"},
+		{func(o *Options) { o.CommitInterval = -time.Second }, "--commit-interval must be at least 100ms, got -1s"},
+		{func(o *Options) { o.CommitInterval = time.Millisecond }, "--commit-interval must be at least 100ms, got 1ms"},
+		{func(o *Options) { o.CommitInterval = 99 * time.Millisecond }, "--commit-interval must be at least 100ms, got 99ms"},
 		{func(o *Options) { o.SessionTimeout = 0 }, "--session-timeout must be between 1s and 30m, got 0s"},
 		{func(o *Options) { o.SessionTimeout = time.Millisecond }, "--session-timeout must be between 1s and 30m, got 1ms"},
 		{func(o *Options) { o.SessionTimeout = 31 * time.Minute }, "--session-timeout must be between 1s and 30m, got 31m0s"},
@@ -162,7 +163,7 @@ func TestValidate(t *testing.T) {
 		func(o *Options) { o.Batch = 61 },                  // one batch of all 60
 		func(o *Options) { o.Events, o.CrashAfter = 2, 1 }, // with the default batch of 10
 		func(o *Options) { o.Events, o.Batch = 1_000_000, 10 },
-		func(o *Options) { o.CommitInterval = 10 * time.Millisecond },
+		func(o *Options) { o.CommitInterval = MinCommitInterval },
 		func(o *Options) { o.WorkDelay = 10588 * time.Millisecond },
 		func(o *Options) { o.WorkDelay, o.Sequential = 2117*time.Millisecond, true },
 		func(o *Options) { o.WorkDelay, o.Sequential, o.Modes = 10*time.Second, true, []Mode{Sync} },
