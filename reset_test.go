@@ -290,6 +290,16 @@ func TestResetRefusesActiveGroups(t *testing.T) {
 			if !strings.Contains(r.stdout, f.topic) || !strings.Contains(r.stderr, "inactive") {
 				t.Errorf("dry run: stdout %q stderr %q", r.stdout, r.stderr)
 			}
+			// JSON says why, for scripts that read only stdout.
+			r = mustRun(t, f.c, 1, "reset", g, "--topic", f.topic, "--to", "latest", "-o", "json")
+			var gp struct {
+				Executed bool
+				Refused  string
+			}
+			decodeJSON(t, r, &gp)
+			if gp.Executed || !strings.HasPrefix(gp.Refused, "group "+g+" can only be reset if the group is inactive, but the current state is") {
+				t.Errorf("dry run -o json: executed %v refused %q", gp.Executed, gp.Refused)
+			}
 		})
 	}
 }

@@ -45,8 +45,9 @@ type GroupPlan struct {
 	Partitions []PartitionPlan `json:"partitions"`
 	Type       string          `json:"-"`
 	Members    int             `json:"-"`
-	// Refused is set when the guard refuses the group (live members).
-	Refused string `json:"-"`
+	// Refused is set when the guard refuses the group (live members), and
+	// says why: "group G has N active member(s) ...".
+	Refused string `json:"refused,omitempty"`
 	// Error is a group-level operational failure (describe or offset
 	// fetch failed).
 	Error string `json:"error,omitempty"`
