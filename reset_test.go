@@ -368,8 +368,19 @@ func TestResetUsageErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", args, r.code, r.stderr)
 		}
 	}
+	// A group to copy from that exists but has no commit on the scope:
+	// nothing to copy, which is a mistake, not a run that changes nothing.
+	other := testkit.Name(t, "elsewhere")
+	f.c.Commit(other, f.c.Topic(1, nil), map[int32]int64{0: 0})
+	r := mustRun(t, f.c, 2, "reset", g, "--topic", f.topic, "--to", "group:"+other, "--execute", "--backup", f.backup("copy.csv"))
+	if !strings.Contains(r.stderr, "group "+other+" (to copy from) has no commit on any selected partition: nothing to copy") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	if _, err := os.Stat(f.backup("copy.csv")); err == nil {
+		t.Error("a refused copy wrote a backup")
+	}
 	// shift with a partition without commit names it, as Apache does.
-	r := mustRun(t, f.c, 2, "reset", g, "--topic", f.topic, "--to", "shift:-1")
+	r = mustRun(t, f.c, 2, "reset", g, "--topic", f.topic, "--to", "shift:-1")
 	if !strings.Contains(r.stderr, "partition 2") || !strings.Contains(r.stderr, "no committed offset") {
 		t.Errorf("stderr = %q", r.stderr)
 	}

@@ -191,12 +191,31 @@ func PlanReset(in ResetInput) (Plan, error) {
 		plan.Warnings = append(plan.Warnings, warns...)
 		plan.Groups = append(plan.Groups, gp)
 	}
+	if other != nil && len(plan.Groups) > 0 && !copiesAnything(plan) {
+		return plan, usagef("group %s (to copy from) has no commit on any selected partition: nothing to copy (is it the right group? lag %s shows its partitions)", other.Group, other.Group)
+	}
 	if fileGroups {
 		if w := unappliedFileGroups(in.File, plan, in.Target.Path); w != "" {
 			plan.Warnings = append(plan.Warnings, w)
 		}
 	}
 	return plan, nil
+}
+
+// copiesAnything reports whether a group:OTHER plan takes at least one
+// offset from the other group (or meets an error on the way).
+func copiesAnything(plan Plan) bool {
+	for _, gp := range plan.Groups {
+		if gp.Error != "" || strings.HasPrefix(gp.Note, "skipped") {
+			return true // not this plan's to judge
+		}
+		for _, pp := range gp.Partitions {
+			if pp.Target != nil || pp.Error != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // unappliedFileGroups names the groups of a plan file that --all-groups
@@ -267,14 +286,21 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 		if len(rows) == 0 {
 			return gp, nil, usagef("plan %s has no rows for group %s", in.Target.Path, g.Group)
 		}
+		var outside []string
 		for _, r := range rows {
 			k := tpk{r.Topic, r.Partition}
 			if !in.Scope.Empty() && !in.Scope.Has(r.Topic, r.Partition) {
-				warns = append(warns, fmt.Sprintf("group %s: plan line %d (%s partition %d) is outside the --topic scope: skipped", g.Group, r.Line, r.Topic, r.Partition))
+				outside = append(outside, fmt.Sprintf("line %d %s/%d", r.Line, r.Topic, r.Partition))
 				continue
 			}
 			fileRows[k] = r
 			keys = append(keys, k)
+		}
+		if len(keys) == 0 {
+			return gp, nil, usagef("plan %s has %d row(s) for group %s, none inside the --topic scope", in.Target.Path, len(rows), g.Group)
+		}
+		if len(outside) > 0 {
+			warns = append(warns, fmt.Sprintf("group %s: --topic keeps %d of the plan's %d row(s); skipped %s", g.Group, len(keys), len(rows), shortList(outside)))
 		}
 	case in.AllTopics:
 		if len(g.Commits) == 0 && !in.AllGroups {
@@ -321,6 +347,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 	})
 	_, isBackup := in.File.backupOf(g.Group)
 	var noRecord []string // partitions with no record at or after a time
+	var noSource []string // partitions the group to copy from has no commit on
 
 	for _, k := range keys {
 		pp := PartitionPlan{Topic: k.topic, Partition: k.partition, LogStart: -1, LogEnd: -1}
@@ -340,7 +367,14 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 			if _, known := in.Snapshot.Offsets.Partitions[k.topic]; !known && in.Target.Kind != ToFile && !in.AllTopics {
 				return gp, nil, usagef("topic %s does not exist", k.topic)
 			}
-			return gp, nil, usagef("group %s: partition %d does not exist in topic %s", g.Group, k.partition, k.topic)
+			where := "group " + g.Group
+			if r, ok := fileRows[k]; ok {
+				where = fmt.Sprintf("plan %s line %d (group %s)", in.Target.Path, r.Line, g.Group)
+			}
+			if parts, known := in.Snapshot.Offsets.Partitions[k.topic]; known {
+				return gp, nil, usagef("%s: partition %d does not exist in topic %s (it has %d partitions)", where, k.partition, k.topic, len(parts))
+			}
+			return gp, nil, usagef("%s: partition %d does not exist in topic %s", where, k.partition, k.topic)
 		case po.Err != nil:
 			pp.Error = fmt.Sprintf("listing offsets: %v", po.Err)
 		default:
@@ -412,7 +446,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 			case !ok:
 				pp.Action = ActSkip
 				pp.Note = fmt.Sprintf("group %s has no commit here: left unchanged", other.Group)
-				warns = append(warns, fmt.Sprintf("group %s: %s partition %d left unchanged: group %s has no commit there", g.Group, k.topic, k.partition, other.Group))
+				noSource = append(noSource, fmt.Sprintf("%s/%d", k.topic, k.partition))
 			default:
 				want = c.Offset
 			}
@@ -447,14 +481,20 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 		gp.Partitions = append(gp.Partitions, pp)
 	}
 	if len(noRecord) > 0 {
-		list := noRecord
-		more := ""
-		if len(list) > 5 {
-			list, more = list[:5], fmt.Sprintf(" and %d more", len(noRecord)-5)
-		}
-		warns = append(warns, fmt.Sprintf("group %s: no record at or after %s in %d partition(s) (%s%s): using their log end, as Apache does", g.Group, time.UnixMilli(in.Target.Millis).UTC().Format(time.RFC3339Nano), len(noRecord), strings.Join(list, ", "), more))
+		warns = append(warns, fmt.Sprintf("group %s: no record at or after %s in %d partition(s) (%s): using their log end, as Apache does", g.Group, time.UnixMilli(in.Target.Millis).UTC().Format(time.RFC3339Nano), len(noRecord), shortList(noRecord)))
+	}
+	if len(noSource) > 0 {
+		warns = append(warns, fmt.Sprintf("group %s: %d partition(s) left unchanged: group %s has no commit there (%s)", g.Group, len(noSource), other.Group, shortList(noSource)))
 	}
 	return gp, warns, nil
+}
+
+// shortList joins the first five items and counts the rest.
+func shortList(items []string) string {
+	if len(items) > 5 {
+		return strings.Join(items[:5], ", ") + fmt.Sprintf(" and %d more", len(items)-5)
+	}
+	return strings.Join(items, ", ")
 }
 
 func joinNote(a, b string) string {
