@@ -165,6 +165,7 @@ func reportErrors(lines []string) error {
 
 func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, f lagFlags) error {
 	tty := isTerminal(a.stdout)
+	csvHeader := false // written once: the rounds make one CSV
 	t := time.NewTicker(f.watch)
 	defer t.Stop()
 	for round := 0; ; round++ {
@@ -187,6 +188,14 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 			return werr
 		case err != nil:
 			a.warnf("%v", err)
+		case a.format == report.CSV:
+			if werr := report.LagWatchCSV(a.stdout, rep, a.now(), !csvHeader); werr != nil {
+				return werr
+			}
+			csvHeader = true
+			for _, e := range rep.Errors() {
+				a.warnf("%s", e)
+			}
 		default:
 			if werr := a.printLag(rep, true); werr != nil {
 				return werr

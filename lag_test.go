@@ -554,3 +554,38 @@ func TestLagWatchJSONOneDocumentPerRound(t *testing.T) {
 		}
 	}
 }
+
+// lag --watch -o csv is one CSV stream: the header once, then every
+// round's rows with the round's time in a leading TIME column.
+func TestLagWatchCSVOneHeader(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 3, 1: 5}, time.Time{})
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 1, 1: 5})
+	r := watchUntil(t, c, func(out string) bool { return strings.Count(out, g) >= 4 }, "lag", g, "--watch", "200ms", "-o", "csv")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	recs, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	if err != nil {
+		t.Fatalf("the watch output is not one CSV: %v\n%s", err, r.stdout)
+	}
+	if len(recs) < 5 || recs[0][0] != "TIME" || recs[0][1] != "GROUP" {
+		t.Fatalf("want a TIME,GROUP,... header and two rounds of two rows:\n%s", r.stdout)
+	}
+	lagCol := -1
+	for i, h := range recs[0] {
+		if h == "LAG" {
+			lagCol = i
+		}
+	}
+	for _, rec := range recs[1:] {
+		if _, err := time.Parse(time.RFC3339, rec[0]); err != nil || rec[1] != g || rec[0] == "TIME" {
+			t.Errorf("row %v: want the round's time, then the group (the header only once)", rec)
+		}
+		if want := map[string]string{"0": "2", "1": "0"}[rec[4]]; rec[lagCol] != want {
+			t.Errorf("row %v: LAG %s, want %s", rec, rec[lagCol], want)
+		}
+	}
+}

@@ -45,6 +45,22 @@ func Lag(w io.Writer, f Format, r admin.LagReport) error {
 	return nil
 }
 
+// LagWatchCSV writes one --watch round as CSV rows that follow the first
+// round's: a TIME column (RFC 3339, UTC) in front of the usual columns, and
+// the header only on the first round, so the whole stream is one CSV.
+func LagWatchCSV(w io.Writer, r admin.LagReport, at time.Time, first bool) error {
+	var header []string
+	if first {
+		header = append([]string{"TIME"}, lagHeader(r.TimeLag, true)...)
+	}
+	stamp := at.UTC().Format(time.RFC3339)
+	rows := lagRows(r, true)
+	for i, row := range rows {
+		rows[i] = append([]string{stamp}, row...)
+	}
+	return WriteCSV(w, header, rows)
+}
+
 func lagHeader(timeLag, withGroup bool) []string {
 	h := []string{"TOPIC", "PARTITION", "LOG-START", "COMMITTED", "LOG-END", "LAG"}
 	if timeLag && withGroup {
