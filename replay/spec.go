@@ -153,17 +153,10 @@ func parseTimeArg(s string) (time.Time, error) {
 }
 
 // parseAgoArg parses the D of ago:D with the grammar reset shares
-// (admin.ParseDuration: 90s, 2h, 3d, 1d12h, PT90M, P1D); a replay needs a
-// positive duration.
+// (admin.ParseDuration: 90s, 2h, 3d, 1d12h, PT90M, P1D; not negative).
+// ago:0s is now, as for reset: --from ago:0s --follow tails from now.
 func parseAgoArg(s string) (time.Duration, error) {
-	d, err := admin.ParseDuration(s)
-	if err != nil {
-		return 0, err
-	}
-	if d <= 0 {
-		return 0, fmt.Errorf("duration %q must be positive", strings.TrimSpace(s))
-	}
-	return d, nil
+	return admin.ParseDuration(s)
 }
 
 // agoTime is now minus d, clamped to 1970 (a negative timestamp means
