@@ -22,7 +22,7 @@ func (a *app) deleteOffsetsCmd() *cobra.Command {
 		Short: "Delete a group's committed offsets for some topics (dry run by default; --execute writes a backup first)",
 		Example: `  offsetctl delete-offsets orders-billing --topic orders-old
   offsetctl delete-offsets orders-billing --topic orders:0,1 --execute`,
-		Args: cobra.ExactArgs(1),
+		Args: exactlyOne("the group"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			group := args[0]
 			if group == "" {
@@ -120,7 +120,7 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 		Short: "Delete consumer groups and all their offsets (dry run by default; --execute writes a backup first)",
 		Example: `  offsetctl delete-group old-billing
   offsetctl delete-group old-billing old-audit --execute`,
-		Args: cobra.MinimumNArgs(1),
+		Args: atLeastOne("the group(s) to delete"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, g := range args {
 				if g == "" {

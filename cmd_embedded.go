@@ -26,7 +26,7 @@ func (a *app) playgroundCmd() *cobra.Command {
 		Short: "Run an in-process Kafka cluster to try offsetctl on, until Ctrl-C",
 		Example: `  offsetctl playground                       # 3 brokers from 127.0.0.1:9092, seeded
   offsetctl playground --listen 127.0.0.1:19092 --empty`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if brokers < 1 || brokers > 16 {
 				return exitcode.Usagef("--brokers-count must be between 1 and 16, got %d", brokers)
@@ -72,7 +72,7 @@ func (a *app) demoCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "demo",
 		Short: "A guided tour on an in-process cluster: no broker needed",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.demo(cmd.Context())
 		},

@@ -15,7 +15,7 @@ func (a *app) groupsCmd() *cobra.Command {
 		Short: "List consumer groups with type, state, members, topics and total lag",
 		Example: `  offsetctl groups
   offsetctl groups --state Empty,Stable -o json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := admin.CheckStates(states); err != nil {
 				return exitcode.AsUsage(err)

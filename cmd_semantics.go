@@ -59,7 +59,7 @@ or not).`,
   offsetctl semantics -o json --keep --log-dir ./logs
   offsetctl semantics --topic-prefix qa-semantics     # topic qa-semantics-<hex>, groups qa-semantics-<hex>-<mode>
   offsetctl semantics count ./logs/processed-sync.log`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := f.options(cmd.Flags())
 			if err != nil {
@@ -274,7 +274,7 @@ func (a *app) semanticsCountCmd() *cobra.Command {
 		Short: "Count a processed log's lines, unique partition,offset pairs and duplicates (the seed's make count-*)",
 		Example: `  offsetctl semantics count processed-auto.log
   offsetctl semantics count logs/*.log -o json`,
-		Args: cobra.MinimumNArgs(1),
+		Args: atLeastOne("the processed log(s) to count"),
 		RunE: func(_ *cobra.Command, files []string) error {
 			// Read every file first: a malformed one prints nothing.
 			counts := make([]semantics.Count, 0, len(files))

@@ -45,3 +45,30 @@ func TestOneLine(t *testing.T) {
 		}
 	}
 }
+
+// Wrong argument counts are exit 2 with one line naming the command and
+// its usage (not cobra's "accepts 1 arg(s), received 2").
+func TestArgumentCounts(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"delete-offsets", "a", "b", "--topic", "t"}, `offsetctl delete-offsets takes one argument (the group), got 2: "a" "b": offsetctl delete-offsets GROUP --topic T[:P,...]`},
+		{[]string{"delete-offsets", "--topic", "t"}, "name the group: offsetctl delete-offsets GROUP --topic T[:P,...]"},
+		{[]string{"delete-group"}, "name the group(s) to delete: offsetctl delete-group GROUP..."},
+		{[]string{"groups", "x"}, `offsetctl groups takes no arguments, got "x": offsetctl groups`},
+		{[]string{"version", "x", "y"}, `offsetctl version takes no arguments, got "x" "y"`},
+		{[]string{"demo", "x"}, `offsetctl demo takes no arguments`},
+		{[]string{"playground", "x"}, `offsetctl playground takes no arguments`},
+		{[]string{"semantics", "x"}, `unknown command "x" for offsetctl semantics (its commands: count)`},
+		{[]string{"semantics", "count"}, "name the processed log(s) to count: offsetctl semantics count FILE..."},
+	} {
+		r := offsetctl(t, nil, tc.args...)
+		if r.code != 2 || r.stdout != "" || !strings.HasPrefix(r.stderr, "offsetctl: "+tc.want) {
+			t.Errorf("%v: exit %d stdout %q stderr %q; want 2 and %q", tc.args, r.code, r.stdout, r.stderr, tc.want)
+		}
+		if strings.Count(strings.TrimRight(r.stderr, "\n"), "\n") != 0 {
+			t.Errorf("%v: stderr is not one line: %q", tc.args, r.stderr)
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+)
+
+// Argument checks with messages that name the command and show its usage,
+// instead of cobra's "accepts 1 arg(s), received 2". All are exit 2.
+
+// noArgs refuses any positional argument.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if cmd.HasAvailableSubCommands() {
+		var subs []string
+		for _, c := range cmd.Commands() {
+			if c.IsAvailableCommand() {
+				subs = append(subs, c.Name())
+			}
+		}
+		return exitcode.Usagef("unknown command %q for %s (its commands: %s)", args[0], cmd.CommandPath(), strings.Join(subs, ", "))
+	}
+	return exitcode.Usagef("%s takes no arguments, got %s: %s", cmd.CommandPath(), quoteArgs(args), usageLine(cmd))
+}
+
+// exactlyOne wants one argument, what names it ("the group").
+func exactlyOne(what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch len(args) {
+		case 1:
+			return nil
+		case 0:
+			return exitcode.Usagef("name %s: %s", what, usageLine(cmd))
+		}
+		return exitcode.Usagef("%s takes one argument (%s), got %d: %s: %s", cmd.CommandPath(), what, len(args), quoteArgs(args), usageLine(cmd))
+	}
+}
+
+// atLeastOne wants one or more arguments, what names them.
+func atLeastOne(what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return exitcode.Usagef("name %s: %s", what, usageLine(cmd))
+		}
+		return nil
+	}
+}
+
+func usageLine(cmd *cobra.Command) string {
+	return strings.TrimSuffix(strings.Join(strings.Fields(cmd.UseLine()), " "), " [flags]")
+}
+
+func quoteArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = fmt.Sprintf("%q", a)
+	}
+	return strings.Join(q, " ")
+}
