@@ -481,7 +481,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 		gp.Partitions = append(gp.Partitions, pp)
 	}
 	if len(noRecord) > 0 {
-		warns = append(warns, fmt.Sprintf("group %s: no record at or after %s in %d partition(s) (%s): using their log end, as Apache does", g.Group, time.UnixMilli(in.Target.Millis).UTC().Format(time.RFC3339Nano), len(noRecord), shortList(noRecord)))
+		warns = append(warns, fmt.Sprintf("group %s: no record at or after %s in %d partition(s) (%s): using their log end, as Apache does", g.Group, FormatTime(time.UnixMilli(in.Target.Millis)), len(noRecord), shortList(noRecord)))
 	}
 	if len(noSource) > 0 {
 		warns = append(warns, fmt.Sprintf("group %s: %d partition(s) left unchanged: group %s has no commit there (%s)", g.Group, len(noSource), other.Group, shortList(noSource)))

@@ -389,3 +389,14 @@ func parseISODuration(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// FormatTime writes a time for messages: RFC 3339 in UTC, with exactly
+// three fraction digits when it has milliseconds (…:42.140Z, not
+// RFC3339Nano's …:42.14Z) and none when it has not.
+func FormatTime(t time.Time) string {
+	t = t.UTC()
+	if t.Nanosecond() == 0 {
+		return t.Format(time.RFC3339)
+	}
+	return t.Format("2006-01-02T15:04:05.000Z07:00")
+}

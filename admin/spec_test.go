@@ -262,3 +262,19 @@ func FuzzParseTime(f *testing.F) {
 		}
 	})
 }
+
+func TestFormatTime(t *testing.T) {
+	for ms, want := range map[int64]string{
+		1796068542140: "2026-11-30T19:55:42.140Z",
+		1796068542000: "2026-11-30T19:55:42Z",
+		1796068542007: "2026-11-30T19:55:42.007Z",
+		0:             "1970-01-01T00:00:00Z",
+	} {
+		if got := FormatTime(time.UnixMilli(ms)); got != want {
+			t.Errorf("FormatTime(%d) = %s, want %s", ms, got, want)
+		}
+		if back, err := ParseTime(FormatTime(time.UnixMilli(ms))); err != nil || back != ms {
+			t.Errorf("ParseTime(FormatTime(%d)) = %d, %v", ms, back, err)
+		}
+	}
+}

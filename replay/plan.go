@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/offsetctl/offsetctl/admin"
 )
 
 // NoBound is the bound of a partition followed with --follow and no
@@ -159,7 +161,7 @@ func MakePlan(g Gathered, req PlanRequest) (Plan, error) {
 		case StartTime:
 			off, ok := g.TimeOffsets[st.Time.UnixMilli()][p]
 			if !ok {
-				return Plan{}, fmt.Errorf("topic %s partition %d: no offset listed for time %s", g.Topic, p, st.Time.UTC().Format(time.RFC3339Nano))
+				return Plan{}, fmt.Errorf("topic %s partition %d: no offset listed for time %s", g.Topic, p, admin.FormatTime(st.Time))
 			}
 			pp.From = clamp(off, ps.LogStart, ps.LogEnd)
 		}
@@ -172,7 +174,7 @@ func MakePlan(g Gathered, req PlanRequest) (Plan, error) {
 			if u.IsTime {
 				off, ok := g.TimeOffsets[u.Time.UnixMilli()][p]
 				if !ok {
-					return Plan{}, fmt.Errorf("topic %s partition %d: no offset listed for --until time %s", g.Topic, p, u.Time.UTC().Format(time.RFC3339Nano))
+					return Plan{}, fmt.Errorf("topic %s partition %d: no offset listed for --until time %s", g.Topic, p, admin.FormatTime(u.Time))
 				}
 				switch {
 				case off < ps.LogEnd:

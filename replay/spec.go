@@ -43,7 +43,7 @@ func (s Start) String() string {
 	case StartOffset:
 		return strconv.FormatInt(s.Offset, 10)
 	case StartTime:
-		return "time:" + s.Time.UTC().Format(time.RFC3339Nano)
+		return "time:" + admin.FormatTime(s.Time)
 	}
 	return "earliest"
 }
@@ -183,7 +183,7 @@ func (u Until) String() string {
 	case !u.Set:
 		return "end"
 	case u.IsTime:
-		return "time:" + u.Time.UTC().Format(time.RFC3339Nano)
+		return "time:" + admin.FormatTime(u.Time)
 	}
 	return strconv.FormatInt(u.Offset, 10)
 }
