@@ -119,8 +119,16 @@ commit-semantics crash experiment. Try it with no broker: offsetctl demo.`,
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.AsUsage(err) })
+	// --bootstrap-server, as kafka-consumer-groups.sh and the other Apache
+	// tools spell it, is --brokers.
+	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "bootstrap-server" {
+			name = "brokers"
+		}
+		return pflag.NormalizedName(name)
+	})
 	pf := root.PersistentFlags()
-	pf.StringVarP(&a.brokers, "brokers", "b", "", "comma-separated bootstrap brokers (env KAFKA_BROKERS, default "+cluster.DefaultBrokers+")")
+	pf.StringVarP(&a.brokers, "brokers", "b", "", "comma-separated bootstrap brokers, also spelt --bootstrap-server (env KAFKA_BROKERS, default "+cluster.DefaultBrokers+")")
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "how long to wait for the cluster before failing")
 	pf.StringVarP(&a.output, "output", "o", "table", "output format: table, json or csv")
 	pf.StringVar(&a.clientID, "client-id", "", "client id sent to the brokers (default offsetctl)")

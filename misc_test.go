@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
 func TestVersionAndCompletion(t *testing.T) {
@@ -69,6 +71,24 @@ func TestArgumentCounts(t *testing.T) {
 		}
 		if strings.Count(strings.TrimRight(r.stderr, "\n"), "\n") != 0 {
 			t.Errorf("%v: stderr is not one line: %q", tc.args, r.stderr)
+		}
+	}
+}
+
+// --bootstrap-server, the Apache tools' spelling, is --brokers.
+func TestBootstrapServerIsBrokers(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 0})
+	for _, args := range [][]string{
+		{"--bootstrap-server", c.BrokerList(), "lag", g, "-o", "json"},
+		{"lag", g, "--bootstrap-server=" + c.BrokerList(), "-o", "json"},
+	} {
+		var rep lagJSON
+		decodeJSON(t, mustRun(t, nil, 0, args...), &rep)
+		if len(rep.Groups) != 1 || rep.Groups[0].Group != g || len(rep.Groups[0].Partitions) != 1 {
+			t.Errorf("%v: %+v", args, rep.Groups)
 		}
 	}
 }
