@@ -480,7 +480,11 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 		fs := cl.PollFetches(pctx)
 		stalled := pctx.Err() != nil && ctx.Err() == nil
 		pcancel()
-		if stalled && fs.NumRecords() == 0 {
+		quiet := stalled && fs.NumRecords() == 0
+		fs.EachError(func(_ string, _ int32, err error) {
+			quiet = quiet && errors.Is(err, context.DeadlineExceeded) // a real partition error is handled below
+		})
+		if quiet {
 			tctx, tcancel := context.WithTimeout(ctx, stall)
 			_, perr := probe.ListEndOffsets(tctx, plan.Topic)
 			timedOut := tctx.Err() != nil
