@@ -77,20 +77,28 @@ func (a *app) execute(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "offsetctl: interrupted")
 		return exitcode.Failure
 	}
-	fmt.Fprintln(a.stderr, "offsetctl: "+oneLine(err.Error()))
+	fmt.Fprintln(a.stderr, "offsetctl: "+errorLine(err))
 	return code
 }
 
-// oneLine folds an error onto one line: the lines of a joined error
-// (errors.Join) are separated by "; ", runs of spaces collapse.
-func oneLine(s string) string {
-	var parts []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.Join(strings.Fields(l), " "); l != "" {
-			parts = append(parts, l)
+// errorLine writes err on one line: the errors of an errors.Join are
+// separated by "; ", any other line break folds to a space.
+func errorLine(err error) string {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var parts []string
+		for _, e := range j.Unwrap() {
+			if e != nil {
+				parts = append(parts, errorLine(e))
+			}
 		}
+		return strings.Join(parts, "; ")
 	}
-	return strings.Join(parts, "; ")
+	return oneLine(err.Error())
+}
+
+// oneLine folds s onto one line, collapsing runs of white space.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
 
 func (a *app) rootCmd() *cobra.Command {

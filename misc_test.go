@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -35,15 +37,19 @@ func TestVersionAndCompletion(t *testing.T) {
 	}
 }
 
-func TestOneLine(t *testing.T) {
-	for in, want := range map[string]string{
-		"a":                           "a",
-		"mode auto: x\nmode async: y": "mode auto: x; mode async: y",
-		"  a   b \n\n c\t d\n":        "a b; c d",
-		"":                            "",
+func TestErrorLine(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("a"), "a"},
+		{errors.Join(errors.New("mode auto: x"), errors.New("mode async: y")), "mode auto: x; mode async: y"},
+		{fmt.Errorf("run: %w", errors.Join(errors.New("a\nb"), errors.New("c"))), "run: a b c"},
+		{errors.New("unknown command \"lgs\" for \"offsetctl\"\n\nDid you mean this?\n\tlag\n"), `unknown command "lgs" for "offsetctl" Did you mean this? lag`},
+		{errors.New("  a   b \n c\t d\n"), "a b c d"},
 	} {
-		if got := oneLine(in); got != want {
-			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+		if got := errorLine(tc.err); got != tc.want {
+			t.Errorf("errorLine(%q) = %q, want %q", tc.err, got, tc.want)
 		}
 	}
 }
