@@ -22,13 +22,22 @@ const completionTimeout = 3 * time.Second
 // password (the shell owns the terminal) and answers nothing, rather than an
 // error, when the cluster cannot be reached.
 func (a *app) registerCompletions(root *cobra.Command) {
+	// Positional arguments: the names already on the line are not offered
+	// again. Flag values: the positional arguments say nothing about them
+	// (a topic may share a group's name).
 	groups := cobra.CompletionFunc(a.completeGroups)
-	topics := cobra.CompletionFunc(a.completeTopics)
+	groupList := a.commaList(a.completeGroups)
+	topics := func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return a.completeTopics(cmd, nil, toComplete)
+	}
+	flagGroups := func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return a.completeGroups(cmd, nil, toComplete)
+	}
 	fixed := func(vals ...string) cobra.CompletionFunc {
 		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
 	}
 	_ = root.RegisterFlagCompletionFunc("output", fixed("table", "json", "csv"))
-	_ = root.RegisterFlagCompletionFunc("sasl-mechanism", fixed("plain", "scram-sha-256", "scram-sha-512", "oauthbearer", "aws-msk-iam"))
+	_ = root.RegisterFlagCompletionFunc("sasl-mechanism", fixed(cluster.Mechanisms...))
 	for _, c := range root.Commands() {
 		switch c.Name() {
 		case "lag", "reset", "delete-group":
@@ -48,21 +57,61 @@ func (a *app) registerCompletions(root *cobra.Command) {
 				return a.completeTopics(cmd, nil, toComplete)
 			}
 			_ = c.RegisterFlagCompletionFunc("produce-to", topics)
-			_ = c.RegisterFlagCompletionFunc("verify-groups", groups)
+			_ = c.RegisterFlagCompletionFunc("verify-groups", groupList)
 			_ = c.RegisterFlagCompletionFunc("format", fixed("jsonl", "raw", "none"))
 			_ = c.RegisterFlagCompletionFunc("isolation", fixed("committed", "uncommitted"))
 			_ = c.RegisterFlagCompletionFunc("partitioner", fixed("same", "key"))
-			_ = c.RegisterFlagCompletionFunc("from", fixed("earliest", "time:", "ago:"))
+			_ = c.RegisterFlagCompletionFunc("from", prefixes("earliest", "time:", "ago:"))
+			_ = c.RegisterFlagCompletionFunc("until", prefixes("time:", "ago:"))
 		case "groups":
-			_ = c.RegisterFlagCompletionFunc("state", fixed("Empty", "Stable", "PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling", "Dead"))
+			_ = c.RegisterFlagCompletionFunc("state", a.commaList(func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+				return admin.GroupStates, cobra.ShellCompDirectiveNoFileComp
+			}))
+		}
+		if c.Name() == "lag" {
+			_ = c.RegisterFlagCompletionFunc("isolation", fixed("uncommitted", "committed"))
 		}
 		if c.Flags().Lookup("topic") != nil {
 			_ = c.RegisterFlagCompletionFunc("topic", topics)
 		}
 		if c.Name() == "reset" {
-			_ = c.RegisterFlagCompletionFunc("group", groups)
+			_ = c.RegisterFlagCompletionFunc("group", flagGroups)
 			_ = c.RegisterFlagCompletionFunc("to", a.completeResetTarget)
 		}
+	}
+}
+
+// prefixes offers fixed values; a value ending in ':' takes more text, so
+// the shell adds no space after it.
+func prefixes(vals ...string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		out := filterCompletions(vals, nil, toComplete)
+		dir := cobra.ShellCompDirectiveNoFileComp
+		for _, v := range out {
+			if strings.HasSuffix(v, ":") {
+				dir |= cobra.ShellCompDirectiveNoSpace
+			}
+		}
+		return out, dir
+	}
+}
+
+// commaList completes the last item of a comma-separated list flag
+// (--state Empty,St<TAB>) with what names offers, skipping items already
+// in the list.
+func (a *app) commaList(names cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		head, last := "", toComplete
+		if i := strings.LastIndexByte(toComplete, ','); i >= 0 {
+			head, last = toComplete[:i+1], toComplete[i+1:]
+		}
+		all, dir := names(cmd, nil, "")
+		used := strings.Split(strings.TrimSuffix(head, ","), ",")
+		var out []cobra.Completion
+		for _, n := range filterCompletions(all, used, last) {
+			out = append(out, head+n)
+		}
+		return out, dir
 	}
 }
 
