@@ -149,6 +149,7 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error 
 	// the cluster holds.
 	oneGroup := !f.allGroups && len(admin.Dedupe(groups)) == 1
 	var file *admin.PlanFile
+	fromFile := false // the groups are the plan file's (none named)
 	if target.Kind == admin.ToFile {
 		data, err := os.ReadFile(target.Path)
 		if err != nil {
@@ -164,6 +165,7 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error 
 		file = &pf
 		if len(groups) == 0 && !f.allGroups && pf.Columns == 4 {
 			groups = pf.GroupsIn()
+			fromFile = true
 		}
 	}
 	if f.allGroups == (len(groups) > 0) {
@@ -182,7 +184,7 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error 
 	defer adm.Close()
 
 	gctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
-	in, err := admin.GatherReset(gctx, adm, admin.ResetRequest{Groups: groups, AllGroups: f.allGroups, Target: target, Scope: scope, AllTopics: f.allTopics, File: file})
+	in, err := admin.GatherReset(gctx, adm, admin.ResetRequest{Groups: groups, AllGroups: f.allGroups, Target: target, Scope: scope, AllTopics: f.allTopics, File: file, GroupsFromFile: fromFile})
 	cancel()
 	if err != nil {
 		return a.planErr(cfg, gctx, err)

@@ -713,3 +713,42 @@ func TestResetFlagConflicts(t *testing.T) {
 		t.Errorf("a refused reset committed %v", got)
 	}
 }
+
+// Restoring one topic from a whole-cluster (multi-group) backup: --topic
+// narrows the file's groups, and the groups without rows on that topic are
+// skipped with a warning, not an error, both without a group named and
+// with --all-groups.
+func TestResetFilePlanNarrowedToOneTopic(t *testing.T) {
+	c := testkit.New(t)
+	t1, t2 := c.Topic(1, nil), c.Topic(1, nil)
+	c.Produce(t1, map[int32]int{0: 10}, time.Time{})
+	c.Produce(t2, map[int32]int{0: 10}, time.Time{})
+	g1, g2 := testkit.Name(t, "g1"), testkit.Name(t, "g2")
+	c.Commit(g1, t1, map[int32]int64{0: 9})
+	c.Commit(g2, t2, map[int32]int64{0: 9})
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "cluster-backup.csv")
+	if err := os.WriteFile(plan, []byte(g1+","+t1+",0,2\n"+g2+","+t2+",0,3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, c, 0, "reset", "--to", "file:"+plan, "--topic", t1, "--execute", "--backup", filepath.Join(dir, "b1.csv"))
+	if !strings.Contains(r.stderr, "group "+g2+": none of its 1 plan row(s) is inside the --topic scope: skipped") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	assertCommitted(t, c, g1, t1, map[int32]int64{0: 2})
+	assertCommitted(t, c, g2, t2, map[int32]int64{0: 9})
+
+	r = mustRun(t, c, 0, "reset", "--all-groups", "--to", "file:"+plan, "--topic", t2, "--execute", "--backup", filepath.Join(dir, "b2.csv"))
+	if !strings.Contains(r.stderr, g1+" (skipped: no plan rows inside the --topic scope)") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	assertCommitted(t, c, g1, t1, map[int32]int64{0: 2})
+	assertCommitted(t, c, g2, t2, map[int32]int64{0: 3})
+
+	// A scope that keeps no row at all is bad input.
+	other := c.Topic(1, nil)
+	r = mustRun(t, c, 2, "reset", "--to", "file:"+plan, "--topic", other, "--execute")
+	if !strings.Contains(r.stderr, "has no rows inside the --topic scope") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+}

@@ -87,6 +87,8 @@ type ResetInput struct {
 	Times map[string]map[int32]TimeOffset
 	// File is the parsed plan for ToFile.
 	File *PlanFile
+	// GroupsFromFile: Groups are the plan file's (see ResetRequest).
+	GroupsFromFile bool
 }
 
 // UsageError is a planning error caused by the input (exit 2).
@@ -191,6 +193,9 @@ func PlanReset(in ResetInput) (Plan, error) {
 		plan.Warnings = append(plan.Warnings, warns...)
 		plan.Groups = append(plan.Groups, gp)
 	}
+	if (fileGroups || in.GroupsFromFile) && !in.Scope.Empty() && len(plan.Groups) > 0 && allSkippedForScope(plan) {
+		return plan, usagef("plan %s has no rows inside the --topic scope", in.Target.Path)
+	}
 	if other != nil && len(plan.Groups) > 0 && !copiesAnything(plan) {
 		return plan, usagef("group %s (to copy from) has no commit on any selected partition: nothing to copy (is it the right group? lag %s shows its partitions)", other.Group, other.Group)
 	}
@@ -202,20 +207,36 @@ func PlanReset(in ResetInput) (Plan, error) {
 	return plan, nil
 }
 
+// allSkippedForScope reports whether every group of a --all-groups file
+// plan was skipped for having no rows inside --topic.
+func allSkippedForScope(plan Plan) bool {
+	for _, gp := range plan.Groups {
+		if gp.Note != "skipped: no plan rows inside the --topic scope" {
+			return false
+		}
+	}
+	return true
+}
+
 // copiesAnything reports whether a group:OTHER plan takes at least one
 // offset from the other group (or meets an error on the way).
 func copiesAnything(plan Plan) bool {
+	judged := false
 	for _, gp := range plan.Groups {
-		if gp.Error != "" || strings.HasPrefix(gp.Note, "skipped") {
-			return true // not this plan's to judge
+		if gp.Error != "" {
+			return true // a failure is reported as such
 		}
+		if strings.HasPrefix(gp.Note, "skipped") {
+			continue // an active group skipped by --all-groups says nothing
+		}
+		judged = true
 		for _, pp := range gp.Partitions {
 			if pp.Target != nil || pp.Error != "" {
 				return true
 			}
 		}
 	}
-	return false
+	return !judged
 }
 
 // unappliedFileGroups names the groups of a plan file that --all-groups
@@ -297,6 +318,15 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 			keys = append(keys, k)
 		}
 		if len(keys) == 0 {
+			if in.AllGroups || in.GroupsFromFile {
+				// Restoring one topic from a whole-cluster backup: the
+				// groups without rows there are not part of it.
+				gp.Note = "skipped: no plan rows inside the --topic scope"
+				if in.AllGroups {
+					return gp, nil, nil // listed with the file's unapplied groups
+				}
+				return gp, []string{fmt.Sprintf("group %s: none of its %d plan row(s) is inside the --topic scope: skipped", g.Group, len(rows))}, nil
+			}
 			return gp, nil, usagef("plan %s has %d row(s) for group %s, none inside the --topic scope", in.Target.Path, len(rows), g.Group)
 		}
 		if len(outside) > 0 {

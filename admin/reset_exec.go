@@ -25,6 +25,10 @@ type ResetRequest struct {
 	AllTopics bool
 	// File is the parsed plan of a file: target.
 	File *PlanFile
+	// GroupsFromFile says Groups are the plan file's groups (no group was
+	// named): like --all-groups, a group without rows inside --topic is
+	// skipped, not an error.
+	GroupsFromFile bool
 }
 
 // GatherReset gathers everything PlanReset needs in a few batched rounds:
@@ -32,7 +36,7 @@ type ResetRequest struct {
 // end of every scoped topic (also topics the groups never committed on) and,
 // for time targets, the offsets by time.
 func GatherReset(ctx context.Context, adm *cluster.Admin, req ResetRequest) (ResetInput, error) {
-	in := ResetInput{Target: req.Target, Scope: req.Scope, AllTopics: req.AllTopics, AllGroups: req.AllGroups, File: req.File}
+	in := ResetInput{Target: req.Target, Scope: req.Scope, AllTopics: req.AllTopics, AllGroups: req.AllGroups, File: req.File, GroupsFromFile: req.GroupsFromFile}
 	extra := req.Scope.TopicNames()
 	if req.File != nil {
 		seen := map[string]bool{}

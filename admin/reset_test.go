@@ -85,6 +85,7 @@ func TestPlanReset(t *testing.T) {
 		name      string
 		groups    []string
 		allGroups bool
+		fromFile  bool
 		target    Target
 		scope     []string
 		allTopics bool
@@ -166,12 +167,27 @@ func TestPlanReset(t *testing.T) {
 			target: Target{Kind: ToFile, Path: "p.csv"}, file: file("g,t,0,50\nlive,t,0,1\nghost,t,0,2\n"),
 			want: []string{"t/0 40>50 d10"},
 			warn: "plan p.csv: the rows of 2 group(s) were not applied: live (skipped: active group (Stable)), ghost (no such consumer group; name it to create its offsets)"},
+		{name: "--all-groups file plan narrowed by --topic skips the groups without rows there", groups: []string{"g", "src"}, allGroups: true, scope: []string{"t:0"},
+			target: Target{Kind: ToFile, Path: "p.csv"}, file: file("g,t,0,50\nsrc,t,1,3\n"),
+			want: []string{"t/0 40>50 d10"}, warn: "src (skipped: no plan rows inside the --topic scope)"},
+		{name: "file plan groups narrowed by --topic skip the groups without rows there", groups: []string{"g", "src"}, fromFile: true, scope: []string{"t:0"},
+			target: Target{Kind: ToFile, Path: "p.csv"}, file: file("g,t,0,50\nsrc,t,1,3\n"),
+			want: []string{"t/0 40>50 d10"}, warn: "group src: none of its 1 plan row(s) is inside the --topic scope: skipped"},
+		{name: "file plan groups with no row inside --topic", groups: []string{"g", "src"}, fromFile: true, scope: []string{"t:2"},
+			target: Target{Kind: ToFile, Path: "p.csv"}, file: file("g,t,0,50\nsrc,t,1,3\n"),
+			err: "plan p.csv has no rows inside the --topic scope"},
+		{name: "--all-groups copy with every group skipped as active is not 'nothing to copy'", groups: []string{"live"}, allGroups: true,
+			target: tgt("group:src"), scope: []string{"t:1"},
+			want: nil, warn: "skipping group live"},
+		{name: "--all-groups copy from a group with nothing there fails whatever other groups are active", groups: []string{"live", "g"}, allGroups: true,
+			target: tgt("group:src"), scope: []string{"t:1"},
+			err: "group src (to copy from) has no commit on any selected partition: nothing to copy"},
 		{name: "--all-groups skips live groups", groups: []string{"live"}, allGroups: true, target: tgt("earliest"), scope: []string{"t:0"},
 			want: nil, warn: "skipping group live: it can only be reset if the group is inactive, but the current state is Stable (1 member); stop its consumers first"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			in := ResetInput{Snapshot: resetSnapshot(), Groups: tc.groups, AllGroups: tc.allGroups, Target: tc.target, Scope: resetScope(t, tc.scope...), AllTopics: tc.allTopics, Times: tc.times, File: tc.file}
+			in := ResetInput{Snapshot: resetSnapshot(), Groups: tc.groups, AllGroups: tc.allGroups, Target: tc.target, Scope: resetScope(t, tc.scope...), AllTopics: tc.allTopics, Times: tc.times, File: tc.file, GroupsFromFile: tc.fromFile}
 			plan, err := PlanReset(in)
 			if tc.err != "" {
 				var ue *UsageError
