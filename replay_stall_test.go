@@ -59,12 +59,13 @@ func stalledReplay(t *testing.T, r result, topic string, total int64) replay.Res
 	return res
 }
 
-// A replay or backfill whose cluster freezes mid-way (every request left
-// unanswered, like a SIGSTOPped broker) stops after --timeout without
-// records and a --timeout without an answer to ListOffsets (a backfill
-// may first miss its acknowledgements), instead of waiting forever in the
-// fetch loop: exit 1 and a resume point that continues exactly where it
-// stopped.
+// A replay whose cluster freezes mid-way (every request left unanswered,
+// like a SIGSTOPped broker) stops after --timeout without records and a
+// --timeout without an answer to ListOffsets, instead of waiting forever in
+// the fetch loop: exit 1 and a resume point that continues exactly where
+// it stopped. A backfill from the frozen cluster to a healthy one stops
+// the same way, with one resume point (its acknowledged copies) in the
+// summary, the JSON and the error, and the resume completes the copy.
 func TestReplayStopsWhenClusterFreezes(t *testing.T) {
 	if testkit.Real() {
 		t.Skip("freezes an in-process cluster; TestFaultReplayFrozenBroker does it to Apache Kafka")
@@ -74,6 +75,14 @@ func TestReplayStopsWhenClusterFreezes(t *testing.T) {
 			c := testkit.New(t)
 			const n, size = 3000, 400
 			topic := bigTopic(t, c, n, size)
+			var target *testkit.Cluster
+			var dst string
+			args := []string{"replay", topic, "--format", "none", "-q", "-o", "json", "--no-verify", "--fetch-max-bytes", "64KiB"}
+			if backfill {
+				target = testkit.New(t)
+				dst = target.Topic(3, nil)
+				args = append(args, "--produce-to", dst, "--target-brokers", target.BrokerList())
+			}
 			var fetches atomic.Int32
 			release := make(chan struct{})
 			var once sync.Once
@@ -85,16 +94,10 @@ func TestReplayStopsWhenClusterFreezes(t *testing.T) {
 					fetches.Add(1)
 				}
 				if fetches.Load() > 5 {
-					<-release // from the sixth fetch on, the whole cluster stops answering
+					<-release // from the sixth fetch on, the source cluster stops answering
 				}
 				return nil, nil, false
 			})
-			args := []string{"replay", topic, "--format", "none", "-q", "-o", "json", "--no-verify", "--fetch-max-bytes", "64KiB"}
-			var dst string
-			if backfill {
-				dst = c.Topic(3, nil)
-				args = append(args, "--produce-to", dst)
-			}
 			done := make(chan result, 1)
 			go func() { done <- offsetctl(t, c, append(args, "--timeout", "2s")...) }()
 			var r result
@@ -104,31 +107,31 @@ func TestReplayStopsWhenClusterFreezes(t *testing.T) {
 				t.Fatal("the replay still waits 90s after its cluster froze")
 			}
 			once.Do(func() { close(release) })
-			var res replay.Result
+			res := stalledReplay(t, r, topic, 3*n)
 			if backfill {
-				if r.code != 1 {
-					t.Fatalf("backfill with the cluster frozen: exit %d\n%s", r.code, r.stderr)
+				b := res.Backfill
+				if b == nil || b.Produced <= 0 || b.Produced != res.Records || b.Resume != res.ResumeFrom {
+					t.Fatalf("backfill summary: %+v; replay resume %q: want every replayed record copied and one resume point", b, res.ResumeFrom)
 				}
-				decodeJSON(t, r, &res)
-				if res.Backfill == nil || res.Backfill.Resume == "" {
-					t.Fatalf("backfill summary without a resume point:\n%s", r.stdout)
+				if !strings.Contains(r.stderr, "resume with --from "+res.ResumeFrom+";") && !strings.HasSuffix(strings.TrimSpace(r.stderr), "resume with --from "+res.ResumeFrom) {
+					t.Errorf("stderr names another resume point than %s:\n%s", res.ResumeFrom, r.stderr)
 				}
-				res.ResumeFrom = res.Backfill.Resume
-			} else {
-				res = stalledReplay(t, r, topic, 3*n)
 			}
-			r = mustRun(t, c, 0, append(args, "--from", res.ResumeFrom)...)
+			r = offsetctl(t, c, append(args, "--from", res.ResumeFrom)...)
+			if r.code != 0 {
+				t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+			}
 			var rest replay.Result
 			decodeJSON(t, r, &rest)
-			if !backfill && res.Records+rest.Records != 3*n {
+			if res.Records+rest.Records != 3*n {
 				t.Fatalf("stopped after %d records, the resume read %d: want %d in all", res.Records, rest.Records, 3*n)
 			}
 			if backfill {
 				// The copy is whole: the target holds every source record
-				// once (same payload digest as the source).
+				// once (same count and payload digest as the source).
 				var src, cp replay.Result
 				decodeJSON(t, mustRun(t, c, 0, "replay", topic, "--format", "none", "-q", "-o", "json", "--no-verify", "--payload-digest"), &src)
-				decodeJSON(t, mustRun(t, c, 0, "replay", dst, "--format", "none", "-q", "-o", "json", "--no-verify", "--payload-digest"), &cp)
+				decodeJSON(t, mustRun(t, target, 0, "replay", dst, "--format", "none", "-q", "-o", "json", "--no-verify", "--payload-digest"), &cp)
 				if cp.Records != 3*n || cp.PayloadDigest != src.PayloadDigest {
 					t.Fatalf("after the resume the copy has %d records (digest %s); the source %d (%s)", cp.Records, cp.PayloadDigest, src.Records, src.PayloadDigest)
 				}

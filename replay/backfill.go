@@ -78,6 +78,10 @@ type BackfillResult struct {
 	// unacknowledged record of their partition (possible with --partitioner
 	// key): a resume copies them again.
 	AckedBeyondResume int64               `json:"acked_beyond_resume,omitempty"`
+	// Unanswered counts copies sent without an answer when the backfill
+	// stopped: without a transaction they may still have been written,
+	// and a resume copies them again.
+	Unanswered int64 `json:"unanswered,omitempty"`
 	Partitions        []BackfillPartition `json:"partitions"`
 	// Resume is the --from value that completes an incomplete copy
 	// ("0=1000,2=523"); empty when complete.
@@ -566,8 +570,11 @@ func (b *backfiller) finish(ctx context.Context, res *Result, consumeErr error) 
 			if len(inf.queue) > 0 {
 				bp.ResumeFrom = inf.queue[0].offset
 				for _, s := range inf.queue {
-					if s.done && s.ok {
+					switch {
+					case s.done && s.ok:
 						br.AckedBeyondResume++
+					case !s.done:
+						br.Unanswered++
 					}
 				}
 			}
@@ -622,6 +629,9 @@ func (b *backfiller) finish(ctx context.Context, res *Result, consumeErr error) 
 	beyond := ""
 	if br.AckedBeyondResume > 0 {
 		beyond = fmt.Sprintf(" (%d copies acknowledged after the first unacknowledged record of their partition are already in %s and will be copied again)", br.AckedBeyondResume, b.opts.Topic)
+	}
+	if br.Unanswered > 0 && !b.txn {
+		beyond += fmt.Sprintf(" (%d copies were sent without an answer: they may be in %s already, and the resume would copy them again; --transactional-id makes a copy all or nothing)", br.Unanswered, b.opts.Topic)
 	}
 	return br, fmt.Errorf("backfill incomplete: %v; %s: %s; resume with --from %s%s", cause, what, strings.Join(acked, ", "), br.Resume, beyond)
 }

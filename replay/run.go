@@ -260,6 +260,11 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 		}
 		br, berr := copier.finish(bctx, res, cerr)
 		res.Backfill = br
+		if br != nil && br.Resume != "" {
+			// A backfill resumes from its acknowledged copies, which may
+			// be behind what the replay read: one resume point, not two.
+			res.ResumeFrom = br.Resume
+		}
 		if berr != nil {
 			// It carries the cause (copy or replay error) and the
 			// resume point.

@@ -51,6 +51,9 @@ func Replay(w io.Writer, f Format, r *replay.Result) error {
 		state := "complete"
 		if !b.Complete {
 			state = "INCOMPLETE: resume with --from " + b.Resume
+			if b.Unanswered > 0 && !b.Transactional {
+				state += fmt.Sprintf(" (%d copies sent without an answer may be in %s already: the resume would copy them again)", b.Unanswered, b.Target)
+			}
 		}
 		txn := ""
 		if b.Transactional {
