@@ -77,12 +77,12 @@ type BackfillResult struct {
 	// AckedBeyondResume counts copies acknowledged after the first
 	// unacknowledged record of their partition (possible with --partitioner
 	// key): a resume copies them again.
-	AckedBeyondResume int64               `json:"acked_beyond_resume,omitempty"`
+	AckedBeyondResume int64 `json:"acked_beyond_resume,omitempty"`
 	// Unanswered counts copies sent without an answer when the backfill
 	// stopped: without a transaction they may still have been written,
 	// and a resume copies them again.
-	Unanswered int64 `json:"unanswered,omitempty"`
-	Partitions        []BackfillPartition `json:"partitions"`
+	Unanswered int64               `json:"unanswered,omitempty"`
+	Partitions []BackfillPartition `json:"partitions"`
 	// Resume is the --from value that completes an incomplete copy
 	// ("0=1000,2=523"); empty when complete.
 	Resume string `json:"resume_from,omitempty"`
