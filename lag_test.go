@@ -369,6 +369,36 @@ func TestLagTimeLag(t *testing.T) {
 	}
 }
 
+// TestLagTimeLagSharedOffset: two groups with the same next offset on a
+// partition both get its time lag (the search used to wait out its 10s
+// for the second copy of the offset; admin's TestFillTimeLagSharedOffset
+// checks that it no longer does, without timing anything).
+func TestLagTimeLagSharedOffset(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	old := time.Now().Add(-2 * time.Hour)
+	c.Produce(topic, map[int32]int{0: 5}, old)
+	ga, gb := testkit.Name(t, "ga"), testkit.Name(t, "gb")
+	c.Commit(ga, topic, map[int32]int64{0: 3})
+	c.Commit(gb, topic, map[int32]int64{0: 3})
+	before := time.Now()
+	l := lagOf(t, c, 0, ga, gb, "--time-lag")
+	after := time.Now()
+	lo := before.Sub(old.Add(3*time.Millisecond)).Milliseconds() - 1000
+	hi := after.Sub(old.Add(3*time.Millisecond)).Milliseconds() + 1000
+	var lags []int64
+	for _, g := range []string{ga, gb} {
+		r := row(t, findGroup(t, l, g), topic, 0)
+		if r.TimeLagMs == nil || *r.TimeLagMs < lo || *r.TimeLagMs > hi {
+			t.Fatalf("group %s: %+v, want a time lag within [%d, %d] ms", g, r, lo, hi)
+		}
+		lags = append(lags, *r.TimeLagMs)
+	}
+	if lags[0] != lags[1] {
+		t.Errorf("same record, different time lags: %v", lags)
+	}
+}
+
 func TestLagUsageErrors(t *testing.T) {
 	c := testkit.New(t)
 	for _, args := range [][]string{

@@ -2,6 +2,9 @@ package admin
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -18,6 +21,10 @@ func nextOffset(p *PartitionLag) int64 {
 	return p.LogStart
 }
 
+// timeLagWait bounds the reads of FillTimeLag (the caller's context may
+// end them sooner).
+const timeLagWait = 10 * time.Second
+
 // FillTimeLag reads, for every row with lag > 0, the first record at or
 // after the next offset its group would consume, and sets TimeLagMs to how
 // long before now that record was written (the log's own timestamps).
@@ -26,36 +33,74 @@ func nextOffset(p *PartitionLag) int64 {
 // gets a note. Each partition is read once, from the lowest offset any
 // group needs.
 func FillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Isolation, now time.Time) error {
-	need := map[tp][]int64{}
-	end := map[tp]int64{}
+	_, err := fillTimeLag(ctx, cfg, rep, iso, now)
+	return err
+}
+
+// timeLagSearch is what FillTimeLag looks for on one partition.
+type timeLagSearch struct {
+	end int64
+	// offs are the distinct offsets the groups would consume next,
+	// ascending: several groups at the same offset need it once.
+	offs []int64
+	// found[offset] = timestamp (ms) of the first data record at or
+	// after offset; markersOnly[offset] when none is left before the end;
+	// failed[offset] when the partition could not be read.
+	found       map[int64]int64
+	markersOnly map[int64]bool
+	failed      map[int64]error
+}
+
+func (s *timeLagSearch) resolved(off int64) bool {
+	_, f := s.found[off]
+	_, e := s.failed[off]
+	return f || e || s.markersOnly[off]
+}
+
+// fillTimeLag is FillTimeLag; complete reports whether every offset it
+// looked for was resolved (a record found, only markers left, or the
+// partition failed) rather than the search being cut by the deadline.
+func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Isolation, now time.Time) (complete bool, err error) {
+	search := map[tp]*timeLagSearch{}
 	for gi := range rep.Groups {
 		for pi := range rep.Groups[gi].Partitions {
 			p := &rep.Groups[gi].Partitions[pi]
 			switch {
 			case p.Error != "":
 			case p.Lag <= 0:
-				zero := int64(0)
-				p.TimeLagMs = &zero
+				p.TimeLagMs = new(int64(0))
+			case nextOffset(p) >= p.LogEnd:
+				// A commit below a log start that has reached the log
+				// end: lag, but nothing left to read. Waiting for a
+				// record here would only run out the deadline.
+				p.TimeLagMs = new(int64(0))
+				p.Note = joinNotes(p.Note, "nothing left to consume")
 			default:
 				k := tp{p.Topic, p.Partition}
-				need[k] = append(need[k], nextOffset(p))
-				end[k] = p.LogEnd
+				s := search[k]
+				if s == nil {
+					s = &timeLagSearch{found: map[int64]int64{}, markersOnly: map[int64]bool{}, failed: map[int64]error{}}
+					search[k] = s
+				}
+				s.end = max(s.end, p.LogEnd)
+				if off := nextOffset(p); !slices.Contains(s.offs, off) {
+					s.offs = append(s.offs, off)
+				}
 			}
 		}
 	}
-	if len(need) == 0 {
-		return nil
+	if len(search) == 0 {
+		return true, nil
 	}
 	start := map[string]map[int32]kgo.Offset{}
-	for k, offs := range need {
-		lowest := offs[0]
-		for _, o := range offs[1:] {
-			lowest = min(lowest, o)
-		}
+	pending := 0
+	for k, s := range search {
+		slices.Sort(s.offs)
+		pending += len(s.offs)
 		if start[k.topic] == nil {
 			start[k.topic] = map[int32]kgo.Offset{}
 		}
-		start[k.topic][k.partition] = kgo.NewOffset().At(lowest)
+		start[k.topic][k.partition] = kgo.NewOffset().At(s.offs[0])
 	}
 	level := kgo.ReadUncommitted()
 	if iso == ReadCommitted {
@@ -66,65 +111,85 @@ func FillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 	// than wait for a record that will never come.
 	cl, err := cfg.NewClient(kgo.ConsumePartitions(start), kgo.FetchIsolationLevel(level), kgo.FetchMaxWait(200*time.Millisecond), kgo.KeepControlRecords())
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer cl.Close()
 
-	// found[k][offset] = timestamp (ms) of the first data record at or
-	// after offset; markersOnly[k][offset] when none is left before the end.
-	found := map[tp]map[int64]int64{}
-	markersOnly := map[tp]map[int64]bool{}
-	pending := 0
-	for k, offs := range need {
-		found[k] = map[int64]int64{}
-		markersOnly[k] = map[int64]bool{}
-		pending += len(offs)
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	pause := func(k tp) { cl.PauseFetchPartitions(map[string][]int32{k.topic: {k.partition}}) }
+	ctx, cancel := context.WithTimeout(ctx, timeLagWait)
 	defer cancel()
 	for pending > 0 && ctx.Err() == nil {
-		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+		fs := cl.PollFetches(ctx)
+		// An error kgo hands back is one it does not retry itself
+		// (authorization, topic recreated, ...): the partition will not
+		// be read, so stop waiting for it.
+		fs.EachError(func(topic string, partition int32, ferr error) {
+			k := tp{topic, partition}
+			s := search[k]
+			if s == nil || errors.Is(ferr, context.Canceled) || errors.Is(ferr, context.DeadlineExceeded) {
+				return
+			}
+			var dataLoss *kgo.ErrDataLoss
+			if errors.As(ferr, &dataLoss) {
+				return // informational: reading goes on from where it can
+			}
+			for _, off := range s.offs {
+				if !s.resolved(off) {
+					s.failed[off] = ferr
+					pending--
+				}
+			}
+			pause(k)
+		})
+		fs.EachRecord(func(r *kgo.Record) {
 			k := tp{r.Topic, r.Partition}
+			s := search[k]
+			if s == nil {
+				return
+			}
 			left := 0
-			last := r.Offset+1 >= end[k]
-			for _, off := range need[k] {
-				if _, done := found[k][off]; done || markersOnly[k][off] {
+			last := r.Offset+1 >= s.end
+			for _, off := range s.offs {
+				if s.resolved(off) {
 					continue
 				}
 				switch {
 				case r.Offset >= off && !r.Attrs.IsControl():
-					found[k][off] = r.Timestamp.UnixMilli()
+					s.found[off] = r.Timestamp.UnixMilli()
 					pending--
 				case last:
-					markersOnly[k][off] = true
+					s.markersOnly[off] = true
 					pending--
 				default:
 					left++
 				}
 			}
 			if left == 0 {
-				cl.PauseFetchPartitions(map[string][]int32{r.Topic: {r.Partition}})
+				pause(k)
 			}
 		})
 	}
 	for gi := range rep.Groups {
 		for pi := range rep.Groups[gi].Partitions {
 			p := &rep.Groups[gi].Partitions[pi]
-			if p.Error != "" || p.Lag <= 0 {
+			off := nextOffset(p)
+			s := search[tp{p.Topic, p.Partition}]
+			if p.Error != "" || p.Lag <= 0 || off >= p.LogEnd || s == nil {
 				continue
 			}
-			k := tp{p.Topic, p.Partition}
-			if ts, ok := found[k][nextOffset(p)]; ok {
+			if ts, ok := s.found[off]; ok {
 				p.TimeLagMs = new(max(now.UnixMilli()-ts, 0))
-			} else if markersOnly[k][nextOffset(p)] {
+			} else if s.markersOnly[off] {
 				p.TimeLagMs = new(int64(0))
 				p.Note = joinNotes(p.Note, "only transaction markers (or aborted records) left: nothing to consume")
+			} else if ferr := s.failed[off]; ferr != nil {
+				p.Note = joinNotes(p.Note, fmt.Sprintf("time lag unknown: %v", ferr))
 			} else if p.Note == "" {
 				p.Note = "time lag unknown: no record read in time"
 			}
 		}
 	}
-	return nil
+	return pending == 0, nil
 }
 
 func joinNotes(a, b string) string {
