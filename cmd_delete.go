@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -89,17 +90,7 @@ func (a *app) deleteOffsetsCmd() *cobra.Command {
 			if plan.DeleteRequests > 1 {
 				a.infof("group %s: the delete exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetDelete requests, each atomic", group, plan.DeleteRequests)
 			}
-			deleted := 0
-			for _, r := range plan.Partitions {
-				if r.Status == "deleted" {
-					deleted++
-				}
-			}
-			if deleted > 0 {
-				a.infof("backup of the previous offsets: %s (undo: offsetctl reset %s --to %s --execute)", backup, shellQuote(group), shellQuote("file:"+backup))
-			} else {
-				a.infof("backup of the offsets: %s (nothing was deleted)", backup)
-			}
+			a.infof("%s", deleteOffsetsBackupLine(plan))
 			return reportErrors(plan.Errors())
 		},
 	}
@@ -181,15 +172,7 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 			if err := report.DeleteGroups(a.stdout, a.format, rows); err != nil {
 				return err
 			}
-			n := 0
-			for _, bg := range bgs {
-				n += len(bg.Rows)
-			}
-			if n > 0 {
-				a.infof("backup of the deleted offsets: %s (restore: offsetctl reset --to %s --execute)", backup, shellQuote("file:"+backup))
-			} else {
-				a.infof("backup: %s (the groups had no committed offsets)", backup)
-			}
+			a.infof("%s", deleteGroupBackupLine(backup, rows, bgs))
 			return deleteGroupErrs(rows, false)
 		},
 	}
@@ -213,4 +196,67 @@ func deleteGroupErrs(rows []admin.DeleteGroupRow, planned bool) error {
 		}
 	}
 	return reportErrors(errs)
+}
+
+// deleteOffsetsBackupLine is the line saying where the backup is and how
+// to undo what was deleted. After a partial failure the undo names only
+// the deleted partitions (--topic): the others still have their offsets,
+// which may have moved since the backup. A group that was live is refused
+// by reset until its consumers stop, so the line says so.
+func deleteOffsetsBackupLine(plan admin.DeleteOffsetsPlan) string {
+	scope, whole := plan.UndoScope()
+	if !whole && len(scope) == 0 {
+		return fmt.Sprintf("backup of the offsets: %s (nothing was deleted)", plan.Backup)
+	}
+	label := "undo"
+	if !whole {
+		label = "undo of what was deleted"
+	}
+	if plan.Live {
+		label += ", once the group's consumers have stopped"
+	}
+	cmd := "offsetctl reset " + shellQuote(plan.Group) + " --to " + shellQuote("file:"+plan.Backup)
+	for _, t := range scope {
+		cmd += " --topic " + shellQuote(t)
+	}
+	return fmt.Sprintf("backup of the previous offsets: %s (%s: %s --execute)", plan.Backup, label, cmd)
+}
+
+// deleteGroupBackupLine is the line saying where the backup is and how to
+// restore what was deleted. The backup holds every existing group named
+// (it is written before deleting); when some of them were not deleted
+// (NON_EMPTY_GROUP, ...), the restore names the deleted groups, since
+// restoring the whole file would be refused for a live group and would
+// roll back the offsets of the others.
+func deleteGroupBackupLine(backup string, rows []admin.DeleteGroupRow, bgs []admin.BackupGroup) string {
+	status := map[string]string{}
+	for _, r := range rows {
+		status[r.Group] = r.Status
+	}
+	var restore []string // deleted groups with offsets to restore
+	deleted, all := 0, true
+	for _, bg := range bgs {
+		if status[bg.Group] != "deleted" {
+			all = false
+			continue
+		}
+		deleted++
+		if len(bg.Rows) > 0 {
+			restore = append(restore, bg.Group)
+		}
+	}
+	file := shellQuote("file:" + backup)
+	switch {
+	case deleted == 0:
+		return fmt.Sprintf("backup of the offsets: %s (nothing was deleted)", backup)
+	case len(restore) == 0:
+		return fmt.Sprintf("backup: %s (the deleted groups had no committed offsets)", backup)
+	case all:
+		return fmt.Sprintf("backup of the deleted offsets: %s (restore: offsetctl reset --to %s --execute)", backup, file)
+	}
+	names := make([]string, len(restore))
+	for i, g := range restore {
+		names[i] = shellQuote(g)
+	}
+	return fmt.Sprintf("backup of the offsets: %s (restore the deleted groups: offsetctl reset %s --to %s --execute)", backup, strings.Join(names, " "), file)
 }

@@ -207,3 +207,121 @@ func TestDeleteOffsetsLiveNoCommit(t *testing.T) {
 	}
 	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 6})
 }
+
+// hintArgs returns the arguments of the offsetctl command that the
+// "backup ..." line of stderr gives as the undo/restore (shell words, with
+// shellQuote's single quotes undone).
+func hintArgs(t *testing.T, stderr string) []string {
+	t.Helper()
+	for _, l := range strings.Split(stderr, "\n") {
+		if !strings.HasPrefix(l, "backup") {
+			continue
+		}
+		_, cmd, ok := strings.Cut(l, ": offsetctl ")
+		if !ok || !strings.HasSuffix(cmd, ")") {
+			t.Fatalf("backup line without a command: %q", l)
+		}
+		cmd = strings.TrimSuffix(cmd, ")")
+		var args []string
+		var cur strings.Builder
+		inWord, quoted := false, false
+		for _, r := range cmd {
+			switch {
+			case r == '\'':
+				quoted, inWord = !quoted, true
+			case r == ' ' && !quoted:
+				if inWord {
+					args = append(args, cur.String())
+					cur.Reset()
+				}
+				inWord = false
+			default:
+				cur.WriteRune(r)
+				inWord = true
+			}
+		}
+		if inWord {
+			args = append(args, cur.String())
+		}
+		return args
+	}
+	t.Fatalf("no backup line in stderr %q", stderr)
+	return nil
+}
+
+// delete-group with one group deleted, one missing and one live (exit 1):
+// the backup, written before deleting, holds the live group's offsets too,
+// so restoring the whole file is refused (the live group is Stable). The
+// hint names only the deleted group, and running it brings its offsets
+// back without touching the live group's.
+func TestDeleteGroupPartialFailureUndo(t *testing.T) {
+	f := newResetFixture(t)
+	deleted := f.group(t)
+	live := f.group(t)
+	f.c.Consumer(live, f.topic, false, kgo.DisableAutoCommit())
+	missing := testkit.Name(t, "nosuch")
+	t.Chdir(f.dir)
+
+	r := mustRun(t, f.c, 1, "delete-group", deleted, missing, live, "--execute", "--backup", "dg1.csv")
+	assertCommitted(t, f.c, deleted, f.topic, map[int32]int64{})
+	if data, _ := os.ReadFile("dg1.csv"); !strings.Contains(string(data), live) {
+		t.Fatalf("backup %q lacks the live group (it is written before deleting)", data)
+	}
+	// What the hint used to be: refused as a whole, nothing restored.
+	mustRun(t, f.c, 1, "reset", "--to", "file:dg1.csv", "--execute", "--backup", "refused.csv")
+	assertCommitted(t, f.c, deleted, f.topic, map[int32]int64{})
+	args := hintArgs(t, r.stderr)
+	want := []string{"reset", deleted, "--to", "file:dg1.csv", "--execute"}
+	if strings.Join(args, " ") != strings.Join(want, " ") {
+		t.Fatalf("restore hint %q, want %q (stderr %q)", args, want, r.stderr)
+	}
+	mustRun(t, f.c, 0, args...)
+	assertCommitted(t, f.c, deleted, f.topic, map[int32]int64{0: 4, 1: 6})
+	assertCommitted(t, f.c, live, f.topic, map[int32]int64{0: 4, 1: 6})
+
+	// Everything deleted: the whole backup restores, and the hint says so.
+	other := f.group(t)
+	r = mustRun(t, f.c, 0, "delete-group", deleted, other, "--execute", "--backup", "dg2.csv")
+	args = hintArgs(t, r.stderr)
+	if want := "reset --to file:dg2.csv --execute"; strings.Join(args, " ") != want {
+		t.Fatalf("restore hint %q, want %q", args, want)
+	}
+	mustRun(t, f.c, 0, args...)
+	assertCommitted(t, f.c, deleted, f.topic, map[int32]int64{0: 4, 1: 6})
+	assertCommitted(t, f.c, other, f.topic, map[int32]int64{0: 4, 1: 6})
+}
+
+// delete-offsets of a live group on a topic it consumes and one it does
+// not: the second is deleted, the first fails (GROUP_SUBSCRIBED_TO_TOPIC),
+// exit 1. The undo hint names only the deleted topic, so once the consumer
+// has stopped it restores that topic's offsets and leaves the consumed
+// topic's offsets where the consumer left them (the whole backup would roll
+// them back).
+func TestDeleteOffsetsPartialFailureUndo(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	old := f.c.Topic(3, nil)
+	f.c.Commit(g, old, map[int32]int64{0: 0, 1: 0})
+	stop := f.c.Consumer(g, f.topic, false, kgo.DisableAutoCommit())
+	t.Chdir(f.dir)
+
+	r := mustRun(t, f.c, 1, "delete-offsets", g, "--topic", f.topic, "--topic", old+":0,1,2", "--execute", "--backup", "do.csv")
+	assertCommitted(t, f.c, g, old, map[int32]int64{})
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 6})
+	if !strings.Contains(r.stderr, "once the group's consumers have stopped") {
+		t.Errorf("stderr %q does not say the undo waits for the consumers", r.stderr)
+	}
+	args := hintArgs(t, r.stderr)
+	want := []string{"reset", g, "--to", "file:do.csv", "--topic", old + ":0,1", "--execute"}
+	if strings.Join(args, " ") != strings.Join(want, " ") {
+		t.Fatalf("undo hint %q, want %q (stderr %q)", args, want, r.stderr)
+	}
+	// The consumer moves on, then stops.
+	stop()
+	waitEmpty(t, f.c, g)
+	f.c.Commit(g, f.topic, map[int32]int64{0: 9, 1: 8})
+
+	mustRun(t, f.c, 0, args...)
+	assertCommitted(t, f.c, g, old, map[int32]int64{0: 0, 1: 0})
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 9, 1: 8})
+}

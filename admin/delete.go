@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -35,6 +36,9 @@ type DeleteOffsetsPlan struct {
 	// DeleteRequests is how many OffsetDelete requests --execute sent (1
 	// unless the delete exceeded the coordinator's batch limit).
 	DeleteRequests int `json:"-"`
+	// Live is whether the group had live members when planned (reset,
+	// and so an undo from the backup, refuses it until they stop).
+	Live bool `json:"-"`
 }
 
 // PlanDeleteOffsets lists the scoped partitions of group with their
@@ -56,6 +60,7 @@ func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPla
 	// consume; their assignments say which.
 	consumed := map[string]bool{}
 	if LiveGroupReason(g.GroupInfo) != "" {
+		p.Live = true
 		for _, m := range g.Members {
 			for t := range m.Assigned {
 				consumed[t] = true
@@ -147,6 +152,54 @@ func (p DeleteOffsetsPlan) WouldFail() []string {
 		}
 	}
 	return out
+}
+
+// UndoScope is the --topic scope that restores, from the backup, exactly
+// the offsets --execute deleted: nil with whole true when every
+// partition that had a commit was deleted (the whole backup is the undo),
+// nil with whole false when nothing was deleted. Otherwise one TOPIC (all
+// its planned partitions were deleted) or TOPIC:P,... per topic, so the
+// undo leaves alone the partitions whose delete failed: their offsets are
+// still there and may have moved on since the backup.
+func (p DeleteOffsetsPlan) UndoScope() (scope []string, whole bool) {
+	var topics []string
+	planned := map[string]int{}
+	deleted := map[string][]int32{}
+	whole = true
+	for _, r := range p.Partitions {
+		if _, ok := planned[r.Topic]; !ok {
+			topics = append(topics, r.Topic)
+		}
+		planned[r.Topic]++
+		switch {
+		case r.Status == "deleted":
+			deleted[r.Topic] = append(deleted[r.Topic], r.Partition)
+		case r.Current != nil:
+			whole = false
+		}
+	}
+	if len(deleted) == 0 {
+		return nil, false
+	}
+	if whole {
+		return nil, true
+	}
+	for _, t := range topics {
+		ps := deleted[t]
+		switch {
+		case len(ps) == 0:
+			continue
+		case len(ps) == planned[t]:
+			scope = append(scope, t)
+		default:
+			var nums []string
+			for _, q := range ps {
+				nums = append(nums, fmt.Sprint(q))
+			}
+			scope = append(scope, t+":"+strings.Join(nums, ","))
+		}
+	}
+	return scope, false
 }
 
 // ExecuteDeleteOffsets deletes the plan's offsets (one OffsetDelete, or
