@@ -201,8 +201,10 @@ func TestDeleteOffsetsLiveNoCommit(t *testing.T) {
 		if strings.Join(got, ",") != want || p.Partitions[2].Error != "" {
 			t.Errorf("%v: statuses %v, want %s (partitions %+v)", extra, got, want, p.Partitions)
 		}
-		if !strings.Contains(errLine(t, r), "2 errors") {
-			t.Errorf("%v: stderr %q", extra, r.stderr)
+		// One item for the group, the explanation once.
+		want = "offsetctl: group " + g + ": 2 partitions (" + f.topic + "/0, " + f.topic + "/1): GROUP_SUBSCRIBED_TO_TOPIC: "
+		if l := errLine(t, r); !strings.HasPrefix(l, want) || strings.Count(l, "GROUP_SUBSCRIBED_TO_TOPIC") != 1 {
+			t.Errorf("%v: error line %q, want it to start %q and explain once", extra, l, want)
 		}
 	}
 	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 6})

@@ -128,28 +128,78 @@ func (p DeleteOffsetsPlan) BackupRows() BackupGroup {
 	return bg
 }
 
-// Errors lists the plan's errors, naming group, topic and partition.
+// Errors lists the plan's errors, naming group, topic and partition:
+// partitions that failed the same way share one item (see
+// groupPartitionErrors).
 func (p DeleteOffsetsPlan) Errors() []string {
 	var out []string
 	if p.Error != "" {
 		out = append(out, p.Error)
 	}
+	var fails []partitionErr
 	for _, r := range p.Partitions {
 		if r.Error != "" {
-			out = append(out, fmt.Sprintf("group %s topic %s partition %d: %s", p.Group, r.Topic, r.Partition, r.Error))
+			fails = append(fails, partitionErr{r.Topic, r.Partition, r.Error})
 		}
 	}
-	return out
+	return append(out, groupPartitionErrors(p.Group, fails)...)
 }
 
-// WouldFail lists, one line each in the form Errors uses, the failures
-// --execute is expected to meet (live members consuming a topic).
+// WouldFail lists, in the form Errors uses, the failures --execute is
+// expected to meet (live members consuming a topic).
 func (p DeleteOffsetsPlan) WouldFail() []string {
-	var out []string
+	var fails []partitionErr
 	for _, r := range p.Partitions {
 		if r.WouldFail != "" {
-			out = append(out, fmt.Sprintf("group %s topic %s partition %d: %s", p.Group, r.Topic, r.Partition, r.WouldFail))
+			fails = append(fails, partitionErr{r.Topic, r.Partition, r.WouldFail})
 		}
+	}
+	return groupPartitionErrors(p.Group, fails)
+}
+
+type partitionErr struct {
+	topic     string
+	partition int32
+	msg       string
+}
+
+// maxListed is how many partitions an error item names before "and N
+// more" (the table has them all).
+const maxListed = 5
+
+// groupPartitionErrors makes one item per distinct error of group's
+// partitions, in the order the errors first occur: "group G topic T
+// partition P: ERR" for one partition, "group G: N partitions (T/0, T/1,
+// ... and M more): ERR" for several, so a live group's refusal is
+// explained once, not once per partition.
+func groupPartitionErrors(group string, fails []partitionErr) []string {
+	var order []string
+	byMsg := map[string][]partitionErr{}
+	for _, f := range fails {
+		if _, ok := byMsg[f.msg]; !ok {
+			order = append(order, f.msg)
+		}
+		byMsg[f.msg] = append(byMsg[f.msg], f)
+	}
+	var out []string
+	for _, msg := range order {
+		fs := byMsg[msg]
+		if len(fs) == 1 {
+			out = append(out, fmt.Sprintf("group %s topic %s partition %d: %s", group, fs[0].topic, fs[0].partition, msg))
+			continue
+		}
+		var names []string
+		for i, f := range fs {
+			if i == maxListed {
+				break
+			}
+			names = append(names, fmt.Sprintf("%s/%d", f.topic, f.partition))
+		}
+		list := strings.Join(names, ", ")
+		if len(fs) > maxListed {
+			list += fmt.Sprintf(" and %d more", len(fs)-maxListed)
+		}
+		out = append(out, fmt.Sprintf("group %s: %d partitions (%s): %s", group, len(fs), list, msg))
 	}
 	return out
 }

@@ -2,8 +2,43 @@ package admin
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
+
+// A live group's refusal is one item per group and error, naming at most
+// five partitions; distinct errors stay apart, a single partition keeps
+// the "topic T partition P" form.
+func TestDeleteOffsetsErrorsGrouped(t *testing.T) {
+	const refused = "GROUP_SUBSCRIBED_TO_TOPIC: live members of the group consume this topic"
+	p := DeleteOffsetsPlan{Group: "g"}
+	for q := int32(0); q < 12; q++ {
+		p.Partitions = append(p.Partitions, DeleteOffsetsRow{Topic: "orders", Partition: q, WouldFail: refused, Error: refused})
+	}
+	p.Partitions = append(p.Partitions,
+		DeleteOffsetsRow{Topic: "audit", Partition: 0, WouldFail: refused, Error: "verify: still committed at 5"},
+		DeleteOffsetsRow{Topic: "audit", Partition: 1, Status: "no commit"})
+	want := []string{
+		"group g: 13 partitions (orders/0, orders/1, orders/2, orders/3, orders/4 and 8 more): " + refused,
+	}
+	if got := p.WouldFail(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("WouldFail() = %q, want %q", got, want)
+	}
+	p.Error = "reading back offsets of group g: boom"
+	want = []string{
+		p.Error,
+		"group g: 12 partitions (orders/0, orders/1, orders/2, orders/3, orders/4 and 7 more): " + refused,
+		"group g topic audit partition 0: verify: still committed at 5",
+	}
+	if got := p.Errors(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Errors() = %q, want %q", got, want)
+	}
+	p.Partitions = p.Partitions[:2]
+	got := p.WouldFail()
+	if len(got) != 1 || got[0] != "group g: 2 partitions (orders/0, orders/1): "+refused || strings.Contains(got[0], "more") {
+		t.Errorf("two partitions: %q", got)
+	}
+}
 
 // UndoScope names exactly the deleted partitions after a partial failure:
 // a whole topic when all its planned partitions went, else TOPIC:P,...;
