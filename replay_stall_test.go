@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -147,11 +148,34 @@ func TestReplayFollowQuietTopicIsNotAStall(t *testing.T) {
 	c := testkit.New(t)
 	topic := c.Topic(1, nil)
 	c.Produce(topic, map[int32]int{0: 5}, time.Time{})
+	var probes atomic.Int32
+	if c.Fake != nil {
+		// Count the stall checks: ListOffsets after the replay started
+		// fetching (the plan's own listings come before any fetch).
+		var fetching atomic.Bool
+		c.Fake.Control(func(req kmsg.Request) (kmsg.Response, error, bool) {
+			c.Fake.KeepControl()
+			switch req.Key() {
+			case kmsg.Fetch.Int16():
+				fetching.Store(true)
+			case kmsg.ListOffsets.Int16():
+				if fetching.Load() {
+					probes.Add(1)
+				}
+			}
+			return nil, nil, false
+		})
+	}
 	done := make(chan result, 1)
 	go func() {
-		done <- offsetctl(t, c, "replay", topic, "--follow", "--until", "8", "--format", "none", "-q", "-o", "json", "--timeout", "1s")
+		done <- offsetctl(t, c, "replay", topic, "--follow", "--until", "8", "--format", "none", "-q", "-o", "json", "--no-verify", "--timeout", "2s")
 	}()
-	time.Sleep(3500 * time.Millisecond) // three stall checks find the cluster answering
+	// Quiet for at least two stall periods; on kfake, until two checks
+	// have found the cluster answering.
+	time.Sleep(5 * time.Second)
+	if c.Fake != nil {
+		waitFor(t, "two stall checks", func() bool { return probes.Load() >= 2 })
+	}
 	var recs []*kgo.Record
 	for i := 5; i < 8; i++ {
 		recs = append(recs, &kgo.Record{Topic: topic, Partition: 0, Value: []byte(fmt.Sprint(i))})
@@ -192,9 +216,22 @@ func TestFaultReplayFrozenBroker(t *testing.T) {
 	go func() {
 		done <- offsetctlEnv(t, nil, "replay", topic, "--out", out, "-q", "-o", "json", "--timeout", "3s", "--fetch-max-bytes", "64KiB", "-b", b.plaintext)
 	}()
-	fifo, err := os.Open(out) // until the replay opens it for writing
-	if err != nil {
-		t.Fatal(err)
+	// Opening a named pipe waits for its writer: open it aside, so a
+	// replay that fails before opening --out fails the test instead of
+	// hanging it.
+	opened := make(chan *os.File, 1)
+	go func() {
+		if f, err := os.Open(out); err == nil {
+			opened <- f
+		}
+	}()
+	var fifo *os.File
+	select {
+	case fifo = <-opened:
+	case r := <-done:
+		t.Fatalf("the replay ended before writing: exit %d\n%s", r.code, r.stderr)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the replay did not open its output")
 	}
 	defer fifo.Close()
 	if _, err := io.ReadFull(fifo, make([]byte, 1024)); err != nil {
@@ -224,5 +261,70 @@ func TestFaultReplayFrozenBroker(t *testing.T) {
 	decodeJSON(t, r, &rest)
 	if res.Records+rest.Records != 3*n {
 		t.Fatalf("stopped after %d records, the resume read %d: want %d in all", res.Records, rest.Records, 3*n)
+	}
+}
+
+// freezeLeaderOf makes the broker leading topic's partition p stop
+// answering (each of its requests sleeps until the test ends) once the
+// first Fetch reaches the cluster, i.e. after the replay has planned.
+func freezeLeaderOf(t *testing.T, c *testkit.Cluster, topic string, p int32) {
+	t.Helper()
+	node := c.Fake.LeaderFor(topic, p)
+	release := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	var frozen atomic.Bool
+	c.Fake.Control(func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		if req.Key() == kmsg.Fetch.Int16() {
+			frozen.Store(true)
+		}
+		if frozen.Load() && c.Fake.CurrentNode() == node {
+			c.Fake.SleepControl(func() { <-release })
+		}
+		return nil, nil, false
+	})
+}
+
+// A following replay whose partition 1 leader freezes stops naming that
+// partition (every broker is asked for the leaders, so the frozen one
+// cannot hide them); one that does not read partition 1 is not stopped by
+// it.
+func TestReplayStallNamesTheSilentLeaders(t *testing.T) {
+	if testkit.Real() {
+		t.Skip("freezes one broker of an in-process cluster")
+	}
+	cluster := func() (*testkit.Cluster, string) {
+		c := testkit.New(t)
+		topic := c.Topic(3, nil)
+		for p := int32(0); p < 3; p++ {
+			if err := c.Fake.MoveTopicPartition(topic, p, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.Produce(topic, map[int32]int{0: 5, 1: 5, 2: 5}, time.Time{})
+		freezeLeaderOf(t, c, topic, 1)
+		return c, topic
+	}
+	c, topic := cluster()
+	r := offsetctl(t, c, "replay", topic, "--follow", "--format", "none", "-q", "-o", "json", "--no-verify", "--timeout", "1s")
+	if r.code != 1 || !strings.Contains(r.stderr, "does not answer for partition(s) 1 (") {
+		t.Fatalf("exit %d, stderr %q; want 1 and partition 1 named", r.code, r.stderr)
+	}
+
+	// Tailing partition 0 only: the probes ask partition 0's leader, which
+	// answers, so several quiet periods pass and only the interrupt ends
+	// the tail (exit 0, as a Ctrl-C of --follow does).
+	c, topic = cluster()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(3500*time.Millisecond, cancel)
+	r = offsetctlCtx(ctx, t, c, "replay", topic, "--partitions", "0", "--follow", "--format", "none", "-q", "-o", "json", "--no-verify", "--timeout", "1s")
+	if r.code != 0 {
+		t.Fatalf("--partitions 0 with partition 1's leader frozen: exit %d, stderr %q", r.code, r.stderr)
+	}
+	var res replay.Result
+	decodeJSON(t, r, &res)
+	if res.Records != 5 || res.Stopped != replay.StoppedInterrupted {
+		t.Fatalf("--partitions 0: %d records, stopped %q; want 5, interrupted", res.Records, res.Stopped)
 	}
 }

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/cluster"
@@ -299,6 +299,136 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 	return res, cerr
 }
 
+// probeLeaders asks the leaders of the given partitions for their end
+// offsets: nil when every one of them answered (an error code in the answer
+// is an answer), else a *probeError naming the partitions whose leaders did
+// not. Partitions the replay no longer reads are left out: an unrelated
+// offline partition is not a stall. Every known broker is asked for the
+// topic's leaders at once, so one frozen broker cannot hide the others.
+func probeLeaders(ctx context.Context, cl *kgo.Client, topic string, parts []int32) error {
+	brokers := cl.DiscoveredBrokers()
+	if len(brokers) == 0 {
+		brokers = cl.SeedBrokers()
+	}
+	type answer struct {
+		resp *kmsg.MetadataResponse
+		err  error
+	}
+	answers := make(chan answer, len(brokers))
+	mctx, mcancel := context.WithCancel(ctx)
+	defer mcancel()
+	for _, b := range brokers {
+		go func() {
+			req := kmsg.NewPtrMetadataRequest()
+			rt := kmsg.NewMetadataRequestTopic()
+			rt.Topic = kmsg.StringPtr(topic)
+			req.Topics = append(req.Topics, rt)
+			resp, err := req.RequestWith(mctx, b)
+			answers <- answer{resp, err}
+		}()
+	}
+	leaders := map[int32]int32{}
+	var first error
+	for range brokers {
+		a := <-answers
+		if a.err != nil {
+			if first == nil {
+				first = a.err
+			}
+			continue
+		}
+		for _, t := range a.resp.Topics {
+			for _, p := range t.Partitions {
+				if p.ErrorCode == 0 && p.Leader >= 0 {
+					leaders[p.Partition] = p.Leader
+				}
+			}
+		}
+		mcancel()
+		first = nil
+		break
+	}
+	if first != nil || len(leaders) == 0 {
+		if first == nil {
+			first = fmt.Errorf("no leader known for topic %s", topic)
+		}
+		return &probeError{parts: parts, err: first}
+	}
+	byLeader := map[int32][]int32{}
+	var failed []int32
+	for _, p := range parts {
+		l, ok := leaders[p]
+		if !ok {
+			failed = append(failed, p) // no leader: nobody can serve it
+			continue
+		}
+		byLeader[l] = append(byLeader[l], p)
+	}
+	if len(failed) > 0 {
+		first = fmt.Errorf("no leader for partition(s) %s", formatParts(failed))
+	}
+	type result struct {
+		parts []int32
+		err   error
+	}
+	results := make(chan result, len(byLeader))
+	for l, ps := range byLeader {
+		go func() {
+			req := kmsg.NewPtrListOffsetsRequest()
+			rt := kmsg.NewListOffsetsRequestTopic()
+			rt.Topic = topic
+			for _, p := range ps {
+				rp := kmsg.NewListOffsetsRequestTopicPartition()
+				rp.Partition = p
+				rp.Timestamp = -1
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			req.Topics = append(req.Topics, rt)
+			_, err := req.RequestWith(ctx, cl.Broker(int(l)))
+			results <- result{ps, err}
+		}()
+	}
+	for range byLeader {
+		r := <-results
+		if r.err != nil {
+			failed = append(failed, r.parts...)
+			if first == nil {
+				first = r.err
+			}
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	sort.Slice(failed, func(i, j int) bool { return failed[i] < failed[j] })
+	return &probeError{parts: failed, err: first}
+}
+
+// probeError names the partitions whose leaders did not answer.
+type probeError struct {
+	parts []int32
+	err   error
+}
+
+func (e *probeError) Error() string { return e.err.Error() }
+func (e *probeError) Unwrap() error { return e.err }
+
+// formatParts lists partitions as 0,2,5 (at most ten, then a count).
+func formatParts(parts []int32) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if i == 10 {
+			fmt.Fprintf(&b, " and %d more", len(parts)-10)
+			break
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%d", p)
+	}
+	return b.String()
+}
+
 func timeoutOf(cfg cluster.Config) time.Duration {
 	if cfg.Timeout > 0 {
 		return cfg.Timeout
@@ -479,7 +609,6 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 	// then stops with the resume point instead of waiting forever (kgo
 	// retries a lost broker without end).
 	stall := timeoutOf(cfg)
-	probe := kadm.NewClient(cl)
 	for open > 0 && !stopAll {
 		pctx, pcancel := context.WithTimeout(ctx, stall)
 		fs := cl.PollFetches(pctx)
@@ -490,18 +619,26 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 			quiet = quiet && errors.Is(err, context.DeadlineExceeded) // a real partition error is handled below
 		})
 		if quiet {
+			var openParts []int32
+			for _, p := range order {
+				if !states[p].done {
+					openParts = append(openParts, p)
+				}
+			}
 			tctx, tcancel := context.WithTimeout(ctx, stall)
-			_, perr := probe.ListEndOffsets(tctx, plan.Topic)
+			perr := probeLeaders(tctx, cl, plan.Topic, openParts)
 			timedOut := tctx.Err() != nil
 			tcancel()
-			if ctx.Err() == nil && perr != nil {
+			var pe *probeError
+			if ctx.Err() == nil && errors.As(perr, &pe) {
 				res.Stopped = StoppedError
 				r, _ := finish()
-				why := perr.Error()
+				why := pe.Error()
 				if timedOut {
 					why = "no answer within " + stall.String()
 				}
-				return r, fmt.Errorf("topic %s: no records for %s and the cluster at %s does not answer (%s): replay stopped", plan.Topic, stall, strings.Join(cfg.Brokers, ","), why)
+				who := "the cluster at " + strings.Join(cfg.Brokers, ",") + " does not answer for partition(s) " + formatParts(pe.parts)
+				return r, fmt.Errorf("topic %s: no records for %s and %s (%s): replay stopped", plan.Topic, stall, who, why)
 			}
 			continue
 		}
