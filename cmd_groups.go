@@ -9,7 +9,7 @@ import (
 )
 
 func (a *app) groupsCmd() *cobra.Command {
-	var states []string
+	var stateFlags []string
 	cmd := &cobra.Command{
 		Use:   "groups",
 		Short: "List consumer groups with type, state, members, topics and total lag",
@@ -17,7 +17,8 @@ func (a *app) groupsCmd() *cobra.Command {
   offsetctl groups --state Empty,Stable -o json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := admin.CheckStates(states); err != nil {
+			states, err := admin.ParseStates(stateFlags)
+			if err != nil {
 				return exitcode.AsUsage(err)
 			}
 			cfg, adm, err := a.admin(cmd.Context())
@@ -42,6 +43,8 @@ func (a *app) groupsCmd() *cobra.Command {
 			return reportErrors(errs)
 		},
 	}
-	cmd.Flags().StringSliceVar(&states, "state", nil, "only groups in these states (e.g. Empty,Stable)")
+	// Not a StringSlice: it reads --state '' as no filter (every group);
+	// ParseStates refuses that and empty items.
+	cmd.Flags().StringArrayVar(&stateFlags, "state", nil, "only groups in these `STATES`, comma-separated or repeated (e.g. Empty,Stable; case-insensitive)")
 	return cmd
 }

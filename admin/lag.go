@@ -2,6 +2,7 @@ package admin
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -216,20 +217,41 @@ type GroupSummary struct {
 // KIP-848 (the list Apache's --state accepts).
 var GroupStates = []string{"Empty", "Dead", "Stable", "PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling"}
 
-// CheckStates validates a --state filter (case-insensitive).
-func CheckStates(states []string) error {
-	for _, s := range states {
-		ok := false
-		for _, v := range GroupStates {
-			if strings.EqualFold(strings.TrimSpace(s), v) {
-				ok = true
+// ParseStates parses the values of --state (repeatable, each a
+// comma-separated list; case-insensitive) into the states' own names. An
+// empty value or an empty item ("Empty,", ",Stable", "Empty,,Stable") is
+// an error, never "every state".
+func ParseStates(values []string) ([]string, error) {
+	valid := "valid states are " + strings.Join(GroupStates, ", ")
+	var out []string
+	for _, v := range values {
+		if strings.TrimSpace(v) == "" {
+			return nil, fmt.Errorf("--state must name at least one state, got %q (%s)", v, valid)
+		}
+		items := strings.Split(v, ",")
+		for i, item := range items {
+			item = strings.TrimSpace(item)
+			if item == "" {
+				return nil, fmt.Errorf("--state %q: item %d is empty (%s)", v, i+1, valid)
+			}
+			state := ""
+			for _, s := range GroupStates {
+				if strings.EqualFold(item, s) {
+					state = s
+				}
+			}
+			switch {
+			case state == "" && len(items) == 1:
+				return nil, fmt.Errorf("--state %q: %s", v, valid)
+			case state == "":
+				return nil, fmt.Errorf("--state %q: unknown state %q (%s)", v, item, valid)
+			}
+			if !slices.Contains(out, state) {
+				out = append(out, state)
 			}
 		}
-		if !ok {
-			return fmt.Errorf("--state %q: valid states are %s", s, strings.Join(GroupStates, ", "))
-		}
 	}
-	return nil
+	return out, nil
 }
 
 // Summarize turns a lag report into `groups` rows, keeping only groups whose
