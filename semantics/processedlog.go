@@ -42,13 +42,13 @@ func ParseLine(line string) (Entry, error) {
 	if len(fields) < 2 {
 		return Entry{}, fmt.Errorf("want partition,offset,key,value, got %q", clip(line))
 	}
-	p, err := strconv.ParseInt(strings.TrimSpace(fields[0]), 10, 32)
-	if err != nil || !allDigits(strings.TrimSpace(fields[0])) {
-		return Entry{}, fmt.Errorf("partition %q is not a number ≥ 0", clip(fields[0]))
+	p, err := parseNumber("partition", fields[0], 32)
+	if err != nil {
+		return Entry{}, err
 	}
-	o, err := strconv.ParseInt(strings.TrimSpace(fields[1]), 10, 64)
-	if err != nil || !allDigits(strings.TrimSpace(fields[1])) {
-		return Entry{}, fmt.Errorf("offset %q is not a number ≥ 0", clip(fields[1]))
+	o, err := parseNumber("offset", fields[1], 64)
+	if err != nil {
+		return Entry{}, err
 	}
 	e := Entry{Partition: int32(p), Offset: o}
 	if len(fields) > 2 {
@@ -58,6 +58,21 @@ func ParseLine(line string) (Entry, error) {
 		e.Value = fields[3]
 	}
 	return e, nil
+}
+
+// parseNumber parses a partition or offset field: a plain decimal number
+// ≥ 0 that fits in bits. A number too large says so rather than "not a
+// number".
+func parseNumber(what, field string, bits int) (int64, error) {
+	s := strings.TrimSpace(field)
+	if !allDigits(s) {
+		return 0, fmt.Errorf("%s %q is not a number ≥ 0", what, clip(field))
+	}
+	n, err := strconv.ParseInt(s, 10, bits)
+	if err != nil {
+		return 0, fmt.Errorf("%s %q is out of range (at most %d)", what, clip(field), uint64(1)<<(bits-1)-1)
+	}
+	return n, nil
 }
 
 func clip(s string) string {

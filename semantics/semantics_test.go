@@ -355,7 +355,11 @@ func TestParseLine(t *testing.T) {
 		{"-0,3,k,v", Entry{}, `partition "-0"`},
 		{"0,+3,k,v", Entry{}, `offset "+3"`},
 		{"0,0x3,k,v", Entry{}, `offset "0x3"`},
-		{"99999999999,3,k,v", Entry{}, "partition"},
+		{"99999999999,3,k,v", Entry{}, `partition "99999999999" is out of range (at most 2147483647)`},
+		{"2147483647,9223372036854775807,k,v", Entry{2147483647, 9223372036854775807, "k", "v"}, ""},
+		{"0,99999999999999999999,k,v", Entry{}, `offset "99999999999999999999" is out of range (at most 9223372036854775807)`},
+		{"0,9223372036854775808", Entry{}, `offset "9223372036854775808" is out of range`},
+		{"0,1e3,k,v", Entry{}, `offset "1e3" is not a number ≥ 0`},
 		{"13", Entry{}, "want partition,offset"},
 		{"", Entry{}, "want partition,offset"},
 	} {
