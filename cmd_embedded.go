@@ -47,7 +47,11 @@ func (a *app) playgroundCmd() *cobra.Command {
 				}
 			}
 			addr := strings.Join(cfg.Brokers, ",")
-			fmt.Fprintf(a.stdout, "playground: %d brokers at %s\n", brokers, addr)
+			noun := "brokers"
+			if brokers == 1 {
+				noun = "broker"
+			}
+			fmt.Fprintf(a.stdout, "playground: %d %s at %s\n", brokers, noun, addr)
 			if !empty {
 				fmt.Fprintf(a.stdout, "seeded: topic %s (%d partitions, %d events), group %s with commits\n",
 					cluster.DemoTopic, cluster.DemoPartitions, cluster.DemoEvents, cluster.DemoGroup)

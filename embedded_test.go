@@ -13,44 +13,72 @@ import (
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
+// startPlayground runs `offsetctl playground` with n brokers on random
+// ports until stop, and returns its first line ("playground: ...") and
+// the address it printed.
+func startPlayground(t *testing.T, n int) (line, addr string, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		a := &app{stdout: out, stderr: out, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+		done <- a.execute(ctx, []string{"playground", "--listen", "127.0.0.1:0", "--brokers-count", strconv.Itoa(n)})
+	}()
+	stop = func() {
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("playground exit %d", code)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("playground did not stop on cancel")
+		}
+	}
+	re := regexp.MustCompile(`(?m)^(playground: .* at ([0-9.:,]+))$`)
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if m := re.FindStringSubmatch(out.String()); m != nil && strings.Contains(out.String(), "Ctrl-C") {
+			return m[1], m[2], stop
+		}
+	}
+	stop()
+	t.Fatalf("playground printed no address:\n%s", out.String())
+	return "", "", nil
+}
+
 // TestPlayground starts the playground on random ports, reads the address
 // it prints, and checks with lag that the seeded group is there.
 func TestPlayground(t *testing.T) {
 	if testkit.Real() {
 		t.Skip("the playground is an in-process cluster; nothing to run against a real broker")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	out := &syncBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		a := &app{stdout: out, stderr: out, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
-		done <- a.execute(ctx, []string{"playground", "--listen", "127.0.0.1:0", "--brokers-count", "2"})
-	}()
-	re := regexp.MustCompile(`at (127\.0\.0\.1:\d+,127\.0\.0\.1:\d+)`)
-	var addr string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if m := re.FindStringSubmatch(out.String()); m != nil && strings.Contains(out.String(), "Ctrl-C") {
-			addr = m[1]
-			break
-		}
-	}
-	if addr == "" {
-		t.Fatalf("playground printed no address:\n%s", out.String())
+	line, addr, stop := startPlayground(t, 2)
+	if !regexp.MustCompile(`^playground: 2 brokers at 127\.0\.0\.1:\d+,127\.0\.0\.1:\d+$`).MatchString(line) {
+		t.Errorf("first line %q", line)
 	}
 	var rep lagJSON
 	decodeJSON(t, mustRun(t, nil, 0, "--brokers", addr, "lag", cluster.DemoGroup, "-o", "json"), &rep)
 	if len(rep.Groups) != 1 || rep.Groups[0].TotalLag != 13 || len(rep.Groups[0].Partitions) != cluster.DemoPartitions {
 		t.Errorf("seeded group = %+v", rep.Groups)
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("playground exit %d", code)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("playground did not stop on cancel")
+	stop()
+}
+
+// One broker is "1 broker" (it said "1 brokers"), and it serves.
+func TestPlaygroundOneBroker(t *testing.T) {
+	if testkit.Real() {
+		t.Skip("the playground is an in-process cluster; nothing to run against a real broker")
+	}
+	line, addr, stop := startPlayground(t, 1)
+	defer stop()
+	if !regexp.MustCompile(`^playground: 1 broker at 127\.0\.0\.1:\d+$`).MatchString(line) {
+		t.Errorf("first line %q, want \"playground: 1 broker at 127.0.0.1:PORT\"", line)
+	}
+	var rep lagJSON
+	decodeJSON(t, mustRun(t, nil, 0, "--brokers", addr, "lag", cluster.DemoGroup, "-o", "json"), &rep)
+	if len(rep.Groups) != 1 || rep.Groups[0].TotalLag != 13 {
+		t.Errorf("seeded group = %+v", rep.Groups)
 	}
 }
 
