@@ -136,19 +136,19 @@ func ParseProfiles(r io.Reader) (map[string]*Profile, error) {
 	return f.Profiles, nil
 }
 
-// scrubYAMLError keeps yaml's line numbers and reasons but drops the
-// values it quotes ("cannot unmarshal !!str `hunter2`..."), and says what
-// belongs there in the file's own words instead of Go type names.
+// scrubYAMLError keeps yaml's line numbers and reasons but never the
+// values it quotes ("cannot unmarshal !!str `hunter2` into bool"), and says
+// what belongs there in the file's own words instead of Go type names.
 func scrubYAMLError(err error) error {
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
 		var lines []string
 		for _, e := range te.Errors {
-			lines = append(lines, explainYAML(scrubValue(e)))
+			lines = append(lines, explainYAML(e))
 		}
 		return errors.New(strings.Join(lines, "; "))
 	}
-	return errors.New(explainYAML(scrubValue(err.Error())))
+	return errors.New(explainYAML(err.Error()))
 }
 
 // yamlPlaces names, for each Go type the decoder can report, the place in
@@ -168,26 +168,29 @@ var yamlPlaces = []struct {
 
 var yamlKinds = map[string]string{"!!str": "a string", "!!seq": "a list", "!!map": "a mapping", "!!int": "a number", "!!float": "a number", "!!bool": "true/false", "!!null": "an empty value", "!!timestamp": "a date"}
 
-// explainYAML rewrites one yaml error line. Lines it does not recognise
-// pass through.
+// explainYAML rewrites one yaml error line without any value from the
+// file. yaml quotes a value between backticks, but the value itself may
+// hold backticks or " into ", so a "cannot unmarshal" line is read by its
+// ends only: the tag right after "cannot unmarshal " and the Go type after
+// the last " into "; what is between is never printed. Other lines lose
+// everything from their first backtick.
 func explainYAML(line string) string {
 	orig, prefix := line, ""
-	if strings.HasPrefix(line, "yaml: ") {
-		line = line[len("yaml: "):]
-	}
+	line = strings.TrimPrefix(line, "yaml: ")
 	if i := strings.Index(line, ": "); strings.HasPrefix(line, "line ") && i > 0 {
 		prefix, line = line[:i+2], line[i+2:]
 	}
 	if rest, ok := strings.CutPrefix(line, "cannot unmarshal "); ok {
-		kind, goType, ok := strings.Cut(rest, " into ")
+		i := strings.LastIndex(rest, " into ")
+		if i < 0 {
+			return cutAtBacktick(orig)
+		}
+		tag, _, _ := strings.Cut(rest[:i], " ")
+		kind, ok := yamlKinds[tag]
 		if !ok {
-			return orig
+			kind = "a value" // a custom tag is the file's own text
 		}
-		kind, _, _ = strings.Cut(kind, " ")
-		if k, ok := yamlKinds[kind]; ok {
-			kind = k
-		}
-		goType = strings.TrimPrefix(goType, "*")
+		goType := strings.TrimPrefix(rest[i+len(" into "):], "*")
 		for _, p := range yamlPlaces {
 			if p.goType == goType {
 				return prefix + kind + " where " + p.place + " belongs" + knownKeys(p.keys)
@@ -196,19 +199,26 @@ func explainYAML(line string) string {
 		return prefix + kind + " is not allowed here"
 	}
 	if rest, ok := strings.CutPrefix(line, "field "); ok {
-		key, goType, ok := strings.Cut(rest, " not found in type ")
-		if !ok {
-			return orig
-		}
-		for _, p := range yamlPlaces {
-			if p.goType == goType {
-				place, _, _ := strings.Cut(p.place, " (")
-				return prefix + "unknown key " + quoteKey(key) + " in " + place + knownKeys(p.keys)
+		if key, goType, ok := strings.Cut(rest, " not found in type "); ok {
+			for _, p := range yamlPlaces {
+				if p.goType == goType {
+					place, _, _ := strings.Cut(p.place, " (")
+					return prefix + "unknown key " + quoteKey(key) + " in " + place + knownKeys(p.keys)
+				}
 			}
+			return prefix + "unknown key " + quoteKey(key)
 		}
-		return prefix + "unknown key " + quoteKey(key)
 	}
-	return orig
+	return cutAtBacktick(orig)
+}
+
+// cutAtBacktick drops a line from its first backtick, where yaml starts
+// quoting a value.
+func cutAtBacktick(s string) string {
+	if i := strings.IndexByte(s, '`'); i >= 0 {
+		return strings.TrimRight(s[:i], " :")
+	}
+	return s
 }
 
 // knownKeys lists the yaml keys of a struct value, for error messages.
@@ -225,21 +235,6 @@ func knownKeys(v any) string {
 		}
 	}
 	return " (keys: " + strings.Join(keys, ", ") + ")"
-}
-
-func scrubValue(s string) string {
-	// yaml quotes offending values between backticks.
-	for {
-		i := strings.IndexByte(s, '`')
-		if i < 0 {
-			return s
-		}
-		j := strings.IndexByte(s[i+1:], '`')
-		if j < 0 {
-			return s[:i] + "..."
-		}
-		s = s[:i] + "<value>" + s[i+1+j+1:]
-	}
 }
 
 // ProfileNames lists profile names, sorted.

@@ -113,6 +113,56 @@ func TestParseProfilesRefuses(t *testing.T) {
 	}
 }
 
+// Values in yaml's errors are quoted between backticks, but a value may
+// hold backticks and " into " itself: no part of it reaches the error
+// (enabled: hu`nter2 gave "line 4: cannot unmarshal !!str <value>nter2...").
+func TestParseProfilesNeverEchoesValues(t *testing.T) {
+	tests := []struct {
+		value  string   // YAML text of the value
+		key    string   // where it goes: "enabled" (in tls) or "tls"
+		want   string   // the error
+		secret []string // no part of the value may show
+	}{
+		{"hu`nter2", "enabled", "line 4: a string where a true/false setting belongs", []string{"nter2", "hu`"}},
+		{"`hunter2`", "enabled", "yaml: line 4: found character that cannot start any token", []string{"hunter2"}},
+		{"'x into y'", "enabled", "line 4: a string where a true/false setting belongs", []string{"x into", "into y"}},
+		{"'p` into b'", "enabled", "line 4: a string where a true/false setting belongs", []string{"p`", "into b"}},
+		{"'ab` into bool`'", "enabled", "line 4: a string where a true/false setting belongs", []string{"ab`", "into bool"}},
+		{"'s3cr3t` into cluster.profileTLS and more'", "enabled", "line 4: a string where a true/false setting belongs", []string{"s3cr3t", "profileTLS"}},
+		{"'k` into x'", "tls", "line 3: a string where tls (a mapping) belongs (keys: enabled, ca,", []string{"k`", "into x"}},
+		{"!mytag hu`nter2", "enabled", "line 4: a value where a true/false setting belongs", []string{"nter2", "mytag"}},
+	}
+	for _, tt := range tests {
+		in := "profiles:\n  p:\n    tls:\n      enabled: " + tt.value + "\n"
+		if tt.key == "tls" {
+			in = "profiles:\n  p:\n    tls: " + tt.value + "\n"
+		}
+		_, err := ParseProfiles(strings.NewReader(in))
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%s: %s: err = %v, want %q", tt.key, tt.value, err, tt.want)
+			continue
+		}
+		for _, sec := range tt.secret {
+			if strings.Contains(err.Error(), sec) {
+				t.Errorf("%s: %s: error %q shows %q", tt.key, tt.value, err, sec)
+			}
+		}
+	}
+	// The line forms themselves, including ones yaml does not write today.
+	for in, want := range map[string]string{
+		"line 4: cannot unmarshal !!str `a` into x` into bool":                "line 4: a string where a true/false setting belongs",
+		"line 4: cannot unmarshal !!int `1 into 2` into *cluster.profileSASL": "line 4: a number where sasl (a mapping) belongs (keys: mechanism, user, password_file, password_env, token_file, token_env)",
+		"line 4: cannot unmarshal !!str `x` into []int":                       "line 4: a string is not allowed here",
+		"line 4: cannot unmarshal !!str `sec`ret`":                            "line 4: cannot unmarshal !!str",
+		"yaml: line 2: some new complaint about `sec`ret` here":               "yaml: line 2: some new complaint about",
+		"line 2: mapping key \"a\" already defined at line 1":                 "line 2: mapping key \"a\" already defined at line 1",
+	} {
+		if got := explainYAML(in); got != want {
+			t.Errorf("explainYAML(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestProfilesPath(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	for _, tt := range []struct {
