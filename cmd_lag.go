@@ -164,52 +164,79 @@ func reportErrors(lines []string) error {
 }
 
 func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, f lagFlags) error {
-	tty := isTerminal(a.stdout)
-	csvHeader := false // written once: the rounds make one CSV
+	tty := isTerminal(a.stdout) && a.format == report.Table // JSON and CSV are streams: never cleared
+	csvHeader := false                                       // written once: the rounds make one CSV
+	rounds, failed := 0, 0
+	var lastErr error
 	t := time.NewTicker(f.watch)
 	defer t.Stop()
-	for round := 0; ; round++ {
+	for {
 		rep, err := a.gatherLag(ctx, cfg, adm, req, f.timeLag)
 		if ctx.Err() != nil {
-			return nil // Ctrl-C ends a watch normally
+			break // Ctrl-C ends a watch
+		}
+		rounds++
+		if err == nil && len(rep.Errors()) > 0 {
+			err = reportErrors(rep.Errors())
+		}
+		if err != nil {
+			failed++
+			lastErr = err
 		}
 		// A failed write (stdout closed) ends the watch: nobody reads it.
 		var werr error
-		if tty {
+		switch {
+		case tty:
 			_, werr = fmt.Fprint(a.stdout, "\033[H\033[2J")
-		} else if round > 0 && a.format == report.Table {
+		case rounds > 1 && a.format == report.Table:
 			_, werr = fmt.Fprintln(a.stdout)
 		}
-		if werr == nil && err == nil && a.format == report.Table {
-			_, werr = fmt.Fprintf(a.stdout, "%s  every %s  (Ctrl-C to stop)\n", a.now().Format(time.RFC3339), f.watch)
+		at := a.now()
+		if werr == nil {
+			switch a.format {
+			case report.Table:
+				_, werr = fmt.Fprintf(a.stdout, "%s  every %s  (Ctrl-C to stop)\n", at.Format(time.RFC3339), f.watch)
+				if werr == nil && (err == nil || len(rep.Groups) > 0) {
+					werr = a.printLag(rep, true)
+				}
+			case report.CSV:
+				gerr := err
+				if len(rep.Groups) > 0 {
+					gerr = nil // per-group errors are in the rows
+				}
+				werr = report.LagWatchCSV(a.stdout, rep, at, !csvHeader, gerr)
+				csvHeader = true
+			default:
+				if len(rep.Groups) > 0 || err == nil {
+					werr = a.printLag(rep, true)
+				} else {
+					werr = report.WriteJSONLine(a.stdout, watchError{Time: admin.FormatTime(at), Error: err.Error()})
+				}
+			}
 		}
-		switch {
-		case werr != nil:
+		if werr != nil {
 			return werr
-		case err != nil:
-			a.warnf("%v", err)
-		case a.format == report.CSV:
-			if werr := report.LagWatchCSV(a.stdout, rep, a.now(), !csvHeader); werr != nil {
-				return werr
-			}
-			csvHeader = true
-			for _, e := range rep.Errors() {
-				a.warnf("%s", e)
-			}
-		default:
-			if werr := a.printLag(rep, true); werr != nil {
-				return werr
-			}
-			for _, e := range rep.Errors() {
-				a.warnf("%s", e)
-			}
+		}
+		if err != nil {
+			a.warnf("%s", errorLine(err))
 		}
 		select {
 		case <-ctx.Done():
-			return nil
 		case <-t.C:
+			continue
 		}
+		break
 	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d watch round(s) failed; the last: %w", failed, rounds, lastErr)
+	}
+	return nil
+}
+
+// watchError is the JSON line of a --watch round that could not gather.
+type watchError struct {
+	Time  string `json:"time"`
+	Error string `json:"error"`
 }
 
 func isTerminal(w any) bool {

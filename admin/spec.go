@@ -394,7 +394,7 @@ func parseISODuration(s string) (time.Duration, error) {
 // three fraction digits when it has milliseconds (…:42.140Z, not
 // RFC3339Nano's …:42.14Z) and none when it has not.
 func FormatTime(t time.Time) string {
-	t = t.UTC()
+	t = t.UTC().Truncate(time.Millisecond)
 	if t.Nanosecond() == 0 {
 		return t.Format(time.RFC3339)
 	}

@@ -273,6 +273,9 @@ func TestFormatTime(t *testing.T) {
 		if got := FormatTime(time.UnixMilli(ms)); got != want {
 			t.Errorf("FormatTime(%d) = %s, want %s", ms, got, want)
 		}
+		if got := FormatTime(time.UnixMilli(ms).Add(999 * time.Microsecond)); got != want {
+			t.Errorf("FormatTime(%d ms + 999µs) = %s, want %s (milliseconds only)", ms, got, want)
+		}
 		if back, err := ParseTime(FormatTime(time.UnixMilli(ms))); err != nil || back != ms {
 			t.Errorf("ParseTime(FormatTime(%d)) = %d, %v", ms, back, err)
 		}

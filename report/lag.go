@@ -46,14 +46,21 @@ func Lag(w io.Writer, f Format, r admin.LagReport) error {
 }
 
 // LagWatchCSV writes one --watch round as CSV rows that follow the first
-// round's: a TIME column (RFC 3339, UTC) in front of the usual columns, and
-// the header only on the first round, so the whole stream is one CSV.
-func LagWatchCSV(w io.Writer, r admin.LagReport, at time.Time, first bool) error {
-	var header []string
-	if first {
-		header = append([]string{"TIME"}, lagHeader(r.TimeLag, true)...)
+// round's: a TIME column (RFC 3339 UTC, with milliseconds when not whole
+// seconds) in front of the usual columns, and the header only on the first
+// round, so the whole stream is one CSV. A round that failed (roundErr) is
+// one row with its time and the error in the ERROR column.
+func LagWatchCSV(w io.Writer, r admin.LagReport, at time.Time, first bool, roundErr error) error {
+	header := append([]string{"TIME"}, lagHeader(r.TimeLag, true)...)
+	if !first {
+		header = nil
 	}
-	stamp := at.UTC().Format(time.RFC3339)
+	stamp := admin.FormatTime(at)
+	if roundErr != nil {
+		row := make([]string, len(lagHeader(r.TimeLag, true))+1)
+		row[0], row[len(row)-1] = stamp, roundErr.Error()
+		return WriteCSV(w, header, [][]string{row})
+	}
 	rows := lagRows(r, true)
 	for i, row := range rows {
 		rows[i] = append([]string{stamp}, row...)
