@@ -165,7 +165,7 @@ func reportErrors(lines []string) error {
 
 func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, f lagFlags) error {
 	tty := isTerminal(a.stdout) && a.format == report.Table // JSON and CSV are streams: never cleared
-	csvHeader := false                                       // written once: the rounds make one CSV
+	csvHeader := false                                      // written once: the rounds make one CSV
 	rounds, failed := 0, 0
 	var lastErr error
 	t := time.NewTicker(f.watch)
