@@ -56,10 +56,19 @@ func usageLine(cmd *cobra.Command) string {
 	return strings.TrimSuffix(strings.Join(strings.Fields(cmd.UseLine()), " "), " [flags]")
 }
 
+// quoteArgs quotes the first five arguments and counts the rest (a glob
+// can expand to thousands).
 func quoteArgs(args []string) string {
-	q := make([]string, len(args))
+	var q []string
 	for i, a := range args {
-		q[i] = fmt.Sprintf("%q", a)
+		if i == 5 {
+			q = append(q, fmt.Sprintf("and %d more", len(args)-5))
+			break
+		}
+		if len(a) > 80 {
+			a = a[:80] + "..."
+		}
+		q = append(q, fmt.Sprintf("%q", a))
 	}
 	return strings.Join(q, " ")
 }

@@ -187,8 +187,7 @@ func (a *app) completeResetTarget(cmd *cobra.Command, args []string, toComplete 
 	if strings.HasPrefix(toComplete, "file:") {
 		return nil, cobra.ShellCompDirectiveDefault
 	}
-	targets := []string{"earliest", "latest", "current", "shift:", "time:", "ago:", "file:", "group:"}
-	return filterCompletions(targets, nil, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	return prefixes("earliest", "latest", "current", "shift:", "time:", "ago:", "file:", "group:")(cmd, nil, toComplete)
 }
 
 // filterCompletions keeps the names that start with prefix and are not in

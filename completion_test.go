@@ -87,7 +87,7 @@ func TestCompletion(t *testing.T) {
 	if words, _ = complete(t, "lag", "g", "--isolation", ""); !slices.Equal(words, []string{"uncommitted", "committed"}) {
 		t.Errorf("lag --isolation <TAB> = %v", words)
 	}
-	if words, _ = complete(t, "reset", "g", "--to", "ea"); !slices.Equal(words, []string{"earliest"}) {
+	if words, dir = complete(t, "reset", "g", "--to", "ea"); !slices.Equal(words, []string{"earliest"}) || dir != ":4" {
 		t.Errorf("reset --to ea<TAB> = %v", words)
 	}
 	if words, _ = complete(t, "lag", "-o", ""); !slices.Equal(words, []string{"table", "json", "csv"}) {

@@ -66,6 +66,7 @@ func TestArgumentCounts(t *testing.T) {
 		{[]string{"delete-group"}, "name the group(s) to delete: offsetctl delete-group GROUP..."},
 		{[]string{"groups", "x"}, `offsetctl groups takes no arguments, got "x": offsetctl groups`},
 		{[]string{"version", "x", "y"}, `offsetctl version takes no arguments, got "x" "y"`},
+		{[]string{"delete-offsets", "1", "2", "3", "4", "5", "6", "7", "--topic", "t"}, `offsetctl delete-offsets takes one argument (the group), got 7: "1" "2" "3" "4" "5" and 2 more: `},
 		{[]string{"demo", "x"}, `offsetctl demo takes no arguments`},
 		{[]string{"playground", "x"}, `offsetctl playground takes no arguments`},
 		{[]string{"semantics", "x"}, `unknown command "x" for offsetctl semantics (its commands: count)`},
