@@ -20,6 +20,7 @@ func DeleteOffsets(w io.Writer, f Format, p admin.DeleteOffsetsPlan) error {
 		}
 		row := []string{p.Group, r.Topic, I64(int64(r.Partition)), Opt(r.Current), status}
 		if f == CSV {
+			row[3] = OptCSV(r.Current)
 			row = append(row, r.Error)
 		}
 		rows = append(rows, row)
@@ -49,6 +50,7 @@ func DeleteGroups(w io.Writer, f Format, rows []admin.DeleteGroupRow) error {
 		}
 		row := []string{r.Group, Dash(r.Type), Dash(r.State), fmt.Sprint(r.Members), fmt.Sprint(r.Commits), status}
 		if f == CSV {
+			row[1], row[2] = r.Type, r.State
 			row = append(row, r.Error)
 		}
 		out = append(out, row)

@@ -88,6 +88,9 @@ func lagRows(r admin.LagReport, withGroup bool) [][]string {
 	for _, g := range r.Groups {
 		for _, p := range g.Partitions {
 			row := []string{p.Topic, I64(int64(p.Partition)), Known(p.LogStart), Opt(p.Committed), Known(p.LogEnd), I64(p.Lag)}
+			if withGroup { // CSV: a missing number is an empty field
+				row[2], row[3], row[4] = KnownCSV(p.LogStart), OptCSV(p.Committed), KnownCSV(p.LogEnd)
+			}
 			if p.Error != "" && !withGroup {
 				row[5] = "-"
 			}

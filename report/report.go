@@ -167,6 +167,23 @@ func Known(v int64) string {
 	return I64(v)
 }
 
+// OptCSV formats an optional int64 for CSV: empty when nil, as a CSV
+// reader expects of a missing number.
+func OptCSV(v *int64) string {
+	if v == nil {
+		return ""
+	}
+	return I64(*v)
+}
+
+// KnownCSV formats an offset that is -1 when unknown for CSV: empty then.
+func KnownCSV(v int64) string {
+	if v < 0 {
+		return ""
+	}
+	return I64(v)
+}
+
 // Dash returns s, or "-" when empty.
 func Dash(s string) string {
 	if s == "" {

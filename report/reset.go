@@ -52,8 +52,12 @@ func Reset(w io.Writer, f Format, p admin.Plan, oneGroup bool) error {
 			if pp.Delta != nil && *pp.Delta > 0 {
 				delta = "+" + delta
 			}
-			if f == CSV {
-				rows = append(rows, []string{g.Group, pp.Topic, I64(int64(pp.Partition)), Known(pp.LogStart), Known(pp.LogEnd), Opt(pp.Current), target, delta, pp.Note, pp.Error})
+			if f == CSV { // missing numbers empty, no '+' on DELTA
+				csvTarget := OptCSV(pp.Target)
+				if pp.Action == admin.ActDelete {
+					csvTarget = "none"
+				}
+				rows = append(rows, []string{g.Group, pp.Topic, I64(int64(pp.Partition)), KnownCSV(pp.LogStart), KnownCSV(pp.LogEnd), OptCSV(pp.Current), csvTarget, OptCSV(pp.Delta), pp.Note, pp.Error})
 				continue
 			}
 			note := pp.Note
