@@ -51,6 +51,10 @@ type Profile struct {
 	ClientID string       `yaml:"client_id"`
 	TLS      *profileTLS  `yaml:"tls"`
 	SASL     *profileSASL `yaml:"sasl"`
+
+	// node is the profile's mapping in the file, for the lines of
+	// Settings' errors; nil for a Profile not read by ParseProfiles.
+	node *yaml.Node
 }
 
 type profileTLS struct {
@@ -124,16 +128,130 @@ func ParseProfiles(r io.Reader) (map[string]*Profile, error) {
 			continue
 		}
 		if p.SASL != nil && p.SASL.Password.Kind != 0 {
-			return nil, fmt.Errorf("profile %s: a plaintext password is not allowed in the profiles file; use password_file or password_env", quoteKey(name))
+			return nil, fmt.Errorf("%s: a plaintext password is not allowed in the profiles file; use password_file or password_env", atLine("profile "+quoteKey(name), p.SASL.Password.Line))
 		}
 		if p.SASL != nil && p.SASL.Token.Kind != 0 {
-			return nil, fmt.Errorf("profile %s: a token is not allowed in the profiles file; use token_file or token_env", quoteKey(name))
+			return nil, fmt.Errorf("%s: a token is not allowed in the profiles file; use token_file or token_env", atLine("profile "+quoteKey(name), p.SASL.Token.Line))
 		}
 	}
 	if f.Profiles == nil {
 		f.Profiles = map[string]*Profile{}
 	}
+	// The same document again as nodes, for the lines of later errors
+	// (bad broker address, SASL mechanism, ...).
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err == nil {
+		attachNodes(&doc, f.Profiles)
+	}
 	return f.Profiles, nil
+}
+
+// attachNodes gives each profile its mapping node in doc.
+func attachNodes(doc *yaml.Node, profiles map[string]*Profile) {
+	root := doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	_, ps := mapGet(root, "profiles")
+	eachPair(ps, func(k, v *yaml.Node) {
+		if p := profiles[k.Value]; p != nil && p.node == nil {
+			p.node = deref(v)
+		}
+	})
+}
+
+// deref follows an alias (*name) to its anchored node.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// eachPair calls f for each key and value of mapping n, its own keys first
+// and then those it merges (<<: *other), as the decoder gives them
+// precedence.
+func eachPair(n *yaml.Node, f func(k, v *yaml.Node)) {
+	eachPairDepth(n, f, 0)
+}
+
+func eachPairDepth(n *yaml.Node, f func(k, v *yaml.Node), depth int) {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode || depth > 10 {
+		return
+	}
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Value == "<<" && (k.Tag == "!!merge" || k.Tag == "") {
+			merges = append(merges, v)
+			continue
+		}
+		f(k, v)
+	}
+	for _, m := range merges {
+		m = deref(m)
+		if m != nil && m.Kind == yaml.SequenceNode {
+			for _, c := range m.Content {
+				eachPairDepth(c, f, depth+1)
+			}
+			continue
+		}
+		eachPairDepth(m, f, depth+1)
+	}
+}
+
+// mapGet returns the key and value nodes of key in mapping n (merges
+// included), or nils.
+func mapGet(n *yaml.Node, key string) (k, v *yaml.Node) {
+	eachPair(n, func(kn, vn *yaml.Node) {
+		if k == nil && kn.Value == key {
+			k, v = kn, vn
+		}
+	})
+	return k, v
+}
+
+// line is the line of the key at path in the profile (of the deepest key
+// found), 0 when unknown.
+func (p *Profile) line(path ...string) int {
+	n, line := p.node, 0
+	if n != nil {
+		line = n.Line
+	}
+	for _, key := range path {
+		k, v := mapGet(n, key)
+		if k == nil {
+			break
+		}
+		n, line = v, k.Line
+	}
+	return line
+}
+
+// brokersLine is the line of the brokers entry that fails as err does
+// (the first bad address), else of the brokers key.
+func (p *Profile) brokersLine(err error) int {
+	_, v := mapGet(p.node, "brokers")
+	if v = deref(v); v != nil && v.Kind == yaml.SequenceNode {
+		for _, c := range v.Content {
+			if c = deref(c); c.Kind != yaml.ScalarNode {
+				continue
+			}
+			if _, e := ParseBrokers(c.Value); e != nil && e.Error() == err.Error() {
+				return c.Line
+			}
+		}
+	}
+	return p.line("brokers")
+}
+
+// atLine is where followed by the line in the profiles file, when known.
+func atLine(where string, line int) string {
+	if line > 0 {
+		return fmt.Sprintf("%s: line %d", where, line)
+	}
+	return where
 }
 
 // scrubYAMLError keeps yaml's line numbers and reasons but never the
@@ -266,7 +384,7 @@ func (p *Profile) Settings(name, dir, home string) (Settings, error) {
 	if len(p.Brokers) > 0 {
 		b, err := ParseBrokers(strings.Join(p.Brokers, ","))
 		if err != nil {
-			return s, fmt.Errorf("%s: brokers: %w", where, err)
+			return s, fmt.Errorf("%s: brokers: %w", atLine(where, p.brokersLine(err)), err)
 		}
 		s.Brokers = b
 	}
@@ -282,15 +400,24 @@ func (p *Profile) Settings(name, dir, home string) (Settings, error) {
 		s.TLS.ServerName = t.ServerName
 		s.TLS.InsecureSkipVerify = t.InsecureSkipVerify
 		if (t.Cert == "") != (t.Key == "") {
-			return s, fmt.Errorf("%s: tls.cert and tls.key go together", where)
+			given := "cert"
+			if t.Cert == "" {
+				given = "key"
+			}
+			return s, fmt.Errorf("%s: tls.cert and tls.key go together", atLine(where, p.line("tls", given)))
 		}
 	}
 	if a := p.SASL; a != nil {
+		// Source names the profile in later errors ("... asks for SASL
+		// but names no mechanism").
 		s.SASL.Source = where
+		if l := p.line("sasl"); l > 0 {
+			s.SASL.Source = fmt.Sprintf("%s (sasl, line %d)", where, l)
+		}
 		if a.Mechanism != "" {
 			m, err := ParseMechanism(a.Mechanism)
 			if err != nil {
-				return s, fmt.Errorf("%s: sasl.mechanism: %w", where, err)
+				return s, fmt.Errorf("%s: sasl.mechanism: %w", atLine(where, p.line("sasl", "mechanism")), err)
 			}
 			s.SASL.Mechanism = m
 		} else {
@@ -300,10 +427,10 @@ func (p *Profile) Settings(name, dir, home string) (Settings, error) {
 		s.SASL.PasswordFile, s.SASL.PasswordEnv = path(a.PasswordFile), a.PasswordEnv
 		s.SASL.TokenFile, s.SASL.TokenEnv = path(a.TokenFile), a.TokenEnv
 		if a.PasswordFile != "" && a.PasswordEnv != "" {
-			return s, fmt.Errorf("%s: set only one of sasl.password_file and sasl.password_env", where)
+			return s, fmt.Errorf("%s: set only one of sasl.password_file and sasl.password_env", atLine(where, p.line("sasl", "password_env")))
 		}
 		if a.TokenFile != "" && a.TokenEnv != "" {
-			return s, fmt.Errorf("%s: set only one of sasl.token_file and sasl.token_env", where)
+			return s, fmt.Errorf("%s: set only one of sasl.token_file and sasl.token_env", atLine(where, p.line("sasl", "token_env")))
 		}
 	}
 	return s, nil

@@ -101,7 +101,7 @@ func TestParseProfilesRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ps["p"].Settings("p", "", ""); err == nil || !strings.Contains(err.Error(), `profile "p": brokers`) {
+	if _, err := ps["p"].Settings("p", "", ""); err == nil || !strings.Contains(err.Error(), `profile "p": line 3: brokers`) {
 		t.Fatalf("err = %v", err)
 	}
 	ps, _ = ParseProfiles(strings.NewReader("profiles:\n  p:\n    sasl: {mechanism: plain, password_file: a, password_env: B}"))
@@ -160,6 +160,68 @@ func TestParseProfilesNeverEchoesValues(t *testing.T) {
 		if got := explainYAML(in); got != want {
 			t.Errorf("explainYAML(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Errors about a profile's values name the line of the offending entry,
+// as the parser's own errors do: the bad broker of a list (also through a
+// merge key), the SASL mechanism, the conflicting keys; the SASL source
+// (for "asks for SASL but names no mechanism") names the sasl line.
+func TestProfileErrorLines(t *testing.T) {
+	const file = `profiles:
+  base: &base
+    brokers:
+      - kafka-1:9093
+      - kafka-2
+  mech:
+    brokers: [a:1]
+    sasl:
+      user: alice
+      mechanism: gssapi
+  both:
+    sasl:
+      mechanism: plain
+      password_file: pw
+      password_env: PW
+  tlsonly:
+    tls:
+      key: k.pem
+  merged:
+    <<: *base
+    client_id: x
+  nomech:
+    sasl: {user: bob}
+  scalar:
+    brokers: "a:1, bad:x"
+`
+	ps, err := ParseProfiles(strings.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"base":    `profile "base": line 5: brokers: broker address "kafka-2" is not host:port`,
+		"merged":  `profile "merged": line 5: brokers: broker address "kafka-2" is not host:port`,
+		"mech":    `profile "mech": line 10: sasl.mechanism: SASL mechanism GSSAPI (Kerberos) is not supported`,
+		"both":    `profile "both": line 15: set only one of sasl.password_file and sasl.password_env`,
+		"tlsonly": `profile "tlsonly": line 18: tls.cert and tls.key go together`,
+		"scalar":  `profile "scalar": line 25: brokers: broker address "bad:x": port "x" is not a number`,
+	} {
+		if _, err := ps[name].Settings(name, "", ""); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", name, err, want)
+		}
+	}
+	s, err := ps["nomech"].Settings("nomech", "", "")
+	if err != nil || s.SASL.Source != `profile "nomech" (sasl, line 23)` {
+		t.Errorf("nomech: source %q, err %v", s.SASL.Source, err)
+	}
+	// A Profile not read from a file has no lines to give.
+	p := &Profile{Brokers: brokerList{"nohostport"}}
+	if _, err := p.Settings("x", "", ""); err == nil || !strings.HasPrefix(err.Error(), `profile "x": brokers: `) {
+		t.Errorf("no node: err = %v", err)
+	}
+	_, err = ParseProfiles(strings.NewReader("profiles:\n  p:\n    sasl:\n      user: a\n      password: hunter2\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), `profile "p": line 5: a plaintext password is not allowed`) || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("password: err = %v", err)
 	}
 }
 
