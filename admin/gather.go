@@ -14,6 +14,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/cluster"
 )
@@ -191,7 +192,7 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cdesc, cerr = adm.DescribeGroups(ctx, classic...)
+			cdesc, cerr = describeClassicGroups(ctx, adm, classic)
 		}()
 	}
 	if len(consumer) > 0 {
@@ -208,6 +209,10 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 	if kerr848 != nil && !isShardErr(kerr848) {
 		return nil, fmt.Errorf("describing consumer groups: %w", kerr848)
 	}
+	// A classic group whose DescribeGroups failed as a whole (its
+	// coordinator could not be found, or did not answer) has no
+	// description: say so rather than show it without members.
+	classicErr := shardErrGroups(cerr)
 	for _, g := range groups {
 		lg, isListed := listed[g]
 		// A group the cluster does not know has no type.
@@ -218,6 +223,11 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 			gi.ProtocolType = lg.ProtocolType
 			if lg.GroupType != "" {
 				gi.Type = lg.GroupType
+			}
+		}
+		if err := classicErr[g]; err != nil {
+			if _, described := cdesc[g]; !described {
+				gi.Err = err
 			}
 		}
 		if d, ok := cdesc[g]; ok {
@@ -263,14 +273,225 @@ func isShardErr(err error) bool {
 	return errors.As(err, &se)
 }
 
+// shardErrGroups maps each group of a failed DescribeGroups shard to the
+// shard's error.
+func shardErrGroups(err error) map[string]error {
+	out := map[string]error{}
+	var se *kadm.ShardErrors
+	if !errors.As(err, &se) {
+		return out
+	}
+	for _, e := range se.Errs {
+		if req, ok := e.Req.(*kmsg.DescribeGroupsRequest); ok {
+			for _, g := range req.Groups {
+				out[g] = e.Err
+			}
+		}
+	}
+	return out
+}
+
+// IsCoordinatorErr reports whether err says a group's coordinator is not
+// there yet or has moved: COORDINATOR_NOT_AVAILABLE (e.g. a fresh cluster
+// still creating __consumer_offsets), COORDINATOR_LOAD_IN_PROGRESS (a
+// broker loading the group after a restart) or NOT_COORDINATOR. All pass
+// with time; kafka-consumer-groups.sh retries them too.
+func IsCoordinatorErr(err error) bool {
+	return errors.Is(err, kerr.CoordinatorNotAvailable) ||
+		errors.Is(err, kerr.CoordinatorLoadInProgress) ||
+		errors.Is(err, kerr.NotCoordinator)
+}
+
+// coordinatorBackoff is the wait before the retry after try failed ones:
+// 100ms doubling up to 1s (the Java admin client's retry.backoff.ms and
+// retry.backoff.max.ms).
+func coordinatorBackoff(try int) time.Duration {
+	return min(100*time.Millisecond<<min(try, 4), time.Second)
+}
+
+// retryCoordinator calls attempt with groups, then again with the groups
+// it returns (those whose answer was a coordinator error, see
+// IsCoordinatorErr) after a short backoff, until it returns none or ctx
+// would end before the next attempt: then the last answers stand, and
+// gaveUp wraps their errors to say how long they were retried.
+//
+// kgo retries these errors when a coordinator answers with them, but not
+// when FindCoordinator does: on a fresh Apache Kafka cluster the first
+// FindCoordinator answers COORDINATOR_NOT_AVAILABLE while it creates
+// __consumer_offsets, and the request failed at once.
+func retryCoordinator(ctx context.Context, groups []string, attempt func(groups []string) (retry []string)) (gaveUp func(error) error) {
+	start := time.Now()
+	for try := 0; len(groups) > 0; try++ {
+		groups = attempt(groups)
+		if len(groups) == 0 || !waitBackoff(ctx, coordinatorBackoff(try)) {
+			if try == 0 {
+				break
+			}
+			retried := time.Since(start).Round(100 * time.Millisecond)
+			return func(err error) error {
+				if !IsCoordinatorErr(err) {
+					return err
+				}
+				return &retriedError{err: err, retried: retried}
+			}
+		}
+	}
+	return func(err error) error { return err }
+}
+
+// retriedError is a coordinator error that outlived its retries.
+type retriedError struct {
+	err     error
+	retried time.Duration
+}
+
+func (e *retriedError) Error() string {
+	return fmt.Sprintf("%v (still, after retrying for %s)", e.err, e.retried)
+}
+func (e *retriedError) Unwrap() error { return e.err }
+
+// waitBackoff waits d, unless ctx ends first or would end within d.
+func waitBackoff(ctx context.Context, d time.Duration) bool {
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= d {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// keepCoordinatorErr reports whether a retry's error should not replace
+// the coordinator error of the attempt before: a retry cut by the
+// deadline says less than the error that made it retry.
+func keepCoordinatorErr(prev, next error) bool {
+	return IsCoordinatorErr(prev) && (errors.Is(next, context.DeadlineExceeded) || errors.Is(next, context.Canceled))
+}
+
+// describeClassicGroups is kadm's DescribeGroups, retrying the groups
+// whose coordinator is not available yet (see retryCoordinator). The
+// error is the last attempt's, nil when every group was described.
+func describeClassicGroups(ctx context.Context, adm *cluster.Admin, groups []string) (kadm.DescribedGroups, error) {
+	out := kadm.DescribedGroups{}
+	shardErrs := map[string]error{}
+	var fatal error
+	gaveUp := retryCoordinator(ctx, groups, func(groups []string) []string {
+		d, err := adm.DescribeGroups(ctx, groups...)
+		if err != nil && !isShardErr(err) {
+			fatal = err
+			return nil
+		}
+		failed := shardErrGroups(err)
+		var retry []string
+		for _, g := range groups {
+			if dg, ok := d[g]; ok {
+				delete(shardErrs, g)
+				if prev, ok := out[g]; ok && keepCoordinatorErr(prev.Err, dg.Err) {
+					continue
+				}
+				out[g] = dg
+				if IsCoordinatorErr(dg.Err) {
+					retry = append(retry, g)
+				}
+				continue
+			}
+			if ferr, ok := failed[g]; ok {
+				if !keepCoordinatorErr(shardErrs[g], ferr) {
+					shardErrs[g] = ferr
+				}
+				if IsCoordinatorErr(ferr) {
+					retry = append(retry, g)
+				}
+			}
+		}
+		return retry
+	})
+	if fatal != nil {
+		return out, fatal
+	}
+	for g, dg := range out {
+		dg.Err = gaveUp(dg.Err)
+		out[g] = dg
+	}
+	if len(shardErrs) == 0 {
+		return out, nil
+	}
+	// What is left failed as a whole: one shard error per group, so
+	// DescribeGroups can tell each group why.
+	se := &kadm.ShardErrors{Name: "DescribeGroups"}
+	for g, err := range shardErrs {
+		req := kmsg.NewPtrDescribeGroupsRequest()
+		req.Groups = []string{g}
+		se.Errs = append(se.Errs, kadm.ShardError{Req: req, Err: gaveUp(err)})
+	}
+	se.AllFailed = len(out) == 0
+	return out, se
+}
+
+// FetchOffsets is kadm's FetchOffsets (one group's committed offsets),
+// retrying while the group's coordinator is not available yet (see
+// retryCoordinator) until ctx would end.
+func FetchOffsets(ctx context.Context, adm *cluster.Admin, group string) (kadm.OffsetResponses, error) {
+	var (
+		resp kadm.OffsetResponses
+		err  error
+	)
+	gaveUp := retryCoordinator(ctx, []string{group}, func([]string) []string {
+		r, e := adm.FetchOffsets(ctx, group)
+		if keepCoordinatorErr(err, e) {
+			return nil
+		}
+		resp, err = r, e
+		if IsCoordinatorErr(e) {
+			return []string{group}
+		}
+		return nil
+	})
+	return resp, gaveUp(err)
+}
+
+// fetchManyOffsets is kadm's FetchManyOffsets, retrying the groups whose
+// coordinator is not available yet (see retryCoordinator).
+func fetchManyOffsets(ctx context.Context, adm *cluster.Admin, groups []string) kadm.FetchOffsetsResponses {
+	out := make(kadm.FetchOffsetsResponses, len(groups))
+	gaveUp := retryCoordinator(ctx, groups, func(groups []string) []string {
+		resps := adm.FetchManyOffsets(ctx, groups...)
+		var retry []string
+		for _, g := range groups {
+			r, ok := resps[g]
+			if !ok {
+				continue
+			}
+			if prev, ok := out[g]; ok && keepCoordinatorErr(prev.Err, r.Err) {
+				continue
+			}
+			out[g] = r
+			if IsCoordinatorErr(r.Err) {
+				retry = append(retry, g)
+			}
+		}
+		return retry
+	})
+	for g, r := range out {
+		r.Err = gaveUp(r.Err)
+		out[g] = r
+	}
+	return out
+}
+
 // FetchCommits fetches the committed offsets of many groups, batched per
-// coordinator (one OffsetFetch each).
+// coordinator (one OffsetFetch each), retrying the groups whose
+// coordinator is not available yet until ctx would end.
 func FetchCommits(ctx context.Context, adm *cluster.Admin, groups []string) map[string]GroupSnapshot {
 	out := make(map[string]GroupSnapshot, len(groups))
 	if len(groups) == 0 {
 		return out
 	}
-	resps := adm.FetchManyOffsets(ctx, groups...)
+	resps := fetchManyOffsets(ctx, adm, groups)
 	for _, g := range groups {
 		r, ok := resps[g]
 		gs := GroupSnapshot{Commits: map[string]map[int32]Commit{}}

@@ -415,7 +415,7 @@ func readLogFile(path string) ([]Entry, error) {
 func committed(ctx context.Context, adm *cluster.Admin, group, topic string, partitions int) ([]PartitionOffset, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	resp, err := adm.FetchOffsets(ctx, group)
+	resp, err := admin.FetchOffsets(ctx, adm, group)
 	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
 		return nil, fmt.Errorf("fetching committed offsets of group %s: %w", group, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/cluster"
 )
 
@@ -132,7 +133,9 @@ func startPositions(ctx context.Context, cfg cluster.Config, s WorkerSpec) (star
 		}
 		end[p] = o.Offset
 	}
-	committed, err := adm.FetchOffsets(ctx, s.Group)
+	// On a fresh cluster the group coordinator may not exist yet
+	// (__consumer_offsets is created on first use): wait for it.
+	committed, err := admin.FetchOffsets(ctx, adm, s.Group)
 	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
 		return nil, nil, fmt.Errorf("fetching committed offsets of group %s: %w", s.Group, err)
 	}
