@@ -388,7 +388,7 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 	}
 	gp.Executed = true
 	// Read back and compare with the plan.
-	fetched, err := adm.FetchOffsets(ctx, gp.Group)
+	fetched, err := FetchOffsets(ctx, adm, gp.Group)
 	if err != nil {
 		gp.Error = fmt.Sprintf("reading back offsets of group %s: %v", gp.Group, err)
 		return errors.New(gp.Error)
