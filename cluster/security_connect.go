@@ -108,7 +108,11 @@ func LoadProfile(env Env, name string) (Settings, error) {
 		}
 		return Settings{}, fmt.Errorf("--profile %s: not in %s (profiles: %s)", quoteKey(name), path, joinComma(names))
 	}
-	return p.Settings(name, filepath.Dir(path), env.Getenv("HOME"))
+	s, err := p.Settings(name, filepath.Dir(path), env.Getenv("HOME"))
+	if err != nil {
+		return s, fmt.Errorf("profiles file %s: %w", path, err)
+	}
+	return s, nil
 }
 
 func joinComma(s []string) string {
