@@ -108,9 +108,23 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	if err != nil {
 		return exitcode.AsUsage(err)
 	}
+	fs := cmd.Flags()
+	if changed(fs, "partitions") && strings.TrimSpace(f.partitions) == "" {
+		return exitcode.Usagef("--partitions is empty: name partitions (0,2) or leave the flag out for all")
+	}
 	parts, err := replay.ParsePartitions(f.partitions)
 	if err != nil {
 		return exitcode.AsUsage(err)
+	}
+	if changed(fs, "verify-groups") {
+		if len(f.verifyGroups) == 0 {
+			return exitcode.Usagef("--verify-groups is empty: name groups, or leave the flag out for every group with commits on the topic")
+		}
+		for i, g := range f.verifyGroups {
+			if strings.TrimSpace(g) == "" {
+				return exitcode.Usagef("--verify-groups %q: item %d is empty", strings.Join(f.verifyGroups, ","), i+1)
+			}
+		}
 	}
 	format, err := replay.ParseFormat(f.format)
 	if err != nil {
@@ -127,7 +141,6 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	if err != nil || fetchMax < 64<<10 || fetchMax > 256<<20 {
 		return exitcode.Usagef("--fetch-max-bytes %q: want a size from 64KiB to 256MiB (e.g. 512KiB, 4MiB)", f.fetchMax)
 	}
-	fs := cmd.Flags()
 	if f.produceTo == "" {
 		for _, name := range []string{"target-brokers", "target-command-config", "target-profile", "partitioner", "transactional-id", "source-header"} {
 			if changed(fs, name) {

@@ -320,6 +320,13 @@ func TestReplayStartOffsets(t *testing.T) {
 	// Unknown partition, conflicting selections.
 	mustRun(t, c, 2, "replay", topic, "--partitions", "9", "-q")
 	mustRun(t, c, 2, "replay", topic, "--partitions", "0", "--from", "1=3", "-q")
+	// Empty lists are mistakes, not "all": one line, exit 2.
+	for _, args := range [][]string{{"--partitions", ""}, {"--verify-groups", ""}, {"--verify-groups", "a,"}} {
+		r := mustRun(t, c, 2, append([]string{"replay", topic, "-q"}, args...)...)
+		if !strings.Contains(r.stderr, "empty") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || r.stdout != "" {
+			t.Errorf("%v: stderr %q stdout %q", args, r.stderr, r.stdout)
+		}
+	}
 }
 
 func TestReplayUntilMaxAndTime(t *testing.T) {
