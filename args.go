@@ -24,9 +24,9 @@ func noArgs(cmd *cobra.Command, args []string) error {
 				subs = append(subs, c.Name())
 			}
 		}
-		return exitcode.Usagef("unknown command %q for %s (its commands: %s)", args[0], cmd.CommandPath(), strings.Join(subs, ", "))
+		return exitcode.Usagef("unknown command %q for %s (its commands: %s)", args[0], subcommand(cmd), strings.Join(subs, ", "))
 	}
-	return exitcode.Usagef("%s takes no arguments, got %s: %s", cmd.CommandPath(), quoteArgs(args), usageLine(cmd))
+	return exitcode.Usagef("%s takes no arguments, got %s: %s", subcommand(cmd), quoteArgs(args), usageLine(cmd))
 }
 
 // exactlyOne wants one argument, what names it ("the group").
@@ -38,7 +38,7 @@ func exactlyOne(what string) cobra.PositionalArgs {
 		case 0:
 			return exitcode.Usagef("name %s: %s", what, usageLine(cmd))
 		}
-		return exitcode.Usagef("%s takes one argument (%s), got %d: %s: %s", cmd.CommandPath(), what, len(args), quoteArgs(args), usageLine(cmd))
+		return exitcode.Usagef("%s takes one argument (%s), got %d: %s: %s", subcommand(cmd), what, len(args), quoteArgs(args), usageLine(cmd))
 	}
 }
 
@@ -50,6 +50,15 @@ func atLeastOne(what string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// subcommand is the command's path without the program name: the error
+// line already starts with "offsetctl: ".
+func subcommand(cmd *cobra.Command) string {
+	if cmd.HasParent() {
+		return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+	}
+	return cmd.CommandPath()
 }
 
 func usageLine(cmd *cobra.Command) string {

@@ -208,6 +208,7 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 				csvHeader = true
 			default:
 				if len(rep.Groups) > 0 || err == nil {
+					rep.Time = admin.FormatTime(at) // JSON lines say when, like the error lines
 					werr = a.printLag(rep, true)
 				} else {
 					werr = report.WriteJSONLine(a.stdout, watchError{Time: admin.FormatTime(at), Error: err.Error()})

@@ -61,15 +61,15 @@ func TestArgumentCounts(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"delete-offsets", "a", "b", "--topic", "t"}, `offsetctl delete-offsets takes one argument (the group), got 2: "a" "b": offsetctl delete-offsets GROUP --topic T[:P,...]`},
+		{[]string{"delete-offsets", "a", "b", "--topic", "t"}, `delete-offsets takes one argument (the group), got 2: "a" "b": offsetctl delete-offsets GROUP --topic T[:P,...]`},
 		{[]string{"delete-offsets", "--topic", "t"}, "name the group: offsetctl delete-offsets GROUP --topic T[:P,...]"},
 		{[]string{"delete-group"}, "name the group(s) to delete: offsetctl delete-group GROUP..."},
-		{[]string{"groups", "x"}, `offsetctl groups takes no arguments, got "x": offsetctl groups`},
-		{[]string{"version", "x", "y"}, `offsetctl version takes no arguments, got "x" "y"`},
-		{[]string{"delete-offsets", "1", "2", "3", "4", "5", "6", "7", "--topic", "t"}, `offsetctl delete-offsets takes one argument (the group), got 7: "1" "2" "3" "4" "5" and 2 more: `},
-		{[]string{"demo", "x"}, `offsetctl demo takes no arguments`},
-		{[]string{"playground", "x"}, `offsetctl playground takes no arguments`},
-		{[]string{"semantics", "x"}, `unknown command "x" for offsetctl semantics (its commands: count)`},
+		{[]string{"groups", "x"}, `groups takes no arguments, got "x": offsetctl groups`},
+		{[]string{"version", "x", "y"}, `version takes no arguments, got "x" "y"`},
+		{[]string{"delete-offsets", "1", "2", "3", "4", "5", "6", "7", "--topic", "t"}, `delete-offsets takes one argument (the group), got 7: "1" "2" "3" "4" "5" and 2 more: `},
+		{[]string{"demo", "x"}, `demo takes no arguments`},
+		{[]string{"playground", "x"}, `playground takes no arguments`},
+		{[]string{"semantics", "x"}, `unknown command "x" for semantics (its commands: count)`},
 		{[]string{"semantics", "count"}, "name the processed log(s) to count: offsetctl semantics count FILE..."},
 	} {
 		r := offsetctl(t, nil, tc.args...)

@@ -39,6 +39,9 @@ type GroupLag struct {
 
 // LagReport is the result of `lag`.
 type LagReport struct {
+	// Time is the round's time in a --watch stream (RFC 3339 UTC), empty
+	// (left out of JSON) otherwise.
+	Time      string     `json:"time,omitempty"`
 	Isolation string     `json:"isolation"`
 	TimeLag   bool       `json:"-"`
 	Groups    []GroupLag `json:"groups"`

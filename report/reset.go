@@ -53,11 +53,9 @@ func Reset(w io.Writer, f Format, p admin.Plan, oneGroup bool) error {
 				delta = "+" + delta
 			}
 			if f == CSV { // missing numbers empty, no '+' on DELTA
-				csvTarget := OptCSV(pp.Target)
-				if pp.Action == admin.ActDelete {
-					csvTarget = "none"
-				}
-				rows = append(rows, []string{g.Group, pp.Topic, I64(int64(pp.Partition)), KnownCSV(pp.LogStart), KnownCSV(pp.LogEnd), OptCSV(pp.Current), csvTarget, OptCSV(pp.Delta), pp.Note, pp.Error})
+				// TARGET is JSON's target: empty (null) also when the
+				// commit is deleted, which NOTE says.
+				rows = append(rows, []string{g.Group, pp.Topic, I64(int64(pp.Partition)), KnownCSV(pp.LogStart), KnownCSV(pp.LogEnd), OptCSV(pp.Current), OptCSV(pp.Target), OptCSV(pp.Delta), pp.Note, pp.Error})
 				continue
 			}
 			note := pp.Note
