@@ -372,61 +372,89 @@ func keepCoordinatorErr(prev, next error) bool {
 	return IsCoordinatorErr(prev) && (errors.Is(next, context.DeadlineExceeded) || errors.Is(next, context.Canceled))
 }
 
-// describeClassicGroups is kadm's DescribeGroups, retrying the groups
-// whose coordinator is not available yet (see retryCoordinator). The
-// error is the last attempt's, nil when every group was described.
-func describeClassicGroups(ctx context.Context, adm *cluster.Admin, groups []string) (kadm.DescribedGroups, error) {
-	out := kadm.DescribedGroups{}
-	shardErrs := map[string]error{}
-	var fatal error
+// retryGroups asks ask for groups, then again, after a short backoff,
+// for the groups whose answer is a coordinator error (see
+// retryCoordinator). The latest answer per group stands, except that a
+// retry cut by the deadline does not replace the coordinator error that
+// caused it; an error left at the end says how long it was retried. errp
+// points at an answer's error.
+func retryGroups[T any](ctx context.Context, groups []string, ask func(groups []string) map[string]T, errp func(*T) *error) map[string]T {
+	out := make(map[string]T, len(groups))
 	gaveUp := retryCoordinator(ctx, groups, func(groups []string) []string {
+		answers := ask(groups)
+		var retry []string
+		for _, g := range groups {
+			a, ok := answers[g]
+			if !ok {
+				continue
+			}
+			if prev, ok := out[g]; ok && keepCoordinatorErr(*errp(&prev), *errp(&a)) {
+				continue
+			}
+			out[g] = a
+			if IsCoordinatorErr(*errp(&a)) {
+				retry = append(retry, g)
+			}
+		}
+		return retry
+	})
+	for g, a := range out {
+		*errp(&a) = gaveUp(*errp(&a))
+		out[g] = a
+	}
+	return out
+}
+
+// classicAnswer is one group's answer to DescribeGroups: its description,
+// or the error of the request that carried it.
+type classicAnswer struct {
+	dg        kadm.DescribedGroup
+	described bool
+	shardErr  error
+}
+
+// describeClassicGroups is kadm's DescribeGroups, retrying the groups
+// whose coordinator is not available yet (see retryGroups). The groups
+// whose request failed as a whole come back as a *kadm.ShardErrors, one
+// shard per group, so DescribeGroups can tell each group why.
+func describeClassicGroups(ctx context.Context, adm *cluster.Admin, groups []string) (kadm.DescribedGroups, error) {
+	var fatal error
+	answers := retryGroups(ctx, groups, func(groups []string) map[string]classicAnswer {
 		d, err := adm.DescribeGroups(ctx, groups...)
 		if err != nil && !isShardErr(err) {
 			fatal = err
 			return nil
 		}
-		failed := shardErrGroups(err)
-		var retry []string
-		for _, g := range groups {
-			if dg, ok := d[g]; ok {
-				delete(shardErrs, g)
-				if prev, ok := out[g]; ok && keepCoordinatorErr(prev.Err, dg.Err) {
-					continue
-				}
-				out[g] = dg
-				if IsCoordinatorErr(dg.Err) {
-					retry = append(retry, g)
-				}
-				continue
-			}
-			if ferr, ok := failed[g]; ok {
-				if !keepCoordinatorErr(shardErrs[g], ferr) {
-					shardErrs[g] = ferr
-				}
-				if IsCoordinatorErr(ferr) {
-					retry = append(retry, g)
-				}
-			}
+		out := make(map[string]classicAnswer, len(groups))
+		for g, ferr := range shardErrGroups(err) {
+			out[g] = classicAnswer{shardErr: ferr}
 		}
-		return retry
+		for g, dg := range d {
+			out[g] = classicAnswer{dg: dg, described: true}
+		}
+		return out
+	}, func(a *classicAnswer) *error {
+		if a.described {
+			return &a.dg.Err
+		}
+		return &a.shardErr
 	})
-	if fatal != nil {
-		return out, fatal
-	}
-	for g, dg := range out {
-		dg.Err = gaveUp(dg.Err)
-		out[g] = dg
-	}
-	if len(shardErrs) == 0 {
-		return out, nil
-	}
-	// What is left failed as a whole: one shard error per group, so
-	// DescribeGroups can tell each group why.
+	out := kadm.DescribedGroups{}
 	se := &kadm.ShardErrors{Name: "DescribeGroups"}
-	for g, err := range shardErrs {
+	for g, a := range answers {
+		if a.described {
+			out[g] = a.dg
+			continue
+		}
 		req := kmsg.NewPtrDescribeGroupsRequest()
 		req.Groups = []string{g}
-		se.Errs = append(se.Errs, kadm.ShardError{Req: req, Err: gaveUp(err)})
+		se.Errs = append(se.Errs, kadm.ShardError{Req: req, Err: a.shardErr})
+	}
+	switch {
+	case fatal != nil:
+		return out, fatal
+	case len(se.Errs) == 0:
+		return out, nil
 	}
 	se.AllFailed = len(out) == 0
 	return out, se
@@ -434,53 +462,25 @@ func describeClassicGroups(ctx context.Context, adm *cluster.Admin, groups []str
 
 // FetchOffsets is kadm's FetchOffsets (one group's committed offsets),
 // retrying while the group's coordinator is not available yet (see
-// retryCoordinator) until ctx would end.
+// retryGroups) until ctx would end.
 func FetchOffsets(ctx context.Context, adm *cluster.Admin, group string) (kadm.OffsetResponses, error) {
-	var (
+	type answer struct {
 		resp kadm.OffsetResponses
 		err  error
-	)
-	gaveUp := retryCoordinator(ctx, []string{group}, func([]string) []string {
-		r, e := adm.FetchOffsets(ctx, group)
-		if keepCoordinatorErr(err, e) {
-			return nil
-		}
-		resp, err = r, e
-		if IsCoordinatorErr(e) {
-			return []string{group}
-		}
-		return nil
-	})
-	return resp, gaveUp(err)
+	}
+	a := retryGroups(ctx, []string{group}, func([]string) map[string]answer {
+		r, err := adm.FetchOffsets(ctx, group)
+		return map[string]answer{group: {r, err}}
+	}, func(a *answer) *error { return &a.err })[group]
+	return a.resp, a.err
 }
 
 // fetchManyOffsets is kadm's FetchManyOffsets, retrying the groups whose
-// coordinator is not available yet (see retryCoordinator).
+// coordinator is not available yet (see retryGroups).
 func fetchManyOffsets(ctx context.Context, adm *cluster.Admin, groups []string) kadm.FetchOffsetsResponses {
-	out := make(kadm.FetchOffsetsResponses, len(groups))
-	gaveUp := retryCoordinator(ctx, groups, func(groups []string) []string {
-		resps := adm.FetchManyOffsets(ctx, groups...)
-		var retry []string
-		for _, g := range groups {
-			r, ok := resps[g]
-			if !ok {
-				continue
-			}
-			if prev, ok := out[g]; ok && keepCoordinatorErr(prev.Err, r.Err) {
-				continue
-			}
-			out[g] = r
-			if IsCoordinatorErr(r.Err) {
-				retry = append(retry, g)
-			}
-		}
-		return retry
-	})
-	for g, r := range out {
-		r.Err = gaveUp(r.Err)
-		out[g] = r
-	}
-	return out
+	return retryGroups(ctx, groups, func(groups []string) map[string]kadm.FetchOffsetsResponse {
+		return adm.FetchManyOffsets(ctx, groups...)
+	}, func(r *kadm.FetchOffsetsResponse) *error { return &r.Err })
 }
 
 // FetchCommits fetches the committed offsets of many groups, batched per
