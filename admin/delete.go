@@ -163,10 +163,6 @@ type partitionErr struct {
 	msg       string
 }
 
-// maxListed is how many partitions an error item names before "and N
-// more" (the table has them all).
-const maxListed = 5
-
 // groupPartitionErrors makes one item per distinct error of group's
 // partitions, in the order the errors first occur: "group G topic T
 // partition P: ERR" for one partition, "group G: N partitions (T/0, T/1,
@@ -188,18 +184,11 @@ func groupPartitionErrors(group string, fails []partitionErr) []string {
 			out = append(out, fmt.Sprintf("group %s topic %s partition %d: %s", group, fs[0].topic, fs[0].partition, msg))
 			continue
 		}
-		var names []string
+		names := make([]string, len(fs))
 		for i, f := range fs {
-			if i == maxListed {
-				break
-			}
-			names = append(names, fmt.Sprintf("%s/%d", f.topic, f.partition))
+			names[i] = fmt.Sprintf("%s/%d", f.topic, f.partition)
 		}
-		list := strings.Join(names, ", ")
-		if len(fs) > maxListed {
-			list += fmt.Sprintf(" and %d more", len(fs)-maxListed)
-		}
-		out = append(out, fmt.Sprintf("group %s: %d partitions (%s): %s", group, len(fs), list, msg))
+		out = append(out, fmt.Sprintf("group %s: %d partitions (%s): %s", group, len(fs), shortList(names), msg))
 	}
 	return out
 }
