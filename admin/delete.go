@@ -283,7 +283,7 @@ func executeDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffs
 	if !p.Executed {
 		return nil
 	}
-	fetched, err := adm.FetchOffsets(ctx, p.Group)
+	fetched, err := FetchOffsets(ctx, adm, p.Group)
 	if err != nil {
 		p.Error = fmt.Sprintf("reading back offsets of group %s: %v", p.Group, err)
 		return nil
