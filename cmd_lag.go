@@ -165,19 +165,25 @@ func reportErrors(lines []string) error {
 
 func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, f lagFlags) error {
 	tty := isTerminal(a.stdout) && a.format == report.Table // JSON and CSV are streams: never cleared
-	csvHeader := false                                      // written once: the rounds make one CSV
 	rounds, failed := 0, 0
 	var lastErr error
+	// Ctrl-C ends a watch: exit 1 if any round failed.
+	end := func() error {
+		if failed > 0 {
+			return fmt.Errorf("%d of %d watch round(s) failed; the last: %w", failed, rounds, lastErr)
+		}
+		return nil
+	}
 	t := time.NewTicker(f.watch)
 	defer t.Stop()
 	for {
 		rep, err := a.gatherLag(ctx, cfg, adm, req, f.timeLag)
 		if ctx.Err() != nil {
-			break // Ctrl-C ends a watch
+			return end()
 		}
 		rounds++
-		if err == nil && len(rep.Errors()) > 0 {
-			err = reportErrors(rep.Errors())
+		if errs := rep.Errors(); err == nil && len(errs) > 0 {
+			err = reportErrors(errs)
 		}
 		if err != nil {
 			failed++
@@ -204,8 +210,8 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 				if len(rep.Groups) > 0 {
 					gerr = nil // per-group errors are in the rows
 				}
-				werr = report.LagWatchCSV(a.stdout, rep, at, !csvHeader, gerr)
-				csvHeader = true
+				// Every round writes rows, so the header goes with the first.
+				werr = report.LagWatchCSV(a.stdout, rep, at, rounds == 1, gerr)
 			default:
 				if len(rep.Groups) > 0 || err == nil {
 					rep.Time = admin.FormatTime(at) // JSON lines say when, like the error lines
@@ -223,15 +229,10 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 		}
 		select {
 		case <-ctx.Done():
+			return end()
 		case <-t.C:
-			continue
 		}
-		break
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d watch round(s) failed; the last: %w", failed, rounds, lastErr)
-	}
-	return nil
 }
 
 // watchError is the JSON line of a --watch round that could not gather.
