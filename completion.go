@@ -27,9 +27,7 @@ func (a *app) registerCompletions(root *cobra.Command) {
 	// (a topic may share a group's name).
 	groups := cobra.CompletionFunc(a.completeGroups)
 	groupList := a.commaList(a.completeGroups)
-	topics := func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return a.completeTopics(cmd, nil, toComplete)
-	}
+	topics := cobra.CompletionFunc(a.completeTopics)
 	flagGroups := func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return a.completeGroups(cmd, nil, toComplete)
 	}
@@ -43,19 +41,9 @@ func (a *app) registerCompletions(root *cobra.Command) {
 		case "lag", "reset", "delete-group":
 			c.ValidArgsFunction = groups
 		case "delete-offsets":
-			c.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-				if len(args) > 0 {
-					return nil, cobra.ShellCompDirectiveNoFileComp
-				}
-				return a.completeGroups(cmd, args, toComplete)
-			}
+			c.ValidArgsFunction = firstArg(groups)
 		case "replay":
-			c.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-				if len(args) > 0 {
-					return nil, cobra.ShellCompDirectiveNoFileComp
-				}
-				return a.completeTopics(cmd, nil, toComplete)
-			}
+			c.ValidArgsFunction = firstArg(topics)
 			_ = c.RegisterFlagCompletionFunc("produce-to", topics)
 			_ = c.RegisterFlagCompletionFunc("verify-groups", groupList)
 			_ = c.RegisterFlagCompletionFunc("format", fixed("jsonl", "raw", "none"))
@@ -150,9 +138,20 @@ func (a *app) completeGroups(cmd *cobra.Command, args []string, toComplete strin
 	return filterCompletions(admin.ConsumerGroupNames(listed), args, toComplete), cobra.ShellCompDirectiveNoFileComp
 }
 
-// completeTopics completes topic names (internal topics left out). A value
+// firstArg completes only a command's first positional argument, with f.
+func firstArg(f cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return f(cmd, args, toComplete)
+	}
+}
+
+// completeTopics completes topic names (internal topics left out), all of
+// them whatever is on the line: a topic may share a group's name. A value
 // of the TOPIC:P,P form is left alone after the colon.
-func (a *app) completeTopics(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+func (a *app) completeTopics(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if strings.Contains(toComplete, ":") {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -171,7 +170,7 @@ func (a *app) completeTopics(cmd *cobra.Command, args []string, toComplete strin
 			names = append(names, t.Topic)
 		}
 	}
-	return filterCompletions(names, args, toComplete), cobra.ShellCompDirectiveNoFileComp
+	return filterCompletions(names, nil, toComplete), cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeResetTarget completes reset --to: the fixed targets, and after
