@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/textlist"
 )
 
 // Argument checks with messages that name the command and show its usage,
@@ -65,19 +66,15 @@ func usageLine(cmd *cobra.Command) string {
 	return strings.TrimSuffix(strings.Join(strings.Fields(cmd.UseLine()), " "), " [flags]")
 }
 
-// quoteArgs quotes the first five arguments and counts the rest (a glob
-// can expand to thousands).
+// quoteArgs quotes the first five arguments (each cut at 80 bytes) and
+// counts the rest: a glob can expand to thousands.
 func quoteArgs(args []string) string {
-	var q []string
+	q := make([]string, len(args))
 	for i, a := range args {
-		if i == 5 {
-			q = append(q, fmt.Sprintf("and %d more", len(args)-5))
-			break
-		}
 		if len(a) > 80 {
 			a = a[:80] + "..."
 		}
-		q = append(q, fmt.Sprintf("%q", a))
+		q[i] = fmt.Sprintf("%q", a)
 	}
-	return strings.Join(q, " ")
+	return textlist.Short(q, 5, " ")
 }

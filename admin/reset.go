@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/offsetctl/offsetctl/internal/textlist"
 )
 
 // Action is what executing a partition's plan does.
@@ -520,12 +522,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 }
 
 // shortList joins the first five items and counts the rest.
-func shortList(items []string) string {
-	if len(items) > 5 {
-		return strings.Join(items[:5], ", ") + fmt.Sprintf(" and %d more", len(items)-5)
-	}
-	return strings.Join(items, ", ")
-}
+func shortList(items []string) string { return textlist.Short(items, 5, ", ") }
 
 func joinNote(a, b string) string {
 	if a == "" {

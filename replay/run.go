@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/textlist"
 )
 
 // Options is one replay.
@@ -415,18 +417,11 @@ func (e *probeError) Unwrap() error { return e.err }
 
 // formatParts lists partitions as 0,2,5 (at most ten, then a count).
 func formatParts(parts []int32) string {
-	var b strings.Builder
+	items := make([]string, len(parts))
 	for i, p := range parts {
-		if i == 10 {
-			fmt.Fprintf(&b, " and %d more", len(parts)-10)
-			break
-		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "%d", p)
+		items[i] = strconv.Itoa(int(p))
 	}
-	return b.String()
+	return textlist.Short(items, 10, ",")
 }
 
 func timeoutOf(cfg cluster.Config) time.Duration {
