@@ -185,6 +185,7 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 	var (
 		wg            sync.WaitGroup
 		cdesc         kadm.DescribedGroups
+		cfailed       map[string]error
 		kdesc         map[string]GroupInfo
 		cerr, kerr848 error
 	)
@@ -192,7 +193,7 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cdesc, cerr = describeClassicGroups(ctx, adm, classic)
+			cdesc, cfailed, cerr = describeClassicGroups(ctx, adm, classic)
 		}()
 	}
 	if len(consumer) > 0 {
@@ -203,16 +204,12 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 		}()
 	}
 	wg.Wait()
-	if cerr != nil && !isShardErr(cerr) {
+	if cerr != nil {
 		return nil, fmt.Errorf("describing groups: %w", cerr)
 	}
 	if kerr848 != nil && !isShardErr(kerr848) {
 		return nil, fmt.Errorf("describing consumer groups: %w", kerr848)
 	}
-	// A classic group whose DescribeGroups failed as a whole (its
-	// coordinator could not be found, or did not answer) has no
-	// description: say so rather than show it without members.
-	classicErr := shardErrGroups(cerr)
 	for _, g := range groups {
 		lg, isListed := listed[g]
 		// A group the cluster does not know has no type.
@@ -225,10 +222,11 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 				gi.Type = lg.GroupType
 			}
 		}
-		if err := classicErr[g]; err != nil {
-			if _, described := cdesc[g]; !described {
-				gi.Err = err
-			}
+		// A classic group whose DescribeGroups failed as a whole (its
+		// coordinator could not be found, or did not answer) has no
+		// description: say so rather than show it without members.
+		if err := cfailed[g]; err != nil {
+			gi.Err = err
 		}
 		if d, ok := cdesc[g]; ok {
 			gi.Err = d.Err
@@ -273,8 +271,8 @@ func isShardErr(err error) bool {
 	return errors.As(err, &se)
 }
 
-// shardErrGroups maps each group of a failed DescribeGroups shard to the
-// shard's error.
+// shardErrGroups maps each group of a failed DescribeGroups shard (in
+// kadm's error) to the shard's error.
 func shardErrGroups(err error) map[string]error {
 	out := map[string]error{}
 	var se *kadm.ShardErrors
@@ -414,10 +412,10 @@ type classicAnswer struct {
 }
 
 // describeClassicGroups is kadm's DescribeGroups, retrying the groups
-// whose coordinator is not available yet (see retryGroups). The groups
-// whose request failed as a whole come back as a *kadm.ShardErrors, one
-// shard per group, so DescribeGroups can tell each group why.
-func describeClassicGroups(ctx context.Context, adm *cluster.Admin, groups []string) (kadm.DescribedGroups, error) {
+// whose coordinator is not available yet (see retryGroups). failed holds
+// the groups whose request failed as a whole, with its error; err is an
+// error that is not about some groups' requests.
+func describeClassicGroups(ctx context.Context, adm *cluster.Admin, groups []string) (described kadm.DescribedGroups, failed map[string]error, err error) {
 	var fatal error
 	answers := retryGroups(ctx, groups, func(groups []string) map[string]classicAnswer {
 		d, err := adm.DescribeGroups(ctx, groups...)
@@ -439,25 +437,18 @@ func describeClassicGroups(ctx context.Context, adm *cluster.Admin, groups []str
 		}
 		return &a.shardErr
 	})
-	out := kadm.DescribedGroups{}
-	se := &kadm.ShardErrors{Name: "DescribeGroups"}
+	if fatal != nil {
+		return nil, nil, fatal
+	}
+	described, failed = kadm.DescribedGroups{}, map[string]error{}
 	for g, a := range answers {
 		if a.described {
-			out[g] = a.dg
-			continue
+			described[g] = a.dg
+		} else {
+			failed[g] = a.shardErr
 		}
-		req := kmsg.NewPtrDescribeGroupsRequest()
-		req.Groups = []string{g}
-		se.Errs = append(se.Errs, kadm.ShardError{Req: req, Err: a.shardErr})
 	}
-	switch {
-	case fatal != nil:
-		return out, fatal
-	case len(se.Errs) == 0:
-		return out, nil
-	}
-	se.AllFailed = len(out) == 0
-	return out, se
+	return described, failed, nil
 }
 
 // FetchOffsets is kadm's FetchOffsets (one group's committed offsets),
