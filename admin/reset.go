@@ -209,11 +209,15 @@ func PlanReset(in ResetInput) (Plan, error) {
 	return plan, nil
 }
 
+// noteNoRowsInScope is the note of a group of a file plan skipped because
+// --topic keeps none of its rows.
+const noteNoRowsInScope = "skipped: no plan rows inside the --topic scope"
+
 // allSkippedForScope reports whether every group of a --all-groups file
 // plan was skipped for having no rows inside --topic.
 func allSkippedForScope(plan Plan) bool {
 	for _, gp := range plan.Groups {
-		if gp.Note != "skipped: no plan rows inside the --topic scope" {
+		if gp.Note != noteNoRowsInScope {
 			return false
 		}
 	}
@@ -323,7 +327,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 			if in.AllGroups || in.GroupsFromFile {
 				// Restoring one topic from a whole-cluster backup: the
 				// groups without rows there are not part of it.
-				gp.Note = "skipped: no plan rows inside the --topic scope"
+				gp.Note = noteNoRowsInScope
 				if in.AllGroups {
 					return gp, nil, nil // listed with the file's unapplied groups
 				}
