@@ -41,7 +41,7 @@ test-kafka-secure:
 	set -a; eval "$$env_lines"; set +a; \
 	rc=0; \
 	env -u KAFKA_BROKERS OFFSETCTL_KAFKA_SCRIPT="$(KAFKA_SH)" \
-		$(GO) test -count=1 -p 1 -run '^(TestSecur|TestFault)' . || rc=$$?; \
+		$(GO) test -count=1 -p 1 -run '^(TestSecur|TestFault)' ./internal/cli || rc=$$?; \
 	exit $$rc
 
 kafka-start:

@@ -1,6 +1,7 @@
 // Command offsetctl inspects and moves Kafka consumer-group offsets: lag,
 // reset with an exact undo, group-less replay with proof, and the
-// commit-semantics experiment.
+// commit-semantics experiment. The commands live in internal/cli; main only
+// wires the process (signals, streams, exit code) to them.
 package main
 
 import (
@@ -8,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/offsetctl/offsetctl/internal/cli"
 )
 
 func main() {
@@ -16,7 +19,7 @@ func main() {
 	// EPIPE instead, and the command reports it on stderr.
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

@@ -1,0 +1,315 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/report"
+)
+
+// app is one invocation: its streams, environment and global flags. There is
+// no package-level state; tests run many apps in one process.
+type app struct {
+	stdout, stderr io.Writer
+	stdin          io.Reader
+	getenv         func(string) string
+	now            func() time.Time
+
+	brokers  string
+	timeout  time.Duration
+	output   string
+	clientID string
+	verbose  bool
+
+	// Connection security (security_flags in README). Secrets never come
+	// from flags: saslPasswordArg exists only to refuse --sasl-password.
+	tlsOn, tlsInsecure                    bool
+	tlsCA, tlsCert, tlsKey, tlsServerName string
+	saslMechanism, saslUser               string
+	saslPasswordFile, saslTokenFile       string
+	saslPasswordArg                       string
+	commandConfig, profile                string
+	// conn is the resolved connection, once per invocation (a password
+	// prompt must not repeat).
+	conn *cluster.Config
+	// noPrompt is set during shell completion: the shell owns the terminal.
+	noPrompt bool
+
+	format report.Format
+	// ran is set once a command's own code starts: errors before it
+	// (flags, arguments, unknown commands) are usage errors.
+	ran bool
+}
+
+// Run executes offsetctl with args and returns the exit code.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	a := &app{stdout: stdout, stderr: stderr, stdin: os.Stdin, getenv: os.Getenv, now: time.Now}
+	return a.execute(ctx, args)
+}
+
+func (a *app) execute(ctx context.Context, args []string) int {
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetIn(a.stdin)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitcode.OK
+	}
+	code := exitcode.Code(err)
+	var ee *exitcode.Error
+	if !a.ran && !errors.As(err, &ee) {
+		code = exitcode.Usage
+	}
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		fmt.Fprintln(a.stderr, "offsetctl: interrupted")
+		return exitcode.Failure
+	}
+	fmt.Fprintln(a.stderr, "offsetctl: "+errorLine(err))
+	return code
+}
+
+// errorLine writes err on one line: the errors of an errors.Join are
+// separated by "; ", any other line break folds to a space.
+func errorLine(err error) string {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var parts []string
+		for _, e := range j.Unwrap() {
+			if e != nil {
+				parts = append(parts, errorLine(e))
+			}
+		}
+		return strings.Join(parts, "; ")
+	}
+	return oneLine(err.Error())
+}
+
+// oneLine folds s onto one line, collapsing runs of white space.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "offsetctl",
+		Short: "Inspect and move Kafka consumer-group offsets, safely",
+		Long: `offsetctl shows consumer-group lag, resets offsets with a dry run and an exact
+undo, replays topics without touching any group (and proves it), and runs the
+commit-semantics crash experiment. Try it with no broker: offsetctl demo.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			f, err := report.ParseFormat(a.output)
+			if err != nil {
+				return exitcode.AsUsage(err)
+			}
+			a.format = f
+			if a.timeout <= 0 {
+				return exitcode.Usagef("--timeout must be positive, got %s", a.timeout)
+			}
+			if changed(cmd.Flags(), "brokers") && strings.TrimSpace(a.brokers) == "" {
+				return exitcode.Usagef("--brokers is empty: give host:port[,host:port...]")
+			}
+			a.ran = true
+			return nil
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.AsUsage(err) })
+	// --bootstrap-server, as kafka-consumer-groups.sh and the other Apache
+	// tools spell it, is --brokers.
+	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "bootstrap-server" {
+			name = "brokers"
+		}
+		return pflag.NormalizedName(name)
+	})
+	pf := root.PersistentFlags()
+	pf.StringVarP(&a.brokers, "brokers", "b", "", "comma-separated bootstrap brokers, also spelt --bootstrap-server (env KAFKA_BROKERS, default "+cluster.DefaultBrokers+")")
+	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "how long to wait for the cluster before failing")
+	pf.StringVarP(&a.output, "output", "o", "table", "output format: table, json or csv")
+	pf.StringVar(&a.clientID, "client-id", "", "client id sent to the brokers (default offsetctl)")
+	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log client activity (connections, requests, retries) to stderr, secrets redacted")
+	pf.BoolVar(&a.tlsOn, "tls", false, "connect with TLS (implied by any other --tls-* flag)")
+	pf.StringVar(&a.tlsCA, "tls-ca", "", "PEM file of CA certificates to trust instead of the system pool")
+	pf.StringVar(&a.tlsCert, "tls-cert", "", "PEM client certificate for mutual TLS (with --tls-key)")
+	pf.StringVar(&a.tlsKey, "tls-key", "", "PEM private key of --tls-cert (unencrypted)")
+	pf.StringVar(&a.tlsServerName, "tls-server-name", "", "name to verify the broker certificates against")
+	pf.BoolVar(&a.tlsInsecure, "tls-insecure-skip-verify", false, "accept any broker certificate (prints a warning every time)")
+	pf.StringVar(&a.saslMechanism, "sasl-mechanism", "", "SASL: "+strings.Join(cluster.Mechanisms, ", "))
+	pf.StringVar(&a.saslUser, "sasl-user", "", "SASL user; the password comes from $"+cluster.EnvPassword+", --sasl-password-file or a terminal prompt")
+	pf.StringVar(&a.saslPasswordFile, "sasl-password-file", "", "file holding the SASL password (first line)")
+	pf.StringVar(&a.saslTokenFile, "sasl-token-file", "", "file holding the OAUTHBEARER token (else $"+cluster.EnvToken+")")
+	pf.StringVar(&a.saslPasswordArg, "sasl-password", "", "refused: a password on the command line is visible to every user")
+	_ = pf.MarkHidden("sasl-password")
+	pf.StringVar(&a.commandConfig, "command-config", "", "Java client properties file (as for kafka-consumer-groups.sh --command-config)")
+	pf.StringVar(&a.profile, "profile", "", "named cluster profile from $"+cluster.EnvConfig+" or ~/.config/offsetctl/config.yaml")
+
+	for _, c := range a.commands() {
+		root.AddCommand(c)
+	}
+	// cobra's completion command prints its help and exits 0 for a shell
+	// it does not know: make that bad usage like any other.
+	// (It captures the output stream when created.)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.InitDefaultCompletionCmd()
+	a.registerCompletions(root)
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Args = cobra.NoArgs
+			c.RunE = func(*cobra.Command, []string) error {
+				return exitcode.Usagef("name a shell: offsetctl completion bash|zsh|fish|powershell")
+			}
+		}
+	}
+	return root
+}
+
+// commands lists every subcommand. Each lives in its own cmd_*.go file.
+func (a *app) commands() []*cobra.Command {
+	return []*cobra.Command{
+		a.groupsCmd(),
+		a.lagCmd(),
+		a.resetCmd(),
+		a.deleteOffsetsCmd(),
+		a.deleteGroupCmd(),
+		a.replayCmd(),
+		a.semanticsCmd(),
+		a.demoCmd(),
+		a.playgroundCmd(),
+		a.versionCmd(),
+	}
+}
+
+// clusterConfig resolves the connection settings once per invocation:
+// flags, then --command-config, then --profile, then KAFKA_BROKERS.
+func (a *app) clusterConfig() (cluster.Config, error) {
+	if a.conn != nil {
+		return *a.conn, nil
+	}
+	if a.saslPasswordArg != "" {
+		return cluster.Config{}, exitcode.Usagef("--sasl-password is not accepted: a command line is visible to every user of the machine; set %s, pass --sasl-password-file FILE, or run on a terminal to be prompted", cluster.EnvPassword)
+	}
+	flags, err := a.flagSettings()
+	if err != nil {
+		return cluster.Config{}, exitcode.AsUsage(err)
+	}
+	conn, err := cluster.Connect(cluster.Sources{
+		Env:           cluster.Env{Getenv: a.getenv, ReadFile: os.ReadFile, Prompt: a.passwordPrompt()},
+		Flags:         flags,
+		CommandConfig: a.commandConfig,
+		Profile:       a.profile,
+	})
+	if err != nil {
+		return cluster.Config{}, exitcode.AsUsage(err)
+	}
+	for _, n := range conn.Notes {
+		a.infof("offsetctl: note: %s", n)
+	}
+	for _, w := range conn.Warnings {
+		a.warnf("%s", w)
+	}
+	cfg := cluster.Config{Brokers: conn.Brokers, ClientID: conn.ClientID, Timeout: a.timeout, TLS: conn.TLS, SASL: conn.SASL}
+	if a.verbose {
+		cfg.Logger = cluster.RedactLogger(stderrLogger{a.stderr}, conn.Secrets)
+	}
+	a.conn = &cfg
+	return cfg, nil
+}
+
+// flagSettings is the command line's layer of connection settings.
+func (a *app) flagSettings() (cluster.Settings, error) {
+	var s cluster.Settings
+	if a.brokers != "" {
+		brokers, err := cluster.ParseBrokers(a.brokers)
+		if err != nil {
+			return s, fmt.Errorf("--brokers: %w", err)
+		}
+		s.Brokers = brokers
+	}
+	s.ClientID = a.clientID
+	t := &s.TLS
+	t.CAFile, t.CertFile, t.KeyFile, t.ServerName = a.tlsCA, a.tlsCert, a.tlsKey, a.tlsServerName
+	if (a.tlsCert == "") != (a.tlsKey == "") {
+		return s, errors.New("--tls-cert and --tls-key go together")
+	}
+	if a.tlsInsecure {
+		t.InsecureSkipVerify = &a.tlsInsecure
+	}
+	if a.tlsOn || a.tlsInsecure || t.CAFile != "" || t.CertFile != "" || t.ServerName != "" {
+		on := true
+		t.Enabled = &on
+	}
+	if a.saslMechanism != "" {
+		m, err := cluster.ParseMechanism(a.saslMechanism)
+		if err != nil {
+			return s, fmt.Errorf("--sasl-mechanism: %w", err)
+		}
+		s.SASL.Mechanism = m
+		s.SASL.Source = "--sasl-mechanism"
+	}
+	s.SASL.User, s.SASL.PasswordFile, s.SASL.TokenFile = a.saslUser, a.saslPasswordFile, a.saslTokenFile
+	return s, nil
+}
+
+// passwordPrompt reads a secret from the terminal without echo, or is nil
+// when stdin is not a terminal (scripts get a clear error instead).
+func (a *app) passwordPrompt() func(string) (string, error) {
+	f, ok := a.stdin.(*os.File)
+	if !ok || a.noPrompt || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return func(prompt string) (string, error) {
+		fmt.Fprint(a.stderr, prompt)
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(a.stderr)
+		return string(b), err
+	}
+}
+
+// admin opens an admin client and checks the cluster answers.
+func (a *app) admin(ctx context.Context) (cluster.Config, *cluster.Admin, error) {
+	cfg, err := a.clusterConfig()
+	if err != nil {
+		return cfg, nil, err
+	}
+	adm, err := cfg.NewAdmin()
+	if err != nil {
+		return cfg, nil, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	if err := cfg.Ping(pctx, adm); err != nil {
+		adm.Close()
+		return cfg, nil, cfg.ExplainConnError(err)
+	}
+	return cfg, adm, nil
+}
+
+// warnf writes a warning line to stderr.
+func (a *app) warnf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "offsetctl: warning: "+format+"\n", args...)
+}
+
+// infof writes an informational line to stderr.
+func (a *app) infof(format string, args ...any) {
+	fmt.Fprintf(a.stderr, format+"\n", args...)
+}
+
+// changed reports whether a flag was set on the command line.
+func changed(fs *pflag.FlagSet, name string) bool {
+	f := fs.Lookup(name)
+	return f != nil && f.Changed
+}

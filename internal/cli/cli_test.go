@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// result is what one in-process run of offsetctl printed and returned.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// offsetctl runs the real command tree in-process against c (nil: no
+// --brokers flag) and returns what it printed.
+func offsetctl(t testing.TB, c *testkit.Cluster, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return offsetctlCtx(ctx, t, c, args...)
+}
+
+func offsetctlCtx(ctx context.Context, t testing.TB, c *testkit.Cluster, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	full := args
+	if c != nil {
+		full = append([]string{"--brokers", c.BrokerList()}, args...)
+	}
+	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+	code := a.execute(ctx, full)
+	return result{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+// mustRun runs offsetctl and fails the test unless it exits with want.
+func mustRun(t testing.TB, c *testkit.Cluster, want int, args ...string) result {
+	t.Helper()
+	r := offsetctl(t, c, args...)
+	if r.code != want {
+		t.Fatalf("offsetctl %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.code, want, r.stdout, r.stderr)
+	}
+	return r
+}
+
+// decodeJSON decodes r's stdout into v.
+func decodeJSON(t testing.TB, r result, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(r.stdout), v); err != nil {
+		t.Fatalf("decoding JSON output: %v\n%s", err, r.stdout)
+	}
+}

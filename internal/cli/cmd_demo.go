@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/report"
+	"github.com/offsetctl/offsetctl/semantics"
+)
+
+func (a *app) playgroundCmd() *cobra.Command {
+	var (
+		listen  string
+		brokers int
+		empty   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "playground",
+		Short: "Run an in-process Kafka cluster to try offsetctl on, until Ctrl-C",
+		Example: `  offsetctl playground                       # 3 brokers from 127.0.0.1:9092, seeded
+  offsetctl playground --listen 127.0.0.1:19092 --empty`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if brokers < 1 || brokers > 16 {
+				return exitcode.Usagef("--brokers-count must be between 1 and 16, got %d", brokers)
+			}
+			if err := cluster.CheckListen(listen, brokers); err != nil {
+				return exitcode.AsUsage(err)
+			}
+			// A port in use is a state of the machine, not bad usage: exit 1.
+			emb, err := cluster.StartEmbedded(cluster.EmbeddedOptions{Brokers: brokers, Listen: listen})
+			if err != nil {
+				return err
+			}
+			defer emb.Close()
+			cfg := emb.Config()
+			if !empty {
+				if err := cluster.Seed(cmd.Context(), cfg); err != nil {
+					return err
+				}
+			}
+			addr := strings.Join(cfg.Brokers, ",")
+			noun := "brokers"
+			if brokers == 1 {
+				noun = "broker"
+			}
+			fmt.Fprintf(a.stdout, "playground: %d %s at %s\n", brokers, noun, addr)
+			if !empty {
+				fmt.Fprintf(a.stdout, "seeded: topic %s (%d partitions, %d events), group %s with commits\n",
+					cluster.DemoTopic, cluster.DemoPartitions, cluster.DemoEvents, cluster.DemoGroup)
+			}
+			try := "  offsetctl groups\n  offsetctl lag " + cluster.DemoGroup + "\n  offsetctl lag --all-groups -o json\n"
+			if empty {
+				try = "  offsetctl groups\n  offsetctl semantics --keep\n  offsetctl lag --all-groups\n"
+			}
+			fmt.Fprintf(a.stdout, "\ntry, in another terminal:\n  export KAFKA_BROKERS=%s\n%s\nCtrl-C stops the cluster (all data is in memory).\n", addr, try)
+			<-cmd.Context().Done()
+			fmt.Fprintln(a.stderr, "playground: stopped")
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:9092", "host:port of the first broker; the others take the next ports (port 0: random)")
+	cmd.Flags().IntVar(&brokers, "brokers-count", 3, "number of brokers")
+	cmd.Flags().BoolVar(&empty, "empty", false, "start with no topics or groups")
+	return cmd
+}
+
+func (a *app) demoCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "demo",
+		Short: "A guided tour on an in-process cluster: no broker needed",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.demo(cmd.Context())
+		},
+	}
+}
+
+// demo runs the tour on a fresh embedded cluster. Each section runs the
+// real command through the same code path a user gets, and prints the
+// equivalent command for a real cluster.
+func (a *app) demo(ctx context.Context) error {
+	emb, err := cluster.StartEmbedded(cluster.EmbeddedOptions{Brokers: 3})
+	if err != nil {
+		return err
+	}
+	defer emb.Close()
+	cfg := emb.Config()
+	addr := strings.Join(cfg.Brokers, ",")
+	dir, err := os.MkdirTemp("", "offsetctl-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+
+	const (
+		topic = cluster.DemoTopic
+		amo   = topic + "-at-most-once"
+		alo   = topic + "-at-least-once"
+	)
+	backup := filepath.Join(dir, "backup-"+alo+".csv")
+	section := func(n int, title, equivalent string) {
+		fmt.Fprintf(a.stdout, "\n== %d. %s\n", n, title)
+		if equivalent != "" {
+			fmt.Fprintf(a.stdout, "   on a real cluster: %s\n", equivalent)
+		}
+		fmt.Fprintln(a.stdout)
+	}
+	// The tour is read top to bottom: the notes each step writes to stderr
+	// (dry run, backup path, verified) go inline with its output.
+	sub := func(args ...string) error {
+		sa := &app{stdout: a.stdout, stderr: a.stdout, stdin: a.stdin, getenv: a.getenv, now: a.now}
+		full := append([]string{"--brokers", addr}, args...)
+		if code := sa.execute(ctx, full); code != 0 {
+			return fmt.Errorf("demo step `offsetctl %s` failed (exit %d)", strings.Join(args, " "), code)
+		}
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "offsetctl demo: an in-process Kafka cluster (3 brokers) at %s\n", addr)
+
+	section(1, fmt.Sprintf("create topic %q (%d partitions) and produce %d numbered events", topic, cluster.DemoPartitions, cluster.DemoEvents), "")
+	first := true
+	res, err := a.semanticsExperiment(ctx, cfg, semantics.Options{
+		Topic: topic, Events: cluster.DemoEvents, Partitions: cluster.DemoPartitions,
+		Modes: []semantics.Mode{semantics.AtMostOnce, semantics.AtLeastOnce},
+		Keep:  true, NoReplay: true,
+		Progress: func(line string) {
+			if first { // the first line reports the filled topic
+				first = false
+				fmt.Fprintf(a.stdout, "   %s\n", line)
+				section(2, "crash a consumer right after event 25 (batches of 10): at-most-once vs at-least-once",
+					"offsetctl -b BROKERS semantics --modes at-most-once,at-least-once")
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if err := report.Semantics(a.stdout, report.Table, res); err != nil {
+		return err
+	}
+
+	section(3, "lag of the experiment's groups (both read to the end)", "offsetctl -b BROKERS lag "+amo+" "+alo)
+	if err := sub("lag", amo, alo); err != nil {
+		return err
+	}
+
+	section(4, "reset "+alo+" to earliest: a dry run, then --execute with a backup",
+		"offsetctl -b BROKERS reset "+alo+" --topic "+topic+" --to earliest [--execute]")
+	if err := sub("reset", alo, "--topic", topic, "--to", "earliest"); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout)
+	if err := sub("reset", alo, "--topic", topic, "--to", "earliest", "--execute", "--backup", backup); err != nil {
+		return err
+	}
+
+	section(5, "replay "+topic+" from offset 0 with no group: every event, an audit digest, and proof no group moved",
+		"offsetctl -b BROKERS replay "+topic+" --from earliest --out "+topic+".jsonl")
+	if err := sub("replay", topic, "--from", "earliest", "--out", filepath.Join(dir, topic+".jsonl"), "--quiet"); err != nil {
+		return err
+	}
+
+	section(6, "restore "+alo+" from its backup, and its lag again",
+		"offsetctl -b BROKERS reset "+alo+" --to file:BACKUP.csv --execute")
+	if err := sub("reset", alo, "--to", "file:"+backup, "--execute", "--backup", filepath.Join(dir, "backup-2.csv")); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout)
+	if err := sub("lag", alo); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout, "\ndemo finished: the cluster is gone. `offsetctl playground` keeps one running.")
+	return nil
+}

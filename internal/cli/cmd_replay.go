@@ -1,0 +1,322 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/replay"
+	"github.com/offsetctl/offsetctl/report"
+)
+
+type replayFlags struct {
+	from          string
+	partitions    string
+	until         string
+	max           int64
+	follow        bool
+	isolation     string
+	out           string
+	format        string
+	verifyGroups  []string
+	noVerify      bool
+	payloadDigest bool
+	quiet         bool
+	fetchMax      string
+
+	produceTo       string
+	targetBrokers   string
+	targetConfig    string
+	targetProfile   string
+	partitioner     string
+	transactionalID string
+	sourceHeader    bool
+}
+
+func (a *app) replayCmd() *cobra.Command {
+	var f replayFlags
+	cmd := &cobra.Command{
+		Use:   "replay TOPIC",
+		Short: "Replay part of a topic without any consumer group, with an audit digest and proof that no group's offsets moved",
+		Long: `replay reads a range of TOPIC with no consumer group (no JoinGroup, no
+heartbeat, no offset commit, ever), writes the records as JSON lines or raw
+values, prints a summary with an audit digest (SHA-256 over the records in
+partition/offset order: two replays of the same range compare by digest), and
+proves that the committed offsets of every group on the topic are the same
+before and after. With --produce-to it copies the records to another topic
+(backfill) with an idempotent producer, and on failure says where to resume.`,
+		Example: `  offsetctl replay orders --out orders.jsonl
+  offsetctl replay orders --from ago:1h --format raw | grep espresso
+  offsetctl replay orders --from 0=120,2=300 --until 400 -o json --out /dev/null
+  offsetctl replay orders --from time:2026-11-30T06:00:00Z --max 10
+  offsetctl replay orders --follow --partitions 0
+  offsetctl replay orders --produce-to orders-copy --partitioner same --source-header`,
+		Args: func(_ *cobra.Command, args []string) error {
+			switch len(args) {
+			case 0:
+				return exitcode.Usagef("name the topic to replay: offsetctl replay TOPIC")
+			case 1:
+				return nil
+			}
+			return exitcode.Usagef("replay takes one topic, got %d arguments (%s): offsetctl replay TOPIC", len(args), strings.Join(args, " "))
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runReplay(cmd, args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.from, "from", "earliest", "start: earliest, an offset N, time:T (RFC 3339, YYYY-MM-DD[THH:MM[:SS]] UTC, or Unix ms), ago:D (15m, 2h, 3d, 1d12h, PT90M), or per partition 0=120,2=300")
+	fl.StringVar(&f.partitions, "partitions", "", "only these partitions, e.g. 0,2 (default: all, or those of a per-partition --from)")
+	fl.StringVar(&f.until, "until", "", "stop before offset N or before the first record at or after time:T / ago:D (default: the end offsets captured at start)")
+	fl.Int64Var(&f.max, "max", 0, "stop after N records in total (0: no limit)")
+	fl.BoolVar(&f.follow, "follow", false, "keep reading new records until Ctrl-C (or --until)")
+	fl.StringVar(&f.isolation, "isolation", "committed", "committed (read_committed: what consumers see, bounded by the last stable offset) or uncommitted")
+	fl.StringVar(&f.out, "out", "", "write records to FILE, overwriting it if it exists (default stdout; the summary then goes to stdout); --format none writes no file")
+	fl.StringVar(&f.format, "format", "jsonl", "record format: jsonl, raw (value and a newline) or none (digest and proof only)")
+	fl.StringSliceVar(&f.verifyGroups, "verify-groups", nil, "groups whose commits the proof compares (default: every group with commits on the topic)")
+	fl.BoolVar(&f.noVerify, "no-verify", false, "skip the before/after proof")
+	fl.BoolVar(&f.payloadDigest, "payload-digest", false, "also print the payload digest (no partitions or offsets), comparable between a source and its copy")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
+	fl.StringVar(&f.fetchMax, "fetch-max-bytes", "2MiB", "largest fetch response (and partition share of it); with one fetch buffered per broker it bounds memory")
+	fl.StringVar(&f.produceTo, "produce-to", "", "backfill: copy every replayed record to this topic")
+	fl.StringVar(&f.targetBrokers, "target-brokers", "", "backfill: bootstrap brokers of the target cluster (default: the source cluster)")
+	fl.StringVar(&f.targetConfig, "target-command-config", "", "backfill: Java client properties file of the target cluster (its own brokers, TLS, SASL)")
+	fl.StringVar(&f.targetProfile, "target-profile", "", "backfill: named profile of the target cluster (its own brokers, TLS, SASL)")
+	fl.StringVar(&f.partitioner, "partitioner", "same", "backfill: same (source partition number) or key (hash of the key)")
+	fl.StringVar(&f.transactionalID, "transactional-id", "", "backfill: copy in one transaction with this id (atomic for read_committed consumers)")
+	fl.BoolVar(&f.sourceHeader, "source-header", false, "backfill: add header offsetctl.source=topic/partition/offset to each copy")
+	return cmd
+}
+
+func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
+	now := a.now()
+	from, err := replay.ParseStart(f.from, now)
+	if err != nil {
+		return exitcode.AsUsage(err)
+	}
+	until, err := replay.ParseUntil(f.until, now)
+	if err != nil {
+		return exitcode.AsUsage(err)
+	}
+	fs := cmd.Flags()
+	if changed(fs, "partitions") && strings.TrimSpace(f.partitions) == "" {
+		return exitcode.Usagef("--partitions is empty: name partitions (0,2) or leave the flag out for all")
+	}
+	parts, err := replay.ParsePartitions(f.partitions)
+	if err != nil {
+		return exitcode.AsUsage(err)
+	}
+	if changed(fs, "verify-groups") {
+		if len(f.verifyGroups) == 0 {
+			return exitcode.Usagef("--verify-groups is empty: name groups, or leave the flag out for every group with commits on the topic")
+		}
+		for i, g := range f.verifyGroups {
+			if strings.TrimSpace(g) == "" {
+				return exitcode.Usagef("--verify-groups %q: item %d is empty", strings.Join(f.verifyGroups, ","), i+1)
+			}
+		}
+	}
+	format, err := replay.ParseFormat(f.format)
+	if err != nil {
+		return exitcode.AsUsage(err)
+	}
+	iso, err := admin.ParseIsolation(f.isolation)
+	if err != nil {
+		return exitcode.AsUsage(err)
+	}
+	if f.max < 0 {
+		return exitcode.Usagef("--max must be ≥ 0, got %d", f.max)
+	}
+	fetchMax, err := parseSize(f.fetchMax)
+	if err != nil || fetchMax < 64<<10 || fetchMax > 256<<20 {
+		return exitcode.Usagef("--fetch-max-bytes %q: want a size from 64KiB to 256MiB (e.g. 512KiB, 4MiB)", f.fetchMax)
+	}
+	if f.produceTo == "" {
+		for _, name := range []string{"target-brokers", "target-command-config", "target-profile", "partitioner", "transactional-id", "source-header"} {
+			if changed(fs, name) {
+				return exitcode.Usagef("--%s needs --produce-to", name)
+			}
+		}
+	}
+	if f.noVerify && len(f.verifyGroups) > 0 {
+		return exitcode.Usagef("--no-verify and --verify-groups exclude each other")
+	}
+	// The shared connection path: a ping first, so an unreachable or
+	// misconfigured cluster reads as in every other command.
+	cfg, adm, err := a.admin(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer adm.Close()
+	opts := replay.Options{Admin: adm,
+		Topic: topic, Partitions: parts, From: from, Until: until, Max: f.max, Follow: f.follow,
+		Isolation: iso, Format: format, VerifyGroups: f.verifyGroups, NoVerify: f.noVerify,
+		PayloadDigest: f.payloadDigest, Now: a.now, FetchMaxBytes: int32(fetchMax),
+	}
+	if f.produceTo != "" {
+		po := &replay.ProduceOptions{Topic: f.produceTo, Partitioner: f.partitioner, TransactionalID: f.transactionalID, SourceHeader: f.sourceHeader}
+		if f.targetBrokers != "" {
+			b, err := cluster.ParseBrokers(f.targetBrokers)
+			if err != nil {
+				return exitcode.AsUsage(fmt.Errorf("--target-brokers: %w", err))
+			}
+			po.Brokers = b
+		}
+		if f.targetConfig != "" || f.targetProfile != "" {
+			tcfg, err := a.targetClusterConfig(cfg, po.Brokers, f)
+			if err != nil {
+				return err
+			}
+			po.Target = &tcfg
+		}
+		po.Warnf = a.warnf
+		opts.Produce = po
+	}
+
+	// Records go to --out or stdout; the summary to stdout unless the
+	// records are there, then to stderr.
+	summary := a.stdout
+	if format != replay.None {
+		if f.out == "" || f.out == "-" {
+			opts.Sink = a.stdout
+			summary = a.stderr
+		} else {
+			file, err := os.OpenFile(f.out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+			if err != nil {
+				return exitcode.AsUsage(fmt.Errorf("--out: %w", err))
+			}
+			defer file.Close()
+			opts.Sink = file
+		}
+	}
+
+	var bar *progressbar.ProgressBar
+	if !f.quiet && isTerminal(a.stderr) {
+		bar = newReplayBar(a.stderr)
+		opts.Progress = func(p replay.Progress) {
+			if p.Total >= 0 && bar.GetMax64() != p.Total {
+				bar.ChangeMax64(p.Total)
+			}
+			_ = bar.Set64(p.Records)
+			if p.Done {
+				_ = bar.Finish()
+				fmt.Fprintln(a.stderr)
+			}
+		}
+	}
+
+	// A soft memory limit keeps the resident set flat: the live heap of a
+	// replay is a few fetches, but at a high allocation rate the collector
+	// otherwise lets garbage pile up to several times that. It applies to
+	// this command only (restored after) and yields to GOMEMLIMIT.
+	if a.getenv("GOMEMLIMIT") == "" {
+		prev := debug.SetMemoryLimit(replayMemoryLimit)
+		defer debug.SetMemoryLimit(prev)
+	}
+	res, runErr := replay.Run(cmd.Context(), cfg, opts)
+	if c, ok := opts.Sink.(io.Closer); ok && opts.Sink != a.stdout {
+		if err := c.Close(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("closing %s: %w", f.out, err)
+		}
+	}
+	if res != nil {
+		if err := report.Replay(summary, a.format, res); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	return runErr
+}
+
+// targetClusterConfig resolves the backfill target's own connection from
+// --target-command-config and --target-profile (as --command-config and
+// --profile resolve the source's, cluster.Connect), with --target-brokers
+// above them and the source's brokers below (a profile may give only
+// credentials). The source's default secret variables ($KAFKA_SASL_PASSWORD,
+// $KAFKA_SASL_TOKEN) are not read for the target: the target's secret
+// comes from its file or profile (a password file, or a variable named
+// there), or a prompt.
+func (a *app) targetClusterConfig(src cluster.Config, brokers []string, f replayFlags) (cluster.Config, error) {
+	getenv := func(k string) string {
+		switch k {
+		case "KAFKA_BROKERS":
+			return strings.Join(src.Brokers, ",")
+		case cluster.EnvPassword, cluster.EnvToken:
+			return ""
+		}
+		return a.getenv(k)
+	}
+	conn, err := cluster.Connect(cluster.Sources{
+		Env:           cluster.Env{Getenv: getenv, ReadFile: os.ReadFile, Prompt: a.passwordPrompt()},
+		Flags:         cluster.Settings{Brokers: brokers},
+		CommandConfig: f.targetConfig,
+		Profile:       f.targetProfile,
+	})
+	if err != nil {
+		msg := strings.NewReplacer("--command-config", "--target-command-config", "--profile", "--target-profile").Replace(err.Error())
+		return cluster.Config{}, exitcode.Usagef("target cluster: %s", msg)
+	}
+	for _, n := range conn.Notes {
+		a.infof("offsetctl: note: target: %s", strings.ReplaceAll(n, "--command-config", "--target-command-config"))
+	}
+	for _, w := range conn.Warnings {
+		a.warnf("target: %s", w)
+	}
+	cfg := cluster.Config{Brokers: conn.Brokers, ClientID: conn.ClientID, Timeout: a.timeout, TLS: conn.TLS, SASL: conn.SASL}
+	if cfg.ClientID == "" {
+		cfg.ClientID = src.ClientID
+	}
+	if a.verbose {
+		cfg.Logger = cluster.RedactLogger(stderrLogger{a.stderr}, conn.Secrets)
+	}
+	return cfg, nil
+}
+
+// replayMemoryLimit is the soft memory limit of a replay.
+const replayMemoryLimit = 64 << 20
+
+// parseSize parses a byte size: a number with an optional B, KiB/KB/K,
+// MiB/MB/M suffix (all binary).
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	mult := int64(1)
+	lower := strings.ToLower(s)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"kb", 1 << 10}, {"mb", 1 << 20}, {"k", 1 << 10}, {"m", 1 << 20}, {"b", 1}} {
+		if strings.HasSuffix(lower, u.suffix) {
+			mult = u.mult
+			s = strings.TrimSpace(s[:len(s)-len(u.suffix)])
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > (1<<40)/mult {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return n * mult, nil
+}
+
+func newReplayBar(w io.Writer) *progressbar.ProgressBar {
+	return progressbar.NewOptions64(-1,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("replay"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("records"),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionClearOnFinish(),
+	)
+}

@@ -1,0 +1,355 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/report"
+)
+
+type resetFlags struct {
+	groups    []string
+	allGroups bool
+	to        string
+	topics    []string
+	allTopics bool
+	execute   bool
+	dryRun    bool
+	export    bool
+	backup    string
+
+	// Apache's kafka-consumer-groups scenario flags, as aliases of --to.
+	toEarliest, toLatest, toCurrent bool
+	toOffset, shiftBy, toDatetime   string
+	byDuration, fromFile            string
+}
+
+func (a *app) resetCmd() *cobra.Command {
+	var f resetFlags
+	cmd := &cobra.Command{
+		Use:   "reset GROUP [GROUP...] | --all-groups  --to SPEC  --topic T[:P,...] | --all-topics",
+		Short: "Move consumer-group offsets (dry run by default; --execute writes a backup, commits and verifies)",
+		Long: `Move the committed offsets of inactive consumer groups.
+
+--to SPEC is one of: earliest, latest, current, N (an exact offset),
+shift:+N / shift:-N (relative to the committed offset), time:TIME (first
+offset at or after that time: RFC 3339, YYYY-MM-DD[THH:MM[:SS[.sss]]] in UTC
+unless a zone follows, or unix milliseconds), ago:DURATION (90m, 3d, 1d12h,
+PT90M, P1DT2H), file:PLAN.csv (Apache's --export/--from-file CSV) or group:OTHER
+(copy another group's committed offsets). Apache's flags --to-earliest,
+--to-latest, --to-current, --to-offset, --shift-by, --to-datetime,
+--by-duration and --from-file are accepted too.
+
+Without --execute nothing changes: the plan is printed. With --execute the
+whole plan is validated, a backup of the current offsets is written and
+fsynced, one OffsetCommit per group is sent (generation -1, never joining the
+group), and the offsets are read back and compared with the plan.
+Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
+		Example: `  offsetctl reset orders-billing --topic orders --to earliest
+  offsetctl reset orders-billing --topic orders:0,1 --to shift:-100 --execute
+  offsetctl reset orders-billing --all-topics --to ago:2h --execute
+  offsetctl reset orders-billing --all-topics --to-datetime 2026-11-30T10:00:00.000 --export > plan.csv
+  offsetctl reset orders-billing --to file:offsetctl-backup-orders-billing-20261130T101500.412Z.csv --execute`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runReset(cmd, append(append([]string(nil), args...), f.groups...), f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.groups, "group", nil, "group to reset (repeatable; same as naming it as an argument)")
+	fl.BoolVar(&f.allGroups, "all-groups", false, "every consumer group (active groups are skipped with a warning)")
+	fl.StringVar(&f.to, "to", "", "target: earliest, latest, current, N, shift:±N, time:T, ago:D, file:PLAN.csv, group:OTHER")
+	fl.StringArrayVarP(&f.topics, "topic", "t", nil, "scope: TOPIC (every partition) or TOPIC:P,P (repeatable)")
+	fl.BoolVar(&f.allTopics, "all-topics", false, "scope: every partition the group has committed offsets on")
+	fl.BoolVar(&f.execute, "execute", false, "apply the plan (default: dry run)")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "only print the plan (the default)")
+	fl.BoolVar(&f.export, "export", false, "print the plan as Apache's CSV (topic,partition,offset; group first for several groups)")
+	fl.StringVar(&f.backup, "backup", "", "backup file written before --execute commits (default offsetctl-backup-GROUP-UTCTIME.csv)")
+	fl.BoolVar(&f.toEarliest, "to-earliest", false, "alias of --to earliest")
+	fl.BoolVar(&f.toLatest, "to-latest", false, "alias of --to latest")
+	fl.BoolVar(&f.toCurrent, "to-current", false, "alias of --to current")
+	fl.StringVar(&f.toOffset, "to-offset", "", "alias of --to N")
+	fl.StringVar(&f.shiftBy, "shift-by", "", "alias of --to shift:N")
+	fl.StringVar(&f.toDatetime, "to-datetime", "", "alias of --to time:T (Apache's YYYY-MM-DDTHH:mm:SS.sss, UTC without a zone; also RFC 3339, YYYY-MM-DD, unix ms)")
+	fl.StringVar(&f.byDuration, "by-duration", "", "alias of --to ago:D (ISO-8601 like PT1H; also 90m, 3d, 1d12h)")
+	fl.StringVar(&f.fromFile, "from-file", "", "alias of --to file:PATH")
+	return cmd
+}
+
+// targetSpec merges --to and Apache's aliases into one SPEC.
+func (f resetFlags) targetSpec(cmd *cobra.Command) (string, error) {
+	var specs []string
+	add := func(flag, spec string) {
+		if changed(cmd.Flags(), flag) {
+			specs = append(specs, spec)
+		}
+	}
+	add("to", f.to)
+	add("to-earliest", "earliest")
+	add("to-latest", "latest")
+	add("to-current", "current")
+	add("to-offset", strings.TrimSpace(f.toOffset))
+	add("shift-by", "shift:"+strings.TrimSpace(f.shiftBy))
+	add("to-datetime", "time:"+strings.TrimSpace(f.toDatetime))
+	add("by-duration", "ago:"+strings.TrimSpace(f.byDuration))
+	add("from-file", "file:"+f.fromFile)
+	switch len(specs) {
+	case 0:
+		return "", exitcode.Usagef("say where to move the offsets: --to SPEC (earliest, latest, current, N, shift:±N, time:T, ago:D, file:PLAN.csv, group:OTHER)")
+	case 1:
+		return specs[0], nil
+	}
+	return "", exitcode.Usagef("give exactly one target (--to or one of Apache's --to-* flags), got %d: %s", len(specs), strings.Join(specs, ", "))
+}
+
+func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error {
+	if f.export && changed(cmd.Flags(), "output") && a.format != report.CSV {
+		return exitcode.Usagef("--export prints Apache's CSV plan; it takes no -o %s", a.format)
+	}
+	if err := checkBackupFlag(cmd); err != nil {
+		return err
+	}
+	spec, err := f.targetSpec(cmd)
+	if err != nil {
+		return err
+	}
+	target, err := admin.ParseTarget(spec, a.now())
+	if err != nil {
+		return exitcode.AsUsage(err)
+	}
+	if f.execute && f.dryRun {
+		return exitcode.Usagef("--execute and --dry-run contradict each other")
+	}
+	if f.allTopics && len(f.topics) > 0 {
+		return exitcode.Usagef("--topic and --all-topics contradict each other")
+	}
+	scope, err := admin.ParseScope(f.topics)
+	if err != nil {
+		return exitcode.AsUsage(err)
+	}
+	if target.NeedsScope() && scope.Empty() && !f.allTopics {
+		return exitcode.Usagef("name a scope: --topic TOPIC[:P,...] (repeatable) or --all-topics")
+	}
+	if target.Kind == admin.ToGroup && len(groups) > 0 {
+		for _, g := range groups {
+			if g == target.Group {
+				return exitcode.Usagef("group %s cannot copy its own offsets", g)
+			}
+		}
+	}
+	// JSON is an object only when exactly one group was named, whatever
+	// the cluster holds.
+	oneGroup := !f.allGroups && len(admin.Dedupe(groups)) == 1
+	var file *admin.PlanFile
+	fromFile := false // the groups are the plan file's (none named)
+	if target.Kind == admin.ToFile {
+		data, err := os.ReadFile(target.Path)
+		if err != nil {
+			return exitcode.Usagef("reading plan: %v", err)
+		}
+		pf, err := admin.ParsePlanCSV(data)
+		if err != nil {
+			return exitcode.Usagef("plan %s: %v", target.Path, err)
+		}
+		if len(pf.Rows) == 0 {
+			return exitcode.Usagef("plan %s has no rows", target.Path)
+		}
+		file = &pf
+		if len(groups) == 0 && !f.allGroups && pf.Columns == 4 {
+			groups = pf.GroupsIn()
+			fromFile = true
+		}
+	}
+	if f.allGroups == (len(groups) > 0) {
+		return exitcode.Usagef("%s", groupsOrAll(len(groups) > 0))
+	}
+	for _, g := range groups {
+		if g == "" {
+			return exitcode.Usagef("empty group name")
+		}
+	}
+
+	cfg, adm, err := a.admin(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer adm.Close()
+
+	gctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
+	in, err := admin.GatherReset(gctx, adm, admin.ResetRequest{Groups: groups, AllGroups: f.allGroups, Target: target, Scope: scope, AllTopics: f.allTopics, File: file, GroupsFromFile: fromFile})
+	cancel()
+	if err != nil {
+		return a.planErr(cfg, gctx, err)
+	}
+	plan, err := admin.PlanReset(in)
+	if err != nil {
+		return a.planErr(cfg, gctx, err)
+	}
+	for _, w := range plan.Warnings {
+		a.warnf("%s", w)
+	}
+	render := func() error {
+		if f.export {
+			return report.ResetExport(a.stdout, plan)
+		}
+		return report.Reset(a.stdout, a.format, plan, oneGroup)
+	}
+	if errs := plan.Errors(); len(errs) > 0 {
+		if err := render(); err != nil {
+			return err
+		}
+		return fmt.Errorf("nothing was committed: %w", summarizeErrors(errs))
+	}
+	if refusals := plan.Refusals(); len(refusals) > 0 {
+		if err := render(); err != nil {
+			return err
+		}
+		return fmt.Errorf("nothing was committed: %s", strings.Join(refusals, "; "))
+	}
+	if !f.execute {
+		if err := render(); err != nil {
+			return err
+		}
+		a.infof("dry run: nothing changed. Add --execute to apply this plan.")
+		return nil
+	}
+	return a.executeReset(cmd.Context(), cfg, adm, &plan, f, render)
+}
+
+// planErr classifies a gather or planning failure: usage (exit 2), an
+// unreachable cluster, or an operational failure.
+func (a *app) planErr(cfg cluster.Config, ctx context.Context, err error) error {
+	var ue *admin.UsageError
+	if errors.As(err, &ue) {
+		return exitcode.AsUsage(err)
+	}
+	if ctx.Err() != nil {
+		return cfg.Unreachable(ctx.Err())
+	}
+	return err
+}
+
+func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, plan *admin.Plan, f resetFlags, render func() error) error {
+	var backups []admin.BackupGroup
+	var todo []int
+	for i, g := range plan.Groups {
+		if len(g.Partitions) == 0 {
+			continue
+		}
+		todo = append(todo, i)
+		backups = append(backups, g.BackupOf())
+	}
+	if len(todo) == 0 {
+		if err := render(); err != nil {
+			return err
+		}
+		a.infof("nothing to reset: no partition in scope")
+		return nil
+	}
+	at := a.now()
+	path, err := writeBackup(f.backup, at, backups)
+	if err != nil {
+		return fmt.Errorf("nothing was committed: %w", err)
+	}
+	ectx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	var groupErrs []string
+	for _, i := range todo {
+		plan.Groups[i].Backup = path
+		if err := admin.ExecuteReset(ectx, adm, &plan.Groups[i]); err != nil {
+			groupErrs = append(groupErrs, err.Error())
+		}
+	}
+	// The plan goes to stdout; what was done goes to stderr whatever
+	// happens to stdout (a closed pipe must not hide a commit).
+	renderErr := render()
+	restore := "offsetctl reset --to " + shellQuote("file:"+path) + " --execute"
+	if len(todo) == 1 {
+		restore = "offsetctl reset " + shellQuote(plan.Groups[todo[0]].Group) + " --to " + shellQuote("file:"+path) + " --execute"
+	}
+	a.infof("backup of the previous offsets: %s (undo: %s)", path, restore)
+	for _, i := range todo {
+		if n := plan.Groups[i].CommitRequests; n > 1 {
+			a.infof("group %s: the commit exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetCommit requests, each atomic", plan.Groups[i].Group, n)
+		}
+	}
+	errs := plan.Errors()
+	if len(errs) > 0 || len(groupErrs) > 0 {
+		if ectx.Err() != nil {
+			return cfg.Unreachable(ectx.Err())
+		}
+		return summarizeErrors(append(groupErrs, errs...))
+	}
+	changed, unchanged := 0, 0
+	for _, i := range todo {
+		c, u := plan.Groups[i].Changes()
+		changed, unchanged = changed+c, unchanged+u
+	}
+	a.infof("reset %d group(s): %d partition(s) changed, %d unchanged; read back and verified", len(todo), changed, unchanged)
+	if renderErr != nil {
+		return fmt.Errorf("the reset was applied, but printing its plan failed: %w", renderErr)
+	}
+	return nil
+}
+
+// writeBackup writes the backup to path given with --backup (an existing
+// file there is an error) or, with no path, to a default name that is new:
+// the tool chose it, so it never fails because the name is taken and never
+// overwrites. It returns the path written.
+func writeBackup(path string, at time.Time, groups []admin.BackupGroup) (string, error) {
+	if path != "" {
+		return path, admin.WriteBackupFile(path, at, groups)
+	}
+	return admin.WriteNewBackupFile(defaultBackupStem(groups, at), at, groups)
+}
+
+// defaultBackupStem is the default backup name without ".csv":
+// offsetctl-backup-GROUP-UTCTIME or offsetctl-backup-N-groups-UTCTIME, the
+// time to the millisecond (WriteNewBackupFile adds -2, -3... if taken).
+func defaultBackupStem(groups []admin.BackupGroup, at time.Time) string {
+	ts := at.UTC().Format("20060102T150405.000Z")
+	if len(groups) == 1 {
+		return fmt.Sprintf("offsetctl-backup-%s-%s", admin.SafeFileName(groups[0].Group), ts)
+	}
+	return fmt.Sprintf("offsetctl-backup-%d-groups-%s", len(groups), ts)
+}
+
+func shellQuote(s string) string {
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-:/@", r)) {
+			safe = false
+		}
+	}
+	if safe && s != "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// summarizeErrors is reportErrors for lists that can run to thousands of
+// partitions: the first few, then how many more (the table has them all).
+func summarizeErrors(lines []string) error {
+	const show = 5
+	if len(lines) <= show {
+		return reportErrors(lines)
+	}
+	return fmt.Errorf("%d errors: %s; ... and %d more (see the table)", len(lines), strings.Join(lines[:show], "; "), len(lines)-show)
+}
+
+// checkBackupFlag refuses an explicitly empty --backup (it would silently
+// mean the default name).
+func checkBackupFlag(cmd *cobra.Command) error {
+	if f := cmd.Flags().Lookup("backup"); f != nil && f.Changed && strings.TrimSpace(f.Value.String()) == "" {
+		return exitcode.Usagef("--backup is empty: give a file path, or leave the flag out for offsetctl-backup-GROUP-UTCTIME.csv")
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// groups --state: an empty value or an empty item is bad input (exit 2,
+// one line), never "every state" (--state Empty, listed Stable groups);
+// a list or repeated flags filter on their union, case-insensitively.
+func TestGroupsStateList(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	idle := testkit.Name(t, "idle")
+	c.Commit(idle, topic, map[int32]int64{0: 0})
+	live := testkit.Name(t, "live")
+	c.Consumer(live, topic, false, kgo.DisableAutoCommit())
+
+	for _, tc := range []struct {
+		state []string
+		want  string
+	}{
+		{[]string{"Empty,"}, `--state "Empty,": item 2 is empty (valid states are Empty, Dead, Stable,`},
+		{[]string{",Stable"}, `--state ",Stable": item 1 is empty`},
+		{[]string{"Empty,,Stable"}, `--state "Empty,,Stable": item 2 is empty`},
+		{[]string{""}, `--state must name at least one state, got "" (valid states are`},
+		{[]string{"Empty", " "}, `--state must name at least one state, got " "`},
+		{[]string{"Empty,Bogus"}, `--state "Empty,Bogus": unknown state "Bogus" (valid states are`},
+		{[]string{"bogus"}, `--state "bogus": valid states are Empty, Dead,`},
+	} {
+		args := []string{"groups"}
+		for _, s := range tc.state {
+			args = append(args, "--state", s)
+		}
+		r := offsetctl(t, c, args...)
+		line := strings.TrimSpace(r.stderr)
+		if r.code != 2 || r.stdout != "" || strings.Contains(line, "\n") || !strings.Contains(line, tc.want) {
+			t.Errorf("%q: exit %d stdout %q stderr %q; want exit 2 and one line with %q", args, r.code, r.stdout, r.stderr, tc.want)
+		}
+	}
+
+	listed := func(args ...string) map[string]string {
+		t.Helper()
+		var out struct {
+			Groups []admin.GroupSummary `json:"groups"`
+		}
+		decodeJSON(t, mustRun(t, c, 0, append([]string{"groups", "-o", "json"}, args...)...), &out)
+		got := map[string]string{}
+		for _, g := range out.Groups {
+			if g.Group == idle || g.Group == live {
+				got[g.Group] = g.State
+			}
+		}
+		return got
+	}
+	if got := listed("--state", " empty "); len(got) != 1 || got[idle] != "Empty" {
+		t.Errorf("--state ' empty ' listed %v, want only %s", got, idle)
+	}
+	if got := listed("--state", "Empty,stable"); len(got) != 2 || got[live] != "Stable" {
+		t.Errorf("--state Empty,stable listed %v, want both groups", got)
+	}
+	if got := listed("--state", "STABLE", "--state", "Stable"); len(got) != 1 || got[live] != "Stable" {
+		t.Errorf("--state STABLE --state Stable listed %v, want only %s", got, live)
+	}
+}

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// requestCounter counts requests a client writes, by API key.
+type requestCounter struct {
+	mu sync.Mutex
+	n  map[int16]int
+}
+
+func (r *requestCounter) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	r.n[key]++
+	r.mu.Unlock()
+}
+
+// lagBenchGroups and lagBenchPartitions size the lag benchmark; the issue
+// asks for 100 groups × 1,000 partitions. OFFSETCTL_BENCH_SMALL shrinks it.
+func lagBenchSize() (groups, partitions int) {
+	if os.Getenv("OFFSETCTL_BENCH_SMALL") != "" {
+		return 10, 100
+	}
+	return 100, 1000
+}
+
+// BenchmarkLagAllGroups times `offsetctl lag --all-groups -o json` over
+// 100 groups, each with commits on all 1,000 partitions of one topic, and
+// reports the requests that gathering sends by kind (they must not grow
+// with the number of groups). On a real broker with OFFSETCTL_KAFKA_SCRIPT
+// it also times Apache's `kafka-consumer-groups --describe --all-groups`
+// once on the same data and reports the ratio.
+func BenchmarkLagAllGroups(b *testing.B) {
+	nGroups, nParts := lagBenchSize()
+	c := testkit.New(b)
+	topic := c.Topic(int32(nParts), nil)
+	per := map[int32]int{}
+	for p := 0; p < nParts; p++ {
+		per[int32(p)] = 3
+	}
+	c.Produce(topic, per, time.Time{})
+	prefix := testkit.Name(b, "bench")
+	adm := c.Admin()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for g := 0; g < nGroups; g++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(g int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			os := make(kadm.Offsets)
+			for p := 0; p < nParts; p++ {
+				os.AddOffset(topic, int32(p), int64((g+p)%4), -1)
+			}
+			if err := adm.CommitAllOffsets(ctx, fmt.Sprintf("%s-%03d", prefix, g), os); err != nil {
+				b.Error(err)
+			}
+		}(g)
+	}
+	wg.Wait()
+
+	// Requests one gathering sends, counted by API key.
+	rc := &requestCounter{n: map[int16]int{}}
+	cfg := c.Cfg
+	hooked, err := cfg.NewAdmin(kgo.WithHooks(rc))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := admin.Gather(ctx, hooked, admin.GatherRequest{AllGroups: true}); err != nil {
+		b.Fatal(err)
+	}
+	hooked.Close()
+	names := map[int16]string{2: "ListOffsets", 3: "Metadata", 9: "OffsetFetch", 15: "DescribeGroups", 16: "ListGroups", 69: "ConsumerGroupDescribe", 10: "FindCoordinator"}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := offsetctl(b, c, "lag", "--all-groups", "-o", "json", "--timeout", "120s")
+		if r.code != 0 {
+			b.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+	}
+	b.StopTimer()
+	ours := b.Elapsed() / time.Duration(b.N)
+	// ResetTimer drops reported metrics: report the request counts now.
+	for k, n := range rc.n {
+		name := names[k]
+		if name == "" {
+			name = "key" + strconv.Itoa(int(k))
+		}
+		b.ReportMetric(float64(n), name+"-reqs")
+	}
+
+	if script := os.Getenv("OFFSETCTL_KAFKA_SCRIPT"); testkit.Real() && script != "" {
+		start := time.Now()
+		cmd := exec.Command("bash", script, "consumer-groups", "--bootstrap-server", c.BrokerList(), "--describe", "--all-groups")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("apache describe: %v\n%.2000s", err, out)
+		}
+		apache := time.Since(start)
+		b.ReportMetric(apache.Seconds(), "apache-s")
+		b.ReportMetric(float64(apache)/float64(ours), "apache/offsetctl")
+	}
+}

@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+func TestVersionAndCompletion(t *testing.T) {
+	r := mustRun(t, nil, 0, "version")
+	if !strings.HasPrefix(r.stdout, "offsetctl "+version) || !strings.Contains(r.stdout, "go1.") {
+		t.Errorf("version output %q", r.stdout)
+	}
+	var v struct{ Version, Go, OS, Arch string }
+	decodeJSON(t, mustRun(t, nil, 0, "version", "-o", "json"), &v)
+	if v.Version != version || !strings.HasPrefix(v.Go, "go1.") || v.OS == "" || v.Arch == "" {
+		t.Errorf("version -o json = %+v", v)
+	}
+	if r := mustRun(t, nil, 0, "version", "-o", "csv"); !strings.HasPrefix(r.stdout, "version,revision,go,os,arch\n"+version+",") {
+		t.Errorf("version -o csv = %q", r.stdout)
+	}
+	for shell, marker := range map[string]string{"bash": "__start_offsetctl", "zsh": "#compdef offsetctl", "fish": "complete -c offsetctl"} {
+		r := mustRun(t, nil, 0, "completion", shell)
+		if !strings.Contains(r.stdout, marker) {
+			t.Errorf("completion %s lacks %q", shell, marker)
+		}
+	}
+	// Help lists every command a user can run.
+	r = mustRun(t, nil, 0, "--help")
+	for _, c := range []string{"groups", "lag", "demo", "playground", "version", "completion"} {
+		if !strings.Contains(r.stdout, "  "+c+" ") {
+			t.Errorf("--help does not list %s", c)
+		}
+	}
+}
+
+func TestErrorLine(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("a"), "a"},
+		{errors.Join(errors.New("mode auto: x"), errors.New("mode async: y")), "mode auto: x; mode async: y"},
+		{fmt.Errorf("run: %w", errors.Join(errors.New("a\nb"), errors.New("c"))), "run: a b c"},
+		{errors.New("unknown command \"lgs\" for \"offsetctl\"\n\nDid you mean this?\n\tlag\n"), `unknown command "lgs" for "offsetctl" Did you mean this? lag`},
+		{errors.New("  a   b \n c\t d\n"), "a b c d"},
+	} {
+		if got := errorLine(tc.err); got != tc.want {
+			t.Errorf("errorLine(%q) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}
+
+// Wrong argument counts are exit 2 with one line naming the command and
+// its usage (not cobra's "accepts 1 arg(s), received 2").
+func TestArgumentCounts(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"delete-offsets", "a", "b", "--topic", "t"}, `delete-offsets takes one argument (the group), got 2: "a" "b": offsetctl delete-offsets GROUP --topic T[:P,...]`},
+		{[]string{"delete-offsets", "--topic", "t"}, "name the group: offsetctl delete-offsets GROUP --topic T[:P,...]"},
+		{[]string{"delete-group"}, "name the group(s) to delete: offsetctl delete-group GROUP..."},
+		{[]string{"groups", "x"}, `groups takes no arguments, got "x": offsetctl groups`},
+		{[]string{"version", "x", "y"}, `version takes no arguments, got "x" "y"`},
+		{[]string{"delete-offsets", "1", "2", "3", "4", "5", "6", "7", "--topic", "t"}, `delete-offsets takes one argument (the group), got 7: "1" "2" "3" "4" "5" and 2 more: `},
+		{[]string{"demo", "x"}, `demo takes no arguments`},
+		{[]string{"playground", "x"}, `playground takes no arguments`},
+		{[]string{"semantics", "x"}, `unknown command "x" for semantics (its commands: count)`},
+		{[]string{"semantics", "count"}, "name the processed log(s) to count: offsetctl semantics count FILE..."},
+	} {
+		r := offsetctl(t, nil, tc.args...)
+		if r.code != 2 || r.stdout != "" || !strings.HasPrefix(r.stderr, "offsetctl: "+tc.want) {
+			t.Errorf("%v: exit %d stdout %q stderr %q; want 2 and %q", tc.args, r.code, r.stdout, r.stderr, tc.want)
+		}
+		if strings.Count(strings.TrimRight(r.stderr, "\n"), "\n") != 0 {
+			t.Errorf("%v: stderr is not one line: %q", tc.args, r.stderr)
+		}
+	}
+}
+
+// --bootstrap-server, the Apache tools' spelling, is --brokers.
+func TestBootstrapServerIsBrokers(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 0})
+	for _, args := range [][]string{
+		{"--bootstrap-server", c.BrokerList(), "lag", g, "-o", "json"},
+		{"lag", g, "--bootstrap-server=" + c.BrokerList(), "-o", "json"},
+	} {
+		var rep lagJSON
+		decodeJSON(t, mustRun(t, nil, 0, args...), &rep)
+		if len(rep.Groups) != 1 || rep.Groups[0].Group != g || len(rep.Groups[0].Partitions) != 1 {
+			t.Errorf("%v: %+v", args, rep.Groups)
+		}
+	}
+}
