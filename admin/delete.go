@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
 )
 
 // DeleteOffsetsRow is one partition of a delete-offsets plan.
@@ -42,12 +43,12 @@ type DeleteOffsetsPlan struct {
 }
 
 // PlanDeleteOffsets lists the scoped partitions of group with their
-// commits. Unknown topics or partitions are a *UsageError.
+// commits. Unknown topics or partitions are bad input (exitcode.Usage).
 func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPlan, error) {
 	p := DeleteOffsetsPlan{Group: group, Partitions: []DeleteOffsetsRow{}}
 	g, ok := s.Group(group)
 	if !ok {
-		return p, usagef("group %s was not gathered", group)
+		return p, exitcode.Usagef("group %s was not gathered", group)
 	}
 	p.State, p.Members = g.State, len(g.Members)
 	if !g.Exists {
@@ -77,11 +78,11 @@ func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPla
 	}
 	for _, t := range scope.TopicNames() {
 		if err := s.Offsets.TopicErr[t]; err != nil {
-			return p, usagef("%v", err)
+			return p, exitcode.Usagef("%v", err)
 		}
 		parts, ok := s.Offsets.Partitions[t]
 		if !ok {
-			return p, usagef("topic %s does not exist", t)
+			return p, exitcode.Usagef("topic %s does not exist", t)
 		}
 		want := scope.Topics[t]
 		if want == nil {
@@ -92,7 +93,7 @@ func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPla
 		}
 		for _, q := range want {
 			if _, ok := parts[q]; !ok {
-				return p, usagef("partition %d does not exist in topic %s (it has %d partitions)", q, t, len(parts))
+				return p, exitcode.Usagef("partition %d does not exist in topic %s (it has %d partitions)", q, t, len(parts))
 			}
 			row := DeleteOffsetsRow{Topic: t, Partition: q, Status: "would delete"}
 			if c, ok := g.Commits[t][q]; ok {

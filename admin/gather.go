@@ -36,7 +36,7 @@ func ParseIsolation(s string) (Isolation, error) {
 	case "committed", "read_committed", "lso":
 		return ReadCommitted, nil
 	}
-	return 0, fmt.Errorf("--isolation %q: want uncommitted or committed", s)
+	return 0, fmt.Errorf("%q: want uncommitted or committed", s)
 }
 
 func (i Isolation) String() string {

@@ -229,13 +229,13 @@ func ParseStates(values []string) ([]string, error) {
 	var out []string
 	for _, v := range values {
 		if strings.TrimSpace(v) == "" {
-			return nil, fmt.Errorf("--state must name at least one state, got %q (%s)", v, valid)
+			return nil, fmt.Errorf("must name at least one state, got %q (%s)", v, valid)
 		}
 		items := strings.Split(v, ",")
 		for i, item := range items {
 			item = strings.TrimSpace(item)
 			if item == "" {
-				return nil, fmt.Errorf("--state %q: item %d is empty (%s)", v, i+1, valid)
+				return nil, fmt.Errorf("%q: item %d is empty (%s)", v, i+1, valid)
 			}
 			state := ""
 			for _, s := range GroupStates {
@@ -245,9 +245,9 @@ func ParseStates(values []string) ([]string, error) {
 			}
 			switch {
 			case state == "" && len(items) == 1:
-				return nil, fmt.Errorf("--state %q: %s", v, valid)
+				return nil, fmt.Errorf("%q: %s", v, valid)
 			case state == "":
-				return nil, fmt.Errorf("--state %q: unknown state %q (%s)", v, item, valid)
+				return nil, fmt.Errorf("%q: unknown state %q (%s)", v, item, valid)
 			}
 			if !slices.Contains(out, state) {
 				out = append(out, state)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"io"
 	"strconv"
 	"strings"
@@ -61,7 +62,7 @@ const maxPlanLine = 64 << 10
 // not be restored.
 func CheckGroupName(name string) error {
 	if strings.HasPrefix(name, "offsetctl:") {
-		return usagef("group %s: names starting with \"offsetctl:\" are reserved by offsetctl's backup format, so its offsets could not be backed up and restored; use kafka-consumer-groups.sh for this group", name)
+		return exitcode.Usagef("group %s: names starting with \"offsetctl:\" are reserved by offsetctl's backup format, so its offsets could not be backed up and restored; use kafka-consumer-groups.sh for this group", name)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/textlist"
 )
 
@@ -93,15 +94,6 @@ type ResetInput struct {
 	GroupsFromFile bool
 }
 
-// UsageError is a planning error caused by the input (exit 2).
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
-func usagef(format string, args ...any) error {
-	return &UsageError{Msg: fmt.Sprintf(format, args...)}
-}
-
 // LiveGroupReason returns why a group counts as live for the guard, or ""
 // when it may be reset: a classic group not Empty/Dead, a KIP-848 group with
 // any member.
@@ -138,26 +130,26 @@ func plural(n int) string {
 }
 
 // PlanReset computes the reset plan of every group from gathered data. It
-// does no I/O. A returned error is a *UsageError naming what was wrong
+// does no I/O. A returned error is bad input (exitcode.Usage) naming what was wrong
 // (unknown topic or partition, shift without a commit, a file plan without
 // rows for a group); operational failures land in GroupPlan.Error and
 // PartitionPlan.Error.
 func PlanReset(in ResetInput) (Plan, error) {
 	var plan Plan
 	if in.Target.NeedsScope() && in.Scope.Empty() && !in.AllTopics {
-		return plan, usagef("name a scope: --topic TOPIC[:P,...] or --all-topics")
+		return plan, exitcode.Usagef("name a scope: --topic TOPIC[:P,...] or --all-topics")
 	}
 	if in.Target.Kind == ToFile && in.File == nil {
-		return plan, usagef("file plan not loaded")
+		return plan, exitcode.Usagef("file plan not loaded")
 	}
 	if in.Target.Kind == ToFile && in.File.Columns == 3 && len(in.Groups) != 1 {
-		return plan, usagef("plan %s has topic,partition,offset rows, which apply to one group; name exactly one group or use group,topic,partition,offset rows", in.Target.Path)
+		return plan, exitcode.Usagef("plan %s has topic,partition,offset rows, which apply to one group; name exactly one group or use group,topic,partition,offset rows", in.Target.Path)
 	}
 	var other *GroupSnapshot
 	if in.Target.Kind == ToGroup {
 		o, ok := in.Snapshot.Group(in.Target.Group)
 		if !ok {
-			return plan, usagef("group %s (to copy from) was not gathered", in.Target.Group)
+			return plan, exitcode.Usagef("group %s (to copy from) was not gathered", in.Target.Group)
 		}
 		if o.Err != nil || o.CommitErr != nil {
 			return plan, fmt.Errorf("group %s (to copy from): %v", in.Target.Group, firstErr(o.Err, o.CommitErr))
@@ -186,7 +178,7 @@ func PlanReset(in ResetInput) (Plan, error) {
 		}
 		g, ok := in.Snapshot.Group(name)
 		if !ok {
-			return plan, usagef("group %s was not gathered", name)
+			return plan, exitcode.Usagef("group %s was not gathered", name)
 		}
 		gp, warns, err := planGroup(in, g, other)
 		if err != nil {
@@ -196,10 +188,10 @@ func PlanReset(in ResetInput) (Plan, error) {
 		plan.Groups = append(plan.Groups, gp)
 	}
 	if (fileGroups || in.GroupsFromFile) && !in.Scope.Empty() && len(plan.Groups) > 0 && allSkippedForScope(plan) {
-		return plan, usagef("plan %s has no rows inside the --topic scope", in.Target.Path)
+		return plan, exitcode.Usagef("plan %s has no rows inside the --topic scope", in.Target.Path)
 	}
 	if other != nil && len(plan.Groups) > 0 && !copiesAnything(plan) {
-		return plan, usagef("group %s (to copy from) has no commit on any selected partition: nothing to copy (is it the right group? lag %s shows its partitions)", other.Group, other.Group)
+		return plan, exitcode.Usagef("group %s (to copy from) has no commit on any selected partition: nothing to copy (is it the right group? lag %s shows its partitions)", other.Group, other.Group)
 	}
 	if fileGroups {
 		if w := unappliedFileGroups(in.File, plan, in.Target.Path); w != "" {
@@ -311,7 +303,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 	case in.Target.Kind == ToFile:
 		rows := in.File.RowsFor(g.Group)
 		if len(rows) == 0 {
-			return gp, nil, usagef("plan %s has no rows for group %s", in.Target.Path, g.Group)
+			return gp, nil, exitcode.Usagef("plan %s has no rows for group %s", in.Target.Path, g.Group)
 		}
 		var outside []string
 		for _, r := range rows {
@@ -333,7 +325,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 				}
 				return gp, []string{fmt.Sprintf("group %s: none of its %d plan row(s) is inside the --topic scope: skipped", g.Group, len(rows))}, nil
 			}
-			return gp, nil, usagef("plan %s has %d row(s) for group %s, none inside the --topic scope", in.Target.Path, len(rows), g.Group)
+			return gp, nil, exitcode.Usagef("plan %s has %d row(s) for group %s, none inside the --topic scope", in.Target.Path, len(rows), g.Group)
 		}
 		if len(outside) > 0 {
 			warns = append(warns, fmt.Sprintf("group %s: --topic keeps %d of the plan's %d row(s); skipped %s", g.Group, len(keys), len(rows), shortList(outside)))
@@ -343,9 +335,9 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 			// A named group without commits: the scope is empty, which
 			// is never what was meant (--all-groups just skips it).
 			if !g.Exists {
-				return gp, nil, usagef("group %s does not exist (no committed offsets), so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...] to create its offsets", g.Group)
+				return gp, nil, exitcode.Usagef("group %s does not exist (no committed offsets), so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...] to create its offsets", g.Group)
 			}
-			return gp, nil, usagef("group %s has no committed offsets, so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...]", g.Group)
+			return gp, nil, exitcode.Usagef("group %s has no committed offsets, so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...]", g.Group)
 		}
 		for t, ps := range g.Commits {
 			for p := range ps {
@@ -355,16 +347,16 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 	default:
 		for _, t := range in.Scope.TopicNames() {
 			if err := in.Snapshot.Offsets.TopicErr[t]; err != nil {
-				return gp, nil, usagef("%v", err)
+				return gp, nil, exitcode.Usagef("%v", err)
 			}
 			parts, ok := in.Snapshot.Offsets.Partitions[t]
 			if !ok {
-				return gp, nil, usagef("topic %s does not exist", t)
+				return gp, nil, exitcode.Usagef("topic %s does not exist", t)
 			}
 			if want := in.Scope.Topics[t]; want != nil {
 				for _, p := range want {
 					if _, ok := parts[p]; !ok {
-						return gp, nil, usagef("partition %d does not exist in topic %s (it has %d partitions)", p, t, len(parts))
+						return gp, nil, exitcode.Usagef("partition %d does not exist in topic %s (it has %d partitions)", p, t, len(parts))
 					}
 					keys = append(keys, tpk{t, p})
 				}
@@ -398,19 +390,19 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 		po, ok, terr := in.Snapshot.Offsets.Lookup(k.topic, k.partition)
 		switch {
 		case terr != nil:
-			return gp, nil, usagef("group %s: %v", g.Group, terr)
+			return gp, nil, exitcode.Usagef("group %s: %v", g.Group, terr)
 		case !ok:
 			if _, known := in.Snapshot.Offsets.Partitions[k.topic]; !known && in.Target.Kind != ToFile && !in.AllTopics {
-				return gp, nil, usagef("topic %s does not exist", k.topic)
+				return gp, nil, exitcode.Usagef("topic %s does not exist", k.topic)
 			}
 			where := "group " + g.Group
 			if r, ok := fileRows[k]; ok {
 				where = fmt.Sprintf("plan %s line %d (group %s)", in.Target.Path, r.Line, g.Group)
 			}
 			if parts, known := in.Snapshot.Offsets.Partitions[k.topic]; known {
-				return gp, nil, usagef("%s: partition %d does not exist in topic %s (it has %d partitions)", where, k.partition, k.topic, len(parts))
+				return gp, nil, exitcode.Usagef("%s: partition %d does not exist in topic %s (it has %d partitions)", where, k.partition, k.topic, len(parts))
 			}
-			return gp, nil, usagef("%s: partition %d does not exist in topic %s", where, k.partition, k.topic)
+			return gp, nil, exitcode.Usagef("%s: partition %d does not exist in topic %s", where, k.partition, k.topic)
 		case po.Err != nil:
 			pp.Error = fmt.Sprintf("listing offsets: %v", po.Err)
 		default:
@@ -441,7 +433,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 			want = in.Target.Offset
 		case ToShift:
 			if pp.Current == nil {
-				return gp, nil, usagef("group %s: cannot shift %s partition %d: the group has no committed offset there", g.Group, k.topic, k.partition)
+				return gp, nil, exitcode.Usagef("group %s: cannot shift %s partition %d: the group has no committed offset there", g.Group, k.topic, k.partition)
 			}
 			want = satAdd(*pp.Current, in.Target.Shift)
 		case ToTime:

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
 )
 
 // ResetRequest says what to reset.
@@ -70,7 +71,7 @@ func GatherReset(ctx context.Context, adm *cluster.Admin, req ResetRequest) (Res
 	if req.Target.Kind == ToGroup {
 		o, ok := snap.Group(req.Target.Group)
 		if !ok || !o.Exists {
-			return in, usagef("group %s (to copy from) does not exist", req.Target.Group)
+			return in, exitcode.Usagef("group %s (to copy from) does not exist", req.Target.Group)
 		}
 		// Copying needs the source's commits on the scoped topics even
 		// when the reset groups never touched them: they are listed

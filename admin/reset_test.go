@@ -3,6 +3,7 @@ package admin
 import (
 	"errors"
 	"fmt"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"strings"
 	"testing"
 	"time"
@@ -190,8 +191,7 @@ func TestPlanReset(t *testing.T) {
 			in := ResetInput{Snapshot: resetSnapshot(), Groups: tc.groups, AllGroups: tc.allGroups, Target: tc.target, Scope: resetScope(t, tc.scope...), AllTopics: tc.allTopics, Times: tc.times, File: tc.file, GroupsFromFile: tc.fromFile}
 			plan, err := PlanReset(in)
 			if tc.err != "" {
-				var ue *UsageError
-				if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.As(err, &ue) {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || exitcode.Code(err) != exitcode.Usage {
 					t.Fatalf("error = %v, want a usage error containing %q", err, tc.err)
 				}
 				return

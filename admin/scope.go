@@ -93,19 +93,19 @@ func parseTopicPartitions(v string) (string, []int32, error) {
 	v = strings.TrimSpace(v)
 	topic, list, hasList := strings.Cut(v, ":")
 	if err := validTopicName(topic); err != nil {
-		return "", nil, fmt.Errorf("--topic %q: %w", v, err)
+		return "", nil, fmt.Errorf("%q: %w", v, err)
 	}
 	if !hasList {
 		return topic, nil, nil
 	}
 	if strings.TrimSpace(list) == "" {
-		return "", nil, fmt.Errorf("--topic %q: no partitions after ':'", v)
+		return "", nil, fmt.Errorf("%q: no partitions after ':'", v)
 	}
 	var parts []int32
 	for _, f := range strings.Split(list, ",") {
 		p, err := ParsePartition(f)
 		if err != nil {
-			return "", nil, fmt.Errorf("--topic %q: %w", v, err)
+			return "", nil, fmt.Errorf("%q: %w", v, err)
 		}
 		parts = append(parts, p)
 	}

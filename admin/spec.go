@@ -50,28 +50,28 @@ func ParseTarget(spec string, now time.Time) (Target, error) {
 	switch strings.ToLower(kind) {
 	case "earliest", "latest", "current":
 		if hasArg {
-			return t, fmt.Errorf("--to %q: %s takes no argument", spec, kind)
+			return t, fmt.Errorf("%q: %s takes no argument", spec, kind)
 		}
 		t.Kind = map[string]TargetKind{"earliest": ToEarliest, "latest": ToLatest, "current": ToCurrent}[strings.ToLower(kind)]
 		return t, nil
 	case "shift":
 		n, err := ParseShift(arg)
 		if err != nil {
-			return t, fmt.Errorf("--to %q: %w", spec, err)
+			return t, fmt.Errorf("%q: %w", spec, err)
 		}
 		t.Kind, t.Shift = ToShift, n
 		return t, nil
 	case "time":
 		ms, err := ParseTime(arg)
 		if err != nil {
-			return t, fmt.Errorf("--to %q: %w", spec, err)
+			return t, fmt.Errorf("%q: %w", spec, err)
 		}
 		t.Kind, t.Millis = ToTime, ms
 		return t, nil
 	case "ago":
 		d, err := ParseDuration(arg)
 		if err != nil {
-			return t, fmt.Errorf("--to %q: %w", spec, err)
+			return t, fmt.Errorf("%q: %w", spec, err)
 		}
 		// Further back than 1970 is "before every record" (a negative
 		// time would mean latest/earliest to ListOffsets).
@@ -79,13 +79,13 @@ func ParseTarget(spec string, now time.Time) (Target, error) {
 		return t, nil
 	case "file":
 		if strings.TrimSpace(arg) == "" {
-			return t, fmt.Errorf("--to %q: file: needs a path", spec)
+			return t, fmt.Errorf("%q: file: needs a path", spec)
 		}
 		t.Kind, t.Path = ToFile, arg
 		return t, nil
 	case "group":
 		if arg == "" {
-			return t, fmt.Errorf("--to %q: group: needs a group name", spec)
+			return t, fmt.Errorf("%q: group: needs a group name", spec)
 		}
 		t.Kind, t.Group = ToGroup, arg
 		return t, nil
@@ -95,10 +95,10 @@ func ParseTarget(spec string, now time.Time) (Target, error) {
 			t.Kind, t.Offset = ToOffset, n
 			return t, nil
 		} else if s != "" && (s[0] == '-' || s[0] == '+' || s[0] >= '0' && s[0] <= '9') {
-			return t, fmt.Errorf("--to %q: %w", spec, err)
+			return t, fmt.Errorf("%q: %w", spec, err)
 		}
 	}
-	return t, fmt.Errorf("--to %q: want earliest, latest, current, an offset N, shift:+N, shift:-N, time:TIME, ago:DURATION, file:PLAN.csv or group:NAME", spec)
+	return t, fmt.Errorf("%q: want earliest, latest, current, an offset N, shift:+N, shift:-N, time:TIME, ago:DURATION, file:PLAN.csv or group:NAME", spec)
 }
 
 // ParseOffset parses an exact, non-negative offset.

@@ -38,14 +38,14 @@ func parseListen(listen string, n int) (string, []int, error) {
 	}
 	h, p, err := net.SplitHostPort(listen)
 	if err != nil {
-		return "", nil, fmt.Errorf("--listen %q is not host:port", listen)
+		return "", nil, fmt.Errorf("%q is not host:port", listen)
 	}
 	port, err := strconv.Atoi(p)
 	if err != nil || port < 0 || port > 65535 {
-		return "", nil, fmt.Errorf("--listen %q has a bad port", listen)
+		return "", nil, fmt.Errorf("%q has a bad port", listen)
 	}
 	if port > 65535-(n-1) {
-		return "", nil, fmt.Errorf("--listen %q: %d brokers need ports %d to %d, past 65535", listen, n, port, port+n-1)
+		return "", nil, fmt.Errorf("%q: %d brokers need ports %d to %d, past 65535", listen, n, port, port+n-1)
 	}
 	if h != "" {
 		host = h
@@ -78,7 +78,7 @@ func StartEmbedded(o EmbeddedOptions) (*Embedded, error) {
 	opts := []kfake.Opt{kfake.NumBrokers(n), kfake.DefaultNumPartitions(1), kfake.ClusterID("offsetctl-" + hex.EncodeToString(id[:]))}
 	host, ports, err := parseListen(o.Listen, n)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listen address %w", err)
 	}
 	if ports != nil {
 		opts = append(opts, kfake.Ports(ports...))

@@ -32,7 +32,7 @@ func ParseFormat(s string) (Format, error) {
 	case "json":
 		return JSONL, nil
 	}
-	return "", fmt.Errorf("--format %q: want jsonl, raw or none", s)
+	return "", fmt.Errorf("%q: want jsonl, raw or none", s)
 }
 
 // The JSON lines format, one object per record:

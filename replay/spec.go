@@ -89,7 +89,7 @@ func ParseStart(s string, now time.Time) (StartSpec, error) {
 	if !strings.Contains(s, "=") {
 		st, err := parseOneStart(s, now)
 		if err != nil {
-			return StartSpec{}, fmt.Errorf("--from %q: %w", s, err)
+			return StartSpec{}, fmt.Errorf("%q: %w", s, err)
 		}
 		return StartSpec{All: st}, nil
 	}
@@ -97,18 +97,18 @@ func ParseStart(s string, now time.Time) (StartSpec, error) {
 	for _, item := range strings.Split(s, ",") {
 		ps, v, ok := strings.Cut(strings.TrimSpace(item), "=")
 		if !ok {
-			return StartSpec{}, fmt.Errorf("--from %q: %q is not PARTITION=START (give every partition a start, e.g. 0=120,2=300)", s, item)
+			return StartSpec{}, fmt.Errorf("%q: %q is not PARTITION=START (give every partition a start, e.g. 0=120,2=300)", s, item)
 		}
 		p, err := parsePartition(ps)
 		if err != nil {
-			return StartSpec{}, fmt.Errorf("--from %q: %w", s, err)
+			return StartSpec{}, fmt.Errorf("%q: %w", s, err)
 		}
 		if _, dup := spec.PerPartition[p]; dup {
-			return StartSpec{}, fmt.Errorf("--from %q: partition %d given twice", s, p)
+			return StartSpec{}, fmt.Errorf("%q: partition %d given twice", s, p)
 		}
 		st, err := parseOneStart(v, now)
 		if err != nil {
-			return StartSpec{}, fmt.Errorf("--from %q: partition %d: %w", s, p, err)
+			return StartSpec{}, fmt.Errorf("%q: partition %d: %w", s, p, err)
 		}
 		spec.PerPartition[p] = st
 	}
@@ -198,20 +198,20 @@ func ParseUntil(s string, now time.Time) (Until, error) {
 	if t, ok := strings.CutPrefix(s, "time:"); ok {
 		tm, err := parseTimeArg(t)
 		if err != nil {
-			return Until{}, fmt.Errorf("--until %q: %w", s, err)
+			return Until{}, fmt.Errorf("%q: %w", s, err)
 		}
 		return Until{Set: true, IsTime: true, Time: tm}, nil
 	}
 	if d, ok := strings.CutPrefix(s, "ago:"); ok {
 		dur, err := parseAgoArg(d)
 		if err != nil {
-			return Until{}, fmt.Errorf("--until %q: %w", s, err)
+			return Until{}, fmt.Errorf("%q: %w", s, err)
 		}
 		return Until{Set: true, IsTime: true, Time: agoTime(now, dur)}, nil
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 {
-		return Until{}, fmt.Errorf("--until %q: want an offset ≥ 0, time:T or ago:D", s)
+		return Until{}, fmt.Errorf("%q: want an offset ≥ 0, time:T or ago:D", s)
 	}
 	return Until{Set: true, Offset: n}, nil
 }
@@ -228,7 +228,7 @@ func ParsePartitions(s string) ([]int32, error) {
 	for _, f := range strings.Split(s, ",") {
 		p, err := parsePartition(f)
 		if err != nil {
-			return nil, fmt.Errorf("--partitions %q: %w", s, err)
+			return nil, fmt.Errorf("%q: %w", s, err)
 		}
 		if !seen[p] {
 			seen[p] = true

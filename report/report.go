@@ -35,7 +35,7 @@ func ParseFormat(s string) (Format, error) {
 	case Table, JSON, CSV:
 		return f, nil
 	}
-	return "", fmt.Errorf("--output %q: want table, json or csv", s)
+	return "", fmt.Errorf("%q: want table, json or csv", s)
 }
 
 // WriteJSON writes v as indented JSON and a newline.

@@ -356,7 +356,7 @@ func (m Mode) Valid() bool {
 func ParseModes(s string) ([]Mode, error) {
 	want := fmt.Sprintf("want a comma-separated list of %s, or all", modeNames(AllModes))
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("--modes must name at least one mode, got %q (%s)", s, want)
+		return nil, fmt.Errorf("must name at least one mode, got %q (%s)", s, want)
 	}
 	if strings.EqualFold(strings.TrimSpace(s), "all") {
 		return append([]Mode(nil), DefaultModes...), nil
@@ -366,13 +366,13 @@ func ParseModes(s string) ([]Mode, error) {
 		m := Mode(strings.ToLower(strings.TrimSpace(part)))
 		switch {
 		case m == "":
-			return nil, fmt.Errorf("--modes %q: item %d is empty (%s)", s, i+1, want)
+			return nil, fmt.Errorf("%q: item %d is empty (%s)", s, i+1, want)
 		case m == "all":
-			return nil, fmt.Errorf("--modes %q: all cannot be combined with other modes", s)
+			return nil, fmt.Errorf("%q: all cannot be combined with other modes", s)
 		case !m.Valid():
-			return nil, fmt.Errorf("--modes %q: unknown mode %q (%s)", s, m, want)
+			return nil, fmt.Errorf("%q: unknown mode %q (%s)", s, m, want)
 		case slices.Contains(out, m):
-			return nil, fmt.Errorf("--modes %q: %s given twice", s, m)
+			return nil, fmt.Errorf("%q: %s given twice", s, m)
 		}
 		out = append(out, m)
 	}

@@ -113,7 +113,7 @@ commit-semantics crash experiment. Try it with no broker: offsetctl demo.`,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			f, err := report.ParseFormat(a.output)
 			if err != nil {
-				return exitcode.AsUsage(err)
+				return exitcode.Flag("--output", err)
 			}
 			a.format = f
 			if a.timeout <= 0 {

@@ -40,7 +40,7 @@ func (a *app) deleteOffsetsCmd() *cobra.Command {
 			}
 			scope, err := admin.ParseScope(topics)
 			if err != nil {
-				return exitcode.AsUsage(err)
+				return exitcode.Flag("--topic", err)
 			}
 			cfg, adm, err := a.admin(cmd.Context())
 			if err != nil {

@@ -32,7 +32,7 @@ func (a *app) playgroundCmd() *cobra.Command {
 				return exitcode.Usagef("--brokers-count must be between 1 and 16, got %d", brokers)
 			}
 			if err := cluster.CheckListen(listen, brokers); err != nil {
-				return exitcode.AsUsage(err)
+				return exitcode.Flag("--listen", err)
 			}
 			// A port in use is a state of the machine, not bad usage: exit 1.
 			emb, err := cluster.StartEmbedded(cluster.EmbeddedOptions{Brokers: brokers, Listen: listen})

@@ -19,7 +19,7 @@ func (a *app) groupsCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			states, err := admin.ParseStates(stateFlags)
 			if err != nil {
-				return exitcode.AsUsage(err)
+				return exitcode.Flag("--state", err)
 			}
 			cfg, adm, err := a.admin(cmd.Context())
 			if err != nil {

@@ -48,11 +48,11 @@ func (a *app) lagCmd() *cobra.Command {
 			}
 			scope, err := admin.ParseScope(f.topics)
 			if err != nil {
-				return exitcode.AsUsage(err)
+				return exitcode.Flag("--topic", err)
 			}
 			iso, err := admin.ParseIsolation(f.isolation)
 			if err != nil {
-				return exitcode.AsUsage(err)
+				return exitcode.Flag("--isolation", err)
 			}
 			if changed(cmd.Flags(), "watch") && f.watch < minWatch {
 				return exitcode.Usagef("--watch must be at least %s, got %s", minWatch, f.watch)

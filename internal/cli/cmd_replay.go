@@ -102,11 +102,11 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	now := a.now()
 	from, err := replay.ParseStart(f.from, now)
 	if err != nil {
-		return exitcode.AsUsage(err)
+		return exitcode.Flag("--from", err)
 	}
 	until, err := replay.ParseUntil(f.until, now)
 	if err != nil {
-		return exitcode.AsUsage(err)
+		return exitcode.Flag("--until", err)
 	}
 	fs := cmd.Flags()
 	if changed(fs, "partitions") && strings.TrimSpace(f.partitions) == "" {
@@ -114,7 +114,7 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	}
 	parts, err := replay.ParsePartitions(f.partitions)
 	if err != nil {
-		return exitcode.AsUsage(err)
+		return exitcode.Flag("--partitions", err)
 	}
 	if changed(fs, "verify-groups") {
 		if len(f.verifyGroups) == 0 {
@@ -128,11 +128,11 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	}
 	format, err := replay.ParseFormat(f.format)
 	if err != nil {
-		return exitcode.AsUsage(err)
+		return exitcode.Flag("--format", err)
 	}
 	iso, err := admin.ParseIsolation(f.isolation)
 	if err != nil {
-		return exitcode.AsUsage(err)
+		return exitcode.Flag("--isolation", err)
 	}
 	if f.max < 0 {
 		return exitcode.Usagef("--max must be ≥ 0, got %d", f.max)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -123,7 +122,7 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error 
 	}
 	target, err := admin.ParseTarget(spec, a.now())
 	if err != nil {
-		return exitcode.AsUsage(err)
+		return exitcode.Flag("--to", err)
 	}
 	if f.execute && f.dryRun {
 		return exitcode.Usagef("--execute and --dry-run contradict each other")
@@ -133,7 +132,7 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error 
 	}
 	scope, err := admin.ParseScope(f.topics)
 	if err != nil {
-		return exitcode.AsUsage(err)
+		return exitcode.Flag("--topic", err)
 	}
 	if target.NeedsScope() && scope.Empty() && !f.allTopics {
 		return exitcode.Usagef("name a scope: --topic TOPIC[:P,...] (repeatable) or --all-topics")
@@ -227,9 +226,8 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error 
 // planErr classifies a gather or planning failure: usage (exit 2), an
 // unreachable cluster, or an operational failure.
 func (a *app) planErr(cfg cluster.Config, ctx context.Context, err error) error {
-	var ue *admin.UsageError
-	if errors.As(err, &ue) {
-		return exitcode.AsUsage(err)
+	if exitcode.Code(err) == exitcode.Usage {
+		return err
 	}
 	if ctx.Err() != nil {
 		return cfg.Unreachable(ctx.Err())

@@ -116,7 +116,7 @@ func (f *semanticsFlags) register(fl *pflag.FlagSet) {
 func (f *semanticsFlags) options(fl *pflag.FlagSet) (semantics.Options, error) {
 	modes, err := semantics.ParseModes(f.modes)
 	if err != nil {
-		return semantics.Options{}, err
+		return semantics.Options{}, exitcode.Flag("--modes", err)
 	}
 	if fl.Changed("log-dir") && strings.TrimSpace(f.logDir) == "" {
 		return semantics.Options{}, fmt.Errorf("--log-dir must name a directory, got %q (leave the flag out for a temporary directory)", f.logDir)

@@ -1,6 +1,11 @@
 // Package exitcode classifies errors into the process exit codes offsetctl
 // promises: 0 ok, 1 operational failure, 2 bad usage or input, 3 replay
 // verification failed.
+//
+// Bad input has one convention. A library package (admin, replay, ...) that
+// finds input it cannot act on returns Usagef/AsUsage, naming the value, not
+// a flag; the command layer puts the flag in front (Flag) and Code maps the
+// chain to exit 2.
 package exitcode
 
 import (
@@ -36,6 +41,16 @@ func AsUsage(err error) error {
 		return nil
 	}
 	return &Error{Code: Usage, Err: err}
+}
+
+// Flag marks a library's bad-input error as bad usage (exit 2) and puts the
+// flag it came from in front: libraries name the value ("\"x\": want
+// earliest, ..."), only the command layer knows the flag (--to). nil stays nil.
+func Flag(flag string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Code: Usage, Err: fmt.Errorf("%s %w", flag, err)}
 }
 
 // Unverifiedf returns a verification failure (exit 3).

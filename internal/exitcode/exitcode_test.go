@@ -17,6 +17,8 @@ func TestCode(t *testing.T) {
 		{fmt.Errorf("wrapped: %w", Usagef("bad")), Usage},
 		{Unverifiedf("moved"), Unverified},
 		{AsUsage(errors.New("x")), Usage},
+		{Flag("--to", errors.New(`"x": want earliest`)), Usage},
+		{fmt.Errorf("plan: %w", Flag("--to", Usagef("bad"))), Usage},
 	}
 	for _, c := range cases {
 		if got := Code(c.err); got != c.want {
@@ -25,6 +27,12 @@ func TestCode(t *testing.T) {
 	}
 	if AsUsage(nil) != nil {
 		t.Error("AsUsage(nil) must stay nil")
+	}
+	if Flag("--to", nil) != nil {
+		t.Error("Flag(nil) must stay nil")
+	}
+	if got := Flag("--to", errors.New(`"x": want earliest`)).Error(); got != `--to "x": want earliest` {
+		t.Errorf("Flag message = %q", got)
 	}
 	if Usagef("bad %d", 3).Error() != "bad 3" {
 		t.Error("message lost")
