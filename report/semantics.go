@@ -76,7 +76,7 @@ func committedList(os []semantics.PartitionOffset) string {
 	return strings.Join(parts, " ")
 }
 
-// SemanticsCount renders `semantics count`: the seed's
+// SemanticsCount renders `semantics count`: the experiment's
 // "FILE: total=N unique-offsets=U duplicates=D" lines, or JSON / CSV.
 func SemanticsCount(w io.Writer, f Format, counts []semantics.Count) error {
 	switch f {

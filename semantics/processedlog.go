@@ -130,7 +130,8 @@ func ReadLog(r io.Reader) ([]Entry, error) {
 	return out, nil
 }
 
-// Count is the seed's `make count-*` for one processed log.
+// Count is the experiment's counting step (total, unique offsets,
+// duplicates) for one processed log.
 type Count struct {
 	File          string `json:"file"`
 	Total         int    `json:"total"`

@@ -1,5 +1,5 @@
-// Package semantics runs the commit-semantics crash experiment of the seed
-// lectures: a scratch topic of numbered events, and for each commit
+// Package semantics runs the commit-semantics crash experiment (60 events,
+// batches of 10, a crash after the 25th, by default): a scratch topic of numbered events, and for each commit
 // strategy a consumer that really crashes (a child process that exits
 // without committing or closing its client) right after processing the Nth
 // event, then a fresh consumer of the same group that runs to the end. A
@@ -36,7 +36,7 @@ const (
 	Auto Mode = "auto"
 	// AutoGreedy is franz-go's GreedyAutoCommit: the background commit
 	// also covers what the latest poll returned, processed or not (the
-	// auto-commit the seed lecture describes).
+	// auto-commit as it is commonly described).
 	AutoGreedy Mode = "auto-greedy"
 	// Sync disables auto-commit and calls CommitRecords on the whole batch
 	// after processing it.
@@ -53,7 +53,8 @@ var DefaultModes = []Mode{AtMostOnce, AtLeastOnce, Auto, Sync, Async}
 // AllModes lists every mode, including the opt-in auto-greedy.
 var AllModes = []Mode{AtMostOnce, AtLeastOnce, Auto, AutoGreedy, Sync, Async}
 
-// The defaults of the experiment: the seed's numbers.
+// The defaults of the experiment: 60 events, batches of 10, a crash after
+// the 25th: at-most-once gives 55/55/0/5, at-least-once 65/60/5/0.
 const (
 	DefaultEvents         = 60
 	DefaultPartitions     = 3
@@ -78,7 +79,7 @@ type Options struct {
 	CrashAfter int
 	Modes      []Mode
 	// WorkDelay is the time the worker spends on each record before it
-	// counts as processed (the seed's WORK_DELAY).
+	// counts as processed (the classic experiment's WORK_DELAY).
 	WorkDelay time.Duration
 	// CommitInterval is the auto-commit / background-flush interval of
 	// auto, auto-greedy and async.
@@ -350,7 +351,7 @@ func (m Mode) Valid() bool {
 }
 
 // ParseModes parses --modes: a comma-separated list of distinct modes, or
-// "all" (the five modes of the seed; auto-greedy is opt-in). Names are
+// "all" (the five default modes; auto-greedy is opt-in). Names are
 // case-insensitive and may be padded with spaces; an empty value or an
 // empty item (",sync", "sync,,async") is an error, never "all".
 func ParseModes(s string) ([]Mode, error) {

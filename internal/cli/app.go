@@ -32,7 +32,7 @@ type app struct {
 	clientID string
 	verbose  bool
 
-	// Connection security (security_flags in README). Secrets never come
+	// Connection security (docs/security.md). Secrets never come
 	// from flags: saslPasswordArg exists only to refuse --sasl-password.
 	tlsOn, tlsInsecure                    bool
 	tlsCA, tlsCert, tlsKey, tlsServerName string

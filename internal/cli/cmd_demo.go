@@ -24,7 +24,7 @@ func (a *app) playgroundCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "playground",
 		Short: "Run an in-process Kafka cluster to try offsetctl on, until Ctrl-C",
-		Example: `  offsetctl playground                       # 3 brokers from 127.0.0.1:9092, seeded
+		Example: `  offsetctl playground                       # 3 brokers from 127.0.0.1:9092, with demo data
   offsetctl playground --listen 127.0.0.1:19092 --empty`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -53,7 +53,7 @@ func (a *app) playgroundCmd() *cobra.Command {
 			}
 			fmt.Fprintf(a.stdout, "playground: %d %s at %s\n", brokers, noun, addr)
 			if !empty {
-				fmt.Fprintf(a.stdout, "seeded: topic %s (%d partitions, %d events), group %s with commits\n",
+				fmt.Fprintf(a.stdout, "created: topic %s (%d partitions, %d events), group %s with commits\n",
 					cluster.DemoTopic, cluster.DemoPartitions, cluster.DemoEvents, cluster.DemoGroup)
 			}
 			try := "  offsetctl groups\n  offsetctl lag " + cluster.DemoGroup + "\n  offsetctl lag --all-groups -o json\n"

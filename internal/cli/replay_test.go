@@ -600,7 +600,7 @@ func replaySameBytes(a, b []byte) bool {
 }
 
 // replayDigestOf is an independent implementation of the documented audit
-// digest (README, replay/digest.go).
+// digest (docs/replay.md, replay/digest.go).
 func replayDigestOf(lines []replay.Line) string {
 	byPart := map[int32][]replay.Line{}
 	for _, l := range lines {
