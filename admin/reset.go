@@ -119,14 +119,7 @@ func liveReason(gi GroupInfo) string {
 			}
 		}
 	}
-	return fmt.Sprintf("can only be reset if the group is inactive, but the current state is %s (%d member%s); stop its consumers first", gi.State, n, plural(n))
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	return fmt.Sprintf("can only be reset if the group is inactive, but the current state is %s (%s); stop its consumers first", gi.State, textlist.Count(n, "member"))
 }
 
 // PlanReset computes the reset plan of every group from gathered data. It
@@ -520,6 +513,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 // shortList joins the first five items and counts the rest.
 func shortList(items []string) string { return textlist.Short(items, 5, ", ") }
 
+// joinNote appends note b to a row's note a.
 func joinNote(a, b string) string {
 	if a == "" {
 		return b

@@ -74,7 +74,7 @@ func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 				// end: lag, but nothing left to read. Waiting for a
 				// record here would only run out the deadline.
 				p.TimeLagMs = new(int64(0))
-				p.Note = joinNotes(p.Note, "nothing left to consume")
+				p.Note = joinNote(p.Note, "nothing left to consume")
 			default:
 				k := tp{p.Topic, p.Partition}
 				s := search[k]
@@ -181,20 +181,13 @@ func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 				p.TimeLagMs = new(max(now.UnixMilli()-ts, 0))
 			} else if s.markersOnly[off] {
 				p.TimeLagMs = new(int64(0))
-				p.Note = joinNotes(p.Note, "only transaction markers (or aborted records) left: nothing to consume")
+				p.Note = joinNote(p.Note, "only transaction markers (or aborted records) left: nothing to consume")
 			} else if ferr := s.failed[off]; ferr != nil {
-				p.Note = joinNotes(p.Note, fmt.Sprintf("time lag unknown: %v", ferr))
+				p.Note = joinNote(p.Note, fmt.Sprintf("time lag unknown: %v", ferr))
 			} else if p.Note == "" {
 				p.Note = "time lag unknown: no record read in time"
 			}
 		}
 	}
 	return pending == 0, nil
-}
-
-func joinNotes(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "; " + b
 }

@@ -122,6 +122,35 @@ type Admin struct {
 // Close closes the underlying client.
 func (a *Admin) Close() { a.Kgo.Close() }
 
+// WaitPartitions polls, every 100ms until ctx ends, until topic lists
+// partitions partitions and each answers ListOffsets. CreateTopics returns
+// before every partition has an elected leader, and a produce or fetch sent
+// earlier fails with NOT_LEADER/UNKNOWN_TOPIC_OR_PARTITION. It returns
+// ctx's error if the topic is not ready in time.
+func (a *Admin) WaitPartitions(ctx context.Context, topic string, partitions int) error {
+	for !a.partitionsReady(ctx, topic, partitions) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+func (a *Admin) partitionsReady(ctx context.Context, topic string, partitions int) bool {
+	ends, err := a.ListEndOffsets(ctx, topic)
+	if err != nil || len(ends[topic]) != partitions {
+		return false
+	}
+	for _, e := range ends[topic] {
+		if e.Err != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // NewAdmin opens an admin client.
 func (c Config) NewAdmin(extra ...kgo.Opt) (*Admin, error) {
 	cl, err := c.NewClient(extra...)

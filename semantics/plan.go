@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/offsetctl/offsetctl/internal/textlist"
 )
 
 // Event is one produced event: number N (1-based) is at Partition/Offset.
@@ -117,7 +119,7 @@ func Explain(m Mode, interval time.Duration, crashAfter int, committedAtCrash in
 	var tail string
 	switch {
 	case c < 0:
-		tail = fmt.Sprintf("after the crash right after event %d the restart processed %s twice and lost %s", k, plural(int64(t.Duplicates), "event"), plural(int64(t.Lost), "event"))
+		tail = fmt.Sprintf("after the crash right after event %d the restart processed %s twice and lost %s", k, textlist.Count(int64(t.Duplicates), "event"), textlist.Count(int64(t.Lost), "event"))
 	case c == k:
 		tail = fmt.Sprintf("at the crash right after event %d exactly %s committed, so the restart neither repeated nor skipped any", k, wereN(c))
 	case c < k:
@@ -125,7 +127,7 @@ func Explain(m Mode, interval time.Duration, crashAfter int, committedAtCrash in
 		if c > 0 {
 			what = fmt.Sprintf("only %s committed", wereN(c))
 		}
-		tail = fmt.Sprintf("at the crash right after event %d %s, so the restart processed %s again: %s", k, what, eventRange(c+1, k), plural(k-c, "duplicate"))
+		tail = fmt.Sprintf("at the crash right after event %d %s, so the restart processed %s again: %s", k, what, eventRange(c+1, k), textlist.Count(k-c, "duplicate"))
 	default:
 		tail = fmt.Sprintf("at the crash right after event %d, %s already committed, so %s never processed: %d lost", k, wereN(c), wereRange(k+1, c), c-k)
 	}
@@ -144,13 +146,6 @@ func wereRange(from, to int64) string {
 		return eventRange(from, to) + " was"
 	}
 	return eventRange(from, to) + " were"
-}
-
-func plural(n int64, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func eventRange(from, to int64) string {

@@ -262,25 +262,8 @@ func createAndFill(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, 
 	if err != nil {
 		return fmt.Errorf("creating scratch topic %s: %w", topic, err)
 	}
-	// Wait until every partition has a leader that answers.
-	for {
-		ends, err := adm.ListEndOffsets(ctx, topic)
-		ok := err == nil && len(ends[topic]) == partitions
-		if ok {
-			for _, e := range ends[topic] {
-				if e.Err != nil {
-					ok = false
-				}
-			}
-		}
-		if ok {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("scratch topic %s: partitions not ready: %w", topic, ctx.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
+	if err := adm.WaitPartitions(ctx, topic, partitions); err != nil {
+		return fmt.Errorf("scratch topic %s: partitions not ready: %w", topic, err)
 	}
 	cl, err := cfg.NewClient(kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.DefaultProduceTopic(topic))
 	if err != nil {

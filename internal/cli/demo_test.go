@@ -19,7 +19,7 @@ import (
 func startPlayground(t *testing.T, n int) (line, addr string, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
+	out := newSyncBuffer()
 	done := make(chan int, 1)
 	go func() {
 		a := &app{stdout: out, stderr: out, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}

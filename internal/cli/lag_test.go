@@ -460,10 +460,10 @@ func watchUntil(t *testing.T, c *testkit.Cluster, enough func(stdout string) boo
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var out, errb syncBuffer
+	out, errb := newSyncBuffer(), newSyncBuffer()
 	done := make(chan int, 1)
 	go func() {
-		a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+		a := &app{stdout: out, stderr: errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
 		done <- a.execute(ctx, append([]string{"--brokers", c.BrokerList()}, args...))
 	}()
 	deadline := time.Now().Add(time.Minute)
@@ -554,9 +554,9 @@ func TestLagWatchStopsWhenStdoutCloses(t *testing.T) {
 	c.Commit(g, topic, map[int32]int64{0: 0})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var errb syncBuffer
+	errb := newSyncBuffer()
 	out := &failingWriter{n: 1}
-	a := &app{stdout: out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+	a := &app{stdout: out, stderr: errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
 	code := a.execute(ctx, []string{"--brokers", c.BrokerList(), "lag", g, "--watch", "100ms"})
 	if ctx.Err() != nil {
 		t.Fatal("the watch did not stop when stdout failed")

@@ -554,8 +554,8 @@ func TestSemanticsLauncherArgs(t *testing.T) {
 func TestSemanticsVerboseReachesWorker(t *testing.T) {
 	c := testkit.New(t)
 	// -v logs from client goroutines: a locked buffer for stderr.
-	var stdout, stderr syncBuffer
-	a := &app{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+	stdout, stderr := newSyncBuffer(), newSyncBuffer()
+	a := &app{stdout: stdout, stderr: stderr, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
 	code := a.execute(testkit.Ctx(t), []string{"--brokers", c.BrokerList(), "-v", "semantics", "--modes", "sync", "--events", "6", "--batch", "2", "--crash-after", "3"})
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
@@ -602,8 +602,8 @@ func TestSemanticsExperimentAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer emb.Close()
-	var stderr syncBuffer
-	a := &app{stdout: io.Discard, stderr: &stderr, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+	stderr := newSyncBuffer()
+	a := &app{stdout: io.Discard, stderr: stderr, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
 	res, err := a.semanticsExperiment(testkit.Ctx(t), emb.Config(), semantics.Options{Modes: []semantics.Mode{semantics.AtMostOnce, semantics.AtLeastOnce}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())

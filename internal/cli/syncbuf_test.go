@@ -1,20 +1,18 @@
 package cli
 
-import (
-	"bytes"
-	"sync"
-)
+import "bytes"
 
-// syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
+// syncBuffer is a bytes.Buffer behind the lockedWriter the commands use
+// for writers shared by goroutines, and a String that takes the same lock,
+// for a test reading while the command writes.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	*lockedWriter
+	b *bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+func newSyncBuffer() *syncBuffer {
+	b := new(bytes.Buffer)
+	return &syncBuffer{lockedWriter: &lockedWriter{w: b}, b: b}
 }
 
 func (s *syncBuffer) String() string {

@@ -130,25 +130,10 @@ func (c *Cluster) CreateTopic(name string, partitions int32, configs map[string]
 // offsets without error.
 func (c *Cluster) WaitTopic(name string, partitions int32) {
 	c.t.Helper()
-	adm := c.Admin()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ends, err := adm.ListEndOffsets(Ctx(c.t), name)
-		ok := err == nil && len(ends[name]) == int(partitions)
-		if ok {
-			for _, o := range ends[name] {
-				if o.Err != nil {
-					ok = false
-				}
-			}
-		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("topic %s not ready after 30s: %v %v", name, err, ends)
-		}
-		time.Sleep(100 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(Ctx(c.t), 30*time.Second)
+	defer cancel()
+	if err := c.Admin().WaitPartitions(ctx, name, int(partitions)); err != nil {
+		c.t.Fatalf("topic %s not ready after 30s: %v", name, err)
 	}
 }
 

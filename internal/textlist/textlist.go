@@ -1,4 +1,4 @@
-// Package textlist shortens lists for one-line messages.
+// Package textlist shortens lists and counts things for one-line messages.
 package textlist
 
 import (
@@ -13,4 +13,13 @@ func Short(items []string, max int, sep string) string {
 		return strings.Join(items[:max], sep) + fmt.Sprintf(" and %d more", len(items)-max)
 	}
 	return strings.Join(items, sep)
+}
+
+// Count says n of a thing with a regular plural: "1 event", "3 events",
+// "0 members".
+func Count[N ~int | ~int32 | ~int64](n N, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -19,3 +19,23 @@ func TestShort(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		n    int64
+		word string
+		want string
+	}{
+		{0, "member", "0 members"},
+		{1, "member", "1 member"},
+		{2, "event", "2 events"},
+		{-1, "event", "-1 events"},
+	} {
+		if got := Count(tc.n, tc.word); got != tc.want {
+			t.Errorf("Count(%d, %q) = %q, want %q", tc.n, tc.word, got, tc.want)
+		}
+	}
+	if got := Count(1, "duplicate"); got != "1 duplicate" {
+		t.Errorf("Count(int 1) = %q", got)
+	}
+}
