@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/textlist"
 )
 
 // NoBound is the bound of a partition followed with --follow and no
@@ -45,6 +45,9 @@ type PartitionPlan struct {
 	// StopAtMs, when ≥ 0, ends the partition at its first record stamped
 	// at or after it (--follow with --until time:T in the future).
 	StopAtMs int64 `json:"-"`
+	// BoundBy says what the bound is: BoundEnd or BoundUntil; "" when
+	// following without one.
+	BoundBy string `json:"-"`
 }
 
 // Empty reports whether the range holds no offsets.
@@ -77,12 +80,24 @@ func (p Plan) Total() int64 {
 	return n
 }
 
+// Why a partition's range ends where it does (PartitionPlan.BoundBy, and
+// PartitionResult.Stop once it got there).
+const (
+	BoundEnd   = "end"   // the log end captured at start (or the until was past it)
+	BoundUntil = "until" // its --until offset or time
+)
+
 // TimesNeeded lists the timestamps (ms) whose offsets the plan needs.
-func TimesNeeded(from StartSpec, until Until) []int64 {
+func TimesNeeded(from StartSpec, until UntilSpec) []int64 {
 	set := map[int64]bool{}
 	add := func(s Start) {
 		if s.Kind == StartTime {
 			set[s.Time.UnixMilli()] = true
+		}
+	}
+	addUntil := func(u Until) {
+		if u.Set && u.IsTime {
+			set[u.Time.UnixMilli()] = true
 		}
 	}
 	if from.PerPartition == nil {
@@ -91,8 +106,11 @@ func TimesNeeded(from StartSpec, until Until) []int64 {
 	for _, s := range from.PerPartition {
 		add(s)
 	}
-	if until.Set && until.IsTime {
-		set[until.Time.UnixMilli()] = true
+	if until.PerPartition == nil {
+		addUntil(until.All)
+	}
+	for _, u := range until.PerPartition {
+		addUntil(u)
 	}
 	out := make([]int64, 0, len(set))
 	for t := range set {
@@ -104,17 +122,18 @@ func TimesNeeded(from StartSpec, until Until) []int64 {
 
 // PlanRequest is what the user asked for.
 type PlanRequest struct {
-	Partitions []int32 // nil: every partition (or those of a per-partition --from)
+	Partitions []int32 // nil: every partition (or those of a per-partition --from/--until)
 	From       StartSpec
-	Until      Until
+	Until      UntilSpec
 	Max        int64
 	Follow     bool
 	Now        time.Time
 }
 
 // MakePlan resolves the request against the gathered state and validates
-// every start offset against [log start, log end]. It changes nothing; any
-// error is bad input (exit 2) naming the partition and the valid range.
+// every start and end against [log start, log end]. It changes nothing; any
+// error is bad input (exit 2) naming every partition at fault with its
+// valid range, so that one run shows everything to fix.
 func MakePlan(g Gathered, req PlanRequest) (Plan, error) {
 	if len(g.Partitions) == 0 {
 		return Plan{}, fmt.Errorf("topic %s has no partitions", g.Topic)
@@ -122,85 +141,141 @@ func MakePlan(g Gathered, req PlanRequest) (Plan, error) {
 	if req.Max < 0 {
 		return Plan{}, fmt.Errorf("--max must be ≥ 0, got %d", req.Max)
 	}
+	sel, err := selectPartitions(g, req)
+	if err != nil {
+		return Plan{}, err
+	}
+	plan := Plan{Topic: g.Topic, Follow: req.Follow, Max: req.Max}
+	var bad []string
+	for _, p := range sel {
+		pp, problem := planPartition(g, req, p)
+		if problem != "" {
+			bad = append(bad, problem)
+			continue
+		}
+		plan.Partitions = append(plan.Partitions, pp)
+	}
+	switch len(bad) {
+	case 0:
+		return plan, nil
+	case 1:
+		return Plan{}, fmt.Errorf("topic %s %s", g.Topic, bad[0])
+	}
+	return Plan{}, fmt.Errorf("topic %s: %d of the %d partitions asked for are out of range: %s",
+		g.Topic, len(bad), len(sel), textlist.Short(bad, maxNamed, "; "))
+}
+
+// maxNamed is how many partitions one error line names before it counts
+// the rest.
+const maxNamed = 5
+
+// selectPartitions returns the partitions to replay: those of --partitions,
+// a per-partition --from or a per-partition --until (which must agree when
+// several are given), else all; every one must exist.
+func selectPartitions(g Gathered, req PlanRequest) ([]int32, error) {
 	all := make([]int32, 0, len(g.Partitions))
 	for p := range g.Partitions {
 		all = append(all, p)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
 
-	sel := req.Partitions
-	if per := req.From.Partitions(); per != nil {
-		if sel != nil && !equalInt32s(sel, per) {
-			return Plan{}, fmt.Errorf("--partitions %s and the partitions of --from (%s) differ: give one or make them equal", joinInt32s(sel), joinInt32s(per))
+	sel, selBy := req.Partitions, "--partitions"
+	for _, src := range []struct {
+		name  string
+		parts []int32
+	}{{"--from", req.From.Partitions()}, {"--until", req.Until.Partitions()}} {
+		if src.parts == nil {
+			continue
 		}
-		sel = per
+		if sel != nil && !equalInt32s(sel, src.parts) {
+			return nil, fmt.Errorf("the partitions of %s (%s) and of %s (%s) differ: give them once or make them equal",
+				selBy, formatParts(sel), src.name, formatParts(src.parts))
+		}
+		sel, selBy = src.parts, src.name
 	}
 	if sel == nil {
-		sel = all
+		return all, nil
 	}
+	var missing []int32
 	for _, p := range sel {
 		if _, ok := g.Partitions[p]; !ok {
-			return Plan{}, fmt.Errorf("topic %s has no partition %d (it has partitions %s)", g.Topic, p, rangeOf(all))
+			missing = append(missing, p)
 		}
 	}
-
-	plan := Plan{Topic: g.Topic, Follow: req.Follow, Max: req.Max}
-	for _, p := range sel {
-		ps := g.Partitions[p]
-		st, _ := req.From.For(p)
-		pp := PartitionPlan{Partition: p, LogStart: ps.LogStart, LogEnd: ps.LogEnd, StopAtMs: -1}
-		switch st.Kind {
-		case StartEarliest:
-			pp.From = ps.LogStart
-		case StartOffset:
-			if st.Offset < ps.LogStart || st.Offset > ps.LogEnd {
-				return Plan{}, fmt.Errorf("topic %s partition %d: start offset %d is outside the log: valid start offsets are %d..%d (log start..log end)",
-					g.Topic, p, st.Offset, ps.LogStart, ps.LogEnd)
-			}
-			pp.From = st.Offset
-		case StartTime:
-			off, ok := g.TimeOffsets[st.Time.UnixMilli()][p]
-			if !ok {
-				return Plan{}, fmt.Errorf("topic %s partition %d: no offset listed for time %s", g.Topic, p, admin.FormatTime(st.Time))
-			}
-			pp.From = clamp(off, ps.LogStart, ps.LogEnd)
-		}
-
-		pp.Bound = ps.LogEnd
-		if req.Follow {
-			pp.Bound = NoBound
-		}
-		if u := req.Until; u.Set {
-			if u.IsTime {
-				off, ok := g.TimeOffsets[u.Time.UnixMilli()][p]
-				if !ok {
-					return Plan{}, fmt.Errorf("topic %s partition %d: no offset listed for --until time %s", g.Topic, p, admin.FormatTime(u.Time))
-				}
-				switch {
-				case off < ps.LogEnd:
-					pp.Bound = off // a record at or after T exists: stop before it
-				case req.Follow && u.Time.After(req.Now):
-					pp.StopAtMs = u.Time.UnixMilli() // T is ahead: stop at the first record stamped ≥ T
-				default:
-					pp.Bound = ps.LogEnd
-				}
-				if pp.Bound < pp.From {
-					pp.Bound = pp.From
-				}
-			} else {
-				if u.Offset < pp.From {
-					return Plan{}, fmt.Errorf("topic %s partition %d: --until %d is before the start offset %d", g.Topic, p, u.Offset, pp.From)
-				}
-				if req.Follow || u.Offset < ps.LogEnd {
-					pp.Bound = u.Offset
-				} else {
-					pp.Bound = ps.LogEnd
-				}
-			}
-		}
-		plan.Partitions = append(plan.Partitions, pp)
+	if len(missing) == 1 {
+		return nil, fmt.Errorf("topic %s has no partition %d (it has partitions %s)", g.Topic, missing[0], rangeOf(all))
 	}
-	return plan, nil
+	if len(missing) > 1 {
+		return nil, fmt.Errorf("topic %s has no partitions %s (it has partitions %s)", g.Topic, formatParts(missing), rangeOf(all))
+	}
+	return sel, nil
+}
+
+// planPartition resolves one partition's range; a non-empty problem
+// ("partition 2: ...") says why it cannot be replayed as asked.
+func planPartition(g Gathered, req PlanRequest, p int32) (PartitionPlan, string) {
+	ps := g.Partitions[p]
+	pp := PartitionPlan{Partition: p, LogStart: ps.LogStart, LogEnd: ps.LogEnd, StopAtMs: -1}
+	st, _ := req.From.For(p)
+	switch st.Kind {
+	case StartEarliest:
+		pp.From = ps.LogStart
+	case StartOffset:
+		if st.Offset < ps.LogStart || st.Offset > ps.LogEnd {
+			return pp, fmt.Sprintf("partition %d: start offset %d is outside the log: valid start offsets are %d..%d (log start..log end)",
+				p, st.Offset, ps.LogStart, ps.LogEnd)
+		}
+		pp.From = st.Offset
+	case StartTime:
+		off, ok := g.TimeOffsets[st.Time.UnixMilli()][p]
+		if !ok {
+			return pp, fmt.Sprintf("partition %d: no offset listed for time %s", p, admin.FormatTime(st.Time))
+		}
+		pp.From = clamp(off, ps.LogStart, ps.LogEnd)
+	}
+	u, _ := req.Until.For(p)
+	return pp, planBound(g, req, &pp, u)
+}
+
+// planBound sets pp's exclusive end from its --until u and says why the
+// range ends there (BoundBy).
+func planBound(g Gathered, req PlanRequest, pp *PartitionPlan, u Until) string {
+	p, end := pp.Partition, pp.LogEnd
+	pp.Bound, pp.BoundBy = end, BoundEnd
+	if req.Follow {
+		pp.Bound, pp.BoundBy = NoBound, ""
+	}
+	switch {
+	case !u.Set:
+	case u.IsTime:
+		off, ok := g.TimeOffsets[u.Time.UnixMilli()][p]
+		if !ok {
+			return fmt.Sprintf("partition %d: no offset listed for --until time %s", p, admin.FormatTime(u.Time))
+		}
+		switch {
+		case off < end:
+			pp.Bound, pp.BoundBy = off, BoundUntil // a record at or after T exists: stop before it
+		case req.Follow && u.Time.After(req.Now):
+			// T is ahead: stop at the first record stamped ≥ T.
+			pp.StopAtMs, pp.BoundBy = u.Time.UnixMilli(), BoundUntil
+		default:
+			pp.Bound, pp.BoundBy = end, BoundEnd // no record stamped ≥ T yet
+		}
+		if pp.Bound < pp.From {
+			pp.Bound = pp.From
+		}
+	default:
+		if u.Offset < pp.From {
+			return fmt.Sprintf("partition %d: --until %d is before the start offset %d: valid ends are %d..%d",
+				p, u.Offset, pp.From, pp.From, max(end, pp.From))
+		}
+		if req.Follow || u.Offset < end {
+			pp.Bound, pp.BoundBy = u.Offset, BoundUntil
+		} else {
+			pp.Bound, pp.BoundBy = end, BoundEnd // the log ends first
+		}
+	}
+	return ""
 }
 
 func clamp(v, lo, hi int64) int64 {
@@ -225,13 +300,6 @@ func equalInt32s(a, b []int32) bool {
 	return true
 }
 
-func joinInt32s(ps []int32) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = fmt.Sprint(p)
-	}
-	return strings.Join(s, ",")
-}
 
 // rangeOf renders sorted partitions as "0..5" when contiguous from 0.
 func rangeOf(ps []int32) string {
@@ -241,5 +309,5 @@ func rangeOf(ps []int32) string {
 		}
 		return fmt.Sprintf("0..%d", len(ps)-1)
 	}
-	return joinInt32s(ps)
+	return formatParts(ps)
 }

@@ -30,9 +30,10 @@ type Options struct {
 	Partitions []int32
 	// From is where each partition starts; the zero value is earliest.
 	From StartSpec
-	// Until bounds the replay (exclusive); the zero value stops at the
-	// end offsets captured when the replay starts.
-	Until Until
+	// Until bounds the replay (exclusive), for all partitions or per
+	// partition; the zero value stops at the end offsets captured when
+	// the replay starts.
+	Until UntilSpec
 	// Max stops after this many records in total (0: no limit).
 	Max int64
 	// Follow keeps tailing until ctx ends (then the replay ends normally).
@@ -102,6 +103,10 @@ type PartitionResult struct {
 	LogEnd   int64  `json:"log_end"`
 	// Bound is the exclusive end offset planned, -1 when following.
 	Bound int64 `json:"bound"`
+	// Stop says why the partition stopped at To: BoundUntil (its
+	// --until), BoundEnd (the log end captured at start, or an --until
+	// past it), or, when the replay ended first, the replay's Stopped.
+	Stop string `json:"stop"`
 }
 
 // Result is a finished (or interrupted) replay.
@@ -506,6 +511,10 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 			pr := PartitionResult{Partition: p, From: st.plan.From, To: st.next, Records: st.records, LogStart: st.plan.LogStart, LogEnd: st.plan.LogEnd, Bound: st.plan.Bound}
 			if pr.Bound == NoBound {
 				pr.Bound = -1
+			}
+			pr.Stop = res.Stopped
+			if st.done {
+				pr.Stop = st.plan.BoundBy // it reached its bound
 			}
 			if st.records > 0 {
 				f, l := st.firstTs, st.lastTs

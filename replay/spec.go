@@ -169,8 +169,10 @@ func agoTime(now time.Time, d time.Duration) time.Time {
 	return t
 }
 
-// Until is a parsed --until: an exclusive end offset or time. The zero
-// value means no --until (stop at the end offsets captured at start).
+// Until is one --until bound: an exclusive end offset or time. The zero
+// value is no bound of its own (stop at the end offset captured at start;
+// none with --follow): the default, and a partition's "end" in a
+// per-partition --until.
 type Until struct {
 	Set    bool
 	IsTime bool
@@ -188,30 +190,98 @@ func (u Until) String() string {
 	return strconv.FormatInt(u.Offset, 10)
 }
 
+// UntilSpec is a parsed --until: one bound for every selected partition
+// (All) or one bound per listed partition (PerPartition), the same two
+// shapes as StartSpec so that an exact per-partition range is one run.
+type UntilSpec struct {
+	All          Until
+	PerPartition map[int32]Until
+}
+
+// Partitions returns the partitions of a per-partition spec, sorted; nil
+// for a spec that applies to all partitions.
+func (s UntilSpec) Partitions() []int32 {
+	if s.PerPartition == nil {
+		return nil
+	}
+	out := make([]int32, 0, len(s.PerPartition))
+	for p := range s.PerPartition {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// For returns the bound of partition p.
+func (s UntilSpec) For(p int32) (Until, bool) {
+	if s.PerPartition == nil {
+		return s.All, true
+	}
+	u, ok := s.PerPartition[p]
+	return u, ok
+}
+
 // ParseUntil parses --until: an offset N (exclusive), "time:T" or "ago:D"
-// (records stamped before that time). The empty string is no bound.
-func ParseUntil(s string, now time.Time) (Until, error) {
+// (records stamped before that time), "end" (the default bound), or a
+// per-partition list "0=50,1=time:...,2=end" with the same forms as
+// --from's. The empty string is no bound of its own.
+func ParseUntil(s string, now time.Time) (UntilSpec, error) {
 	s = strings.TrimSpace(s)
-	if s == "" {
+	if !strings.Contains(s, "=") {
+		u, err := parseOneUntil(s, now)
+		if err != nil {
+			return UntilSpec{}, fmt.Errorf("%q: %w", s, err)
+		}
+		return UntilSpec{All: u}, nil
+	}
+	spec := UntilSpec{PerPartition: map[int32]Until{}}
+	for _, item := range strings.Split(s, ",") {
+		ps, v, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok {
+			return UntilSpec{}, fmt.Errorf("%q: %q is not PARTITION=END (give every partition an end, e.g. 0=50,2=time:2026-11-30T06:00:00Z)", s, item)
+		}
+		p, err := parsePartition(ps)
+		if err != nil {
+			return UntilSpec{}, fmt.Errorf("%q: %w", s, err)
+		}
+		if _, dup := spec.PerPartition[p]; dup {
+			return UntilSpec{}, fmt.Errorf("%q: partition %d given twice", s, p)
+		}
+		if strings.TrimSpace(v) == "" {
+			return UntilSpec{}, fmt.Errorf("%q: partition %d has no end (an offset, time:T, ago:D or end)", s, p)
+		}
+		u, err := parseOneUntil(v, now)
+		if err != nil {
+			return UntilSpec{}, fmt.Errorf("%q: partition %d: %w", s, p, err)
+		}
+		spec.PerPartition[p] = u
+	}
+	return spec, nil
+}
+
+func parseOneUntil(v string, now time.Time) (Until, error) {
+	v = strings.TrimSpace(v)
+	switch strings.ToLower(v) {
+	case "", "end":
 		return Until{}, nil
 	}
-	if t, ok := strings.CutPrefix(s, "time:"); ok {
+	if t, ok := strings.CutPrefix(v, "time:"); ok {
 		tm, err := parseTimeArg(t)
 		if err != nil {
-			return Until{}, fmt.Errorf("%q: %w", s, err)
+			return Until{}, err
 		}
 		return Until{Set: true, IsTime: true, Time: tm}, nil
 	}
-	if d, ok := strings.CutPrefix(s, "ago:"); ok {
+	if d, ok := strings.CutPrefix(v, "ago:"); ok {
 		dur, err := parseAgoArg(d)
 		if err != nil {
-			return Until{}, fmt.Errorf("%q: %w", s, err)
+			return Until{}, err
 		}
 		return Until{Set: true, IsTime: true, Time: agoTime(now, dur)}, nil
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
+	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 {
-		return Until{}, fmt.Errorf("%q: want an offset ≥ 0, time:T or ago:D", s)
+		return Until{}, fmt.Errorf("want an offset ≥ 0, time:T, ago:D or end")
 	}
 	return Until{Set: true, Offset: n}, nil
 }

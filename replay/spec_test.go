@@ -87,35 +87,73 @@ func sameStart(a, b Start) bool {
 }
 
 func TestParseUntil(t *testing.T) {
+	ts := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
 	cases := []struct {
 		in      string
 		want    Until
-		wantErr bool
+		per     map[int32]Until
+		wantErr string
 	}{
 		{in: "", want: Until{}},
+		{in: "end", want: Until{}},
 		{in: "400", want: Until{Set: true, Offset: 400}},
-		{in: "time:2026-11-30T06:00:00Z", want: Until{Set: true, IsTime: true, Time: time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)}},
+		{in: "time:2026-11-30T06:00:00Z", want: Until{Set: true, IsTime: true, Time: ts}},
 		{in: "ago:30m", want: Until{Set: true, IsTime: true, Time: now.Add(-30 * time.Minute)}},
 		{in: "ago:PT30M", want: Until{Set: true, IsTime: true, Time: now.Add(-30 * time.Minute)}},
 		{in: "ago:1d12h", want: Until{Set: true, IsTime: true, Time: now.Add(-36 * time.Hour)}},
-		{in: "time:2026-11-30T06:00", want: Until{Set: true, IsTime: true, Time: time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)}},
+		{in: "time:2026-11-30T06:00", want: Until{Set: true, IsTime: true, Time: ts}},
 		{in: "ago:0s", want: Until{Set: true, IsTime: true, Time: now}},
 		{in: "ago:0", want: Until{Set: true, IsTime: true, Time: now}},
-		{in: "ago:-1s", wantErr: true},
-		{in: "-3", wantErr: true},
-		{in: "earliest", wantErr: true},
-		{in: "time:", wantErr: true},
+		{in: "ago:-1s", wantErr: "negative"},
+		{in: "-3", wantErr: "want an offset"},
+		{in: "earliest", wantErr: "want an offset"},
+		{in: "time:", wantErr: "empty time"},
+		// Per partition: the same forms as --from's.
+		{in: "0=50,1=60", per: map[int32]Until{0: {Set: true, Offset: 50}, 1: {Set: true, Offset: 60}}},
+		{in: " 2=time:2026-11-30T06:00:00Z, 0=ago:30m ,5=end", per: map[int32]Until{
+			2: {Set: true, IsTime: true, Time: ts}, 0: {Set: true, IsTime: true, Time: now.Add(-30 * time.Minute)}, 5: {}}},
+		{in: "3=1796018400000", per: map[int32]Until{3: {Set: true, Offset: 1796018400000}}},
+		{in: "3=time:1796018400000", per: map[int32]Until{3: {Set: true, IsTime: true, Time: ts}}},
+		{in: "0=50,0=60", wantErr: "partition 0 given twice"},
+		{in: "0=50,1", wantErr: "PARTITION=END"},
+		{in: "0=", wantErr: "partition 0 has no end"},
+		{in: "x=5", wantErr: "not a non-negative integer"},
+		{in: "1=-5", wantErr: "partition 1: want an offset"},
+		{in: "1=earliest", wantErr: "partition 1: want an offset"},
+		{in: "1=ago:-1h", wantErr: "partition 1: duration"},
 	}
 	for _, c := range cases {
 		got, err := ParseUntil(c.in, now)
-		if (err != nil) != c.wantErr {
-			t.Errorf("ParseUntil(%q) error = %v, want error %v", c.in, err, c.wantErr)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("ParseUntil(%q) error = %v, want one containing %q", c.in, err, c.wantErr)
+			}
 			continue
 		}
-		if err == nil && (got.Set != c.want.Set || got.IsTime != c.want.IsTime || got.Offset != c.want.Offset || !got.Time.Equal(c.want.Time)) {
-			t.Errorf("ParseUntil(%q) = %+v, want %+v", c.in, got, c.want)
+		if err != nil {
+			t.Errorf("ParseUntil(%q): %v", c.in, err)
+			continue
+		}
+		if c.per == nil {
+			if got.PerPartition != nil || !sameUntil(got.All, c.want) {
+				t.Errorf("ParseUntil(%q) = %+v, want all %+v", c.in, got, c.want)
+			}
+			continue
+		}
+		if len(got.PerPartition) != len(c.per) {
+			t.Errorf("ParseUntil(%q) = %+v, want %+v", c.in, got.PerPartition, c.per)
+			continue
+		}
+		for p, w := range c.per {
+			if u, ok := got.PerPartition[p]; !ok || !sameUntil(u, w) {
+				t.Errorf("ParseUntil(%q)[%d] = %+v, want %+v", c.in, p, u, w)
+			}
 		}
 	}
+}
+
+func sameUntil(a, b Until) bool {
+	return a.Set == b.Set && a.IsTime == b.IsTime && a.Offset == b.Offset && a.Time.Equal(b.Time)
 }
 
 func TestParsePartitions(t *testing.T) {
@@ -199,22 +237,48 @@ func FuzzParseStart(f *testing.F) {
 }
 
 func FuzzParseUntil(f *testing.F) {
-	for _, s := range []string{"", "0", "400", "time:2026-11-30", "ago:90s", "ago:P1D", "ago:0s", "x", "-1", "time:-1"} {
+	for _, s := range []string{"", "0", "400", "end", "time:2026-11-30", "ago:90s", "ago:P1D", "ago:0s", "x", "-1", "time:-1",
+		"0=50,1=60", "0=time:2026-11-30T06:00:00Z,2=ago:1h,3=end", "1=time:1796018400000", "0=1,0=2", "0=", "=5", "0=50,", ",", "1=earliest"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		u, err := ParseUntil(s, now)
+		spec, err := ParseUntil(s, now)
 		if err != nil {
+			if spec.PerPartition != nil {
+				t.Fatalf("error with a partial result: %q", s)
+			}
 			return
 		}
-		if u.Set && !u.IsTime && u.Offset < 0 {
-			t.Fatalf("%q: negative offset", s)
+		check := func(u Until) {
+			if u.Set && !u.IsTime && u.Offset < 0 {
+				t.Fatalf("%q: negative offset", s)
+			}
+			if u.IsTime && (!u.Set || u.Time.UnixMilli() < 0) {
+				t.Fatalf("%q: time %v unset or before 1970", s, u.Time)
+			}
+			if !u.Set && (u.IsTime || u.Offset != 0) {
+				t.Fatalf("%q: no bound with a value %+v", s, u)
+			}
 		}
-		if u.IsTime && u.Time.UnixMilli() < 0 {
-			t.Fatalf("%q: time before 1970", s)
+		check(spec.All)
+		if spec.PerPartition == nil {
+			if in := strings.ToLower(strings.TrimSpace(s)); !spec.All.Set && in != "" && in != "end" {
+				t.Fatalf("%q: parsed as no bound", s)
+			}
+			return
 		}
-		if !u.Set && strings.TrimSpace(s) != "" {
-			t.Fatalf("%q: parsed as no bound", s)
+		if len(spec.PerPartition) == 0 {
+			t.Fatalf("%q: per-partition spec with no partition", s)
+		}
+		// Every partition is named once in the input.
+		if n := strings.Count(s, "="); n != len(spec.PerPartition) {
+			t.Fatalf("%q: %d items parsed into %d partitions", s, n, len(spec.PerPartition))
+		}
+		for p, u := range spec.PerPartition {
+			if p < 0 {
+				t.Fatalf("%q: negative partition", s)
+			}
+			check(u)
 		}
 	})
 }

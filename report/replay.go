@@ -103,7 +103,7 @@ func Rate(perSec float64) string {
 }
 
 var (
-	replayPartHeader = []string{"PARTITION", "FROM", "TO", "RECORDS", "FIRST-TS", "LAST-TS"}
+	replayPartHeader = []string{"PARTITION", "FROM", "TO", "RECORDS", "FIRST-TS", "LAST-TS", "STOP"}
 	proofHeader      = []string{"GROUP", "TOPIC", "PARTITION", "BEFORE", "AFTER", "STATUS"}
 )
 
@@ -120,12 +120,30 @@ func proofVerdict(v replay.Verification) string {
 func replayPartRows(r *replay.Result, total bool) [][]string {
 	rows := make([][]string, 0, len(r.Partitions)+1)
 	for _, p := range r.Partitions {
-		rows = append(rows, []string{I64(int64(p.Partition)), I64(p.From), I64(p.To), I64(p.Records), msTime(p.FirstTs), msTime(p.LastTs)})
+		stop := p.Stop
+		if total {
+			stop = stopWords(p.Stop)
+		}
+		rows = append(rows, []string{I64(int64(p.Partition)), I64(p.From), I64(p.To), I64(p.Records), msTime(p.FirstTs), msTime(p.LastTs), stop})
 	}
 	if total && len(r.Partitions) > 1 {
-		rows = append(rows, []string{"TOTAL", "", "", I64(r.Records), "", ""})
+		rows = append(rows, []string{"TOTAL", "", "", I64(r.Records), "", "", ""})
 	}
 	return rows
+}
+
+// stopWords says in the table why a partition stopped at TO: the flag that
+// bounded it, or the replay's own stop.
+func stopWords(stop string) string {
+	switch stop {
+	case replay.BoundUntil:
+		return "--until"
+	case replay.BoundEnd:
+		return "log end"
+	case replay.StoppedMax:
+		return "--max"
+	}
+	return stop
 }
 
 func proofRows(v replay.Verification) [][]string {

@@ -77,7 +77,7 @@ before and after. With --produce-to it copies the records to another topic
 	fl := cmd.Flags()
 	fl.StringVar(&f.from, "from", "earliest", "start: earliest, an offset N, time:T (RFC 3339, YYYY-MM-DD[THH:MM[:SS]] UTC, or Unix ms), ago:D (15m, 2h, 3d, 1d12h, PT90M), or per partition 0=120,2=300")
 	fl.StringVar(&f.partitions, "partitions", "", "only these partitions, e.g. 0,2 (default: all, or those of a per-partition --from)")
-	fl.StringVar(&f.until, "until", "", "stop before offset N or before the first record at or after time:T / ago:D (default: the end offsets captured at start)")
+	fl.StringVar(&f.until, "until", "", "stop before offset N or before the first record at or after time:T / ago:D, or per partition 0=50,1=time:T,2=end (default: the end offsets captured at start)")
 	fl.Int64Var(&f.max, "max", 0, "stop after N records in total (0: no limit)")
 	fl.BoolVar(&f.follow, "follow", false, "keep reading new records until Ctrl-C (or --until)")
 	fl.StringVar(&f.isolation, "isolation", "committed", "committed (read_committed: what consumers see, bounded by the last stable offset) or uncommitted")
