@@ -300,7 +300,6 @@ func equalInt32s(a, b []int32) bool {
 	return true
 }
 
-
 // rangeOf renders sorted partitions as "0..5" when contiguous from 0.
 func rangeOf(ps []int32) string {
 	if len(ps) > 0 && ps[0] == 0 && int(ps[len(ps)-1]) == len(ps)-1 {
