@@ -15,7 +15,10 @@ type PartitionLag struct {
 	LogStart  int64  `json:"log_start"`
 	Committed *int64 `json:"committed"`
 	LogEnd    int64  `json:"log_end"`
-	Lag       int64  `json:"lag"`
+	// Lag is nil when unknown: an error, or no committed offset and no
+	// --assume-reset (what the consumer reads then depends on its
+	// auto.offset.reset, as Apache's tool shows "-" there).
+	Lag       *int64 `json:"lag"`
 	TimeLagMs *int64 `json:"time_lag_ms,omitempty"`
 	Member    string `json:"member"`
 	ClientID  string `json:"client_id"`
@@ -26,11 +29,13 @@ type PartitionLag struct {
 
 // GroupLag is one group of a lag report.
 type GroupLag struct {
-	Group      string         `json:"group"`
-	Type       string         `json:"type"`
-	State      string         `json:"state"`
-	Members    int            `json:"members"`
-	Topics     []string       `json:"topics"`
+	Group   string   `json:"group"`
+	Type    string   `json:"type"`
+	State   string   `json:"state"`
+	Members int      `json:"members"`
+	Topics  []string `json:"topics"`
+	// TotalLag sums the known lags only, as kafka-consumer-groups does:
+	// a partition without a commit adds nothing unless --assume-reset.
 	TotalLag   int64          `json:"total_lag"`
 	Note       string         `json:"note,omitempty"`
 	Error      string         `json:"error,omitempty"`
@@ -41,10 +46,14 @@ type GroupLag struct {
 type LagReport struct {
 	// Time is the round's time in a --watch stream (RFC 3339 UTC), empty
 	// (left out of JSON) otherwise.
-	Time      string     `json:"time,omitempty"`
-	Isolation string     `json:"isolation"`
-	TimeLag   bool       `json:"-"`
-	Groups    []GroupLag `json:"groups"`
+	Time      string `json:"time,omitempty"`
+	Isolation string `json:"isolation"`
+	// AssumeReset is the auto.offset.reset the lag of an uncommitted
+	// partition was computed with ("earliest" or "latest"); empty when such
+	// lags are unknown (null).
+	AssumeReset string     `json:"assume_reset,omitempty"`
+	TimeLag     bool       `json:"-"`
+	Groups      []GroupLag `json:"groups"`
 }
 
 // Errors lists every group and partition error in the report, one line
@@ -64,14 +73,46 @@ func (r LagReport) Errors() []string {
 	return out
 }
 
+// AssumeReset is what lag assumes a consumer does on a partition with no
+// committed offset: nothing (lag unknown), or its auto.offset.reset.
+type AssumeReset string
+
+// The --assume-reset values.
+const (
+	AssumeNothing  AssumeReset = ""
+	AssumeEarliest AssumeReset = "earliest"
+	AssumeLatest   AssumeReset = "latest"
+)
+
+// ParseAssumeReset parses --assume-reset.
+func ParseAssumeReset(s string) (AssumeReset, error) {
+	switch a := AssumeReset(strings.ToLower(strings.TrimSpace(s))); a {
+	case AssumeEarliest, AssumeLatest:
+		return a, nil
+	}
+	return "", fmt.Errorf("--assume-reset %q: want earliest or latest", s)
+}
+
+// LagOptions are the choices ComputeLag leaves to the user.
+type LagOptions struct {
+	Scope       Scope
+	AssumeReset AssumeReset
+}
+
 // ComputeLag turns a snapshot into a lag report: one row per committed or
-// assigned partition in scope, sorted by group, topic, partition.
+// assigned partition in scope, sorted by group, topic, partition. An
+// uncommitted partition's lag is unknown (nil).
 func ComputeLag(s *Snapshot, scope Scope) LagReport {
-	rep := LagReport{Isolation: s.Isolation.String(), Groups: []GroupLag{}}
+	return ComputeLagWith(s, LagOptions{Scope: scope})
+}
+
+// ComputeLagWith is ComputeLag with every option.
+func ComputeLagWith(s *Snapshot, o LagOptions) LagReport {
+	rep := LagReport{Isolation: s.Isolation.String(), AssumeReset: string(o.AssumeReset), Groups: []GroupLag{}}
 	groups := append([]GroupSnapshot(nil), s.Groups...)
 	sort.Slice(groups, func(i, j int) bool { return groups[i].Group < groups[j].Group })
 	for _, g := range groups {
-		rep.Groups = append(rep.Groups, computeGroupLag(s, g, scope))
+		rep.Groups = append(rep.Groups, computeGroupLag(s, g, o))
 	}
 	return rep
 }
@@ -81,7 +122,8 @@ type tp struct {
 	partition int32
 }
 
-func computeGroupLag(s *Snapshot, g GroupSnapshot, scope Scope) GroupLag {
+func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
+	scope := o.Scope
 	gl := GroupLag{Group: g.Group, Type: g.Type, State: g.State, Members: len(g.Members), Partitions: []PartitionLag{}, Topics: []string{}}
 	switch {
 	case g.Err != nil:
@@ -154,28 +196,52 @@ func computeGroupLag(s *Snapshot, g GroupSnapshot, scope Scope) GroupLag {
 			pl.LogStart, pl.LogEnd = po.Start, po.End
 		}
 		if pl.Error == "" {
-			pl.Lag, pl.Note = partitionLag(pl.Committed, po.Start, po.End)
-			gl.TotalLag += pl.Lag
+			pl.Lag, pl.Note = partitionLag(pl.Committed, po.Start, po.End, s.Isolation, o.AssumeReset)
+			if pl.Lag != nil {
+				gl.TotalLag += *pl.Lag
+			}
 		}
 		gl.Partitions = append(gl.Partitions, pl)
 	}
 	return gl
 }
 
-// partitionLag computes the lag of one partition and a note for the
-// unusual cases.
-func partitionLag(committed *int64, start, end int64) (int64, string) {
+// partitionLag computes the lag of one partition (nil when unknown) and a
+// note for the unusual cases. end is the high watermark, or under
+// read_committed the last stable offset.
+func partitionLag(committed *int64, start, end int64, iso Isolation, assume AssumeReset) (*int64, string) {
 	if committed == nil {
-		return end - start, "no committed offset"
+		return uncommittedLag(start, end, assume)
 	}
 	c := *committed
 	switch {
+	case c > end && iso == ReadCommitted:
+		// ListOffsets under read_committed answers the last stable
+		// offset, which stops at the first open transaction: a consumer
+		// that commits what it read uncommitted is past it, though it is
+		// not past the log. Only a commit beyond the high watermark is.
+		return new(int64(0)), fmt.Sprintf("committed offset is %d past the last stable offset (a transaction is open, or the commit is past the log end)", c-end)
 	case c > end:
-		return 0, fmt.Sprintf("committed offset is %d past the log end", c-end)
+		return new(int64(0)), fmt.Sprintf("committed offset is %d past the log end", c-end)
 	case c < start:
-		return end - c, fmt.Sprintf("%d records expired unread (log start %d is past the commit)", start-c, start)
+		return new(end - c), fmt.Sprintf("%d records expired unread (log start %d is past the commit)", start-c, start)
 	}
-	return end - c, ""
+	return new(end - c), ""
+}
+
+// uncommittedLag is the lag of a partition the group never committed. A
+// consumer there starts where its auto.offset.reset says (the Java
+// default is latest, so the real backlog is usually about 0), which the
+// broker does not know: like kafka-consumer-groups --describe, the lag is
+// unknown unless the user says what to assume.
+func uncommittedLag(start, end int64, assume AssumeReset) (*int64, string) {
+	switch assume {
+	case AssumeEarliest:
+		return new(end - start), "no committed offset: lag assumes auto.offset.reset=earliest (from the log start)"
+	case AssumeLatest:
+		return new(int64(0)), "no committed offset: lag assumes auto.offset.reset=latest (from the log end)"
+	}
+	return nil, "no committed offset: the consumer starts at the log start or end, as its auto.offset.reset says (--assume-reset for a number)"
 }
 
 func stateNote(typ, state string) string {

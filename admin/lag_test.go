@@ -2,6 +2,7 @@ package admin
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -10,31 +11,63 @@ import (
 
 func i64(v int64) *int64 { return &v }
 
+// TestPartitionLag: an uncommitted partition's lag is unknown (nil) unless
+// the user assumes an auto.offset.reset, as kafka-consumer-groups shows
+// "-" there (issue 11 reversed the foundation's log end - log start).
 func TestPartitionLag(t *testing.T) {
 	cases := []struct {
 		name       string
 		committed  *int64
 		start, end int64
-		lag        int64
+		iso        Isolation
+		assume     AssumeReset
+		lag        *int64
 		noteHas    string
 	}{
-		{"normal", i64(5), 0, 20, 15, ""},
-		{"caught up", i64(20), 0, 20, 0, ""},
-		{"no commit counts from log start", nil, 3, 20, 17, "no committed offset"},
-		{"commit past end", i64(25), 0, 20, 0, "5 past the log end"},
-		{"commit below log start", i64(2), 10, 20, 18, "8 records expired unread"},
-		{"empty partition no commit", nil, 0, 0, 0, "no committed offset"},
+		{"normal", i64(5), 0, 20, ReadUncommitted, "", i64(15), ""},
+		{"caught up", i64(20), 0, 20, ReadUncommitted, "", i64(0), ""},
+		{"no commit: unknown", nil, 3, 20, ReadUncommitted, "", nil, "auto.offset.reset"},
+		{"no commit, assume earliest", nil, 3, 20, ReadUncommitted, AssumeEarliest, i64(17), "assumes auto.offset.reset=earliest"},
+		{"no commit, assume latest", nil, 3, 20, ReadUncommitted, AssumeLatest, i64(0), "assumes auto.offset.reset=latest"},
+		{"commit past end", i64(25), 0, 20, ReadUncommitted, "", i64(0), "5 past the log end"},
+		{"commit past the LSO", i64(25), 0, 20, ReadCommitted, "", i64(0), "5 past the last stable offset (a transaction is open"},
+		{"commit below log start", i64(2), 10, 20, ReadUncommitted, "", i64(18), "8 records expired unread"},
+		{"empty partition no commit", nil, 0, 0, ReadUncommitted, "", nil, "no committed offset"},
+		{"commit below log start, LSO", i64(2), 10, 20, ReadCommitted, AssumeEarliest, i64(18), "8 records expired unread"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			lag, note := partitionLag(c.committed, c.start, c.end)
-			if lag != c.lag {
-				t.Errorf("lag = %d, want %d", lag, c.lag)
+			lag, note := partitionLag(c.committed, c.start, c.end, c.iso, c.assume)
+			if (lag == nil) != (c.lag == nil) || lag != nil && *lag != *c.lag {
+				t.Errorf("lag = %v, want %v", show(lag), show(c.lag))
 			}
 			if c.noteHas == "" && note != "" || c.noteHas != "" && !strings.Contains(note, c.noteHas) {
 				t.Errorf("note = %q, want it to contain %q", note, c.noteHas)
 			}
+			if c.iso == ReadCommitted && strings.Contains(note, "past the log end") && !strings.Contains(note, "stable") {
+				t.Errorf("note %q calls the last stable offset the log end", note)
+			}
 		})
+	}
+}
+
+func show(v *int64) string {
+	if v == nil {
+		return "nil"
+	}
+	return strconv.FormatInt(*v, 10)
+}
+
+func TestParseAssumeReset(t *testing.T) {
+	for in, want := range map[string]AssumeReset{"earliest": AssumeEarliest, " Latest ": AssumeLatest} {
+		if got, err := ParseAssumeReset(in); err != nil || got != want {
+			t.Errorf("ParseAssumeReset(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "none", "earliest,latest", "smallest"} {
+		if _, err := ParseAssumeReset(in); err == nil {
+			t.Errorf("ParseAssumeReset(%q): no error", in)
+		}
 	}
 }
 
@@ -77,15 +110,15 @@ func TestComputeLag(t *testing.T) {
 	want := []struct {
 		topic string
 		part  int32
-		lag   int64
+		lag   *int64 // nil: unknown (the error rows)
 		err   bool
-	}{{"gone", 0, 0, true}, {"t", 0, 0, false}, {"t", 1, 5, false}, {"u", 5, 0, true}}
+	}{{"gone", 0, nil, true}, {"t", 0, i64(0), false}, {"t", 1, i64(5), false}, {"u", 5, nil, true}}
 	if len(a.Partitions) != len(want) {
 		t.Fatalf("group a rows: %+v", a.Partitions)
 	}
 	for i, w := range want {
 		p := a.Partitions[i]
-		if p.Topic != w.topic || p.Partition != w.part || p.Lag != w.lag || (p.Error != "") != w.err {
+		if p.Topic != w.topic || p.Partition != w.part || show(p.Lag) != show(w.lag) || (p.Error != "") != w.err {
 			t.Errorf("row %d = %+v, want %+v", i, p, w)
 		}
 	}
@@ -96,14 +129,16 @@ func TestComputeLag(t *testing.T) {
 	if len(b.Partitions) != 2 {
 		t.Fatalf("group b rows: %+v", b.Partitions)
 	}
-	if b.Partitions[0].Member != "m1" || b.Partitions[0].Lag != 6 || *b.Partitions[0].Committed != 4 {
+	if b.Partitions[0].Member != "m1" || show(b.Partitions[0].Lag) != "6" || *b.Partitions[0].Committed != 4 {
 		t.Errorf("b t/0 = %+v", b.Partitions[0])
 	}
-	// Assigned but never committed: COMMITTED null, lag = end - start.
-	if p := b.Partitions[1]; p.Committed != nil || p.Lag != 10 || p.ClientID != "c1" || p.Host != "/10.0.0.1" {
+	// Assigned but never committed: COMMITTED and LAG null, left out of
+	// the total, as kafka-consumer-groups --describe does (issue 11; the
+	// foundation issue had asked for end - start = 10 here).
+	if p := b.Partitions[1]; p.Committed != nil || p.Lag != nil || p.ClientID != "c1" || p.Host != "/10.0.0.1" || !strings.Contains(p.Note, "auto.offset.reset") {
 		t.Errorf("b t/1 = %+v", p)
 	}
-	if b.TotalLag != 16 || b.Members != 1 {
+	if b.TotalLag != 6 || b.Members != 1 {
 		t.Errorf("b total = %d members = %d", b.TotalLag, b.Members)
 	}
 	if n := rep.Groups[2]; n.Error != "group does not exist" || len(n.Partitions) != 0 {
@@ -112,6 +147,22 @@ func TestComputeLag(t *testing.T) {
 	errs := rep.Errors()
 	if len(errs) != 3 {
 		t.Errorf("errors = %q, want 3 (gone/0, u/5, nope)", errs)
+	}
+}
+
+// TestComputeLagAssumeReset: with --assume-reset the uncommitted row gets
+// a number and counts in the total; the report says what was assumed.
+func TestComputeLagAssumeReset(t *testing.T) {
+	for _, c := range []struct {
+		assume AssumeReset
+		lag    string
+		total  int64
+	}{{AssumeNothing, "nil", 6}, {AssumeEarliest, "10", 16}, {AssumeLatest, "0", 6}} {
+		rep := ComputeLagWith(snapshot(), LagOptions{AssumeReset: c.assume})
+		b := rep.Groups[1]
+		if got := show(b.Partitions[1].Lag); got != c.lag || b.TotalLag != c.total || rep.AssumeReset != string(c.assume) {
+			t.Errorf("assume %q: t/1 lag %s total %d report %q, want %s and %d", c.assume, got, b.TotalLag, rep.AssumeReset, c.lag, c.total)
+		}
 	}
 }
 

@@ -66,8 +66,10 @@ func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 		for pi := range rep.Groups[gi].Partitions {
 			p := &rep.Groups[gi].Partitions[pi]
 			switch {
-			case p.Error != "":
-			case p.Lag <= 0:
+			case p.Error != "" || p.Lag == nil:
+				// Unknown lag (no commit, nothing assumed): the next
+				// offset is unknown too.
+			case *p.Lag <= 0:
 				p.TimeLagMs = new(int64(0))
 			case nextOffset(p) >= p.LogEnd:
 				// A commit below a log start that has reached the log
@@ -174,7 +176,7 @@ func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 			p := &rep.Groups[gi].Partitions[pi]
 			off := nextOffset(p)
 			s := search[tp{p.Topic, p.Partition}]
-			if p.Error != "" || p.Lag <= 0 || off >= p.LogEnd || s == nil {
+			if p.Error != "" || p.Lag == nil || *p.Lag <= 0 || off >= p.LogEnd || s == nil {
 				continue
 			}
 			if ts, ok := s.found[off]; ok {

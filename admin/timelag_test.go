@@ -31,7 +31,7 @@ func TestFillTimeLagSharedOffset(t *testing.T) {
 
 	row := func(p int32, committed, start, end int64) PartitionLag {
 		pl := PartitionLag{Topic: topic, Partition: p, LogStart: start, LogEnd: end, Committed: &committed}
-		pl.Lag, pl.Note = partitionLag(pl.Committed, start, end)
+		pl.Lag, pl.Note = partitionLag(pl.Committed, start, end, ReadUncommitted, AssumeNothing)
 		return pl
 	}
 	rep := LagReport{Groups: []GroupLag{
@@ -100,8 +100,8 @@ func TestFillTimeLagUnreadablePartition(t *testing.T) {
 	defer hf.Remove()
 	committed := int64(1)
 	rep := LagReport{Groups: []GroupLag{{Group: "g", Partitions: []PartitionLag{
-		{Topic: topic, Partition: 0, LogStart: 0, LogEnd: 3, Committed: &committed, Lag: 2},
-		{Topic: topic, Partition: 1, LogStart: 0, LogEnd: 3, Committed: &committed, Lag: 2},
+		{Topic: topic, Partition: 0, LogStart: 0, LogEnd: 3, Committed: &committed, Lag: new(int64(2))},
+		{Topic: topic, Partition: 1, LogStart: 0, LogEnd: 3, Committed: &committed, Lag: new(int64(2))},
 	}}}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
@@ -129,7 +129,7 @@ func dumpTimeLag(rep LagReport) string {
 			if p.TimeLagMs != nil {
 				tl = fmt.Sprint(*p.TimeLagMs)
 			}
-			fmt.Fprintf(&b, "  group %s partition %d lag %d time-lag %s note %q\n", g.Group, p.Partition, p.Lag, tl, p.Note)
+			fmt.Fprintf(&b, "  group %s partition %d lag %s time-lag %s note %q\n", g.Group, p.Partition, show(p.Lag), tl, p.Note)
 		}
 	}
 	return b.String()

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -117,3 +118,77 @@ func BenchmarkReplay(b *testing.B) {
 type nullWriter struct{}
 
 func (nullWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestReplayRequestKinds records every request the cluster receives during
+// a replay, with the proof and with NoVerify, and asserts the exact set:
+// docs/replay-requests.md lists the requests and ACLs from this test. The
+// proof is read-only: ListGroups, FindCoordinator (for the groups' coordinators),
+// OffsetFetch and DescribeGroups / ConsumerGroupDescribe; the replay
+// itself is Metadata, ListOffsets and Fetch (and ApiVersions).
+func TestReplayRequestKinds(t *testing.T) {
+	for _, noVerify := range []bool{true, false} {
+		fake, cfg := fakeTopic(t, 3, 50)
+		// Commits on the topic from a classic and a KIP-848 group, so
+		// the proof describes both kinds.
+		cl, err := cfg.NewClient()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range []string{"classic-g", "kip848-g"} {
+			opts := []kgo.Opt{kgo.ConsumerGroup(g), kgo.ConsumeTopics("t"), kgo.DisableAutoCommit(), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}
+			if g == "kip848-g" {
+				opts = append(opts, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
+			}
+			gc, err := cfg.NewClient(opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			for n := 0; n < 10 && ctx.Err() == nil; {
+				n += gc.PollFetches(ctx).NumRecords()
+			}
+			if err := gc.CommitUncommittedOffsets(ctx); err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			gc.Close() // leaves: its heartbeats are not the replay's
+		}
+		cl.Close()
+		var mu sync.Mutex
+		seen := map[string]bool{}
+		for k := int16(0); k <= kmsg.MaxKey; k++ {
+			name := kmsg.NameForKey(k)
+			fake.ControlKey(k, func(kmsg.Request) (kmsg.Response, error, bool) {
+				fake.KeepControl()
+				mu.Lock()
+				seen[name] = true
+				mu.Unlock()
+				return nil, nil, false
+			})
+		}
+		res, err := Run(context.Background(), cfg, Options{Topic: "t", Sink: io.Discard, NoVerify: noVerify})
+		if err != nil || res.Records != 150 {
+			t.Fatalf("noVerify=%v: %v, %d records", noVerify, err, res.Records)
+		}
+		// KIP-714 client telemetry (GetTelemetrySubscriptions,
+		// PushTelemetry) needs no ACL; whether it is sent depends on
+		// the broker, so it is neither required nor refused.
+		want := []string{"ApiVersions", "Fetch", "ListOffsets", "Metadata"}
+		if !noVerify {
+			want = append(want, "ConsumerGroupDescribe", "DescribeGroups", "FindCoordinator", "ListGroups", "OffsetFetch")
+		}
+		slices.Sort(want)
+		mu.Lock()
+		var got []string
+		for name := range seen {
+			if name != "GetTelemetrySubscriptions" && name != "PushTelemetry" {
+				got = append(got, name)
+			}
+		}
+		mu.Unlock()
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("noVerify=%v: requests %v, want exactly %v", noVerify, got, want)
+		}
+	}
+}

@@ -87,12 +87,9 @@ func lagRows(r admin.LagReport, withGroup bool) [][]string {
 	var rows [][]string
 	for _, g := range r.Groups {
 		for _, p := range g.Partitions {
-			row := []string{p.Topic, I64(int64(p.Partition)), Known(p.LogStart), Opt(p.Committed), Known(p.LogEnd), I64(p.Lag)}
+			row := []string{p.Topic, I64(int64(p.Partition)), Known(p.LogStart), Opt(p.Committed), Known(p.LogEnd), Opt(p.Lag)}
 			if withGroup { // CSV: a missing number is an empty field
-				row[2], row[3], row[4] = KnownCSV(p.LogStart), OptCSV(p.Committed), KnownCSV(p.LogEnd)
-			}
-			if p.Error != "" && !withGroup {
-				row[5] = "-"
+				row[2], row[3], row[4], row[5] = KnownCSV(p.LogStart), OptCSV(p.Committed), KnownCSV(p.LogEnd), OptCSV(p.Lag)
 			}
 			if r.TimeLag {
 				if withGroup { // CSV: milliseconds, like JSON's time_lag_ms

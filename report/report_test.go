@@ -20,13 +20,15 @@ func TestParseFormat(t *testing.T) {
 	}
 }
 
+// sample's t/1 has no commit and an unknown lag (issue 11: like Apache's
+// "-"; it was end - start = 10 and counted in the total before).
 func sample() admin.LagReport {
 	c := int64(4)
 	return admin.LagReport{Isolation: "uncommitted", Groups: []admin.GroupLag{{
-		Group: "g", Type: "classic", State: "Empty", TotalLag: 16,
+		Group: "g", Type: "classic", State: "Empty", TotalLag: 6,
 		Partitions: []admin.PartitionLag{
-			{Topic: "t", Partition: 0, LogStart: 0, Committed: &c, LogEnd: 10, Lag: 6},
-			{Topic: "t", Partition: 1, LogStart: 2, LogEnd: 12, Lag: 10, Note: "no committed offset"},
+			{Topic: "t", Partition: 0, LogStart: 0, Committed: &c, LogEnd: 10, Lag: new(int64(6))},
+			{Topic: "t", Partition: 1, LogStart: 2, LogEnd: 12, Note: "no committed offset"},
 			{Topic: "gone", Partition: 0, LogStart: -1, LogEnd: -1, Error: "topic gone does not exist"},
 		},
 	}}}
@@ -41,7 +43,7 @@ func TestLagTable(t *testing.T) {
 	if len(lines) != 5 {
 		t.Fatalf("want group line, header, 3 rows; got:\n%s", b.String())
 	}
-	if !strings.HasPrefix(lines[0], "GROUP g  TYPE classic  STATE Empty  MEMBERS 0  TOTAL-LAG 16") {
+	if !strings.HasPrefix(lines[0], "GROUP g  TYPE classic  STATE Empty  MEMBERS 0  TOTAL-LAG 6") {
 		t.Errorf("group line %q", lines[0])
 	}
 	for _, l := range lines {
@@ -49,8 +51,8 @@ func TestLagTable(t *testing.T) {
 			t.Errorf("trailing blank in %q", l)
 		}
 	}
-	if f := strings.Fields(lines[3]); f[0] != "t" || f[3] != "-" || f[5] != "10" {
-		t.Errorf("no-commit row %q: COMMITTED must be - and LAG 10", lines[3])
+	if f := strings.Fields(lines[3]); f[0] != "t" || f[3] != "-" || f[5] != "-" {
+		t.Errorf("no-commit row %q: COMMITTED and LAG must be -", lines[3])
 	}
 	if !strings.Contains(lines[4], "ERROR: topic gone does not exist") || strings.Fields(lines[4])[5] != "-" {
 		t.Errorf("error row %q", lines[4])
@@ -67,16 +69,21 @@ func TestLagJSONAndCSV(t *testing.T) {
 			Group      string `json:"group"`
 			TotalLag   int64  `json:"total_lag"`
 			Partitions []struct {
-				Committed *int64 `json:"committed"`
-				Error     string `json:"error"`
+				Committed *int64          `json:"committed"`
+				Lag       json.RawMessage `json:"lag"`
+				Error     string          `json:"error"`
 			} `json:"partitions"`
 		} `json:"groups"`
 	}
 	if err := json.Unmarshal(b.Bytes(), &v); err != nil {
 		t.Fatal(err)
 	}
-	if v.Groups[0].TotalLag != 16 || *v.Groups[0].Partitions[0].Committed != 4 || v.Groups[0].Partitions[1].Committed != nil || v.Groups[0].Partitions[2].Error == "" {
+	ps := v.Groups[0].Partitions
+	if v.Groups[0].TotalLag != 6 || *ps[0].Committed != 4 || ps[1].Committed != nil || ps[2].Error == "" {
 		t.Errorf("json = %s", b.String())
+	}
+	if string(ps[0].Lag) != "6" || string(ps[1].Lag) != "null" || string(ps[2].Lag) != "null" {
+		t.Errorf("json lags %s %s %s, want 6 null null", ps[0].Lag, ps[1].Lag, ps[2].Lag)
 	}
 	b.Reset()
 	if err := Lag(&b, CSV, sample()); err != nil {
@@ -86,8 +93,8 @@ func TestLagJSONAndCSV(t *testing.T) {
 	if len(lines) != 4 || lines[0] != "GROUP,STATE,TOPIC,PARTITION,LOG-START,COMMITTED,LOG-END,LAG,MEMBER,CLIENT-ID,HOST,NOTE,ERROR" {
 		t.Errorf("csv:\n%s", b.String())
 	}
-	if lines[1] != "g,Empty,t,0,0,4,10,6,,,,," {
-		t.Errorf("csv row %q", lines[1])
+	if lines[1] != "g,Empty,t,0,0,4,10,6,,,,," || lines[2] != "g,Empty,t,1,2,,12,,,,,no committed offset," {
+		t.Errorf("csv rows %q %q", lines[1], lines[2])
 	}
 }
 
@@ -98,7 +105,7 @@ func BenchmarkLagTable(b *testing.B) {
 		gl := admin.GroupLag{Group: "group-" + strings.Repeat("x", g%7), State: "Empty", Type: "classic"}
 		for p := 0; p < 1000; p++ {
 			c := int64(p)
-			gl.Partitions = append(gl.Partitions, admin.PartitionLag{Topic: "orders.events.v1", Partition: int32(p), LogStart: 0, Committed: &c, LogEnd: 5000, Lag: 5000 - c})
+			gl.Partitions = append(gl.Partitions, admin.PartitionLag{Topic: "orders.events.v1", Partition: int32(p), LogStart: 0, Committed: &c, LogEnd: 5000, Lag: new(5000 - c)})
 		}
 		rep.Groups = append(rep.Groups, gl)
 	}

@@ -26,7 +26,7 @@ func (a *app) groupsCmd() *cobra.Command {
 				return err
 			}
 			defer adm.Close()
-			rep, err := a.gatherLag(cmd.Context(), cfg, adm, admin.GatherRequest{AllGroups: true}, false)
+			rep, err := a.gatherLag(cmd.Context(), cfg, adm, admin.GatherRequest{AllGroups: true}, lagOpts{})
 			if err != nil {
 				return err
 			}

@@ -20,11 +20,18 @@ import (
 const minWatch = 100 * time.Millisecond
 
 type lagFlags struct {
-	allGroups bool
-	topics    []string
-	isolation string
-	timeLag   bool
-	watch     time.Duration
+	allGroups   bool
+	topics      []string
+	isolation   string
+	timeLag     bool
+	assumeReset string
+	watch       time.Duration
+}
+
+// lagOpts are how a lag report is computed beyond what is gathered.
+type lagOpts struct {
+	timeLag bool
+	assume  admin.AssumeReset
 }
 
 func (a *app) lagCmd() *cobra.Command {
@@ -54,6 +61,12 @@ func (a *app) lagCmd() *cobra.Command {
 			if err != nil {
 				return exitcode.Flag("--isolation", err)
 			}
+			opts := lagOpts{timeLag: f.timeLag}
+			if changed(cmd.Flags(), "assume-reset") {
+				if opts.assume, err = admin.ParseAssumeReset(f.assumeReset); err != nil {
+					return exitcode.AsUsage(err)
+				}
+			}
 			if changed(cmd.Flags(), "watch") && f.watch < minWatch {
 				return exitcode.Usagef("--watch must be at least %s, got %s", minWatch, f.watch)
 			}
@@ -64,9 +77,9 @@ func (a *app) lagCmd() *cobra.Command {
 			defer adm.Close()
 			req := admin.GatherRequest{Groups: args, AllGroups: f.allGroups, Scope: scope, Isolation: iso}
 			if f.watch <= 0 {
-				return a.lagOnce(cmd.Context(), cfg, adm, req, f.timeLag)
+				return a.lagOnce(cmd.Context(), cfg, adm, req, opts)
 			}
-			return a.lagWatch(cmd.Context(), cfg, adm, req, f)
+			return a.lagWatch(cmd.Context(), cfg, adm, req, f.watch, opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -74,12 +87,13 @@ func (a *app) lagCmd() *cobra.Command {
 	fl.StringArrayVarP(&f.topics, "topic", "t", nil, "only this topic, or TOPIC:P,P for some partitions (repeatable)")
 	fl.StringVar(&f.isolation, "isolation", "uncommitted", "log end: uncommitted (high watermark) or committed (last stable offset)")
 	fl.BoolVar(&f.timeLag, "time-lag", false, "also show how long ago the next unconsumed record was written")
+	fl.StringVar(&f.assumeReset, "assume-reset", "", "lag of a partition with no committed offset, as if the consumer's auto.offset.reset were earliest or latest (default: unknown, shown as -)")
 	fl.DurationVar(&f.watch, "watch", 0, "redraw every interval until Ctrl-C")
 	return cmd
 }
 
 // gatherLag gathers and computes one lag report within the timeout.
-func (a *app) gatherLag(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, timeLag bool) (admin.LagReport, error) {
+func (a *app) gatherLag(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, o lagOpts) (admin.LagReport, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	req.ExtraTopics = req.Scope.TopicNames()
@@ -93,11 +107,11 @@ func (a *app) gatherLag(ctx context.Context, cfg cluster.Config, adm *cluster.Ad
 	if err := admin.CheckScope(snap.Offsets, req.Scope); err != nil {
 		return admin.LagReport{}, exitcode.AsUsage(fmt.Errorf("--topic: %w", err))
 	}
-	rep := admin.ComputeLag(snap, req.Scope)
+	rep := admin.ComputeLagWith(snap, admin.LagOptions{Scope: req.Scope, AssumeReset: o.assume})
 	if req.AllGroups && !req.Scope.Empty() {
 		rep = rep.WithRows()
 	}
-	if timeLag {
+	if o.timeLag {
 		rep.TimeLag = true
 		if err := admin.FillTimeLag(ctx, cfg, &rep, req.Isolation, snap.At); err != nil {
 			return rep, err
@@ -106,8 +120,8 @@ func (a *app) gatherLag(ctx context.Context, cfg cluster.Config, adm *cluster.Ad
 	return rep, nil
 }
 
-func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, timeLag bool) error {
-	rep, err := a.gatherLag(ctx, cfg, adm, req, timeLag)
+func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, o lagOpts) error {
+	rep, err := a.gatherLag(ctx, cfg, adm, req, o)
 	if err != nil {
 		return err
 	}
@@ -163,7 +177,7 @@ func reportErrors(lines []string) error {
 	return fmt.Errorf("%d errors: %s", len(lines), strings.Join(lines, "; "))
 }
 
-func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, f lagFlags) error {
+func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, every time.Duration, o lagOpts) error {
 	tty := isTerminal(a.stdout) && a.format == report.Table // JSON and CSV are streams: never cleared
 	rounds, failed := 0, 0
 	var lastErr error
@@ -174,10 +188,10 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 		}
 		return nil
 	}
-	t := time.NewTicker(f.watch)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		rep, err := a.gatherLag(ctx, cfg, adm, req, f.timeLag)
+		rep, err := a.gatherLag(ctx, cfg, adm, req, o)
 		if ctx.Err() != nil {
 			return end()
 		}
@@ -201,7 +215,7 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 		if werr == nil {
 			switch a.format {
 			case report.Table:
-				_, werr = fmt.Fprintf(a.stdout, "%s  every %s  (Ctrl-C to stop)\n", at.Format(time.RFC3339), f.watch)
+				_, werr = fmt.Fprintf(a.stdout, "%s  every %s  (Ctrl-C to stop)\n", at.Format(time.RFC3339), every)
 				if werr == nil && (err == nil || len(rep.Groups) > 0) {
 					werr = a.printLag(rep, true)
 				}

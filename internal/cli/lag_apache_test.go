@@ -61,8 +61,22 @@ func TestLagMatchesApache(t *testing.T) {
 	// 5s auto-commit on a slow machine.)
 	replayWaitCommitted(t, c, live, topic, map[int32]int64{0: 20, 1: 15, 2: 9})
 
-	groups := []string{plain, below, live}
-	apache := parseApacheDescribe(t, c.ApacheTool("--describe", "--group", plain, "--group", below, "--group", live))
+	// Members assigned partitions they never commit, classic and KIP-848:
+	// Apache shows CURRENT-OFFSET and LAG "-" there (issue 11).
+	fresh := testkit.Name(t, "fresh")
+	c.Consumer(fresh, topic, false, kgo.DisableAutoCommit())
+	fresh848 := testkit.Name(t, "fresh848")
+	c.Consumer(fresh848, topic, true, kgo.DisableAutoCommit())
+	for _, g := range []string{fresh, fresh848} {
+		waitRows(t, c, g, 3)
+	}
+
+	groups := []string{plain, below, live, fresh, fresh848}
+	args := []string{"--describe"}
+	for _, g := range groups {
+		args = append(args, "--group", g)
+	}
+	apache := parseApacheDescribe(t, c.ApacheTool(args...))
 	ours := lagOf(t, c, 0, groups...)
 	compared := 0
 	for _, g := range groups {
@@ -79,12 +93,31 @@ func TestLagMatchesApache(t *testing.T) {
 			if p.Committed != nil {
 				cur = strconv.FormatInt(*p.Committed, 10)
 			}
-			if a.current != cur || a.end != strconv.FormatInt(p.LogEnd, 10) || a.lag != strconv.FormatInt(p.Lag, 10) {
-				t.Errorf("%s: Apache CURRENT %s END %s LAG %s, offsetctl %s %d %d", key, a.current, a.end, a.lag, cur, p.LogEnd, p.Lag)
+			if a.current != cur || a.end != strconv.FormatInt(p.LogEnd, 10) || a.lag != lagStr(p) {
+				t.Errorf("%s: Apache CURRENT %s END %s LAG %s, offsetctl %s %d %s", key, a.current, a.end, a.lag, cur, p.LogEnd, lagStr(p))
 			}
 		}
 	}
-	if compared != len(apache) || compared < 8 {
+	for _, g := range []string{fresh, fresh848} {
+		if gl := findGroup(t, ours, g); gl.TotalLag != 0 {
+			t.Errorf("%s: TOTAL-LAG %d, want 0 (unknown lags are not summed)", g, gl.TotalLag)
+		}
+	}
+	if compared != len(apache) || compared < 14 {
 		t.Errorf("compared %d rows; Apache printed %d", compared, len(apache))
+	}
+}
+
+// waitRows waits until a live group shows n assigned rows.
+func waitRows(t *testing.T, c *testkit.Cluster, g string, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(45 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		gl := findGroup(t, lagOf(t, c, 0, g), g)
+		if gl.State == "Stable" && len(gl.Partitions) == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("group %s: %s with %d rows, want Stable with %d", g, gl.State, len(gl.Partitions), n)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -50,6 +51,23 @@ func row(t *testing.T, g admin.GroupLag, topic string, p int32) admin.PartitionL
 	return admin.PartitionLag{}
 }
 
+// lagv is a row's lag, -1 when unknown (null): every test asserts a lag
+// of 0 or more, so an unknown lag never passes for a number.
+func lagv(p admin.PartitionLag) int64 {
+	if p.Lag == nil {
+		return -1
+	}
+	return *p.Lag
+}
+
+// lagStr is a row's lag as kafka-consumer-groups prints it: "-" unknown.
+func lagStr(p admin.PartitionLag) string {
+	if p.Lag == nil {
+		return "-"
+	}
+	return strconv.FormatInt(*p.Lag, 10)
+}
+
 // endOffsets re-reads the broker's high watermarks.
 func endOffsets(t *testing.T, c *testkit.Cluster, topic string) map[int32]int64 {
 	t.Helper()
@@ -84,10 +102,10 @@ func TestLagEmptyClassicGroup(t *testing.T) {
 	var total int64
 	for _, p := range []int32{0, 1} {
 		r := row(t, gl, topic, p)
-		if r.Committed == nil || *r.Committed != committed[p] || r.LogEnd != ends[p] || r.Lag != ends[p]-committed[p] || r.LogStart != 0 {
+		if r.Committed == nil || *r.Committed != committed[p] || r.LogEnd != ends[p] || lagv(r) != ends[p]-committed[p] || r.LogStart != 0 {
 			t.Errorf("row %d = %+v; broker: committed %d end %d", p, r, committed[p], ends[p])
 		}
-		total += r.Lag
+		total += lagv(r)
 	}
 	if gl.TotalLag != total || total != 6 {
 		t.Errorf("total lag = %d (sum %d), want 6", gl.TotalLag, total)
@@ -136,14 +154,29 @@ func TestLagLiveGroups(t *testing.T) {
 			if gl.Type != proto.typ || gl.State != "Stable" || gl.Members != 1 {
 				t.Fatalf("group = %s/%s/%d members, want %s/Stable/1", gl.Type, gl.State, gl.Members, proto.typ)
 			}
+			// Assigned, never committed: LAG unknown and out of the
+			// total, as kafka-consumer-groups shows "-" (issue 11; the
+			// foundation issue had log end - log start = 5 and a total
+			// of 10 here, which fired lag alerts on every rebalance).
 			for _, p := range []int32{0, 1} {
 				r := row(t, gl, topic, p)
-				if r.Committed != nil || r.Lag != 5 || r.Member == "" || r.ClientID != "live-"+proto.name || r.Host == "" {
-					t.Errorf("row %d = %+v, want assigned, no commit, lag 5, member/client/host set", p, r)
+				if r.Committed != nil || r.Lag != nil || r.Member == "" || r.ClientID != "live-"+proto.name || r.Host == "" || !strings.Contains(r.Note, "auto.offset.reset") {
+					t.Errorf("row %d = %+v, want assigned, no commit, lag null, member/client/host set, a note on auto.offset.reset", p, r)
 				}
 			}
-			if gl.TotalLag != 10 {
-				t.Errorf("total lag = %d, want 10", gl.TotalLag)
+			if gl.TotalLag != 0 {
+				t.Errorf("total lag = %d, want 0 (unknown lags are not summed)", gl.TotalLag)
+			}
+			// --assume-reset gives the number each choice would mean.
+			for assume, want := range map[string]int64{"earliest": 5, "latest": 0} {
+				ga := findGroup(t, lagOf(t, c, 0, g, "--assume-reset", assume), g)
+				if r := row(t, ga, topic, 1); lagv(r) != want || ga.TotalLag != 2*want || !strings.Contains(r.Note, "auto.offset.reset="+assume) {
+					t.Errorf("--assume-reset %s: row %+v total %d, want lag %d total %d", assume, r, ga.TotalLag, want, 2*want)
+				}
+			}
+			tab := mustRun(t, c, 0, "lag", g)
+			if !strings.Contains(tab.stdout, "TOTAL-LAG 0") || !strings.Contains(tab.stdout, "auto.offset.reset") {
+				t.Errorf("table:\n%s", tab.stdout)
 			}
 			stop()
 			// After the member leaves: the group is empty with no rows
@@ -167,7 +200,7 @@ func TestLagLiveGroups(t *testing.T) {
 			if len(gl.Partitions) != 1 {
 				t.Fatalf("after the commit: rows %+v, want only partition 0", gl.Partitions)
 			}
-			if r := row(t, gl, topic, 0); r.Committed == nil || *r.Committed != 2 || r.Lag != 3 || r.Member != "" {
+			if r := row(t, gl, topic, 0); r.Committed == nil || *r.Committed != 2 || lagv(r) != 3 || r.Member != "" {
 				t.Errorf("after stop row 0 = %+v", r)
 			}
 		})
@@ -184,11 +217,11 @@ func TestLagCommitOutsideLog(t *testing.T) {
 
 	gl := findGroup(t, lagOf(t, c, 0, g), g)
 	past := row(t, gl, topic, 0)
-	if past.Lag != 0 || !strings.Contains(past.Note, "15 past the log end") {
+	if lagv(past) != 0 || !strings.Contains(past.Note, "15 past the log end") {
 		t.Errorf("commit past end = %+v", past)
 	}
 	below := row(t, gl, topic, 1)
-	if below.LogStart != 6 || below.Lag != 8 || !strings.Contains(below.Note, "4 records expired unread") {
+	if below.LogStart != 6 || lagv(below) != 8 || !strings.Contains(below.Note, "4 records expired unread") {
 		t.Errorf("commit below log start = %+v", below)
 	}
 }
@@ -222,7 +255,7 @@ func TestLagDeletedTopicAndMissingGroup(t *testing.T) {
 	var out lagJSON
 	decodeJSON(t, r, &out)
 	gl := findGroup(t, out, g)
-	if ok := row(t, gl, keep, 0); ok.Error != "" || ok.Lag != 3 || *ok.Committed != 1 {
+	if ok := row(t, gl, keep, 0); ok.Error != "" || lagv(ok) != 3 || *ok.Committed != 1 {
 		t.Errorf("surviving topic row = %+v", ok)
 	}
 	goneRows := 0
@@ -276,11 +309,32 @@ func TestLagTransactionalIsolation(t *testing.T) {
 
 	hwm := row(t, findGroup(t, lagOf(t, c, 0, g), g), topic, 0)
 	lso := row(t, findGroup(t, lagOf(t, c, 0, g, "--isolation", "committed"), g), topic, 0)
-	if hwm.LogEnd != 7 || hwm.Lag != 6 {
-		t.Errorf("uncommitted: end %d lag %d, want 7 and 6", hwm.LogEnd, hwm.Lag)
+	if hwm.LogEnd != 7 || lagv(hwm) != 6 {
+		t.Errorf("uncommitted: end %d lag %d, want 7 and 6", hwm.LogEnd, lagv(hwm))
 	}
-	if lso.LogEnd != 3 || lso.Lag != 2 {
-		t.Errorf("committed: end %d lag %d, want 3 and 2 (last stable offset)", lso.LogEnd, lso.Lag)
+	if lso.LogEnd != 3 || lagv(lso) != 2 {
+		t.Errorf("committed: end %d lag %d, want 3 and 2 (last stable offset)", lso.LogEnd, lagv(lso))
+	}
+	// A commit inside the open transaction (a read_uncommitted consumer's)
+	// is past the last stable offset, not past the log end.
+	in := testkit.Name(t, "in-txn")
+	c.Commit(in, topic, map[int32]int64{0: 5})
+	r := row(t, findGroup(t, lagOf(t, c, 0, in, "--isolation", "committed"), in), topic, 0)
+	if lagv(r) != 0 || !strings.Contains(r.Note, "2 past the last stable offset (a transaction is open") {
+		t.Errorf("commit inside the open transaction, --isolation committed: %+v", r)
+	}
+	if r := row(t, findGroup(t, lagOf(t, c, 0, in), in), topic, 0); lagv(r) != 2 || r.Note != "" {
+		t.Errorf("commit inside the open transaction, uncommitted: %+v, want lag 2 and no note", r)
+	}
+}
+
+func TestLagAssumeResetUsage(t *testing.T) {
+	c := testkit.New(t)
+	for _, v := range []string{"", "none", "smallest"} {
+		r := offsetctl(t, c, "lag", "g", "--assume-reset", v)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "--assume-reset") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("--assume-reset %q: exit %d stdout %q stderr %q, want 2 and one line", v, r.code, r.stdout, r.stderr)
+		}
 	}
 }
 
@@ -506,7 +560,7 @@ func TestLagTimeLagOnlyMarkers(t *testing.T) {
 	}
 	for _, iso := range []string{"uncommitted", "committed"} {
 		r := row(t, findGroup(t, lagOf(t, c, 0, g, "--time-lag", "--isolation", iso), g), topic, 0)
-		if r.LogEnd != 4 || r.Lag != 1 || r.TimeLagMs == nil || *r.TimeLagMs != 0 || !strings.Contains(r.Note, "only transaction markers") {
+		if r.LogEnd != 4 || lagv(r) != 1 || r.TimeLagMs == nil || *r.TimeLagMs != 0 || !strings.Contains(r.Note, "only transaction markers") {
 			t.Errorf("%s: row %+v, want end 4, lag 1, time lag 0 and a note about markers", iso, r)
 		}
 	}

@@ -205,7 +205,7 @@ func secLagOf(t testing.TB, r result, group string) map[int32]int64 {
 			continue
 		}
 		for _, p := range g.Partitions {
-			out[p.Partition] = p.Lag
+			out[p.Partition] = lagv(p)
 		}
 	}
 	return out
