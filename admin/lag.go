@@ -84,13 +84,14 @@ const (
 	AssumeLatest   AssumeReset = "latest"
 )
 
-// ParseAssumeReset parses --assume-reset.
+// ParseAssumeReset parses the value of --assume-reset (the caller names the
+// flag).
 func ParseAssumeReset(s string) (AssumeReset, error) {
 	switch a := AssumeReset(strings.ToLower(strings.TrimSpace(s))); a {
 	case AssumeEarliest, AssumeLatest:
 		return a, nil
 	}
-	return "", fmt.Errorf("--assume-reset %q: want earliest or latest", s)
+	return "", fmt.Errorf("%q: want earliest or latest", s)
 }
 
 // LagOptions are the choices ComputeLag leaves to the user.

@@ -64,7 +64,7 @@ func (a *app) lagCmd() *cobra.Command {
 			opts := lagOpts{timeLag: f.timeLag}
 			if changed(cmd.Flags(), "assume-reset") {
 				if opts.assume, err = admin.ParseAssumeReset(f.assumeReset); err != nil {
-					return exitcode.AsUsage(err)
+					return exitcode.Flag("--assume-reset", err)
 				}
 			}
 			if changed(cmd.Flags(), "watch") && f.watch < minWatch {
