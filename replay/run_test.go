@@ -121,7 +121,7 @@ func (nullWriter) Write(p []byte) (int, error) { return len(p), nil }
 
 // TestReplayRequestKinds records every request the cluster receives during
 // a replay, with the proof and with NoVerify, and asserts the exact set:
-// docs/replay-requests.md lists the requests and ACLs from this test. The
+// docs/replay.md "Requests and ACLs" lists them, with the ACLs. The
 // proof is read-only: ListGroups, FindCoordinator (for the groups' coordinators),
 // OffsetFetch and DescribeGroups / ConsumerGroupDescribe; the replay
 // itself is Metadata, ListOffsets and Fetch (and ApiVersions).
