@@ -13,6 +13,14 @@ import (
 // "topic/partition/offset" of the source record.
 const SourceHeader = "offsetctl.source"
 
+// DigestVersion names the digest construction below. The construction is a
+// public format: anyone can recompute a digest from the replayed records
+// (replay/testdata/digest_vectors.py does, from this comment alone, and the
+// Go tests check its vectors). Results carry the version beside the digests
+// (JSON "digest_version"); any change to the framing or the combine step
+// is a new version, so a digest recorded today stays checkable.
+const DigestVersion = 1
+
 // The audit digest (v1).
 //
 // Every replayed record (control markers excluded) is framed as, all

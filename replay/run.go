@@ -118,6 +118,9 @@ type Result struct {
 	Bytes int64 `json:"bytes"`
 	// Digest is the audit digest (see digest.go), hex SHA-256.
 	Digest string `json:"digest"`
+	// DigestVersion is the construction of Digest and PayloadDigest
+	// (DigestVersion in digest.go).
+	DigestVersion int `json:"digest_version"`
 	// PayloadDigest leaves partitions, offsets and the offsetctl.source
 	// header out; "" unless asked for or backfilling.
 	PayloadDigest string  `json:"payload_digest,omitempty"`
@@ -536,7 +539,7 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 				res.ResumeFrom = FormatResume(next)
 			}
 		}
-		res.Digest = combine(order, hashes, false)
+		res.Digest, res.DigestVersion = combine(order, hashes, false), DigestVersion
 		if payload {
 			res.PayloadDigest = combine(order, hashes, true)
 		}

@@ -589,8 +589,8 @@ func TestReplayBinaryRoundTripsThroughJSONL(t *testing.T) {
 	}
 	// The digest follows the documented framing: recompute it from the
 	// decoded lines.
-	if want := replayDigestOf(got); res.Digest != want {
-		t.Fatalf("digest %s, recomputed from the lines %s", res.Digest, want)
+	if want := replayDigestOf(got); res.Digest != want || res.DigestVersion != replay.DigestVersion || replay.DigestVersion != 1 {
+		t.Fatalf("digest %s version %d, recomputed from the lines %s (v1)", res.Digest, res.DigestVersion, want)
 	}
 }
 
