@@ -219,7 +219,9 @@ func parseZone(z string) (int, error) {
 		sign = -1
 	}
 	d := strings.ReplaceAll(z[1:], ":", "")
-	if !isDigits(d) || (len(d) != 2 && len(d) != 4) || (strings.Contains(z, ":") && len(z) != 6) {
+	// The colon form is exactly ±hh:mm: "+1230:" and "+:1230" are typos,
+	// not 12:30.
+	if !isDigits(d) || (len(d) != 2 && len(d) != 4) || (strings.Contains(z, ":") && (len(z) != 6 || z[3] != ':')) {
 		return 0, fmt.Errorf("bad zone %q", z)
 	}
 	h, _ := strconv.Atoi(d[:2])
