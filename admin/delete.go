@@ -3,7 +3,7 @@ package admin
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -89,7 +89,7 @@ func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPla
 			for q := range parts {
 				want = append(want, q)
 			}
-			sort.Slice(want, func(i, j int) bool { return want[i] < want[j] })
+			slices.Sort(want)
 		}
 		for _, q := range want {
 			if _, ok := parts[q]; !ok {
@@ -327,9 +327,7 @@ func PlanDeleteGroups(s *Snapshot, groups []string) []DeleteGroupRow {
 			continue
 		}
 		row.Type, row.State, row.Members = g.Type, g.State, len(g.Members)
-		for _, ps := range g.Commits {
-			row.Commits += len(ps)
-		}
+		row.Commits = g.Commits.Len()
 		switch {
 		case g.Err != nil:
 			row.Error = fmt.Sprintf("describing group: %v", g.Err)
@@ -356,19 +354,11 @@ func BackupGroups(s *Snapshot, groups []string) []BackupGroup {
 			continue
 		}
 		bg := BackupGroup{Group: name}
-		for t, ps := range g.Commits {
-			for p, c := range ps {
-				if c.Err == nil {
-					bg.Rows = append(bg.Rows, PlanRow{Group: name, Topic: t, Partition: p, Offset: c.Offset})
-				}
+		for _, c := range g.Commits.Sorted() {
+			if c.Value.Err == nil {
+				bg.Rows = append(bg.Rows, PlanRow{Group: name, Topic: c.Topic, Partition: c.Partition, Offset: c.Value.Offset})
 			}
 		}
-		sort.Slice(bg.Rows, func(i, j int) bool {
-			if bg.Rows[i].Topic != bg.Rows[j].Topic {
-				return bg.Rows[i].Topic < bg.Rows[j].Topic
-			}
-			return bg.Rows[i].Partition < bg.Rows[j].Partition
-		})
 		out = append(out, bg)
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -81,7 +82,7 @@ type GroupSnapshot struct {
 	GroupInfo
 	// Commits maps topic → partition → commit. Partitions without a
 	// commit are absent.
-	Commits   map[string]map[int32]Commit
+	Commits   PartitionMap[Commit]
 	CommitErr error
 }
 
@@ -95,7 +96,7 @@ type PartitionOffsets struct {
 
 // TopicOffsets holds the offsets of every partition of the gathered topics.
 type TopicOffsets struct {
-	Partitions map[string]map[int32]PartitionOffsets
+	Partitions PartitionMap[PartitionOffsets]
 	// TopicErr is set for a topic that could not be listed at all (e.g.
 	// deleted: UNKNOWN_TOPIC_OR_PARTITION).
 	TopicErr map[string]error
@@ -258,7 +259,7 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 		for i := range gi.Members {
 			for t := range gi.Members[i].Assigned {
 				ps := gi.Members[i].Assigned[t]
-				sort.Slice(ps, func(a, b int) bool { return ps[a] < ps[b] })
+				slices.Sort(ps)
 			}
 		}
 		out[g] = gi
@@ -485,7 +486,7 @@ func FetchCommits(ctx context.Context, adm *cluster.Admin, groups []string) map[
 	resps := fetchManyOffsets(ctx, adm, groups)
 	for _, g := range groups {
 		r, ok := resps[g]
-		gs := GroupSnapshot{Commits: map[string]map[int32]Commit{}}
+		gs := GroupSnapshot{Commits: PartitionMap[Commit]{}}
 		switch {
 		case !ok:
 			gs.CommitErr = fmt.Errorf("no offset-fetch response for group %s", g)
@@ -500,10 +501,7 @@ func FetchCommits(ctx context.Context, adm *cluster.Admin, groups []string) map[
 				if o.Err == nil && o.At < 0 {
 					continue // no commit
 				}
-				if gs.Commits[t] == nil {
-					gs.Commits[t] = map[int32]Commit{}
-				}
-				gs.Commits[t][p] = Commit{Offset: o.At, LeaderEpoch: o.LeaderEpoch, Metadata: o.Metadata, Err: o.Err}
+				gs.Commits.Set(t, p, Commit{Offset: o.At, LeaderEpoch: o.LeaderEpoch, Metadata: o.Metadata, Err: o.Err})
 			}
 		}
 		out[g] = gs
@@ -515,7 +513,7 @@ func FetchCommits(ctx context.Context, adm *cluster.Admin, groups []string) map[
 // partition of topics: one metadata request and one ListOffsets per
 // partition leader for each bound, the two bounds in parallel.
 func ListOffsets(ctx context.Context, adm *cluster.Admin, topics []string, iso Isolation) (TopicOffsets, error) {
-	to := TopicOffsets{Partitions: map[string]map[int32]PartitionOffsets{}, TopicErr: map[string]error{}}
+	to := TopicOffsets{Partitions: PartitionMap[PartitionOffsets]{}, TopicErr: map[string]error{}}
 	if len(topics) == 0 {
 		return to, nil
 	}

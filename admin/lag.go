@@ -118,11 +118,6 @@ func ComputeLagWith(s *Snapshot, o LagOptions) LagReport {
 	return rep
 }
 
-type tp struct {
-	topic     string
-	partition int32
-}
-
 func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 	scope := o.Scope
 	gl := GroupLag{Group: g.Group, Type: g.Type, State: g.State, Members: len(g.Members), Partitions: []PartitionLag{}, Topics: []string{}}
@@ -138,42 +133,35 @@ func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 	}
 	gl.Note = stateNote(g.Type, g.State)
 
-	owner := map[tp]Member{}
-	rows := map[tp]bool{}
+	owner := map[TP]Member{}
+	rows := map[TP]bool{}
 	for _, m := range g.Members {
 		for t, ps := range m.Assigned {
 			for _, p := range ps {
-				owner[tp{t, p}] = m
+				owner[TP{t, p}] = m
 				if scope.Has(t, p) {
-					rows[tp{t, p}] = true
+					rows[TP{t, p}] = true
 				}
 			}
 		}
 	}
-	for t, ps := range g.Commits {
-		for p := range ps {
-			if scope.Has(t, p) {
-				rows[tp{t, p}] = true
-			}
+	g.Commits.Each(func(t string, p int32, _ Commit) {
+		if scope.Has(t, p) {
+			rows[TP{t, p}] = true
 		}
-	}
-	keys := make([]tp, 0, len(rows))
+	})
+	keys := make([]TP, 0, len(rows))
 	for k := range rows {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].topic != keys[j].topic {
-			return keys[i].topic < keys[j].topic
-		}
-		return keys[i].partition < keys[j].partition
-	})
+	slices.SortFunc(keys, CompareTP)
 	topics := map[string]bool{}
 	for _, k := range keys {
-		pl := PartitionLag{Topic: k.topic, Partition: k.partition, LogStart: -1, LogEnd: -1}
+		pl := PartitionLag{Topic: k.Topic, Partition: k.Partition, LogStart: -1, LogEnd: -1}
 		if m, ok := owner[k]; ok {
 			pl.Member, pl.ClientID, pl.Host = m.ID, m.ClientID, m.Host
 		}
-		if c, ok := g.Commits[k.topic][k.partition]; ok {
+		if c, ok := g.Commits[k.Topic][k.Partition]; ok {
 			if c.Err != nil {
 				pl.Error = fmt.Sprintf("committed offset: %v", c.Err)
 			} else {
@@ -181,16 +169,16 @@ func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 				pl.Committed = &off
 			}
 		}
-		if !topics[k.topic] {
-			topics[k.topic] = true
-			gl.Topics = append(gl.Topics, k.topic)
+		if !topics[k.Topic] {
+			topics[k.Topic] = true
+			gl.Topics = append(gl.Topics, k.Topic)
 		}
-		po, ok, terr := s.Offsets.Lookup(k.topic, k.partition)
+		po, ok, terr := s.Offsets.Lookup(k.Topic, k.Partition)
 		switch {
 		case terr != nil:
 			pl.Error = terr.Error()
 		case !ok:
-			pl.Error = fmt.Sprintf("partition %d does not exist in topic %s", k.partition, k.topic)
+			pl.Error = fmt.Sprintf("partition %d does not exist in topic %s", k.Partition, k.Topic)
 		case po.Err != nil:
 			pl.Error = fmt.Sprintf("listing offsets: %v", po.Err)
 		default:

@@ -2,7 +2,7 @@ package admin
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -87,7 +87,7 @@ type ResetInput struct {
 	Scope     Scope
 	AllTopics bool
 	// Times holds ListOffsets-by-time results for ToTime.
-	Times map[string]map[int32]TimeOffset
+	Times PartitionMap[TimeOffset]
 	// File is the parsed plan for ToFile.
 	File *PlanFile
 	// GroupsFromFile: Groups are the plan file's (see ResetRequest).
@@ -289,9 +289,8 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 	}
 
 	// The partitions to plan, with the file's offsets for a file plan.
-	type tpk = tp
-	fileRows := map[tpk]PlanRow{}
-	var keys []tpk
+	fileRows := map[TP]PlanRow{}
+	var keys []TP
 	switch {
 	case in.Target.Kind == ToFile:
 		rows := in.File.RowsFor(g.Group)
@@ -300,7 +299,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 		}
 		var outside []string
 		for _, r := range rows {
-			k := tpk{r.Topic, r.Partition}
+			k := TP{r.Topic, r.Partition}
 			if !in.Scope.Empty() && !in.Scope.Has(r.Topic, r.Partition) {
 				outside = append(outside, fmt.Sprintf("line %d %s/%d", r.Line, r.Topic, r.Partition))
 				continue
@@ -332,11 +331,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 			}
 			return gp, nil, exitcode.Usagef("group %s has no committed offsets, so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...]", g.Group)
 		}
-		for t, ps := range g.Commits {
-			for p := range ps {
-				keys = append(keys, tpk{t, p})
-			}
-		}
+		g.Commits.Each(func(t string, p int32, _ Commit) { keys = append(keys, TP{t, p}) })
 	default:
 		for _, t := range in.Scope.TopicNames() {
 			if err := in.Snapshot.Offsets.TopicErr[t]; err != nil {
@@ -351,28 +346,23 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 					if _, ok := parts[p]; !ok {
 						return gp, nil, exitcode.Usagef("partition %d does not exist in topic %s (it has %d partitions)", p, t, len(parts))
 					}
-					keys = append(keys, tpk{t, p})
+					keys = append(keys, TP{t, p})
 				}
 				continue
 			}
 			for p := range parts {
-				keys = append(keys, tpk{t, p})
+				keys = append(keys, TP{t, p})
 			}
 		}
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].topic != keys[j].topic {
-			return keys[i].topic < keys[j].topic
-		}
-		return keys[i].partition < keys[j].partition
-	})
+	slices.SortFunc(keys, CompareTP)
 	_, isBackup := in.File.backupOf(g.Group)
 	var noRecord []string // partitions with no record at or after a time
 	var noSource []string // partitions the group to copy from has no commit on
 
 	for _, k := range keys {
-		pp := PartitionPlan{Topic: k.topic, Partition: k.partition, LogStart: -1, LogEnd: -1}
-		if c, ok := g.Commits[k.topic][k.partition]; ok {
+		pp := PartitionPlan{Topic: k.Topic, Partition: k.Partition, LogStart: -1, LogEnd: -1}
+		if c, ok := g.Commits[k.Topic][k.Partition]; ok {
 			if c.Err != nil {
 				pp.Error = fmt.Sprintf("committed offset: %v", c.Err)
 			} else {
@@ -380,22 +370,22 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 				pp.Current = &cur
 			}
 		}
-		po, ok, terr := in.Snapshot.Offsets.Lookup(k.topic, k.partition)
+		po, ok, terr := in.Snapshot.Offsets.Lookup(k.Topic, k.Partition)
 		switch {
 		case terr != nil:
 			return gp, nil, exitcode.Usagef("group %s: %v", g.Group, terr)
 		case !ok:
-			if _, known := in.Snapshot.Offsets.Partitions[k.topic]; !known && in.Target.Kind != ToFile && !in.AllTopics {
-				return gp, nil, exitcode.Usagef("topic %s does not exist", k.topic)
+			if _, known := in.Snapshot.Offsets.Partitions[k.Topic]; !known && in.Target.Kind != ToFile && !in.AllTopics {
+				return gp, nil, exitcode.Usagef("topic %s does not exist", k.Topic)
 			}
 			where := "group " + g.Group
 			if r, ok := fileRows[k]; ok {
 				where = fmt.Sprintf("plan %s line %d (group %s)", in.Target.Path, r.Line, g.Group)
 			}
-			if parts, known := in.Snapshot.Offsets.Partitions[k.topic]; known {
-				return gp, nil, exitcode.Usagef("%s: partition %d does not exist in topic %s (it has %d partitions)", where, k.partition, k.topic, len(parts))
+			if parts, known := in.Snapshot.Offsets.Partitions[k.Topic]; known {
+				return gp, nil, exitcode.Usagef("%s: partition %d does not exist in topic %s (it has %d partitions)", where, k.Partition, k.Topic, len(parts))
 			}
-			return gp, nil, exitcode.Usagef("%s: partition %d does not exist in topic %s", where, k.partition, k.topic)
+			return gp, nil, exitcode.Usagef("%s: partition %d does not exist in topic %s", where, k.Partition, k.Topic)
 		case po.Err != nil:
 			pp.Error = fmt.Sprintf("listing offsets: %v", po.Err)
 		default:
@@ -426,11 +416,11 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 			want = in.Target.Offset
 		case ToShift:
 			if pp.Current == nil {
-				return gp, nil, exitcode.Usagef("group %s: cannot shift %s partition %d: the group has no committed offset there", g.Group, k.topic, k.partition)
+				return gp, nil, exitcode.Usagef("group %s: cannot shift %s partition %d: the group has no committed offset there", g.Group, k.Topic, k.Partition)
 			}
 			want = satAdd(*pp.Current, in.Target.Shift)
 		case ToTime:
-			to, ok := in.Times[k.topic][k.partition]
+			to, ok := in.Times[k.Topic][k.Partition]
 			switch {
 			case !ok:
 				pp.Error = "no offset listed for the time"
@@ -439,7 +429,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 			case to.Timestamp < 0 || to.Offset < 0 || to.Offset >= po.End:
 				want = po.End
 				pp.Note = "no record at or after the time: log end"
-				noRecord = append(noRecord, fmt.Sprintf("%s/%d", k.topic, k.partition))
+				noRecord = append(noRecord, fmt.Sprintf("%s/%d", k.Topic, k.Partition))
 			default:
 				want = to.Offset
 			}
@@ -460,14 +450,14 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 				clamp = false
 			}
 		case ToGroup:
-			c, ok := other.Commits[k.topic][k.partition]
+			c, ok := other.Commits[k.Topic][k.Partition]
 			switch {
 			case ok && c.Err != nil:
 				pp.Error = fmt.Sprintf("committed offset of group %s: %v", other.Group, c.Err)
 			case !ok:
 				pp.Action = ActSkip
 				pp.Note = fmt.Sprintf("group %s has no commit here: left unchanged", other.Group)
-				noSource = append(noSource, fmt.Sprintf("%s/%d", k.topic, k.partition))
+				noSource = append(noSource, fmt.Sprintf("%s/%d", k.Topic, k.Partition))
 			default:
 				want = c.Offset
 			}

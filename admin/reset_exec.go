@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -78,12 +77,7 @@ func GatherReset(ctx context.Context, adm *cluster.Admin, req ResetRequest) (Res
 		// already through ExtraTopics and the source's own topics.
 	}
 	if req.Target.Kind == ToTime {
-		topics := make([]string, 0, len(snap.Offsets.Partitions))
-		for t := range snap.Offsets.Partitions {
-			topics = append(topics, t)
-		}
-		sort.Strings(topics)
-		in.Times, err = ListTimeOffsets(ctx, adm, req.Target.Millis, topics)
+		in.Times, err = ListTimeOffsets(ctx, adm, req.Target.Millis, snap.Offsets.Partitions.Topics())
 		if err != nil {
 			return in, err
 		}
@@ -93,8 +87,8 @@ func GatherReset(ctx context.Context, adm *cluster.Admin, req ResetRequest) (Res
 
 // ListTimeOffsets lists, per partition of topics, the first offset whose
 // record timestamp is at or after ms (one ListOffsets per leader).
-func ListTimeOffsets(ctx context.Context, adm *cluster.Admin, ms int64, topics []string) (map[string]map[int32]TimeOffset, error) {
-	out := map[string]map[int32]TimeOffset{}
+func ListTimeOffsets(ctx context.Context, adm *cluster.Admin, ms int64, topics []string) (PartitionMap[TimeOffset], error) {
+	out := PartitionMap[TimeOffset]{}
 	if len(topics) == 0 {
 		return out, nil
 	}
@@ -107,10 +101,7 @@ func ListTimeOffsets(ctx context.Context, adm *cluster.Admin, ms int64, topics [
 			if p < 0 {
 				continue
 			}
-			if out[t] == nil {
-				out[t] = map[int32]TimeOffset{}
-			}
-			out[t][p] = TimeOffset{Offset: o.Offset, Timestamp: o.Timestamp, Err: o.Err}
+			out.Set(t, p, TimeOffset{Offset: o.Offset, Timestamp: o.Timestamp, Err: o.Err})
 		}
 	}
 	return out, nil
@@ -200,17 +191,9 @@ func commitRecordBytes(group string, o kadm.Offset) int {
 // splitCommits splits offsets, in topic/partition order, into batches whose
 // estimated size stays under limit (at least one offset each).
 func splitCommits(group string, os kadm.Offsets, limit int) []kadm.Offsets {
-	var all []kadm.Offset
-	os.Each(func(o kadm.Offset) { all = append(all, o) })
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].Topic != all[j].Topic {
-			return all[i].Topic < all[j].Topic
-		}
-		return all[i].Partition < all[j].Partition
-	})
 	var out []kadm.Offsets
 	cur, size := kadm.Offsets{}, 0
-	for _, o := range all {
+	for _, o := range os.Sorted() {
 		b := commitRecordBytes(group, o)
 		if size > 0 && size+b > limit {
 			out = append(out, cur)
@@ -344,9 +327,9 @@ func ExplainError(err error) string {
 func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error {
 	commits := kadm.Offsets{}
 	deletes := kadm.TopicsSet{}
-	idx := map[tp]int{}
+	idx := map[TP]int{}
 	for i, pp := range gp.Partitions {
-		idx[tp{pp.Topic, pp.Partition}] = i
+		idx[TP{pp.Topic, pp.Partition}] = i
 		switch {
 		case pp.Action == ActCommit && pp.Target != nil:
 			commits.Add(kadm.Offset{Topic: pp.Topic, Partition: pp.Partition, At: *pp.Target, LeaderEpoch: -1})
@@ -355,7 +338,7 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 		}
 	}
 	setErr := func(topic string, p int32, msg string) {
-		if i, ok := idx[tp{topic, p}]; ok && gp.Partitions[i].Error == "" {
+		if i, ok := idx[TP{topic, p}]; ok && gp.Partitions[i].Error == "" {
 			gp.Partitions[i].Error = msg
 		}
 	}

@@ -61,7 +61,7 @@ func (s *timeLagSearch) resolved(off int64) bool {
 // looked for was resolved (a record found, only markers left, or the
 // partition failed) rather than the search being cut by the deadline.
 func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Isolation, now time.Time) (complete bool, err error) {
-	search := map[tp]*timeLagSearch{}
+	search := map[TP]*timeLagSearch{}
 	for gi := range rep.Groups {
 		for pi := range rep.Groups[gi].Partitions {
 			p := &rep.Groups[gi].Partitions[pi]
@@ -78,7 +78,7 @@ func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 				p.TimeLagMs = new(int64(0))
 				p.Note = joinNote(p.Note, "nothing left to consume")
 			default:
-				k := tp{p.Topic, p.Partition}
+				k := TP{p.Topic, p.Partition}
 				s := search[k]
 				if s == nil {
 					s = &timeLagSearch{found: map[int64]int64{}, markersOnly: map[int64]bool{}, failed: map[int64]error{}}
@@ -94,15 +94,12 @@ func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 	if len(search) == 0 {
 		return true, nil
 	}
-	start := map[string]map[int32]kgo.Offset{}
+	start := PartitionMap[kgo.Offset]{}
 	pending := 0
 	for k, s := range search {
 		slices.Sort(s.offs)
 		pending += len(s.offs)
-		if start[k.topic] == nil {
-			start[k.topic] = map[int32]kgo.Offset{}
-		}
-		start[k.topic][k.partition] = kgo.NewOffset().At(s.offs[0])
+		start.Set(k.Topic, k.Partition, kgo.NewOffset().At(s.offs[0]))
 	}
 	level := kgo.ReadUncommitted()
 	if iso == ReadCommitted {
@@ -117,7 +114,7 @@ func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 	}
 	defer cl.Close()
 
-	pause := func(k tp) { cl.PauseFetchPartitions(map[string][]int32{k.topic: {k.partition}}) }
+	pause := func(k TP) { cl.PauseFetchPartitions(map[string][]int32{k.Topic: {k.Partition}}) }
 	ctx, cancel := context.WithTimeout(ctx, timeLagWait)
 	defer cancel()
 	for pending > 0 && ctx.Err() == nil {
@@ -126,7 +123,7 @@ func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 		// (authorization, topic recreated, ...): the partition will not
 		// be read, so stop waiting for it.
 		fs.EachError(func(topic string, partition int32, ferr error) {
-			k := tp{topic, partition}
+			k := TP{topic, partition}
 			s := search[k]
 			if s == nil || errors.Is(ferr, context.Canceled) || errors.Is(ferr, context.DeadlineExceeded) {
 				return
@@ -144,7 +141,7 @@ func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 			pause(k)
 		})
 		fs.EachRecord(func(r *kgo.Record) {
-			k := tp{r.Topic, r.Partition}
+			k := TP{r.Topic, r.Partition}
 			s := search[k]
 			if s == nil {
 				return
@@ -175,7 +172,7 @@ func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 		for pi := range rep.Groups[gi].Partitions {
 			p := &rep.Groups[gi].Partitions[pi]
 			off := nextOffset(p)
-			s := search[tp{p.Topic, p.Partition}]
+			s := search[TP{p.Topic, p.Partition}]
 			if p.Error != "" || p.Lag == nil || *p.Lag <= 0 || off >= p.LogEnd || s == nil {
 				continue
 			}

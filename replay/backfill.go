@@ -1,10 +1,11 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -464,7 +465,7 @@ func (b *backfiller) waitVisible(ctx context.Context) error {
 			for p := range want {
 				ps = append(ps, p)
 			}
-			sort.Slice(ps, func(i, j int) bool { return ps[i] < ps[j] })
+			slices.Sort(ps)
 			for _, p := range ps {
 				o, ok := lso.Lookup(b.opts.Topic, p)
 				if !ok || o.Err != nil || o.Offset < want[p] {
@@ -585,7 +586,7 @@ func (b *backfiller) finish(ctx context.Context, res *Result, consumeErr error) 
 		br.Partitions = append(br.Partitions, bp)
 	}
 	b.mu.Unlock()
-	sort.Slice(br.Partitions, func(i, j int) bool { return br.Partitions[i].Partition < br.Partitions[j].Partition })
+	slices.SortFunc(br.Partitions, func(a, b BackfillPartition) int { return cmp.Compare(a.Partition, b.Partition) })
 	if !incomplete {
 		br.Complete = br.Produced == res.Records
 		if !br.Complete {

@@ -3,7 +3,7 @@ package replay
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/offsetctl/offsetctl/admin"
@@ -116,7 +116,7 @@ func TimesNeeded(from StartSpec, until UntilSpec) []int64 {
 	for t := range set {
 		out = append(out, t)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	slices.Sort(out)
 	return out
 }
 
@@ -177,7 +177,7 @@ func selectPartitions(g Gathered, req PlanRequest) ([]int32, error) {
 	for p := range g.Partitions {
 		all = append(all, p)
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	slices.Sort(all)
 
 	sel, selBy := req.Partitions, "--partitions"
 	for _, src := range []struct {

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -233,7 +233,7 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 	for p := range g.Partitions {
 		allParts = append(allParts, p)
 	}
-	sort.Slice(allParts, func(i, j int) bool { return allParts[i] < allParts[j] })
+	slices.Sort(allParts)
 
 	var before proofSnapshot
 	if !opts.NoVerify {
@@ -410,7 +410,7 @@ func probeLeaders(ctx context.Context, cl *kgo.Client, topic string, parts []int
 	if len(failed) == 0 {
 		return nil
 	}
-	sort.Slice(failed, func(i, j int) bool { return failed[i] < failed[j] })
+	slices.Sort(failed)
 	return &probeError{parts: failed, err: first}
 }
 
@@ -471,7 +471,7 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 		}
 		want[pp.Partition] = kgo.NewOffset().At(pp.From)
 	}
-	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
+	slices.Sort(order)
 
 	var bw *bufio.Writer
 	encode := opts.Sink != nil && opts.Format != None && opts.Sink != io.Discard

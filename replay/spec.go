@@ -11,6 +11,7 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,7 +66,7 @@ func (s StartSpec) Partitions() []int32 {
 	for p := range s.PerPartition {
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	slices.Sort(out)
 	return out
 }
 
@@ -305,7 +306,7 @@ func ParsePartitions(s string) ([]int32, error) {
 			out = append(out, p)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	slices.Sort(out)
 	return out, nil
 }
 
@@ -325,7 +326,7 @@ func FormatResume(next map[int32]int64) string {
 	for p := range next {
 		ps = append(ps, p)
 	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i] < ps[j] })
+	slices.Sort(ps)
 	var b strings.Builder
 	for i, p := range ps {
 		if i > 0 {

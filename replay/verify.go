@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -130,8 +132,9 @@ func takeSnapshot(ctx context.Context, adm *cluster.Admin, topic string, partiti
 
 // fetchTopicCommits fetches the committed offsets of groups on topic's
 // partitions, in one OffsetFetch per coordinator.
-func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string, topic string, partitions []int32) (map[string]map[int32]int64, error) {
-	out := make(map[string]map[int32]int64, len(groups))
+// The map is keyed by group, then partition.
+func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string, topic string, partitions []int32) (admin.PartitionMap[int64], error) {
+	out := make(admin.PartitionMap[int64], len(groups))
 	if len(groups) == 0 {
 		return out, nil
 	}
@@ -174,10 +177,7 @@ func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string,
 					if p.Offset < 0 {
 						continue // no commit
 					}
-					if out[g.Group] == nil {
-						out[g.Group] = map[int32]int64{}
-					}
-					out[g.Group][p.Partition] = p.Offset
+					out.Set(g.Group, p.Partition, p.Offset)
 				}
 			}
 		}
@@ -236,18 +236,13 @@ func compareSnapshots(topic string, before, after proofSnapshot, named []string)
 	for _, g := range v.Groups {
 		b, a := before[g], after[g]
 		members := max(b.members, a.members)
-		parts := map[int32]bool{}
-		for p := range b.commits {
-			parts[p] = true
-		}
+		ps := slices.Sorted(maps.Keys(b.commits))
 		for p := range a.commits {
-			parts[p] = true
+			if _, ok := b.commits[p]; !ok {
+				ps = append(ps, p)
+			}
 		}
-		ps := make([]int32, 0, len(parts))
-		for p := range parts {
-			ps = append(ps, p)
-		}
-		sort.Slice(ps, func(i, j int) bool { return ps[i] < ps[j] })
+		slices.Sort(ps)
 		for _, p := range ps {
 			row := Change{Group: g, Topic: topic, Partition: p, Status: StatusUnchanged, Members: members}
 			if o, ok := b.commits[p]; ok {

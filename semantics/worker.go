@@ -404,16 +404,11 @@ func (w *worker) processAll(ctx context.Context, batch []*kgo.Record, after func
 // commitBatch commits, synchronously, the offsets after the batch's last
 // record of each partition.
 func commitBatch(ctx context.Context, cl *kgo.Client, batch []*kgo.Record) error {
-	offsets := map[string]map[int32]kgo.EpochOffset{}
+	offsets := admin.PartitionMap[kgo.EpochOffset]{}
 	for _, r := range batch {
-		ps := offsets[r.Topic]
-		if ps == nil {
-			ps = map[int32]kgo.EpochOffset{}
-			offsets[r.Topic] = ps
-		}
 		eo := kgo.EpochOffset{Epoch: r.LeaderEpoch, Offset: r.Offset + 1}
-		if at, ok := ps[r.Partition]; !ok || at.Less(eo) {
-			ps[r.Partition] = eo
+		if at, ok := offsets.Lookup(r.Topic, r.Partition); !ok || at.Less(eo) {
+			offsets.Set(r.Topic, r.Partition, eo)
 		}
 	}
 	var rerr error
