@@ -12,7 +12,6 @@ package replay
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -209,7 +208,7 @@ func (s UntilSpec) Partitions() []int32 {
 	for p := range s.PerPartition {
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	slices.Sort(out)
 	return out
 }
 
