@@ -9,12 +9,21 @@ KAFKA_SH  := $(CURDIR)/scripts/kafka.sh
 KAFKA_PORT ?= 19092
 export KAFKA_PORT
 
+# VERSION is stamped into the binary (-X main.version): the tag when HEAD
+# has one, else devel+<commit>[-dirty]; `make build VERSION=v1.2.3` sets it.
+# (A build without it falls back to what Go's build info records: see
+# internal/buildinfo.)
+VERSION ?= $(shell git describe --tags --exact-match --dirty 2>/dev/null || \
+	{ r=$$(git rev-parse --short=12 HEAD 2>/dev/null) && echo "devel+$$r$$(git diff --quiet HEAD 2>/dev/null || echo -dirty)"; } || \
+	echo devel)
+LDFLAGS   := -X main.version=$(VERSION)
+
 .PHONY: all build test test-kafka kafka-start kafka-stop fuzz fuzz-short bench demo vet fmt-check
 
 all: build test
 
 build:
-	$(GO) build -o $(BIN) .
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) .
 
 # Unit tests + in-process kfake integration tests. Never against a real broker.
 test:

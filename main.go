@@ -13,13 +13,19 @@ import (
 	"github.com/offsetctl/offsetctl/internal/cli"
 )
 
+// version is the release version, stamped by release builds with
+// -ldflags "-X main.version=v1.2.3" (goreleaser, make build). Empty, the
+// version comes from the build info: see internal/buildinfo. It is a var
+// because -X can only set package-level string variables.
+var version string
+
 func main() {
 	// A closed stdout (`offsetctl ... | head`) must not kill the process
 	// silently, possibly after a reset was committed: writes fail with
 	// EPIPE instead, and the command reports it on stderr.
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr, cli.WithVersion(version))
 	stop()
 	os.Exit(code)
 }

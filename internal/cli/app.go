@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/buildinfo"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/report"
 )
@@ -50,11 +51,27 @@ type app struct {
 	// ran is set once a command's own code starts: errors before it
 	// (flags, arguments, unknown commands) are usage errors.
 	ran bool
+	// stamped is the release version main was built with (-ldflags -X
+	// main.version), "" when none: see buildinfo.
+	stamped string
+}
+
+// Option configures Run.
+type Option func(*app)
+
+// WithVersion passes the version stamped into main at build time (empty
+// when none): `version` and `--version` report it, else what the build
+// info records.
+func WithVersion(stamped string) Option {
+	return func(a *app) { a.stamped = stamped }
 }
 
 // Run executes offsetctl with args and returns the exit code.
-func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...Option) int {
 	a := &app{stdout: stdout, stderr: stderr, stdin: os.Stdin, getenv: os.Getenv, now: time.Now}
+	for _, o := range opts {
+		o(a)
+	}
 	return a.execute(ctx, args)
 }
 
@@ -107,7 +124,14 @@ func (a *app) rootCmd() *cobra.Command {
 		Short: "Inspect and move Kafka consumer-group offsets, safely",
 		Long: `offsetctl shows consumer-group lag, resets offsets with a dry run and an exact
 undo, replays topics without touching any group (and proves it), and runs the
-commit-semantics crash experiment. Try it with no broker: offsetctl demo.`,
+commit-semantics crash experiment. Try it with no broker: offsetctl demo.
+
+Exit codes:
+  0  success
+  1  operational failure, including any partial failure (never 0 after one)
+  2  bad usage or input; nothing on the cluster was changed
+  3  replay verification failed: a group's committed offsets changed during a replay
+  4  a --fail-if threshold was crossed`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -126,6 +150,10 @@ commit-semantics crash experiment. Try it with no broker: offsetctl demo.`,
 			return nil
 		},
 	}
+	// --version prints the same version as `offsetctl version` (cobra adds
+	// the flag once Version is set; -v stays --verbose).
+	root.Version = buildinfo.Read(a.stamped).Version
+	root.SetVersionTemplate("offsetctl {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.AsUsage(err) })
 	// --bootstrap-server, as kafka-consumer-groups.sh and the other Apache
 	// tools spell it, is --brokers.

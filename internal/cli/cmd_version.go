@@ -2,31 +2,25 @@ package cli
 
 import (
 	"runtime"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
+	"github.com/offsetctl/offsetctl/internal/buildinfo"
 	"github.com/offsetctl/offsetctl/report"
 )
-
-// version is the release version; builds from a checkout add the VCS
-// revision from the build info.
-const version = "0.1.0"
 
 func (a *app) versionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the offsetctl version",
-		Args:  noArgs,
+		Long: `Print the offsetctl version, the VCS revision it was built from (when the
+build recorded one), the Go version and the platform. The version is the one a
+release build stamped, else the module version "go install ...@VERSION"
+recorded, else "devel" (with the revision of a build from a checkout).`,
+		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error {
-			v := report.VersionInfo{Version: version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
-			if bi, ok := debug.ReadBuildInfo(); ok {
-				for _, s := range bi.Settings {
-					if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-						v.Revision = s.Value[:12]
-					}
-				}
-			}
+			b := buildinfo.Read(a.stamped)
+			v := report.VersionInfo{Version: b.Version, Revision: b.Revision, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 			return report.Version(a.stdout, a.format, v)
 		},
 	}

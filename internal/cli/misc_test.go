@@ -1,15 +1,25 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/offsetctl/offsetctl/internal/buildinfo"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
 func TestVersionAndCompletion(t *testing.T) {
+	// A test binary records no module version and no VCS revision (and
+	// nothing is stamped), so the version is what buildinfo falls back to.
+	version := buildinfo.Read("").Version
+	if version != buildinfo.Devel {
+		t.Fatalf("test binary version = %q, want %q", version, buildinfo.Devel)
+	}
 	r := mustRun(t, nil, 0, "version")
 	if !strings.HasPrefix(r.stdout, "offsetctl "+version) || !strings.Contains(r.stdout, "go1.") {
 		t.Errorf("version output %q", r.stdout)
@@ -96,6 +106,39 @@ func TestBootstrapServerIsBrokers(t *testing.T) {
 		decodeJSON(t, mustRun(t, nil, 0, args...), &rep)
 		if len(rep.Groups) != 1 || rep.Groups[0].Group != g || len(rep.Groups[0].Partitions) != 1 {
 			t.Errorf("%v: %+v", args, rep.Groups)
+		}
+	}
+}
+
+// TestVersionFlagAgrees: --version and `version -o json` report the same
+// version, whether main stamped one (release builds) or not, through the
+// public entry point main uses.
+func TestVersionFlagAgrees(t *testing.T) {
+	for _, stamped := range []string{"", "v1.2.3", "v2.0.0-rc.1+build.7"} {
+		run := func(args ...string) string {
+			t.Helper()
+			var out, errb bytes.Buffer
+			if code := Run(context.Background(), args, &out, &errb, WithVersion(stamped)); code != 0 {
+				t.Fatalf("stamped %q: offsetctl %v: exit %d: %s", stamped, args, code, errb.String())
+			}
+			return out.String()
+		}
+		var v struct{ Version string }
+		if err := json.Unmarshal([]byte(run("version", "-o", "json")), &v); err != nil {
+			t.Fatal(err)
+		}
+		want := stamped
+		if want == "" {
+			want = buildinfo.Devel
+		}
+		if v.Version != want {
+			t.Errorf("stamped %q: version -o json says %q, want %q", stamped, v.Version, want)
+		}
+		if got := run("--version"); got != "offsetctl "+want+"\n" {
+			t.Errorf("stamped %q: --version printed %q, want %q", stamped, got, "offsetctl "+want+"\n")
+		}
+		if got := run("version"); !strings.HasPrefix(got, "offsetctl "+want+" go1.") {
+			t.Errorf("stamped %q: version printed %q", stamped, got)
 		}
 	}
 }
