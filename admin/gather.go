@@ -140,6 +140,10 @@ type GatherRequest struct {
 	Isolation Isolation
 	// ExtraTopics are listed even if no group touches them (reset scopes).
 	ExtraTopics []string
+	// Match, when set with AllGroups, keeps only the listed groups it
+	// accepts (a --regex/--exclude selection). It runs on the ListGroups
+	// answer, so a group it rejects is never described or fetched.
+	Match func(group string) bool
 }
 
 // ListGroups lists every group in the cluster with its type and state.
@@ -598,6 +602,9 @@ func Gather(ctx context.Context, adm *cluster.Admin, req GatherRequest) (*Snapsh
 	groups := Dedupe(req.Groups)
 	if req.AllGroups {
 		groups = ConsumerGroupNames(listed)
+		if req.Match != nil {
+			groups = slices.DeleteFunc(groups, func(g string) bool { return !req.Match(g) })
+		}
 	}
 	var (
 		wg      sync.WaitGroup

@@ -1,0 +1,218 @@
+// Package exporter serves consumer-group lag as Prometheus metrics. One
+// gather loop per cluster keeps the latest lag report; a scrape only turns
+// that report into constant metrics, so scrapes never reach Kafka and never
+// pile up on it, and a group that disappears from the report disappears
+// from the metrics at the next gather.
+//
+// Every number comes from admin.Gather and admin.ComputeLag, the same code
+// as `offsetctl lag`, so the exporter and `lag -o json` agree.
+package exporter
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/cluster"
+)
+
+// Options say what a Collector gathers and how often.
+type Options struct {
+	// Interval between the starts of two gathers; a gather that runs
+	// longer is cut at Interval so rounds never overlap.
+	Interval time.Duration
+	// Request selects the groups (AllGroups with an optional Match) and
+	// the isolation level.
+	Request admin.GatherRequest
+	// TimeLag reads the age of each lagging partition's next record.
+	TimeLag bool
+	// RateWindow is the span of the consume/produce rates.
+	RateWindow time.Duration
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// snapshot is what one gather produced; Collect reads it, never Kafka.
+type snapshot struct {
+	rep      admin.LagReport
+	protocol map[string]string // group → protocol type
+	topics   admin.TopicOffsets
+	views    rateViews
+}
+
+// rateViews are the rates of one gather, computed by the loop that owns
+// Rates so that Collect never touches it.
+type rateViews struct {
+	consume, produce map[string]float64 // by group, by topic
+	catchUp, behind  map[string]float64 // by group
+}
+
+// Collector gathers one cluster's lag on its own schedule and implements
+// prometheus.Collector over the latest result.
+type Collector struct {
+	cfg  cluster.Config
+	opts Options
+	read readTimeLag
+	open func() (gatherer, error)
+
+	// owned by the gather loop
+	rates *Rates
+	cache timeCache
+
+	mu       sync.Mutex
+	last     *snapshot // latest successful gather; nil before the first
+	lastOK   time.Time // when it finished
+	lastDur  time.Duration
+	lastFail bool
+	errors   float64
+}
+
+// gatherer is the part of a cluster admin client a gather needs.
+type gatherer interface {
+	gather(ctx context.Context, req admin.GatherRequest) (*admin.Snapshot, error)
+	close()
+}
+
+type adminGatherer struct{ adm *cluster.Admin }
+
+func (g adminGatherer) gather(ctx context.Context, req admin.GatherRequest) (*admin.Snapshot, error) {
+	return admin.Gather(ctx, g.adm, req)
+}
+func (g adminGatherer) close() { g.adm.Close() }
+
+// New returns a Collector for the cluster cfg. Call Run to start gathering.
+func New(cfg cluster.Config, opts Options) *Collector {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = 15 * time.Second
+	}
+	if opts.RateWindow <= 0 {
+		opts.RateWindow = 4 * opts.Interval
+	}
+	c := &Collector{cfg: cfg, opts: opts, read: admin.FillTimeLag, rates: NewRates(opts.RateWindow)}
+	c.open = func() (gatherer, error) {
+		adm, err := cfg.NewAdmin()
+		if err != nil {
+			return nil, err
+		}
+		return adminGatherer{adm}, nil
+	}
+	return c
+}
+
+// Run gathers at once and then every Interval until ctx ends.
+func (c *Collector) Run(ctx context.Context) {
+	g, err := c.open()
+	if err != nil {
+		c.record(nil, 0, err)
+		return
+	}
+	defer g.close()
+	t := time.NewTicker(c.opts.Interval)
+	defer t.Stop()
+	for {
+		c.GatherOnce(ctx, g)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// GatherOnce runs one gather and keeps its result (or counts its failure).
+func (c *Collector) GatherOnce(ctx context.Context, g gatherer) {
+	start := c.opts.Now()
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Interval)
+	defer cancel()
+	snap, err := c.gather(ctx, g)
+	c.record(snap, c.opts.Now().Sub(start), err)
+}
+
+func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, error) {
+	s, err := g.gather(ctx, c.opts.Request)
+	if err != nil {
+		return nil, err
+	}
+	rep := admin.ComputeLag(s, c.opts.Request.Scope)
+	now := c.opts.Now()
+	if c.opts.TimeLag {
+		cache, err := fillTimeLag(ctx, c.read, c.cfg, &rep, c.opts.Request.Isolation, now, c.cache)
+		if err != nil {
+			return nil, err
+		}
+		c.cache = cache
+	}
+	snap := &snapshot{rep: rep, topics: s.Offsets, protocol: map[string]string{}}
+	for _, gs := range s.Groups {
+		snap.protocol[gs.Group] = gs.ProtocolType
+	}
+	c.rates.Observe(rep, now)
+	snap.views = c.views(rep)
+	return snap, nil
+}
+
+// views reads the rates and ETAs of the groups and topics in rep.
+func (c *Collector) views(rep admin.LagReport) rateViews {
+	v := rateViews{consume: map[string]float64{}, produce: map[string]float64{}, catchUp: map[string]float64{}, behind: map[string]float64{}}
+	for _, g := range rep.Groups {
+		if g.Error != "" {
+			continue
+		}
+		if r, ok := c.rates.ConsumeRate(g.Group); ok {
+			v.consume[g.Group] = r
+		}
+		if secs, behind, ok := c.rates.CatchUp(g.Group, committedLag(g)); ok {
+			if behind {
+				v.behind[g.Group] = 1
+			} else {
+				v.behind[g.Group] = 0
+				v.catchUp[g.Group] = secs
+			}
+		}
+		for _, p := range g.Partitions {
+			if r, ok := c.rates.ProduceRate(p.Topic); ok {
+				v.produce[p.Topic] = r
+			}
+		}
+	}
+	return v
+}
+
+// record keeps a successful gather, or counts a failed one and keeps the
+// previous result (served with its age, never as zero lag).
+func (c *Collector) record(s *snapshot, d time.Duration, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lastDur = d
+	if err != nil {
+		c.lastFail = true
+		c.errors++
+		return
+	}
+	c.lastFail = false
+	c.last, c.lastOK = s, c.opts.Now()
+}
+
+// Healthy reports whether the latest gather succeeded.
+func (c *Collector) Healthy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last != nil && !c.lastFail
+}
+
+// committedLag is the lag of a group's committed rows: the rows a
+// consumer's position is known for (never-committed partitions have no
+// lag series, as in `lag`).
+func committedLag(g admin.GroupLag) int64 {
+	var n int64
+	for _, p := range g.Partitions {
+		if p.Error == "" && p.Committed != nil {
+			n += p.Lag
+		}
+	}
+	return n
+}

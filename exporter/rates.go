@@ -1,0 +1,202 @@
+package exporter
+
+import (
+	"time"
+
+	"github.com/offsetctl/offsetctl/admin"
+)
+
+// Rates and the catch-up ETA.
+//
+// A rate is records per second over a sliding window. Kafka gives no
+// counters for it, only positions: a group's committed offsets and a
+// partition's log end. Between two gathers each position moves by a delta;
+// the deltas of a group's partitions are added into one ever-growing total
+// per group ("consumed") and per topic ("produced"). A negative delta (a
+// reset backwards, a recreated topic, a partition that left the group) adds
+// nothing, so totals never go down and a reset does not read as a burst of
+// negative consumption. The rate is (total now − total at the oldest sample
+// inside the window) / (time between them).
+//
+// Per partition only the previous position is kept; per group and per
+// topic a short ring of (time, total) samples. Memory is one int64 per row
+// plus a few samples per group, whatever the window.
+//
+// The catch-up ETA of a group with lag L > 0, consuming at C records/s
+// while its partitions grow at P records/s, is L / (C − P) when C > P: lag
+// shrinks by C − P each second. When C ≤ P the group is not catching up:
+// no ETA, and falling_behind reads 1. A group without lag has ETA 0.
+
+// maxSamples bounds the ring of samples kept per group and per topic.
+const maxSamples = 64
+
+type sample struct {
+	at    time.Time
+	total float64
+}
+
+// series is one growing total and its recent samples, oldest first.
+type series struct {
+	total   float64
+	samples []sample
+}
+
+func (s *series) add(at time.Time, delta int64, window time.Duration) {
+	if delta > 0 {
+		s.total += float64(delta)
+	}
+	s.samples = append(s.samples, sample{at, s.total})
+	// Keep one sample at or before the window's start, so the rate always
+	// spans the whole window once enough history exists.
+	for len(s.samples) > 2 && (at.Sub(s.samples[1].at) >= window || len(s.samples) > maxSamples) {
+		s.samples = s.samples[1:]
+	}
+}
+
+// rate is records/s over the window; ok is false before two samples.
+func (s *series) rate() (float64, bool) {
+	if s == nil || len(s.samples) < 2 {
+		return 0, false
+	}
+	first, last := s.samples[0], s.samples[len(s.samples)-1]
+	dt := last.at.Sub(first.at).Seconds()
+	if dt <= 0 {
+		return 0, false
+	}
+	return (last.total - first.total) / dt, true
+}
+
+type partKey struct {
+	topic     string
+	partition int32
+}
+
+// Rates tracks consume and produce rates across gathers. It is not safe
+// for concurrent use: the gather loop owns it.
+type Rates struct {
+	window time.Duration
+	// committed[group][partKey] and logEnd[partKey] are the previous
+	// gather's positions.
+	committed map[string]map[partKey]int64
+	logEnd    map[partKey]int64
+	consumed  map[string]*series // per group
+	produced  map[string]*series // per group: growth of its partitions
+	topicProd map[string]*series // per topic
+}
+
+// NewRates returns a tracker whose rates span window.
+func NewRates(window time.Duration) *Rates {
+	return &Rates{
+		window:    window,
+		committed: map[string]map[partKey]int64{},
+		logEnd:    map[partKey]int64{},
+		consumed:  map[string]*series{},
+		produced:  map[string]*series{},
+		topicProd: map[string]*series{},
+	}
+}
+
+// Observe records one gather's report taken at at. Groups and topics that
+// are no longer in the report are forgotten.
+func (r *Rates) Observe(rep admin.LagReport, at time.Time) {
+	ends := map[partKey]int64{}
+	topicDelta := map[string]int64{}
+	for _, g := range rep.Groups {
+		for _, p := range g.Partitions {
+			if p.Error != "" || p.LogEnd < 0 {
+				continue
+			}
+			k := partKey{p.Topic, p.Partition}
+			if _, seen := ends[k]; seen {
+				continue
+			}
+			ends[k] = p.LogEnd
+			d := int64(0) // a partition seen for the first time adds nothing
+			if prev, ok := r.logEnd[k]; ok {
+				d = max(p.LogEnd-prev, 0)
+			}
+			topicDelta[p.Topic] += d
+		}
+	}
+	committed := map[string]map[partKey]int64{}
+	consumed := map[string]*series{}
+	produced := map[string]*series{}
+	for _, g := range rep.Groups {
+		if g.Error != "" {
+			// Keep what is known of a group that could not be read this
+			// round rather than restarting its rates.
+			if prev, ok := r.committed[g.Group]; ok {
+				committed[g.Group], consumed[g.Group], produced[g.Group] = prev, r.consumed[g.Group], r.produced[g.Group]
+			}
+			continue
+		}
+		prevC := r.committed[g.Group]
+		cur := map[partKey]int64{}
+		var dc, dp int64
+		for _, p := range g.Partitions {
+			if p.Error != "" || p.Committed == nil {
+				continue
+			}
+			k := partKey{p.Topic, p.Partition}
+			cur[k] = *p.Committed
+			if prev, ok := prevC[k]; ok {
+				dc += max(*p.Committed-prev, 0)
+			}
+			if prev, ok := r.logEnd[k]; ok && p.LogEnd >= 0 {
+				dp += max(p.LogEnd-prev, 0)
+			}
+		}
+		committed[g.Group] = cur
+		consumed[g.Group] = orNew(r.consumed[g.Group])
+		consumed[g.Group].add(at, dc, r.window)
+		produced[g.Group] = orNew(r.produced[g.Group])
+		produced[g.Group].add(at, dp, r.window)
+	}
+	topicProd := map[string]*series{}
+	for t, d := range topicDelta {
+		topicProd[t] = orNew(r.topicProd[t])
+		topicProd[t].add(at, d, r.window)
+	}
+	r.committed, r.logEnd, r.consumed, r.produced, r.topicProd = committed, ends, consumed, produced, topicProd
+}
+
+func orNew(s *series) *series {
+	if s == nil {
+		return &series{}
+	}
+	return s
+}
+
+// ConsumeRate is the group's commits, records/s.
+func (r *Rates) ConsumeRate(group string) (float64, bool) { return r.consumed[group].rate() }
+
+// ProduceRate is the growth of a topic's log ends, records/s.
+func (r *Rates) ProduceRate(topic string) (float64, bool) { return r.topicProd[topic].rate() }
+
+// GroupProduceRate is the growth of the log ends of the partitions a group
+// has commits on, records/s.
+func (r *Rates) GroupProduceRate(group string) (float64, bool) { return r.produced[group].rate() }
+
+// CatchUp is a group's ETA to zero lag. known is false until both rates
+// exist; behind is true when the group has lag and does not gain on it
+// (then seconds is meaningless).
+func (r *Rates) CatchUp(group string, lag int64) (seconds float64, behind, known bool) {
+	c, okC := r.ConsumeRate(group)
+	p, okP := r.GroupProduceRate(group)
+	return CatchUp(lag, c, p, okC && okP)
+}
+
+// CatchUp is the ETA formula (see the package comment): lag / (consume −
+// produce) when the group gains, 0 without lag.
+func CatchUp(lag int64, consume, produce float64, known bool) (seconds float64, behind, ok bool) {
+	switch {
+	case lag <= 0:
+		return 0, false, true
+	case !known:
+		return 0, false, false
+	case consume > produce:
+		return float64(lag) / (consume - produce), false, true
+	default:
+		return 0, true, true
+	}
+}

@@ -1,0 +1,107 @@
+package exporter
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/offsetctl/offsetctl/admin"
+)
+
+func TestCatchUp(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		lag              int64
+		consume, produce float64
+		known            bool
+		secs             float64
+		behind, ok       bool
+	}{
+		{"no lag is caught up", 0, 0, 0, false, 0, false, true},
+		{"no lag even with unknown rates", 0, 5, 9, true, 0, false, true},
+		{"rates unknown", 100, 0, 0, false, 0, false, false},
+		{"gaining 10/s on 600", 600, 30, 20, true, 60, false, true},
+		{"consuming, nothing produced", 50, 25, 0, true, 2, false, true},
+		{"equal rates never catch up", 100, 20, 20, true, 0, true, true},
+		{"slower than production", 100, 10, 20, true, 0, true, true},
+		{"idle group with lag", 7, 0, 0, true, 0, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			secs, behind, ok := CatchUp(tc.lag, tc.consume, tc.produce, tc.known)
+			if secs != tc.secs || behind != tc.behind || ok != tc.ok {
+				t.Errorf("CatchUp(%d, %v, %v, %v) = %v, %v, %v; want %v, %v, %v", tc.lag, tc.consume, tc.produce, tc.known, secs, behind, ok, tc.secs, tc.behind, tc.ok)
+			}
+		})
+	}
+}
+
+// lagRep is a one-group, one-topic report with the given committed offsets
+// and log ends per partition (nil committed: never committed).
+func lagRep(group string, committed []*int64, ends []int64) admin.LagReport {
+	g := admin.GroupLag{Group: group, Type: "classic", State: "Stable"}
+	for i := range committed {
+		p := admin.PartitionLag{Topic: "t", Partition: int32(i), LogStart: 0, LogEnd: ends[i], Committed: committed[i]}
+		if committed[i] != nil {
+			p.Lag = ends[i] - *committed[i]
+		}
+		g.Partitions = append(g.Partitions, p)
+	}
+	return admin.LagReport{Groups: []admin.GroupLag{g}}
+}
+
+func i64(v int64) *int64 { return &v }
+
+func TestRatesWindowAndETA(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	r := NewRates(30 * time.Second)
+	// Every 10 s the group commits 40 records further on each of two
+	// partitions (80 per 10 s = 8/s) while 30 are appended to each (60 per
+	// 10 s = 6/s): it gains 2/s.
+	for i := int64(0); i <= 6; i++ {
+		c := 1000 + 40*i
+		e := 2000 + 30*i
+		r.Observe(lagRep("g", []*int64{i64(c), i64(c)}, []int64{e, e}), t0.Add(time.Duration(i)*10*time.Second))
+		if i == 0 {
+			if _, ok := r.ConsumeRate("g"); ok {
+				t.Fatal("a rate after one sample")
+			}
+			continue
+		}
+		if got, _ := r.ConsumeRate("g"); math.Abs(got-8) > 1e-9 {
+			t.Fatalf("round %d: consume rate %v, want 8", i, got)
+		}
+		if got, _ := r.ProduceRate("t"); math.Abs(got-6) > 1e-9 {
+			t.Fatalf("round %d: produce rate %v, want 6", i, got)
+		}
+		lag := 2 * (e - c)
+		secs, behind, ok := r.CatchUp("g", lag)
+		if !ok || behind || math.Abs(secs-float64(lag)/2) > 1e-9 {
+			t.Fatalf("round %d: catch-up %v %v %v, want %v s", i, secs, behind, ok, float64(lag)/2)
+		}
+	}
+	// The window keeps at most one sample older than 30 s.
+	if n := len(r.consumed["g"].samples); n > 5 {
+		t.Errorf("%d samples kept for a 30 s window of 10 s gathers", n)
+	}
+}
+
+func TestRatesIgnoreBackwardMoves(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	r := NewRates(time.Minute)
+	r.Observe(lagRep("g", []*int64{i64(500)}, []int64{1000}), t0)
+	// A reset to earliest moves the commit back 500: no negative rate.
+	r.Observe(lagRep("g", []*int64{i64(0)}, []int64{1000}), t0.Add(10*time.Second))
+	if got, _ := r.ConsumeRate("g"); got != 0 {
+		t.Fatalf("consume rate after a reset backwards = %v, want 0", got)
+	}
+	r.Observe(lagRep("g", []*int64{i64(100)}, []int64{1000}), t0.Add(20*time.Second))
+	if got, _ := r.ConsumeRate("g"); math.Abs(got-5) > 1e-9 {
+		t.Fatalf("consume rate = %v, want 100 records over 20 s = 5", got)
+	}
+	// Never-committed partitions add nothing to the consume rate, and a
+	// group that vanished is forgotten.
+	r.Observe(lagRep("h", []*int64{nil}, []int64{1000}), t0.Add(30*time.Second))
+	if _, ok := r.ConsumeRate("g"); ok {
+		t.Error("a group absent from the report still has a rate")
+	}
+}

@@ -1,0 +1,91 @@
+package exporter
+
+import (
+	"context"
+	"time"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/cluster"
+)
+
+// timeKey names the first record at or after an offset of a partition.
+type timeKey struct {
+	topic     string
+	partition int32
+	offset    int64
+}
+
+// timeCache maps a timeKey to the record's timestamp (Unix ms). A record's
+// timestamp never changes, so while a group's next offset stays put its
+// time lag is now − that timestamp with no read at all: a gather reads the
+// log only for partitions whose next offset moved (at most one search per
+// lagging partition and interval, and none for a stuck group).
+type timeCache map[timeKey]int64
+
+// readTimeLag is admin.FillTimeLag; a variable of the collector so tests
+// can count reads.
+type readTimeLag func(ctx context.Context, cfg cluster.Config, rep *admin.LagReport, iso admin.Isolation, now time.Time) error
+
+// nextOffset is the offset a lagging row's group reads next: its commit, or
+// the log start once the commit has expired (admin.FillTimeLag's rule).
+func nextOffset(p admin.PartitionLag) int64 {
+	if p.Committed != nil && *p.Committed > p.LogStart {
+		return *p.Committed
+	}
+	return p.LogStart
+}
+
+// fillTimeLag sets TimeLagMs on rep's committed, lagging rows: from cache
+// where the next offset is known, else by one admin.FillTimeLag over the
+// rows that missed. It returns the cache for the next round, holding only
+// this round's keys, so it never outgrows the report.
+func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep *admin.LagReport, iso admin.Isolation, now time.Time, cache timeCache) (timeCache, error) {
+	next := timeCache{}
+	miss := admin.LagReport{Isolation: rep.Isolation}
+	type at struct{ g, p int }
+	var back []at
+	for gi, g := range rep.Groups {
+		var rows []admin.PartitionLag
+		for pi, p := range g.Partitions {
+			if p.Error != "" || p.Committed == nil {
+				continue // no lag series for these (see metrics.go)
+			}
+			if p.Lag <= 0 {
+				rep.Groups[gi].Partitions[pi].TimeLagMs = new(int64(0))
+				continue
+			}
+			k := timeKey{p.Topic, p.Partition, nextOffset(p)}
+			if ts, ok := cache[k]; ok {
+				next[k] = ts
+				rep.Groups[gi].Partitions[pi].TimeLagMs = new(max(now.UnixMilli()-ts, 0))
+				continue
+			}
+			rows = append(rows, p)
+			back = append(back, at{gi, pi})
+		}
+		if len(rows) > 0 {
+			miss.Groups = append(miss.Groups, admin.GroupLag{Group: g.Group, Partitions: rows})
+		}
+	}
+	if len(back) == 0 {
+		return next, nil
+	}
+	if err := read(ctx, cfg, &miss, iso, now); err != nil {
+		return next, err
+	}
+	i := 0
+	for _, g := range miss.Groups {
+		for _, p := range g.Partitions {
+			dst := &rep.Groups[back[i].g].Partitions[back[i].p]
+			i++
+			dst.TimeLagMs, dst.Note = p.TimeLagMs, p.Note
+			// Only a record actually found has a timestamp worth keeping;
+			// 0 may also mean "only markers left", which a new record can
+			// change.
+			if p.TimeLagMs != nil && *p.TimeLagMs > 0 {
+				next[timeKey{p.Topic, p.Partition, nextOffset(p)}] = now.UnixMilli() - *p.TimeLagMs
+			}
+		}
+	}
+	return next, nil
+}

@@ -1,0 +1,78 @@
+package exporter
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/cluster"
+)
+
+func TestTimeLagCache(t *testing.T) {
+	now := time.UnixMilli(1_000_000)
+	var reads [][]int64 // next offsets asked for, per read
+	// The log: the record at offset o was written at o*10 ms.
+	read := func(_ context.Context, _ cluster.Config, rep *admin.LagReport, _ admin.Isolation, at time.Time) error {
+		var asked []int64
+		for gi := range rep.Groups {
+			for pi := range rep.Groups[gi].Partitions {
+				p := &rep.Groups[gi].Partitions[pi]
+				off := nextOffset(*p)
+				asked = append(asked, off)
+				p.TimeLagMs = new(at.UnixMilli() - off*10)
+			}
+		}
+		reads = append(reads, asked)
+		return nil
+	}
+	rep := func(c0, c1 int64) admin.LagReport {
+		return lagRep("g", []*int64{i64(c0), i64(c1), nil}, []int64{90_000, 90_000, 90_000})
+	}
+
+	r1 := rep(100, 200)
+	cache, err := fillTimeLag(context.Background(), read, cluster.Config{}, &r1, admin.ReadUncommitted, now, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reads) != 1 || len(reads[0]) != 2 {
+		t.Fatalf("first round read %v, want both committed lagging partitions once", reads)
+	}
+	if got := *r1.Groups[0].Partitions[0].TimeLagMs; got != 1_000_000-1000 {
+		t.Fatalf("time lag %d", got)
+	}
+	if r1.Groups[0].Partitions[2].TimeLagMs != nil {
+		t.Error("a never-committed row got a time lag")
+	}
+
+	// Second round 5 s later: partition 0 did not move (served from the
+	// cache, its age grows by 5 s), partition 1 moved to 300 (read again).
+	later := now.Add(5 * time.Second)
+	r2 := rep(100, 300)
+	cache, err = fillTimeLag(context.Background(), read, cluster.Config{}, &r2, admin.ReadUncommitted, later, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reads) != 2 || len(reads[1]) != 1 || reads[1][0] != 300 {
+		t.Fatalf("second round read %v, want only offset 300", reads)
+	}
+	if got := *r2.Groups[0].Partitions[0].TimeLagMs; got != 1_005_000-1000 {
+		t.Errorf("cached time lag %d, want %d", got, 1_005_000-1000)
+	}
+	if got := *r2.Groups[0].Partitions[1].TimeLagMs; got != 1_005_000-3000 {
+		t.Errorf("re-read time lag %d", got)
+	}
+	// The cache holds this round's keys only: offset 200 is gone.
+	if _, ok := cache[timeKey{"t", 1, 200}]; ok || len(cache) != 2 {
+		t.Errorf("cache %v, want only offsets 100 and 300", cache)
+	}
+
+	// A third round with nothing moved reads nothing.
+	r3 := rep(100, 300)
+	if _, err := fillTimeLag(context.Background(), read, cluster.Config{}, &r3, admin.ReadUncommitted, later, cache); err != nil {
+		t.Fatal(err)
+	}
+	if len(reads) != 2 {
+		t.Errorf("an unchanged round read the log: %v", reads)
+	}
+}
