@@ -148,7 +148,11 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, error) {
 	}
 	snap := &snapshot{rep: rep, topics: s.Offsets, protocol: map[string]string{}}
 	for _, gs := range s.Groups {
-		snap.protocol[gs.Group] = gs.ProtocolType
+		p := gs.ProtocolType
+		if p == "" && gs.Type == "consumer" {
+			p = "consumer" // KIP-848 groups have no protocol type field
+		}
+		snap.protocol[gs.Group] = p
 	}
 	c.rates.Observe(rep, now)
 	snap.views = c.views(rep)

@@ -217,6 +217,7 @@ func (a *app) commands() []*cobra.Command {
 		a.semanticsCmd(),
 		a.demoCmd(),
 		a.playgroundCmd(),
+		a.exporterCmd(),
 		a.versionCmd(),
 	}
 }
@@ -227,6 +228,17 @@ func (a *app) clusterConfig() (cluster.Config, error) {
 	if a.conn != nil {
 		return *a.conn, nil
 	}
+	cfg, err := a.configFor(a.profile)
+	if err != nil {
+		return cfg, err
+	}
+	a.conn = &cfg
+	return cfg, nil
+}
+
+// configFor resolves the connection settings with the given profile in
+// place of --profile (the exporter serves several clusters at once).
+func (a *app) configFor(profile string) (cluster.Config, error) {
 	if a.saslPasswordArg != "" {
 		return cluster.Config{}, exitcode.Usagef("--sasl-password is not accepted: a command line is visible to every user of the machine; set %s, pass --sasl-password-file FILE, or run on a terminal to be prompted", cluster.EnvPassword)
 	}
@@ -238,7 +250,7 @@ func (a *app) clusterConfig() (cluster.Config, error) {
 		Env:           cluster.Env{Getenv: a.getenv, ReadFile: os.ReadFile, Prompt: a.passwordPrompt()},
 		Flags:         flags,
 		CommandConfig: a.commandConfig,
-		Profile:       a.profile,
+		Profile:       profile,
 	})
 	if err != nil {
 		return cluster.Config{}, exitcode.AsUsage(err)
@@ -253,7 +265,6 @@ func (a *app) clusterConfig() (cluster.Config, error) {
 	if a.verbose {
 		cfg.Logger = cluster.RedactLogger(stderrLogger{a.stderr}, conn.Secrets)
 	}
-	a.conn = &cfg
 	return cfg, nil
 }
 
