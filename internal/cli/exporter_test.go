@@ -497,3 +497,48 @@ func TestExporterScrapedByPrometheus(t *testing.T) {
 	}
 	t.Fatalf("Prometheus never returned the group's lag; last answer %s\nprometheus output:\n%s", last, out.String())
 }
+
+// TestFaultExporterFrozenBroker: the real broker frozen with SIGSTOP. The
+// exporter keeps serving the last lag (6, 4, 0), counts the failed gathers
+// and reports gather_success 0; after SIGCONT it gathers again. The
+// exporter also authenticates with SCRAM over TLS like every command.
+func TestFaultExporterFrozenBroker(t *testing.T) {
+	b := needSecureBroker(t)
+	topic, group := b.fixture(t)
+	args := append(b.scram("scram-sha-512"), "--interval", "1s", "--timeout", "800ms", "--time-lag=false", group)
+	e := startExporter(t, nil, map[string]string{}, args...)
+	want := map[string]float64{}
+	for p, lag := range []float64{6, 4, 0} {
+		want[fmt.Sprintf("consumergroup=%s,partition=%d,topic=%s", group, p, topic)] = lag
+	}
+	lagsAre := func(f map[string]*dto.MetricFamily) bool {
+		got := series(f, "kafka_consumergroup_lag")
+		for k, v := range want {
+			if got[k] != v {
+				return false
+			}
+		}
+		return len(got) == len(want)
+	}
+	e.waitScrape(t, "the group's lag over SASL_SSL", func(f map[string]*dto.MetricFamily) bool { return gatheredOK(f) && lagsAre(f) })
+	secureScript(t, b, "freeze")
+	thawed := false
+	t.Cleanup(func() {
+		if !thawed {
+			secureScript(t, b, "thaw")
+		}
+	})
+	fams := e.waitScrape(t, "two failed gathers while frozen", func(f map[string]*dto.MetricFamily) bool {
+		errs, _ := value(f, "offsetctl_gather_errors_total", "")
+		return errs >= 2
+	})
+	if v, _ := value(fams, "offsetctl_gather_success", ""); v != 0 {
+		t.Errorf("gather_success %v while the broker is frozen", v)
+	}
+	if !lagsAre(fams) {
+		t.Errorf("lag while frozen %v, want the last known %v", series(fams, "kafka_consumergroup_lag"), want)
+	}
+	secureScript(t, b, "thaw")
+	thawed = true
+	e.waitScrape(t, "a successful gather after SIGCONT", func(f map[string]*dto.MetricFamily) bool { return gatheredOK(f) && lagsAre(f) })
+}
