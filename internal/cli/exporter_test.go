@@ -43,7 +43,7 @@ var servingLine = regexp.MustCompile(`exporter serving (https?://[^/\s]+)/metric
 func startExporter(t *testing.T, c *testkit.Cluster, env map[string]string, args ...string) *runningExporter {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	e := &runningExporter{stderr: &syncBuffer{}, stop: cancel, code: make(chan int, 1)}
+	e := &runningExporter{stderr: newSyncBuffer(), stop: cancel, code: make(chan int, 1)}
 	full := append([]string{"exporter", "--listen", "127.0.0.1:0"}, args...)
 	if c != nil {
 		full = append([]string{"--brokers", c.BrokerList()}, full...)
@@ -405,7 +405,7 @@ func TestExporterSIGTERM(t *testing.T) {
 		t.Fatal("the exporter process never said where it serves")
 	}
 	go io.Copy(io.Discard, stderr)
-	e := &runningExporter{url: url, stderr: &syncBuffer{}}
+	e := &runningExporter{url: url, stderr: newSyncBuffer()}
 	e.waitScrape(t, "a gather", gatheredOK)
 	if resp, err := http.Get(url + "/healthz"); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("/healthz: %v %v", resp, err)
@@ -458,8 +458,8 @@ func TestExporterScrapedByPrometheus(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(prom, "--config.file="+conf, "--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+promAddr)
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := newSyncBuffer()
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
