@@ -169,7 +169,7 @@ func (c *Collector) views(rep admin.LagReport) rateViews {
 		if r, ok := c.rates.ConsumeRate(g.Group); ok {
 			v.consume[g.Group] = r
 		}
-		if secs, behind, ok := c.rates.CatchUp(g.Group, committedLag(g)); ok {
+		if secs, behind, ok := c.rates.CatchUp(g.Group, groupLag(g)); ok {
 			if behind {
 				v.behind[g.Group] = 1
 			} else {
@@ -208,15 +208,24 @@ func (c *Collector) Healthy() bool {
 	return c.last != nil && !c.lastFail
 }
 
-// committedLag is the lag of a group's committed rows: the rows a
-// consumer's position is known for (never-committed partitions have no
-// lag series, as in `lag`).
-func committedLag(g admin.GroupLag) int64 {
+// groupLag is the lag of a group's committed rows: the rows a consumer's
+// position is known for (never-committed partitions have no lag series, as
+// `lag` shows "-" for them).
+func groupLag(g admin.GroupLag) int64 {
 	var n int64
 	for _, p := range g.Partitions {
-		if p.Error == "" && p.Committed != nil {
-			n += p.Lag
+		if lag, ok := rowLag(p); ok {
+			n += lag
 		}
 	}
 	return n
+}
+
+// rowLag is a row's lag when it has one to export: read without error and
+// committed (admin leaves Lag nil for a never-committed partition).
+func rowLag(p admin.PartitionLag) (int64, bool) {
+	if p.Error != "" || p.Committed == nil || p.Lag == nil {
+		return 0, false
+	}
+	return *p.Lag, true
 }

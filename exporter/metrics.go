@@ -107,19 +107,20 @@ func collectGroups(s *snapshot, gauge gaugeFunc) {
 		sums := map[string]int64{}
 		var order []string
 		for _, p := range g.Partitions {
-			if p.Error != "" || p.Committed == nil {
+			lag, ok := rowLag(p)
+			if !ok {
 				continue
 			}
 			part := strconv.Itoa(int(p.Partition))
 			gauge(descCurrentOffset, float64(*p.Committed), g.Group, p.Topic, part)
-			gauge(descLag, float64(p.Lag), g.Group, p.Topic, part)
+			gauge(descLag, float64(lag), g.Group, p.Topic, part)
 			if p.TimeLagMs != nil {
 				gauge(descLagSeconds, float64(*p.TimeLagMs)/1000, g.Group, p.Topic, part)
 			}
 			if _, seen := sums[p.Topic]; !seen {
 				order = append(order, p.Topic)
 			}
-			sums[p.Topic] += p.Lag
+			sums[p.Topic] += lag
 		}
 		for _, t := range order {
 			gauge(descLagSum, float64(sums[t]), g.Group, t)

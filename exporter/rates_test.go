@@ -42,7 +42,7 @@ func lagRep(group string, committed []*int64, ends []int64) admin.LagReport {
 	for i := range committed {
 		p := admin.PartitionLag{Topic: "t", Partition: int32(i), LogStart: 0, LogEnd: ends[i], Committed: committed[i]}
 		if committed[i] != nil {
-			p.Lag = ends[i] - *committed[i]
+			p.Lag = new(ends[i] - *committed[i])
 		}
 		g.Partitions = append(g.Partitions, p)
 	}

@@ -47,10 +47,11 @@ func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep 
 	for gi, g := range rep.Groups {
 		var rows []admin.PartitionLag
 		for pi, p := range g.Partitions {
-			if p.Error != "" || p.Committed == nil {
+			lag, ok := rowLag(p)
+			if !ok {
 				continue // no lag series for these (see metrics.go)
 			}
-			if p.Lag <= 0 {
+			if lag <= 0 {
 				rep.Groups[gi].Partitions[pi].TimeLagMs = new(int64(0))
 				continue
 			}
