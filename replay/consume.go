@@ -1,0 +1,446 @@
+package replay
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/cluster"
+)
+
+// pstate is the consuming state of one partition.
+type pstate struct {
+	plan    PartitionPlan
+	next    int64 // next offset to read: last seen offset (records and control markers) + 1
+	done    bool
+	records int64
+	firstTs int64
+	lastTs  int64
+	hash    *partHash
+}
+
+// consumer reads a plan's ranges with a group-less client and streams
+// them: to the sink, the digests and (for a backfill) the copier. One
+// consume call owns one consumer.
+type consumer struct {
+	cfg     cluster.Config
+	plan    Plan
+	opts    Options
+	copier  *backfiller
+	now     func() time.Time
+	res     *Result
+	payload bool // the payload digest is computed (asked, or a backfill)
+
+	states map[int32]*pstate
+	order  []int32              // the partitions, ascending
+	want   map[int32]kgo.Offset // where each open partition starts
+	open   int                  // partitions not done
+
+	bw        *bufio.Writer // nil when nothing is encoded
+	topicJSON []byte
+	pool      bool // records go back to the pools once encoded and hashed
+
+	start, lastProgress time.Time
+	bytes, count        int64
+	stopAll             bool
+	toPause             []int32
+	writeErr            error
+
+	cl *kgo.Client
+}
+
+// consume reads the plan's ranges with a group-less client and streams them.
+func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, copier *backfiller) (*Result, error) {
+	c := newConsumer(cfg, plan, opts, copier)
+	if len(c.want) == 0 {
+		return c.finish()
+	}
+	cl, err := cfg.NewClient(c.clientOpts()...)
+	if err != nil {
+		return c.stop(StoppedError, err)
+	}
+	defer cl.Close()
+	c.cl, c.open = cl, len(c.want)
+	return c.loop(ctx)
+}
+
+func newConsumer(cfg cluster.Config, plan Plan, opts Options, copier *backfiller) *consumer {
+	c := &consumer{cfg: cfg, plan: plan, opts: opts, copier: copier, now: time.Now,
+		res:     &Result{Topic: plan.Topic, Stopped: StoppedEnd},
+		payload: opts.PayloadDigest || opts.Produce != nil,
+		states:  make(map[int32]*pstate, len(plan.Partitions)),
+		order:   make([]int32, 0, len(plan.Partitions)),
+		want:    map[int32]kgo.Offset{},
+		// Records are recycled into the pools once encoded and hashed,
+		// unless a backfill hands their bytes to the producer.
+		pool: copier == nil,
+	}
+	if opts.Now != nil {
+		c.now = opts.Now
+	}
+	for _, pp := range plan.Partitions {
+		st := &pstate{plan: pp, next: pp.From, hash: newPartHash(c.payload)}
+		c.states[pp.Partition] = st
+		c.order = append(c.order, pp.Partition)
+		if pp.Empty() && pp.StopAtMs < 0 {
+			st.done = true
+			continue
+		}
+		c.want[pp.Partition] = kgo.NewOffset().At(pp.From)
+	}
+	slices.Sort(c.order)
+	if opts.Sink != nil && opts.Format != None && opts.Sink != io.Discard {
+		c.bw = bufio.NewWriterSize(opts.Sink, 1<<20)
+	}
+	c.topicJSON, _ = json.Marshal(plan.Topic)
+	c.start = c.now()
+	c.lastProgress = c.start
+	return c
+}
+
+func (c *consumer) clientOpts() []kgo.Opt {
+	isoOpt := kgo.FetchIsolationLevel(kgo.ReadCommitted())
+	if c.opts.Isolation == admin.ReadUncommitted {
+		isoOpt = kgo.FetchIsolationLevel(kgo.ReadUncommitted())
+	}
+	fetchMax := c.opts.FetchMaxBytes
+	if fetchMax <= 0 {
+		fetchMax = defaultFetchMaxBytes
+	}
+	copts := []kgo.Opt{
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{c.plan.Topic: c.want}),
+		// Never reset silently: an OFFSET_OUT_OF_RANGE is an error.
+		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
+		isoOpt,
+		// Control markers come back as records so that the position of
+		// every partition is known even when its last offsets are
+		// commit or abort markers.
+		kgo.KeepControlRecords(),
+		kgo.FetchMaxBytes(fetchMax),
+		kgo.FetchMaxPartitionBytes(fetchMax),
+		kgo.FetchMaxWait(500 * time.Millisecond),
+	}
+	if c.pool {
+		copts = append(copts, kgo.WithPools(&fetchPools{}))
+	}
+	return copts
+}
+
+// loop polls until every partition is done, --max is reached, or it
+// stops with an error.
+func (c *consumer) loop(ctx context.Context) (*Result, error) {
+	// A fetch that brings nothing for the stall timeout (--timeout) is
+	// checked (checkLeaders) instead of waiting forever.
+	stall := timeoutOf(c.cfg)
+	for c.open > 0 && !c.stopAll {
+		pctx, pcancel := context.WithTimeout(ctx, stall)
+		fs := c.cl.PollFetches(pctx)
+		stalled := pctx.Err() != nil && ctx.Err() == nil
+		pcancel()
+		if quietFetch(fs, stalled) {
+			if err := c.checkLeaders(ctx, stall); err != nil {
+				return c.stop(StoppedError, err)
+			}
+			continue
+		}
+		if ctx.Err() != nil {
+			if c.plan.Follow {
+				c.res.Stopped = StoppedInterrupted
+				break
+			}
+			return c.stop(StoppedInterrupted, ctx.Err())
+		}
+		if err := c.fetchError(fs, stalled); err != nil {
+			return c.stop(StoppedError, err)
+		}
+		fs.EachPartition(c.take)
+		if err := c.afterFetch(); err != nil {
+			return c.stop(StoppedError, err)
+		}
+	}
+	return c.finish()
+}
+
+// quietFetch reports a poll that ended by the stall timeout with no
+// records and no partition error but that timeout.
+func quietFetch(fs kgo.Fetches, stalled bool) bool {
+	quiet := stalled && fs.NumRecords() == 0
+	fs.EachError(func(_ string, _ int32, err error) {
+		quiet = quiet && errors.Is(err, context.DeadlineExceeded) // a real partition error is handled by fetchError
+	})
+	return quiet
+}
+
+// checkLeaders follows a quiet fetch: if the open partitions' leaders
+// answer ListOffsets, the topic is just quiet (a tail, a slow broker) and
+// the replay goes on (nil); if they do not, the cluster died or froze
+// under the replay, which then stops with the resume point instead of
+// waiting forever (kgo retries a lost broker without end).
+func (c *consumer) checkLeaders(ctx context.Context, stall time.Duration) error {
+	var openParts []int32
+	for _, p := range c.order {
+		if !c.states[p].done {
+			openParts = append(openParts, p)
+		}
+	}
+	tctx, tcancel := context.WithTimeout(ctx, stall)
+	perr := probeLeaders(tctx, c.cl, c.plan.Topic, openParts)
+	timedOut := tctx.Err() != nil
+	tcancel()
+	var pe *probeError
+	if ctx.Err() != nil || !errors.As(perr, &pe) {
+		return nil
+	}
+	why := pe.Error()
+	if timedOut {
+		why = "no answer within " + stall.String()
+	}
+	who := "the cluster at " + strings.Join(c.cfg.Brokers, ",") + " does not answer for partition(s) " + formatParts(pe.parts)
+	return fmt.Errorf("topic %s: no records for %s and %s (%s): replay stopped", c.plan.Topic, stall, who, why)
+}
+
+// fetchError returns the first partition error of an open partition (a
+// stall's deadline aside).
+func (c *consumer) fetchError(fs kgo.Fetches, stalled bool) error {
+	var ferr error
+	fs.EachError(func(t string, p int32, err error) {
+		if ferr != nil || (stalled && errors.Is(err, context.DeadlineExceeded)) {
+			return
+		}
+		st := c.states[p]
+		if st == nil || st.done {
+			return
+		}
+		if errors.Is(err, kerr.OffsetOutOfRange) {
+			ferr = fmt.Errorf("topic %s partition %d: offset %d is out of range (OFFSET_OUT_OF_RANGE): records were deleted under the replay (retention or delete-records); %d records of this partition were replayed, up to offset %d",
+				t, p, st.next, st.records, st.next)
+			return
+		}
+		ferr = fmt.Errorf("topic %s partition %d at offset %d: %w", t, p, st.next, err)
+	})
+	return ferr
+}
+
+// take consumes one partition's fetched records up to its bound, its
+// stop time or --max; a failed copy or write stops it (writeErr).
+func (c *consumer) take(ftp kgo.FetchTopicPartition) {
+	st := c.states[ftp.Partition]
+	if st == nil || st.done || c.stopAll || c.writeErr != nil {
+		return
+	}
+	bound := st.plan.Bound
+	for _, r := range ftp.Records {
+		if r.Offset >= bound {
+			c.markDone(st, true)
+			break
+		}
+		st.next = r.Offset + 1
+		if r.Attrs.IsControl() {
+			continue
+		}
+		ts := r.Timestamp.UnixMilli()
+		if st.plan.StopAtMs >= 0 && ts >= st.plan.StopAtMs {
+			st.next = r.Offset
+			c.markDone(st, false)
+			break
+		}
+		if err := c.record(st, r, ts); err != nil {
+			c.writeErr = err
+			return
+		}
+		if c.plan.Max > 0 && c.count >= c.plan.Max {
+			c.res.Stopped = StoppedMax
+			c.stopAll = true
+			break
+		}
+	}
+	if !st.done && st.next >= bound {
+		c.markDone(st, true)
+	}
+	if c.pool {
+		for _, r := range ftp.Records {
+			r.Recycle()
+		}
+	}
+}
+
+// record copies, counts, hashes and encodes one data record.
+func (c *consumer) record(st *pstate, r *kgo.Record, ts int64) error {
+	if c.copier != nil {
+		// Copy first: a record the copier refused (an earlier copy
+		// failed) is neither replayed nor counted, and the partition's
+		// position stays on it, so the resume point of a partition whose
+		// earlier copies were all acknowledged is this record, not the
+		// one after it.
+		if err := c.copier.copy(r); err != nil {
+			st.next = r.Offset
+			return err
+		}
+	}
+	if st.records == 0 {
+		st.firstTs = ts
+	}
+	st.lastTs = ts
+	st.records++
+	st.hash.add(r)
+	n := len(r.Key) + len(r.Value)
+	for i := range r.Headers {
+		n += len(r.Headers[i].Key) + len(r.Headers[i].Value)
+	}
+	c.bytes += int64(n)
+	if c.bw != nil {
+		var b []byte
+		if c.opts.Format == Raw {
+			b = appendRaw(c.bw.AvailableBuffer(), r)
+		} else {
+			b = appendJSONRecord(c.bw.AvailableBuffer(), c.topicJSON, r)
+		}
+		if _, err := c.bw.Write(b); err != nil {
+			return err
+		}
+	}
+	c.count++
+	return nil
+}
+
+func (c *consumer) markDone(st *pstate, byBound bool) {
+	if st.done {
+		return
+	}
+	st.done = true
+	if byBound && st.plan.Bound != NoBound && st.next < st.plan.Bound {
+		st.next = st.plan.Bound
+	}
+	c.open--
+	c.toPause = append(c.toPause, st.plan.Partition)
+}
+
+// afterFetch reports a failed copy or write, flushes a tail, pauses the
+// partitions that are done and reports progress.
+func (c *consumer) afterFetch() error {
+	if c.writeErr != nil {
+		if c.copier != nil && c.copier.failed() {
+			return c.writeErr
+		}
+		return fmt.Errorf("writing records: %w", c.writeErr)
+	}
+	if c.plan.Follow && c.bw != nil && c.bw.Buffered() > 0 {
+		// Tailing: every fetch reaches the reader at once.
+		if err := c.bw.Flush(); err != nil {
+			return fmt.Errorf("writing records: %w", err)
+		}
+	}
+	if len(c.toPause) > 0 {
+		c.cl.PauseFetchPartitions(map[string][]int32{c.plan.Topic: c.toPause})
+		c.toPause = c.toPause[:0]
+	}
+	if c.opts.Progress != nil {
+		every := c.opts.ProgressEvery
+		if every <= 0 {
+			every = 200 * time.Millisecond
+		}
+		if t := c.now(); t.Sub(c.lastProgress) >= every {
+			c.lastProgress = t
+			c.report(false)
+		}
+	}
+	return nil
+}
+
+func (c *consumer) report(done bool) {
+	if c.opts.Progress == nil {
+		return
+	}
+	var n int64
+	for _, st := range c.states {
+		n += st.records
+	}
+	c.opts.Progress(Progress{Records: n, Total: c.plan.Total(), Bytes: c.bytes, Elapsed: c.now().Sub(c.start), Done: done})
+}
+
+// stop ends the replay early with why and err; the result still says
+// what was replayed (a failed flush is then not reported over err).
+func (c *consumer) stop(why string, err error) (*Result, error) {
+	c.res.Stopped = why
+	r, _ := c.finish()
+	return r, err
+}
+
+// finish flushes the sink and fills in the result: per partition, the
+// resume point, the digests and the rate.
+func (c *consumer) finish() (*Result, error) {
+	var err error
+	if c.bw != nil {
+		if ferr := c.bw.Flush(); ferr != nil {
+			err = fmt.Errorf("writing records: %w", ferr)
+		}
+	}
+	res := c.res
+	elapsed := c.now().Sub(c.start)
+	res.ElapsedMs = elapsed.Milliseconds()
+	hashes := c.partitionResults()
+	res.Bytes = c.bytes
+	if res.Stopped != StoppedEnd {
+		res.ResumeFrom = resumeFrom(res.Partitions)
+	}
+	res.Digest, res.DigestVersion = combine(c.order, hashes, false), DigestVersion
+	if c.payload {
+		res.PayloadDigest = combine(c.order, hashes, true)
+	}
+	if secs := elapsed.Seconds(); secs > 0 {
+		res.RecordsPerSec = float64(res.Records) / secs
+	}
+	c.report(true)
+	return res, err
+}
+
+// partitionResults appends every partition's result to c.res and returns
+// their hashes.
+func (c *consumer) partitionResults() map[int32]*partHash {
+	hashes := make(map[int32]*partHash, len(c.states))
+	for _, p := range c.order {
+		st := c.states[p]
+		pr := PartitionResult{Partition: p, From: st.plan.From, To: st.next, Records: st.records, LogStart: st.plan.LogStart, LogEnd: st.plan.LogEnd, Bound: st.plan.Bound}
+		if pr.Bound == NoBound {
+			pr.Bound = -1
+		}
+		pr.Stop = c.res.Stopped
+		if st.done {
+			pr.Stop = st.plan.BoundBy // it reached its bound
+		}
+		if st.records > 0 {
+			f, l := st.firstTs, st.lastTs
+			pr.FirstTs, pr.LastTs = &f, &l
+		}
+		c.res.Partitions = append(c.res.Partitions, pr)
+		c.res.Records += st.records
+		hashes[p] = st.hash
+	}
+	return hashes
+}
+
+// resumeFrom is the --from that continues a stopped replay: the
+// partitions that did not reach their bound, at their next offset ("" if
+// none).
+func resumeFrom(prs []PartitionResult) string {
+	next := map[int32]int64{}
+	for _, pr := range prs {
+		if pr.Bound < 0 || pr.To < pr.Bound {
+			next[pr.Partition] = pr.To
+		}
+	}
+	if len(next) == 0 {
+		return ""
+	}
+	return FormatResume(next)
+}
