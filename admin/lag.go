@@ -40,6 +40,8 @@ type GroupLag struct {
 	Note       string         `json:"note,omitempty"`
 	Error      string         `json:"error,omitempty"`
 	Partitions []PartitionLag `json:"partitions"`
+	// Progress is set by `lag --watch` from its second round on.
+	Progress *Progress `json:"progress,omitempty"`
 }
 
 // LagReport is the result of `lag`.

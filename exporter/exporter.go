@@ -57,7 +57,7 @@ type Collector struct {
 	open func() (gatherer, error)
 
 	// owned by the gather loop
-	rates *Rates
+	rates *admin.Rates
 	cache timeCache
 
 	mu       sync.Mutex
@@ -92,7 +92,7 @@ func New(cfg cluster.Config, opts Options) *Collector {
 	if opts.RateWindow <= 0 {
 		opts.RateWindow = 4 * opts.Interval
 	}
-	c := &Collector{cfg: cfg, opts: opts, read: admin.FillTimeLag, rates: NewRates(opts.RateWindow)}
+	c := &Collector{cfg: cfg, opts: opts, read: admin.FillTimeLag, rates: admin.NewRates(opts.RateWindow)}
 	c.open = func() (gatherer, error) {
 		adm, err := cfg.NewAdmin()
 		if err != nil {
@@ -166,15 +166,12 @@ func (c *Collector) views(rep admin.LagReport) rateViews {
 		if g.Error != "" {
 			continue
 		}
-		if r, ok := c.rates.ConsumeRate(g.Group); ok {
-			v.consume[g.Group] = r
-		}
-		if secs, behind, ok := c.rates.CatchUp(g.Group, groupLag(g)); ok {
-			if behind {
-				v.behind[g.Group] = 1
-			} else {
-				v.behind[g.Group] = 0
-				v.catchUp[g.Group] = secs
+		g.TotalLag = groupLag(g)
+		if pr := c.rates.Progress(g); pr != nil {
+			v.consume[g.Group] = pr.ConsumeRate
+			v.behind[g.Group] = b2f(pr.FallingBehind)
+			if pr.CatchUpSeconds != nil {
+				v.catchUp[g.Group] = *pr.CatchUpSeconds
 			}
 		}
 		for _, p := range g.Partitions {

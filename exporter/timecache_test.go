@@ -76,3 +76,19 @@ func TestTimeLagCache(t *testing.T) {
 		t.Errorf("an unchanged round read the log: %v", reads)
 	}
 }
+
+func i64(v int64) *int64 { return &v }
+
+// lagRep is a one-group, one-topic report with the given committed offsets
+// and log ends per partition (nil committed: never committed, no lag).
+func lagRep(group string, committed []*int64, ends []int64) admin.LagReport {
+	g := admin.GroupLag{Group: group, Type: "classic", State: "Stable"}
+	for i := range committed {
+		p := admin.PartitionLag{Topic: "t", Partition: int32(i), LogStart: 0, LogEnd: ends[i], Committed: committed[i]}
+		if committed[i] != nil {
+			p.Lag = new(ends[i] - *committed[i])
+		}
+		g.Partitions = append(g.Partitions, p)
+	}
+	return admin.LagReport{Groups: []admin.GroupLag{g}}
+}

@@ -26,6 +26,7 @@ func Lag(w io.Writer, f Format, r admin.LagReport) error {
 			}
 		}
 		line := fmt.Sprintf("GROUP %s  TYPE %s  STATE %s  MEMBERS %d  TOTAL-LAG %d", g.Group, Dash(g.Type), Dash(g.State), g.Members, g.TotalLag)
+		line += progressText(g.Progress)
 		if g.Error != "" {
 			line += "  ERROR " + g.Error
 		} else if g.Note != "" {
@@ -154,4 +155,20 @@ func Groups(w io.Writer, f Format, gs []admin.GroupSummary) error {
 		rows = append(rows, []string{g.Group, g.Type, g.State, fmt.Sprint(g.Members), topics, I64(g.TotalLag), g.Error})
 	}
 	return Rows(w, f, []string{"GROUP", "TYPE", "STATE", "MEMBERS", "TOPICS", "TOTAL-LAG", "ERROR"}, rows)
+}
+
+// progressText is a --watch group line's rates and catch-up ETA: "caught up
+// in 4m10s" at a glance for a backfill operator.
+func progressText(p *admin.Progress) string {
+	if p == nil {
+		return ""
+	}
+	s := fmt.Sprintf("  CONSUMING %.1f/s  PRODUCED %.1f/s", p.ConsumeRate, p.ProduceRate)
+	switch {
+	case p.FallingBehind:
+		return s + "  FALLING BEHIND"
+	case *p.CatchUpSeconds == 0:
+		return s + "  CAUGHT UP"
+	}
+	return s + "  CATCH-UP " + time.Duration(*p.CatchUpSeconds*float64(time.Second)).Round(time.Second).String()
 }

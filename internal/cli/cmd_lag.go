@@ -190,12 +190,21 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
+	// Rates and the catch-up ETA span the last four rounds, as the
+	// exporter's do by default.
+	rates := admin.NewRates(4 * every)
 	for {
 		rep, err := a.gatherLag(ctx, cfg, adm, req, o)
 		if ctx.Err() != nil {
 			return end()
 		}
 		rounds++
+		if err == nil {
+			rates.Observe(rep, a.now())
+			for i := range rep.Groups {
+				rep.Groups[i].Progress = rates.Progress(rep.Groups[i])
+			}
+		}
 		if errs := rep.Errors(); err == nil && len(errs) > 0 {
 			err = reportErrors(errs)
 		}

@@ -110,3 +110,61 @@ func TestLagWatchFailedRounds(t *testing.T) {
 		})
 	}
 }
+
+// TestLagWatchProgress: from its second round on, lag --watch gives each
+// group its rates and catch-up ETA. A group that does not move while it
+// lags is falling behind (no ETA); a group with no lag is caught up (ETA 0).
+func TestLagWatchProgress(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 20}, time.Now())
+	stuck, done := testkit.Name(t, "stuck"), testkit.Name(t, "done")
+	c.Commit(stuck, topic, map[int32]int64{0: 5})
+	c.Commit(done, topic, map[int32]int64{0: 20})
+	r := watchUntil(t, c, func(out string) bool { return strings.Count(out, "\n") >= 3 },
+		"lag", stuck, done, "--watch", "200ms", "-o", "json")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) < 3 {
+		t.Fatalf("%d rounds:\n%s", len(lines), r.stdout)
+	}
+	type progress struct {
+		ConsumeRate    *float64 `json:"consume_rate"`
+		ProduceRate    *float64 `json:"produce_rate"`
+		CatchUpSeconds *float64 `json:"catchup_seconds"`
+		FallingBehind  *bool    `json:"falling_behind"`
+	}
+	for i, line := range lines {
+		var rep struct {
+			Groups []struct {
+				Group    string    `json:"group"`
+				TotalLag int64     `json:"total_lag"`
+				Progress *progress `json:"progress"`
+			} `json:"groups"`
+		}
+		if err := json.Unmarshal([]byte(line), &rep); err != nil || len(rep.Groups) != 2 {
+			t.Fatalf("round %d: %v\n%s", i+1, err, line)
+		}
+		for _, g := range rep.Groups {
+			p := g.Progress
+			if i == 0 {
+				if p != nil {
+					t.Errorf("round 1 has progress for %s: %+v", g.Group, *p)
+				}
+				continue
+			}
+			if p == nil || p.ConsumeRate == nil || *p.ConsumeRate != 0 || p.ProduceRate == nil || *p.ProduceRate != 0 || p.FallingBehind == nil {
+				t.Fatalf("round %d %s: progress %+v, want rates 0", i+1, g.Group, p)
+			}
+			switch g.Group {
+			case stuck:
+				if g.TotalLag != 15 || !*p.FallingBehind || p.CatchUpSeconds != nil {
+					t.Errorf("round %d: stuck group lag %d behind %v eta %v, want 15, true, null", i+1, g.TotalLag, *p.FallingBehind, p.CatchUpSeconds)
+				}
+			case done:
+				if g.TotalLag != 0 || *p.FallingBehind || p.CatchUpSeconds == nil || *p.CatchUpSeconds != 0 {
+					t.Errorf("round %d: caught-up group lag %d behind %v eta %v, want 0, false, 0", i+1, g.TotalLag, *p.FallingBehind, p.CatchUpSeconds)
+				}
+			}
+		}
+	}
+}

@@ -1,12 +1,10 @@
-package exporter
+package admin
 
 import (
 	"time"
-
-	"github.com/offsetctl/offsetctl/admin"
 )
 
-// Rates and the catch-up ETA.
+// Rates and the catch-up ETA, shared by `lag --watch` and the exporter.
 //
 // A rate is records per second over a sliding window. Kafka gives no
 // counters for it, only positions: a group's committed offsets and a
@@ -66,19 +64,14 @@ func (s *series) rate() (float64, bool) {
 	return (last.total - first.total) / dt, true
 }
 
-type partKey struct {
-	topic     string
-	partition int32
-}
-
 // Rates tracks consume and produce rates across gathers. It is not safe
 // for concurrent use: the gather loop owns it.
 type Rates struct {
 	window time.Duration
-	// committed[group][partKey] and logEnd[partKey] are the previous
+	// committed[group][tp] and logEnd[tp] are the previous
 	// gather's positions.
-	committed map[string]map[partKey]int64
-	logEnd    map[partKey]int64
+	committed map[string]map[TP]int64
+	logEnd    map[TP]int64
 	consumed  map[string]*series // per group
 	produced  map[string]*series // per group: growth of its partitions
 	topicProd map[string]*series // per topic
@@ -88,8 +81,8 @@ type Rates struct {
 func NewRates(window time.Duration) *Rates {
 	return &Rates{
 		window:    window,
-		committed: map[string]map[partKey]int64{},
-		logEnd:    map[partKey]int64{},
+		committed: map[string]map[TP]int64{},
+		logEnd:    map[TP]int64{},
 		consumed:  map[string]*series{},
 		produced:  map[string]*series{},
 		topicProd: map[string]*series{},
@@ -98,15 +91,15 @@ func NewRates(window time.Duration) *Rates {
 
 // Observe records one gather's report taken at at. Groups and topics that
 // are no longer in the report are forgotten.
-func (r *Rates) Observe(rep admin.LagReport, at time.Time) {
-	ends := map[partKey]int64{}
+func (r *Rates) Observe(rep LagReport, at time.Time) {
+	ends := map[TP]int64{}
 	topicDelta := map[string]int64{}
 	for _, g := range rep.Groups {
 		for _, p := range g.Partitions {
 			if p.Error != "" || p.LogEnd < 0 {
 				continue
 			}
-			k := partKey{p.Topic, p.Partition}
+			k := TP{p.Topic, p.Partition}
 			if _, seen := ends[k]; seen {
 				continue
 			}
@@ -118,7 +111,7 @@ func (r *Rates) Observe(rep admin.LagReport, at time.Time) {
 			topicDelta[p.Topic] += d
 		}
 	}
-	committed := map[string]map[partKey]int64{}
+	committed := map[string]map[TP]int64{}
 	consumed := map[string]*series{}
 	produced := map[string]*series{}
 	for _, g := range rep.Groups {
@@ -131,13 +124,13 @@ func (r *Rates) Observe(rep admin.LagReport, at time.Time) {
 			continue
 		}
 		prevC := r.committed[g.Group]
-		cur := map[partKey]int64{}
+		cur := map[TP]int64{}
 		var dc, dp int64
 		for _, p := range g.Partitions {
 			if p.Error != "" || p.Committed == nil {
 				continue
 			}
-			k := partKey{p.Topic, p.Partition}
+			k := TP{p.Topic, p.Partition}
 			cur[k] = *p.Committed
 			if prev, ok := prevC[k]; ok {
 				dc += max(*p.Committed-prev, 0)
@@ -199,4 +192,32 @@ func CatchUp(lag int64, consume, produce float64, known bool) (seconds float64, 
 	default:
 		return 0, true, true
 	}
+}
+
+// Progress is a group's movement across gathers: what `lag --watch` shows
+// from its second round on, and what the exporter exports.
+type Progress struct {
+	// ConsumeRate is the records/s the group commits past.
+	ConsumeRate float64 `json:"consume_rate"`
+	// ProduceRate is the records/s its committed partitions grow.
+	ProduceRate float64 `json:"produce_rate"`
+	// CatchUpSeconds is the ETA to zero lag; nil when the group does not
+	// gain on its lag (FallingBehind).
+	CatchUpSeconds *float64 `json:"catchup_seconds"`
+	FallingBehind  bool     `json:"falling_behind"`
+}
+
+// Progress is g's progress, nil before two gathers of it.
+func (r *Rates) Progress(g GroupLag) *Progress {
+	c, okC := r.ConsumeRate(g.Group)
+	p, okP := r.GroupProduceRate(g.Group)
+	if !okC || !okP {
+		return nil
+	}
+	secs, behind, _ := CatchUp(g.TotalLag, c, p, true)
+	pr := &Progress{ConsumeRate: c, ProduceRate: p, FallingBehind: behind}
+	if !behind {
+		pr.CatchUpSeconds = &secs
+	}
+	return pr
 }

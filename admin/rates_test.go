@@ -1,11 +1,10 @@
-package exporter
+package admin
 
 import (
 	"math"
 	"testing"
 	"time"
 
-	"github.com/offsetctl/offsetctl/admin"
 )
 
 func TestCatchUp(t *testing.T) {
@@ -37,19 +36,18 @@ func TestCatchUp(t *testing.T) {
 
 // lagRep is a one-group, one-topic report with the given committed offsets
 // and log ends per partition (nil committed: never committed).
-func lagRep(group string, committed []*int64, ends []int64) admin.LagReport {
-	g := admin.GroupLag{Group: group, Type: "classic", State: "Stable"}
+func lagRep(group string, committed []*int64, ends []int64) LagReport {
+	g := GroupLag{Group: group, Type: "classic", State: "Stable"}
 	for i := range committed {
-		p := admin.PartitionLag{Topic: "t", Partition: int32(i), LogStart: 0, LogEnd: ends[i], Committed: committed[i]}
+		p := PartitionLag{Topic: "t", Partition: int32(i), LogStart: 0, LogEnd: ends[i], Committed: committed[i]}
 		if committed[i] != nil {
 			p.Lag = new(ends[i] - *committed[i])
 		}
 		g.Partitions = append(g.Partitions, p)
 	}
-	return admin.LagReport{Groups: []admin.GroupLag{g}}
+	return LagReport{Groups: []GroupLag{g}}
 }
 
-func i64(v int64) *int64 { return &v }
 
 func TestRatesWindowAndETA(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
@@ -104,4 +102,43 @@ func TestRatesIgnoreBackwardMoves(t *testing.T) {
 	if _, ok := r.ConsumeRate("g"); ok {
 		t.Error("a group absent from the report still has a rate")
 	}
+}
+
+func TestProgress(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name           string
+		c0, c1, e0, e1 int64
+		want           *Progress
+	}{
+		// 100 committed and 50 produced in 10 s: 10/s against 5/s; lag
+		// 400 shrinks 5/s: 80 s.
+		{"catching up", 100, 200, 550, 600, &Progress{ConsumeRate: 10, ProduceRate: 5, CatchUpSeconds: new(80.0)}},
+		{"stuck with lag", 100, 100, 500, 500, &Progress{FallingBehind: true}},
+		{"slower than production", 100, 110, 500, 600, &Progress{ConsumeRate: 1, ProduceRate: 10, FallingBehind: true}},
+		{"caught up", 500, 600, 500, 600, &Progress{ConsumeRate: 10, ProduceRate: 10, CatchUpSeconds: new(0.0)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewRates(time.Minute)
+			r.Observe(lagRep("g", []*int64{i64(tc.c0)}, []int64{tc.e0}), t0)
+			if p := r.Progress(lagRep("g", []*int64{i64(tc.c0)}, []int64{tc.e0}).Groups[0]); p != nil {
+				t.Fatalf("progress after one round: %+v", p)
+			}
+			rep := lagRep("g", []*int64{i64(tc.c1)}, []int64{tc.e1})
+			rep.Groups[0].TotalLag = tc.e1 - tc.c1
+			r.Observe(rep, t0.Add(10*time.Second))
+			got := r.Progress(rep.Groups[0])
+			if got == nil || got.ConsumeRate != tc.want.ConsumeRate || got.ProduceRate != tc.want.ProduceRate || got.FallingBehind != tc.want.FallingBehind ||
+				(got.CatchUpSeconds == nil) != (tc.want.CatchUpSeconds == nil) || (got.CatchUpSeconds != nil && *got.CatchUpSeconds != *tc.want.CatchUpSeconds) {
+				t.Fatalf("Progress = %+v (eta %v), want %+v (eta %v)", got, deref(got), tc.want, tc.want.CatchUpSeconds)
+			}
+		})
+	}
+}
+
+func deref(p *Progress) any {
+	if p == nil || p.CatchUpSeconds == nil {
+		return nil
+	}
+	return *p.CatchUpSeconds
 }
