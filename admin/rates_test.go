@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 	"time"
-
 )
 
 func TestCatchUp(t *testing.T) {
@@ -47,7 +46,6 @@ func lagRep(group string, committed []*int64, ends []int64) LagReport {
 	}
 	return LagReport{Groups: []GroupLag{g}}
 }
-
 
 func TestRatesWindowAndETA(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
