@@ -1,0 +1,148 @@
+package safetext
+
+import (
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// hostile are the names tried against the tool (issue 11), plus the other
+// classes of invisible or reordering characters.
+var hostile = []string{
+	"evil\x1b[2K\x1b[1Gbilling", // erase line, cursor home: a fake row
+	"bil\x01ling",               // displays as billing
+	"a\nb",                      // splits a row
+	"a\tb",                      // shifts columns
+	"a\rb",                      // overwrites from the line start
+	"del\x7f",                   // DEL
+	"c1\u009b2K",                // C1 CSI: an escape sequence on some terminals
+	"bad\xffutf8",               // invalid UTF-8
+	"rtl\u202egnillib",          // bidi override: displays reversed
+	"iso\u2066x",                // bidi isolate
+	"zw\u200bj",                 // zero-width space
+	"nb\u00a0sp",                // no-break space passes for a blank
+	" lead", "trail ",           // invisible blanks
+	`"quoted"`, // would pass for a quoted name
+}
+
+func TestNameQuotesHostileNames(t *testing.T) {
+	for _, s := range hostile {
+		got := Name(s)
+		if !strings.HasPrefix(got, `"`) {
+			t.Errorf("Name(%q) = %q: not quoted", s, got)
+			continue
+		}
+		back, err := strconv.Unquote(got)
+		if err != nil || back != s {
+			t.Errorf("Name(%q) = %q does not unquote to the name (%q, %v)", s, got, back, err)
+		}
+		if !terminalSafe(got) {
+			t.Errorf("Name(%q) = %q holds a control character", s, got)
+		}
+	}
+}
+
+func TestNamePlainNamesUnchanged(t *testing.T) {
+	for _, s := range []string{"", "billing", "orders.billing-v2", `back\slash`, "a b", "gruppe-ü", "日本語", "emoji-🙂", `x"y`, "it's"} {
+		if got := Name(s); got != s {
+			t.Errorf("Name(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
+
+func TestText(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"group billing: not found", "group billing: not found"},
+		{"group evil\x1b[2K: x", `group evil\x1b[2K: x`},
+		{"a\nb", `a\nb`},
+		{"bad\xff", `bad\xff`},
+		{"rtl\u202ex", `rtl\u202ex`},
+		{"c1\u009b", `c1\u009b`},
+		{"ü ok", "ü ok"},
+	}
+	for _, c := range cases {
+		if got := Text(c.in); got != c.want {
+			t.Errorf("Text(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestArgShortens(t *testing.T) {
+	long := strings.Repeat("g", 130_000)
+	got := Arg(long)
+	if len(got) > 300 || !strings.Contains(got, "(130000 bytes)") {
+		t.Fatalf("Arg(130 KB) = %q", got)
+	}
+	// The cut never splits a rune.
+	got = Arg(strings.Repeat("ü", 200))
+	if !utf8.ValidString(got) || strings.HasPrefix(got, `"`) {
+		t.Fatalf("Arg(ü×100) = %q", got)
+	}
+	if got := Arg("short"); got != "short" {
+		t.Fatalf("Arg(short) = %q", got)
+	}
+}
+
+// TestShellRoundTrip hands every quoted name to a real shell and checks it
+// receives the exact bytes: the undo line must restore that very group.
+func TestShellRoundTrip(t *testing.T) {
+	names := append([]string{"billing", "it's", "", "a b", "$HOME", "`id`", `\`, "!x", "-dash", "*"}, hostile...)
+	for _, shell := range []string{"bash", "zsh"} {
+		path, err := exec.LookPath(shell)
+		if err != nil {
+			t.Logf("%s not installed: skipped", shell)
+			continue
+		}
+		for _, s := range names {
+			q := Shell(s)
+			if !terminalSafe(q) {
+				t.Errorf("Shell(%q) = %q holds a control character", s, q)
+			}
+			out, err := exec.Command(path, "-c", "printf %s "+q).Output()
+			if err != nil {
+				t.Fatalf("%s -c printf %s: %v", shell, q, err)
+			}
+			if string(out) != s {
+				t.Errorf("%s: Shell(%q) = %s gave %q", shell, s, q, out)
+			}
+		}
+	}
+}
+
+// terminalSafe: no C0, DEL, C1, bidi/format or invalid UTF-8.
+func terminalSafe(s string) bool { return plainText(s) }
+
+func FuzzName(f *testing.F) {
+	for _, s := range hostile {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := Name(s)
+		if !terminalSafe(n) {
+			t.Fatalf("Name(%q) = %q is not terminal-safe", s, n)
+		}
+		if n != s {
+			back, err := strconv.Unquote(n)
+			if err != nil || back != s || !strings.HasPrefix(n, `"`) {
+				t.Fatalf("Name(%q) = %q is ambiguous", s, n)
+			}
+		}
+		if !terminalSafe(Text(s)) || !terminalSafe(Shell(s)) || !terminalSafe(Arg(s)) {
+			t.Fatalf("Text/Shell/Arg(%q) not terminal-safe", s)
+		}
+	})
+}
+
+func TestLines(t *testing.T) {
+	var b strings.Builder
+	w := Lines(&b)
+	n, err := w.Write([]byte("warning: group evil\x1b[2K skipped\nnext line\n"))
+	if err != nil || n != len("warning: group evil\x1b[2K skipped\nnext line\n") {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	if want := "warning: group evil\\x1b[2K skipped\nnext line\n"; b.String() != want {
+		t.Fatalf("got %q, want %q", b.String(), want)
+	}
+}
