@@ -11,6 +11,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // DeleteOffsetsRow is one partition of a delete-offsets plan.
@@ -48,14 +49,14 @@ func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPla
 	p := DeleteOffsetsPlan{Group: group, Partitions: []DeleteOffsetsRow{}}
 	g, ok := s.Group(group)
 	if !ok {
-		return p, exitcode.Usagef("group %s was not gathered", group)
+		return p, exitcode.Usagef("group %s was not gathered", safetext.Arg(group))
 	}
 	p.State, p.Members = g.State, len(g.Members)
 	if !g.Exists {
 		// The broker answers GROUP_ID_NOT_FOUND: fail before any backup,
 		// in the dry run too.
 		p.State = "Dead"
-		p.Error = fmt.Sprintf("group %s: %s", group, ExplainError(kerr.GroupIDNotFound))
+		p.Error = fmt.Sprintf("group %s: %s", safetext.Arg(group), ExplainError(kerr.GroupIDNotFound))
 	}
 	// The broker refuses to delete the offsets of topics live members
 	// consume; their assignments say which.
@@ -70,10 +71,10 @@ func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPla
 	}
 	switch {
 	case g.Err != nil:
-		p.Error = fmt.Sprintf("describing group %s: %v", group, g.Err)
+		p.Error = fmt.Sprintf("describing group %s: %v", safetext.Arg(group), g.Err)
 		return p, nil
 	case g.CommitErr != nil:
-		p.Error = fmt.Sprintf("fetching committed offsets of group %s: %v", group, g.CommitErr)
+		p.Error = fmt.Sprintf("fetching committed offsets of group %s: %v", safetext.Arg(group), g.CommitErr)
 		return p, nil
 	}
 	for _, t := range scope.TopicNames() {
@@ -182,14 +183,14 @@ func groupPartitionErrors(group string, fails []partitionErr) []string {
 	for _, msg := range order {
 		fs := byMsg[msg]
 		if len(fs) == 1 {
-			out = append(out, fmt.Sprintf("group %s topic %s partition %d: %s", group, fs[0].topic, fs[0].partition, msg))
+			out = append(out, fmt.Sprintf("group %s topic %s partition %d: %s", safetext.Arg(group), fs[0].topic, fs[0].partition, msg))
 			continue
 		}
 		names := make([]string, len(fs))
 		for i, f := range fs {
 			names[i] = fmt.Sprintf("%s/%d", f.topic, f.partition)
 		}
-		out = append(out, fmt.Sprintf("group %s: %d partitions (%s): %s", group, len(fs), shortList(names), msg))
+		out = append(out, fmt.Sprintf("group %s: %d partitions (%s): %s", safetext.Arg(group), len(fs), shortList(names), msg))
 	}
 	return out
 }
@@ -286,7 +287,7 @@ func executeDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffs
 	}
 	fetched, err := FetchOffsets(ctx, adm, p.Group)
 	if err != nil {
-		p.Error = fmt.Sprintf("reading back offsets of group %s: %v", p.Group, err)
+		p.Error = fmt.Sprintf("reading back offsets of group %s: %v", safetext.Arg(p.Group), err)
 		return nil
 	}
 	for i := range p.Partitions {

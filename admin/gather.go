@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // Isolation selects which end offset is the log end: the high watermark
@@ -493,7 +494,7 @@ func FetchCommits(ctx context.Context, adm *cluster.Admin, groups []string) map[
 		gs := GroupSnapshot{Commits: PartitionMap[Commit]{}}
 		switch {
 		case !ok:
-			gs.CommitErr = fmt.Errorf("no offset-fetch response for group %s", g)
+			gs.CommitErr = fmt.Errorf("no offset-fetch response for group %s", safetext.Arg(g))
 		case errors.Is(r.Err, kerr.GroupIDNotFound):
 			// Some brokers answer an unknown group this way; others
 			// with no offsets. Either way: no commits.

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // PartitionLag is one group-partition row of a lag report. LogStart and
@@ -64,11 +66,11 @@ func (r LagReport) Errors() []string {
 	var out []string
 	for _, g := range r.Groups {
 		if g.Error != "" {
-			out = append(out, fmt.Sprintf("group %s: %s", g.Group, g.Error))
+			out = append(out, fmt.Sprintf("group %s: %s", safetext.Arg(g.Group), g.Error))
 		}
 		for _, p := range g.Partitions {
 			if p.Error != "" {
-				out = append(out, fmt.Sprintf("group %s topic %s partition %d: %s", g.Group, p.Topic, p.Partition, p.Error))
+				out = append(out, fmt.Sprintf("group %s topic %s partition %d: %s", safetext.Arg(g.Group), p.Topic, p.Partition, p.Error))
 			}
 		}
 	}

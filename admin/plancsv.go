@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // Reset plans use Apache's kafka-consumer-groups CSV, without a header:
@@ -57,12 +59,35 @@ const utf8BOM = "\ufeff"
 // maxPlanLine bounds a plan line (a 249-char topic and a long group name fit).
 const maxPlanLine = 64 << 10
 
-// CheckGroupName refuses the group names offsetctl's backup format reserves
-// (its marker rows start with "offsetctl:"): a backup of such a group could
-// not be restored.
+// CheckGroupName refuses the group names a backup cannot hold: the names
+// offsetctl's backup format reserves (its marker rows start with
+// "offsetctl:") and names with a line break (CSV lines, and Apache's
+// --from-file reads one row a line). A change is backed up before it is
+// made, so such a group is refused before any file is created.
 func CheckGroupName(name string) error {
 	if strings.HasPrefix(name, "offsetctl:") {
-		return exitcode.Usagef("group %s: names starting with \"offsetctl:\" are reserved by offsetctl's backup format, so its offsets could not be backed up and restored; use kafka-consumer-groups.sh for this group", name)
+		return exitcode.Usagef("group %s: names starting with \"offsetctl:\" are reserved by offsetctl's backup format, so its offsets could not be backed up and restored; use kafka-consumer-groups.sh for this group", safetext.Arg(name))
+	}
+	if strings.ContainsAny(name, "\r\n") {
+		return exitcode.Usagef("group %s: a name with a line break cannot be written to a backup CSV, so its offsets could not be backed up and restored; use kafka-consumer-groups.sh for this group", safetext.Arg(name))
+	}
+	return nil
+}
+
+// MaxGroupLen is the longest group id the protocol carries: a STRING's
+// length is an int16, so 32,767 bytes. A longer one never reaches a
+// broker (the client fails to encode it: "EOF"), so it is bad input.
+const MaxGroupLen = 32767
+
+// CheckGroupArg checks a group named on the command line or in a plan:
+// not empty and not longer than the protocol allows. The error shows the
+// name shortened (safetext.Arg), never 130 KB of it.
+func CheckGroupArg(name string) error {
+	if name == "" {
+		return exitcode.Usagef("empty group name")
+	}
+	if len(name) > MaxGroupLen {
+		return exitcode.Usagef("group %s is longer than Kafka's limit of %d bytes", safetext.Arg(name), MaxGroupLen)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/internal/textlist"
 )
 
@@ -142,10 +143,10 @@ func PlanReset(in ResetInput) (Plan, error) {
 	if in.Target.Kind == ToGroup {
 		o, ok := in.Snapshot.Group(in.Target.Group)
 		if !ok {
-			return plan, exitcode.Usagef("group %s (to copy from) was not gathered", in.Target.Group)
+			return plan, exitcode.Usagef("group %s (to copy from) was not gathered", safetext.Arg(in.Target.Group))
 		}
 		if o.Err != nil || o.CommitErr != nil {
-			return plan, fmt.Errorf("group %s (to copy from): %v", in.Target.Group, firstErr(o.Err, o.CommitErr))
+			return plan, fmt.Errorf("group %s (to copy from): %v", safetext.Arg(in.Target.Group), firstErr(o.Err, o.CommitErr))
 		}
 		other = o
 	}
@@ -171,7 +172,7 @@ func PlanReset(in ResetInput) (Plan, error) {
 		}
 		g, ok := in.Snapshot.Group(name)
 		if !ok {
-			return plan, exitcode.Usagef("group %s was not gathered", name)
+			return plan, exitcode.Usagef("group %s was not gathered", safetext.Arg(name))
 		}
 		gp, warns, err := planGroup(in, g, other)
 		if err != nil {
@@ -184,7 +185,7 @@ func PlanReset(in ResetInput) (Plan, error) {
 		return plan, exitcode.Usagef("plan %s has no rows inside the --topic scope", in.Target.Path)
 	}
 	if other != nil && len(plan.Groups) > 0 && !copiesAnything(plan) {
-		return plan, exitcode.Usagef("group %s (to copy from) has no commit on any selected partition: nothing to copy (is it the right group? lag %s shows its partitions)", other.Group, other.Group)
+		return plan, exitcode.Usagef("group %s (to copy from) has no commit on any selected partition: nothing to copy (is it the right group? lag %s shows its partitions)", safetext.Arg(other.Group), safetext.Shell(other.Group))
 	}
 	if fileGroups {
 		if w := unappliedFileGroups(in.File, plan, in.Target.Path); w != "" {
@@ -272,10 +273,10 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 	var warns []string
 	switch {
 	case g.Err != nil:
-		gp.Error = fmt.Sprintf("describing group %s: %v", g.Group, g.Err)
+		gp.Error = fmt.Sprintf("describing group %s: %v", safetext.Arg(g.Group), g.Err)
 		return gp, nil, nil
 	case g.CommitErr != nil:
-		gp.Error = fmt.Sprintf("fetching committed offsets of group %s: %v", g.Group, g.CommitErr)
+		gp.Error = fmt.Sprintf("fetching committed offsets of group %s: %v", safetext.Arg(g.Group), g.CommitErr)
 		return gp, nil, nil
 	}
 	if reason := liveReason(g.GroupInfo); reason != "" {
@@ -295,7 +296,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 	case in.Target.Kind == ToFile:
 		rows := in.File.RowsFor(g.Group)
 		if len(rows) == 0 {
-			return gp, nil, exitcode.Usagef("plan %s has no rows for group %s", in.Target.Path, g.Group)
+			return gp, nil, exitcode.Usagef("plan %s has no rows for group %s", in.Target.Path, safetext.Arg(g.Group))
 		}
 		var outside []string
 		for _, r := range rows {
@@ -315,21 +316,21 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 				if in.AllGroups {
 					return gp, nil, nil // listed with the file's unapplied groups
 				}
-				return gp, []string{fmt.Sprintf("group %s: none of its %d plan row(s) is inside the --topic scope: skipped", g.Group, len(rows))}, nil
+				return gp, []string{fmt.Sprintf("group %s: none of its %d plan row(s) is inside the --topic scope: skipped", safetext.Arg(g.Group), len(rows))}, nil
 			}
-			return gp, nil, exitcode.Usagef("plan %s has %d row(s) for group %s, none inside the --topic scope", in.Target.Path, len(rows), g.Group)
+			return gp, nil, exitcode.Usagef("plan %s has %d row(s) for group %s, none inside the --topic scope", in.Target.Path, len(rows), safetext.Arg(g.Group))
 		}
 		if len(outside) > 0 {
-			warns = append(warns, fmt.Sprintf("group %s: --topic keeps %d of the plan's %d row(s); skipped %s", g.Group, len(keys), len(rows), shortList(outside)))
+			warns = append(warns, fmt.Sprintf("group %s: --topic keeps %d of the plan's %d row(s); skipped %s", safetext.Arg(g.Group), len(keys), len(rows), shortList(outside)))
 		}
 	case in.AllTopics:
 		if len(g.Commits) == 0 && !in.AllGroups {
 			// A named group without commits: the scope is empty, which
 			// is never what was meant (--all-groups just skips it).
 			if !g.Exists {
-				return gp, nil, exitcode.Usagef("group %s does not exist (no committed offsets), so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...] to create its offsets", g.Group)
+				return gp, nil, exitcode.Usagef("group %s does not exist (no committed offsets), so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...] to create its offsets", safetext.Arg(g.Group))
 			}
-			return gp, nil, exitcode.Usagef("group %s has no committed offsets, so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...]", g.Group)
+			return gp, nil, exitcode.Usagef("group %s has no committed offsets, so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...]", safetext.Arg(g.Group))
 		}
 		g.Commits.Each(func(t string, p int32, _ Commit) { keys = append(keys, TP{t, p}) })
 	default:
@@ -373,14 +374,14 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 		po, ok, terr := in.Snapshot.Offsets.Lookup(k.Topic, k.Partition)
 		switch {
 		case terr != nil:
-			return gp, nil, exitcode.Usagef("group %s: %v", g.Group, terr)
+			return gp, nil, exitcode.Usagef("group %s: %v", safetext.Arg(g.Group), terr)
 		case !ok:
 			if _, known := in.Snapshot.Offsets.Partitions[k.Topic]; !known && in.Target.Kind != ToFile && !in.AllTopics {
 				return gp, nil, exitcode.Usagef("topic %s does not exist", k.Topic)
 			}
-			where := "group " + g.Group
+			where := "group " + safetext.Arg(g.Group)
 			if r, ok := fileRows[k]; ok {
-				where = fmt.Sprintf("plan %s line %d (group %s)", in.Target.Path, r.Line, g.Group)
+				where = fmt.Sprintf("plan %s line %d (group %s)", in.Target.Path, r.Line, safetext.Arg(g.Group))
 			}
 			if parts, known := in.Snapshot.Offsets.Partitions[k.Topic]; known {
 				return gp, nil, exitcode.Usagef("%s: partition %d does not exist in topic %s (it has %d partitions)", where, k.Partition, k.Topic, len(parts))
@@ -416,7 +417,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 			want = in.Target.Offset
 		case ToShift:
 			if pp.Current == nil {
-				return gp, nil, exitcode.Usagef("group %s: cannot shift %s partition %d: the group has no committed offset there", g.Group, k.Topic, k.Partition)
+				return gp, nil, exitcode.Usagef("group %s: cannot shift %s partition %d: the group has no committed offset there", safetext.Arg(g.Group), k.Topic, k.Partition)
 			}
 			want = satAdd(*pp.Current, in.Target.Shift)
 		case ToTime:
@@ -453,10 +454,10 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 			c, ok := other.Commits[k.Topic][k.Partition]
 			switch {
 			case ok && c.Err != nil:
-				pp.Error = fmt.Sprintf("committed offset of group %s: %v", other.Group, c.Err)
+				pp.Error = fmt.Sprintf("committed offset of group %s: %v", safetext.Arg(other.Group), c.Err)
 			case !ok:
 				pp.Action = ActSkip
-				pp.Note = fmt.Sprintf("group %s has no commit here: left unchanged", other.Group)
+				pp.Note = fmt.Sprintf("group %s has no commit here: left unchanged", safetext.Arg(other.Group))
 				noSource = append(noSource, fmt.Sprintf("%s/%d", k.Topic, k.Partition))
 			default:
 				want = c.Offset
@@ -492,10 +493,10 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 		gp.Partitions = append(gp.Partitions, pp)
 	}
 	if len(noRecord) > 0 {
-		warns = append(warns, fmt.Sprintf("group %s: no record at or after %s in %d partition(s) (%s): using their log end, as Apache does", g.Group, FormatTime(time.UnixMilli(in.Target.Millis)), len(noRecord), shortList(noRecord)))
+		warns = append(warns, fmt.Sprintf("group %s: no record at or after %s in %d partition(s) (%s): using their log end, as Apache does", safetext.Arg(g.Group), FormatTime(time.UnixMilli(in.Target.Millis)), len(noRecord), shortList(noRecord)))
 	}
 	if len(noSource) > 0 {
-		warns = append(warns, fmt.Sprintf("group %s: %d partition(s) left unchanged: group %s has no commit there (%s)", g.Group, len(noSource), other.Group, shortList(noSource)))
+		warns = append(warns, fmt.Sprintf("group %s: %d partition(s) left unchanged: group %s has no commit there (%s)", safetext.Arg(g.Group), len(noSource), safetext.Arg(other.Group), shortList(noSource)))
 	}
 	return gp, warns, nil
 }
@@ -540,7 +541,7 @@ func (p Plan) Errors() []string {
 		}
 		for _, pp := range g.Partitions {
 			if pp.Error != "" {
-				out = append(out, fmt.Sprintf("group %s topic %s partition %d: %s", g.Group, pp.Topic, pp.Partition, pp.Error))
+				out = append(out, fmt.Sprintf("group %s topic %s partition %d: %s", safetext.Arg(g.Group), pp.Topic, pp.Partition, pp.Error))
 			}
 		}
 	}

@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // ResetRequest says what to reset.
@@ -70,7 +74,7 @@ func GatherReset(ctx context.Context, adm *cluster.Admin, req ResetRequest) (Res
 	if req.Target.Kind == ToGroup {
 		o, ok := snap.Group(req.Target.Group)
 		if !ok || !o.Exists {
-			return in, exitcode.Usagef("group %s (to copy from) does not exist", req.Target.Group)
+			return in, exitcode.Usagef("group %s (to copy from) does not exist", safetext.Arg(req.Target.Group))
 		}
 		// Copying needs the source's commits on the scoped topics even
 		// when the reset groups never touched them: they are listed
@@ -146,12 +150,29 @@ func WriteNewBackupFile(stem string, at time.Time, groups []BackupGroup) (string
 	return "", fmt.Errorf("creating backup file: %s.csv and %d numbered variants all exist: choose a name with --backup", stem, maxBackupSuffix)
 }
 
+// backupFile is what writeBackup needs of the new file (an *os.File; a
+// test hands in one whose writes fail as on a full disk).
+type backupFile interface {
+	io.Writer
+	Sync() error
+	Close() error
+}
+
 // writeBackup writes the backup to the new file f and fsyncs it and its
-// directory.
-func writeBackup(f *os.File, path string, at time.Time, groups []BackupGroup) (err error) {
+// directory. If any of that fails, it removes the file: a truncated backup
+// left behind would look like a real one, and a later restore from it
+// would silently restore only part of the offsets.
+func writeBackup(f backupFile, path string, at time.Time, groups []BackupGroup) (err error) {
 	defer func() {
 		if cerr := f.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("closing backup file %s: %w", path, cerr)
+		}
+		if err != nil {
+			if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+				err = fmt.Errorf("%w; removing the incomplete backup also failed: %v", err, rerr)
+			} else {
+				err = fmt.Errorf("%w (the incomplete backup file was removed)", err)
+			}
 		}
 	}()
 	bw := bufio.NewWriterSize(f, 64<<10)
@@ -318,6 +339,33 @@ func ExplainError(err error) string {
 	return err.Error()
 }
 
+// Applied reports whether ExecuteReset changed anything of g on the
+// broker: it sent its commits and at least one partition was not refused
+// by the commit or delete itself (a consumer that joined after the check
+// gets every partition refused with UNKNOWN_MEMBER_ID). A read-back that
+// fails after the commit counts as applied: the commit may have landed.
+func (g GroupPlan) Applied() bool {
+	if !g.Executed {
+		return false
+	}
+	for _, pp := range g.Partitions {
+		if pp.Action == ActSkip {
+			continue
+		}
+		if !strings.HasPrefix(pp.Error, commitErrPrefix) && !strings.HasPrefix(pp.Error, deleteErrPrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// The prefixes of partition errors the broker gave to the commit or the
+// delete itself (nothing of that partition changed).
+const (
+	commitErrPrefix = "commit: "
+	deleteErrPrefix = "delete: "
+)
+
 // ExecuteReset applies one group's validated plan: one OffsetCommit to the
 // group's coordinator (generation -1, as an admin, never joining the
 // group), an OffsetDelete for partitions restored to "no commit", then an
@@ -346,12 +394,12 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 		resp, n, err := commitInBatches(ctx, adm, gp.Group, commits)
 		gp.CommitRequests = n
 		if err != nil {
-			gp.Error = fmt.Sprintf("committing offsets of group %s: %s", gp.Group, ExplainError(err))
+			gp.Error = fmt.Sprintf("committing offsets of group %s: %s", safetext.Arg(gp.Group), ExplainError(err))
 			return errors.New(gp.Error)
 		}
 		resp.Each(func(r kadm.OffsetResponse) {
 			if r.Err != nil {
-				setErr(r.Topic, r.Partition, "commit: "+ExplainError(r.Err))
+				setErr(r.Topic, r.Partition, commitErrPrefix+ExplainError(r.Err))
 			}
 		})
 	}
@@ -364,9 +412,9 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 			perr, ok := resp[pp.Topic][pp.Partition]
 			switch {
 			case !ok && err != nil:
-				setErr(pp.Topic, pp.Partition, "delete: "+ExplainError(err))
+				setErr(pp.Topic, pp.Partition, deleteErrPrefix+ExplainError(err))
 			case perr != nil:
-				setErr(pp.Topic, pp.Partition, "delete: "+ExplainError(perr))
+				setErr(pp.Topic, pp.Partition, deleteErrPrefix+ExplainError(perr))
 			}
 		}
 	}
@@ -374,7 +422,7 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 	// Read back and compare with the plan.
 	fetched, err := FetchOffsets(ctx, adm, gp.Group)
 	if err != nil {
-		gp.Error = fmt.Sprintf("reading back offsets of group %s: %v", gp.Group, err)
+		gp.Error = fmt.Sprintf("reading back offsets of group %s: %v", safetext.Arg(gp.Group), err)
 		return errors.New(gp.Error)
 	}
 	for i := range gp.Partitions {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 func commitOffsets(ctx context.Context, adm *Admin, group, topic string, offsets map[int32]int64) error {
@@ -13,7 +15,7 @@ func commitOffsets(ctx context.Context, adm *Admin, group, topic string, offsets
 		os.AddOffset(topic, p, o, -1)
 	}
 	if err := adm.CommitAllOffsets(ctx, group, os); err != nil {
-		return fmt.Errorf("committing offsets for group %s: %w", group, err)
+		return fmt.Errorf("committing offsets for group %s: %w", safetext.Arg(group), err)
 	}
 	return nil
 }

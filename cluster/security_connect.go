@@ -74,12 +74,31 @@ func Connect(src Sources) (Connection, error) {
 			merged.Brokers = []string{DefaultBrokers}
 		}
 	}
+	if err := CheckClientID(merged.ClientID); err != nil {
+		return conn, err
+	}
 	sec, err := merged.Resolve(src.Env)
 	if err != nil {
 		return conn, err
 	}
 	conn.Brokers, conn.ClientID, conn.Security = merged.Brokers, merged.ClientID, sec
 	return conn, nil
+}
+
+// MaxClientID bounds the client id offsetctl sends. The protocol would
+// carry 32,767 bytes, but a broker registers the id in its request and
+// quota metric names and logs it with every request: a client id far
+// longer than any name (issue 11 measured connections failing above 256)
+// is a mistake, refused before connecting.
+const MaxClientID = 256
+
+// CheckClientID refuses a client id over MaxClientID bytes, naming its
+// length, never its value.
+func CheckClientID(id string) error {
+	if len(id) > MaxClientID {
+		return fmt.Errorf("the client id is %d bytes long; the limit is %d", len(id), MaxClientID)
+	}
+	return nil
 }
 
 // LoadProfile reads the profiles file and returns the named profile as a

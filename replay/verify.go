@@ -15,6 +15,7 @@ import (
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // The statuses of a proof row.
@@ -119,7 +120,7 @@ func takeSnapshot(ctx context.Context, adm *cluster.Admin, topic string, partiti
 	for _, g := range relevant {
 		info := infos[g]
 		if info.Err != nil && !errors.Is(info.Err, kerr.GroupIDNotFound) {
-			return nil, fmt.Errorf("proof: describing group %s: %w", g, info.Err)
+			return nil, fmt.Errorf("proof: describing group %s: %w", safetext.Arg(g), info.Err)
 		}
 		gs := groupState{members: len(info.Members), commits: commits[g]}
 		if gs.commits == nil {
@@ -164,7 +165,7 @@ func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string,
 				if errors.Is(err, kerr.GroupIDNotFound) {
 					continue // deleted since it was listed: no commits
 				}
-				return nil, fmt.Errorf("proof: fetching committed offsets of group %s: %w", g.Group, err)
+				return nil, fmt.Errorf("proof: fetching committed offsets of group %s: %w", safetext.Arg(g.Group), err)
 			}
 			for _, t := range g.Topics {
 				if t.Topic != topic {
@@ -172,7 +173,7 @@ func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string,
 				}
 				for _, p := range t.Partitions {
 					if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-						return nil, fmt.Errorf("proof: committed offset of group %s topic %s partition %d: %w", g.Group, topic, p.Partition, err)
+						return nil, fmt.Errorf("proof: committed offset of group %s topic %s partition %d: %w", safetext.Arg(g.Group), topic, p.Partition, err)
 					}
 					if p.Offset < 0 {
 						continue // no commit
@@ -277,7 +278,7 @@ func sameOffset(a, b *int64) bool {
 func describeFailed(cs []Change) string {
 	parts := make([]string, 0, len(cs))
 	for _, c := range cs {
-		parts = append(parts, fmt.Sprintf("group %s topic %s partition %d: %s -> %s", c.Group, c.Topic, c.Partition, optOffset(c.Before), optOffset(c.After)))
+		parts = append(parts, fmt.Sprintf("group %s topic %s partition %d: %s -> %s", safetext.Arg(c.Group), c.Topic, c.Partition, optOffset(c.Before), optOffset(c.After)))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // Lag renders a lag report. The table prints one block of rows per group,
@@ -25,12 +26,12 @@ func Lag(w io.Writer, f Format, r admin.LagReport) error {
 				return err
 			}
 		}
-		line := fmt.Sprintf("GROUP %s  TYPE %s  STATE %s  MEMBERS %d  TOTAL-LAG %d", g.Group, Dash(g.Type), Dash(g.State), g.Members, g.TotalLag)
+		line := fmt.Sprintf("GROUP %s  TYPE %s  STATE %s  MEMBERS %d  TOTAL-LAG %d", safetext.Name(g.Group), Dash(g.Type), Dash(g.State), g.Members, g.TotalLag)
 		line += progressText(g.Progress)
 		if g.Error != "" {
-			line += "  ERROR " + g.Error
+			line += "  ERROR " + safetext.Text(g.Error)
 		} else if g.Note != "" {
-			line += "  (" + g.Note + ")"
+			line += "  (" + safetext.Text(g.Note) + ")"
 		}
 		if _, err := fmt.Fprintln(w, line); err != nil {
 			return err

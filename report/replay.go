@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/replay"
 )
 
@@ -76,7 +77,7 @@ func Replay(w io.Writer, f Format, r *replay.Result) error {
 		return err
 	}
 	if v.Error != "" {
-		_, err := fmt.Fprintf(w, "\nPROOF could not be taken: %s\n", v.Error)
+		_, err := fmt.Fprintf(w, "\nPROOF could not be taken: %s\n", safetext.Text(v.Error))
 		return err
 	}
 	if _, err := fmt.Fprintf(w, "\nPROOF %d group(s) with commits on %s checked before and after: %s\n", v.GroupsChecked, r.Topic, proofVerdict(v)); err != nil {

@@ -17,6 +17,8 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // Format is an output format.
@@ -60,11 +62,41 @@ func WriteJSONLine(w io.Writer, v any) error {
 // kafka-consumer-groups.sh and kubectl: with tablewriter, or for large
 // printable-ASCII tables with text/tabwriter, byte for byte the same
 // layout (TestWriteAlignedMatchesWriteTable).
+//
+// Every cell goes through safetext.Name: a name from the cluster with a
+// control byte, a bidi override or a line break is shown quoted, so it
+// can neither repaint nor split a row (JSON and CSV keep the exact bytes).
 func WriteTable(w io.Writer, header []string, rows [][]string) error {
+	rows = safeCells(rows)
 	if len(rows) > largeTable && printableASCII(header, rows) {
 		return writeAligned(w, header, rows)
 	}
 	return writeTablewriter(w, header, rows)
+}
+
+// safeCells returns rows with every cell safetext.Name'd, copying only
+// when a cell changes (almost never: Name returns a plain name as it is).
+func safeCells(rows [][]string) [][]string {
+	var out [][]string
+	for i, r := range rows {
+		for j, c := range r {
+			n := safetext.Name(c)
+			if n == c {
+				continue
+			}
+			if out == nil {
+				out = append([][]string(nil), rows...)
+			}
+			if &out[i][0] == &rows[i][0] {
+				out[i] = append([]string(nil), r...)
+			}
+			out[i][j] = n
+		}
+	}
+	if out == nil {
+		return rows
+	}
+	return out
 }
 
 func printableASCII(header []string, rows [][]string) bool {

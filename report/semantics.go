@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/semantics"
 )
 
@@ -93,7 +94,7 @@ func SemanticsCount(w io.Writer, f Format, counts []semantics.Count) error {
 		return WriteCSV(w, []string{"file", "total", "unique_offsets", "duplicates"}, rows)
 	}
 	for _, c := range counts {
-		if _, err := fmt.Fprintf(w, "%s: total=%d unique-offsets=%d duplicates=%d\n", c.File, c.Total, c.UniqueOffsets, c.Duplicates); err != nil {
+		if _, err := fmt.Fprintf(w, "%s: total=%d unique-offsets=%d duplicates=%d\n", safetext.Name(c.File), c.Total, c.UniqueOffsets, c.Duplicates); err != nil {
 			return err
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/buildinfo"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
 
@@ -76,6 +77,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...O
 }
 
 func (a *app) execute(ctx context.Context, args []string) int {
+	// Whatever reaches stderr (errors, warnings, the undo line, progress,
+	// the client log) is free of raw control bytes: messages quote names
+	// where they are built, and this is the net under them.
+	a.stderr = safetext.Lines(a.stderr)
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetOut(a.stdout)
@@ -113,7 +118,9 @@ func errorLine(err error) string {
 	return oneLine(err.Error())
 }
 
-// oneLine folds s onto one line, collapsing runs of white space.
+// oneLine folds s onto one line, collapsing runs of white space. Names
+// inside s are quoted where the message was built (safetext.Arg), so a
+// line break folded here is the message's own, never a name's.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
@@ -277,6 +284,9 @@ func (a *app) flagSettings() (cluster.Settings, error) {
 			return s, fmt.Errorf("--brokers: %w", err)
 		}
 		s.Brokers = brokers
+	}
+	if err := cluster.CheckClientID(a.clientID); err != nil {
+		return s, fmt.Errorf("--client-id: %w", err)
 	}
 	s.ClientID = a.clientID
 	t := &s.TLS

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/textlist"
 )
@@ -25,7 +26,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 				subs = append(subs, c.Name())
 			}
 		}
-		return exitcode.Usagef("unknown command %q for %s (its commands: %s)", args[0], subcommand(cmd), strings.Join(subs, ", "))
+		return exitcode.Usagef("unknown command %s for %s (its commands: %s)", quoteArgs(args[:1]), subcommand(cmd), strings.Join(subs, ", "))
 	}
 	return exitcode.Usagef("%s takes no arguments, got %s: %s", subcommand(cmd), quoteArgs(args), usageLine(cmd))
 }
@@ -77,4 +78,15 @@ func quoteArgs(args []string) string {
 		q[i] = fmt.Sprintf("%q", a)
 	}
 	return textlist.Short(q, 5, " ")
+}
+
+// checkGroupArgs refuses, before any request, a group argument that is
+// empty or longer than the protocol carries (admin.CheckGroupArg).
+func checkGroupArgs(groups []string) error {
+	for _, g := range groups {
+		if err := admin.CheckGroupArg(g); err != nil {
+			return exitcode.AsUsage(err)
+		}
+	}
+	return nil
 }

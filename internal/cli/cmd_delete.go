@@ -9,6 +9,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
 
@@ -26,8 +27,8 @@ func (a *app) deleteOffsetsCmd() *cobra.Command {
 		Args: exactlyOne("the group"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			group := args[0]
-			if group == "" {
-				return exitcode.Usagef("empty group name")
+			if err := checkGroupArgs(args); err != nil {
+				return err
 			}
 			if err := admin.CheckGroupName(group); err != nil {
 				return exitcode.AsUsage(err)
@@ -88,7 +89,7 @@ func (a *app) deleteOffsetsCmd() *cobra.Command {
 				return err
 			}
 			if plan.DeleteRequests > 1 {
-				a.infof("group %s: the delete exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetDelete requests, each atomic", group, plan.DeleteRequests)
+				a.infof("group %s: the delete exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetDelete requests, each atomic", safetext.Arg(group), plan.DeleteRequests)
 			}
 			a.infof("%s", deleteOffsetsBackupLine(plan))
 			return reportErrors(plan.Errors())
@@ -113,10 +114,8 @@ func (a *app) deleteGroupCmd() *cobra.Command {
   offsetctl delete-group old-billing old-audit --execute`,
 		Args: atLeastOne("the group(s) to delete"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, g := range args {
-				if g == "" {
-					return exitcode.Usagef("empty group name")
-				}
+			if err := checkGroupArgs(args); err != nil {
+				return err
 			}
 			// A group named twice is deleted (and backed up) once, as lag
 			// shows it once.
@@ -190,9 +189,9 @@ func deleteGroupErrs(rows []admin.DeleteGroupRow, planned bool) error {
 	for _, r := range rows {
 		switch {
 		case r.Error != "":
-			errs = append(errs, "group "+r.Group+": "+r.Error)
+			errs = append(errs, "group "+safetext.Arg(r.Group)+": "+r.Error)
 		case planned && r.WouldFail != "":
-			errs = append(errs, "group "+r.Group+": "+r.WouldFail)
+			errs = append(errs, "group "+safetext.Arg(r.Group)+": "+r.WouldFail)
 		}
 	}
 	return reportErrors(errs)
@@ -206,7 +205,7 @@ func deleteGroupErrs(rows []admin.DeleteGroupRow, planned bool) error {
 func deleteOffsetsBackupLine(plan admin.DeleteOffsetsPlan) string {
 	scope, whole := plan.UndoScope()
 	if !whole && len(scope) == 0 {
-		return fmt.Sprintf("backup of the offsets: %s (nothing was deleted)", plan.Backup)
+		return fmt.Sprintf("backup of the offsets: %s (nothing was deleted)", safetext.Arg(plan.Backup))
 	}
 	label := "undo"
 	if !whole {
@@ -215,11 +214,11 @@ func deleteOffsetsBackupLine(plan admin.DeleteOffsetsPlan) string {
 	if plan.Live {
 		label += ", once the group's consumers have stopped"
 	}
-	cmd := "offsetctl reset " + shellQuote(plan.Group) + " --to " + shellQuote("file:"+plan.Backup)
+	cmd := "offsetctl reset " + groupArg(plan.Group) + " --to " + shellQuote("file:"+plan.Backup)
 	for _, t := range scope {
 		cmd += " --topic " + shellQuote(t)
 	}
-	return fmt.Sprintf("backup of the previous offsets: %s (%s: %s --execute)", plan.Backup, label, cmd)
+	return fmt.Sprintf("backup of the previous offsets: %s (%s: %s --execute)", safetext.Arg(plan.Backup), label, cmd)
 }
 
 // deleteGroupBackupLine is the line saying where the backup is and how to
@@ -248,15 +247,15 @@ func deleteGroupBackupLine(backup string, rows []admin.DeleteGroupRow, bgs []adm
 	file := shellQuote("file:" + backup)
 	switch {
 	case deleted == 0:
-		return fmt.Sprintf("backup of the offsets: %s (nothing was deleted)", backup)
+		return fmt.Sprintf("backup of the offsets: %s (nothing was deleted)", safetext.Arg(backup))
 	case len(restore) == 0:
-		return fmt.Sprintf("backup: %s (the deleted groups had no committed offsets)", backup)
+		return fmt.Sprintf("backup: %s (the deleted groups had no committed offsets)", safetext.Arg(backup))
 	case all:
-		return fmt.Sprintf("backup of the deleted offsets: %s (restore: offsetctl reset --to %s --execute)", backup, file)
+		return fmt.Sprintf("backup of the deleted offsets: %s (restore: offsetctl reset --to %s --execute)", safetext.Arg(backup), file)
 	}
 	names := make([]string, len(restore))
 	for i, g := range restore {
-		names[i] = shellQuote(g)
+		names[i] = groupArg(g)
 	}
-	return fmt.Sprintf("backup of the offsets: %s (restore the deleted groups: offsetctl reset %s --to %s --execute)", backup, strings.Join(names, " "), file)
+	return fmt.Sprintf("backup of the offsets: %s (restore the deleted groups: offsetctl reset %s --to %s --execute)", safetext.Arg(backup), strings.Join(names, " "), file)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
 
@@ -37,7 +38,7 @@ func (a *app) groupsCmd() *cobra.Command {
 			var errs []string
 			for _, r := range rows {
 				if r.Error != "" {
-					errs = append(errs, "group "+r.Group+": "+r.Error)
+					errs = append(errs, "group "+safetext.Arg(r.Group)+": "+r.Error)
 				}
 			}
 			return reportErrors(errs)

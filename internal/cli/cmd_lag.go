@@ -53,6 +53,9 @@ func (a *app) lagCmd() *cobra.Command {
 					return exitcode.Usagef("empty group name")
 				}
 			}
+			if err := checkGroupArgs(args); err != nil {
+				return err
+			}
 			scope, err := admin.ParseScope(f.topics)
 			if err != nil {
 				return exitcode.Flag("--topic", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
 
@@ -140,7 +141,7 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error 
 	if target.Kind == admin.ToGroup && len(groups) > 0 {
 		for _, g := range groups {
 			if g == target.Group {
-				return exitcode.Usagef("group %s cannot copy its own offsets", g)
+				return exitcode.Usagef("group %s cannot copy its own offsets", safetext.Arg(g))
 			}
 		}
 	}
@@ -170,9 +171,12 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error 
 	if f.allGroups == (len(groups) > 0) {
 		return exitcode.Usagef("%s", groupsOrAll(len(groups) > 0))
 	}
-	for _, g := range groups {
-		if g == "" {
-			return exitcode.Usagef("empty group name")
+	if err := checkGroupArgs(groups); err != nil {
+		return err
+	}
+	if target.Kind == admin.ToGroup {
+		if err := checkGroupArgs([]string{target.Group}); err != nil {
+			return err
 		}
 	}
 
@@ -269,14 +273,10 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 	// The plan goes to stdout; what was done goes to stderr whatever
 	// happens to stdout (a closed pipe must not hide a commit).
 	renderErr := render()
-	restore := "offsetctl reset --to " + shellQuote("file:"+path) + " --execute"
-	if len(todo) == 1 {
-		restore = "offsetctl reset " + shellQuote(plan.Groups[todo[0]].Group) + " --to " + shellQuote("file:"+path) + " --execute"
-	}
-	a.infof("backup of the previous offsets: %s (undo: %s)", path, restore)
+	a.infof("%s", resetBackupLine(path, plan, todo))
 	for _, i := range todo {
 		if n := plan.Groups[i].CommitRequests; n > 1 {
-			a.infof("group %s: the commit exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetCommit requests, each atomic", plan.Groups[i].Group, n)
+			a.infof("group %s: the commit exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetCommit requests, each atomic", safetext.Arg(plan.Groups[i].Group), n)
 		}
 	}
 	errs := plan.Errors()
@@ -296,6 +296,31 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 		return fmt.Errorf("the reset was applied, but printing its plan failed: %w", renderErr)
 	}
 	return nil
+}
+
+// resetBackupLine says where the backup is and how to undo the reset,
+// naming only the groups the reset changed: a group whose every commit was
+// refused (a consumer joined after the check) is unchanged, and restoring
+// it from the backup would only be refused in turn.
+func resetBackupLine(path string, plan *admin.Plan, todo []int) string {
+	var applied []string
+	for _, i := range todo {
+		if plan.Groups[i].Applied() {
+			applied = append(applied, plan.Groups[i].Group)
+		}
+	}
+	file := shellQuote("file:" + path)
+	switch {
+	case len(applied) == 0:
+		return fmt.Sprintf("backup of the previous offsets: %s (nothing was committed, so there is nothing to undo)", safetext.Name(path))
+	case len(applied) == len(todo) && len(todo) > 1:
+		return fmt.Sprintf("backup of the previous offsets: %s (undo: offsetctl reset --to %s --execute)", safetext.Name(path), file)
+	}
+	args := make([]string, len(applied))
+	for i, g := range applied {
+		args[i] = groupArg(g)
+	}
+	return fmt.Sprintf("backup of the previous offsets: %s (undo: offsetctl reset %s --to %s --execute)", safetext.Name(path), strings.Join(args, " "), file)
 }
 
 // writeBackup writes the backup to path given with --backup (an existing
@@ -320,17 +345,17 @@ func defaultBackupStem(groups []admin.BackupGroup, at time.Time) string {
 	return fmt.Sprintf("offsetctl-backup-%d-groups-%s", len(groups), ts)
 }
 
-func shellQuote(s string) string {
-	safe := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-:/@", r)) {
-			safe = false
-		}
+// shellQuote quotes s as one shell word that hands offsetctl exactly its
+// bytes (safetext.Shell: $'...' for control bytes).
+func shellQuote(s string) string { return safetext.Shell(s) }
+
+// groupArg is a group as a copy-paste argument of an undo command: a name
+// starting with '-' would be read as a flag, so it goes in --group=.
+func groupArg(g string) string {
+	if strings.HasPrefix(g, "-") {
+		return shellQuote("--group=" + g)
 	}
-	if safe && s != "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return shellQuote(g)
 }
 
 // summarizeErrors is reportErrors for lists that can run to thousands of

@@ -1,0 +1,63 @@
+package admin
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fullDisk accepts room bytes, then fails every write with ENOSPC, as a
+// file on a full filesystem does.
+type fullDisk struct {
+	f    *os.File
+	room int
+}
+
+func (d *fullDisk) Write(p []byte) (int, error) {
+	if len(p) > d.room {
+		n, _ := d.f.Write(p[:d.room])
+		d.room = 0
+		return n, &os.PathError{Op: "write", Path: d.f.Name(), Err: syscall.ENOSPC}
+	}
+	d.room -= len(p)
+	return d.f.Write(p)
+}
+func (d *fullDisk) Sync() error  { return d.f.Sync() }
+func (d *fullDisk) Close() error { return d.f.Close() }
+
+// TestWriteBackupRemovedOnWriteFailure: a backup whose write fails part
+// way (a full disk) is removed, not left truncated to pass for a real one.
+func TestWriteBackupRemovedOnWriteFailure(t *testing.T) {
+	var rows []PlanRow
+	for p := int32(0); p < 20_000; p++ { // ~1 MB: past bufio's 64 KiB
+		rows = append(rows, PlanRow{Topic: "orders", Partition: p, Offset: int64(p)})
+	}
+	groups := []BackupGroup{{Group: "billing", Rows: rows}}
+	for _, room := range []int{0, 100, 70_000} {
+		path := filepath.Join(t.TempDir(), "backup.csv")
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = writeBackup(&fullDisk{f: f, room: room}, path, time.UnixMilli(1), groups)
+		if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "removed") {
+			t.Fatalf("room %d: err = %v, want ENOSPC and the file removed", room, err)
+		}
+		if _, serr := os.Stat(path); !os.IsNotExist(serr) {
+			t.Fatalf("room %d: the truncated backup is still there (%v)", room, serr)
+		}
+	}
+	// The same write with room enough is kept, whole.
+	path := filepath.Join(t.TempDir(), "backup.csv")
+	if err := WriteBackupFile(path, time.UnixMilli(1), groups); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || strings.Count(string(data), "\n") != 20_001 {
+		t.Fatalf("backup: %d lines, %v", strings.Count(string(data), "\n"), err)
+	}
+}

@@ -1,0 +1,322 @@
+package cli
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/safetext"
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// hostileSuffixes are the group-name samples of issue 11 and their
+// classes: a fake row by erasing the line, a name that displays as another
+// (\x01, DEL), C1 controls, bidi overrides, tabs, a name that would be
+// read as a flag. Line breaks are tested apart (a backup CSV cannot hold
+// them). Invalid UTF-8 only on kfake: Apache Kafka decodes group ids as
+// UTF-8 and would store U+FFFD instead.
+func hostileSuffixes() []string {
+	s := []string{
+		"evil\x1b[2K\x1b[1Gbilling",
+		"bil\x01ling",
+		"tab\tbed",
+		"del\x7fete",
+		"c1\u009b2Kx",
+		"rtl\u202egnillib",
+		"quote'and\"dq",
+	}
+	if !testkit.Real() {
+		s = append(s, "bad\xffutf8")
+	}
+	return s
+}
+
+// terminalClean fails unless s can go to a terminal as it is: no C0
+// control but the line break, no DEL, no C1, no bidi/format character,
+// valid UTF-8.
+func terminalClean(t *testing.T, what, s string) {
+	t.Helper()
+	for i, r := range s {
+		bad := r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") ||
+			r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 ||
+			r >= 0x200b && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+		if bad {
+			t.Fatalf("%s holds %U raw at byte %d:\n%q", what, r, i, s)
+		}
+	}
+}
+
+// TestHostileGroupNamesInHumanOutput runs lag, reset (with its undo line),
+// the replay proof and error lines over groups with hostile names: the
+// table and stderr show each name quoted (safetext.Name), never raw; JSON
+// and CSV keep the exact bytes; the undo line, run through a real shell,
+// restores that very group.
+func TestHostileGroupNamesInHumanOutput(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 20, 1: 20}, time.Time{})
+	base := testkit.Name(t, "g")
+	var groups []string
+	for i, s := range hostileSuffixes() {
+		g := fmt.Sprintf("%s-%d-%s", base, i, s)
+		groups = append(groups, g)
+		c.Commit(g, topic, map[int32]int64{0: 7, 1: 9})
+	}
+	dash := "-" + base + "-dash"
+	groups = append(groups, dash)
+	c.Commit(dash, topic, map[int32]int64{0: 7, 1: 9})
+
+	for _, g := range groups {
+		quoted := safetext.Name(g)
+		// lag: the group header line and its rows.
+		r := mustRun(t, c, 0, "lag", "--", g)
+		terminalClean(t, "lag table", r.stdout)
+		if !strings.Contains(r.stdout, "GROUP "+quoted+" ") {
+			t.Fatalf("lag table does not name %s:\n%s", quoted, r.stdout)
+		}
+		if n := strings.Count(r.stdout, "\n"); n != 4 { // group line, header, 2 rows
+			t.Fatalf("lag table of %q has %d lines, want 4:\n%s", g, n, r.stdout)
+		}
+		// JSON keeps the exact bytes, but for invalid UTF-8: a JSON
+		// string is Unicode, and encoding/json writes U+FFFD for it.
+		l := lagOf(t, c, 0, "--", g)
+		if len(l.Groups) != 1 || l.Groups[0].Group != strings.ToValidUTF8(g, "\uFFFD") {
+			t.Fatalf("lag JSON groups = %+v, want %q", l.Groups, g)
+		}
+		// CSV keeps them too, in its own quoting.
+		r = mustRun(t, c, 0, "lag", "-o", "csv", "--", g)
+		recs, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+		if err != nil || len(recs) != 3 || recs[1][0] != g {
+			t.Fatalf("lag CSV: %v %q", err, recs)
+		}
+	}
+
+	// reset --execute: the table, the undo line; then the undo itself,
+	// taken from stderr and split by bash, restores the offsets.
+	dir := t.TempDir()
+	for i, g := range groups {
+		backup := filepath.Join(dir, fmt.Sprintf("b%d.csv", i))
+		r := mustRun(t, c, 0, "reset", "--group="+g, "--topic", topic, "--to", "earliest", "--execute", "--backup", backup)
+		terminalClean(t, "reset table", r.stdout)
+		terminalClean(t, "reset stderr", r.stderr)
+		if !strings.Contains(r.stdout, safetext.Name(g)+"  ") {
+			t.Fatalf("reset table does not name %s:\n%s", safetext.Name(g), r.stdout)
+		}
+		if got := c.Committed(g)[topic]; got[0] != 0 || got[1] != 0 {
+			t.Fatalf("after reset %q: %v", g, got)
+		}
+		undo := undoArgs(t, r.stderr)
+		mustRun(t, c, 0, append(undo, "--backup", backup+".undo")...)
+		if got := c.Committed(g)[topic]; got[0] != 7 || got[1] != 9 {
+			t.Fatalf("after the undo of %q (%q): %v, want 0:7 1:9", g, undo, got)
+		}
+	}
+
+	// The replay proof table names every group, quoted.
+	r := mustRun(t, c, 0, "replay", topic, "--format", "none")
+	terminalClean(t, "replay output", r.stdout)
+	terminalClean(t, "replay stderr", r.stderr)
+	for _, g := range groups {
+		if !strings.Contains(r.stdout, "\n"+safetext.Name(g)+"  ") {
+			t.Fatalf("proof does not list %s:\n%s", safetext.Name(g), r.stdout)
+		}
+	}
+
+	// Error lines: a usage error and a per-group error name the group
+	// quoted on one line.
+	for _, g := range groups[:2] {
+		r := mustRun(t, c, 2, "reset", "--group="+g, "--to", "group:"+g, "--topic", topic)
+		terminalClean(t, "error line", r.stderr)
+		if !strings.Contains(r.stderr, "group "+safetext.Name(g)+" cannot copy") || strings.Count(r.stderr, "\n") != 1 {
+			t.Fatalf("error line: %q", r.stderr)
+		}
+		missing := g + "-missing"
+		r = mustRun(t, c, 2, "reset", "--group="+missing, "--all-topics", "--to", "earliest")
+		terminalClean(t, "error line", r.stderr)
+		if !strings.Contains(r.stderr, "group "+safetext.Name(missing)+" ") {
+			t.Fatalf("error line does not quote the group: %q", r.stderr)
+		}
+	}
+}
+
+var undoRe = regexp.MustCompile(`\(undo: (offsetctl reset .*) --execute\)`)
+
+// undoArgs takes the undo command from a reset's stderr and splits it as
+// bash does, returning offsetctl's arguments.
+func undoArgs(t *testing.T, stderr string) []string {
+	t.Helper()
+	m := undoRe.FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no undo line in %q", stderr)
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash to run the undo line")
+	}
+	out, err := exec.Command(bash, "-c", `printf '%s\0' `+m[1]+" --execute").Output()
+	if err != nil {
+		t.Fatalf("bash on %q: %v", m[1], err)
+	}
+	args := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	if args[0] != "offsetctl" {
+		t.Fatalf("undo line %q", m[1])
+	}
+	return args[1:]
+}
+
+// TestGroupNameWithLineBreakRefusedBeforeBackup: a backup CSV cannot hold
+// a line break in a group name, so the reset is refused (exit 2) before
+// any file is created.
+func TestGroupNameWithLineBreakRefusedBeforeBackup(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 5}, time.Time{})
+	for _, g := range []string{testkit.Name(t, "g") + "\nbilling", testkit.Name(t, "g") + "\rx"} {
+		c.Commit(g, topic, map[int32]int64{0: 3})
+		dir := t.TempDir()
+		backup := filepath.Join(dir, "b.csv")
+		r := mustRun(t, c, 2, "reset", "--group="+g, "--topic", topic, "--to", "earliest", "--execute", "--backup", backup)
+		terminalClean(t, "stderr", r.stderr)
+		if strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, safetext.Name(g)) {
+			t.Fatalf("stderr %q", r.stderr)
+		}
+		if _, err := os.Stat(backup); !os.IsNotExist(err) {
+			t.Fatalf("backup file left behind: %v", err)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Fatalf("files left behind: %v", ents)
+		}
+		if got := c.Committed(g)[topic][0]; got != 3 {
+			t.Fatalf("committed = %d, want 3", got)
+		}
+		// Default backup name in the working directory: none created.
+		wd, _ := os.Getwd()
+		before, _ := filepath.Glob(filepath.Join(wd, "offsetctl-backup-*"))
+		mustRun(t, c, 2, "reset", "--group="+g, "--topic", topic, "--to", "earliest", "--execute")
+		after, _ := filepath.Glob(filepath.Join(wd, "offsetctl-backup-*"))
+		if len(after) != len(before) {
+			t.Fatalf("a default backup was created: %v", after)
+		}
+	}
+}
+
+// TestOversizeArgumentsRefused: a group id over the protocol's 32,767
+// bytes and a client id over 256 are bad input (exit 2) named shortened,
+// never echoed whole, before any request.
+func TestOversizeArgumentsRefused(t *testing.T) {
+	// mustRun would print the 130 KB arguments on failure.
+	mustRun := func(t *testing.T, c *testkit.Cluster, want int, args ...string) result {
+		t.Helper()
+		r := offsetctl(t, c, args...)
+		if r.code != want {
+			t.Fatalf("offsetctl %s: exit %d, want %d; stderr %s", safetext.Arg(strings.Join(args, " ")), r.code, want, safetext.Arg(r.stderr))
+		}
+		return r
+	}
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	huge := strings.Repeat("g", 130_000)
+	over := strings.Repeat("h", admin.MaxGroupLen+1)
+	for _, args := range [][]string{
+		{"lag", huge},
+		{"lag", over},
+		{"reset", huge, "--topic", topic, "--to", "earliest"},
+		{"reset", "g", "--topic", topic, "--to", "group:" + huge},
+		{"delete-offsets", huge, "--topic", topic},
+		{"delete-group", huge},
+	} {
+		r := mustRun(t, c, 2, args...)
+		if len(r.stderr) > 400 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "bytes)") || !strings.Contains(r.stderr, "limit of 32767 bytes") {
+			t.Errorf("%s ...: stderr (%d bytes) %q", args[0], len(r.stderr), r.stderr[:min(len(r.stderr), 400)])
+		}
+	}
+	// The longest legal id goes to the cluster, which does not know it.
+	r := mustRun(t, c, 1, "lag", strings.Repeat("h", admin.MaxGroupLen))
+	if !strings.HasSuffix(r.stderr, ": group does not exist\n") || len(r.stderr) > 400 {
+		t.Errorf("lag of a 32767-byte group: %s", safetext.Arg(r.stderr))
+	}
+
+	long := strings.Repeat("c", 300)
+	r = mustRun(t, c, 2, "--client-id", long, "groups")
+	if strings.Contains(r.stderr, long[:100]) || !strings.Contains(r.stderr, "--client-id") || !strings.Contains(r.stderr, "300 bytes") {
+		t.Errorf("--client-id: %q", r.stderr)
+	}
+	props := filepath.Join(t.TempDir(), "client.properties")
+	if err := os.WriteFile(props, []byte("client.id="+long+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = mustRun(t, c, 2, "--command-config", props, "groups")
+	if strings.Contains(r.stderr, long[:100]) || !strings.Contains(r.stderr, "300 bytes") {
+		t.Errorf("client.id from --command-config: %q", r.stderr)
+	}
+	mustRun(t, c, 0, "--client-id", strings.Repeat("c", 256), "groups")
+}
+
+// TestResetUndoLineOnlyForWhatWasApplied: when the broker refuses every
+// commit of a group (a consumer joined between the check and the commit:
+// UNKNOWN_MEMBER_ID), nothing changed, so no undo command is printed; with
+// two groups of which one was refused, the undo names only the other.
+func TestResetUndoLineOnlyForWhatWasApplied(t *testing.T) {
+	c := testkit.New(t)
+	if c.Fake == nil {
+		t.Skip("refusing a commit needs kfake's ControlKey")
+	}
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	refused, ok := testkit.Name(t, "g-refused"), testkit.Name(t, "g-ok")
+	for _, g := range []string{refused, ok} {
+		c.Commit(g, topic, map[int32]int64{0: 3, 1: 4})
+	}
+	c.Fake.ControlKey(kmsg.OffsetCommit.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		r := req.(*kmsg.OffsetCommitRequest)
+		if r.Group != refused {
+			return nil, nil, false
+		}
+		resp := r.ResponseKind().(*kmsg.OffsetCommitResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewOffsetCommitResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewOffsetCommitResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = kerr.UnknownMemberID.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	dir := t.TempDir()
+	r := mustRun(t, c, 1, "reset", refused, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(dir, "one.csv"))
+	if strings.Contains(r.stderr, "undo:") || !strings.Contains(r.stderr, "nothing was committed, so there is nothing to undo") {
+		t.Fatalf("stderr: %s", r.stderr)
+	}
+	backup := filepath.Join(dir, "two.csv")
+	r = mustRun(t, c, 1, "reset", refused, ok, "--topic", topic, "--to", "latest", "--execute", "--backup", backup)
+	if !strings.Contains(r.stderr, "(undo: offsetctl reset "+ok+" --to file:"+backup+" --execute)") {
+		t.Fatalf("stderr: %s", r.stderr)
+	}
+	if got := c.Committed(refused)[topic]; got[0] != 3 || got[1] != 4 {
+		t.Fatalf("refused group moved: %v", got)
+	}
+	if got := c.Committed(ok)[topic]; got[0] != 10 || got[1] != 10 {
+		t.Fatalf("group %s: %v, want 10 10", ok, got)
+	}
+	// The undo, as printed, restores the group that was reset.
+	mustRun(t, c, 0, append(undoArgs(t, r.stderr), "--backup", backup+".undo")...)
+	if got := c.Committed(ok)[topic]; got[0] != 3 || got[1] != 4 {
+		t.Fatalf("after the undo: %v", got)
+	}
+}
