@@ -16,6 +16,7 @@ import (
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/buildinfo"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
@@ -254,7 +255,7 @@ func (a *app) configFor(profile string) (cluster.Config, error) {
 		return cluster.Config{}, exitcode.AsUsage(err)
 	}
 	conn, err := cluster.Connect(cluster.Sources{
-		Env:           cluster.Env{Getenv: a.getenv, ReadFile: os.ReadFile, Prompt: a.passwordPrompt()},
+		Env:           cluster.Env{Getenv: a.getenv, ReadFile: a.readConfigFile, Prompt: a.passwordPrompt()},
 		Flags:         flags,
 		CommandConfig: a.commandConfig,
 		Profile:       profile,
@@ -273,6 +274,13 @@ func (a *app) configFor(profile string) (cluster.Config, error) {
 		cfg.Logger = cluster.RedactLogger(stderrLogger{a.stderr}, conn.Secrets)
 	}
 	return cfg, nil
+}
+
+// readConfigFile reads a connection file (--command-config, the profiles
+// file, password, token and TLS files) through inputfile: bounded, never
+// a device, a pipe only until --timeout.
+func (a *app) readConfigFile(path string) ([]byte, error) {
+	return inputfile.Read(path, inputfile.ConfigLimit, a.timeout)
 }
 
 // flagSettings is the command line's layer of connection settings.

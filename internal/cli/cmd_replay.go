@@ -256,7 +256,7 @@ func (a *app) targetClusterConfig(src cluster.Config, brokers []string, f replay
 		return a.getenv(k)
 	}
 	conn, err := cluster.Connect(cluster.Sources{
-		Env:           cluster.Env{Getenv: getenv, ReadFile: os.ReadFile, Prompt: a.passwordPrompt()},
+		Env:           cluster.Env{Getenv: getenv, ReadFile: a.readConfigFile, Prompt: a.passwordPrompt()},
 		Flags:         cluster.Settings{Brokers: brokers},
 		CommandConfig: f.targetConfig,
 		Profile:       f.targetProfile,

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
@@ -151,7 +151,7 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error 
 	var file *admin.PlanFile
 	fromFile := false // the groups are the plan file's (none named)
 	if target.Kind == admin.ToFile {
-		data, err := os.ReadFile(target.Path)
+		data, err := inputfile.Read(target.Path, inputfile.PlanLimit, a.timeout)
 		if err != nil {
 			return exitcode.Usagef("reading plan: %v", err)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/report"
 	"github.com/offsetctl/offsetctl/semantics"
 )
@@ -279,7 +280,7 @@ func (a *app) semanticsCountCmd() *cobra.Command {
 			// Read every file first: a malformed one prints nothing.
 			counts := make([]semantics.Count, 0, len(files))
 			for _, name := range files {
-				c, err := countFile(name)
+				c, err := countFile(name, a.timeout)
 				if err != nil {
 					return err
 				}
@@ -290,8 +291,8 @@ func (a *app) semanticsCountCmd() *cobra.Command {
 	}
 }
 
-func countFile(name string) (semantics.Count, error) {
-	f, err := os.Open(name)
+func countFile(name string, wait time.Duration) (semantics.Count, error) {
+	f, err := inputfile.Open(name, inputfile.LogLimit, wait)
 	if err != nil {
 		return semantics.Count{}, exitcode.AsUsage(err)
 	}
