@@ -41,9 +41,13 @@ type Config struct {
 
 // ParseBrokers splits a comma-separated broker list, trimming blanks and
 // any SCHEME:// prefix (as Java's bootstrap.servers allows).
+//
+// Errors name the bad address (for a flag or variable the user typed);
+// WithoutValue turns them into the same message naming only its position,
+// for a value read from a file.
 func ParseBrokers(s string) ([]string, error) {
 	var out []string
-	for _, b := range strings.Split(s, ",") {
+	for i, b := range strings.Split(s, ",") {
 		b = strings.TrimSpace(b)
 		if b == "" {
 			continue
@@ -55,10 +59,10 @@ func ParseBrokers(s string) ([]string, error) {
 		}
 		host, port, err := net.SplitHostPort(b)
 		if err != nil || host == "" {
-			return nil, fmt.Errorf("broker address %q is not host:port", b)
+			return nil, &valueError{shown: fmt.Sprintf("broker address %q is not host:port", b), hidden: fmt.Sprintf("broker address %d is not host:port", i+1)}
 		}
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return nil, fmt.Errorf("broker address %q: port %q is not a number from 1 to 65535", b, port)
+			return nil, &valueError{shown: fmt.Sprintf("broker address %q: port %q is not a number from 1 to 65535", b, port), hidden: fmt.Sprintf("broker address %d: the port is not a number from 1 to 65535", i+1)}
 		}
 		out = append(out, b)
 	}
@@ -66,6 +70,23 @@ func ParseBrokers(s string) ([]string, error) {
 		return nil, errors.New("no broker address given")
 	}
 	return out, nil
+}
+
+// valueError is a parse error that names the value it refused, with the
+// same message without the value.
+type valueError struct{ shown, hidden string }
+
+func (e *valueError) Error() string { return e.shown }
+
+// WithoutValue returns err without the value it names, for errors about a
+// value read from a file: a configuration file holds secrets next to the
+// brokers, and its values are never echoed (docs/security.md).
+func WithoutValue(err error) error {
+	var v *valueError
+	if errors.As(err, &v) {
+		return errors.New(v.hidden)
+	}
+	return err
 }
 
 // Opts returns the kgo options for this config.

@@ -384,7 +384,7 @@ func (p *Profile) Settings(name, dir, home string) (Settings, error) {
 	if len(p.Brokers) > 0 {
 		b, err := ParseBrokers(strings.Join(p.Brokers, ","))
 		if err != nil {
-			return s, fmt.Errorf("%s: brokers: %w", atLine(where, p.brokersLine(err)), err)
+			return s, fmt.Errorf("%s: brokers: %w", atLine(where, p.brokersLine(err)), WithoutValue(err))
 		}
 		s.Brokers = b
 	}
@@ -417,7 +417,7 @@ func (p *Profile) Settings(name, dir, home string) (Settings, error) {
 		if a.Mechanism != "" {
 			m, err := ParseMechanism(a.Mechanism)
 			if err != nil {
-				return s, fmt.Errorf("%s: sasl.mechanism: %w", atLine(where, p.line("sasl", "mechanism")), err)
+				return s, fmt.Errorf("%s: sasl.mechanism: %w", atLine(where, p.line("sasl", "mechanism")), WithoutValue(err))
 			}
 			s.SASL.Mechanism = m
 		} else {

@@ -83,13 +83,13 @@ func FromProperties(p Properties) (Settings, []string, error) {
 			s.TLS.Enabled = on(true)
 			s.SASL.Required = true
 		default:
-			return s, nil, fmt.Errorf("security.protocol=%s is not one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL", quoteKey(v))
+			return s, nil, errors.New("security.protocol is not one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL")
 		}
 	}
 	saslOn := strings.HasPrefix(protocol, "SASL_")
 	for _, k := range []string{"ssl.truststore.type", "ssl.keystore.type"} {
 		if v, ok := m[k]; ok && !strings.EqualFold(strings.TrimSpace(v), "PEM") {
-			return s, nil, fmt.Errorf("%s=%s is not supported: only PEM stores are (convert with keytool -exportcert -rfc / openssl pkcs12 -nodes)", k, quoteKey(strings.TrimSpace(v)))
+			return s, nil, fmt.Errorf("%s is not PEM, the only store type supported (convert with keytool -exportcert -rfc / openssl pkcs12 -nodes)", k)
 		}
 	}
 
@@ -106,7 +106,7 @@ func FromProperties(p Properties) (Settings, []string, error) {
 		case "bootstrap.servers":
 			b, err := ParseBrokers(v)
 			if err != nil {
-				return s, nil, fmt.Errorf("bootstrap.servers: %w", err)
+				return s, nil, fmt.Errorf("bootstrap.servers: %w", WithoutValue(err))
 			}
 			s.Brokers = b
 		case "client.id":
@@ -118,7 +118,7 @@ func FromProperties(p Properties) (Settings, []string, error) {
 			}
 			mech, err := ParseMechanism(tv)
 			if err != nil {
-				return s, nil, fmt.Errorf("sasl.mechanism: %w", err)
+				return s, nil, fmt.Errorf("sasl.mechanism: %w", WithoutValue(err))
 			}
 			s.SASL.Mechanism = mech
 		case "sasl.jaas.config":
@@ -166,7 +166,7 @@ func FromProperties(p Properties) (Settings, []string, error) {
 				f := false
 				s.TLS.SkipHostnameCheck = &f
 			default:
-				return s, nil, fmt.Errorf("ssl.endpoint.identification.algorithm=%s is not supported (use https, or empty to skip the host name check)", quoteKey(tv))
+				return s, nil, errors.New("ssl.endpoint.identification.algorithm is not supported: use https, or empty to skip the host name check")
 			}
 		default:
 			switch {
@@ -381,7 +381,7 @@ func (j JAAS) apply(a *SASLSettings) error {
 	case "com.sun.security.auth.module.Krb5LoginModule":
 		return errors.New("Krb5LoginModule (GSSAPI/Kerberos) is not supported")
 	default:
-		return fmt.Errorf("login module %s is not supported (PlainLoginModule, ScramLoginModule, OAuthBearerLoginModule, IAMLoginModule are)", quoteKey(j.Module))
+		return errors.New("the login module is not supported (PlainLoginModule, ScramLoginModule, OAuthBearerLoginModule, IAMLoginModule are)")
 	}
 	return nil
 }

@@ -62,7 +62,10 @@ func ParseMechanism(s string) (string, error) {
 	case "gssapi":
 		return "", errors.New("SASL mechanism GSSAPI (Kerberos) is not supported; use plain, scram-sha-256, scram-sha-512, oauthbearer or aws-msk-iam")
 	}
-	return "", fmt.Errorf("unknown SASL mechanism %s (want one of %s)", quoteKey(s), strings.Join(Mechanisms, ", "))
+	return "", &valueError{
+		shown:  fmt.Sprintf("unknown SASL mechanism %s (want one of %s)", quoteKey(s), strings.Join(Mechanisms, ", ")),
+		hidden: fmt.Sprintf("unknown SASL mechanism (want one of %s)", strings.Join(Mechanisms, ", ")),
+	}
 }
 
 // TLSSettings is how to speak TLS to the brokers. Zero values mean "not
@@ -245,6 +248,10 @@ func (t TLSSettings) build(env Env) (*tls.Config, []string, error) {
 		b, err := env.ReadFile(t.CAFile)
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading TLS CA file: %w", err)
+		}
+		if len(b) == 0 {
+			// An empty CA file would silently mean the system pool.
+			return nil, nil, fmt.Errorf("TLS CA %s is empty", t.CAFile)
 		}
 		caPEM, caFrom = b, t.CAFile
 	}

@@ -161,10 +161,11 @@ func TestFromPropertiesErrors(t *testing.T) {
 		in, want string
 	}{
 		{"security.protocol=SASL_SSL\nsasl.mechanism=GSSAPI", "sasl.mechanism: SASL mechanism GSSAPI (Kerberos) is not supported"},
-		{"security.protocol=TLS", "security.protocol=\"TLS\" is not one of"},
+		// Issue 11: the value from the file is never echoed.
+		{"security.protocol=TLS", "security.protocol is not one of"},
 		{"ssl.truststore.location=/x.jks", "ssl.truststore.location without ssl.truststore.type=PEM"},
-		{"ssl.truststore.type=JKS\nssl.truststore.location=/x.jks", "ssl.truststore.type=\"JKS\" is not supported"},
-		{"ssl.keystore.type=PKCS12\nssl.keystore.location=/x.p12", "ssl.keystore.type=\"PKCS12\" is not supported"},
+		{"ssl.truststore.type=JKS\nssl.truststore.location=/x.jks", "ssl.truststore.type is not PEM"},
+		{"ssl.keystore.type=PKCS12\nssl.keystore.location=/x.p12", "ssl.keystore.type is not PEM"},
 		{"ssl.keystore.location=/x.jks", "ssl.keystore.location without ssl.keystore.type=PEM"},
 		{"ssl.key.password=" + secret, "ssl.key.password is not supported"},
 		{"ssl.engine.factory.class=com.x.Y", "\"ssl.engine.factory.class\" is not supported"},
@@ -604,4 +605,44 @@ func FuzzBrokerListRoundTrip(f *testing.F) {
 			t.Fatalf("re-parse: %v %v", again, err)
 		}
 	})
+}
+
+// TestFileValuesNeverEchoed: an error about a value read from a file
+// (--command-config, the profiles file) names the key, the line or the
+// address's position, never the value: the file holds secrets, and a
+// value that is a typo of one would be echoed to a terminal or a CI log.
+func TestFileValuesNeverEchoed(t *testing.T) {
+	const canary = "C4NARY"
+	for _, in := range []string{
+		"security.protocol=" + canary,
+		"ssl.truststore.type=" + canary + "\nssl.truststore.location=/x",
+		"ssl.keystore.type=" + canary + "\nssl.keystore.location=/x",
+		"bootstrap.servers=" + canary,
+		"bootstrap.servers=a:1," + canary + ":x",
+		"security.protocol=SASL_SSL\nsasl.mechanism=" + canary,
+		"ssl.endpoint.identification.algorithm=" + canary,
+		"security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\nsasl.jaas.config=" + canary + " required;",
+	} {
+		props, err := ParseProperties(strings.NewReader(in))
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		_, _, err = FromProperties(props)
+		if err == nil || strings.Contains(err.Error(), canary) {
+			t.Errorf("%q: err = %v, want an error without the value", in, err)
+		}
+	}
+	for _, yml := range []string{
+		"profiles:\n  p:\n    brokers: [" + canary + "]\n",
+		"profiles:\n  p:\n    brokers: \"a:1," + canary + ":x\"\n",
+		"profiles:\n  p:\n    brokers: [a:1]\n    sasl:\n      mechanism: " + canary + "\n",
+	} {
+		ps, err := ParseProfiles(strings.NewReader(yml))
+		if err == nil {
+			_, err = ps["p"].Settings("p", "", "")
+		}
+		if err == nil || strings.Contains(err.Error(), canary) {
+			t.Errorf("%q: err = %v, want an error without the value", yml, err)
+		}
+	}
 }
