@@ -110,11 +110,11 @@ func kind(m fs.FileMode) string {
 
 // limited reads f and fails once more than limit bytes came.
 type limited struct {
-	f                *os.File
-	path             string
-	left, limit      int64
-	wait             time.Duration
-	pipe             bool
+	f           *os.File
+	path        string
+	left, limit int64
+	wait        time.Duration
+	pipe        bool
 }
 
 func (l *limited) Read(p []byte) (int, error) {
