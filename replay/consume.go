@@ -164,8 +164,8 @@ func (c *consumer) loop(ctx context.Context) (*Result, error) {
 			return c.stop(StoppedError, err)
 		}
 		fs.EachPartition(c.take)
-		if err := c.afterFetch(); err != nil {
-			return c.stop(StoppedError, err)
+		if why, err := c.afterFetch(); why != "" {
+			return c.stop(why, err)
 		}
 	}
 	return c.finish()
@@ -326,18 +326,20 @@ func (c *consumer) markDone(st *pstate, byBound bool) {
 }
 
 // afterFetch reports a failed copy or write, flushes a tail, pauses the
-// partitions that are done and reports progress.
-func (c *consumer) afterFetch() error {
+// partitions that are done and reports progress. It returns why the replay
+// stops ("" to go on) and the error to return with it: none for a tail
+// whose reader left (recordsWriteError).
+func (c *consumer) afterFetch() (string, error) {
 	if c.writeErr != nil {
 		if c.copier != nil && c.copier.failed() {
-			return c.writeErr
+			return StoppedError, c.writeErr
 		}
-		return fmt.Errorf("writing records: %w", c.writeErr)
+		return recordsWriteError(c.plan, c.copier != nil, c.writeErr)
 	}
 	if c.plan.Follow && c.bw != nil && c.bw.Buffered() > 0 {
 		// Tailing: every fetch reaches the reader at once.
 		if err := c.bw.Flush(); err != nil {
-			return fmt.Errorf("writing records: %w", err)
+			return recordsWriteError(c.plan, c.copier != nil, err)
 		}
 	}
 	if len(c.toPause) > 0 {
@@ -354,7 +356,7 @@ func (c *consumer) afterFetch() error {
 			c.report(false)
 		}
 	}
-	return nil
+	return "", nil
 }
 
 func (c *consumer) report(done bool) {
@@ -382,7 +384,11 @@ func (c *consumer) finish() (*Result, error) {
 	var err error
 	if c.bw != nil {
 		if ferr := c.bw.Flush(); ferr != nil {
-			err = fmt.Errorf("writing records: %w", ferr)
+			var stopped string
+			stopped, err = recordsWriteError(c.plan, c.copier != nil, ferr)
+			if c.res.Stopped == StoppedEnd || c.res.Stopped == StoppedMax {
+				c.res.Stopped = stopped // the records read did not all reach the output
+			}
 		}
 	}
 	res := c.res

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -140,7 +141,47 @@ const (
 	StoppedMax         = "max"         // --max records
 	StoppedInterrupted = "interrupted" // ctx ended (Ctrl-C)
 	StoppedError       = "error"
+	// StoppedOutputClosed: the reader of the records went away (a closed
+	// pipe, EPIPE), as in `offsetctl replay T --format raw | head -1`.
+	StoppedOutputClosed = "output-closed"
 )
+
+// ErrOutputClosed is wrapped by the error of a replay whose reader went
+// away before every record asked for was written. A --follow with no
+// --until or --max asks for no last record: its reader leaving ends it
+// normally, as Ctrl-C does, with no error.
+var ErrOutputClosed = errors.New("the reader of the records went away before every record asked for was written")
+
+// closedOutput reports whether a write failed because nobody reads the
+// records any more: EPIPE from a pipe or socket whose reader exited (with
+// SIGPIPE ignored, as main does), io.ErrClosedPipe from an io.Pipe.
+func closedOutput(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrClosedPipe)
+}
+
+// recordsWriteError is the outcome of a failed write of the records, and
+// why the replay stopped. A closed output ends a plain replay quietly; a
+// backfill's copies are a change to a cluster, so a failed write stays a
+// loud error there, as any other write error does.
+func recordsWriteError(plan Plan, copying bool, err error) (string, error) {
+	if copying || !closedOutput(err) {
+		return StoppedError, fmt.Errorf("writing records: %w", err)
+	}
+	if plan.Follow && plan.Max == 0 && unbounded(plan) {
+		return StoppedOutputClosed, nil
+	}
+	return StoppedOutputClosed, fmt.Errorf("%w (%w)", ErrOutputClosed, err)
+}
+
+// unbounded reports whether no partition of the plan has an end.
+func unbounded(plan Plan) bool {
+	for _, pp := range plan.Partitions {
+		if pp.Bound != NoBound || pp.StopAtMs >= 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // Gather reads the topic's partitions, their log start and end (for iso)
 // and the offsets of the given timestamps, with the admin client.

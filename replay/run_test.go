@@ -2,10 +2,13 @@ package replay
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -189,6 +192,44 @@ func TestReplayRequestKinds(t *testing.T) {
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
 			t.Errorf("noVerify=%v: requests %v, want exactly %v", noVerify, got, want)
+		}
+	}
+}
+
+// TestRecordsWriteError: a closed output ends a plain replay quietly,
+// with an error only when records asked for were not written; a backfill
+// and any other write error stay loud.
+func TestRecordsWriteError(t *testing.T) {
+	epipe := fmt.Errorf("write |1: %w", syscall.EPIPE)
+	bounded := Plan{Partitions: []PartitionPlan{{Partition: 0, From: 0, Bound: 10, StopAtMs: -1}}}
+	tail := Plan{Follow: true, Partitions: []PartitionPlan{{Partition: 0, Bound: NoBound, StopAtMs: -1}}}
+	tailUntilTime := Plan{Follow: true, Partitions: []PartitionPlan{{Partition: 0, Bound: NoBound, StopAtMs: 5000}}}
+	tailMax := tail
+	tailMax.Max = 3
+	cases := []struct {
+		name        string
+		plan        Plan
+		copying     bool
+		err         error
+		wantStopped string
+		wantClosed  bool // the error wraps ErrOutputClosed
+		wantNil     bool
+	}{
+		{"bounded replay, reader gone", bounded, false, epipe, StoppedOutputClosed, true, false},
+		{"io.Pipe reader closed", bounded, false, io.ErrClosedPipe, StoppedOutputClosed, true, false},
+		{"tail with no end, reader gone", tail, false, epipe, StoppedOutputClosed, false, true},
+		{"tail with an end time", tailUntilTime, false, epipe, StoppedOutputClosed, true, false},
+		{"tail with --max", tailMax, false, epipe, StoppedOutputClosed, true, false},
+		{"backfill stays loud", bounded, true, epipe, StoppedError, false, false},
+		{"disk full stays loud", bounded, false, syscall.ENOSPC, StoppedError, false, false},
+	}
+	for _, c := range cases {
+		stopped, err := recordsWriteError(c.plan, c.copying, c.err)
+		if stopped != c.wantStopped || (err == nil) != c.wantNil || errors.Is(err, ErrOutputClosed) != c.wantClosed {
+			t.Errorf("%s: stopped %q, err %v", c.name, stopped, err)
+		}
+		if err != nil && !errors.Is(err, c.err) {
+			t.Errorf("%s: %v does not wrap the write error", c.name, err)
 		}
 	}
 }

@@ -96,6 +96,9 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	if !a.ran && !errors.As(err, &ee) {
 		code = exitcode.Usage
 	}
+	if errors.As(err, &ee) && ee.Quiet {
+		return code
+	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		fmt.Fprintln(a.stderr, "offsetctl: interrupted")
 		return exitcode.Failure

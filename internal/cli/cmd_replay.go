@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -233,6 +234,12 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		if err := report.Replay(summary, a.format, res); err != nil && runErr == nil {
 			runErr = err
 		}
+	}
+	if errors.Is(runErr, replay.ErrOutputClosed) {
+		// The reader left (`| head`): the summary says where the replay
+		// stopped; no "broken pipe" line, and a status of its own, as a
+		// shell gives a Unix tool ended by SIGPIPE.
+		return &exitcode.Error{Code: exitcode.OutputClosed, Err: runErr, Quiet: true}
 	}
 	return runErr
 }

@@ -1,6 +1,6 @@
 // Package exitcode classifies errors into the process exit codes offsetctl
 // promises: 0 ok, 1 operational failure, 2 bad usage or input, 3 replay
-// verification failed.
+// verification failed, 141 a replay's reader went away early.
 //
 // Bad input has one convention. A library package (admin, replay, ...) that
 // finds input it cannot act on returns Usagef/AsUsage, naming the value, not
@@ -19,12 +19,20 @@ const (
 	Failure    = 1
 	Usage      = 2
 	Unverified = 3
+	// OutputClosed: the reader of a replay's records (`| head`) went away
+	// before every record asked for was written. It is 128+SIGPIPE, the
+	// status a shell shows for cat or kcat ended by the same closed pipe,
+	// so `set -o pipefail` scripts can tell it from a failure (1).
+	OutputClosed = 141
 )
 
 // Error carries an exit code with an error.
 type Error struct {
 	Code int
 	Err  error
+	// Quiet: the command has said all there is (its summary); no error
+	// line is printed.
+	Quiet bool
 }
 
 func (e *Error) Error() string { return e.Err.Error() }
