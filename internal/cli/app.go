@@ -142,7 +142,8 @@ Exit codes:
   1  operational failure, including any partial failure (never 0 after one)
   2  bad usage or input; nothing on the cluster was changed
   3  replay verification failed: a group's committed offsets changed during a replay
-  4  a --fail-if threshold was crossed`,
+  4  a --fail-if threshold was crossed
+  141  replay: the reader of the records went away (| head) before every record asked for was written`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {

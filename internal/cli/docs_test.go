@@ -38,12 +38,12 @@ func TestReadmeSize(t *testing.T) {
 // TestExitCodesDocumented: the README's exit-code table and the root
 // command's --help list the same codes with the same meaning's first words.
 func TestExitCodesDocumented(t *testing.T) {
-	row := regexp.MustCompile(`(?m)^\| (\d) \| ([^|]+) \|$`)
+	row := regexp.MustCompile(`(?m)^\| (\d+) \| ((?:[^|\\]|\\\|)+) \|$`)
 	readme := map[string]string{}
 	for _, m := range row.FindAllStringSubmatch(repoFile(t, "README.md"), -1) {
 		readme[m[1]] = strings.TrimSpace(m[2])
 	}
-	line := regexp.MustCompile(`(?m)^  (\d)  (.+)$`)
+	line := regexp.MustCompile(`(?m)^  (\d+)  (.+)$`)
 	help := map[string]string{}
 	r := mustRun(t, nil, 0, "--help")
 	for _, m := range line.FindAllStringSubmatch(r.stdout, -1) {
