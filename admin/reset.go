@@ -264,241 +264,331 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
+// planGroup plans one group in two steps: the scope (which partitions)
+// and the target (where each goes).
 func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan, []string, error) {
-	gp := GroupPlan{Group: g.Group, State: g.State, Type: g.Type, Members: len(g.Members), Partitions: []PartitionPlan{}}
+	gp, warns, stop := planGroupState(in, g)
+	if stop {
+		return gp, warns, nil
+	}
+	sc, err := planScope(in, g)
+	if err != nil {
+		return gp, nil, err
+	}
+	if sc.skip {
+		gp.Note = noteNoRowsInScope
+		return gp, sc.warns, nil
+	}
+	warns = append(warns, sc.warns...)
+	t := targeter{in: in, g: g, other: other, fileRows: sc.fileRows}
+	_, t.isBackup = in.File.backupOf(g.Group)
+	for _, k := range sc.keys {
+		pp, err := t.partition(k)
+		if err != nil {
+			return gp, nil, err
+		}
+		gp.Partitions = append(gp.Partitions, pp)
+	}
+	return gp, append(warns, t.warnings()...), nil
+}
+
+// planGroupState starts a group's plan from its state: an error describing
+// it, or a live group, which --all-groups skips (stop) and a named reset
+// refuses.
+func planGroupState(in ResetInput, g *GroupSnapshot) (gp GroupPlan, warns []string, stop bool) {
+	gp = GroupPlan{Group: g.Group, State: g.State, Type: g.Type, Members: len(g.Members), Partitions: []PartitionPlan{}}
 	if !g.Exists {
 		gp.State = "Dead"
 		gp.Note = "group does not exist: the reset creates its offsets"
 	}
-	var warns []string
 	switch {
 	case g.Err != nil:
 		gp.Error = fmt.Sprintf("describing group %s: %v", safetext.Arg(g.Group), g.Err)
-		return gp, nil, nil
+		return gp, nil, true
 	case g.CommitErr != nil:
 		gp.Error = fmt.Sprintf("fetching committed offsets of group %s: %v", safetext.Arg(g.Group), g.CommitErr)
-		return gp, nil, nil
+		return gp, nil, true
 	}
 	if reason := liveReason(g.GroupInfo); reason != "" {
 		if in.AllGroups {
 			// --all-groups resets the groups it can, as Apache's tool
 			// does: an active group is skipped, not refused.
 			gp.Note = "skipped: active group (" + g.State + ")"
-			return gp, []string{"skipping group " + g.Group + ": it " + reason}, nil
+			return gp, []string{"skipping group " + g.Group + ": it " + reason}, true
 		}
 		gp.Refused = "group " + g.Group + " " + reason
 	}
+	return gp, nil, false
+}
 
-	// The partitions to plan, with the file's offsets for a file plan.
-	fileRows := map[TP]PlanRow{}
-	var keys []TP
+// groupScope is the scope step's answer for one group.
+type groupScope struct {
+	keys     []TP           // the partitions to plan, by topic then partition
+	fileRows map[TP]PlanRow // a file plan's row of each key
+	warns    []string
+	skip     bool // a file plan has no rows for the group inside --topic: skip it
+}
+
+// planScope picks the partitions to plan: a file plan's rows (inside
+// --topic), every committed partition (--all-topics), or the named topics'
+// partitions.
+func planScope(in ResetInput, g *GroupSnapshot) (groupScope, error) {
+	var sc groupScope
+	var err error
 	switch {
 	case in.Target.Kind == ToFile:
-		rows := in.File.RowsFor(g.Group)
-		if len(rows) == 0 {
-			return gp, nil, exitcode.Usagef("plan %s has no rows for group %s", in.Target.Path, safetext.Arg(g.Group))
-		}
-		var outside []string
-		for _, r := range rows {
-			k := TP{r.Topic, r.Partition}
-			if !in.Scope.Empty() && !in.Scope.Has(r.Topic, r.Partition) {
-				outside = append(outside, fmt.Sprintf("line %d %s/%d", r.Line, r.Topic, r.Partition))
-				continue
-			}
-			fileRows[k] = r
-			keys = append(keys, k)
-		}
-		if len(keys) == 0 {
-			if in.AllGroups || in.GroupsFromFile {
-				// Restoring one topic from a whole-cluster backup: the
-				// groups without rows there are not part of it.
-				gp.Note = noteNoRowsInScope
-				if in.AllGroups {
-					return gp, nil, nil // listed with the file's unapplied groups
-				}
-				return gp, []string{fmt.Sprintf("group %s: none of its %d plan row(s) is inside the --topic scope: skipped", safetext.Arg(g.Group), len(rows))}, nil
-			}
-			return gp, nil, exitcode.Usagef("plan %s has %d row(s) for group %s, none inside the --topic scope", in.Target.Path, len(rows), safetext.Arg(g.Group))
-		}
-		if len(outside) > 0 {
-			warns = append(warns, fmt.Sprintf("group %s: --topic keeps %d of the plan's %d row(s); skipped %s", safetext.Arg(g.Group), len(keys), len(rows), shortList(outside)))
-		}
+		sc, err = fileScope(in, g)
 	case in.AllTopics:
 		if len(g.Commits) == 0 && !in.AllGroups {
 			// A named group without commits: the scope is empty, which
 			// is never what was meant (--all-groups just skips it).
 			if !g.Exists {
-				return gp, nil, exitcode.Usagef("group %s does not exist (no committed offsets), so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...] to create its offsets", safetext.Arg(g.Group))
+				return sc, exitcode.Usagef("group %s does not exist (no committed offsets), so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...] to create its offsets", safetext.Arg(g.Group))
 			}
-			return gp, nil, exitcode.Usagef("group %s has no committed offsets, so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...]", safetext.Arg(g.Group))
+			return sc, exitcode.Usagef("group %s has no committed offsets, so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...]", safetext.Arg(g.Group))
 		}
-		g.Commits.Each(func(t string, p int32, _ Commit) { keys = append(keys, TP{t, p}) })
+		g.Commits.Each(func(t string, p int32, _ Commit) { sc.keys = append(sc.keys, TP{t, p}) })
 	default:
-		for _, t := range in.Scope.TopicNames() {
-			if err := in.Snapshot.Offsets.TopicErr[t]; err != nil {
-				return gp, nil, exitcode.Usagef("%v", err)
+		sc.keys, err = namedScope(in)
+	}
+	slices.SortFunc(sc.keys, CompareTP)
+	return sc, err
+}
+
+// fileScope is the plan file's rows for the group, inside --topic if given.
+func fileScope(in ResetInput, g *GroupSnapshot) (groupScope, error) {
+	sc := groupScope{fileRows: map[TP]PlanRow{}}
+	rows := in.File.RowsFor(g.Group)
+	if len(rows) == 0 {
+		return sc, exitcode.Usagef("plan %s has no rows for group %s", in.Target.Path, safetext.Arg(g.Group))
+	}
+	var outside []string
+	for _, r := range rows {
+		k := TP{r.Topic, r.Partition}
+		if !in.Scope.Empty() && !in.Scope.Has(r.Topic, r.Partition) {
+			outside = append(outside, fmt.Sprintf("line %d %s/%d", r.Line, r.Topic, r.Partition))
+			continue
+		}
+		sc.fileRows[k] = r
+		sc.keys = append(sc.keys, k)
+	}
+	if len(sc.keys) == 0 {
+		if in.AllGroups || in.GroupsFromFile {
+			// Restoring one topic from a whole-cluster backup: the
+			// groups without rows there are not part of it.
+			sc.skip = true
+			if !in.AllGroups { // --all-groups lists it with the file's unapplied groups
+				sc.warns = []string{fmt.Sprintf("group %s: none of its %d plan row(s) is inside the --topic scope: skipped", safetext.Arg(g.Group), len(rows))}
 			}
-			parts, ok := in.Snapshot.Offsets.Partitions[t]
-			if !ok {
-				return gp, nil, exitcode.Usagef("topic %s does not exist", t)
-			}
-			if want := in.Scope.Topics[t]; want != nil {
-				for _, p := range want {
-					if _, ok := parts[p]; !ok {
-						return gp, nil, exitcode.Usagef("partition %d does not exist in topic %s (it has %d partitions)", p, t, len(parts))
-					}
-					keys = append(keys, TP{t, p})
+			return sc, nil
+		}
+		return sc, exitcode.Usagef("plan %s has %d row(s) for group %s, none inside the --topic scope", in.Target.Path, len(rows), safetext.Arg(g.Group))
+	}
+	if len(outside) > 0 {
+		sc.warns = append(sc.warns, fmt.Sprintf("group %s: --topic keeps %d of the plan's %d row(s); skipped %s", safetext.Arg(g.Group), len(sc.keys), len(rows), shortList(outside)))
+	}
+	return sc, nil
+}
+
+// namedScope is the partitions --topic names, every partition of a bare
+// topic; each must exist.
+func namedScope(in ResetInput) ([]TP, error) {
+	var keys []TP
+	for _, t := range in.Scope.TopicNames() {
+		if err := in.Snapshot.Offsets.TopicErr[t]; err != nil {
+			return nil, exitcode.Usagef("%v", err)
+		}
+		parts, ok := in.Snapshot.Offsets.Partitions[t]
+		if !ok {
+			return nil, exitcode.Usagef("topic %s does not exist", t)
+		}
+		if want := in.Scope.Topics[t]; want != nil {
+			for _, p := range want {
+				if _, ok := parts[p]; !ok {
+					return nil, exitcode.Usagef("partition %d does not exist in topic %s (it has %d partitions)", p, t, len(parts))
 				}
-				continue
-			}
-			for p := range parts {
 				keys = append(keys, TP{t, p})
 			}
+			continue
+		}
+		for p := range parts {
+			keys = append(keys, TP{t, p})
 		}
 	}
-	slices.SortFunc(keys, CompareTP)
-	_, isBackup := in.File.backupOf(g.Group)
-	var noRecord []string // partitions with no record at or after a time
-	var noSource []string // partitions the group to copy from has no commit on
+	return keys, nil
+}
 
-	for _, k := range keys {
-		pp := PartitionPlan{Topic: k.Topic, Partition: k.Partition, LogStart: -1, LogEnd: -1}
-		if c, ok := g.Commits[k.Topic][k.Partition]; ok {
-			if c.Err != nil {
-				pp.Error = fmt.Sprintf("committed offset: %v", c.Err)
-			} else {
-				cur := c.Offset
-				pp.Current = &cur
-			}
+// targeter is the target step of one group: where each partition of its
+// scope goes.
+type targeter struct {
+	in       ResetInput
+	g, other *GroupSnapshot
+	fileRows map[TP]PlanRow
+	isBackup bool     // the plan file is offsetctl's backup of this group
+	noRecord []string // partitions with no record at or after a time
+	noSource []string // partitions the group to copy from has no commit on
+}
+
+// partition plans one partition: its commit and log offsets, then the
+// target, clamped to the log unless restoring a backup.
+func (t *targeter) partition(k TP) (PartitionPlan, error) {
+	pp := PartitionPlan{Topic: k.Topic, Partition: k.Partition, LogStart: -1, LogEnd: -1}
+	if c, ok := t.g.Commits[k.Topic][k.Partition]; ok {
+		if c.Err != nil {
+			pp.Error = fmt.Sprintf("committed offset: %v", c.Err)
+		} else {
+			cur := c.Offset
+			pp.Current = &cur
 		}
-		po, ok, terr := in.Snapshot.Offsets.Lookup(k.Topic, k.Partition)
+	}
+	po, err := t.logOffsets(k, &pp)
+	if err != nil || pp.Error != "" {
+		return pp, err
+	}
+	want, clamp, err := t.want(k, &pp, po)
+	if err != nil || pp.Error != "" || pp.Action != ActCommit {
+		return pp, err
+	}
+	if clamp {
 		switch {
-		case terr != nil:
-			return gp, nil, exitcode.Usagef("group %s: %v", safetext.Arg(g.Group), terr)
-		case !ok:
-			if _, known := in.Snapshot.Offsets.Partitions[k.Topic]; !known && in.Target.Kind != ToFile && !in.AllTopics {
-				return gp, nil, exitcode.Usagef("topic %s does not exist", k.Topic)
-			}
-			where := "group " + safetext.Arg(g.Group)
-			if r, ok := fileRows[k]; ok {
-				where = fmt.Sprintf("plan %s line %d (group %s)", in.Target.Path, r.Line, safetext.Arg(g.Group))
-			}
-			if parts, known := in.Snapshot.Offsets.Partitions[k.Topic]; known {
-				return gp, nil, exitcode.Usagef("%s: partition %d does not exist in topic %s (it has %d partitions)", where, k.Partition, k.Topic, len(parts))
-			}
-			return gp, nil, exitcode.Usagef("%s: partition %d does not exist in topic %s", where, k.Partition, k.Topic)
-		case po.Err != nil:
-			pp.Error = fmt.Sprintf("listing offsets: %v", po.Err)
-		default:
-			pp.LogStart, pp.LogEnd = po.Start, po.End
-		}
-		if pp.Error != "" {
-			gp.Partitions = append(gp.Partitions, pp)
-			continue
-		}
-		var (
-			want  int64
-			clamp = true
-		)
-		switch in.Target.Kind {
-		case ToEarliest:
-			want = po.Start
-		case ToLatest:
+		case want > po.End:
+			pp.Note = joinNote(pp.Note, fmt.Sprintf("clamped to log end (asked %d)", want))
 			want = po.End
-		case ToCurrent:
-			if pp.Current != nil {
-				want = *pp.Current
-				clamp = false
-			} else {
-				want = po.End
-				pp.Note = "no commit: log end, as Apache's --to-current does"
-			}
-		case ToOffset:
-			want = in.Target.Offset
-		case ToShift:
-			if pp.Current == nil {
-				return gp, nil, exitcode.Usagef("group %s: cannot shift %s partition %d: the group has no committed offset there", safetext.Arg(g.Group), k.Topic, k.Partition)
-			}
-			want = satAdd(*pp.Current, in.Target.Shift)
-		case ToTime:
-			to, ok := in.Times[k.Topic][k.Partition]
-			switch {
-			case !ok:
-				pp.Error = "no offset listed for the time"
-			case to.Err != nil:
-				pp.Error = fmt.Sprintf("listing offsets by time: %v", to.Err)
-			case to.Timestamp < 0 || to.Offset < 0 || to.Offset >= po.End:
-				want = po.End
-				pp.Note = "no record at or after the time: log end"
-				noRecord = append(noRecord, fmt.Sprintf("%s/%d", k.Topic, k.Partition))
-			default:
-				want = to.Offset
-			}
-		case ToFile:
-			r := fileRows[k]
-			if r.NoCommit {
-				pp.Action = ActDelete
-				pp.Note = "restore: had no commit (offset deleted)"
-				if pp.Current == nil {
-					pp.Action = ActSkip
-					pp.Note = "restore: had no commit, has none"
-				}
-				gp.Partitions = append(gp.Partitions, pp)
-				continue
-			}
-			want = r.Offset
-			if isBackup {
-				clamp = false
-			}
-		case ToGroup:
-			c, ok := other.Commits[k.Topic][k.Partition]
-			switch {
-			case ok && c.Err != nil:
-				pp.Error = fmt.Sprintf("committed offset of group %s: %v", safetext.Arg(other.Group), c.Err)
-			case !ok:
-				pp.Action = ActSkip
-				pp.Note = fmt.Sprintf("group %s has no commit here: left unchanged", safetext.Arg(other.Group))
-				noSource = append(noSource, fmt.Sprintf("%s/%d", k.Topic, k.Partition))
-			default:
-				want = c.Offset
-			}
+		case want < po.Start:
+			pp.Note = joinNote(pp.Note, fmt.Sprintf("clamped to log start (asked %d)", want))
+			want = po.Start
 		}
-		if pp.Error != "" || pp.Action == ActSkip {
-			gp.Partitions = append(gp.Partitions, pp)
-			continue
+	} else if t.in.Target.Kind == ToFile {
+		switch {
+		case want > po.End:
+			pp.Note = joinNote(pp.Note, "restored as backed up: past the log end")
+		case want < po.Start:
+			pp.Note = joinNote(pp.Note, "restored as backed up: below the log start")
 		}
-		if clamp {
-			switch {
-			case want > po.End:
-				pp.Note = joinNote(pp.Note, fmt.Sprintf("clamped to log end (asked %d)", want))
-				want = po.End
-			case want < po.Start:
-				pp.Note = joinNote(pp.Note, fmt.Sprintf("clamped to log start (asked %d)", want))
-				want = po.Start
-			}
-		} else if in.Target.Kind == ToFile {
-			switch {
-			case want > po.End:
-				pp.Note = joinNote(pp.Note, "restored as backed up: past the log end")
-			case want < po.Start:
-				pp.Note = joinNote(pp.Note, "restored as backed up: below the log start")
-			}
+	}
+	pp.Target = &want
+	if pp.Current != nil {
+		d := want - *pp.Current
+		pp.Delta = &d
+	}
+	return pp, nil
+}
+
+// logOffsets looks up k's log start and end; a partition that does not
+// exist is bad input, one that could not be listed is the row's Error.
+func (t *targeter) logOffsets(k TP, pp *PartitionPlan) (PartitionOffsets, error) {
+	in, g := t.in, t.g
+	po, ok, terr := in.Snapshot.Offsets.Lookup(k.Topic, k.Partition)
+	switch {
+	case terr != nil:
+		return po, exitcode.Usagef("group %s: %v", safetext.Arg(g.Group), terr)
+	case !ok:
+		if _, known := in.Snapshot.Offsets.Partitions[k.Topic]; !known && in.Target.Kind != ToFile && !in.AllTopics {
+			return po, exitcode.Usagef("topic %s does not exist", k.Topic)
 		}
-		t := want
-		pp.Target = &t
+		where := "group " + safetext.Arg(g.Group)
+		if r, ok := t.fileRows[k]; ok {
+			where = fmt.Sprintf("plan %s line %d (group %s)", in.Target.Path, r.Line, safetext.Arg(g.Group))
+		}
+		if parts, known := in.Snapshot.Offsets.Partitions[k.Topic]; known {
+			return po, exitcode.Usagef("%s: partition %d does not exist in topic %s (it has %d partitions)", where, k.Partition, k.Topic, len(parts))
+		}
+		return po, exitcode.Usagef("%s: partition %d does not exist in topic %s", where, k.Partition, k.Topic)
+	case po.Err != nil:
+		pp.Error = fmt.Sprintf("listing offsets: %v", po.Err)
+	default:
+		pp.LogStart, pp.LogEnd = po.Start, po.End
+	}
+	return po, nil
+}
+
+// want is the offset the target asks for k, and whether it is clamped to
+// the log. A row it settles otherwise gets an Error, or an Action other
+// than ActCommit.
+func (t *targeter) want(k TP, pp *PartitionPlan, po PartitionOffsets) (want int64, clamp bool, err error) {
+	switch t.in.Target.Kind {
+	case ToEarliest:
+		return po.Start, true, nil
+	case ToLatest:
+		return po.End, true, nil
+	case ToCurrent:
 		if pp.Current != nil {
-			d := want - *pp.Current
-			pp.Delta = &d
+			return *pp.Current, false, nil
 		}
-		gp.Partitions = append(gp.Partitions, pp)
+		pp.Note = "no commit: log end, as Apache's --to-current does"
+		return po.End, true, nil
+	case ToOffset:
+		return t.in.Target.Offset, true, nil
+	case ToShift:
+		if pp.Current == nil {
+			return 0, false, exitcode.Usagef("group %s: cannot shift %s partition %d: the group has no committed offset there", safetext.Arg(t.g.Group), k.Topic, k.Partition)
+		}
+		return satAdd(*pp.Current, t.in.Target.Shift), true, nil
+	case ToTime:
+		return t.timeTarget(k, pp, po), true, nil
+	case ToFile:
+		r := t.fileRows[k]
+		if r.NoCommit {
+			pp.Action, pp.Note = ActDelete, "restore: had no commit (offset deleted)"
+			if pp.Current == nil {
+				pp.Action, pp.Note = ActSkip, "restore: had no commit, has none"
+			}
+			return 0, false, nil
+		}
+		return r.Offset, !t.isBackup, nil
+	case ToGroup:
+		return t.groupTarget(k, pp), true, nil
 	}
-	if len(noRecord) > 0 {
-		warns = append(warns, fmt.Sprintf("group %s: no record at or after %s in %d partition(s) (%s): using their log end, as Apache does", safetext.Arg(g.Group), FormatTime(time.UnixMilli(in.Target.Millis)), len(noRecord), shortList(noRecord)))
+	return 0, true, nil
+}
+
+// timeTarget is the first offset at or after the target time, else the
+// log end (as Apache does).
+func (t *targeter) timeTarget(k TP, pp *PartitionPlan, po PartitionOffsets) int64 {
+	to, ok := t.in.Times[k.Topic][k.Partition]
+	switch {
+	case !ok:
+		pp.Error = "no offset listed for the time"
+	case to.Err != nil:
+		pp.Error = fmt.Sprintf("listing offsets by time: %v", to.Err)
+	case to.Timestamp < 0 || to.Offset < 0 || to.Offset >= po.End:
+		pp.Note = "no record at or after the time: log end"
+		t.noRecord = append(t.noRecord, fmt.Sprintf("%s/%d", k.Topic, k.Partition))
+		return po.End
+	default:
+		return to.Offset
 	}
-	if len(noSource) > 0 {
-		warns = append(warns, fmt.Sprintf("group %s: %d partition(s) left unchanged: group %s has no commit there (%s)", safetext.Arg(g.Group), len(noSource), safetext.Arg(other.Group), shortList(noSource)))
+	return 0
+}
+
+// groupTarget is the other group's commit; a partition it has none on is
+// left unchanged.
+func (t *targeter) groupTarget(k TP, pp *PartitionPlan) int64 {
+	c, ok := t.other.Commits[k.Topic][k.Partition]
+	switch {
+	case ok && c.Err != nil:
+		pp.Error = fmt.Sprintf("committed offset of group %s: %v", safetext.Arg(t.other.Group), c.Err)
+	case !ok:
+		pp.Action = ActSkip
+		pp.Note = fmt.Sprintf("group %s has no commit here: left unchanged", safetext.Arg(t.other.Group))
+		t.noSource = append(t.noSource, fmt.Sprintf("%s/%d", k.Topic, k.Partition))
+	default:
+		return c.Offset
 	}
-	return gp, warns, nil
+	return 0
+}
+
+// warnings sums up the partitions the target could not place exactly.
+func (t *targeter) warnings() []string {
+	var warns []string
+	g := safetext.Arg(t.g.Group)
+	if len(t.noRecord) > 0 {
+		warns = append(warns, fmt.Sprintf("group %s: no record at or after %s in %d partition(s) (%s): using their log end, as Apache does", g, FormatTime(time.UnixMilli(t.in.Target.Millis)), len(t.noRecord), shortList(t.noRecord)))
+	}
+	if len(t.noSource) > 0 {
+		warns = append(warns, fmt.Sprintf("group %s: %d partition(s) left unchanged: group %s has no commit there (%s)", g, len(t.noSource), safetext.Arg(t.other.Group), shortList(t.noSource)))
+	}
+	return warns
 }
 
 // shortList joins the first five items and counts the rest.
