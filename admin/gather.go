@@ -600,6 +600,13 @@ func Gather(ctx context.Context, adm *cluster.Admin, req GatherRequest) (*Snapsh
 	if err != nil {
 		return nil, err
 	}
+	return gatherListed(ctx, adm, req, listed)
+}
+
+// gatherListed is Gather with the groups already listed (StreamLag lists
+// once and gathers batch by batch).
+func gatherListed(ctx context.Context, adm *cluster.Admin, req GatherRequest, listed kadm.ListedGroups) (*Snapshot, error) {
+	var err error
 	groups := Dedupe(req.Groups)
 	if req.AllGroups {
 		groups = ConsumerGroupNames(listed)

@@ -92,35 +92,55 @@ func NewRates(window time.Duration) *Rates {
 // Observe records one gather's report taken at at. Groups and topics that
 // are no longer in the report are forgotten.
 func (r *Rates) Observe(rep LagReport, at time.Time) {
-	ends := map[TP]int64{}
-	topicDelta := map[string]int64{}
+	rr := r.Round(at)
+	rr.Observe(rep)
+	rr.End(true)
+}
+
+// RatesRound is one gather observed batch by batch: lag --watch streams a
+// round a batch of groups at a time and shows each batch's Progress before
+// the next is gathered. End makes the round the tracker's state.
+type RatesRound struct {
+	r          *Rates
+	at         time.Time
+	ends       map[TP]int64
+	topicDelta map[string]int64
+	committed  map[string]map[TP]int64
+	consumed   map[string]*series
+	produced   map[string]*series
+}
+
+// Round starts observing a gather taken at at.
+func (r *Rates) Round(at time.Time) *RatesRound {
+	return &RatesRound{r: r, at: at, ends: map[TP]int64{}, topicDelta: map[string]int64{},
+		committed: map[string]map[TP]int64{}, consumed: map[string]*series{}, produced: map[string]*series{}}
+}
+
+// Observe records one batch of the round (each group once per round).
+func (rr *RatesRound) Observe(rep LagReport) {
+	r := rr.r
 	for _, g := range rep.Groups {
 		for _, p := range g.Partitions {
 			if p.Error != "" || p.LogEnd < 0 {
 				continue
 			}
 			k := TP{p.Topic, p.Partition}
-			if _, seen := ends[k]; seen {
+			if _, seen := rr.ends[k]; seen {
 				continue
 			}
-			ends[k] = p.LogEnd
+			rr.ends[k] = p.LogEnd
 			d := int64(0) // a partition seen for the first time adds nothing
 			if prev, ok := r.logEnd[k]; ok {
 				d = max(p.LogEnd-prev, 0)
 			}
-			topicDelta[p.Topic] += d
+			rr.topicDelta[p.Topic] += d
 		}
 	}
-	committed := map[string]map[TP]int64{}
-	consumed := map[string]*series{}
-	produced := map[string]*series{}
 	for _, g := range rep.Groups {
 		if g.Error != "" {
 			// Keep what is known of a group that could not be read this
 			// round rather than restarting its rates.
-			if prev, ok := r.committed[g.Group]; ok {
-				committed[g.Group], consumed[g.Group], produced[g.Group] = prev, r.consumed[g.Group], r.produced[g.Group]
-			}
+			rr.carry(g.Group)
 			continue
 		}
 		prevC := r.committed[g.Group]
@@ -139,18 +159,58 @@ func (r *Rates) Observe(rep LagReport, at time.Time) {
 				dp += max(p.LogEnd-prev, 0)
 			}
 		}
-		committed[g.Group] = cur
-		consumed[g.Group] = orNew(r.consumed[g.Group])
-		consumed[g.Group].add(at, dc, r.window)
-		produced[g.Group] = orNew(r.produced[g.Group])
-		produced[g.Group].add(at, dp, r.window)
+		rr.committed[g.Group] = cur
+		rr.consumed[g.Group] = orNew(r.consumed[g.Group])
+		rr.consumed[g.Group].add(rr.at, dc, r.window)
+		rr.produced[g.Group] = orNew(r.produced[g.Group])
+		rr.produced[g.Group].add(rr.at, dp, r.window)
+	}
+}
+
+// carry keeps a group's state from the previous round.
+func (rr *RatesRound) carry(group string) {
+	r := rr.r
+	if prev, ok := r.committed[group]; ok {
+		rr.committed[group], rr.consumed[group], rr.produced[group] = prev, r.consumed[group], r.produced[group]
+	}
+}
+
+// Progress is g's progress as of this round, nil before two gathers of it.
+func (rr *RatesRound) Progress(g GroupLag) *Progress {
+	return progress(rr.consumed[g.Group], rr.produced[g.Group], g.TotalLag)
+}
+
+// End makes the round the tracker's state. A complete round forgets the
+// groups and topics it did not see; an incomplete one (a later batch
+// failed) keeps them as they were, so the next round's deltas start from
+// the last positions seen.
+func (rr *RatesRound) End(complete bool) {
+	r := rr.r
+	if !complete {
+		for g := range r.committed {
+			if _, seen := rr.committed[g]; !seen {
+				rr.carry(g)
+			}
+		}
+		for k, v := range r.logEnd {
+			if _, seen := rr.ends[k]; !seen {
+				rr.ends[k] = v
+			}
+		}
 	}
 	topicProd := map[string]*series{}
-	for t, d := range topicDelta {
+	for t, d := range rr.topicDelta {
 		topicProd[t] = orNew(r.topicProd[t])
-		topicProd[t].add(at, d, r.window)
+		topicProd[t].add(rr.at, d, r.window)
 	}
-	r.committed, r.logEnd, r.consumed, r.produced, r.topicProd = committed, ends, consumed, produced, topicProd
+	if !complete {
+		for t, s := range r.topicProd {
+			if _, seen := topicProd[t]; !seen {
+				topicProd[t] = s
+			}
+		}
+	}
+	r.committed, r.logEnd, r.consumed, r.produced, r.topicProd = rr.committed, rr.ends, rr.consumed, rr.produced, topicProd
 }
 
 func orNew(s *series) *series {
@@ -209,12 +269,16 @@ type Progress struct {
 
 // Progress is g's progress, nil before two gathers of it.
 func (r *Rates) Progress(g GroupLag) *Progress {
-	c, okC := r.ConsumeRate(g.Group)
-	p, okP := r.GroupProduceRate(g.Group)
+	return progress(r.consumed[g.Group], r.produced[g.Group], g.TotalLag)
+}
+
+func progress(consumed, produced *series, lag int64) *Progress {
+	c, okC := consumed.rate()
+	p, okP := produced.rate()
 	if !okC || !okP {
 		return nil
 	}
-	secs, behind, _ := CatchUp(g.TotalLag, c, p, true)
+	secs, behind, _ := CatchUp(lag, c, p, true)
 	pr := &Progress{ConsumeRate: c, ProduceRate: p, FallingBehind: behind}
 	if !behind {
 		pr.CatchUpSeconds = &secs

@@ -1,6 +1,10 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -14,37 +18,210 @@ import (
 // with the group's state and total lag above its rows; CSV prints one row
 // per group-partition under one header; JSON is the report itself.
 func Lag(w io.Writer, f Format, r admin.LagReport) error {
-	switch f {
-	case JSON:
-		return WriteJSON(w, r)
-	case CSV:
-		return WriteCSV(w, lagHeader(r.TimeLag, true), lagRows(r, true))
+	s := NewLagStream(w, f, r, LagStreamOptions{})
+	for _, g := range r.Groups {
+		if err := s.Group(g); err != nil {
+			return err
+		}
 	}
-	for i, g := range r.Groups {
-		if i > 0 {
-			if _, err := fmt.Fprintln(w); err != nil {
+	return s.Close()
+}
+
+// LagStreamOptions shape a LagStream beyond its format.
+type LagStreamOptions struct {
+	// OneLine writes JSON as one line (a --watch round).
+	OneLine bool
+	// CSVTime, when set, is a TIME column in front of every CSV row (a
+	// --watch round); CSVNoHeader leaves the header out (every round
+	// after the first).
+	CSVTime     string
+	CSVNoHeader bool
+}
+
+// LagStream writes a lag report group by group, so that a report of a
+// million rows is never held whole, neither as results nor as bytes: the
+// caller hands it each group once computed. The bytes are those Lag
+// writes for the whole report (TestLagStreamMatchesEncodingJSON).
+type LagStream struct {
+	w      *bufio.Writer
+	f      Format
+	meta   admin.LagReport // Groups unused
+	opt    LagStreamOptions
+	cw     *csv.Writer // one for the stream: each has a 4 KiB buffer
+	groups int
+	err    error
+}
+
+// NewLagStream starts a stream; meta gives the report's fields other than
+// its groups (isolation, time, assume_reset, whether there is time lag).
+// Nothing is written before the first Group or Close.
+func NewLagStream(w io.Writer, f Format, meta admin.LagReport, opt LagStreamOptions) *LagStream {
+	meta.Groups = nil
+	return &LagStream{w: bufio.NewWriterSize(w, 64<<10), f: f, meta: meta, opt: opt}
+}
+
+// Group writes one group. The first write error is kept and returned by
+// every later call.
+func (s *LagStream) Group(g admin.GroupLag) error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.groups == 0 {
+		s.err = s.begin()
+	}
+	if s.err == nil {
+		s.err = s.group(g, s.groups)
+	}
+	s.groups++
+	return s.err
+}
+
+// Close ends the document (JSON's closing brackets) and flushes.
+func (s *LagStream) Close() error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.groups == 0 {
+		s.err = s.begin()
+	}
+	if s.err == nil {
+		s.err = s.end()
+	}
+	if s.err == nil && s.cw != nil {
+		s.cw.Flush()
+		s.err = s.cw.Error()
+	}
+	if s.err == nil {
+		s.err = s.w.Flush()
+	}
+	return s.err
+}
+
+func (s *LagStream) begin() error {
+	switch s.f {
+	case JSON:
+		return s.jsonBegin()
+	case CSV:
+		if s.opt.CSVNoHeader {
+			return nil
+		}
+		return s.csv(lagHeader(s.meta.TimeLag, true), "TIME")
+	}
+	return nil
+}
+
+func (s *LagStream) group(g admin.GroupLag, i int) error {
+	switch s.f {
+	case JSON:
+		return s.jsonGroup(g, i)
+	case CSV:
+		for _, row := range lagRows(s.meta.TimeLag, g, true) {
+			if err := s.csv(row, s.opt.CSVTime); err != nil {
 				return err
 			}
 		}
-		line := fmt.Sprintf("GROUP %s  TYPE %s  STATE %s  MEMBERS %d  TOTAL-LAG %d", safetext.Name(g.Group), Dash(g.Type), Dash(g.State), g.Members, g.TotalLag)
-		line += progressText(g.Progress)
-		if g.Error != "" {
-			line += "  ERROR " + safetext.Text(g.Error)
-		} else if g.Note != "" {
-			line += "  (" + safetext.Text(g.Note) + ")"
-		}
-		if _, err := fmt.Fprintln(w, line); err != nil {
+		return nil
+	}
+	return lagTableGroup(s.w, s.meta.TimeLag, g, i)
+}
+
+func (s *LagStream) end() error {
+	if s.f != JSON {
+		return nil
+	}
+	switch {
+	case s.opt.OneLine:
+		_, err := s.w.WriteString("]}\n")
+		return err
+	case s.groups == 0:
+		_, err := s.w.WriteString("]\n}\n")
+		return err
+	}
+	_, err := s.w.WriteString("\n  ]\n}\n")
+	return err
+}
+
+// csv writes one CSV record, with the TIME column in front when the
+// stream has one (first is then its header or value).
+func (s *LagStream) csv(row []string, first string) error {
+	if s.opt.CSVTime != "" {
+		row = append([]string{first}, row...)
+	}
+	if s.cw == nil {
+		s.cw = csv.NewWriter(s.w)
+	}
+	return s.cw.Write(row)
+}
+
+// jsonBegin writes the report's fields up to the groups' opening bracket
+// in the order and indentation encoding/json gives admin.LagReport.
+func (s *LagStream) jsonBegin() error {
+	head, err := json.Marshal(s.meta) // {"time":...,"isolation":...,"groups":null}
+	if err != nil {
+		return err
+	}
+	head = bytes.TrimSuffix(head, []byte(`null}`))
+	if s.opt.OneLine {
+		head = append(head, '[')
+	} else {
+		var ind bytes.Buffer
+		if err := json.Indent(&ind, append(head, `[]}`...), "", "  "); err != nil {
 			return err
 		}
-		if len(g.Partitions) == 0 {
-			continue
-		}
-		one := admin.LagReport{TimeLag: r.TimeLag, Groups: []admin.GroupLag{g}}
-		if err := WriteTable(w, lagHeader(r.TimeLag, false), lagRows(one, false)); err != nil {
+		head = bytes.TrimSuffix(ind.Bytes(), []byte("]\n}"))
+	}
+	_, err = s.w.Write(head)
+	return err
+}
+
+// jsonGroup writes one group as an element of the groups array.
+func (s *LagStream) jsonGroup(g admin.GroupLag, i int) error {
+	var b []byte
+	var err error
+	sep := ","
+	if s.opt.OneLine {
+		b, err = json.Marshal(g)
+	} else {
+		b, err = json.MarshalIndent(g, "    ", "  ")
+		sep = ",\n    "
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case i > 0:
+		_, err = s.w.WriteString(sep)
+	case !s.opt.OneLine:
+		_, err = s.w.WriteString("\n    ")
+	}
+	if err == nil {
+		_, err = s.w.Write(b)
+	}
+	return err
+}
+
+// lagTableGroup writes one group's block: a blank line between groups,
+// the group line, then its rows as a table.
+func lagTableGroup(w io.Writer, timeLag bool, g admin.GroupLag, i int) error {
+	if i > 0 {
+		if _, err := fmt.Fprintln(w); err != nil {
 			return err
 		}
 	}
-	return nil
+	line := fmt.Sprintf("GROUP %s  TYPE %s  STATE %s  MEMBERS %d  TOTAL-LAG %d", safetext.Name(g.Group), Dash(g.Type), Dash(g.State), g.Members, g.TotalLag)
+	line += progressText(g.Progress)
+	if g.Error != "" {
+		line += "  ERROR " + safetext.Text(g.Error)
+	} else if g.Note != "" {
+		line += "  (" + safetext.Text(g.Note) + ")"
+	}
+	if _, err := fmt.Fprintln(w, line); err != nil {
+		return err
+	}
+	if len(g.Partitions) == 0 {
+		return nil
+	}
+	return WriteTable(w, lagHeader(timeLag, false), lagRows(timeLag, g, false))
 }
 
 // LagWatchCSV writes one --watch round as CSV rows that follow the first
@@ -53,21 +230,23 @@ func Lag(w io.Writer, f Format, r admin.LagReport) error {
 // round, so the whole stream is one CSV. A round that failed (roundErr) is
 // one row with its time and the error in the ERROR column.
 func LagWatchCSV(w io.Writer, r admin.LagReport, at time.Time, first bool, roundErr error) error {
-	header := append([]string{"TIME"}, lagHeader(r.TimeLag, true)...)
-	if !first {
-		header = nil
-	}
 	stamp := admin.FormatTime(at)
 	if roundErr != nil {
+		header := append([]string{"TIME"}, lagHeader(r.TimeLag, true)...)
+		if !first {
+			header = nil
+		}
 		row := make([]string, len(lagHeader(r.TimeLag, true))+1)
 		row[0], row[len(row)-1] = stamp, roundErr.Error()
 		return WriteCSV(w, header, [][]string{row})
 	}
-	rows := lagRows(r, true)
-	for i, row := range rows {
-		rows[i] = append([]string{stamp}, row...)
+	s := NewLagStream(w, CSV, r, LagStreamOptions{CSVTime: stamp, CSVNoHeader: !first})
+	for _, g := range r.Groups {
+		if err := s.Group(g); err != nil {
+			return err
+		}
 	}
-	return WriteCSV(w, header, rows)
+	return s.Close()
 }
 
 func lagHeader(timeLag, withGroup bool) []string {
@@ -85,39 +264,39 @@ func lagHeader(timeLag, withGroup bool) []string {
 	return h
 }
 
-func lagRows(r admin.LagReport, withGroup bool) [][]string {
-	var rows [][]string
-	for _, g := range r.Groups {
-		for _, p := range g.Partitions {
-			row := []string{p.Topic, I64(int64(p.Partition)), Known(p.LogStart), Opt(p.Committed), Known(p.LogEnd), Opt(p.Lag)}
-			if withGroup { // CSV: a missing number is an empty field
-				row[2], row[3], row[4], row[5] = KnownCSV(p.LogStart), OptCSV(p.Committed), KnownCSV(p.LogEnd), OptCSV(p.Lag)
-			}
-			if r.TimeLag {
-				if withGroup { // CSV: milliseconds, like JSON's time_lag_ms
-					row = append(row, optMs(p.TimeLagMs))
-				} else {
-					row = append(row, timeLag(p.TimeLagMs))
-				}
-			}
-			note := p.Note
-			if !withGroup && p.Error != "" {
-				note = "ERROR: " + p.Error
-			}
-			if withGroup {
-				row = append(row, p.Member, p.ClientID, p.Host, note, p.Error)
-				row = append([]string{g.Group, g.State}, row...)
+// lagRows are one group's rows: the table's (withGroup false) or CSV's,
+// where a group without rows still gets one row carrying its error.
+func lagRows(timeLag bool, g admin.GroupLag, withGroup bool) [][]string {
+	rows := make([][]string, 0, len(g.Partitions))
+	for _, p := range g.Partitions {
+		row := []string{p.Topic, I64(int64(p.Partition)), Known(p.LogStart), Opt(p.Committed), Known(p.LogEnd), Opt(p.Lag)}
+		if withGroup { // CSV: a missing number is an empty field
+			row[2], row[3], row[4], row[5] = KnownCSV(p.LogStart), OptCSV(p.Committed), KnownCSV(p.LogEnd), OptCSV(p.Lag)
+		}
+		if timeLag {
+			if withGroup { // CSV: milliseconds, like JSON's time_lag_ms
+				row = append(row, optMs(p.TimeLagMs))
 			} else {
-				row = append(row, Dash(p.Member), Dash(p.ClientID), Dash(p.Host), Dash(note))
+				row = append(row, timeLagText(p.TimeLagMs))
 			}
-			rows = append(rows, row)
 		}
-		if withGroup && len(g.Partitions) == 0 {
-			row := make([]string, len(lagHeader(r.TimeLag, true)))
-			row[0], row[1] = g.Group, g.State
-			row[len(row)-1] = g.Error
-			rows = append(rows, row)
+		note := p.Note
+		if !withGroup && p.Error != "" {
+			note = "ERROR: " + p.Error
 		}
+		if withGroup {
+			row = append(row, p.Member, p.ClientID, p.Host, note, p.Error)
+			row = append([]string{g.Group, g.State}, row...)
+		} else {
+			row = append(row, Dash(p.Member), Dash(p.ClientID), Dash(p.Host), Dash(note))
+		}
+		rows = append(rows, row)
+	}
+	if withGroup && len(g.Partitions) == 0 {
+		row := make([]string, len(lagHeader(timeLag, true)))
+		row[0], row[1] = g.Group, g.State
+		row[len(row)-1] = g.Error
+		rows = append(rows, row)
 	}
 	return rows
 }
@@ -129,7 +308,7 @@ func optMs(ms *int64) string {
 	return I64(*ms)
 }
 
-func timeLag(ms *int64) string {
+func timeLagText(ms *int64) string {
 	if ms == nil {
 		return "-"
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/offsetctl/offsetctl/admin"
 )
@@ -98,22 +99,101 @@ func TestLagJSONAndCSV(t *testing.T) {
 	}
 }
 
-// BenchmarkLagTable renders 100 groups × 1,000 partitions as a table.
+// BenchmarkLagTable renders 100 groups × 1,000 partitions as a table; in
+// "one-wide-name", one group's name is not ASCII (it used to send the
+// whole table back to tablewriter: 3.7 s).
 func BenchmarkLagTable(b *testing.B) {
-	rep := admin.LagReport{}
-	for g := 0; g < 100; g++ {
-		gl := admin.GroupLag{Group: "group-" + strings.Repeat("x", g%7), State: "Empty", Type: "classic"}
-		for p := 0; p < 1000; p++ {
-			c := int64(p)
-			gl.Partitions = append(gl.Partitions, admin.PartitionLag{Topic: "orders.events.v1", Partition: int32(p), LogStart: 0, Committed: &c, LogEnd: 5000, Lag: new(5000 - c)})
+	for _, wide := range []bool{false, true} {
+		name := "ascii"
+		if wide {
+			name = "one-wide-name"
 		}
-		rep.Groups = append(rep.Groups, gl)
+		b.Run(name, func(b *testing.B) {
+			rep := admin.LagReport{}
+			for g := 0; g < 100; g++ {
+				gl := admin.GroupLag{Group: "group-" + strings.Repeat("x", g%7), State: "Empty", Type: "classic"}
+				if wide && g == 50 {
+					gl.Group = "订单-billing"
+				}
+				for p := 0; p < 1000; p++ {
+					c := int64(p)
+					topic := "orders.events.v1"
+					if wide && g == 50 && p == 500 {
+						topic = "订单"
+					}
+					gl.Partitions = append(gl.Partitions, admin.PartitionLag{Topic: topic, Partition: int32(p), LogStart: 0, Committed: &c, LogEnd: 5000, Lag: new(5000 - c)})
+				}
+				rep.Groups = append(rep.Groups, gl)
+			}
+			for b.Loop() {
+				var buf bytes.Buffer
+				if err := Lag(&buf, Table, rep); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		var buf bytes.Buffer
-		if err := Lag(&buf, Table, rep); err != nil {
-			b.Fatal(err)
+}
+
+// TestLagStreamMatchesEncodingJSON: the streamed JSON is byte for byte
+// what encoding/json writes for the whole report (indented, and on one
+// line for --watch), whatever fields the report has.
+func TestLagStreamMatchesEncodingJSON(t *testing.T) {
+	full := sample()
+	second := full.Groups[0]
+	second.Group, second.Note = "h<&>", "no active members"
+	full.Groups = append(full.Groups, second, admin.GroupLag{Group: "nope", State: "Dead", Error: "group does not exist", Partitions: []admin.PartitionLag{}, Topics: []string{}})
+	reports := map[string]admin.LagReport{
+		"sample":   sample(),
+		"three":    full,
+		"empty":    {Isolation: "committed", Groups: []admin.GroupLag{}},
+		"time":     {Time: "2026-12-01T10:00:00Z", Isolation: "uncommitted", AssumeReset: "earliest", Groups: full.Groups},
+		"timeOnly": {Time: "2026-12-01T10:00:00.5Z", Isolation: "uncommitted", Groups: []admin.GroupLag{}},
+	}
+	for name, r := range reports {
+		var want, got bytes.Buffer
+		if err := WriteJSON(&want, r); err != nil {
+			t.Fatal(err)
 		}
+		if err := Lag(&got, JSON, r); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%s: streamed JSON\n%s\nencoding/json\n%s", name, got.String(), want.String())
+		}
+		want.Reset()
+		got.Reset()
+		if err := WriteJSONLine(&want, r); err != nil {
+			t.Fatal(err)
+		}
+		s := NewLagStream(&got, JSON, r, LagStreamOptions{OneLine: true})
+		for _, g := range r.Groups {
+			if err := s.Group(g); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%s one line: streamed\n%s\nencoding/json\n%s", name, got.String(), want.String())
+		}
+	}
+}
+
+// TestLagStreamCSVTime: a --watch round's CSV has TIME in front of the
+// header and of every row, and no header after the first round.
+func TestLagStreamCSVTime(t *testing.T) {
+	var b bytes.Buffer
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	if err := LagWatchCSV(&b, sample(), at, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := LagWatchCSV(&b, sample(), at.Add(time.Second), false, nil); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(lines) != 7 || !strings.HasPrefix(lines[0], "TIME,GROUP,STATE,TOPIC") || lines[1] != "2026-12-01T10:00:00Z,g,Empty,t,0,0,4,10,6,,,,," || !strings.HasPrefix(lines[4], "2026-12-01T10:00:01Z,g,Empty,t,0,") {
+		t.Errorf("watch CSV:\n%s", b.String())
 	}
 }

@@ -27,11 +27,13 @@ func (a *app) groupsCmd() *cobra.Command {
 				return err
 			}
 			defer adm.Close()
-			rep, err := a.gatherLag(cmd.Context(), cfg, adm, admin.GatherRequest{AllGroups: true}, lagOpts{})
+			rows := []admin.GroupSummary{}
+			err = a.gatherLag(cmd.Context(), cfg, adm, admin.GatherRequest{AllGroups: true}, lagOpts{}, func(rep admin.LagReport) {
+				rows = append(rows, admin.Summarize(rep, states)...)
+			})
 			if err != nil {
 				return err
 			}
-			rows := admin.Summarize(rep, states)
 			if err := report.Groups(a.stdout, a.format, rows); err != nil {
 				return err
 			}

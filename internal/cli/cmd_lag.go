@@ -95,75 +95,109 @@ func (a *app) lagCmd() *cobra.Command {
 	return cmd
 }
 
-// gatherLag gathers and computes one lag report within the timeout.
-func (a *app) gatherLag(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, o lagOpts) (admin.LagReport, error) {
-	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-	defer cancel()
+// streamLag gathers and computes the lag report a batch of groups at a
+// time (admin.StreamLag), each batch within the timeout, and hands each
+// batch's finished report (scope checked, filtered, time lag filled) to
+// emit. The timeout bounds the cluster's answers, not how fast stdout is
+// read. An error from emit (a write) is returned as it is.
+func (a *app) streamLag(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, o lagOpts, emit func(admin.LagReport) error) error {
 	req.ExtraTopics = req.Scope.TopicNames()
-	snap, err := admin.Gather(ctx, adm, req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return admin.LagReport{}, cfg.Unreachable(ctx.Err())
+	checked := false
+	var emitErr error
+	lo := admin.LagOptions{Scope: req.Scope, AssumeReset: o.assume}
+	err := admin.StreamLag(ctx, adm, req, lo, admin.StreamOptions{Timeout: cfg.Timeout}, func(bctx context.Context, b admin.LagBatch) error {
+		if !checked {
+			if err := admin.CheckScope(b.Snapshot.Offsets, req.Scope); err != nil {
+				return exitcode.Flag("--topic", err)
+			}
+			checked = true
 		}
-		return admin.LagReport{}, err
-	}
-	if err := admin.CheckScope(snap.Offsets, req.Scope); err != nil {
-		return admin.LagReport{}, exitcode.AsUsage(fmt.Errorf("--topic: %w", err))
-	}
-	rep := admin.ComputeLagWith(snap, admin.LagOptions{Scope: req.Scope, AssumeReset: o.assume})
-	if req.AllGroups && !req.Scope.Empty() {
-		rep = rep.WithRows()
-	}
-	if o.timeLag {
-		rep.TimeLag = true
-		if err := admin.FillTimeLag(ctx, cfg, &rep, req.Isolation, snap.At); err != nil {
-			return rep, err
+		rep := b.Report
+		if req.AllGroups && !req.Scope.Empty() {
+			rep = rep.WithRows()
 		}
+		if o.timeLag {
+			rep.TimeLag = true
+			if err := admin.FillTimeLag(bctx, cfg, &rep, req.Isolation, b.Snapshot.At); err != nil {
+				return err
+			}
+		}
+		emitErr = emit(rep)
+		return emitErr
+	})
+	if err != nil && emitErr == nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		return cfg.Unreachable(err)
 	}
-	return rep, nil
+	return err
+}
+
+// gatherLag gathers one whole lag report (the groups command keeps only
+// summaries of it; see streamLag for the rows).
+func (a *app) gatherLag(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, o lagOpts, each func(admin.LagReport)) error {
+	return a.streamLag(ctx, cfg, adm, req, o, func(rep admin.LagReport) error {
+		each(rep)
+		return nil
+	})
 }
 
 func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, o lagOpts) error {
-	rep, err := a.gatherLag(ctx, cfg, adm, req, o)
-	if err != nil {
-		return err
-	}
-	return a.renderLag(rep)
-}
-
-// renderLag prints the report and returns an error naming every failed
-// group and partition (or the write error, first).
-func (a *app) renderLag(rep admin.LagReport) error {
-	if err := a.printLag(rep, false); err != nil {
-		return err
-	}
-	return reportErrors(rep.Errors())
-}
-
-// printLag writes the report to stdout: the table leaves out groups that do
-// not exist (the error line names them), JSON and CSV carry them with their
-// error. oneLine writes JSON as a single line (one document per --watch
-// round). Only write errors are returned.
-func (a *app) printLag(rep admin.LagReport, oneLine bool) error {
-	if oneLine && a.format == report.JSON {
-		return report.WriteJSONLine(a.stdout, rep)
-	}
-	shown := rep
-	if a.format == report.Table {
-		shown.Groups = nil
-		for _, g := range rep.Groups {
-			if g.Error == "" || len(g.Partitions) > 0 {
-				shown.Groups = append(shown.Groups, g)
-			}
+	out := a.newLagOutput(lagMeta(req, o, ""), report.LagStreamOptions{})
+	if err := a.streamLag(ctx, cfg, adm, req, o, out.add); err != nil {
+		// Groups already written stay a complete document (JSON
+		// closed); the exit code says the report is not whole.
+		if out.groups > 0 {
+			_ = out.close()
 		}
+		return err
 	}
-	if len(shown.Groups) > 0 || a.format != report.Table {
-		if err := report.Lag(a.stdout, a.format, shown); err != nil {
+	if err := out.close(); err != nil {
+		return err
+	}
+	return reportErrors(out.errs)
+}
+
+// lagMeta is what a lag report says besides its groups.
+func lagMeta(req admin.GatherRequest, o lagOpts, at string) admin.LagReport {
+	return admin.LagReport{Time: at, Isolation: req.Isolation.String(), AssumeReset: string(o.assume), TimeLag: o.timeLag}
+}
+
+// lagOutput writes a lag report to stdout group by group as the batches
+// come: the table leaves out groups that do not exist (the error line
+// names them), JSON and CSV carry them with their error. It keeps the
+// report's error lines, not its rows.
+type lagOutput struct {
+	a      *app
+	s      *report.LagStream
+	groups int // groups gathered, shown or not
+	errs   []string
+}
+
+func (a *app) newLagOutput(meta admin.LagReport, opt report.LagStreamOptions) *lagOutput {
+	return &lagOutput{a: a, s: report.NewLagStream(a.stdout, a.format, meta, opt)}
+}
+
+// add writes one batch; only write errors are returned.
+func (o *lagOutput) add(rep admin.LagReport) error {
+	o.errs = append(o.errs, rep.Errors()...)
+	for _, g := range rep.Groups {
+		o.groups++
+		if o.a.format == report.Table && g.Error != "" && len(g.Partitions) == 0 {
+			continue
+		}
+		if err := o.s.Group(g); err != nil {
 			return err
 		}
 	}
-	if len(rep.Groups) == 0 && a.format == report.Table {
-		a.infof("no consumer groups found")
+	return nil
+}
+
+// close ends the document; an empty table says so on stderr instead.
+func (o *lagOutput) close() error {
+	if err := o.s.Close(); err != nil {
+		return err
+	}
+	if o.groups == 0 && o.a.format == report.Table {
+		o.a.infof("no consumer groups found")
 	}
 	return nil
 }
@@ -181,7 +215,6 @@ func reportErrors(lines []string) error {
 }
 
 func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, every time.Duration, o lagOpts) error {
-	tty := isTerminal(a.stdout) && a.format == report.Table // JSON and CSV are streams: never cleared
 	rounds, failed := 0, 0
 	var lastErr error
 	// Ctrl-C ends a watch: exit 1 if any round failed.
@@ -195,62 +228,21 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 	defer t.Stop()
 	// Rates and the catch-up ETA span the last four rounds, as the
 	// exporter's do by default.
-	rates := admin.NewRates(4 * every)
+	w := watchRound{a: a, cfg: cfg, adm: adm, req: req, o: o, every: every, rates: admin.NewRates(4 * every),
+		tty: isTerminal(a.stdout) && a.format == report.Table} // JSON and CSV are streams: never cleared
 	for {
-		rep, err := a.gatherLag(ctx, cfg, adm, req, o)
+		err, werr := w.run(ctx, rounds+1)
 		if ctx.Err() != nil {
 			return end()
 		}
-		rounds++
-		if err == nil {
-			rates.Observe(rep, a.now())
-			for i := range rep.Groups {
-				rep.Groups[i].Progress = rates.Progress(rep.Groups[i])
-			}
-		}
-		if errs := rep.Errors(); err == nil && len(errs) > 0 {
-			err = reportErrors(errs)
-		}
-		if err != nil {
-			failed++
-			lastErr = err
-		}
 		// A failed write (stdout closed) ends the watch: nobody reads it.
-		var werr error
-		switch {
-		case tty:
-			_, werr = fmt.Fprint(a.stdout, "\033[H\033[2J")
-		case rounds > 1 && a.format == report.Table:
-			_, werr = fmt.Fprintln(a.stdout)
-		}
-		at := a.now()
-		if werr == nil {
-			switch a.format {
-			case report.Table:
-				_, werr = fmt.Fprintf(a.stdout, "%s  every %s  (Ctrl-C to stop)\n", at.Format(time.RFC3339), every)
-				if werr == nil && (err == nil || len(rep.Groups) > 0) {
-					werr = a.printLag(rep, true)
-				}
-			case report.CSV:
-				gerr := err
-				if len(rep.Groups) > 0 {
-					gerr = nil // per-group errors are in the rows
-				}
-				// Every round writes rows, so the header goes with the first.
-				werr = report.LagWatchCSV(a.stdout, rep, at, rounds == 1, gerr)
-			default:
-				if len(rep.Groups) > 0 || err == nil {
-					rep.Time = admin.FormatTime(at) // JSON lines say when, like the error lines
-					werr = a.printLag(rep, true)
-				} else {
-					werr = report.WriteJSONLine(a.stdout, watchError{Time: admin.FormatTime(at), Error: err.Error()})
-				}
-			}
-		}
 		if werr != nil {
 			return werr
 		}
+		rounds++
 		if err != nil {
+			failed++
+			lastErr = err
 			a.warnf("%s", errorLine(err))
 		}
 		select {
@@ -259,6 +251,80 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 		case <-t.C:
 		}
 	}
+}
+
+// watchRound is one round of lag --watch.
+type watchRound struct {
+	a     *app
+	cfg   cluster.Config
+	adm   *cluster.Admin
+	req   admin.GatherRequest
+	o     lagOpts
+	every time.Duration
+	rates *admin.Rates
+	tty   bool
+}
+
+// run gathers and writes round n as its batches come. It returns the
+// round's error (the gather's, or the report's error lines) and, apart,
+// a write error. A round that failed before any group was written is one
+// error line (JSON), one error row (CSV) or the round header (table).
+func (w watchRound) run(ctx context.Context, n int) (roundErr, writeErr error) {
+	a := w.a
+	at := a.now()
+	stamp := admin.FormatTime(at)
+	meta, opt := lagMeta(w.req, w.o, ""), report.LagStreamOptions{}
+	switch a.format {
+	case report.JSON:
+		meta.Time, opt.OneLine = stamp, true // JSON lines say when, like the error lines
+	case report.CSV:
+		// Every round writes rows, so the header goes with the first.
+		opt.CSVTime, opt.CSVNoHeader = stamp, n > 1
+	}
+	out := a.newLagOutput(meta, opt)
+	rr := w.rates.Round(at)
+	started := false
+	start := func() error { // the table's round header, with the first batch
+		if started || a.format != report.Table {
+			return nil
+		}
+		started = true
+		var err error
+		switch {
+		case w.tty:
+			_, err = fmt.Fprint(a.stdout, "\033[H\033[2J")
+		case n > 1:
+			_, err = fmt.Fprintln(a.stdout)
+		}
+		if err == nil {
+			_, err = fmt.Fprintf(a.stdout, "%s  every %s  (Ctrl-C to stop)\n", at.Format(time.RFC3339), w.every)
+		}
+		return err
+	}
+	err := a.streamLag(ctx, w.cfg, w.adm, w.req, w.o, func(rep admin.LagReport) error {
+		rr.Observe(rep)
+		for i := range rep.Groups {
+			rep.Groups[i].Progress = rr.Progress(rep.Groups[i])
+		}
+		if writeErr = start(); writeErr == nil {
+			writeErr = out.add(rep)
+		}
+		return writeErr
+	})
+	rr.End(err == nil)
+	switch {
+	case writeErr != nil:
+		return err, writeErr
+	case err == nil:
+		return reportErrors(out.errs), out.close()
+	case out.groups > 0:
+		return err, out.close() // what was written stays a complete document
+	case a.format == report.CSV:
+		return err, report.LagWatchCSV(a.stdout, meta, at, n == 1, err)
+	case a.format == report.JSON:
+		return err, report.WriteJSONLine(a.stdout, watchError{Time: stamp, Error: err.Error()})
+	}
+	return err, start()
 }
 
 // watchError is the JSON line of a --watch round that could not gather.
