@@ -12,9 +12,10 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
+	"unicode"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
@@ -47,9 +48,9 @@ func WriteJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// largeTable is the row count above which WriteTable aligns printable-ASCII
-// tables with text/tabwriter: tablewriter's per-cell width machinery costs
-// about 35 µs a row (3.7 s for lag over 100 groups × 1,000 partitions).
+// largeTable is the row count above which WriteTable aligns tables itself
+// (writeAligned): tablewriter's per-cell width machinery costs about 35 µs
+// a row (3.7 s for lag over 100 groups × 1,000 partitions).
 const largeTable = 200
 
 // WriteJSONLine writes v as JSON on one line (a stream of documents, e.g.
@@ -60,15 +61,18 @@ func WriteJSONLine(w io.Writer, v any) error {
 
 // WriteTable writes a plain aligned table (no borders), the style of
 // kafka-consumer-groups.sh and kubectl: with tablewriter, or for large
-// printable-ASCII tables with text/tabwriter, byte for byte the same
-// layout (TestWriteAlignedMatchesWriteTable).
+// tables with writeAligned, byte for byte the same layout, display widths
+// included (TestWriteAlignedMatchesWriteTable).
 //
 // Every cell goes through safetext.Name: a name from the cluster with a
 // control byte, a bidi override or a line break is shown quoted, so it
 // can neither repaint nor split a row (JSON and CSV keep the exact bytes).
+// A cell that still has a control character after that (which
+// tablewriter renders in its own ways, e.g. a newline as two lines) keeps
+// a large table on tablewriter.
 func WriteTable(w io.Writer, header []string, rows [][]string) error {
 	rows = safeCells(rows)
-	if len(rows) > largeTable && printableASCII(header, rows) {
+	if len(rows) > largeTable && !hasControl(header, rows) {
 		return writeAligned(w, header, rows)
 	}
 	return writeTablewriter(w, header, rows)
@@ -99,17 +103,29 @@ func safeCells(rows [][]string) [][]string {
 	return out
 }
 
-func printableASCII(header []string, rows [][]string) bool {
+func hasControl(header []string, rows [][]string) bool {
 	for _, r := range append([][]string{header}, rows...) {
 		for _, c := range r {
-			for i := 0; i < len(c); i++ {
-				if c[i] < 0x20 || c[i] > 0x7e {
-					return false
+			for _, ch := range c {
+				if unicode.IsControl(ch) {
+					return true
 				}
 			}
 		}
 	}
-	return true
+	return false
+}
+
+// cellWidth is the display width of a cell, as tablewriter measures it
+// (twwidth: East Asian wide characters take two columns, combining marks
+// none); printable ASCII, nearly every cell, is its length.
+func cellWidth(c string) int {
+	for i := 0; i < len(c); i++ {
+		if c[i] < 0x20 || c[i] > 0x7e {
+			return twwidth.Width(c)
+		}
+	}
+	return len(c)
 }
 
 func writeTablewriter(w io.Writer, header []string, rows [][]string) error {
@@ -224,29 +240,38 @@ func Dash(s string) string {
 	return s
 }
 
-// writeAligned writes the same layout as writeTablewriter for printable
-// ASCII cells, with text/tabwriter: a reset or a lag can list tens of
-// thousands of partitions.
+// writeAligned writes the same layout as writeTablewriter: every column
+// as wide as its widest cell (display width) plus two blanks, no blanks at
+// the end of a line. A reset or a lag can list hundreds of thousands of
+// rows: widths are measured once per cell, and lines are written as they
+// are laid out.
 func writeAligned(w io.Writer, header []string, rows [][]string) error {
-	var buf bytes.Buffer
-	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	for _, r := range append([][]string{header}, rows...) {
-		if _, err := io.WriteString(tw, strings.Join(r, "\t")+"\n"); err != nil {
-			return err
+	widths := make([]int, len(header))
+	measure := func(r []string) {
+		for i, c := range r {
+			if i < len(widths) {
+				widths[i] = max(widths[i], cellWidth(c))
+			}
 		}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	measure(header)
+	for _, r := range rows {
+		measure(r)
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	for _, line := range bytes.SplitAfter(buf.Bytes(), []byte("\n")) {
-		if len(line) == 0 {
-			continue
+	line := make([]byte, 0, 256)
+	for _, r := range append([][]string{header}, rows...) {
+		line = line[:0]
+		for i, c := range r {
+			line = append(line, c...)
+			if i < len(r)-1 {
+				for n := widths[i] - cellWidth(c) + 2; n > 0; n-- {
+					line = append(line, ' ')
+				}
+			}
 		}
-		if _, err := bw.Write(bytes.TrimRight(line[:len(line)-1], " ")); err != nil {
-			return err
-		}
-		if err := bw.WriteByte('\n'); err != nil {
+		line = append(bytes.TrimRight(line, " "), '\n')
+		if _, err := bw.Write(line); err != nil {
 			return err
 		}
 	}

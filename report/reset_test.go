@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,6 +16,9 @@ func TestWriteAlignedMatchesWriteTable(t *testing.T) {
 		{{"orders-billing", "orders", "0", "-"}, {"g", "a-much-longer-topic-name", "12345", "clamped to log end (asked 100)"}},
 		{{"", "t", "0", ""}},
 		nil,
+		// Display width, not bytes or runes: accents (1 column, 2
+		// bytes), CJK (2 columns), a combining mark (0), an emoji (2).
+		{{"café-billing", "订单", "0", "-"}, {"g", "naïve", "7", "e\u0301 and 🚀"}, {"日本語のグループ", "t", "1", "x"}},
 	} {
 		var fast, slow bytes.Buffer
 		if err := writeAligned(&fast, header, rows); err != nil {
@@ -26,6 +30,34 @@ func TestWriteAlignedMatchesWriteTable(t *testing.T) {
 		if fast.String() != slow.String() {
 			t.Errorf("rows %q:\nfast:\n%s\nWriteTable:\n%s", rows, strings.ReplaceAll(fast.String(), " ", "·"), strings.ReplaceAll(slow.String(), " ", "·"))
 		}
+	}
+}
+
+// TestWriteTableLargeWide: a large table with one wide cell takes the
+// fast path and still lays out as tablewriter does.
+func TestWriteTableLargeWide(t *testing.T) {
+	header := []string{"TOPIC", "PARTITION", "NOTE"}
+	var rows [][]string
+	for i := 0; i <= largeTable; i++ {
+		rows = append(rows, []string{"orders", strconv.Itoa(i), "-"})
+	}
+	rows[7][0] = "订单"
+	if hasControl(header, rows) {
+		t.Fatal("no control characters here")
+	}
+	var fast, slow bytes.Buffer
+	if err := WriteTable(&fast, header, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeTablewriter(&slow, header, rows); err != nil {
+		t.Fatal(err)
+	}
+	if fast.String() != slow.String() {
+		t.Errorf("large wide table differs from tablewriter's:\n%.600s\n---\n%.600s", fast.String(), slow.String())
+	}
+	rows[3][2] = "two\nlines"
+	if !hasControl(header, rows) {
+		t.Error("a newline is a control character: tablewriter renders it")
 	}
 }
 
