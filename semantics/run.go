@@ -106,47 +106,13 @@ func Run(ctx context.Context, cfg cluster.Config, o Options) (res *Result, err e
 		return nil, err
 	}
 	defer adm.Close()
-	pctx, cancel := context.WithTimeout(ctx, timeout)
-	err = cfg.Ping(pctx, adm)
-	if err == nil {
-		// A session timeout the brokers refuse would only fail in the
-		// first worker, after the topic was created: check it first.
-		limits, lerr := brokerSessionLimits(pctx, adm)
-		if lerr != nil {
-			progress(fmt.Sprintf("warning: could not read the brokers' session timeout range (%v); the brokers will check --session-timeout %s", lerr, o.SessionTimeout))
-		}
-		if serr := CheckSessionTimeout(o.SessionTimeout, limits); serr != nil {
-			err = exitcode.AsUsage(serr)
-		}
-	}
-	cancel()
-	if err != nil {
+	if err := precheck(ctx, cfg, adm, o, timeout, progress); err != nil {
 		return nil, err
 	}
-
-	var suffix [4]byte
-	_, _ = rand.Read(suffix[:])
-	topic := fmt.Sprintf("%s-%s", o.TopicPrefix, hex.EncodeToString(suffix[:]))
-	if o.Topic != "" {
-		topic = o.Topic
-	}
-
-	logDir, removeLogs := o.LogDir, false
-	if logDir == "" {
-		logDir, err = os.MkdirTemp("", "offsetctl-semantics-")
-		if err != nil {
-			return nil, err
-		}
-		removeLogs = !o.Keep
-	} else {
-		if err := os.MkdirAll(logDir, 0o755); err != nil {
-			// Not a directory, no permission: bad input, and nothing
-			// was created on the cluster yet.
-			return nil, exitcode.AsUsage(fmt.Errorf("--log-dir: %w", err))
-		}
-		if abs, err := filepath.Abs(logDir); err == nil {
-			logDir = abs
-		}
+	topic := scratchTopic(o)
+	logDir, removeLogs, err := prepareLogDir(o)
+	if err != nil {
+		return nil, err
 	}
 
 	var groups []string
@@ -155,16 +121,8 @@ func Run(ctx context.Context, cfg cluster.Config, o Options) (res *Result, err e
 		if removeLogs {
 			_ = os.RemoveAll(logDir)
 		}
-		if o.Keep || !created {
-			return
-		}
-		// Best effort, also after a failure or Ctrl-C: a fresh context.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
-		defer cancel()
-		if cerr := cleanup(cctx, adm, topic, groups); cerr != nil {
-			progress(fmt.Sprintf("warning: cleaning up: %v", cerr))
-		} else {
-			progress(fmt.Sprintf("deleted topic %s and %d group(s)", topic, len(groups)))
+		if !o.Keep && created {
+			removeScratch(ctx, adm, topic, groups, timeout, progress)
 		}
 	}()
 
@@ -180,15 +138,97 @@ func Run(ctx context.Context, cfg cluster.Config, o Options) (res *Result, err e
 	}
 	progress(fmt.Sprintf("topic %s: %d events over %d partitions (events %s)", topic, o.Events, o.Partitions, layoutSummary(events, o.Partitions)))
 
-	res = &Result{
+	res = newResult(o, topic)
+	for _, m := range o.Modes {
+		groups = append(groups, topic+"-"+string(m))
+	}
+	if err := runModes(ctx, cfg, adm, o, res, topic, groups, events, logDir, progress); err != nil {
+		return nil, err
+	}
+	if !o.NoReplay {
+		rr, err := closingReplay(ctx, cfg, topic, groups, o.Events)
+		res.Replay = rr
+		if err != nil {
+			res.ElapsedMs = time.Since(started).Milliseconds()
+			return res, err
+		}
+		progress(fmt.Sprintf("replay from offset 0 without a group: %d of %d events read; committed offsets of %d group(s) unchanged", rr.Records, o.Events, len(groups)))
+	}
+	res.ElapsedMs = time.Since(started).Milliseconds()
+	return res, nil
+}
+
+// newResult is the result of the run of o on topic before any mode ran.
+func newResult(o Options, topic string) *Result {
+	return &Result{
 		Events: o.Events, Batch: o.Batch, CrashAfter: o.CrashAfter, Partitions: o.Partitions,
 		WorkDelay: o.WorkDelay.String(), CommitInterval: o.CommitInterval.String(),
 		Topic: topic, Kept: o.Keep, Results: make([]ModeResult, len(o.Modes)),
 	}
-	for _, m := range o.Modes {
-		groups = append(groups, topic+"-"+string(m))
-	}
+}
 
+// precheck checks, before anything is created, that the cluster answers
+// and accepts the session timeout: a refused one would only fail in the
+// first worker, after the topic was created.
+func precheck(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, o Options, timeout time.Duration, progress func(string)) error {
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := cfg.Ping(pctx, adm); err != nil {
+		return err
+	}
+	limits, lerr := brokerSessionLimits(pctx, adm)
+	if lerr != nil {
+		progress(fmt.Sprintf("warning: could not read the brokers' session timeout range (%v); the brokers will check --session-timeout %s", lerr, o.SessionTimeout))
+	}
+	if serr := CheckSessionTimeout(o.SessionTimeout, limits); serr != nil {
+		return exitcode.AsUsage(serr)
+	}
+	return nil
+}
+
+// scratchTopic is o.Topic, else the prefix and a random suffix.
+func scratchTopic(o Options) string {
+	if o.Topic != "" {
+		return o.Topic
+	}
+	var suffix [4]byte
+	_, _ = rand.Read(suffix[:])
+	return fmt.Sprintf("%s-%s", o.TopicPrefix, hex.EncodeToString(suffix[:]))
+}
+
+// prepareLogDir makes the directory of the processed logs: o.LogDir, or a
+// temporary one that is removed afterwards (remove) unless o.Keep.
+func prepareLogDir(o Options) (dir string, remove bool, err error) {
+	if o.LogDir == "" {
+		dir, err = os.MkdirTemp("", "offsetctl-semantics-")
+		return dir, err == nil && !o.Keep, err
+	}
+	if err := os.MkdirAll(o.LogDir, 0o755); err != nil {
+		// Not a directory, no permission: bad input, and nothing
+		// was created on the cluster yet.
+		return "", false, exitcode.AsUsage(fmt.Errorf("--log-dir: %w", err))
+	}
+	if abs, err := filepath.Abs(o.LogDir); err == nil {
+		return abs, false, nil
+	}
+	return o.LogDir, false, nil
+}
+
+// removeScratch deletes the scratch topic and groups, best effort, also
+// after a failure or Ctrl-C: with a fresh context.
+func removeScratch(ctx context.Context, adm *cluster.Admin, topic string, groups []string, timeout time.Duration, progress func(string)) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	if cerr := cleanup(cctx, adm, topic, groups); cerr != nil {
+		progress(fmt.Sprintf("warning: cleaning up: %v", cerr))
+	} else {
+		progress(fmt.Sprintf("deleted topic %s and %d group(s)", topic, len(groups)))
+	}
+}
+
+// runModes runs every mode, at once or (o.Sequential) one after the
+// other until one fails, into res.Results.
+func runModes(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, o Options, res *Result, topic string, groups []string, events []Event, logDir string, progress func(string)) error {
 	errs := make([]error, len(o.Modes))
 	run := func(i int) {
 		m := o.Modes[i]
@@ -219,22 +259,11 @@ func Run(ctx context.Context, cfg cluster.Config, o Options) (res *Result, err e
 	}
 	if err := errors.Join(errs...); err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
-		return nil, err
+		return err
 	}
-
-	if !o.NoReplay {
-		rr, err := closingReplay(ctx, cfg, topic, groups, o.Events)
-		res.Replay = rr
-		if err != nil {
-			res.ElapsedMs = time.Since(started).Milliseconds()
-			return res, err
-		}
-		progress(fmt.Sprintf("replay from offset 0 without a group: %d of %d events read; committed offsets of %d group(s) unchanged", rr.Records, o.Events, len(groups)))
-	}
-	res.ElapsedMs = time.Since(started).Milliseconds()
-	return res, nil
+	return nil
 }
 
 func layoutSummary(events []Event, partitions int) string {
