@@ -18,7 +18,7 @@ VERSION ?= $(shell git describe --tags --exact-match --dirty 2>/dev/null || \
 	echo devel)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build test test-kafka kafka-start kafka-stop fuzz fuzz-short bench demo vet fmt-check
+.PHONY: all build test test-kafka kafka-start kafka-stop fuzz fuzz-short bench demo vet fmt-check docs docs-check
 
 all: build test
 
@@ -91,3 +91,18 @@ vet:
 fmt-check:
 	@out="$$(gofmt -l .)"; \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+# The command reference (docs/cli/*.md) and man pages (docs/man/*.1),
+# generated from the cobra commands' help text: run after changing a
+# command, flag or help string, and commit the result.
+docs:
+	$(GO) run ./internal/tools/gendocs -out docs
+
+# Fails when the checked-in reference differs from what `make docs` makes.
+docs-check:
+	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	$(GO) run ./internal/tools/gendocs -out "$$tmp"; \
+	if ! diff -r docs/cli "$$tmp/cli" || ! diff -r docs/man "$$tmp/man"; then \
+		echo "docs/cli or docs/man is stale: run make docs and commit the result" >&2; exit 1; \
+	fi; \
+	echo "docs/cli and docs/man are up to date"

@@ -77,6 +77,22 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...O
 	return a.execute(ctx, args)
 }
 
+// Command returns offsetctl's command tree without running it, for tools
+// that render its help text (internal/tools/gendocs writes docs/cli and
+// docs/man from it). It writes nothing and reads no environment.
+func Command(opts ...Option) *cobra.Command {
+	a := &app{stdout: io.Discard, stderr: io.Discard, stdin: strings.NewReader(""),
+		getenv: func(string) string { return "" }, now: time.Now}
+	for _, o := range opts {
+		o(a)
+	}
+	root := a.rootCmd()
+	// cobra adds these when it executes; the reference lists them.
+	root.InitDefaultHelpFlag()
+	root.InitDefaultVersionFlag()
+	return root
+}
+
 func (a *app) execute(ctx context.Context, args []string) int {
 	// Whatever reaches stderr (errors, warnings, the undo line, progress,
 	// the client log) is free of raw control bytes: messages quote names
