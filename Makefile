@@ -18,7 +18,7 @@ VERSION ?= $(shell git describe --tags --exact-match --dirty 2>/dev/null || \
 	echo devel)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build test test-kafka kafka-start kafka-stop fuzz fuzz-short bench demo vet fmt-check docs docs-check
+.PHONY: all build test test-kafka kafka-start kafka-stop fuzz fuzz-short bench demo vet fmt-check docs docs-check release release-check
 
 all: build test
 
@@ -106,3 +106,50 @@ docs-check:
 		echo "docs/cli or docs/man is stale: run make docs and commit the result" >&2; exit 1; \
 	fi; \
 	echo "docs/cli and docs/man are up to date"
+
+# Release archives without goreleaser, the same builds as .goreleaser.yaml:
+# every platform below with -trimpath, CGO off (static, cross-compiles
+# without a C toolchain), the version stamped, symbols stripped; one
+# archive per platform (zip for Windows) holding the binary, LICENSE,
+# README.md, CHANGELOG.md and the man pages; checksums.txt (SHA-256).
+# Archives are reproducible: fixed order, owner and mtime (the commit's).
+RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+DIST ?= dist
+release:
+	@rm -rf "$(DIST)"; mkdir -p "$(DIST)"; \
+	mtime="$$(git log -1 --format=%cI 2>/dev/null || echo 2026-12-01T00:00:00Z)"; \
+	for p in $(RELEASE_PLATFORMS); do \
+		os="$${p%/*}"; arch="$${p#*/}"; name="$(BIN)_$(VERSION)_$${os}_$${arch}"; ext=""; \
+		[ "$$os" = windows ] && ext=".exe"; \
+		echo "== $$os/$$arch"; \
+		mkdir -p "$(DIST)/$$name"; \
+		CGO_ENABLED=0 GOOS="$$os" GOARCH="$$arch" $(GO) build -trimpath -ldflags '-s -w $(LDFLAGS)' \
+			-o "$(DIST)/$$name/$(BIN)$$ext" .; \
+		cp LICENSE README.md CHANGELOG.md "$(DIST)/$$name/"; \
+		mkdir -p "$(DIST)/$$name/man"; cp docs/man/*.1 "$(DIST)/$$name/man/"; \
+		find "$(DIST)/$$name" -exec touch -d "$$mtime" {} +; \
+		if [ "$$os" = windows ]; then \
+			(cd "$(DIST)" && find "$$name" | LC_ALL=C sort | zip -X -q "$$name.zip" -@); \
+		else \
+			tar -C "$(DIST)" --sort=name --owner=0 --group=0 --numeric-owner --mtime="$$mtime" \
+				-cf - "$$name" | gzip -n > "$(DIST)/$$name.tar.gz"; \
+		fi; \
+		rm -rf "$(DIST)/$$name"; \
+	done; \
+	(cd "$(DIST)" && sha256sum *.tar.gz *.zip > checksums.txt); \
+	cat "$(DIST)/checksums.txt"
+
+# Checks what `make release` made: every platform has an archive, the
+# checksums match, and the host's binary reports the stamped version.
+release-check:
+	@cd "$(DIST)" && sha256sum -c --quiet checksums.txt; \
+	for p in $(RELEASE_PLATFORMS); do \
+		f="$(BIN)_$(VERSION)_$${p%/*}_$${p#*/}"; \
+		[ -f "$$f.tar.gz" ] || [ -f "$$f.zip" ] || { echo "missing archive for $$p" >&2; exit 1; }; \
+	done; \
+	host="$(BIN)_$(VERSION)_$$($(GO) env GOOS)_$$($(GO) env GOARCH)"; \
+	tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	tar -C "$$tmp" -xzf "$$host.tar.gz"; \
+	got="$$("$$tmp/$$host/$(BIN)" --version)"; \
+	[ "$$got" = "$(BIN) $(VERSION)" ] || { echo "release binary says '$$got', want '$(BIN) $(VERSION)'" >&2; exit 1; }; \
+	echo "release ok: $$got, checksums verified"
