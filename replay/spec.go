@@ -10,6 +10,7 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -82,8 +83,9 @@ func (s StartSpec) For(p int32) (Start, bool) {
 // offset N, "time:T" (admin.ParseTime: RFC 3339, YYYY-MM-DD[THH:MM[:SS]]
 // in UTC, or Unix milliseconds), "ago:D" (admin.ParseDuration: 90s, 2h,
 // 3d, 1d12h, PT90M; positive, before now), or a
-// per-partition list "0=120,2=time:...,3=earliest". The empty string is
-// earliest.
+// per-partition list "0=120,2=time:...,3=earliest". An empty value, for
+// all partitions or one ("0="), is an error, as for --until: read as
+// earliest it would silently replay a whole topic (issue 11).
 func ParseStart(s string, now time.Time) (StartSpec, error) {
 	s = strings.TrimSpace(s)
 	if !strings.Contains(s, "=") {
@@ -118,7 +120,9 @@ func ParseStart(s string, now time.Time) (StartSpec, error) {
 func parseOneStart(v string, now time.Time) (Start, error) {
 	v = strings.TrimSpace(v)
 	switch strings.ToLower(v) {
-	case "", "earliest", "beginning", "start", "oldest":
+	case "":
+		return Start{}, errors.New("empty: give earliest, an offset ≥ 0, time:T or ago:D")
+	case "earliest", "beginning", "start", "oldest":
 		return Start{Kind: StartEarliest}, nil
 	}
 	if t, ok := strings.CutPrefix(v, "time:"); ok {

@@ -16,7 +16,10 @@ func TestParseStart(t *testing.T) {
 		per     map[int32]Start
 		wantErr string
 	}{
-		{in: "", all: &Start{Kind: StartEarliest}},
+		// Issue 11: empty is an error (it read as earliest), like --until.
+		{in: "", wantErr: "empty"},
+		{in: "0=", wantErr: "partition 0: empty"},
+		{in: "0=5,1= ", wantErr: "partition 1: empty"},
 		{in: "earliest", all: &Start{Kind: StartEarliest}},
 		{in: " Beginning ", all: &Start{Kind: StartEarliest}},
 		{in: "0", all: &Start{Kind: StartOffset, Offset: 0}},

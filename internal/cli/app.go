@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -119,8 +120,27 @@ func (a *app) execute(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "offsetctl: interrupted")
 		return exitcode.Failure
 	}
-	fmt.Fprintln(a.stderr, "offsetctl: "+errorLine(err))
+	fmt.Fprintln(a.stderr, "offsetctl: "+capLine(errorLine(err)))
 	return code
+}
+
+// maxErrorLine bounds the error line. Parse errors name the value they
+// refuse, and a value can be an argument of any size (a 130 KB group, a
+// glob's worth of topics): the line keeps its start, which says what is
+// wrong, and never echoes an argument whole.
+const maxErrorLine = 2048
+
+// capLine cuts s after maxErrorLine bytes (on a rune boundary) and says
+// how much was left out.
+func capLine(s string) string {
+	if len(s) <= maxErrorLine {
+		return s
+	}
+	cut := maxErrorLine
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("... (%d more bytes of this message cut)", len(s)-cut)
 }
 
 // errorLine writes err on one line: the errors of an errors.Join are

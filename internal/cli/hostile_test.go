@@ -320,3 +320,35 @@ func TestResetUndoLineOnlyForWhatWasApplied(t *testing.T) {
 		t.Fatalf("after the undo: %v", got)
 	}
 }
+
+// TestReplayEmptyFromRefused: --from ” and --from 0= were read silently
+// as earliest (a whole-topic replay); they are bad input, like --until 0=.
+func TestReplayEmptyFromRefused(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	for _, from := range []string{"", " ", "0=", "0=5,1="} {
+		r := mustRun(t, c, 2, "replay", topic, "--from", from, "--format", "none")
+		if !strings.Contains(r.stderr, "--from") || !strings.Contains(r.stderr, "empty") || r.stdout != "" {
+			t.Errorf("--from %q: %q", from, r.stderr)
+		}
+	}
+	mustRun(t, c, 2, "replay", topic, "--until", "0=", "--format", "none")
+}
+
+// TestLongErrorLinesCut: whatever a message quotes, the error line stays
+// bounded: an argument is never echoed whole.
+func TestLongErrorLinesCut(t *testing.T) {
+	huge := strings.Repeat("x", 100_000)
+	for _, args := range [][]string{
+		{"replay", "t", "--from", huge},
+		{"reset", "g", "--to", huge, "--all-topics"},
+		{"lag", "g", "--topic", huge},
+		{"--brokers", huge, "groups"},
+		{"-o", huge, "groups"},
+	} {
+		r := offsetctl(t, nil, args...)
+		if r.code != 2 || len(r.stderr) > 2200 || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%s: exit %d, %d bytes of stderr: %s", args[0], r.code, len(r.stderr), safetext.Arg(r.stderr))
+		}
+	}
+}
