@@ -79,7 +79,7 @@ func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPla
 	}
 	for _, t := range scope.TopicNames() {
 		if err := s.Offsets.TopicErr[t]; err != nil {
-			return p, exitcode.Usagef("%v", err)
+			return p, TopicFailure(err)
 		}
 		parts, ok := s.Offsets.Partitions[t]
 		if !ok {

@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
@@ -148,10 +149,19 @@ type GatherRequest struct {
 }
 
 // ListGroups lists every group in the cluster with its type and state.
+//
+// ListGroups goes to every broker the client knows; one that does not
+// answer is an error (kadm's *ShardErrors), never fewer groups. franz-go
+// asks the brokers of its latest metadata, so a metadata answer that named
+// none (a cluster starting up) would send the request nowhere and read as
+// "no groups": that is an error too, never an empty report with exit 0.
 func ListGroups(ctx context.Context, adm *cluster.Admin) (kadm.ListedGroups, error) {
 	listed, err := adm.ListGroups(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("listing groups: %w", err)
+	}
+	if len(listed) == 0 && adm.Kgo != nil && len(adm.Kgo.DiscoveredBrokers()) == 0 {
+		return nil, errors.New("listing groups: the cluster's metadata named no broker to ask (is it starting up?)")
 	}
 	return listed, nil
 }
@@ -543,13 +553,17 @@ func ListOffsets(ctx context.Context, adm *cluster.Admin, topics []string, iso I
 			return to, fmt.Errorf("listing offsets: %w", err)
 		}
 	}
+	lost := unansweredOffsets(startErr, endErr)
 	for _, t := range topics {
 		if tl, ok := starts[t]; ok {
 			if bad, ok := tl[-1]; ok && bad.Err != nil {
 				to.TopicErr[t] = describeTopicErr(t, bad.Err)
 				continue
 			}
-		} else {
+		} else if len(lost[t]) == 0 {
+			// Neither listed nor in a failed request: the cluster's
+			// answer is incomplete, which is not the topic's absence
+			// (that is UNKNOWN_TOPIC_OR_PARTITION, above).
 			to.TopicErr[t] = fmt.Errorf("topic %s: no offsets listed", t)
 			continue
 		}
@@ -562,16 +576,67 @@ func ListOffsets(ctx context.Context, adm *cluster.Admin, topics []string, iso I
 					po.Err = e.Err
 				}
 			} else if po.Err == nil {
-				po.Err = fmt.Errorf("no end offset listed")
+				po.Err = firstErr(lost[t][p], errors.New("no end offset listed"))
 			}
 			if s.Err != nil {
 				po.Start = -1
 			}
 			ps[p] = po
 		}
+		// A partition whose leader did not answer is in no listing at
+		// all: it is an error row, never a partition that does not
+		// exist (bad input) or one silently left out of a plan.
+		for p, err := range lost[t] {
+			if _, ok := ps[p]; !ok {
+				ps[p] = PartitionOffsets{Start: -1, End: -1, Err: err}
+			}
+		}
 		to.Partitions[t] = ps
 	}
 	return to, nil
+}
+
+// unansweredOffsets maps each partition of a ListOffsets request that
+// failed as a whole (its broker timed out, was frozen or refused it) to
+// why. kadm reports those in *ShardErrors with the request piece, and
+// leaves their partitions out of its result.
+func unansweredOffsets(errs ...error) map[string]map[int32]error {
+	out := map[string]map[int32]error{}
+	for _, err := range errs {
+		var se *kadm.ShardErrors
+		if !errors.As(err, &se) {
+			continue
+		}
+		for _, e := range se.Errs {
+			req, ok := e.Req.(*kmsg.ListOffsetsRequest)
+			if !ok {
+				continue
+			}
+			why := fmt.Errorf("broker %d did not answer ListOffsets: %w", e.Broker.NodeID, e.Err)
+			for _, t := range req.Topics {
+				if out[t.Topic] == nil {
+					out[t.Topic] = map[int32]error{}
+				}
+				for _, p := range t.Partitions {
+					if out[t.Topic][p.Partition] == nil {
+						out[t.Topic][p.Partition] = why
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TopicFailure is the error for a topic that could not be listed: bad
+// input (exit 2) only when the cluster said it does not exist; any other
+// failure (a broker that did not answer) is operational, so a script
+// retries it instead of reading "fix your command".
+func TopicFailure(err error) error {
+	if errors.Is(err, kerr.UnknownTopicOrPartition) {
+		return exitcode.AsUsage(err)
+	}
+	return err
 }
 
 func describeTopicErr(topic string, err error) error {

@@ -396,7 +396,7 @@ func namedScope(in ResetInput) ([]TP, error) {
 	var keys []TP
 	for _, t := range in.Scope.TopicNames() {
 		if err := in.Snapshot.Offsets.TopicErr[t]; err != nil {
-			return nil, exitcode.Usagef("%v", err)
+			return nil, TopicFailure(err)
 		}
 		parts, ok := in.Snapshot.Offsets.Partitions[t]
 		if !ok {
@@ -481,7 +481,7 @@ func (t *targeter) logOffsets(k TP, pp *PartitionPlan) (PartitionOffsets, error)
 	po, ok, terr := in.Snapshot.Offsets.Lookup(k.Topic, k.Partition)
 	switch {
 	case terr != nil:
-		return po, exitcode.Usagef("group %s: %v", safetext.Arg(g.Group), terr)
+		return po, TopicFailure(fmt.Errorf("group %s: %w", safetext.Arg(g.Group), terr))
 	case !ok:
 		if _, known := in.Snapshot.Offsets.Partitions[k.Topic]; !known && in.Target.Kind != ToFile && !in.AllTopics {
 			return po, exitcode.Usagef("topic %s does not exist", k.Topic)

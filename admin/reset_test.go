@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // resetSnapshot builds a snapshot: topic "t" with partitions 0..2 whose log
@@ -21,7 +23,8 @@ func resetSnapshot() *Snapshot {
 				"t": {0: {Start: 10, End: 100}, 1: {Start: 0, End: 50}, 2: {Start: 0, End: 0}},
 				"u": {0: {Start: 0, End: 5}},
 			},
-			TopicErr: map[string]error{"gone": errors.New("topic gone does not exist (deleted?)")},
+			// As ListOffsets words UNKNOWN_TOPIC_OR_PARTITION.
+			TopicErr: map[string]error{"gone": describeTopicErr("gone", kerr.UnknownTopicOrPartition)},
 		},
 		Groups: []GroupSnapshot{
 			{GroupInfo: GroupInfo{Group: "g", Type: "classic", State: "Empty", Exists: true}, Commits: map[string]map[int32]Commit{"t": {0: c(40), 1: c(45)}}},
@@ -287,5 +290,22 @@ func TestGroupPlanChanges(t *testing.T) {
 	}}
 	if c, u := gp.Changes(); c != 3 || u != 4 {
 		t.Errorf("Changes() = %d changed, %d unchanged; want 3, 4", c, u)
+	}
+}
+
+// TestPlanResetUnlistedTopicIsOperational: a scoped topic whose listing a
+// frozen broker left empty ("no offsets listed", a deadline) is an
+// operational failure (exit 1), never bad input: a script reads exit 2 as
+// "fix your command" and would not retry (issue 11: a SIGSTOP during
+// planning gave exit 2 in 3 of 16 runs).
+func TestPlanResetUnlistedTopicIsOperational(t *testing.T) {
+	snap := resetSnapshot()
+	snap.Offsets.TopicErr["frozen"] = fmt.Errorf("topic frozen: no offsets listed")
+	for _, scope := range [][]string{{"frozen"}, {"frozen:0"}} {
+		in := ResetInput{Snapshot: snap, Groups: []string{"g"}, Target: Target{Kind: ToEarliest}, Scope: resetScope(t, scope...)}
+		_, err := PlanReset(in)
+		if err == nil || exitcode.Code(err) != exitcode.Failure {
+			t.Errorf("scope %v: err = %v (exit %d), want an operational failure", scope, err, exitcode.Code(err))
+		}
 	}
 }

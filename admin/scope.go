@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/offsetctl/offsetctl/internal/exitcode"
 )
 
 // Scope narrows commands to topics and, optionally, to some partitions of
@@ -157,19 +159,21 @@ func validTopicName(t string) error {
 }
 
 // CheckScope reports the first scoped topic or partition the cluster does
-// not have, as listed in offsets (which must cover every scoped topic).
+// not have, as listed in offsets (which must cover every scoped topic), as
+// bad input; a topic that could not be listed for another reason is an
+// operational error (TopicFailure).
 func CheckScope(offsets TopicOffsets, scope Scope) error {
 	for _, t := range scope.TopicNames() {
 		if err := offsets.TopicErr[t]; err != nil {
-			return err
+			return TopicFailure(err)
 		}
 		parts, ok := offsets.Partitions[t]
 		if !ok {
-			return fmt.Errorf("topic %s does not exist", t)
+			return exitcode.Usagef("topic %s does not exist", t)
 		}
 		for _, p := range scope.Named[t] {
 			if _, ok := parts[p]; !ok {
-				return fmt.Errorf("partition %d does not exist in topic %s (it has %d partitions)", p, t, len(parts))
+				return exitcode.Usagef("partition %d does not exist in topic %s (it has %d partitions)", p, t, len(parts))
 			}
 		}
 	}

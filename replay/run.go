@@ -192,7 +192,9 @@ func Gather(ctx context.Context, adm *cluster.Admin, topic string, iso admin.Iso
 		return g, err
 	}
 	if err := to.TopicErr[topic]; err != nil {
-		if errors.Is(err, kerr.UnknownTopicOrPartition) || to.Partitions[topic] == nil {
+		// Only the cluster saying so means the topic does not exist; a
+		// listing that a frozen broker left empty is operational (exit 1).
+		if errors.Is(err, kerr.UnknownTopicOrPartition) {
 			return g, exitcode.AsUsage(fmt.Errorf("topic %s does not exist", topic))
 		}
 		return g, err

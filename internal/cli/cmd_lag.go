@@ -108,6 +108,10 @@ func (a *app) streamLag(ctx context.Context, cfg cluster.Config, adm *cluster.Ad
 	err := admin.StreamLag(ctx, adm, req, lo, admin.StreamOptions{Timeout: cfg.Timeout}, func(bctx context.Context, b admin.LagBatch) error {
 		if !checked {
 			if err := admin.CheckScope(b.Snapshot.Offsets, req.Scope); err != nil {
+				if exitcode.Code(err) != exitcode.Usage {
+					// A listing a broker did not answer: exit 1.
+					return fmt.Errorf("--topic %w", err)
+				}
 				return exitcode.Flag("--topic", err)
 			}
 			checked = true
