@@ -61,7 +61,26 @@ func (s *timeLagSearch) resolved(off int64) bool {
 // looked for was resolved (a record found, only markers left, or the
 // partition failed) rather than the search being cut by the deadline.
 func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Isolation, now time.Time) (complete bool, err error) {
-	search := map[TP]*timeLagSearch{}
+	search := timeLagSearches(rep)
+	if len(search) == 0 {
+		return true, nil
+	}
+	pending, err := search.run(ctx, cfg, iso)
+	if err != nil {
+		return false, err
+	}
+	applyTimeLag(rep, search, now)
+	return pending == 0, nil
+}
+
+// searchSet is the time-lag search of every partition read.
+type searchSet map[TP]*timeLagSearch
+
+// timeLagSearches sets the rows whose time lag is known without reading
+// (none, or nothing left to read) and returns what to look for on the
+// others' partitions.
+func timeLagSearches(rep *LagReport) searchSet {
+	search := searchSet{}
 	for gi := range rep.Groups {
 		for pi := range rep.Groups[gi].Partitions {
 			p := &rep.Groups[gi].Partitions[pi]
@@ -91,12 +110,14 @@ func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 			}
 		}
 	}
-	if len(search) == 0 {
-		return true, nil
-	}
+	return search
+}
+
+// run reads every searched partition from its lowest offset until each
+// offset is resolved or timeLagWait passes; it returns how many are not.
+func (ss searchSet) run(ctx context.Context, cfg cluster.Config, iso Isolation) (pending int, err error) {
 	start := PartitionMap[kgo.Offset]{}
-	pending := 0
-	for k, s := range search {
+	for k, s := range ss {
 		slices.Sort(s.offs)
 		pending += len(s.offs)
 		start.Set(k.Topic, k.Partition, kgo.NewOffset().At(s.offs[0]))
@@ -110,7 +131,7 @@ func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 	// than wait for a record that will never come.
 	cl, err := cfg.NewClient(kgo.ConsumePartitions(start), kgo.FetchIsolationLevel(level), kgo.FetchMaxWait(200*time.Millisecond), kgo.KeepControlRecords())
 	if err != nil {
-		return false, err
+		return pending, err
 	}
 	defer cl.Close()
 
@@ -124,50 +145,65 @@ func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 		// be read, so stop waiting for it.
 		fs.EachError(func(topic string, partition int32, ferr error) {
 			k := TP{topic, partition}
-			s := search[k]
-			if s == nil || errors.Is(ferr, context.Canceled) || errors.Is(ferr, context.DeadlineExceeded) {
-				return
+			if s := ss[k]; s != nil && s.fail(ferr, &pending) {
+				pause(k)
 			}
-			var dataLoss *kgo.ErrDataLoss
-			if errors.As(ferr, &dataLoss) {
-				return // informational: reading goes on from where it can
-			}
-			for _, off := range s.offs {
-				if !s.resolved(off) {
-					s.failed[off] = ferr
-					pending--
-				}
-			}
-			pause(k)
 		})
 		fs.EachRecord(func(r *kgo.Record) {
 			k := TP{r.Topic, r.Partition}
-			s := search[k]
-			if s == nil {
-				return
-			}
-			left := 0
-			last := r.Offset+1 >= s.end
-			for _, off := range s.offs {
-				if s.resolved(off) {
-					continue
-				}
-				switch {
-				case r.Offset >= off && !r.Attrs.IsControl():
-					s.found[off] = r.Timestamp.UnixMilli()
-					pending--
-				case last:
-					s.markersOnly[off] = true
-					pending--
-				default:
-					left++
-				}
-			}
-			if left == 0 {
+			if s := ss[k]; s != nil && s.see(r, &pending) == 0 {
 				pause(k)
 			}
 		})
 	}
+	return pending, nil
+}
+
+// fail marks the unresolved offsets failed by ferr, unless ferr is the
+// deadline or informational; it reports whether it did.
+func (s *timeLagSearch) fail(ferr error, pending *int) bool {
+	if errors.Is(ferr, context.Canceled) || errors.Is(ferr, context.DeadlineExceeded) {
+		return false
+	}
+	var dataLoss *kgo.ErrDataLoss
+	if errors.As(ferr, &dataLoss) {
+		return false // informational: reading goes on from where it can
+	}
+	for _, off := range s.offs {
+		if !s.resolved(off) {
+			s.failed[off] = ferr
+			*pending--
+		}
+	}
+	return true
+}
+
+// see resolves the offsets r answers: the first data record at or after
+// one, or the log end reached with only markers. It returns how many
+// offsets are left.
+func (s *timeLagSearch) see(r *kgo.Record, pending *int) (left int) {
+	last := r.Offset+1 >= s.end
+	for _, off := range s.offs {
+		if s.resolved(off) {
+			continue
+		}
+		switch {
+		case r.Offset >= off && !r.Attrs.IsControl():
+			s.found[off] = r.Timestamp.UnixMilli()
+			*pending--
+		case last:
+			s.markersOnly[off] = true
+			*pending--
+		default:
+			left++
+		}
+	}
+	return left
+}
+
+// applyTimeLag sets each searched row's time lag, or a note saying why
+// it is unknown.
+func applyTimeLag(rep *LagReport, search searchSet, now time.Time) {
 	for gi := range rep.Groups {
 		for pi := range rep.Groups[gi].Partitions {
 			p := &rep.Groups[gi].Partitions[pi]
@@ -188,5 +224,4 @@ func fillTimeLag(ctx context.Context, cfg cluster.Config, rep *LagReport, iso Is
 			}
 		}
 	}
-	return pending == 0, nil
 }
