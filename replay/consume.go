@@ -194,7 +194,7 @@ func (c *consumer) checkLeaders(ctx context.Context, stall time.Duration) error 
 		}
 	}
 	tctx, tcancel := context.WithTimeout(ctx, stall)
-	perr := probeLeaders(tctx, c.cl, c.plan.Topic, openParts)
+	perr := c.probeUntil(tctx, openParts)
 	timedOut := tctx.Err() != nil
 	tcancel()
 	var pe *probeError
@@ -208,6 +208,28 @@ func (c *consumer) checkLeaders(ctx context.Context, stall time.Duration) error 
 	who := "the cluster at " + strings.Join(c.cfg.Brokers, ",") + " does not answer for partition(s) " + formatParts(pe.parts)
 	return fmt.Errorf("topic %s: no records for %s and %s (%s): replay stopped", c.plan.Topic, stall, who, why)
 }
+
+// probeUntil repeats probeLeaders until the leaders answer or ctx ends.
+// A restarting broker refuses connections at once: one refused probe
+// must not stop a replay that the restart lets go on. So the stall is a
+// quiet fetch of --timeout and then up to --timeout of probing, and a
+// restart shorter than about twice --timeout rides through (docs/replay.md).
+func (c *consumer) probeUntil(ctx context.Context, parts []int32) error {
+	for {
+		err := probeLeaders(ctx, c.cl, c.plan.Topic, parts)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(probeRetry):
+		}
+	}
+}
+
+// probeRetry is the pause between two probes of a stalled replay.
+const probeRetry = 200 * time.Millisecond
 
 // fetchError returns the first partition error of an open partition (a
 // stall's deadline aside).

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/internal/testkit"
+	"github.com/offsetctl/offsetctl/replay"
 )
 
 // freeze makes one kfake broker stop answering requests of key (as a
@@ -111,5 +113,71 @@ func TestFaultUnansweredGroupRequestsIsExit1(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReplayRidesThroughARestart: a broker restart refuses connections at
+// once. Stalled for --timeout, the replay probes the leaders for up to
+// another --timeout, retrying, so a restart shorter than about twice
+// --timeout rides through (docs/replay.md). It measured about one
+// --timeout (issue 11): the first refused probe stopped the replay.
+func TestReplayRidesThroughARestart(t *testing.T) {
+	c := kfakeCluster(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 20}, time.Time{})
+	const timeout, restart = time.Second, 1600 * time.Millisecond // between 1x and 2x
+	var mu sync.Mutex
+	var from, until time.Time // the restart window
+	down := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		now := time.Now()
+		return !from.IsZero() && now.After(from) && now.Before(until)
+	}
+	var fetches int
+	c.Fake.ControlKey(kmsg.Fetch.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		mu.Lock()
+		fetches++
+		if fetches == 2 { // the first fetch brought the 20 records
+			from, until = time.Now(), time.Now().Add(restart)
+		}
+		end := until
+		mu.Unlock()
+		if down() {
+			c.Fake.SleepControl(func() { time.Sleep(time.Until(end)) })
+		}
+		return nil, nil, false
+	})
+	refuse := func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		if down() {
+			return nil, errors.New("restarting: connection refused"), true
+		}
+		return nil, nil, false
+	}
+	c.Fake.ControlKey(kmsg.Metadata.Int16(), refuse)
+	c.Fake.ControlKey(kmsg.ListOffsets.Int16(), refuse)
+	done := make(chan result, 1)
+	go func() {
+		done <- offsetctl(t, c, "replay", topic, "--follow", "--until", "30", "--format", "none", "-q", "-o", "json", "--no-verify", "--timeout", timeout.String())
+	}()
+	// Once the restart is over, the last 10 records arrive.
+	waitFor(t, "the restart window to start", func() bool { mu.Lock(); defer mu.Unlock(); return !from.IsZero() })
+	time.Sleep(restart + 100*time.Millisecond)
+	c.Produce(topic, map[int32]int{0: 10}, time.Time{})
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the replay did not end")
+	}
+	var res replay.Result
+	if r.code != 0 {
+		t.Fatalf("a %s restart with --timeout %s: exit %d\n%s", restart, timeout, r.code, r.stderr)
+	}
+	decodeJSON(t, r, &res)
+	if res.Records != 30 {
+		t.Fatalf("records = %d, want 30", res.Records)
 	}
 }
