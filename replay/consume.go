@@ -129,9 +129,10 @@ func (c *consumer) clientOpts() []kgo.Opt {
 		kgo.FetchMaxBytes(fetchMax),
 		kgo.FetchMaxPartitionBytes(fetchMax),
 		kgo.FetchMaxWait(500 * time.Millisecond),
+		kgo.MaxConcurrentFetches(maxConcurrentFetches),
 	}
 	if c.pool {
-		copts = append(copts, kgo.WithPools(&fetchPools{}))
+		copts = append(copts, kgo.WithPools(newFetchPools()))
 	}
 	return copts
 }

@@ -88,7 +88,7 @@ before and after. With --produce-to it copies the records to another topic
 	fl.BoolVar(&f.noVerify, "no-verify", false, "skip the before/after proof")
 	fl.BoolVar(&f.payloadDigest, "payload-digest", false, "also print the payload digest (no partitions or offsets), comparable between a source and its copy")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
-	fl.StringVar(&f.fetchMax, "fetch-max-bytes", "2MiB", "largest fetch response (and partition share of it); with one fetch buffered per broker it bounds memory")
+	fl.StringVar(&f.fetchMax, "fetch-max-bytes", "2MiB", "largest fetch response (and partition share of it); with at most two fetches held at once it bounds memory")
 	fl.StringVar(&f.produceTo, "produce-to", "", "backfill: copy every replayed record to this topic")
 	fl.StringVar(&f.targetBrokers, "target-brokers", "", "backfill: bootstrap brokers of the target cluster (default: the source cluster)")
 	fl.StringVar(&f.targetConfig, "target-command-config", "", "backfill: Java client properties file of the target cluster (its own brokers, TLS, SASL)")
