@@ -520,6 +520,35 @@ func (b *backfiller) err() error {
 // positions (partition → next offset the replay reached) says where a
 // fully-copied partition resumes. consumeErr is the replay's own error.
 func (b *backfiller) finish(ctx context.Context, res *Result, consumeErr error) (*BackfillResult, error) {
+	committed, invisible := b.settle(ctx, consumeErr)
+	br, resume, incomplete := b.tally(res, consumeErr, committed)
+	if !incomplete {
+		br.Complete = br.Produced == res.Records
+		if !br.Complete {
+			incomplete = true
+			for _, bp := range br.Partitions {
+				resume[bp.Partition] = bp.ResumeFrom
+			}
+		}
+	}
+	if !incomplete && invisible != nil {
+		// Committed: a rerun would copy everything again, so no resume
+		// point; the copies become visible once the markers are written.
+		br.Complete = false
+		br.Error = invisible.Error()
+		return br, fmt.Errorf("backfill committed but not yet visible: %w; the copies are committed (do not rerun the backfill): they become visible to read_committed consumers once the last stable offsets pass them", invisible)
+	}
+	if !incomplete {
+		return br, nil
+	}
+	br.Resume = FormatResume(resume)
+	return br, b.incomplete(br, consumeErr)
+}
+
+// settle waits for the copies in flight and ends the transaction:
+// committed is false when a transaction was aborted or could not end;
+// invisible says why committed copies are not yet visible.
+func (b *backfiller) settle(ctx context.Context, consumeErr error) (committed bool, invisible error) {
 	// Wait for the copies in flight, but not forever: copies still
 	// unacknowledged then count as not copied (a resume may duplicate
 	// them, never skip them).
@@ -529,7 +558,7 @@ func (b *backfiller) finish(ctx context.Context, res *Result, consumeErr error) 
 	if err != nil {
 		b.fail(fmt.Errorf("waiting for acknowledgements: %w", err), "")
 	}
-	committed := true
+	committed = true
 	if b.txn && b.started {
 		commit := kgo.TryCommit
 		if b.bad.Load() || consumeErr != nil {
@@ -546,10 +575,16 @@ func (b *backfiller) finish(ctx context.Context, res *Result, consumeErr error) 
 	// markers reach the partitions after that, and until then
 	// read_committed consumers see nothing of the copy. "Complete" means
 	// visible: wait (bounded by --timeout) for the last stable offsets.
-	var invisible error
 	if b.txn && b.started && committed && !b.bad.Load() && consumeErr == nil {
 		invisible = b.waitVisible(ctx)
 	}
+	return committed, invisible
+}
+
+// tally is the result of every partition and, when the backfill is
+// incomplete (a copy failed, the replay stopped, or the transaction did
+// not commit), where each would resume.
+func (b *backfiller) tally(res *Result, consumeErr error, committed bool) (*BackfillResult, map[int32]int64, bool) {
 	br := &BackfillResult{Target: b.opts.Topic, Partitioner: b.opts.Partitioner, Transactional: b.txn}
 	next := map[int32]int64{}
 	for _, pr := range res.Partitions {
@@ -587,26 +622,12 @@ func (b *backfiller) finish(ctx context.Context, res *Result, consumeErr error) 
 	}
 	b.mu.Unlock()
 	slices.SortFunc(br.Partitions, func(a, b BackfillPartition) int { return cmp.Compare(a.Partition, b.Partition) })
-	if !incomplete {
-		br.Complete = br.Produced == res.Records
-		if !br.Complete {
-			incomplete = true
-			for _, bp := range br.Partitions {
-				resume[bp.Partition] = bp.ResumeFrom
-			}
-		}
-	}
-	if !incomplete && invisible != nil {
-		// Committed: a rerun would copy everything again, so no resume
-		// point; the copies become visible once the markers are written.
-		br.Complete = false
-		br.Error = invisible.Error()
-		return br, fmt.Errorf("backfill committed but not yet visible: %w; the copies are committed (do not rerun the backfill): they become visible to read_committed consumers once the last stable offsets pass them", invisible)
-	}
-	if !incomplete {
-		return br, nil
-	}
-	br.Resume = FormatResume(resume)
+	return br, resume, incomplete
+}
+
+// incomplete sets br.Error and returns the error of an incomplete
+// backfill: the cause, what was copied per partition, and the resume.
+func (b *backfiller) incomplete(br *BackfillResult, consumeErr error) error {
 	cause := b.err()
 	if cause == nil {
 		cause = consumeErr
@@ -634,5 +655,5 @@ func (b *backfiller) finish(ctx context.Context, res *Result, consumeErr error) 
 	if br.Unanswered > 0 && !b.txn {
 		beyond += fmt.Sprintf(" (%d copies were sent without an answer: they may be in %s already, and the resume would copy them again; --transactional-id makes a copy all or nothing)", br.Unanswered, b.opts.Topic)
 	}
-	return br, fmt.Errorf("backfill incomplete: %v; %s: %s; resume with --from %s%s", cause, what, strings.Join(acked, ", "), br.Resume, beyond)
+	return fmt.Errorf("backfill incomplete: %v; %s: %s; resume with --from %s%s", cause, what, strings.Join(acked, ", "), br.Resume, beyond)
 }
