@@ -150,3 +150,29 @@ func TestErrorsShowThePathShortened(t *testing.T) {
 		t.Fatalf("%q", err)
 	}
 }
+
+// FuzzRead: whatever a regular file holds, Read returns exactly its bytes
+// when they fit the limit and an error when they do not.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte("a=b\n"), int64(10))
+	f.Add([]byte(""), int64(0))
+	f.Add([]byte("0123456789"), int64(9))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte, limit int64) {
+		if limit < 0 || limit > 1<<20 {
+			return
+		}
+		p := filepath.Join(dir, "f")
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Read(p, limit, time.Second)
+		if int64(len(data)) <= limit {
+			if err != nil || string(got) != string(data) {
+				t.Fatalf("%d bytes, limit %d: %q, %v", len(data), limit, got, err)
+			}
+		} else if err == nil {
+			t.Fatalf("%d bytes over a limit of %d accepted", len(data), limit)
+		}
+	})
+}
