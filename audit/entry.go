@@ -1,0 +1,144 @@
+// Package audit records every change offsetctl makes to a cluster (and
+// every replay) as one JSON line in an append-only log, and reads the log
+// back for history, undo, snapshot and diff. It imports admin; admin never
+// imports audit.
+//
+// The log format, version 1: UTF-8 JSON Lines, one Entry per line, each
+// line written with a single write(2) on a file opened O_APPEND, then
+// fsynced. Readers ignore unknown fields (newer writers may add some) and
+// a torn last line (a writer killed mid-write). V says which version wrote
+// the entry; a change of meaning of an existing field bumps it.
+package audit
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"time"
+)
+
+// Version is the format version written in Entry.V.
+const Version = 1
+
+// The actions an entry records.
+const (
+	ActReset         = "reset"
+	ActDeleteOffsets = "delete-offsets"
+	ActDeleteGroup   = "delete-group"
+	ActUndo          = "undo"
+	ActReplay        = "replay"
+	ActBackfill      = "backfill"
+)
+
+// The outcomes. A dry run changes nothing and is not logged.
+const (
+	// Applied: every planned change was made and read back.
+	Applied = "applied"
+	// Refused: the guard (live members, a moved group) or a check
+	// refused before anything was sent; nothing changed.
+	Refused = "refused"
+	// Failed: nothing was changed (or the replay failed).
+	Failed = "failed"
+	// Partial: some changes were made and some were not.
+	Partial = "partial"
+)
+
+// Change is one partition of a group: its committed offset before and
+// after. nil means no commit (the group had none, or it was deleted), the
+// same meaning as replay.Change. Error says why a planned change was not
+// made; a change without Error in an entry whose Outcome is applied or
+// partial was made.
+type Change struct {
+	Group     string `json:"group"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Before    *int64 `json:"before"`
+	After     *int64 `json:"after"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Entry is one line of the log: one command that changed a cluster, or
+// one replay.
+type Entry struct {
+	V      int       `json:"v"`
+	ID     string    `json:"id"`
+	Time   time.Time `json:"time"`
+	Action string    `json:"action"`
+	// Who and where.
+	User      string `json:"user"`
+	Host      string `json:"host"`
+	ClusterID string `json:"cluster_id"`
+	Profile   string `json:"profile,omitempty"`
+	// Command is the argv (without the program name), secrets redacted.
+	Command []string `json:"command"`
+	Groups  []string `json:"groups"`
+	Topics  []string `json:"topics"`
+	// Partitions counts the planned partitions; Applied those changed
+	// and read back.
+	Partitions int      `json:"partitions"`
+	Applied    int      `json:"applied"`
+	Changes    []Change `json:"changes"`
+	// Backup is the backup file written before the change (absolute
+	// path) and BackupSHA256 its hex SHA-256, checked by undo.
+	Backup       string `json:"backup,omitempty"`
+	BackupSHA256 string `json:"backup_sha256,omitempty"`
+	// UndoOf is the entry an undo reverted.
+	UndoOf string `json:"undo_of,omitempty"`
+	// Replays: records read, the digests and the proof's verdict
+	// (unchanged, changed, skipped or error).
+	Records       *int64 `json:"records,omitempty"`
+	Digest        string `json:"digest,omitempty"`
+	PayloadDigest string `json:"payload_digest,omitempty"`
+	Proof         string `json:"proof,omitempty"`
+	// Backfill target topic and copies produced.
+	Target   string `json:"target,omitempty"`
+	Produced *int64 `json:"produced,omitempty"`
+
+	Outcome    string `json:"outcome"`
+	ExitCode   int    `json:"exit_code"`
+	DurationMs int64  `json:"duration_ms"`
+	Error      string `json:"error,omitempty"`
+}
+
+// crockford is the ULID alphabet: no I, L, O or U, so an id read aloud or
+// retyped is unambiguous, and its byte order is its numeric order.
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// NewID returns a ULID-shaped id: 26 characters, the first 10 the unix
+// milliseconds of at and the rest 80 random bits, so ids sort by time as
+// strings and two writers in the same millisecond do not collide.
+func NewID(at time.Time) string {
+	var rnd [10]byte
+	_, _ = rand.Read(rnd[:]) // crypto/rand never fails on supported platforms
+	return encodeID(uint64(at.UnixMilli()), rnd)
+}
+
+func encodeID(ms uint64, rnd [10]byte) string {
+	var b [26]byte
+	for i := 9; i >= 0; i-- {
+		b[i] = crockford[ms&31]
+		ms >>= 5
+	}
+	hi := uint64(binary.BigEndian.Uint16(rnd[0:2]))
+	lo := binary.BigEndian.Uint64(rnd[2:10])
+	// 80 bits as 16 characters of 5 bits, most significant first.
+	for i := 25; i >= 10; i-- {
+		b[i] = crockford[lo&31]
+		lo = lo>>5 | (hi&31)<<59
+		hi >>= 5
+	}
+	return string(b[:])
+}
+
+// Outcome classifies a finished change: refused when the guard stopped it,
+// applied when no error, failed when nothing was applied, else partial.
+func Outcome(err error, refused bool, applied int) string {
+	switch {
+	case refused:
+		return Refused
+	case err == nil:
+		return Applied
+	case applied == 0:
+		return Failed
+	}
+	return Partial
+}
