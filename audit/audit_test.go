@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -301,5 +302,108 @@ func TestOutcome(t *testing.T) {
 		if got := Outcome(c.err, c.refused, c.applied); got != c.want {
 			t.Errorf("Outcome(%v, %v, %d) = %s, want %s", c.err, c.refused, c.applied, got, c.want)
 		}
+	}
+}
+
+func TestSelectFindMoved(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	es := []Entry{
+		{ID: "01B", Time: t0.Add(time.Hour), Groups: []string{"g1", "g2"}, Topics: []string{"t"}},
+		{ID: "01A", Time: t0, Groups: []string{"g1"}, Topics: []string{"u"}},
+		{ID: "01B", Time: t0.Add(time.Hour), Groups: []string{"g1", "g2"}, Topics: []string{"t"}},
+		{ID: "01C", Time: t0.Add(2 * time.Hour), Groups: []string{"g3"}, Topics: []string{"t"}},
+	}
+	ids := func(es []Entry) string {
+		var s []string
+		for _, e := range es {
+			s = append(s, e.ID)
+		}
+		return strings.Join(s, ",")
+	}
+	cases := []struct {
+		f    Filter
+		want string
+	}{
+		{Filter{}, "01A,01B,01C"},
+		{Filter{Group: "g1"}, "01A,01B"},
+		{Filter{Topic: "t"}, "01B,01C"},
+		{Filter{Since: t0.Add(30 * time.Minute)}, "01B,01C"},
+		{Filter{Group: "g2", Topic: "u"}, ""},
+	}
+	for _, c := range cases {
+		if got := ids(Select(es, c.f)); got != c.want {
+			t.Errorf("Select(%+v) = %s, want %s", c.f, got, c.want)
+		}
+	}
+	long := []Entry{{ID: "01HABCDEF1"}, {ID: "01HABCDEF2"}, {ID: "01HXYZ0000"}}
+	if e, err := Find(long, "01hxyz"); err != nil || e.ID != "01HXYZ0000" {
+		t.Errorf("Find prefix = %v, %v", e.ID, err)
+	}
+	if _, err := Find(long, "01HABC"); err == nil || !strings.Contains(err.Error(), "2 audit entries") {
+		t.Errorf("Find ambiguous prefix: %v", err)
+	}
+	if _, err := Find(long, "01H"); err == nil {
+		t.Error("Find with a 3-character prefix: want an error")
+	}
+
+	e := Entry{Changes: []Change{
+		{Group: "g", Topic: "t", Partition: 0, Before: p(9), After: p(1)},
+		{Group: "g", Topic: "t", Partition: 1, Before: p(9), After: nil},
+		{Group: "g", Topic: "t", Partition: 2, Before: p(9), After: p(3), Error: "commit failed"},
+	}}
+	if got := Moved(e, State{"g": {"t": {0: p(1), 2: p(9)}}}); got != nil {
+		t.Errorf("Moved unchanged = %s", show(got))
+	}
+	got := Moved(e, State{"g": {"t": {0: p(4), 1: p(0)}}})
+	want := []Change{{Group: "g", Topic: "t", Partition: 0, Before: p(1), After: p(4)}, {Group: "g", Topic: "t", Partition: 1, Before: nil, After: p(0)}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Moved = %s, want %s", show(got), show(want))
+	}
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	if s, err := ParseSince("24h", now); err != nil || !s.Equal(now.Add(-24*time.Hour)) {
+		t.Errorf("ParseSince(24h) = %v, %v", s, err)
+	}
+	if s, err := ParseSince("2026-11-30T10:00:00Z", now); err != nil || !s.Equal(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)) {
+		t.Errorf("ParseSince(time) = %v, %v", s, err)
+	}
+	if _, err := ParseSince("yesterday", now); err == nil {
+		t.Error("ParseSince(yesterday): want an error")
+	}
+}
+
+// TestConcurrentAppendProcesses has real child processes (this test
+// binary, re-executed) append to one log at once: every line parses.
+func TestConcurrentAppendProcesses(t *testing.T) {
+	if path := os.Getenv("AUDIT_TEST_WRITER"); path != "" {
+		for i := 0; i < 50; i++ {
+			e := Entry{ID: fmt.Sprintf("p%d-%d", os.Getpid(), i), Action: ActReset}
+			for j := 0; j < (i*131)%3000; j++ {
+				e.Changes = append(e.Changes, Change{Group: "g", Topic: "topic", Partition: int32(j), After: p(int64(j))})
+			}
+			if err := Append(path, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	const procs = 4
+	var cmds []*exec.Cmd
+	for i := 0; i < procs; i++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestConcurrentAppendProcesses$")
+		cmd.Env = append(os.Environ(), "AUDIT_TEST_WRITER="+path)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("writer: %v", err)
+		}
+	}
+	es, err := ReadFile(path)
+	if err != nil || len(es) != procs*50 {
+		t.Fatalf("read %d entries, want %d: %v", len(es), procs*50, err)
 	}
 }

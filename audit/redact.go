@@ -45,12 +45,18 @@ func RedactArgs(args []string, secrets []string) []string {
 				}
 			}
 		}
-		for _, s := range secrets {
-			if len(s) >= 3 && strings.Contains(a, s) {
-				a = strings.ReplaceAll(a, s, Redacted)
-			}
-		}
-		out[i] = a
+		out[i] = RedactString(a, secrets)
 	}
 	return out
+}
+
+// RedactString replaces every occurrence of a secret in s by Redacted
+// (secrets shorter than 3 bytes are ignored: they would blank out noise).
+func RedactString(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if len(sec) >= 3 && strings.Contains(s, sec) {
+			s = strings.ReplaceAll(s, sec, Redacted)
+		}
+	}
+	return s
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/buildinfo"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
@@ -51,6 +52,15 @@ type app struct {
 	noPrompt bool
 
 	format report.Format
+
+	// The audit trail (audit.go): where the log is, or --no-audit. args
+	// is the command line as typed (redacted before it is logged),
+	// secrets the resolved connection's secrets. auditAction and undoOf
+	// mark a reset run by undo.
+	auditLog, auditAction, undoOf string
+	noAudit                       bool
+	args, secrets                 []string
+
 	// ran is set once a command's own code starts: errors before it
 	// (flags, arguments, unknown commands) are usage errors.
 	ran bool
@@ -99,6 +109,7 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	// the client log) is free of raw control bytes: messages quote names
 	// where they are built, and this is the net under them.
 	a.stderr = safetext.Lines(a.stderr)
+	a.args = append([]string(nil), args...)
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetOut(a.stdout)
@@ -230,6 +241,8 @@ Exit codes:
 	pf.StringVar(&a.saslPasswordArg, "sasl-password", "", "refused: a password on the command line is visible to every user")
 	_ = pf.MarkHidden("sasl-password")
 	pf.StringVar(&a.commandConfig, "command-config", "", "Java client properties file (as for kafka-consumer-groups.sh --command-config)")
+	pf.StringVar(&a.auditLog, "audit-log", "", "audit log of every change (env "+audit.EnvLog+", default $XDG_STATE_HOME/offsetctl/audit.jsonl or ~/.local/state/offsetctl/audit.jsonl)")
+	pf.BoolVar(&a.noAudit, "no-audit", false, "do not record changes in the audit log")
 	pf.StringVar(&a.profile, "profile", "", "named cluster profile from $"+cluster.EnvConfig+" or ~/.config/offsetctl/config.yaml")
 
 	for _, c := range a.commands() {
@@ -261,6 +274,8 @@ func (a *app) commands() []*cobra.Command {
 		a.resetCmd(),
 		a.deleteOffsetsCmd(),
 		a.deleteGroupCmd(),
+		a.historyCmd(),
+		a.undoCmd(),
 		a.replayCmd(),
 		a.semanticsCmd(),
 		a.demoCmd(),
@@ -303,6 +318,7 @@ func (a *app) configFor(profile string) (cluster.Config, error) {
 	if err != nil {
 		return cluster.Config{}, exitcode.AsUsage(err)
 	}
+	a.secrets = conn.Secrets
 	for _, n := range conn.Notes {
 		a.infof("offsetctl: note: %s", n)
 	}

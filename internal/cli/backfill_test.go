@@ -799,12 +799,12 @@ func TestBackfillTargetOwnCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), now: time.Now, getenv: func(k string) string {
+	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), now: time.Now, getenv: testEnv(t, func(k string) string {
 		if k == cluster.EnvConfig {
 			return cfgFile
 		}
 		return ""
-	}}
+	})}
 	code := a.execute(testkit.Ctx(t), []string{"--brokers", c.BrokerList(), "replay", src, "--produce-to", dst, "--target-brokers", addr, "--target-profile", "target", "--format", "none", "-o", "json", "-q"})
 	var res2 replay.Result
 	if code != 0 || strings.Contains(errb.String(), "is another cluster") {

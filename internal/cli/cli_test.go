@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,9 +35,41 @@ func offsetctlCtx(ctx context.Context, t testing.TB, c *testkit.Cluster, args ..
 	if c != nil {
 		full = append([]string{"--brokers", c.BrokerList()}, args...)
 	}
-	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
 	code := a.execute(ctx, full)
 	return result{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+// auditLogs holds each test's audit log path: the runs of one test share
+// a log (reset, then undo), and no test writes to the real home.
+var auditLogs sync.Map
+
+// testAuditLog is t's audit log, in a directory removed after the test.
+func testAuditLog(t testing.TB) string {
+	if p, ok := auditLogs.Load(t); ok {
+		return p.(string)
+	}
+	p := filepath.Join(t.TempDir(), "state", "audit.jsonl")
+	auditLogs.Store(t, p)
+	t.Cleanup(func() { auditLogs.Delete(t) })
+	return p
+}
+
+// testEnv is an environment for in-process runs: get (nil: empty), with
+// the test's audit log unless get sets one.
+func testEnv(t testing.TB, get func(string) string) func(string) string {
+	log := testAuditLog(t)
+	return func(k string) string {
+		if get != nil {
+			if v := get(k); v != "" {
+				return v
+			}
+		}
+		if k == "OFFSETCTL_AUDIT_LOG" {
+			return log
+		}
+		return ""
+	}
 }
 
 // mustRun runs offsetctl and fails the test unless it exits with want.

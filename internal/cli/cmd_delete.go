@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
@@ -25,7 +26,7 @@ func (a *app) deleteOffsetsCmd() *cobra.Command {
 		Example: `  offsetctl delete-offsets orders-billing --topic orders-old
   offsetctl delete-offsets orders-billing --topic orders:0,1 --execute`,
 		Args: exactlyOne("the group"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			group := args[0]
 			if err := checkGroupArgs(args); err != nil {
 				return err
@@ -75,6 +76,11 @@ func (a *app) deleteOffsetsCmd() *cobra.Command {
 				a.infof("dry run: nothing changed. Add --execute to delete these offsets.")
 				return nil
 			}
+			rec, err := a.beginAudit(cmd.Context(), adm, audit.ActDeleteOffsets)
+			if err != nil {
+				return err
+			}
+			defer func() { err = rec.finish(err, deleteOffsetsAudit(&plan)) }()
 			backup, err := writeBackup(backup, a.now(), []admin.BackupGroup{plan.BackupRows()})
 			if err != nil {
 				return fmt.Errorf("nothing was deleted: %w", err)
@@ -113,7 +119,7 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 		Example: `  offsetctl delete-group old-billing
   offsetctl delete-group old-billing old-audit --execute`,
 		Args: atLeastOne("the group(s) to delete"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if err := checkGroupArgs(args); err != nil {
 				return err
 			}
@@ -159,7 +165,14 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 				}
 				return deleteGroupErrs(rows, false)
 			}
+			rec, err := a.beginAudit(cmd.Context(), adm, audit.ActDeleteGroup)
+			if err != nil {
+				return err
+			}
+			var written string
+			defer func() { err = rec.finish(err, deleteGroupAudit(&written, rows, bgs)) }()
 			backup, err := writeBackup(backup, a.now(), bgs)
+			written = backup
 			if err != nil {
 				return fmt.Errorf("nothing was deleted: %w", err)
 			}

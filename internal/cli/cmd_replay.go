@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/replay"
@@ -184,6 +185,17 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		opts.Produce = po
 	}
 
+	// Every replay is on the record (digest and proof), a backfill also
+	// because it writes to a topic: the log is opened first.
+	action := audit.ActReplay
+	if opts.Produce != nil {
+		action = audit.ActBackfill
+	}
+	rec, err := a.beginAudit(cmd.Context(), adm, action)
+	if err != nil {
+		return err
+	}
+
 	// Records go to --out or stdout; the summary to stdout unless the
 	// records are there, then to stderr.
 	summary := a.stdout
@@ -239,9 +251,9 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		// The reader left (`| head`): the summary says where the replay
 		// stopped; no "broken pipe" line, and a status of its own, as a
 		// shell gives a Unix tool ended by SIGPIPE.
-		return &exitcode.Error{Code: exitcode.OutputClosed, Err: runErr, Quiet: true}
+		runErr = &exitcode.Error{Code: exitcode.OutputClosed, Err: runErr, Quiet: true}
 	}
-	return runErr
+	return rec.finish(runErr, replayAudit(&res))
 }
 
 // targetClusterConfig resolves the backfill target's own connection from

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
@@ -110,7 +111,7 @@ func (f resetFlags) targetSpec(cmd *cobra.Command) (string, error) {
 	return "", exitcode.Usagef("give exactly one target (--to or one of Apache's --to-* flags), got %d: %s", len(specs), strings.Join(specs, ", "))
 }
 
-func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error {
+func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) (err error) {
 	if f.export && changed(cmd.Flags(), "output") && a.format != report.CSV {
 		return exitcode.Usagef("--export prints Apache's CSV plan; it takes no -o %s", a.format)
 	}
@@ -198,6 +199,15 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) error 
 	}
 	for _, w := range plan.Warnings {
 		a.warnf("%s", w)
+	}
+	if f.execute {
+		// The result err, not a shadow: finish must see what the
+		// command returns.
+		rec, aerr := a.beginAudit(cmd.Context(), adm, audit.ActReset)
+		if aerr != nil {
+			return aerr
+		}
+		defer func() { err = rec.finish(err, resetAudit(&plan)) }()
 	}
 	render := func() error {
 		if f.export {

@@ -22,7 +22,7 @@ func offsetctlAt(t *testing.T, c *testkit.Cluster, now time.Time, want int, args
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out, errb bytes.Buffer
-	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: func() time.Time { return now }}
+	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: func() time.Time { return now }}
 	code := a.execute(ctx, append([]string{"--brokers", c.BrokerList()}, args...))
 	r := result{stdout: out.String(), stderr: errb.String(), code: code}
 	if r.code != want {

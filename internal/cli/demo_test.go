@@ -22,7 +22,7 @@ func startPlayground(t *testing.T, n int) (line, addr string, stop func()) {
 	out := newSyncBuffer()
 	done := make(chan int, 1)
 	go func() {
-		a := &app{stdout: out, stderr: out, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+		a := &app{stdout: out, stderr: out, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
 		done <- a.execute(ctx, []string{"playground", "--listen", "127.0.0.1:0", "--brokers-count", strconv.Itoa(n)})
 	}()
 	stop = func() {

@@ -517,7 +517,7 @@ func watchUntil(t *testing.T, c *testkit.Cluster, enough func(stdout string) boo
 	out, errb := newSyncBuffer(), newSyncBuffer()
 	done := make(chan int, 1)
 	go func() {
-		a := &app{stdout: out, stderr: errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+		a := &app{stdout: out, stderr: errb, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
 		done <- a.execute(ctx, append([]string{"--brokers", c.BrokerList()}, args...))
 	}()
 	deadline := time.Now().Add(time.Minute)
@@ -610,7 +610,7 @@ func TestLagWatchStopsWhenStdoutCloses(t *testing.T) {
 	defer cancel()
 	errb := newSyncBuffer()
 	out := &failingWriter{n: 1}
-	a := &app{stdout: out, stderr: errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+	a := &app{stdout: out, stderr: errb, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
 	code := a.execute(ctx, []string{"--brokers", c.BrokerList(), "lag", g, "--watch", "100ms"})
 	if ctx.Err() != nil {
 		t.Fatal("the watch did not stop when stdout failed")

@@ -44,7 +44,7 @@ func offsetctlEnv(t testing.TB, env map[string]string, args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out, errb bytes.Buffer
-	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(k string) string { return env[k] }, now: time.Now}
+	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: testEnv(t, func(k string) string { return env[k] }), now: time.Now}
 	code := a.execute(ctx, args)
 	return result{stdout: out.String(), stderr: errb.String(), code: code}
 }
@@ -743,12 +743,12 @@ func TestSecurityDebugLogsHoldNoSecret(t *testing.T) {
 func TestSecuritySASLAgainstPlainListener(t *testing.T) {
 	c := testkit.New(t)
 	var out, errb bytes.Buffer
-	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(k string) string {
+	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: testEnv(t, func(k string) string {
 		if k == "KAFKA_SASL_PASSWORD" {
 			return "not-a-secret-7731"
 		}
 		return ""
-	}, now: time.Now}
+	}), now: time.Now}
 	code := a.execute(testkit.Ctx(t), []string{"--brokers", c.BrokerList(), "--timeout", "10s", "--sasl-mechanism", "scram-sha-512", "--sasl-user", "u", "lag", "g"})
 	msg := errb.String()
 	// Apache answers ILLEGAL_SASL_STATE; kfake closes the connection.

@@ -519,7 +519,7 @@ func TestSemanticsZeroWorkDelay(t *testing.T) {
 // the parent's global flags travel on stdin (GlobalArgs), brokers, client
 // id and timeout in the spec.
 func TestSemanticsLauncherArgs(t *testing.T) {
-	a := &app{stdout: io.Discard, stderr: io.Discard, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+	a := &app{stdout: io.Discard, stderr: io.Discard, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
 	root := a.rootCmd()
 	if err := root.PersistentFlags().Parse([]string{"-b", "h:1", "--client-id", "me", "--tls-ca", "/etc/ca.pem", "--sasl-mechanism", "plain", "--sasl-user", "bob", "-v", "-o", "json"}); err != nil {
 		t.Fatal(err)
@@ -555,7 +555,7 @@ func TestSemanticsVerboseReachesWorker(t *testing.T) {
 	c := testkit.New(t)
 	// -v logs from client goroutines: a locked buffer for stderr.
 	stdout, stderr := newSyncBuffer(), newSyncBuffer()
-	a := &app{stdout: stdout, stderr: stderr, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+	a := &app{stdout: stdout, stderr: stderr, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
 	code := a.execute(testkit.Ctx(t), []string{"--brokers", c.BrokerList(), "-v", "semantics", "--modes", "sync", "--events", "6", "--batch", "2", "--crash-after", "3"})
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
@@ -603,7 +603,7 @@ func TestSemanticsExperimentAPI(t *testing.T) {
 	}
 	defer emb.Close()
 	stderr := newSyncBuffer()
-	a := &app{stdout: io.Discard, stderr: stderr, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
+	a := &app{stdout: io.Discard, stderr: stderr, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
 	res, err := a.semanticsExperiment(testkit.Ctx(t), emb.Config(), semantics.Options{Modes: []semantics.Mode{semantics.AtMostOnce, semantics.AtLeastOnce}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())

@@ -1,0 +1,299 @@
+package cli
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/audit"
+	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/replay"
+)
+
+// auditRec is one audited command: the log opened before the change and
+// the entry appended once the change returns.
+type auditRec struct {
+	a     *app
+	log   *audit.Log // nil with --no-audit
+	entry audit.Entry
+	start time.Time
+}
+
+// auditFill fills an entry from a command's result once it has run, and
+// says how many changes were applied and whether the guard refused.
+type auditFill func(e *audit.Entry) (applied int, refused bool)
+
+// auditPath is the log's path: --audit-log, else audit.DefaultPath.
+func (a *app) auditPath() (string, error) {
+	if a.auditLog != "" {
+		return a.auditLog, nil
+	}
+	return audit.DefaultPath(a.getenv)
+}
+
+// beginAudit opens the audit log before a change, so that a log that
+// cannot be written stops the change (exit 1, nothing changed).
+func (a *app) beginAudit(ctx context.Context, adm *cluster.Admin, action string) (*auditRec, error) {
+	r := &auditRec{a: a, start: a.now()}
+	if a.noAudit {
+		return r, nil
+	}
+	path, err := a.auditPath()
+	if err != nil {
+		return nil, fmt.Errorf("nothing was changed: %w", err)
+	}
+	l, err := audit.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("nothing was changed: the audit log cannot be written (%v); fix it, point --audit-log elsewhere, or opt out with --no-audit", err)
+	}
+	r.log = l
+	if a.auditAction != "" {
+		action = a.auditAction
+	}
+	e := &r.entry
+	e.V, e.ID, e.Time, e.Action = audit.Version, audit.NewID(r.start), r.start.UTC(), action
+	e.UndoOf = a.undoOf
+	e.User, e.Host = osUser(a.getenv), hostName()
+	e.Profile = a.profile
+	e.Command = audit.RedactArgs(a.args, a.secrets)
+	if adm != nil {
+		mctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if m, err := adm.BrokerMetadata(mctx); err == nil {
+			e.ClusterID = m.Cluster
+		}
+		cancel()
+	}
+	return r, nil
+}
+
+// finish appends the entry for a change that returned err, and returns
+// err. When the append fails after a change, the change is still reported
+// (err and what was applied are kept) and the run fails (exit 1) with a
+// line saying the trail is missing this entry.
+func (r *auditRec) finish(err error, fill auditFill) error {
+	if r == nil || r.log == nil {
+		return err
+	}
+	defer r.log.Close()
+	e := &r.entry
+	applied, refused := fill(e)
+	e.Applied = applied
+	e.Partitions = len(e.Changes)
+	if e.Backup != "" {
+		if abs, aerr := filepath.Abs(e.Backup); aerr == nil {
+			e.Backup = abs
+		}
+		if sum, herr := fileSHA256(e.Backup); herr == nil {
+			e.BackupSHA256 = sum
+		}
+	}
+	if err == nil && applied == 0 && len(e.Changes) == 0 && e.Records == nil {
+		return nil // nothing was in scope: nothing changed, nothing to record
+	}
+	if exitcode.Code(err) == exitcode.Usage && applied == 0 {
+		return err // bad input: nothing was done
+	}
+	e.Outcome = audit.Outcome(err, refused, applied)
+	e.ExitCode = exitcode.Code(err)
+	e.DurationMs = r.a.now().Sub(r.start).Milliseconds()
+	if err != nil {
+		e.Error = errorLine(err)
+	}
+	// A secret typed anywhere (even into a file name) never reaches the
+	// log.
+	e.Backup = audit.RedactString(e.Backup, r.a.secrets)
+	e.Error = audit.RedactString(e.Error, r.a.secrets)
+	if e.Changes == nil {
+		e.Changes = []audit.Change{}
+	}
+	if aerr := r.log.Append(*e); aerr != nil {
+		what := "the change was made"
+		if applied == 0 {
+			what = "the command ran"
+		}
+		loud := fmt.Errorf("%s (outcome %s, %d partition(s) applied), but it is NOT in the audit log: %v", what, e.Outcome, applied, aerr)
+		fmt.Fprintln(r.a.stderr, "offsetctl: error: "+errorLine(loud))
+		if err == nil {
+			return &exitcode.Error{Code: exitcode.Failure, Err: loud}
+		}
+		return errors.Join(err, loud)
+	}
+	r.a.infof("audit: recorded as %s in %s", e.ID, r.log.Path())
+	return err
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// osUser is the OS user running offsetctl.
+func osUser(getenv func(string) string) string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return getenv("USER")
+}
+
+func hostName() string {
+	h, _ := os.Hostname()
+	return h
+}
+
+// resetAudit fills an entry from a reset plan: every planned partition
+// with its offset before and the target (nil: the commit is deleted).
+func resetAudit(plan *admin.Plan) auditFill {
+	return func(e *audit.Entry) (int, bool) {
+		applied := 0
+		topics := map[string]bool{}
+		for _, g := range plan.Groups {
+			if len(g.Partitions) == 0 && g.Refused == "" {
+				continue
+			}
+			e.Groups = append(e.Groups, g.Group)
+			if g.Backup != "" {
+				e.Backup = g.Backup
+			}
+			for _, pp := range g.Partitions {
+				if pp.Action == admin.ActSkip {
+					continue
+				}
+				topics[pp.Topic] = true
+				c := audit.Change{Group: g.Group, Topic: pp.Topic, Partition: pp.Partition, Before: pp.Current, Error: pp.Error}
+				if pp.Action == admin.ActCommit {
+					c.After = pp.Target
+				}
+				if c.Error == "" && g.Error != "" {
+					c.Error = g.Error
+				}
+				if !g.Executed && c.Error == "" && g.Refused != "" {
+					c.Error = "refused: " + g.Refused
+				}
+				if g.Executed && c.Error == "" {
+					applied++
+				}
+				e.Changes = append(e.Changes, c)
+			}
+		}
+		e.Topics = sortedKeys(topics)
+		return applied, len(plan.Refusals()) > 0 && applied == 0
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// deleteOffsetsAudit fills an entry from a delete-offsets plan.
+func deleteOffsetsAudit(plan *admin.DeleteOffsetsPlan) auditFill {
+	return func(e *audit.Entry) (int, bool) {
+		e.Groups, e.Backup = []string{plan.Group}, plan.Backup
+		topics := map[string]bool{}
+		applied := 0
+		for _, r := range plan.Partitions {
+			if r.Current == nil {
+				continue // no commit: nothing to delete
+			}
+			topics[r.Topic] = true
+			c := audit.Change{Group: plan.Group, Topic: r.Topic, Partition: r.Partition, Before: r.Current, Error: r.Error}
+			if r.Status == "deleted" {
+				applied++
+			} else if c.Error == "" {
+				c.Error = r.Status
+			}
+			e.Changes = append(e.Changes, c)
+		}
+		e.Topics = sortedKeys(topics)
+		return applied, false
+	}
+}
+
+// deleteGroupAudit fills an entry from a delete-group run: the backed-up
+// offsets of each group, gone once the group is deleted.
+func deleteGroupAudit(backup *string, rows []admin.DeleteGroupRow, bgs []admin.BackupGroup) auditFill {
+	return func(e *audit.Entry) (int, bool) {
+		e.Backup = *backup
+		status := map[string]admin.DeleteGroupRow{}
+		for _, r := range rows {
+			status[r.Group] = r
+			e.Groups = append(e.Groups, r.Group)
+		}
+		topics := map[string]bool{}
+		applied := 0
+		for _, bg := range bgs {
+			row := status[bg.Group]
+			for _, pr := range bg.Rows {
+				topics[pr.Topic] = true
+				off := pr.Offset
+				c := audit.Change{Group: bg.Group, Topic: pr.Topic, Partition: pr.Partition, Before: &off}
+				if row.Status == "deleted" {
+					applied++
+				} else {
+					c.Error = row.Error
+				}
+				e.Changes = append(e.Changes, c)
+			}
+			if row.Status == "deleted" && len(bg.Rows) == 0 {
+				applied++ // a group without offsets was still deleted
+			}
+		}
+		e.Topics = sortedKeys(topics)
+		return applied, false
+	}
+}
+
+// replayAudit fills an entry from a replay (or backfill) result: what was
+// read, its digests and the proof's verdict.
+func replayAudit(res **replay.Result) auditFill {
+	return func(e *audit.Entry) (int, bool) {
+		r := *res
+		if r == nil {
+			return 0, false
+		}
+		e.Topics = []string{r.Topic}
+		e.Groups = r.Verification.Groups
+		records := r.Records
+		e.Records = &records
+		e.Digest, e.PayloadDigest = r.Digest, r.PayloadDigest
+		switch v := r.Verification; {
+		case v.Skipped:
+			e.Proof = "skipped"
+		case v.Error != "":
+			e.Proof = "error"
+		case v.Unchanged:
+			e.Proof = "unchanged"
+		default:
+			e.Proof = "changed"
+		}
+		if b := r.Backfill; b != nil {
+			e.Target = b.Target
+			produced := b.Produced
+			e.Produced = &produced
+			return int(min(produced, 1<<31-1)), false
+		}
+		return 0, false
+	}
+}

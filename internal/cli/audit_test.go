@@ -1,0 +1,322 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/audit"
+	"github.com/offsetctl/offsetctl/internal/testkit"
+	"github.com/offsetctl/offsetctl/replay"
+)
+
+// historyOf runs `history -o json` with args and decodes the entries.
+func historyOf(t *testing.T, args ...string) []audit.Entry {
+	t.Helper()
+	r := mustRun(t, nil, 0, append([]string{"history", "-o", "json"}, args...)...)
+	var out struct {
+		Entries []audit.Entry `json:"entries"`
+	}
+	decodeJSON(t, r, &out)
+	return out.Entries
+}
+
+// lagCommitted decodes `lag GROUP -o json` into topic/partition → the
+// committed offset ("none" without one).
+func lagCommitted(t *testing.T, c *testkit.Cluster, group string) map[string]string {
+	t.Helper()
+	var rep admin.LagReport
+	decodeJSON(t, mustRun(t, c, 0, "lag", group, "-o", "json"), &rep)
+	out := map[string]string{}
+	for _, g := range rep.Groups {
+		for _, p := range g.Partitions {
+			out[fmt.Sprintf("%s/%d", p.Topic, p.Partition)] = offsetWord(p.Committed)
+		}
+	}
+	return out
+}
+
+func wantCommitted(t *testing.T, c *testkit.Cluster, group, topic string, want map[int32]int64) {
+	t.Helper()
+	got := c.Committed(group)[topic]
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("group %s committed on %s: %v, want %v", group, topic, got, want)
+	}
+}
+
+// TestAuditResetHistoryUndo: a reset is recorded with its backup and
+// SHA-256; undo's dry run changes nothing; undo --execute restores the
+// offsets before the reset exactly, a never-committed partition back to no
+// commit, and is itself recorded as an undo of the reset.
+func TestAuditResetHistoryUndo(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(3, nil)
+	group := testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 20, 1: 20, 2: 20}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 5, 1: 7})
+	dir := t.TempDir()
+	before := lagCommitted(t, c, group)
+
+	backup := filepath.Join(dir, "reset.csv")
+	mustRun(t, c, 0, "reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", backup)
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 20, 1: 20, 2: 20})
+
+	es := historyOf(t, "--group", group)
+	if len(es) != 1 {
+		t.Fatalf("history: %d entries, want 1: %+v", len(es), es)
+	}
+	e := es[0]
+	sum, _ := fileSHA256(backup)
+	if e.Action != audit.ActReset || e.Outcome != audit.Applied || e.ExitCode != 0 || e.Backup != backup || e.BackupSHA256 != sum || len(e.ID) != 26 {
+		t.Fatalf("entry = %+v (backup sha %s)", e, sum)
+	}
+	if e.Partitions != 3 || e.Applied != 3 || e.User == "" || e.Host == "" || e.ClusterID == "" {
+		t.Fatalf("entry counts/who: partitions %d applied %d user %q host %q cluster %q", e.Partitions, e.Applied, e.User, e.Host, e.ClusterID)
+	}
+	if got := fmt.Sprint(changeWords(e.Changes)); got != fmt.Sprintf("[%[1]s/0:5→20 %[1]s/1:7→20 %[1]s/2:no commit→20]", topic) {
+		t.Fatalf("changes = %s", got)
+	}
+	if strings.Join(e.Command, " ") != fmt.Sprintf("--brokers %s reset %s --topic %s --to latest --execute --backup %s", c.BrokerList(), group, topic, backup) {
+		t.Fatalf("command = %q", e.Command)
+	}
+
+	// Dry run: the plan, nothing changed, nothing recorded.
+	r := mustRun(t, c, 0, "undo", e.ID[:10], "-o", "json")
+	if !strings.Contains(r.stderr, "dry run") {
+		t.Fatalf("undo dry run stderr: %s", r.stderr)
+	}
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 20, 1: 20, 2: 20})
+
+	mustRun(t, c, 0, "undo", e.ID, "--execute", "--backup", filepath.Join(dir, "undo.csv"))
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 5, 1: 7})
+	if after := lagCommitted(t, c, group); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("lag after undo %v, before the reset %v", after, before)
+	}
+	es = historyOf(t, "--group", group)
+	if len(es) != 2 || es[1].Action != audit.ActUndo || es[1].UndoOf != e.ID || es[1].Outcome != audit.Applied {
+		t.Fatalf("history after undo: %+v", es)
+	}
+	if got := fmt.Sprint(changeWords(es[1].Changes)); got != fmt.Sprintf("[%[1]s/0:20→5 %[1]s/1:20→7 %[1]s/2:20→no commit]", topic) {
+		t.Fatalf("undo changes = %s", got)
+	}
+	// Undo of the undo: the reset again.
+	mustRun(t, c, 0, "undo", es[1].ID, "--execute", "--backup", filepath.Join(dir, "redo.csv"))
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 20, 1: 20, 2: 20})
+}
+
+func changeWords(cs []audit.Change) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, fmt.Sprintf("%s/%d:%s→%s", c.Topic, c.Partition, offsetWord(c.Before), offsetWord(c.After)))
+	}
+	return out
+}
+
+// TestAuditUndoRefusesMovedGroup: after a consumer commits, undo refuses
+// (exit 1, nothing changed, the refusal recorded) unless --force; a
+// tampered backup is refused even with --force.
+func TestAuditUndoRefusesMovedGroup(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	group := testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 2, 1: 3})
+	dir := t.TempDir()
+	backup := filepath.Join(dir, "b.csv")
+	mustRun(t, c, 0, "reset", group, "--topic", topic, "--to", "earliest", "--execute", "--backup", backup)
+	id := historyOf(t)[0].ID
+	c.Commit(group, topic, map[int32]int64{0: 9})
+
+	r := mustRun(t, c, 1, "undo", id, "--execute", "--backup", filepath.Join(dir, "u.csv"))
+	if !strings.Contains(r.stderr, "1 partition(s) moved since entry "+id) || !strings.Contains(r.stderr, "partition 0: 0 after the change, 9 now") || !strings.Contains(r.stderr, "--force") {
+		t.Fatalf("refusal: %s", r.stderr)
+	}
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 9, 1: 0})
+	es := historyOf(t)
+	if len(es) != 2 || es[1].Action != audit.ActUndo || es[1].Outcome != audit.Refused || es[1].ExitCode != 1 || es[1].UndoOf != id {
+		t.Fatalf("refused undo entry: %+v", es)
+	}
+
+	mustRun(t, c, 0, "undo", id, "--execute", "--force", "--backup", filepath.Join(dir, "u2.csv"))
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 2, 1: 3})
+
+	// A backup edited after the fact is not the state before the change.
+	if err := os.WriteFile(backup, []byte("offsetctl:backup,"+group+",0,1\n"+group+","+topic+",0,1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = mustRun(t, c, 1, "undo", id, "--execute", "--force")
+	if !strings.Contains(r.stderr, "has changed since it was written") {
+		t.Fatalf("tampered backup: %s", r.stderr)
+	}
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 2, 1: 3})
+	// Entries that cannot be undone are bad input.
+	mustRun(t, c, 2, "undo", "01NOSUCHENTRY")
+}
+
+// TestAuditUnwritableLog: when the log cannot be written nothing changes
+// (exit 1, one line naming the log), for reset, delete-offsets and
+// delete-group; --no-audit makes the change and writes no log.
+func TestAuditUnwritableLog(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	group := testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 2, 1: 3})
+	dir := t.TempDir()
+	file := filepath.Join(dir, "not-a-dir")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(file, "audit.jsonl") // under a regular file: even root cannot create it
+	for _, args := range [][]string{
+		{"reset", group, "--topic", topic, "--to", "earliest", "--execute", "--backup", filepath.Join(dir, "r.csv")},
+		{"delete-offsets", group, "--topic", topic, "--execute", "--backup", filepath.Join(dir, "d.csv")},
+		{"delete-group", group, "--execute", "--backup", filepath.Join(dir, "g.csv")},
+	} {
+		r := mustRun(t, c, 1, append([]string{"--audit-log", bad}, args...)...)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if last := lines[len(lines)-1]; !strings.Contains(last, "nothing was changed: the audit log cannot be written") || !strings.Contains(last, bad) {
+			t.Fatalf("%s: stderr %s", args[0], r.stderr)
+		}
+		wantCommitted(t, c, group, topic, map[int32]int64{0: 2, 1: 3})
+		if _, err := os.Stat(args[len(args)-1]); err == nil {
+			t.Fatalf("%s: a backup was written though nothing was to change", args[0])
+		}
+	}
+	log := filepath.Join(dir, "no-audit.jsonl")
+	mustRun(t, c, 0, "--audit-log", log, "--no-audit", "reset", group, "--topic", topic, "--to", "earliest", "--execute", "--backup", filepath.Join(dir, "n.csv"))
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 0, 1: 0})
+	if _, err := os.Stat(log); !os.IsNotExist(err) {
+		t.Fatalf("--no-audit wrote the log: %v", err)
+	}
+}
+
+// TestAuditDeleteAndUndo: delete-offsets and delete-group are recorded,
+// and undo brings the offsets back.
+func TestAuditDeleteAndUndo(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	group := testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 4, 1: 6})
+	dir := t.TempDir()
+	mustRun(t, c, 0, "delete-offsets", group, "--topic", topic+":1", "--execute", "--backup", filepath.Join(dir, "d.csv"))
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 4})
+	mustRun(t, c, 0, "delete-group", group, "--execute", "--backup", filepath.Join(dir, "g.csv"))
+	wantCommitted(t, c, group, topic, nil)
+	es := historyOf(t, "--group", group)
+	if len(es) != 2 || es[0].Action != audit.ActDeleteOffsets || es[1].Action != audit.ActDeleteGroup {
+		t.Fatalf("history: %+v", es)
+	}
+	if got := fmt.Sprint(changeWords(es[0].Changes)); got != fmt.Sprintf("[%s/1:6→no commit]", topic) || es[0].Applied != 1 {
+		t.Fatalf("delete-offsets changes %s applied %d", got, es[0].Applied)
+	}
+	if got := fmt.Sprint(changeWords(es[1].Changes)); got != fmt.Sprintf("[%s/0:4→no commit]", topic) || es[1].Outcome != audit.Applied {
+		t.Fatalf("delete-group changes %s outcome %s", got, es[1].Outcome)
+	}
+	mustRun(t, c, 0, "undo", es[1].ID, "--execute", "--backup", filepath.Join(dir, "u1.csv"))
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 4})
+	// The delete-offsets entry: partition 1 still has no commit, as the
+	// delete left it, so the group has not moved for it.
+	mustRun(t, c, 0, "undo", es[0].ID, "--execute", "--backup", filepath.Join(dir, "u2.csv"))
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 4, 1: 6})
+}
+
+// TestAuditReplayRecorded: a replay is recorded with its records, digest,
+// payload digest and the proof's verdict, the same as its summary.
+func TestAuditReplayRecorded(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	group := testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 7, 1: 5}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 3})
+	r := mustRun(t, c, 0, "replay", topic, "--format", "none", "--payload-digest", "-o", "json", "-q")
+	var res replay.Result
+	decodeJSON(t, r, &res)
+	es := historyOf(t, "--topic", topic)
+	if len(es) != 1 {
+		t.Fatalf("history: %+v", es)
+	}
+	e := es[0]
+	if e.Action != audit.ActReplay || e.Records == nil || *e.Records != 12 || e.Digest != res.Digest || e.PayloadDigest != res.PayloadDigest || e.Digest == "" || e.Proof != "unchanged" || e.Outcome != audit.Applied {
+		t.Fatalf("replay entry %+v, summary digest %s", e, res.Digest)
+	}
+	if fmt.Sprint(e.Groups) != fmt.Sprint([]string{group}) {
+		t.Fatalf("replay entry groups %v", e.Groups)
+	}
+	if es := historyOf(t, "--group", group); len(es) != 1 {
+		t.Fatalf("history --group: %d entries", len(es))
+	}
+	// CSV and table carry the entry too.
+	csv := mustRun(t, nil, 0, "history", "-o", "csv")
+	if !strings.HasPrefix(csv.stdout, "ID,TIME,USER,HOST") || !strings.Contains(csv.stdout, e.ID) || !strings.Contains(csv.stdout, e.Digest) {
+		t.Fatalf("history csv:\n%s", csv.stdout)
+	}
+	table := mustRun(t, nil, 0, "history", "--since", "1h")
+	if !strings.Contains(table.stdout, e.ID) || !strings.Contains(table.stdout, "12 records") {
+		t.Fatalf("history table:\n%s", table.stdout)
+	}
+	if es := historyOf(t, "--since", "2000-01-01", "--topic", "other"); len(es) != 0 {
+		t.Fatalf("history --topic other: %d entries", len(es))
+	}
+	mustRun(t, nil, 2, "history", "--since", "yesterday")
+	mustRun(t, nil, 2, "undo", e.ID) // a replay moved no offsets
+}
+
+// TestAuditSecretsNeverLogged: neither a password from a properties file
+// nor the same password typed anywhere on the command line reaches the
+// log.
+func TestAuditSecretsNeverLogged(t *testing.T) {
+	s := newSecureFake(t, false)
+	topic, group := s.fixture(t)
+	dir := t.TempDir()
+	props := filepath.Join(dir, "client.properties")
+	content := fmt.Sprintf("security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\nsasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"%s\" password=\"%s\";\nssl.truststore.type=PEM\nssl.truststore.location=%s\n", s.user, s.password, s.pki.ca)
+	if err := os.WriteFile(props, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "audit.jsonl")
+	// The password also typed into a file name on the command line.
+	backup := filepath.Join(dir, "backup-"+s.password+".csv")
+	mustRunEnv(t, nil, 0, "-b", s.c.BrokerList(), "--command-config", props, "--audit-log", log,
+		"reset", group, "--topic", topic, "--to", "earliest", "--execute", "--backup", backup)
+	mustRunEnv(t, map[string]string{"KAFKA_SASL_PASSWORD": s.password}, 0, "-b", s.c.BrokerList(), "--tls-ca", s.pki.ca,
+		"--sasl-mechanism", "scram-sha-512", "--sasl-user", s.user, "--audit-log", log, "replay", topic, "--format", "none", "-q")
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := audit.Read(strings.NewReader(string(data)))
+	if err != nil || len(es) != 2 {
+		t.Fatalf("log: %d entries, %v", len(es), err)
+	}
+	if strings.Contains(string(data), s.password) {
+		t.Fatalf("the password reached the log:\n%s", data)
+	}
+	if !strings.Contains(strings.Join(es[0].Command, " "), "--backup "+filepath.Join(dir, "backup-"+audit.Redacted+".csv")) {
+		t.Fatalf("command not redacted as expected: %q", es[0].Command)
+	}
+}
+
+// TestAuditAppendFailsAfterCommit: a log that opens but cannot take the
+// entry (/dev/full: ENOSPC) fails the run loudly (exit 1) without hiding
+// that the reset was applied.
+func TestAuditAppendFailsAfterCommit(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	group := testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 10}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 2})
+	r := mustRun(t, c, 1, "--audit-log", "/dev/full", "reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"))
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 10})
+	if !strings.Contains(r.stderr, "reset 1 group(s): 1 partition(s) changed") || !strings.Contains(r.stderr, "the change was made (outcome applied, 1 partition(s) applied), but it is NOT in the audit log") {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+}

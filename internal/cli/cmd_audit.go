@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/audit"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/textlist"
+	"github.com/offsetctl/offsetctl/report"
+)
+
+func (a *app) historyCmd() *cobra.Command {
+	var group, topic, since string
+	cmd := &cobra.Command{
+		Use:   "history [--group G] [--topic T] [--since 24h|TIME]",
+		Short: "List the audit trail: who changed which group's offsets, when, with which backup (and every replay)",
+		Example: `  offsetctl history --group orders-billing --since 7d
+  offsetctl history --since 2026-11-30 -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f := audit.Filter{Group: group, Topic: topic}
+			if changed(cmd.Flags(), "since") {
+				t, err := audit.ParseSince(since, a.now())
+				if err != nil {
+					return exitcode.AsUsage(err)
+				}
+				f.Since = t
+			}
+			entries, err := a.readTrail()
+			if err != nil {
+				return err
+			}
+			return report.History(a.stdout, a.format, audit.Select(entries, f))
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&group, "group", "", "only entries that changed (or replayed past) this group")
+	fl.StringVarP(&topic, "topic", "t", "", "only entries about this topic")
+	fl.StringVar(&since, "since", "", "only entries from this long ago (24h, 7d, PT90M) or since this time (RFC 3339, YYYY-MM-DD, unix ms)")
+	return cmd
+}
+
+// readTrail reads the local audit log; lines that are not entries are
+// skipped with a warning (the rest of the trail still counts).
+func (a *app) readTrail() ([]audit.Entry, error) {
+	path, err := a.auditPath()
+	if err != nil {
+		return nil, exitcode.AsUsage(err)
+	}
+	entries, err := audit.ReadFile(path)
+	var ce *audit.CorruptError
+	if errors.As(err, &ce) {
+		a.warnf("%s: %v", path, err)
+		err = nil
+	}
+	return entries, err
+}
+
+func (a *app) undoCmd() *cobra.Command {
+	var execute, force bool
+	var backup string
+	cmd := &cobra.Command{
+		Use:   "undo ID",
+		Short: "Restore the offsets a recorded change replaced, from its backup (dry run by default)",
+		Long: `undo restores exactly the offsets that the audited change ID replaced, from
+the backup it recorded: partitions that had no commit go back to no commit.
+It checks the backup's SHA-256 first, and refuses (exit 1) when a group has
+moved since that change (a consumer committed, or another reset), unless
+--force. The restore is a reset --to file:BACKUP, with its guard (no live
+members), its own backup and read-back, and it is recorded in the trail too.`,
+		Example: `  offsetctl history --group orders-billing
+  offsetctl undo 01JE4Z8Q6M3T9V2XKQ0R5B7C1D
+  offsetctl undo 01JE4Z8Q6M3T9V2XKQ0R5B7C1D --execute`,
+		Args: exactlyOne("the audit entry id (see offsetctl history)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkBackupFlag(cmd); err != nil {
+				return err
+			}
+			return a.runUndo(cmd, args[0], execute, force, backup)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&execute, "execute", false, "restore (default: dry run)")
+	fl.BoolVar(&force, "force", false, "restore even if the group has moved since the change")
+	fl.StringVar(&backup, "backup", "", "backup of the offsets the undo replaces (default offsetctl-backup-GROUP-UTCTIME.csv)")
+	return cmd
+}
+
+func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup string) error {
+	entries, err := a.readTrail()
+	if err != nil {
+		return err
+	}
+	e, err := audit.Find(entries, id)
+	if err != nil {
+		return exitcode.AsUsage(err)
+	}
+	if why := audit.Undoable(e); why != "" {
+		return exitcode.Usagef("%s", why)
+	}
+	sum, err := fileSHA256(e.Backup)
+	if err != nil {
+		return fmt.Errorf("backup of entry %s: %w", e.ID, err)
+	}
+	if e.BackupSHA256 != "" && sum != e.BackupSHA256 {
+		return fmt.Errorf("backup %s of entry %s has changed since it was written (SHA-256 %s, recorded %s): it is not the state before that change", e.Backup, e.ID, sum, e.BackupSHA256)
+	}
+	moved, err := a.movedSince(cmd, e)
+	if err != nil {
+		return err
+	}
+	if len(moved) > 0 {
+		lines := make([]string, len(moved))
+		for i, c := range moved {
+			lines[i] = fmt.Sprintf("group %s topic %s partition %d: %s after the change, %s now", c.Group, c.Topic, c.Partition, offsetWord(c.Before), offsetWord(c.After))
+		}
+		what := fmt.Sprintf("%d partition(s) moved since entry %s: %s", len(moved), e.ID, textlist.Short(lines, 5, "; "))
+		if !force {
+			return a.refuseUndo(cmd, e, execute, what+"; undoing would overwrite those commits: add --force to restore the backup anyway")
+		}
+		a.warnf("%s; --force: restoring the backup over them", what)
+	}
+	// The restore is the reset path itself, recorded as an undo of e.
+	a.auditAction, a.undoOf = audit.ActUndo, e.ID
+	rc := a.resetCmd()
+	rc.SilenceErrors, rc.SilenceUsage = true, true
+	rc.SetOut(a.stdout)
+	rc.SetErr(a.stderr)
+	args := []string{"--to", "file:" + e.Backup}
+	if execute {
+		args = append(args, "--execute")
+	}
+	if backup != "" {
+		args = append(args, "--backup", backup)
+	}
+	rc.SetArgs(args)
+	return rc.ExecuteContext(cmd.Context())
+}
+
+// movedSince fetches the groups e changed and lists the partitions that
+// no longer hold what e left.
+func (a *app) movedSince(cmd *cobra.Command, e audit.Entry) ([]audit.Change, error) {
+	var groups []string
+	seen := map[string]bool{}
+	for _, c := range e.Changes {
+		if !seen[c.Group] {
+			seen[c.Group] = true
+			groups = append(groups, c.Group)
+		}
+	}
+	cfg, adm, err := a.admin(cmd.Context())
+	if err != nil {
+		return nil, err
+	}
+	defer adm.Close()
+	fctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
+	defer cancel()
+	live, failed := audit.StateOfCommits(admin.FetchCommits(fctx, adm, groups))
+	if len(failed) > 0 {
+		var lines []string
+		for g, err := range failed {
+			lines = append(lines, fmt.Sprintf("group %s: %v", g, err))
+		}
+		return nil, fmt.Errorf("cannot tell whether the groups moved since entry %s: %s", e.ID, strings.Join(lines, "; "))
+	}
+	return audit.Moved(e, live), nil
+}
+
+// refuseUndo refuses an undo (exit 1); with --execute the refusal is on
+// the record.
+func (a *app) refuseUndo(cmd *cobra.Command, e audit.Entry, execute bool, why string) error {
+	err := errors.New(why)
+	if !execute {
+		return err
+	}
+	a.auditAction, a.undoOf = audit.ActUndo, e.ID
+	rec, aerr := a.beginAudit(cmd.Context(), nil, audit.ActUndo)
+	if aerr != nil {
+		return errors.Join(err, aerr)
+	}
+	return rec.finish(err, func(u *audit.Entry) (int, bool) {
+		u.Groups, u.Topics, u.Backup = e.Groups, e.Topics, e.Backup
+		return 0, true
+	})
+}
+
+func offsetWord(v *int64) string {
+	if v == nil {
+		return "no commit"
+	}
+	return fmt.Sprint(*v)
+}

@@ -1,0 +1,92 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/offsetctl/offsetctl/audit"
+)
+
+// History renders audit entries: JSON {"entries":[...]}, or one row per
+// entry.
+func History(w io.Writer, f Format, entries []audit.Entry) error {
+	if entries == nil {
+		entries = []audit.Entry{}
+	}
+	if f == JSON {
+		return WriteJSON(w, struct {
+			Entries []audit.Entry `json:"entries"`
+		}{entries})
+	}
+	var rows [][]string
+	for _, e := range entries {
+		who := e.User + "@" + e.Host
+		changes := fmt.Sprintf("%d/%d", e.Applied, e.Partitions)
+		if e.Records != nil {
+			changes = fmt.Sprintf("%d records", *e.Records)
+		}
+		row := []string{e.ID, e.Time.UTC().Format(time.RFC3339), who, e.Action, strings.Join(e.Groups, ","), e.Outcome, changes, Dash(e.Backup)}
+		if f == CSV {
+			records := ""
+			if e.Records != nil {
+				records = I64(*e.Records)
+			}
+			row = []string{e.ID, e.Time.UTC().Format(time.RFC3339Nano), e.User, e.Host, e.ClusterID, e.Profile, e.Action,
+				strings.Join(e.Groups, " "), strings.Join(e.Topics, " "), e.Outcome, fmt.Sprint(e.ExitCode),
+				fmt.Sprint(e.Partitions), fmt.Sprint(e.Applied), e.Backup, e.BackupSHA256, records, e.Digest, e.UndoOf,
+				strings.Join(e.Command, " ")}
+		}
+		rows = append(rows, row)
+	}
+	header := []string{"ID", "TIME", "WHO", "ACTION", "GROUPS", "OUTCOME", "CHANGED", "BACKUP"}
+	if f == CSV {
+		header = []string{"ID", "TIME", "USER", "HOST", "CLUSTER-ID", "PROFILE", "ACTION", "GROUPS", "TOPICS", "OUTCOME", "EXIT-CODE",
+			"PARTITIONS", "APPLIED", "BACKUP", "BACKUP-SHA256", "RECORDS", "DIGEST", "UNDO-OF", "COMMAND"}
+	}
+	return Rows(w, f, header, rows)
+}
+
+// DiffResult is what `diff` prints: the partitions that differ and the
+// groups in only one of the two states.
+type DiffResult struct {
+	From    string          `json:"from"`
+	To      string          `json:"to"`
+	Changes []audit.DiffRow `json:"changes"`
+	audit.GroupDiff
+}
+
+// Diff renders a diff: JSON, or one row per partition that differs, then
+// one per group that appeared or vanished.
+func Diff(w io.Writer, f Format, d DiffResult) error {
+	if d.Changes == nil {
+		d.Changes = []audit.DiffRow{}
+	}
+	if f == JSON {
+		return WriteJSON(w, d)
+	}
+	var rows [][]string
+	opt := Opt
+	if f == CSV {
+		opt = OptCSV
+	}
+	for _, c := range d.Changes {
+		rows = append(rows, []string{c.Group, c.Topic, I64(int64(c.Partition)), opt(c.Before), opt(c.After), opt(c.Delta), "changed"})
+	}
+	for _, g := range d.Appeared {
+		rows = append(rows, []string{g, "", "", "", "", "", "group appeared"})
+	}
+	for _, g := range d.Vanished {
+		rows = append(rows, []string{g, "", "", "", "", "", "group vanished"})
+	}
+	if f == Table {
+		for _, r := range rows {
+			for i := 1; i < 6; i++ {
+				r[i] = Dash(r[i])
+			}
+		}
+	}
+	header := []string{"GROUP", "TOPIC", "PARTITION", "BEFORE", "AFTER", "DELTA", "STATUS"}
+	return Rows(w, f, header, rows)
+}
