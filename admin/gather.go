@@ -674,10 +674,13 @@ func gatherListed(ctx context.Context, adm *cluster.Admin, req GatherRequest, li
 	var err error
 	groups := Dedupe(req.Groups)
 	if req.AllGroups {
-		groups = ConsumerGroupNames(listed)
+		names := ConsumerGroupNames(listed)
 		if req.Match != nil {
-			groups = slices.DeleteFunc(groups, func(g string) bool { return !req.Match(g) })
+			names = slices.DeleteFunc(names, func(g string) bool { return !req.Match(g) })
 		}
+		// Named groups ride along: a restore of every group of a
+		// snapshot includes the groups deleted since (not listed).
+		groups = Dedupe(append(names, groups...))
 	}
 	var (
 		wg      sync.WaitGroup

@@ -55,6 +55,11 @@ func GatherReset(ctx context.Context, adm *cluster.Admin, req ResetRequest) (Res
 	if req.Target.Kind == ToGroup && !req.AllGroups {
 		groups = append(groups, req.Target.Group)
 	}
+	if req.AllGroups && req.File != nil && req.File.Columns == 4 {
+		// --all-groups with a snapshot or backup restores the file's
+		// groups too when they no longer exist (deleted since).
+		groups = append(groups, req.File.GroupsIn()...)
+	}
 	greq := GatherRequest{Groups: groups, AllGroups: req.AllGroups, Scope: req.Scope, ExtraTopics: extra}
 	snap, err := Gather(ctx, adm, greq)
 	if err != nil {

@@ -407,3 +407,33 @@ func TestConcurrentAppendProcesses(t *testing.T) {
 		t.Fatalf("read %d entries, want %d: %v", len(es), procs*50, err)
 	}
 }
+
+func TestSnapshotGroups(t *testing.T) {
+	s := &admin.Snapshot{
+		Groups: []admin.GroupSnapshot{
+			{GroupInfo: admin.GroupInfo{Group: "g", Exists: true}, Commits: map[string]map[int32]admin.Commit{"t": {2: {Offset: 9}, 0: {Offset: 4}}}},
+			{GroupInfo: admin.GroupInfo{Group: "empty", Exists: true}},
+			{GroupInfo: admin.GroupInfo{Group: "gone"}},
+			{GroupInfo: admin.GroupInfo{Group: "broken", Exists: true}, CommitErr: errors.New("COORDINATOR_NOT_AVAILABLE")},
+		},
+		Offsets: admin.TopicOffsets{Partitions: map[string]map[int32]admin.PartitionOffsets{"t": {0: {}, 1: {}, 2: {}, 3: {}}}},
+	}
+	got, missing, err := SnapshotGroups(s, []string{"g", "empty", "gone", "unknown"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := admin.WriteBackupCSV(&buf, time.UnixMilli(1000), got); err != nil {
+		t.Fatal(err)
+	}
+	want := "offsetctl:backup,g,0,1000\ng,t,0,4\noffsetctl:no-commit:g,t,1,0\ng,t,2,9\noffsetctl:no-commit:g,t,3,0\noffsetctl:backup,empty,0,1000\n"
+	if buf.String() != want {
+		t.Errorf("snapshot:\n%s\nwant:\n%s", buf.String(), want)
+	}
+	if fmt.Sprint(missing) != "[gone unknown]" {
+		t.Errorf("missing = %v", missing)
+	}
+	if _, _, err := SnapshotGroups(s, []string{"broken"}); err == nil || !strings.Contains(err.Error(), "COORDINATOR_NOT_AVAILABLE") {
+		t.Errorf("broken group: %v", err)
+	}
+}

@@ -90,3 +90,29 @@ func Diff(w io.Writer, f Format, d DiffResult) error {
 	header := []string{"GROUP", "TOPIC", "PARTITION", "BEFORE", "AFTER", "DELTA", "STATUS"}
 	return Rows(w, f, header, rows)
 }
+
+// SnapshotResult is what `snapshot` prints: the file and, per group, how
+// many partitions have a commit and how many a no-commit marker.
+type SnapshotResult struct {
+	File   string          `json:"file"`
+	Groups []SnapshotGroup `json:"groups"`
+}
+
+// SnapshotGroup is one group of a snapshot.
+type SnapshotGroup struct {
+	Group     string `json:"group"`
+	Committed int    `json:"committed"`
+	NoCommit  int    `json:"no_commit"`
+}
+
+// Snapshot renders a snapshot's summary.
+func Snapshot(w io.Writer, f Format, s SnapshotResult) error {
+	if f == JSON {
+		return WriteJSON(w, s)
+	}
+	var rows [][]string
+	for _, g := range s.Groups {
+		rows = append(rows, []string{g.Group, fmt.Sprint(g.Committed), fmt.Sprint(g.NoCommit)})
+	}
+	return Rows(w, f, []string{"GROUP", "COMMITTED", "NO-COMMIT"}, rows)
+}

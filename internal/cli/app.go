@@ -276,6 +276,8 @@ func (a *app) commands() []*cobra.Command {
 		a.deleteGroupCmd(),
 		a.historyCmd(),
 		a.undoCmd(),
+		a.snapshotCmd(),
+		a.diffCmd(),
 		a.replayCmd(),
 		a.semanticsCmd(),
 		a.demoCmd(),

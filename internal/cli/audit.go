@@ -128,7 +128,11 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		}
 		return errors.Join(err, loud)
 	}
-	r.a.infof("audit: recorded as %s in %s", e.ID, r.log.Path())
+	if err == nil {
+		// After a failure the error is the last line; history has the
+		// entry either way.
+		r.a.infof("audit: recorded as %s in %s", e.ID, r.log.Path())
+	}
 	return err
 }
 

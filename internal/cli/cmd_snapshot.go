@@ -1,0 +1,223 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/audit"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/report"
+)
+
+func (a *app) snapshotCmd() *cobra.Command {
+	var (
+		allGroups bool
+		pattern   string
+		out       string
+	)
+	cmd := &cobra.Command{
+		Use:   "snapshot GROUP... | --all-groups | --regex RE  --out FILE",
+		Short: "Save consumer groups' committed offsets to a file (the backup format: restorable, and Apache's --from-file reads it)",
+		Long: `snapshot writes every selected group's committed offsets, with a no-commit
+marker for each other partition of the topics the group commits on, in the
+format of reset's backups. It is a baseline before a change, and insurance
+against offsets expiring (offsets.retention.minutes). Restore with
+  offsetctl reset --all-groups --to file:FILE --execute
+(or name the groups instead of --all-groups); compare with offsetctl diff.`,
+		Example: `  offsetctl snapshot --all-groups --out before.csv
+  offsetctl snapshot orders-billing orders-audit --out before.csv
+  offsetctl snapshot --regex '^orders-' --out orders.csv`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n := 0
+			for _, on := range []bool{len(args) > 0, allGroups, pattern != ""} {
+				if on {
+					n++
+				}
+			}
+			if n != 1 {
+				return exitcode.Usagef("choose the groups one way: name them, or --all-groups, or --regex RE")
+			}
+			if out == "" {
+				return exitcode.Usagef("say where to write the snapshot: --out FILE")
+			}
+			var re *regexp.Regexp
+			if pattern != "" {
+				var err error
+				if re, err = regexp.Compile(pattern); err != nil {
+					return exitcode.Usagef("--regex: %v", err)
+				}
+			}
+			for _, g := range args {
+				if g == "" {
+					return exitcode.Usagef("empty group name")
+				}
+				if err := admin.CheckGroupName(g); err != nil {
+					return exitcode.AsUsage(err)
+				}
+			}
+			if _, err := os.Lstat(out); err == nil {
+				return exitcode.Usagef("--out %s already exists: a snapshot never overwrites; choose another name", out)
+			}
+			return a.runSnapshot(cmd.Context(), admin.Dedupe(args), re, out)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&allGroups, "all-groups", false, "every consumer group")
+	fl.StringVar(&pattern, "regex", "", "the consumer groups whose names match this regular expression (RE2)")
+	fl.StringVar(&out, "out", "", "file to write (must not exist)")
+	return cmd
+}
+
+func (a *app) runSnapshot(ctx context.Context, groups []string, re *regexp.Regexp, out string) error {
+	cfg, adm, err := a.admin(ctx)
+	if err != nil {
+		return err
+	}
+	defer adm.Close()
+	gctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	snap, err := admin.Gather(gctx, adm, admin.GatherRequest{Groups: groups, AllGroups: len(groups) == 0})
+	if err != nil {
+		return a.planErr(cfg, gctx, err)
+	}
+	if len(groups) == 0 {
+		for _, g := range snap.Groups {
+			if re != nil && !re.MatchString(g.Group) {
+				continue
+			}
+			if admin.CheckGroupName(g.Group) != nil {
+				a.warnf("group %s is left out: names starting with \"offsetctl:\" are reserved by the backup format", g.Group)
+				continue
+			}
+			groups = append(groups, g.Group)
+		}
+	}
+	bgs, missing, err := audit.SnapshotGroups(snap, groups)
+	if err != nil {
+		return fmt.Errorf("no snapshot written: %w", err)
+	}
+	if len(missing) > 0 && len(missing) == len(groups) && len(groups) > 0 {
+		return exitcode.Usagef("no snapshot written: no such group: %s", shortNames(missing))
+	}
+	for _, g := range missing {
+		a.warnf("group %s does not exist: not in the snapshot", g)
+	}
+	if err := admin.WriteBackupFile(out, a.now(), bgs); err != nil {
+		return err
+	}
+	res := report.SnapshotResult{File: out, Groups: []report.SnapshotGroup{}}
+	for _, bg := range bgs {
+		sg := report.SnapshotGroup{Group: bg.Group}
+		for _, r := range bg.Rows {
+			if r.NoCommit {
+				sg.NoCommit++
+			} else {
+				sg.Committed++
+			}
+		}
+		res.Groups = append(res.Groups, sg)
+	}
+	if err := report.Snapshot(a.stdout, a.format, res); err != nil {
+		return err
+	}
+	a.infof("snapshot of %d group(s) written to %s (restore: offsetctl reset --all-groups --to %s --execute)", len(bgs), out, shellQuote("file:"+out))
+	return nil
+}
+
+func shortNames(names []string) string {
+	if len(names) > 5 {
+		return fmt.Sprintf("%v and %d more", names[:5], len(names)-5)
+	}
+	return fmt.Sprint(names)
+}
+
+func (a *app) diffCmd() *cobra.Command {
+	var exitCode bool
+	cmd := &cobra.Command{
+		Use:   "diff A [B]",
+		Short: "Compare two snapshots, or a snapshot with the cluster now: per group and partition, before, after and delta",
+		Long: `diff compares the committed offsets of snapshot A (or any backup) with
+snapshot B, or with the live cluster when B is left out: every partition
+whose offset differs (a missing or no-commit partition counts as no
+commit), and the groups that appeared or vanished. It exits 0 whether or
+not there are differences; --exit-code makes it exit 1 when there are.`,
+		Example: `  offsetctl diff before.csv
+  offsetctl diff before.csv after.csv -o json
+  offsetctl diff before.csv --exit-code >/dev/null || echo "offsets moved"`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			before, err := readState(args[0])
+			if err != nil {
+				return err
+			}
+			res := report.DiffResult{From: args[0], To: "live"}
+			var after audit.State
+			if len(args) == 2 {
+				res.To = args[1]
+				if after, err = readState(args[1]); err != nil {
+					return err
+				}
+			} else if after, err = a.liveState(cmd.Context()); err != nil {
+				return err
+			}
+			changes := audit.Diff(before, after)
+			res.Changes, res.GroupDiff = audit.Rows(changes), audit.Groups(before, after)
+			if err := report.Diff(a.stdout, a.format, res); err != nil {
+				return err
+			}
+			if n := len(changes) + len(res.Appeared) + len(res.Vanished); exitCode && n > 0 {
+				return &exitcode.Error{Code: exitcode.Failure, Err: fmt.Errorf("%d difference(s)", n)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when there are differences (like git diff --exit-code)")
+	return cmd
+}
+
+// readState reads a snapshot or backup file (four columns: a group on
+// every row).
+func readState(path string) (audit.State, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, exitcode.Usagef("reading snapshot: %v", err)
+	}
+	pf, err := admin.ParsePlanCSV(data)
+	if err != nil {
+		return nil, exitcode.Usagef("snapshot %s: %v", path, err)
+	}
+	if pf.Columns != 4 {
+		return nil, exitcode.Usagef("snapshot %s has no group column (topic,partition,offset): diff needs group,topic,partition,offset rows, as snapshot writes", path)
+	}
+	return audit.StateOfPlan(pf), nil
+}
+
+// liveState is every consumer group's committed offsets now.
+func (a *app) liveState(ctx context.Context) (audit.State, error) {
+	cfg, adm, err := a.admin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer adm.Close()
+	gctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	listed, err := admin.ListGroups(gctx, adm)
+	if err != nil {
+		return nil, a.planErr(cfg, gctx, err)
+	}
+	live, failed := audit.StateOfCommits(admin.FetchCommits(gctx, adm, admin.ConsumerGroupNames(listed)))
+	if len(failed) > 0 {
+		var errs []error
+		for g, err := range failed {
+			errs = append(errs, fmt.Errorf("group %s: %w", g, err))
+		}
+		return nil, fmt.Errorf("reading the cluster's offsets: %w", errors.Join(errs...))
+	}
+	return live, nil
+}

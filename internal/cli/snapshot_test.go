@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offsetctl/offsetctl/internal/testkit"
+	"github.com/offsetctl/offsetctl/report"
+)
+
+// diffOf runs `diff ARGS -o json` and keeps the rows and group changes of
+// the named groups (a real cluster holds other tests' groups too).
+func diffOf(t *testing.T, c *testkit.Cluster, groups []string, args ...string) (rows []string, appeared, vanished []string) {
+	t.Helper()
+	var d report.DiffResult
+	decodeJSON(t, mustRun(t, c, 0, append([]string{"diff", "-o", "json"}, args...)...), &d)
+	mine := map[string]bool{}
+	for _, g := range groups {
+		mine[g] = true
+	}
+	for _, r := range d.Changes {
+		if mine[r.Group] {
+			rows = append(rows, fmt.Sprintf("%s %s/%d %s→%s Δ%s", r.Group, r.Topic, r.Partition, offsetWord(r.Before), offsetWord(r.After), offsetWord(r.Delta)))
+		}
+	}
+	for _, g := range d.Appeared {
+		if mine[g] {
+			appeared = append(appeared, g)
+		}
+	}
+	for _, g := range d.Vanished {
+		if mine[g] {
+			vanished = append(vanished, g)
+		}
+	}
+	return rows, appeared, vanished
+}
+
+// TestSnapshotDiffRestore: snapshot two groups, change them (a reset that
+// also commits a never-committed partition, a deleted group, a new group),
+// diff shows each change, and restoring the snapshot brings back exactly
+// the snapshot: the diff against the cluster is then empty.
+func TestSnapshotDiffRestore(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(3, nil)
+	g1, g2, g3 := testkit.Name(t, "g1"), testkit.Name(t, "g2"), testkit.Name(t, "g3")
+	c.Produce(topic, map[int32]int{0: 20, 1: 20, 2: 20}, time.Time{})
+	c.Commit(g1, topic, map[int32]int64{0: 3, 1: 5})
+	c.Commit(g2, topic, map[int32]int64{0: 1})
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "snap.csv")
+	var sr report.SnapshotResult
+	decodeJSON(t, mustRun(t, c, 0, "snapshot", g1, g2, "--out", snap, "-o", "json"), &sr)
+	if sr.File != snap || len(sr.Groups) != 2 || sr.Groups[0].Committed != 2 || sr.Groups[0].NoCommit != 1 || sr.Groups[1].Committed != 1 || sr.Groups[1].NoCommit != 2 {
+		t.Fatalf("snapshot summary %+v", sr)
+	}
+	st, err := readState(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := showState(st[g1][topic]) + " " + showState(st[g2][topic]); got != "0=3,1=5,2=none 0=1,1=none,2=none" {
+		t.Fatalf("snapshot state %s", got)
+	}
+	mustRun(t, c, 2, "snapshot", g1, "--out", snap) // never overwrites
+	mine := []string{g1, g2, g3}
+	if rows, ap, va := diffOf(t, c, mine, snap); rows != nil || ap != nil || va != nil {
+		t.Fatalf("diff right after the snapshot: %v %v %v", rows, ap, va)
+	}
+
+	mustRun(t, c, 0, "reset", g1, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(dir, "r.csv"))
+	mustRun(t, c, 0, "delete-group", g2, "--execute", "--backup", filepath.Join(dir, "d.csv"))
+	c.Commit(g3, topic, map[int32]int64{1: 7})
+	rows, ap, va := diffOf(t, c, mine, snap)
+	want := []string{
+		g1 + " " + topic + "/0 3→20 Δ17", g1 + " " + topic + "/1 5→20 Δ15", g1 + " " + topic + "/2 no commit→20 Δno commit",
+		g2 + " " + topic + "/0 1→no commit Δno commit", g3 + " " + topic + "/1 no commit→7 Δno commit",
+	}
+	if !reflect.DeepEqual(rows, want) || !reflect.DeepEqual(ap, []string{g3}) || !reflect.DeepEqual(va, []string{g2}) {
+		t.Fatalf("diff after changes:\n%v\nwant %v\nappeared %v vanished %v", rows, want, ap, va)
+	}
+	// Snapshot against snapshot, and --exit-code.
+	snap2 := filepath.Join(dir, "snap2.csv")
+	mustRun(t, c, 0, "snapshot", g1, g3, "--out", snap2)
+	rows, ap, va = diffOf(t, c, mine, snap, snap2)
+	if len(rows) != 5 || !reflect.DeepEqual(ap, []string{g3}) || !reflect.DeepEqual(va, []string{g2}) {
+		t.Fatalf("snapshot diff: %v %v %v", rows, ap, va)
+	}
+	mustRun(t, c, 1, "diff", snap, snap2, "--exit-code")
+	mustRun(t, c, 0, "diff", snap, snap, "--exit-code")
+	r := mustRun(t, c, 0, "diff", snap, snap2, "-o", "csv")
+	if !strings.HasPrefix(r.stdout, "GROUP,TOPIC,PARTITION,BEFORE,AFTER,DELTA,STATUS\n") || !strings.Contains(r.stdout, g1+","+topic+",2,,20,,changed\n") || !strings.Contains(r.stdout, g3+",,,,,,group appeared\n") {
+		t.Fatalf("diff csv:\n%s", r.stdout)
+	}
+
+	// Restore: every group of the snapshot back as it was (on kfake the
+	// cluster is this test's own, so --all-groups as documented).
+	restore := []string{"reset", g1, g2}
+	if !testkit.Real() {
+		restore = []string{"reset", "--all-groups"}
+	}
+	mustRun(t, c, 0, append(restore, "--to", "file:"+snap, "--execute", "--backup", filepath.Join(dir, "restore.csv"))...)
+	wantCommitted(t, c, g1, topic, map[int32]int64{0: 3, 1: 5})
+	wantCommitted(t, c, g2, topic, map[int32]int64{0: 1})
+	rows, _, va = diffOf(t, c, mine, snap)
+	if rows != nil && !(len(rows) == 1 && strings.HasPrefix(rows[0], g3+" ")) || va != nil {
+		t.Fatalf("diff after the restore: %v vanished %v", rows, va)
+	}
+	// Bad input: a three-column plan, a missing file, no --out.
+	plan3 := filepath.Join(dir, "plan3.csv")
+	writeFile(t, plan3, topic+",0,1\n")
+	mustRun(t, c, 2, "diff", plan3)
+	mustRun(t, c, 2, "diff", filepath.Join(dir, "missing.csv"))
+	mustRun(t, c, 2, "snapshot", g1)
+	mustRun(t, c, 2, "snapshot", "--all-groups", "--regex", "x", "--out", filepath.Join(dir, "x.csv"))
+}
+
+// TestSnapshotRegexAndApache: --regex selects groups by name; Apache's
+// kafka-consumer-groups --from-file restores the committed offsets of a
+// snapshot.
+func TestSnapshotRegexAndApache(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	g1, g2 := testkit.Name(t, "regexsel"), testkit.Name(t, "other")
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	c.Commit(g1, topic, map[int32]int64{0: 4, 1: 6})
+	c.Commit(g2, topic, map[int32]int64{0: 2})
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "snap.csv")
+	var sr report.SnapshotResult
+	decodeJSON(t, mustRun(t, c, 0, "snapshot", "--regex", "^"+g1+"$", "--out", snap, "-o", "json"), &sr)
+	if len(sr.Groups) != 1 || sr.Groups[0].Group != g1 {
+		t.Fatalf("snapshot --regex: %+v", sr)
+	}
+	mustRun(t, c, 0, "reset", g1, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(dir, "r.csv"))
+	c.ApacheTool("--reset-offsets", "--group", g1, "--from-file", snap, "--execute")
+	wantCommitted(t, c, g1, topic, map[int32]int64{0: 4, 1: 6})
+}
+
+// showState writes partition → offset as "0=3,1=none" in partition order.
+func showState(ps map[int32]*int64) string {
+	var out []string
+	for p := int32(0); len(out) < len(ps); p++ {
+		if v, ok := ps[p]; ok {
+			w := "none"
+			if v != nil {
+				w = fmt.Sprint(*v)
+			}
+			out = append(out, fmt.Sprintf("%d=%s", p, w))
+		}
+	}
+	return strings.Join(out, ",")
+}
