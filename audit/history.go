@@ -53,7 +53,7 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 	}
 	ms, err := admin.ParseTime(s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("--since %q: want a duration (24h, 3d, PT90M) or a time (2026-11-30T10:00:00Z, 2026-11-30, unix ms)", s)
+		return time.Time{}, fmt.Errorf("%q: want a duration (24h, 3d, PT90M) or a time (2026-11-30T10:00:00Z, 2026-11-30, unix ms)", s)
 	}
 	return time.UnixMilli(ms), nil
 }

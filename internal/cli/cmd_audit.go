@@ -28,7 +28,7 @@ func (a *app) historyCmd() *cobra.Command {
 			if changed(cmd.Flags(), "since") {
 				t, err := audit.ParseSince(since, a.now())
 				if err != nil {
-					return exitcode.AsUsage(err)
+					return exitcode.Flag("--since", err)
 				}
 				f.Since = t
 			}

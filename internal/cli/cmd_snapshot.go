@@ -50,7 +50,7 @@ against offsets expiring (offsets.retention.minutes). Restore with
 			if pattern != "" {
 				var err error
 				if re, err = regexp.Compile(pattern); err != nil {
-					return exitcode.Usagef("--regex: %v", err)
+					return exitcode.Flag("--regex", err)
 				}
 			}
 			for _, g := range args {
@@ -138,7 +138,7 @@ func shortNames(names []string) string {
 }
 
 func (a *app) diffCmd() *cobra.Command {
-	var exitCode bool
+	var exitCode, allGroups bool
 	cmd := &cobra.Command{
 		Use:   "diff A [B]",
 		Short: "Compare two snapshots, or a snapshot with the cluster now: per group and partition, before, after and delta",
@@ -146,7 +146,9 @@ func (a *app) diffCmd() *cobra.Command {
 snapshot B, or with the live cluster when B is left out: every partition
 whose offset differs (a missing or no-commit partition counts as no
 commit), and the groups that appeared or vanished. It exits 0 whether or
-not there are differences; --exit-code makes it exit 1 when there are.`,
+not there are differences; --exit-code makes it exit 1 when there are.
+Against the cluster, only the groups of A are compared unless --all-groups
+(then a group created since A shows as appeared).`,
 		Example: `  offsetctl diff before.csv
   offsetctl diff before.csv after.csv -o json
   offsetctl diff before.csv --exit-code >/dev/null || echo "offsets moved"`,
@@ -163,8 +165,13 @@ not there are differences; --exit-code makes it exit 1 when there are.`,
 				if after, err = readState(args[1]); err != nil {
 					return err
 				}
-			} else if after, err = a.liveState(cmd.Context()); err != nil {
-				return err
+			} else {
+				if after, err = a.liveState(cmd.Context(), before, allGroups); err != nil {
+					return err
+				}
+			}
+			if allGroups && len(args) == 2 {
+				return exitcode.Usagef("--all-groups is for a diff against the cluster: two snapshots are compared whole")
 			}
 			changes := audit.Diff(before, after)
 			res.Changes, res.GroupDiff = audit.Rows(changes), audit.Groups(before, after)
@@ -178,6 +185,7 @@ not there are differences; --exit-code makes it exit 1 when there are.`,
 		},
 	}
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when there are differences (like git diff --exit-code)")
+	cmd.Flags().BoolVar(&allGroups, "all-groups", false, "against the cluster: compare every consumer group, not only A's (new groups show as appeared)")
 	return cmd
 }
 
@@ -198,8 +206,9 @@ func readState(path string) (audit.State, error) {
 	return audit.StateOfPlan(pf), nil
 }
 
-// liveState is every consumer group's committed offsets now.
-func (a *app) liveState(ctx context.Context) (audit.State, error) {
+// liveState is the committed offsets now of A's groups, or with all of
+// every consumer group.
+func (a *app) liveState(ctx context.Context, of audit.State, all bool) (audit.State, error) {
 	cfg, adm, err := a.admin(ctx)
 	if err != nil {
 		return nil, err
@@ -211,13 +220,31 @@ func (a *app) liveState(ctx context.Context) (audit.State, error) {
 	if err != nil {
 		return nil, a.planErr(cfg, gctx, err)
 	}
-	live, failed := audit.StateOfCommits(admin.FetchCommits(gctx, adm, admin.ConsumerGroupNames(listed)))
+	exists := map[string]bool{}
+	var groups []string
+	for _, g := range admin.ConsumerGroupNames(listed) {
+		exists[g] = true
+		if all || of[g] != nil {
+			groups = append(groups, g)
+		}
+	}
+	for g := range of {
+		if !exists[g] {
+			groups = append(groups, g) // deleted since, or never listed: its commits say
+		}
+	}
+	live, failed := audit.StateOfCommits(admin.FetchCommits(gctx, adm, groups))
 	if len(failed) > 0 {
 		var errs []error
 		for g, err := range failed {
 			errs = append(errs, fmt.Errorf("group %s: %w", g, err))
 		}
 		return nil, fmt.Errorf("reading the cluster's offsets: %w", errors.Join(errs...))
+	}
+	for g, ps := range live {
+		if !exists[g] && len(ps) == 0 {
+			delete(live, g) // not listed and no commits: the group is gone
+		}
 	}
 	return live, nil
 }

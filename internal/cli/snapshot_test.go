@@ -74,7 +74,7 @@ func TestSnapshotDiffRestore(t *testing.T) {
 	mustRun(t, c, 0, "reset", g1, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(dir, "r.csv"))
 	mustRun(t, c, 0, "delete-group", g2, "--execute", "--backup", filepath.Join(dir, "d.csv"))
 	c.Commit(g3, topic, map[int32]int64{1: 7})
-	rows, ap, va := diffOf(t, c, mine, snap)
+	rows, ap, va := diffOf(t, c, mine, snap, "--all-groups")
 	want := []string{
 		g1 + " " + topic + "/0 3→20 Δ17", g1 + " " + topic + "/1 5→20 Δ15", g1 + " " + topic + "/2 no commit→20 Δno commit",
 		g2 + " " + topic + "/0 1→no commit Δno commit", g3 + " " + topic + "/1 no commit→7 Δno commit",
@@ -82,6 +82,12 @@ func TestSnapshotDiffRestore(t *testing.T) {
 	if !reflect.DeepEqual(rows, want) || !reflect.DeepEqual(ap, []string{g3}) || !reflect.DeepEqual(va, []string{g2}) {
 		t.Fatalf("diff after changes:\n%v\nwant %v\nappeared %v vanished %v", rows, want, ap, va)
 	}
+	// Without --all-groups only the snapshot's groups are compared.
+	rows, ap, va = diffOf(t, c, mine, snap)
+	if !reflect.DeepEqual(rows, want[:4]) || ap != nil || !reflect.DeepEqual(va, []string{g2}) {
+		t.Fatalf("diff of the snapshot's groups:\n%v\nappeared %v vanished %v", rows, ap, va)
+	}
+	mustRun(t, c, 2, "diff", snap, snap, "--all-groups")
 	// Snapshot against snapshot, and --exit-code.
 	snap2 := filepath.Join(dir, "snap2.csv")
 	mustRun(t, c, 0, "snapshot", g1, g3, "--out", snap2)
