@@ -56,9 +56,15 @@ func GatherReset(ctx context.Context, adm *cluster.Admin, req ResetRequest) (Res
 		groups = append(groups, req.Target.Group)
 	}
 	if req.AllGroups && req.File != nil && req.File.Columns == 4 {
-		// --all-groups with a snapshot or backup restores the file's
-		// groups too when they no longer exist (deleted since).
-		groups = append(groups, req.File.GroupsIn()...)
+		// --all-groups with a snapshot or backup restores the groups it
+		// is a backup of (its marker rows) even when they no longer
+		// exist (deleted since). A plain plan's unknown groups stay
+		// unknown: a typo must not create a group.
+		for _, g := range req.File.GroupsIn() {
+			if _, ok := req.File.Backups[g]; ok {
+				groups = append(groups, g)
+			}
+		}
 	}
 	greq := GatherRequest{Groups: groups, AllGroups: req.AllGroups, Scope: req.Scope, ExtraTopics: extra}
 	snap, err := Gather(ctx, adm, greq)
