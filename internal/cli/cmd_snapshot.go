@@ -82,15 +82,16 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, re *regexp.Regex
 	defer adm.Close()
 	gctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	snap, err := admin.Gather(gctx, adm, admin.GatherRequest{Groups: groups, AllGroups: len(groups) == 0})
+	req := admin.GatherRequest{Groups: groups, AllGroups: len(groups) == 0}
+	if re != nil {
+		req.Match = re.MatchString // unmatched groups are never described or fetched
+	}
+	snap, err := admin.Gather(gctx, adm, req)
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
 	}
 	if len(groups) == 0 {
 		for _, g := range snap.Groups {
-			if re != nil && !re.MatchString(g.Group) {
-				continue
-			}
 			if admin.CheckGroupName(g.Group) != nil {
 				a.warnf("group %s is left out: names starting with \"offsetctl:\" are reserved by the backup format", g.Group)
 				continue
