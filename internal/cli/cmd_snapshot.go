@@ -12,6 +12,7 @@ import (
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/report"
 )
 
@@ -155,7 +156,7 @@ Against the cluster, only the groups of A are compared unless --all-groups
   offsetctl diff before.csv --exit-code >/dev/null || echo "offsets moved"`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			before, err := readState(args[0])
+			before, err := a.readState(args[0])
 			if err != nil {
 				return err
 			}
@@ -163,7 +164,7 @@ Against the cluster, only the groups of A are compared unless --all-groups
 			var after audit.State
 			if len(args) == 2 {
 				res.To = args[1]
-				if after, err = readState(args[1]); err != nil {
+				if after, err = a.readState(args[1]); err != nil {
 					return err
 				}
 			} else {
@@ -192,8 +193,8 @@ Against the cluster, only the groups of A are compared unless --all-groups
 
 // readState reads a snapshot or backup file (four columns: a group on
 // every row).
-func readState(path string) (audit.State, error) {
-	data, err := os.ReadFile(path)
+func (a *app) readState(path string) (audit.State, error) {
+	data, err := inputfile.Read(path, inputfile.PlanLimit, a.timeout)
 	if err != nil {
 		return nil, exitcode.Usagef("reading snapshot: %v", err)
 	}

@@ -58,7 +58,7 @@ func TestSnapshotDiffRestore(t *testing.T) {
 	if sr.File != snap || len(sr.Groups) != 2 || sr.Groups[0].Committed != 2 || sr.Groups[0].NoCommit != 1 || sr.Groups[1].Committed != 1 || sr.Groups[1].NoCommit != 2 {
 		t.Fatalf("snapshot summary %+v", sr)
 	}
-	st, err := readState(snap)
+	st, err := (&app{timeout: time.Minute}).readState(snap)
 	if err != nil {
 		t.Fatal(err)
 	}
