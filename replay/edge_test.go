@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -22,5 +23,89 @@ func TestNamedWithoutCommitsRepeatBeforeTypo(t *testing.T) {
 	}
 	if got := namedWithoutCommits(snap, []string{"orders", "orders"}); got != nil {
 		t.Errorf("a repeated good group: %q", got)
+	}
+}
+
+// The proof table is in group then partition order, every row whole:
+// before, after, status and the live-member count.
+func TestCompareSnapshotsWholeRowsInOrder(t *testing.T) {
+	before := proofSnapshot{
+		"b": {commits: map[int32]int64{2: 7, 0: 1, 1: 4}},
+		"a": {members: 1, commits: map[int32]int64{1: 3}},
+	}
+	after := proofSnapshot{
+		"b": {commits: map[int32]int64{2: 7, 0: 2}},
+		"a": {members: 2, commits: map[int32]int64{1: 5, 0: 9}},
+	}
+	v := compareSnapshots("t", before, after, nil)
+	o := func(p *int64) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprint(*p)
+	}
+	var got []string
+	for _, r := range v.Rows {
+		got = append(got, fmt.Sprintf("%s %s/%d %s>%s %s m%d", r.Group, r.Topic, r.Partition, o(r.Before), o(r.After), r.Status, r.Members))
+	}
+	want := []string{
+		"a t/0 ->9 " + StatusMovedByConsumers + " m2",
+		"a t/1 3>5 " + StatusMovedByConsumers + " m2",
+		"b t/0 1>2 " + StatusChanged + " m0",
+		"b t/1 4>- " + StatusChanged + " m0",
+		"b t/2 7>7 " + StatusUnchanged + " m0",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("rows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if v.Unchanged || len(v.Changes) != 4 || len(v.Failed()) != 2 || strings.Join(v.Groups, ",") != "a,b" || v.GroupsChecked != 2 {
+		t.Fatalf("verification %+v", v)
+	}
+}
+
+// One group without commits is "group X has", several are "groups X, Y have".
+func TestNoCommitsErrorOneGroup(t *testing.T) {
+	err := noCommitsError("t", []string{"ordres"})
+	if err == nil || err.Error() != "--verify-groups: group ordres has no commits on topic t (no such group, or it never committed on t): nothing to compare" {
+		t.Fatalf("error: %v", err)
+	}
+}
+
+// A space is printable and written as is; only '"', '\\' and the bytes
+// below 0x20 are escaped.
+func TestAppendJSONStringEscapesOnlyWhatJSONNeeds(t *testing.T) {
+	for in, want := range map[string]string{
+		"a b":        `"a b"`,
+		" ":          `" "`,
+		"!~\x7f":     "\"!~\x7f\"",
+		"\x1f":       `"\u001f"`,
+		"q\"b\\":     `"q\"b\\"`,
+		"\n\r\t\x00": `"\n\r\t\u0000"`,
+	} {
+		if got := string(appendJSONString(nil, in)); got != want {
+			t.Errorf("appendJSONString(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// A line missing any one of partition, offset or timestamp is not a
+// replay line.
+func TestParseLineNeedsEveryPosition(t *testing.T) {
+	full := map[string]string{"partition": "1", "offset": "2", "timestamp": "3"}
+	for missing := range full {
+		var fields []string
+		for k, v := range full {
+			if k != missing {
+				fields = append(fields, fmt.Sprintf("%q:%s", k, v))
+			}
+		}
+		line := "{" + strings.Join(fields, ",") + `,"topic":"t"}`
+		if _, err := ParseLine([]byte(line)); err == nil || !strings.Contains(err.Error(), "lacks partition, offset or timestamp") {
+			t.Errorf("without %s: %v", missing, err)
+		}
+	}
+	l, err := ParseLine([]byte(`{"topic":"t","partition":1,"offset":2,"timestamp":3}`))
+	if err != nil || l.Partition != 1 || l.Offset != 2 || l.Timestamp != 3 || l.Topic != "t" {
+		t.Fatalf("full line: %+v, %v", l, err)
 	}
 }
