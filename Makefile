@@ -30,19 +30,29 @@ test:
 	env -u KAFKA_BROKERS -u OFFSETCTL_KAFKA_SCRIPT $(GO) test ./...
 
 # The same suite, plus the tests gated on KAFKA_BROKERS, against a real
-# single-node Apache Kafka 4.x. The broker is stopped even when tests fail.
+# single-node Apache Kafka 4.x, then the security and fault tests against the
+# secure broker (test-kafka-secure); each broker is stopped even when tests
+# fail. Last, scripts/broker-tests-ran.sh checks in the -v logs that every
+# broker-gated test (each skips in make test) ran and passed here.
+# The console shows failures, skips and package results; not every PASS.
+TEST_FILTER := awk '!/^ *(=== (RUN|PAUSE|CONT|NAME)|--- PASS)/'
 test-kafka:
-	@trap '"$(KAFKA_SH)" stop || true' EXIT; \
-	"$(KAFKA_SH)" start; \
+	@logs="$$(mktemp -d)"; trap 'rm -rf "$$logs"' EXIT; \
 	rc=0; \
-	KAFKA_BROKERS=127.0.0.1:$(KAFKA_PORT) OFFSETCTL_KAFKA_SCRIPT="$(KAFKA_SH)" \
-		$(GO) test -count=1 -p 1 ./... || rc=$$?; \
+	( trap '"$(KAFKA_SH)" stop || true' EXIT; \
+	  "$(KAFKA_SH)" start; \
+	  KAFKA_BROKERS=127.0.0.1:$(KAFKA_PORT) OFFSETCTL_KAFKA_SCRIPT="$(KAFKA_SH)" \
+		$(GO) test -count=1 -p 1 -v ./... 2>&1 | tee "$$logs/plain" | $(TEST_FILTER) ) || rc=$$?; \
+	$(MAKE) --no-print-directory test-kafka-secure TEST_KAFKA_LOG="$$logs/secure" || rc=$$?; \
+	scripts/broker-tests-ran.sh "$$logs/plain" "$$logs/secure" || rc=1; \
 	exit $$rc
 
 # Security and fault tests (TestSecur*, TestFault*) against a second broker
 # with SASL_SSL/SCRAM, mTLS and PLAINTEXT listeners (scripts/kafka-secure.sh,
-# ports 19192-19195); it is stopped even when tests fail.
+# ports 19192-19195); it is stopped even when tests fail. TEST_KAFKA_LOG
+# keeps the -v log (for test-kafka's check).
 KAFKA_SECURE_SH := $(CURDIR)/scripts/kafka-secure.sh
+TEST_KAFKA_LOG ?= /dev/null
 .PHONY: test-kafka-secure
 test-kafka-secure:
 	@trap '"$(KAFKA_SECURE_SH)" stop || true' EXIT; \
@@ -50,7 +60,7 @@ test-kafka-secure:
 	set -a; eval "$$env_lines"; set +a; \
 	rc=0; \
 	env -u KAFKA_BROKERS OFFSETCTL_KAFKA_SCRIPT="$(KAFKA_SH)" \
-		$(GO) test -count=1 -p 1 -run '^(TestSecur|TestFault)' ./internal/cli || rc=$$?; \
+		$(GO) test -count=1 -p 1 -v -run '^(TestSecur|TestFault)' ./internal/cli 2>&1 | tee "$(TEST_KAFKA_LOG)" | $(TEST_FILTER) || rc=$$?; \
 	exit $$rc
 
 kafka-start:
