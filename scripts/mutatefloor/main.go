@@ -34,7 +34,9 @@ import (
 //	FILE | MUTATOR | SOURCE LINE | REASON
 //
 // FILE is the path from the module root (admin/reset.go), SOURCE LINE the
-// mutated line with its indentation trimmed. The reason is required (the
+// mutated line with its indentation trimmed. A line too common to name one
+// place (continue) may be given with the line before it: "if x {" ⏎ "continue"
+// is written "if x { ⏎ continue". The reason is required (the
 // line is trimmed, so a line ending in " | " has fewer than four fields).
 type Equivalent struct {
 	File, Mutator, Source, Reason string
@@ -97,10 +99,18 @@ type Report struct {
 	} `json:"files"`
 }
 
-// Mutant is one mutant of the report, with its source line.
+// Mutant is one mutant of the report, with its source line and the
+// nearest non-blank line before it.
 type Mutant struct {
-	File, Mutator, Status, Source string
-	Line, Column                  int
+	File, Mutator, Status, Source, Prev string
+	Line, Column                        int
+}
+
+// contextSep joins a line to the one before it in an equivalent's source.
+const contextSep = " ⏎ "
+
+func (e Equivalent) matches(m Mutant) bool {
+	return e.File == m.File && e.Mutator == m.Mutator && (e.Source == m.Source || e.Source == m.Prev+contextSep+m.Source)
 }
 
 // Tally is a package's result.
@@ -132,7 +142,7 @@ func Count(pkg string, mutants []Mutant, eqs []Equivalent) Tally {
 		}
 		excluded := false
 		for i, e := range eqs {
-			if e.File == m.File && e.Mutator == m.Mutator && e.Source == m.Source {
+			if e.matches(m) {
 				excluded, used[i] = true, true
 			}
 		}
@@ -178,11 +188,14 @@ func readMutants(pkg, dir string, r io.Reader) ([]Mutant, error) {
 			return nil, err
 		}
 		for _, m := range f.Mutations {
-			src := ""
+			src, prev := "", ""
 			if m.Line >= 1 && m.Line <= len(lines) {
 				src = strings.TrimSpace(lines[m.Line-1])
+				for i := m.Line - 2; i >= 0 && prev == ""; i-- {
+					prev = strings.TrimSpace(lines[i])
+				}
 			}
-			out = append(out, Mutant{File: pkg + "/" + filepath.Base(f.FileName), Mutator: m.Type, Status: m.Status, Source: src, Line: m.Line, Column: m.Column})
+			out = append(out, Mutant{File: pkg + "/" + filepath.Base(f.FileName), Mutator: m.Type, Status: m.Status, Source: src, Prev: prev, Line: m.Line, Column: m.Column})
 		}
 	}
 	return out, nil

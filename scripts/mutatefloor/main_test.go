@@ -61,18 +61,21 @@ func TestCountExcludesOnlyListedEquivalents(t *testing.T) {
 		{File: "p/b.go", Mutator: "CONDITIONALS_BOUNDARY", Status: "KILLED", Source: "if x > 5 {", Line: 1},
 		{File: "p/a.go", Mutator: "ARITHMETIC_BASE", Status: "NOT COVERED", Source: "a + b", Line: 4},
 		{File: "p/a.go", Mutator: "ARITHMETIC_BASE", Status: "TIMED OUT", Source: "a - b", Line: 5},
+		{File: "p/a.go", Mutator: "INVERT_LOOPCTRL", Status: "LIVED", Source: "continue", Prev: "if len(line) == 0 {", Line: 7},
+		{File: "p/a.go", Mutator: "INVERT_LOOPCTRL", Status: "KILLED", Source: "continue", Prev: "if done {", Line: 12},
 	}
 	eqs := []Equivalent{
 		{File: "p/a.go", Mutator: "CONDITIONALS_BOUNDARY", Source: "if x > 5 {", Reason: "r"},
-		{File: "p/a.go", Mutator: "INVERT_LOOPCTRL", Source: "continue", Reason: "r"},
+		{File: "p/a.go", Mutator: "INVERT_LOOPCTRL", Source: "break", Reason: "r"},
+		{File: "p/a.go", Mutator: "INVERT_LOOPCTRL", Source: "if len(line) == 0 { ⏎ continue", Reason: "r"},
 		{File: "q/a.go", Mutator: "INVERT_LOOPCTRL", Source: "continue", Reason: "other package"},
 	}
 	got := Count("p", mutants, eqs)
-	if got.Killed != 2 || got.Lived != 1 || got.Excluded != 1 || got.Other != 2 || len(got.Survivors) != 1 ||
+	if got.Killed != 3 || got.Lived != 1 || got.Excluded != 2 || got.Other != 2 || len(got.Survivors) != 1 ||
 		got.Survivors[0].Mutator != "CONDITIONALS_NEGATION" || len(got.Unused) != 1 || got.Unused[0].Mutator != "INVERT_LOOPCTRL" {
 		t.Fatalf("tally %+v", got)
 	}
-	if e := got.Efficacy(); e < 66.6 || e > 66.7 {
+	if e := got.Efficacy(); e != 75 {
 		t.Fatalf("efficacy %v", e)
 	}
 	if e := (Tally{}).Efficacy(); e != 100 {
@@ -91,16 +94,17 @@ func TestRunAgainstFloor(t *testing.T) {
 	if err := os.MkdirAll("p", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join("p", "a.go"), []byte("package p\n\tif x > 5 {\n\tif y {\n"), 0o644)
-	os.WriteFile("eq.txt", []byte("p/a.go | CONDITIONALS_BOUNDARY | if x > 5 { | x is never 5\n"), 0o644)
+	os.WriteFile(filepath.Join("p", "a.go"), []byte("package p\n\tif x > 5 {\n\tif y {\n\n\t\tcontinue\n"), 0o644)
+	os.WriteFile("eq.txt", []byte("p/a.go | CONDITIONALS_BOUNDARY | if x > 5 { | x is never 5\np/a.go | INVERT_LOOPCTRL | if y { ⏎ continue | y is last\n"), 0o644)
 	os.WriteFile("r.json", []byte(`{"files":[{"file_name":"a.go","mutations":[
 		{"type":"CONDITIONALS_BOUNDARY","status":"LIVED","line":2,"column":7},
 		{"type":"CONDITIONALS_NEGATION","status":"LIVED","line":2,"column":7},
-		{"type":"CONDITIONALS_NEGATION","status":"KILLED","line":3,"column":5}]}]}`), 0o644)
+		{"type":"CONDITIONALS_NEGATION","status":"KILLED","line":3,"column":5},
+		{"type":"INVERT_LOOPCTRL","status":"LIVED","line":5,"column":3}]}]}`), 0o644)
 	var out bytes.Buffer
 	err := run([]string{"-pkg", "p", "-report", "r.json", "-equivalents", "eq.txt", "-floor", "50"}, &out)
 	if err != nil || !strings.Contains(out.String(), "LIVED p/a.go:2:7 CONDITIONALS_NEGATION: if x > 5 {\n") ||
-		!strings.Contains(out.String(), "p: killed 1, lived 1, equivalent (excluded) 1, not covered/timed out/not viable 0: efficacy 50.0% (floor 50%) ok\n") {
+		!strings.Contains(out.String(), "p: killed 1, lived 1, equivalent (excluded) 2, not covered/timed out/not viable 0: efficacy 50.0% (floor 50%) ok\n") {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	out.Reset()
