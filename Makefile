@@ -92,9 +92,10 @@ fuzz-short:
 # Mutation testing (gremlins) of admin, replay, cluster and report, each
 # against its own tests, failing below MUTATE_FLOOR (90) % of covered mutants
 # killed; equivalent mutants are listed with reasons in
-# scripts/mutate-equivalents.txt. `mutate` runs the packages changed since
-# the merge base with main (CI); `mutate-full` runs all four (nightly: about
-# 20 minutes of one core per package on a quiet machine).
+# scripts/mutate-equivalents.txt. `mutate` (CI) mutates the lines changed
+# since the merge base with main, in the packages that have them (seconds to
+# minutes); `mutate-full` every mutant of all four (nightly: a whole package
+# is one go test per mutant, tens of minutes on a shared 2-core machine).
 mutate:
 	scripts/mutate.sh changed
 

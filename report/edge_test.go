@@ -77,7 +77,9 @@ func TestResetExportColumns(t *testing.T) {
 		return admin.GroupPlan{Group: name, Partitions: []admin.PartitionPlan{{Topic: "t", Partition: 0, Current: i64p(1), Target: i64p(off), Delta: i64p(off - 1)}}}
 	}
 	sameText(t, "one group", render(t, func(w *bytes.Buffer) error { return ResetExport(w, admin.Plan{Groups: []admin.GroupPlan{g("a", 7)}}) }), "t,0,7\n")
-	sameText(t, "two groups", render(t, func(w *bytes.Buffer) error { return ResetExport(w, admin.Plan{Groups: []admin.GroupPlan{g("a", 7), g("b", 9)}}) }), "a,t,0,7\nb,t,0,9\n")
+	sameText(t, "two groups", render(t, func(w *bytes.Buffer) error {
+		return ResetExport(w, admin.Plan{Groups: []admin.GroupPlan{g("a", 7), g("b", 9)}})
+	}), "a,t,0,7\nb,t,0,9\n")
 }
 
 // A digest of 16 characters or fewer is printed whole; a longer one is cut

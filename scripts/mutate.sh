@@ -4,14 +4,21 @@
 # killed (efficacy). Mutants judged equivalent are listed, each with its
 # reason, in scripts/mutate-equivalents.txt; they are excluded, nothing else.
 #
-#   scripts/mutate.sh all              # admin replay cluster report (make mutate-full, nightly)
-#   scripts/mutate.sh changed          # those with .go changes since the merge base (make mutate, CI)
-#   scripts/mutate.sh admin report     # the named ones
+#   scripts/mutate.sh all              # every mutant of admin replay cluster report (make mutate-full, nightly)
+#   scripts/mutate.sh changed          # the mutants on lines changed since the merge base, in the
+#                                      # packages that have them (make mutate, CI)
+#   scripts/mutate.sh admin report     # every mutant of the named ones
+#
+# A whole package takes minutes to tens of minutes (one go test per mutant;
+# admin's own tests take seconds), too long for every CI run; the changed
+# lines take seconds to a few minutes, and the full run is the nightly one.
 #
 # Environment: MUTATE_FLOOR (90), MUTATE_WORKERS (1: the machine is shared),
 # MUTATE_BASE (the ref to diff against for "changed"; default main, else
 # origin/main; when HEAD is the merge base itself, the last commit is what
-# changed), GREMLINS (the binary; installed with go install when missing).
+# changed), MUTATE_SCOPE=packages (with "changed": every mutant of the
+# changed packages, not only the changed lines), GREMLINS (the binary;
+# installed with go install when missing).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -43,7 +50,7 @@ gremlins_bin() {
   echo "$bin"
 }
 
-changed_packages() {
+merge_base() {
   local ref="${MUTATE_BASE:-}" base
   if [[ -z "$ref" ]]; then
     if git rev-parse -q --verify main >/dev/null; then ref=main
@@ -54,8 +61,11 @@ changed_packages() {
   if [[ "$base" == "$(git rev-parse HEAD)" ]]; then
     base="$(git rev-parse HEAD~1)"
   fi
-  echo "changed since $(git rev-parse --short "$base"):" >&2
-  local p
+  echo "$base"
+}
+
+changed_packages() {
+  local base="$1" p
   for p in "${ALL[@]}"; do
     if ! git diff --quiet "$base" -- "$p/"'*.go' || [[ -n "$(git ls-files --others --exclude-standard -- "$p/"'*.go')" ]]; then
       echo "$p"
@@ -63,9 +73,14 @@ changed_packages() {
   done
 }
 
+diff=()
 case "${1:-changed}" in
   all) pkgs=("${ALL[@]}") ;;
-  changed) mapfile -t pkgs < <(changed_packages) ;;
+  changed)
+    base="$(merge_base)"
+    mapfile -t pkgs < <(changed_packages "$base")
+    if [[ "${MUTATE_SCOPE:-lines}" != packages ]]; then diff=(-D "$base"); fi
+    echo "mutate: changed since $(git rev-parse --short "$base"): ${pkgs[*]:-none}${diff:+ (changed lines only)}" ;;
   *) pkgs=("$@") ;;
 esac
 if [[ ${#pkgs[@]} -eq 0 ]]; then
@@ -87,7 +102,7 @@ for p in "${pkgs[@]}"; do
   # coefficient is high because a loaded machine makes a test run slow, not
   # endless; a mutant that loops forever still times out.
   "$bin" unleash --silent --workers "$WORKERS" --timeout-coefficient 20 \
-    --invert-loopctrl --invert-logical "${args[@]}" -o "$out/$p.json" "./$p" >/dev/null ||
+    --invert-loopctrl --invert-logical "${args[@]}" "${diff[@]}" -o "$out/$p.json" "./$p" >/dev/null ||
     { echo "gremlins failed on $p" >&2; failed+=("$p"); continue; }
   go run ./scripts/mutatefloor -pkg "$p" -report "$out/$p.json" \
     -equivalents scripts/mutate-equivalents.txt -floor "$FLOOR" || failed+=("$p")

@@ -117,8 +117,9 @@ func (e Equivalent) matches(m Mutant) bool {
 type Tally struct {
 	Killed, Lived, Excluded, Other int
 	Survivors                      []Mutant
-	// Unused lists the equivalents of this package that matched no
-	// killed or lived mutant (stale after an edit, or not covered).
+	// Unused lists the equivalents of files with tested mutants that
+	// matched none of them (stale after an edit, or no longer covered); a
+	// run of changed lines only tests some files.
 	Unused []Equivalent
 }
 
@@ -135,11 +136,13 @@ func (t Tally) Efficacy() float64 {
 func Count(pkg string, mutants []Mutant, eqs []Equivalent) Tally {
 	var t Tally
 	used := make([]bool, len(eqs))
+	tested := map[string]bool{}
 	for _, m := range mutants {
 		if m.Status != "KILLED" && m.Status != "LIVED" {
 			t.Other++
 			continue
 		}
+		tested[m.File] = true
 		excluded := false
 		for i, e := range eqs {
 			if e.matches(m) {
@@ -157,7 +160,7 @@ func Count(pkg string, mutants []Mutant, eqs []Equivalent) Tally {
 		}
 	}
 	for i, e := range eqs {
-		if !used[i] && filepath.Dir(e.File) == pkg {
+		if !used[i] && filepath.Dir(e.File) == pkg && tested[e.File] {
 			t.Unused = append(t.Unused, e)
 		}
 	}

@@ -69,6 +69,7 @@ func TestCountExcludesOnlyListedEquivalents(t *testing.T) {
 		{File: "p/a.go", Mutator: "INVERT_LOOPCTRL", Source: "break", Reason: "r"},
 		{File: "p/a.go", Mutator: "INVERT_LOOPCTRL", Source: "if len(line) == 0 { ⏎ continue", Reason: "r"},
 		{File: "q/a.go", Mutator: "INVERT_LOOPCTRL", Source: "continue", Reason: "other package"},
+		{File: "p/untested.go", Mutator: "INVERT_LOOPCTRL", Source: "continue", Reason: "no mutant of this file was tested"},
 	}
 	got := Count("p", mutants, eqs)
 	if got.Killed != 3 || got.Lived != 1 || got.Excluded != 2 || got.Other != 2 || len(got.Survivors) != 1 ||
