@@ -97,20 +97,3 @@ func TestSemanticsDigestCut(t *testing.T) {
 		}
 	}
 }
-
-// The fast path is for printable ASCII only: from space to '~'. A control
-// byte, DEL or any byte of a multi-byte character sends the table to
-// tablewriter, which measures display width.
-func TestPrintableASCII(t *testing.T) {
-	for cell, want := range map[string]bool{
-		"a b~": true, " ": true, "~": true, "": true, "!": true, "}": true,
-		"\x1f": false, "\x7f": false, "é": false, "注": false, "a\tb": false,
-	} {
-		if got := printableASCII([]string{"H"}, [][]string{{"x", cell}}); got != want {
-			t.Errorf("printableASCII(%q) = %v", cell, got)
-		}
-		if got := printableASCII([]string{cell}, nil); got != want {
-			t.Errorf("printableASCII(header %q) = %v", cell, got)
-		}
-	}
-}
