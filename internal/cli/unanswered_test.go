@@ -229,3 +229,25 @@ func TestFaultFreezeDuringPlanningIsNeverUsage(t *testing.T) {
 		t.Fatalf("commits changed: %v -> %v", before, after)
 	}
 }
+
+// TestFaultMetadataNamesNoBroker: a metadata answer that names no broker
+// (a cluster starting up) sent ListGroups nowhere, and lag --all-groups
+// said "no consumer groups found" with exit 0 (issue 11 saw an exit 0 in
+// 56 ms with nothing on stdout during a machine stall). It is exit 1.
+func TestFaultMetadataNamesNoBroker(t *testing.T) {
+	c := kfakeCluster(t)
+	topic := c.Topic(1, nil)
+	c.Commit(testkit.Name(t, "g"), topic, map[int32]int64{0: 0})
+	c.Fake.ControlKey(kmsg.Metadata.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		resp := req.ResponseKind().(*kmsg.MetadataResponse)
+		resp.ControllerID = -1 // no brokers, no topics
+		return resp, nil, true
+	})
+	for _, args := range [][]string{{"lag", "--all-groups"}, {"groups"}, {"lag", "--all-groups", "-o", "json"}} {
+		r := guarded(t, nil, append([]string{"--brokers", c.BrokerList(), "--timeout", "2s"}, args...)...)
+		if r.code != 1 || args[0] == "lag" && (!strings.Contains(r.stderr, "named no broker") || strings.Contains(r.stdout, "[]")) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+	}
+}
