@@ -123,6 +123,21 @@ func TestHostileGroupNamesInHumanOutput(t *testing.T) {
 		}
 	}
 
+	// The groups table and a delete-offsets dry run too.
+	r0 := mustRun(t, c, 0, "groups")
+	terminalClean(t, "groups table", r0.stdout)
+	for _, g := range groups {
+		if !strings.Contains(r0.stdout, safetext.Name(g)+"  ") {
+			t.Fatalf("groups does not list %s:\n%s", safetext.Name(g), r0.stdout)
+		}
+		d := mustRun(t, c, 0, "delete-offsets", "--topic", topic, "--", g)
+		terminalClean(t, "delete-offsets table", d.stdout)
+		terminalClean(t, "delete-offsets stderr", d.stderr)
+		if !strings.Contains(d.stdout, safetext.Name(g)+"  ") {
+			t.Fatalf("delete-offsets does not name %s:\n%s", safetext.Name(g), d.stdout)
+		}
+	}
+
 	// The replay proof table names every group, quoted.
 	r := mustRun(t, c, 0, "replay", topic, "--format", "none")
 	terminalClean(t, "replay output", r.stdout)
