@@ -3,13 +3,10 @@ package cli
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"regexp"
-	"regexp/syntax"
 	"strings"
 	"sync"
 	"time"
@@ -25,8 +22,7 @@ import (
 )
 
 type exporterFlags struct {
-	allGroups       bool
-	regex, exclude  []string
+	sel             groupSelect
 	listen          string
 	interval        time.Duration
 	rateWindow      time.Duration
@@ -39,7 +35,7 @@ type exporterFlags struct {
 func (a *app) exporterCmd() *cobra.Command {
 	var f exporterFlags
 	cmd := &cobra.Command{
-		Use:   "exporter [GROUP... | --all-groups | --regex RE]",
+		Use:   "exporter [GROUP... | --all-groups | --regex PATTERN...]",
 		Short: "Serve consumer-group lag as Prometheus metrics on /metrics",
 		Long: `Serve consumer-group lag as Prometheus metrics.
 
@@ -73,9 +69,7 @@ exporter stops cleanly on SIGTERM or Ctrl-C (exit 0).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&f.allGroups, "all-groups", false, "every consumer group (the default without GROUP arguments)")
-	fl.StringArrayVar(&f.regex, "regex", nil, "export the groups whose whole name matches this RE2 expression (repeatable)")
-	fl.StringArrayVar(&f.exclude, "exclude", nil, "leave out the groups whose whole name matches this RE2 expression (repeatable; with --all-groups or --regex)")
+	f.sel.flags(fl, "every consumer group (the default without GROUP arguments)")
 	fl.StringVar(&f.listen, "listen", ":9308", "address to serve /metrics and /healthz on")
 	fl.DurationVar(&f.interval, "interval", 15*time.Second, "time between gathers (a gather is cut at this interval)")
 	fl.DurationVar(&f.rateWindow, "rate-window", 0, "span of the consume and produce rates (default 4 × --interval)")
@@ -159,72 +153,18 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 	return func(ctx context.Context) error { return serveExporter(ctx, srv, ln, targets) }, nil
 }
 
-// exporterRequest turns the group selection into a gather request.
+// exporterRequest turns the group selection into a gather request; with
+// no selection every group is exported.
 func exporterRequest(args []string, f exporterFlags) (admin.GatherRequest, error) {
 	iso, err := admin.ParseIsolation(f.isolation)
 	if err != nil {
 		return admin.GatherRequest{}, exitcode.Flag("--isolation", err)
 	}
-	req := admin.GatherRequest{Isolation: iso}
-	switch {
-	case len(args) > 0 && (f.allGroups || len(f.regex) > 0):
-		return req, exitcode.Usagef("name groups, or use --all-groups or --regex, not both")
-	case len(args) > 0 && len(f.exclude) > 0:
-		return req, exitcode.Usagef("--exclude goes with --all-groups or --regex, not with named groups")
-	case len(args) > 0:
-		for _, g := range args {
-			if strings.TrimSpace(g) == "" {
-				return req, exitcode.Usagef("empty group name")
-			}
-		}
-		req.Groups = args
-		return req, nil
-	}
-	include, err := compileWhole("--regex", f.regex)
+	sel, err := f.sel.resolve(args, true)
 	if err != nil {
-		return req, err
+		return admin.GatherRequest{}, err
 	}
-	exclude, err := compileWhole("--exclude", f.exclude)
-	if err != nil {
-		return req, err
-	}
-	req.AllGroups = true
-	if len(include) > 0 || len(exclude) > 0 {
-		req.Match = func(g string) bool {
-			return (len(include) == 0 || matchAny(include, g)) && !matchAny(exclude, g)
-		}
-	}
-	return req, nil
-}
-
-// compileWhole compiles RE2 expressions that must match a whole name.
-// Errors name the item and the problem, never the expression itself.
-func compileWhole(flag string, exprs []string) ([]*regexp.Regexp, error) {
-	var out []*regexp.Regexp
-	for i, e := range exprs {
-		if e == "" {
-			return nil, exitcode.Usagef("%s: item %d is empty", flag, i+1)
-		}
-		re, err := regexp.Compile(`^(?:` + e + `)$`)
-		if err != nil {
-			var rerr *syntax.Error
-			if errors.As(err, &rerr) {
-				return nil, exitcode.Usagef("%s: item %d is not an RE2 expression: %s", flag, i+1, rerr.Code)
-			}
-			return nil, exitcode.Usagef("%s: item %d is not an RE2 expression", flag, i+1)
-		}
-		out = append(out, re)
-	}
-	return out, nil
-}
-
-func matchAny(res []*regexp.Regexp, s string) bool {
-	for _, re := range res {
-		if re.MatchString(s) {
-			return true
-		}
-	}
-	return false
+	return admin.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, Isolation: iso}, nil
 }
 
 // exporterTargets resolves one connection per --profile entry (or the one

@@ -10,17 +10,37 @@ import (
 )
 
 func (a *app) groupsCmd() *cobra.Command {
-	var stateFlags []string
+	var (
+		stateFlags []string
+		sel        groupSelect
+		tri        triageFlags
+	)
 	cmd := &cobra.Command{
-		Use:   "groups",
+		Use:   "groups [--regex PATTERN...]",
 		Short: "List consumer groups with type, state, members, topics and total lag",
 		Example: `  offsetctl groups
-  offsetctl groups --state Empty,Stable -o json`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+  offsetctl groups --state Empty,Stable -o json
+  offsetctl groups --regex 'orders-.*' --exclude '.*-test' --min-lag 1
+  offsetctl groups --fail-if 'total-lag>1e6'   # exit 4 when a group crosses it`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !sel.regex {
+				// Arguments are --regex patterns only (a group's
+				// partitions: offsetctl lag GROUP).
+				if err := noArgs(cmd, args); err != nil {
+					return err
+				}
+			}
 			states, err := admin.ParseStates(stateFlags)
 			if err != nil {
 				return exitcode.Flag("--state", err)
+			}
+			s, err := sel.resolve(args, true)
+			if err != nil {
+				return err
+			}
+			t, err := tri.parse(cmd.Flags())
+			if err != nil {
+				return err
 			}
 			cfg, adm, err := a.admin(cmd.Context())
 			if err != nil {
@@ -28,8 +48,11 @@ func (a *app) groupsCmd() *cobra.Command {
 			}
 			defer adm.Close()
 			rows := []admin.GroupSummary{}
-			err = a.gatherLag(cmd.Context(), cfg, adm, admin.GatherRequest{AllGroups: true}, lagOpts{}, func(rep admin.LagReport) {
+			var breaches []string
+			req := admin.GatherRequest{Groups: s.Groups, AllGroups: s.All, Match: s.Match}
+			err = a.gatherLag(cmd.Context(), cfg, adm, req, lagOpts{timeLag: t.needsTimeLag(), triage: t}, func(rep admin.LagReport) {
 				rows = append(rows, admin.Summarize(rep, states)...)
+				breaches = append(breaches, admin.Breaches(rep, t.thresholds)...)
 			})
 			if err != nil {
 				return err
@@ -43,11 +66,16 @@ func (a *app) groupsCmd() *cobra.Command {
 					errs = append(errs, "group "+safetext.Arg(r.Group)+": "+r.Error)
 				}
 			}
-			return reportErrors(errs)
+			if err := reportErrors(errs); err != nil {
+				return err
+			}
+			return thresholdError(breaches)
 		},
 	}
 	// Not a StringSlice: it reads --state '' as no filter (every group);
 	// ParseStates refuses that and empty items.
+	sel.flags(cmd.Flags(), "every consumer group (the default)")
+	tri.flags(cmd.Flags(), false)
 	cmd.Flags().StringArrayVar(&stateFlags, "state", nil, "only groups in these `STATES`, comma-separated or repeated (e.g. Empty,Stable; case-insensitive)")
 	return cmd
 }

@@ -20,7 +20,8 @@ import (
 const minWatch = 100 * time.Millisecond
 
 type lagFlags struct {
-	allGroups   bool
+	sel         groupSelect
+	tri         triageFlags
 	topics      []string
 	isolation   string
 	timeLag     bool
@@ -32,28 +33,29 @@ type lagFlags struct {
 type lagOpts struct {
 	timeLag bool
 	assume  admin.AssumeReset
+	triage
 }
 
 func (a *app) lagCmd() *cobra.Command {
 	var f lagFlags
 	cmd := &cobra.Command{
-		Use:     "lag [GROUP...]",
+		Use:     "lag [GROUP... | --all-groups | --regex PATTERN...]",
 		Aliases: []string{"describe"},
 		Short:   "Show committed offsets against log start and log end, per partition",
 		Example: `  offsetctl lag orders-billing
   offsetctl lag --all-groups -o json
   offsetctl lag g1 g2 --topic orders:0,2 --time-lag
-  offsetctl lag --all-groups --watch 5s`,
+  offsetctl lag --all-groups --watch 5s
+  offsetctl describe --group orders-billing
+  offsetctl lag --regex 'orders-.*' --exclude '.*-test' --min-lag 1000 --by topic
+  offsetctl lag --all-groups --fail-if 'lag>10000' --fail-if 'time-lag>5m'   # exit 4 when crossed`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.allGroups == (len(args) > 0) {
-				return exitcode.Usagef("%s", groupsOrAll(len(args) > 0))
+			sel, err := f.sel.resolve(args, false)
+			if err != nil {
+				return err
 			}
-			for _, g := range args {
-				if strings.TrimSpace(g) == "" {
-					return exitcode.Usagef("empty group name")
-				}
-			}
-			if err := checkGroupArgs(args); err != nil {
+			tri, err := f.tri.parse(cmd.Flags())
+			if err != nil {
 				return err
 			}
 			scope, err := admin.ParseScope(f.topics)
@@ -64,11 +66,14 @@ func (a *app) lagCmd() *cobra.Command {
 			if err != nil {
 				return exitcode.Flag("--isolation", err)
 			}
-			opts := lagOpts{timeLag: f.timeLag}
+			opts := lagOpts{timeLag: f.timeLag || tri.needsTimeLag(), triage: tri}
 			if changed(cmd.Flags(), "assume-reset") {
 				if opts.assume, err = admin.ParseAssumeReset(f.assumeReset); err != nil {
 					return exitcode.Flag("--assume-reset", err)
 				}
+			}
+			if f.watch > 0 && tri.by != admin.ByPartition && a.format == report.CSV {
+				return exitcode.Usagef("--by %s with --watch: use -o json or table (a roll-up CSV has no TIME column)", tri.by)
 			}
 			if changed(cmd.Flags(), "watch") && f.watch < minWatch {
 				return exitcode.Usagef("--watch must be at least %s, got %s", minWatch, f.watch)
@@ -78,7 +83,7 @@ func (a *app) lagCmd() *cobra.Command {
 				return err
 			}
 			defer adm.Close()
-			req := admin.GatherRequest{Groups: args, AllGroups: f.allGroups, Scope: scope, Isolation: iso}
+			req := admin.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, Scope: scope, Isolation: iso}
 			if f.watch <= 0 {
 				return a.lagOnce(cmd.Context(), cfg, adm, req, opts)
 			}
@@ -86,7 +91,8 @@ func (a *app) lagCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&f.allGroups, "all-groups", false, "every consumer group in the cluster")
+	f.sel.flags(fl, "every consumer group in the cluster")
+	f.tri.flags(fl, true)
 	fl.StringArrayVarP(&f.topics, "topic", "t", nil, "only this topic, or TOPIC:P,P for some partitions (repeatable)")
 	fl.StringVar(&f.isolation, "isolation", "uncommitted", "log end: uncommitted (high watermark) or committed (last stable offset)")
 	fl.BoolVar(&f.timeLag, "time-lag", false, "also show how long ago the next unconsumed record was written")
@@ -120,13 +126,15 @@ func (a *app) streamLag(ctx context.Context, cfg cluster.Config, adm *cluster.Ad
 		if req.AllGroups && !req.Scope.Empty() {
 			rep = rep.WithRows()
 		}
+		// --min-lag first, so time lag is read only for the rows shown.
+		rep = admin.LagFilter{MinLag: o.filter.MinLag}.Apply(rep)
 		if o.timeLag {
 			rep.TimeLag = true
 			if err := admin.FillTimeLag(bctx, cfg, &rep, req.Isolation, b.Snapshot.At); err != nil {
 				return err
 			}
 		}
-		emitErr = emit(rep)
+		emitErr = emit(o.filter.Apply(rep))
 		return emitErr
 	})
 	if err != nil && emitErr == nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
@@ -145,7 +153,7 @@ func (a *app) gatherLag(ctx context.Context, cfg cluster.Config, adm *cluster.Ad
 }
 
 func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, o lagOpts) error {
-	out := a.newLagOutput(lagMeta(req, o, ""), report.LagStreamOptions{})
+	out := a.newLagOutput(lagMeta(req, o, ""), report.LagStreamOptions{}, o.triage)
 	if err := a.streamLag(ctx, cfg, adm, req, o, out.add); err != nil {
 		// Groups already written stay a complete document (JSON
 		// closed); the exit code says the report is not whole.
@@ -157,7 +165,10 @@ func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admi
 	if err := out.close(); err != nil {
 		return err
 	}
-	return reportErrors(out.errs)
+	if err := reportErrors(out.errs); err != nil {
+		return err
+	}
+	return thresholdError(out.breaches)
 }
 
 // lagMeta is what a lag report says besides its groups.
@@ -170,19 +181,38 @@ func lagMeta(req admin.GatherRequest, o lagOpts, at string) admin.LagReport {
 // names them), JSON and CSV carry them with their error. It keeps the
 // report's error lines, not its rows.
 type lagOutput struct {
-	a      *app
-	s      *report.LagStream
-	groups int // groups gathered, shown or not
-	errs   []string
+	a        *app
+	s        *report.LagStream
+	groups   int // groups gathered, shown or not
+	errs     []string
+	tri      triage
+	breaches []string
+	// roll-ups (--by topic|group) are one row per group or group-topic:
+	// kept and written at close, in the order gathered.
+	meta    admin.LagReport
+	opt     report.LagStreamOptions
+	byTopic []admin.GroupTopics
+	byGroup []admin.GroupSummary
 }
 
-func (a *app) newLagOutput(meta admin.LagReport, opt report.LagStreamOptions) *lagOutput {
-	return &lagOutput{a: a, s: report.NewLagStream(a.stdout, a.format, meta, opt)}
+func (a *app) newLagOutput(meta admin.LagReport, opt report.LagStreamOptions, tri triage) *lagOutput {
+	return &lagOutput{a: a, s: report.NewLagStream(a.stdout, a.format, meta, opt), tri: tri, meta: meta, opt: opt}
 }
 
 // add writes one batch; only write errors are returned.
 func (o *lagOutput) add(rep admin.LagReport) error {
 	o.errs = append(o.errs, rep.Errors()...)
+	o.breaches = append(o.breaches, admin.Breaches(rep, o.tri.thresholds)...)
+	switch o.tri.by {
+	case admin.ByTopic:
+		o.groups += len(rep.Groups)
+		o.byTopic = append(o.byTopic, admin.ByTopics(rep).Groups...)
+		return nil
+	case admin.ByGroup:
+		o.groups += len(rep.Groups)
+		o.byGroup = append(o.byGroup, admin.Summarize(rep, nil)...)
+		return nil
+	}
 	for _, g := range rep.Groups {
 		o.groups++
 		if o.a.format == report.Table && g.Error != "" && len(g.Partitions) == 0 {
@@ -197,7 +227,7 @@ func (o *lagOutput) add(rep admin.LagReport) error {
 
 // close ends the document; an empty table says so on stderr instead.
 func (o *lagOutput) close() error {
-	if err := o.s.Close(); err != nil {
+	if err := o.closeRollUp(); err != nil {
 		return err
 	}
 	if o.groups == 0 && o.a.format == report.Table {
@@ -219,12 +249,17 @@ func reportErrors(lines []string) error {
 }
 
 func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, every time.Duration, o lagOpts) error {
-	rounds, failed := 0, 0
+	rounds, failed, crossed := 0, 0, 0
 	var lastErr error
-	// Ctrl-C ends a watch: exit 1 if any round failed.
+	var lastBreaches []string
+	// Ctrl-C ends a watch: exit 1 if any round failed, else 4 if any round
+	// crossed a --fail-if threshold.
 	end := func() error {
 		if failed > 0 {
 			return fmt.Errorf("%d of %d watch round(s) failed; the last: %w", failed, rounds, lastErr)
+		}
+		if crossed > 0 {
+			return thresholdError(lastBreaches)
 		}
 		return nil
 	}
@@ -235,7 +270,7 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 	w := watchRound{a: a, cfg: cfg, adm: adm, req: req, o: o, every: every, rates: admin.NewRates(4 * every),
 		tty: isTerminal(a.stdout) && a.format == report.Table} // JSON and CSV are streams: never cleared
 	for {
-		err, werr := w.run(ctx, rounds+1)
+		err, breaches, werr := w.run(ctx, rounds+1)
 		if ctx.Err() != nil {
 			return end()
 		}
@@ -248,6 +283,11 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 			failed++
 			lastErr = err
 			a.warnf("%s", errorLine(err))
+		}
+		if len(breaches) > 0 {
+			crossed++
+			lastBreaches = breaches
+			a.warnf("%s", errorLine(thresholdError(breaches)))
 		}
 		select {
 		case <-ctx.Done():
@@ -273,7 +313,7 @@ type watchRound struct {
 // round's error (the gather's, or the report's error lines) and, apart,
 // a write error. A round that failed before any group was written is one
 // error line (JSON), one error row (CSV) or the round header (table).
-func (w watchRound) run(ctx context.Context, n int) (roundErr, writeErr error) {
+func (w watchRound) run(ctx context.Context, n int) (roundErr error, breaches []string, writeErr error) {
 	a := w.a
 	at := a.now()
 	stamp := admin.FormatTime(at)
@@ -285,7 +325,7 @@ func (w watchRound) run(ctx context.Context, n int) (roundErr, writeErr error) {
 		// Every round writes rows, so the header goes with the first.
 		opt.CSVTime, opt.CSVNoHeader = stamp, n > 1
 	}
-	out := a.newLagOutput(meta, opt)
+	out := a.newLagOutput(meta, opt, w.o.triage)
 	rr := w.rates.Round(at)
 	started := false
 	start := func() error { // the table's round header, with the first batch
@@ -318,17 +358,17 @@ func (w watchRound) run(ctx context.Context, n int) (roundErr, writeErr error) {
 	rr.End(err == nil)
 	switch {
 	case writeErr != nil:
-		return err, writeErr
+		return err, nil, writeErr
 	case err == nil:
-		return reportErrors(out.errs), out.close()
+		return reportErrors(out.errs), out.breaches, out.close()
 	case out.groups > 0:
-		return err, out.close() // what was written stays a complete document
+		return err, nil, out.close() // what was written stays a complete document
 	case a.format == report.CSV:
-		return err, report.LagWatchCSV(a.stdout, meta, at, n == 1, err)
+		return err, nil, report.LagWatchCSV(a.stdout, meta, at, n == 1, err)
 	case a.format == report.JSON:
-		return err, report.WriteJSONLine(a.stdout, watchError{Time: stamp, Error: err.Error()})
+		return err, nil, report.WriteJSONLine(a.stdout, watchError{Time: stamp, Error: err.Error()})
 	}
-	return err, start()
+	return err, nil, start()
 }
 
 // watchError is the JSON line of a --watch round that could not gather.
@@ -350,4 +390,30 @@ func groupsOrAll(named bool) string {
 		return "name groups or use --all-groups, not both"
 	}
 	return "name one or more groups, or use --all-groups"
+}
+
+// closeRollUp writes a --by topic|group report, or ends the streamed one.
+func (o *lagOutput) closeRollUp() error {
+	w, f := o.a.stdout, o.a.format
+	switch o.tri.by {
+	case admin.ByTopic:
+		r := admin.TopicReport{Time: o.meta.Time, Isolation: o.meta.Isolation, TimeLag: o.meta.TimeLag, Groups: o.byTopic}
+		if r.Groups == nil {
+			r.Groups = []admin.GroupTopics{}
+		}
+		if o.opt.OneLine && f == report.JSON {
+			return report.WriteJSONLine(w, r)
+		}
+		return report.LagByTopic(w, f, r)
+	case admin.ByGroup:
+		r := admin.GroupsReport{Time: o.meta.Time, Groups: o.byGroup}
+		if r.Groups == nil {
+			r.Groups = []admin.GroupSummary{}
+		}
+		if o.opt.OneLine && f == report.JSON {
+			return report.WriteJSONLine(w, r)
+		}
+		return report.Groups(w, f, r.Groups)
+	}
+	return o.s.Close()
 }

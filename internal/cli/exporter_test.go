@@ -290,14 +290,16 @@ func TestExporterSelectionAndBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--regex", "a(b"}, "--regex: item 1 is not an RE2 expression: missing closing )"},
-		{[]string{"--regex", "ok", "--regex", ""}, "--regex: item 2 is empty"},
+		{[]string{"--regex", "a(b"}, "GROUP pattern: item 1 is not an RE2 expression: missing closing )"},
+		{[]string{"--regex", "ok", ""}, "empty group name"},
+		{[]string{"--regex"}, "--regex needs at least one GROUP pattern"},
+		{[]string{"--exclude", "a(b"}, "--exclude: item 1 is not an RE2 expression: missing closing )"},
 		{[]string{"g1", "--all-groups"}, "not both"},
 		{[]string{"g1", "--exclude", "x"}, "--exclude goes with --all-groups or --regex"},
 		{[]string{"--interval", "10ms"}, "--interval must be at least 1s"},
 		{[]string{"--web-tls-cert", "x.pem"}, "--web-tls-cert and --web-tls-key go together"},
 		{[]string{"--web-basic-auth-file", filepath.Join(t.TempDir(), "nope")}, "--web-basic-auth-file"},
-		{[]string{"--regex", "(" + secret}, "--regex: item 1 is not an RE2 expression"},
+		{[]string{"--regex", "(" + secret}, "GROUP pattern: item 1 is not an RE2 expression"},
 	} {
 		r := mustRun(t, c, 2, append([]string{"exporter", "--listen", "127.0.0.1:0"}, tc.args...)...)
 		if !strings.Contains(r.stderr, tc.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {

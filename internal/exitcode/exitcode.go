@@ -1,6 +1,7 @@
 // Package exitcode classifies errors into the process exit codes offsetctl
 // promises: 0 ok, 1 operational failure, 2 bad usage or input, 3 replay
-// verification failed, 141 a replay's reader went away early.
+// verification failed, 4 a --fail-if threshold crossed, 141 a replay's
+// reader went away early.
 //
 // Bad input has one convention. A library package (admin, replay, ...) that
 // finds input it cannot act on returns Usagef/AsUsage, naming the value, not
@@ -19,6 +20,9 @@ const (
 	Failure    = 1
 	Usage      = 2
 	Unverified = 3
+	// Threshold: lag or groups printed their report, and a row or group
+	// crossed a --fail-if threshold (a check for cron, CI, Kubernetes).
+	Threshold = 4
 	// OutputClosed: the reader of a replay's records (`| head`) went away
 	// before every record asked for was written. It is 128+SIGPIPE, the
 	// status a shell shows for cat or kcat ended by the same closed pipe,

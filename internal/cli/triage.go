@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/textlist"
+)
+
+// groupSelect is how a command is told its groups: names (arguments and
+// --group), --all-groups, or -r/--regex patterns, less --exclude.
+type groupSelect struct {
+	all     bool
+	regex   bool
+	exclude []string
+	named   []string // --group, Apache's spelling
+}
+
+func (s *groupSelect) flags(fl *pflag.FlagSet, allHelp string) {
+	fl.BoolVar(&s.all, "all-groups", false, allHelp)
+	fl.BoolVarP(&s.regex, "regex", "r", false, "GROUP arguments are RE2 expressions matched against whole group names")
+	fl.StringArrayVar(&s.exclude, "exclude", nil, "leave out groups whose whole name matches this RE2 expression (repeatable; with --all-groups or --regex)")
+	fl.StringArrayVar(&s.named, "group", nil, "a group to show, as kafka-consumer-groups --group (repeatable; same as a GROUP argument)")
+}
+
+// selection is a checked group selection: Groups by name, or All with an
+// optional Match.
+type selection struct {
+	Groups []string
+	All    bool
+	Match  func(string) bool
+}
+
+// resolve checks the selection against the arguments. defaultAll makes no
+// selection mean every group (the exporter); elsewhere it is bad usage.
+func (s groupSelect) resolve(args []string, defaultAll bool) (selection, error) {
+	names := append(append([]string(nil), args...), s.named...)
+	for _, g := range names {
+		if strings.TrimSpace(g) == "" {
+			return selection{}, exitcode.Usagef("empty group name")
+		}
+	}
+	exclude, err := compileWhole("--exclude", s.exclude)
+	if err != nil {
+		return selection{}, err
+	}
+	switch {
+	case s.regex && s.all:
+		return selection{}, exitcode.Usagef("--regex and --all-groups: use one (--regex already matches among all groups)")
+	case s.regex && len(names) == 0:
+		return selection{}, exitcode.Usagef("--regex needs at least one GROUP pattern")
+	case s.regex:
+		include, err := compileWhole("GROUP pattern", names)
+		if err != nil {
+			return selection{}, err
+		}
+		return selection{All: true, Match: func(g string) bool { return matchAny(include, g) && !matchAny(exclude, g) }}, nil
+	case len(names) > 0 && s.all:
+		return selection{}, exitcode.Usagef("%s", groupsOrAll(true))
+	case len(names) > 0 && len(exclude) > 0:
+		return selection{}, exitcode.Usagef("--exclude goes with --all-groups or --regex, not with named groups")
+	case len(names) > 0:
+		return selection{Groups: names}, nil
+	case !s.all && !defaultAll:
+		return selection{}, exitcode.Usagef("%s", groupsOrAll(false))
+	}
+	sel := selection{All: true}
+	if len(exclude) > 0 {
+		sel.Match = func(g string) bool { return !matchAny(exclude, g) }
+	}
+	return sel, nil
+}
+
+// compileWhole compiles RE2 expressions that must match a whole name.
+// Errors name the item and the problem, never the expression itself.
+func compileWhole(what string, exprs []string) ([]*regexp.Regexp, error) {
+	var out []*regexp.Regexp
+	for i, e := range exprs {
+		if e == "" {
+			return nil, exitcode.Usagef("%s: item %d is empty", what, i+1)
+		}
+		re, err := regexp.Compile(`^(?:` + e + `)$`)
+		if err != nil {
+			var rerr *syntax.Error
+			if errors.As(err, &rerr) {
+				return nil, exitcode.Usagef("%s: item %d is not an RE2 expression: %s", what, i+1, rerr.Code)
+			}
+			return nil, exitcode.Usagef("%s: item %d is not an RE2 expression", what, i+1)
+		}
+		out = append(out, re)
+	}
+	return out, nil
+}
+
+func matchAny(res []*regexp.Regexp, s string) bool {
+	for _, re := range res {
+		if re.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// triageFlags are lag's and groups' filters, roll-up and thresholds.
+type triageFlags struct {
+	minLag, minTimeLag string
+	by                 string
+	failIf             []string
+}
+
+func (f *triageFlags) flags(fl *pflag.FlagSet, withBy bool) {
+	fl.StringVar(&f.minLag, "min-lag", "", "only partitions with lag ≥ `N` (groups with none are left out)")
+	fl.StringVar(&f.minTimeLag, "min-time-lag", "", "only partitions whose next record is at least `D` old (implies --time-lag)")
+	if withBy {
+		fl.StringVar(&f.by, "by", "partition", "roll rows up: partition, topic or group")
+	}
+	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit 4 when a row or group crosses `EXPR`: lag>N, total-lag>N or time-lag>D (repeatable; e.g. lag>10000, total-lag>1e6, time-lag>5m)")
+}
+
+// triage is the checked form of triageFlags.
+type triage struct {
+	filter     admin.LagFilter
+	by         admin.LagBy
+	thresholds []admin.Threshold
+}
+
+// needsTimeLag reports whether the report must read time lag.
+func (t triage) needsTimeLag() bool {
+	if t.filter.MinTimeLag != nil {
+		return true
+	}
+	for _, th := range t.thresholds {
+		if th.NeedsTimeLag() {
+			return true
+		}
+	}
+	return false
+}
+
+func (f triageFlags) parse(fl *pflag.FlagSet) (triage, error) {
+	t := triage{by: admin.ByPartition}
+	if changed(fl, "min-lag") {
+		n, err := admin.ParseMinLag(f.minLag)
+		if err != nil {
+			return t, exitcode.Flag("--min-lag", err)
+		}
+		t.filter.MinLag = &n
+	}
+	if changed(fl, "min-time-lag") {
+		d, err := time.ParseDuration(strings.TrimSpace(f.minTimeLag))
+		if err != nil || d < 0 {
+			return t, exitcode.Usagef("--min-time-lag: want a duration such as 90s, 5m or 1h")
+		}
+		t.filter.MinTimeLag = &d
+	}
+	if changed(fl, "by") {
+		by, err := admin.ParseLagBy(f.by)
+		if err != nil {
+			return t, exitcode.Flag("--by", err)
+		}
+		t.by = by
+	}
+	for _, e := range f.failIf {
+		th, err := admin.ParseThreshold(e)
+		if err != nil {
+			return t, exitcode.Flag("--fail-if", err)
+		}
+		t.thresholds = append(t.thresholds, th)
+	}
+	return t, nil
+}
+
+// thresholdError is a crossed --fail-if: exit 4, one line naming what
+// crossed (shortened when many did).
+func thresholdError(breaches []string) error {
+	if len(breaches) == 0 {
+		return nil
+	}
+	return &exitcode.Error{Code: exitcode.Threshold, Err: fmt.Errorf("threshold crossed by %s", textlist.Short(breaches, 3, "; "))}
+}
