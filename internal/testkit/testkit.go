@@ -56,6 +56,21 @@ func New(t testing.TB, opts ...kfake.Opt) *Cluster {
 	return &Cluster{Brokers: brokers, Fake: fake, Cfg: cluster.Config{Brokers: brokers, Timeout: 30 * time.Second}, t: t}
 }
 
+// NewDetached is New for data a benchmark builds once per process: the
+// in-process cluster is not closed when t ends (the process's end frees it).
+func NewDetached(t testing.TB, opts ...kfake.Opt) *Cluster {
+	t.Helper()
+	if Real() {
+		return New(t, opts...)
+	}
+	fake, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(3)}, opts...)...)
+	if err != nil {
+		t.Fatalf("starting kfake: %v", err)
+	}
+	brokers := fake.ListenAddrs()
+	return &Cluster{Brokers: brokers, Fake: fake, Cfg: cluster.Config{Brokers: brokers, Timeout: 30 * time.Second}, t: t}
+}
+
 // BrokerList is Brokers joined with commas, for --brokers.
 func (c *Cluster) BrokerList() string { return strings.Join(c.Brokers, ",") }
 
