@@ -71,7 +71,9 @@ func describeConsumerGroups(ctx context.Context, adm *cluster.Admin, groups []st
 				continue
 			}
 			for _, rg := range sh.Resp.(*kmsg.ConsumerGroupDescribeResponse).Groups {
-				out[rg.Group] = describedGroup848(rg)
+				a := describedGroup848(rg)
+				a.gi.Assignor, a.gi.Coordinator = rg.AssignorName, sh.Meta.NodeID
+				out[rg.Group] = a
 			}
 		}
 		return out

@@ -64,7 +64,12 @@ type GroupInfo struct {
 	Type         string // classic or consumer (KIP-848)
 	State        string
 	ProtocolType string
-	Members      []Member
+	// Assignor is the partition assignor (a classic group's protocol, a
+	// KIP-848 group's assignor name); Coordinator the broker id of the
+	// group coordinator that answered, -1 when unknown.
+	Assignor    string
+	Coordinator int32
+	Members     []Member
 	// Exists is false when the cluster knows nothing of the group: not
 	// listed and no committed offsets.
 	Exists bool
@@ -146,6 +151,10 @@ type GatherRequest struct {
 	// accepts (a --regex/--exclude selection). It runs on the ListGroups
 	// answer, so a group it rejects is never described or fetched.
 	Match func(group string) bool
+	// OtherProtocols, with AllGroups, also lists classic groups that are
+	// not consumer groups (Kafka Connect workers): `lag` and `groups` show
+	// them for what they are; commands that change offsets leave them out.
+	OtherProtocols bool
 }
 
 // ListGroups lists every group in the cluster with its type and state.
@@ -170,9 +179,15 @@ func ListGroups(ctx context.Context, adm *cluster.Admin) (kadm.ListedGroups, err
 // offsets: classic consumer groups and KIP-848 groups, not Connect workers,
 // share or streams groups.
 func ConsumerGroupNames(listed kadm.ListedGroups) []string {
+	return listedNames(listed, false)
+}
+
+// listedNames is ConsumerGroupNames, with the classic groups of other
+// protocols (Kafka Connect workers) too when other is set.
+func listedNames(listed kadm.ListedGroups, other bool) []string {
 	groups := make([]string, 0, len(listed))
 	for g, lg := range listed {
-		if lg.ProtocolType != "" && lg.ProtocolType != "consumer" {
+		if lg.ProtocolType != "" && lg.ProtocolType != "consumer" && !other {
 			continue // connect workers and the like have no offsets
 		}
 		if lg.GroupType == "share" || lg.GroupType == "streams" {
@@ -182,6 +197,22 @@ func ConsumerGroupNames(listed kadm.ListedGroups) []string {
 	}
 	sort.Strings(groups)
 	return groups
+}
+
+// SelectGroups is the groups a request names: its Groups, or with
+// AllGroups every listed consumer group (and, with OtherProtocols, the
+// classic groups of other protocols) that Match accepts.
+func SelectGroups(listed kadm.ListedGroups, req GatherRequest) []string {
+	if !req.AllGroups {
+		return Dedupe(req.Groups)
+	}
+	groups := listedNames(listed, req.OtherProtocols)
+	if req.Match != nil {
+		groups = slices.DeleteFunc(groups, func(g string) bool { return !req.Match(g) })
+	}
+	// Named groups ride along: a restore of every group of a snapshot
+	// includes the groups deleted since (not listed).
+	return Dedupe(append(groups, req.Groups...))
 }
 
 // DescribeGroups describes groups of both types. listed (from ListGroups)
@@ -229,7 +260,7 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 	for _, g := range groups {
 		lg, isListed := listed[g]
 		// A group the cluster does not know has no type.
-		gi := GroupInfo{Group: g, State: "Dead", Exists: isListed}
+		gi := GroupInfo{Group: g, State: "Dead", Exists: isListed, Coordinator: -1}
 		if isListed {
 			gi.Type = "classic" // brokers before 3.8 list no type: all classic
 			gi.State = lg.State
@@ -249,6 +280,7 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 			if d.Err == nil {
 				gi.State = d.State
 				gi.ProtocolType = d.ProtocolType
+				gi.Assignor, gi.Coordinator = d.Protocol, d.Coordinator.NodeID
 				for _, m := range d.Members {
 					mem := Member{ID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, Assigned: map[string][]int32{}}
 					if m.InstanceID != nil {
@@ -269,6 +301,7 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 				gi.Type = "consumer"
 				gi.State = d.State
 				gi.Members = d.Members
+				gi.Assignor, gi.Coordinator = d.Assignor, d.Coordinator
 			}
 		}
 		for i := range gi.Members {
@@ -672,16 +705,7 @@ func Gather(ctx context.Context, adm *cluster.Admin, req GatherRequest) (*Snapsh
 // once and gathers batch by batch).
 func gatherListed(ctx context.Context, adm *cluster.Admin, req GatherRequest, listed kadm.ListedGroups) (*Snapshot, error) {
 	var err error
-	groups := Dedupe(req.Groups)
-	if req.AllGroups {
-		names := ConsumerGroupNames(listed)
-		if req.Match != nil {
-			names = slices.DeleteFunc(names, func(g string) bool { return !req.Match(g) })
-		}
-		// Named groups ride along: a restore of every group of a
-		// snapshot includes the groups deleted since (not listed).
-		groups = Dedupe(append(names, groups...))
-	}
+	groups := SelectGroups(listed, req)
 	var (
 		wg      sync.WaitGroup
 		infos   map[string]GroupInfo

@@ -44,6 +44,31 @@ type GroupLag struct {
 	Partitions []PartitionLag `json:"partitions"`
 	// Progress is set by `lag --watch` from its second round on.
 	Progress *Progress `json:"progress,omitempty"`
+	// ProtocolType is a classic group's ("consumer", or "connect" for a
+	// Kafka Connect worker group); Assignor and Coordinator are what
+	// `lag --state` shows (Coordinator nil when the group was not described).
+	ProtocolType string `json:"protocol_type,omitempty"`
+	Assignor     string `json:"assignor,omitempty"`
+	Coordinator  *int32 `json:"coordinator,omitempty"`
+	// MemberList is one row per live member, idle ones included (`lag
+	// --members`).
+	MemberList []MemberRow `json:"-"`
+}
+
+// MemberRow is one member of a group as `lag --members` shows it.
+type MemberRow struct {
+	Group      string `json:"group"`
+	MemberID   string `json:"member_id"`
+	InstanceID string `json:"instance_id,omitempty"`
+	ClientID   string `json:"client_id"`
+	Host       string `json:"host"`
+	Partitions int    `json:"partitions"`
+}
+
+// IsConsumer reports whether a group keeps consumer offsets: a KIP-848
+// group, or a classic group speaking the consumer protocol (or none yet).
+func (g GroupInfo) IsConsumer() bool {
+	return g.ProtocolType == "" || g.ProtocolType == "consumer"
 }
 
 // LagReport is the result of `lag`.
@@ -124,7 +149,17 @@ func ComputeLagWith(s *Snapshot, o LagOptions) LagReport {
 
 func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 	scope := o.Scope
-	gl := GroupLag{Group: g.Group, Type: g.Type, State: g.State, Members: len(g.Members), Partitions: []PartitionLag{}, Topics: []string{}}
+	gl := GroupLag{Group: g.Group, Type: g.Type, State: g.State, Members: len(g.Members), Partitions: []PartitionLag{}, Topics: []string{}, ProtocolType: g.ProtocolType, Assignor: g.Assignor}
+	if g.Exists && g.Err == nil && g.Coordinator >= 0 {
+		gl.Coordinator = new(g.Coordinator)
+	}
+	for _, m := range g.Members {
+		n := 0
+		for _, ps := range m.Assigned {
+			n += len(ps)
+		}
+		gl.MemberList = append(gl.MemberList, MemberRow{Group: g.Group, MemberID: m.ID, InstanceID: m.InstanceID, ClientID: m.ClientID, Host: m.Host, Partitions: n})
+	}
 	switch {
 	case g.Err != nil:
 		gl.Error = fmt.Sprintf("describing group: %v", g.Err)
@@ -136,6 +171,9 @@ func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 		return gl
 	}
 	gl.Note = stateNote(g.Type, g.State)
+	if !g.IsConsumer() {
+		gl.Note = fmt.Sprintf("not a consumer group: a classic group of protocol type %s (a Kafka Connect worker group when connect); it keeps no consumer offsets", safetext.Name(g.ProtocolType))
+	}
 
 	owner := map[TP]Member{}
 	rows := map[TP]bool{}
@@ -266,10 +304,13 @@ func (r LagReport) WithRows() LagReport {
 
 // GroupSummary is one row of `groups`.
 type GroupSummary struct {
-	Group    string   `json:"group"`
-	Type     string   `json:"type"`
-	State    string   `json:"state"`
-	Members  int      `json:"members"`
+	Group string `json:"group"`
+	Type  string `json:"type"`
+	// ProtocolType says what a classic group that is not a consumer group
+	// is ("connect"); empty for consumer groups.
+	ProtocolType string   `json:"protocol_type,omitempty"`
+	State        string   `json:"state"`
+	Members      int      `json:"members"`
 	Topics   []string `json:"topics"`
 	TotalLag int64    `json:"total_lag"`
 	Error    string   `json:"error"`
@@ -329,12 +370,47 @@ func Summarize(r LagReport, states []string) []GroupSummary {
 			continue
 		}
 		gs := GroupSummary{Group: g.Group, Type: g.Type, State: g.State, Members: g.Members, Topics: g.Topics, TotalLag: g.TotalLag, Error: g.Error}
+		if g.ProtocolType != "consumer" {
+			gs.ProtocolType = g.ProtocolType
+		}
 		for _, p := range g.Partitions {
 			if p.Error != "" && gs.Error == "" {
 				gs.Error = fmt.Sprintf("topic %s partition %d: %s", p.Topic, p.Partition, p.Error)
 			}
 		}
 		out = append(out, gs)
+	}
+	return out
+}
+
+// GroupState is one row of `lag --state`, as kafka-consumer-groups
+// --describe --state shows it.
+type GroupState struct {
+	Group        string `json:"group"`
+	Type         string `json:"type"`
+	ProtocolType string `json:"protocol_type,omitempty"`
+	Coordinator  *int32 `json:"coordinator"`
+	Assignor     string `json:"assignor"`
+	State        string `json:"state"`
+	Members      int    `json:"members"`
+	Error        string `json:"error,omitempty"`
+}
+
+// States is the `lag --state` view of a report.
+func States(r LagReport) []GroupState {
+	out := make([]GroupState, 0, len(r.Groups))
+	for _, g := range r.Groups {
+		out = append(out, GroupState{Group: g.Group, Type: g.Type, ProtocolType: g.ProtocolType, Coordinator: g.Coordinator, Assignor: g.Assignor, State: g.State, Members: g.Members, Error: g.Error})
+	}
+	return out
+}
+
+// Members is the `lag --members` view: every member of every group, idle
+// ones (no partitions) included.
+func Members(r LagReport) []MemberRow {
+	out := []MemberRow{}
+	for _, g := range r.Groups {
+		out = append(out, g.MemberList...)
 	}
 	return out
 }

@@ -57,10 +57,7 @@ func StreamLag(ctx context.Context, adm *cluster.Admin, req GatherRequest, o Lag
 	if err != nil {
 		return ctxErr(bctx, err)
 	}
-	groups := Dedupe(req.Groups)
-	if req.AllGroups {
-		groups = ConsumerGroupNames(listed)
-	}
+	groups := SelectGroups(listed, req)
 	slices.Sort(groups)
 	for i := 0; i == 0 || i < len(groups); i += size {
 		if i > 0 {

@@ -107,6 +107,11 @@ func LiveGroupReason(gi GroupInfo) string {
 
 // liveReason is LiveGroupReason without the group's name in front.
 func liveReason(gi GroupInfo) string {
+	if !gi.IsConsumer() {
+		// A Kafka Connect worker group (protocol type connect) or the like:
+		// "stop its consumers" would send the operator the wrong way.
+		return fmt.Sprintf("is not a consumer group but a classic group of protocol type %s (a Kafka Connect worker group when connect): it keeps no consumer offsets to change", safetext.Name(gi.ProtocolType))
+	}
 	n := len(gi.Members)
 	if gi.Type == "consumer" {
 		if n == 0 {

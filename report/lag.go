@@ -332,7 +332,11 @@ func Groups(w io.Writer, f Format, gs []admin.GroupSummary) error {
 		if f == Table {
 			topics = Dash(topics)
 		}
-		rows = append(rows, []string{g.Group, g.Type, g.State, fmt.Sprint(g.Members), topics, I64(g.TotalLag), g.Error})
+		typ := g.Type
+		if g.ProtocolType != "" {
+			typ = g.ProtocolType // a Kafka Connect worker group says so
+		}
+		rows = append(rows, []string{g.Group, typ, g.State, fmt.Sprint(g.Members), topics, I64(g.TotalLag), g.Error})
 	}
 	return Rows(w, f, []string{"GROUP", "TYPE", "STATE", "MEMBERS", "TOPICS", "TOTAL-LAG", "ERROR"}, rows)
 }

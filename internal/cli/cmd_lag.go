@@ -27,6 +27,8 @@ type lagFlags struct {
 	timeLag     bool
 	assumeReset string
 	watch       time.Duration
+	members     bool
+	state       bool
 }
 
 // lagOpts are how a lag report is computed beyond what is gathered.
@@ -34,7 +36,18 @@ type lagOpts struct {
 	timeLag bool
 	assume  admin.AssumeReset
 	triage
+	view lagView
 }
+
+// lagView is what lag prints: partition rows (default), or Apache's
+// --members and --state views.
+type lagView int
+
+const (
+	viewRows lagView = iota
+	viewMembers
+	viewState
+)
 
 func (a *app) lagCmd() *cobra.Command {
 	var f lagFlags
@@ -67,6 +80,16 @@ func (a *app) lagCmd() *cobra.Command {
 				return exitcode.Flag("--isolation", err)
 			}
 			opts := lagOpts{timeLag: f.timeLag || tri.needsTimeLag(), triage: tri}
+			switch {
+			case f.members && f.state:
+				return exitcode.Usagef("--members and --state are two views: use one")
+			case (f.members || f.state) && (tri.by != admin.ByPartition || f.watch > 0):
+				return exitcode.Usagef("--members and --state go with neither --by nor --watch")
+			case f.members:
+				opts.view = viewMembers
+			case f.state:
+				opts.view = viewState
+			}
 			if changed(cmd.Flags(), "assume-reset") {
 				if opts.assume, err = admin.ParseAssumeReset(f.assumeReset); err != nil {
 					return exitcode.Flag("--assume-reset", err)
@@ -83,7 +106,7 @@ func (a *app) lagCmd() *cobra.Command {
 				return err
 			}
 			defer adm.Close()
-			req := admin.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, Scope: scope, Isolation: iso}
+			req := admin.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, OtherProtocols: true, Scope: scope, Isolation: iso}
 			if f.watch <= 0 {
 				return a.lagOnce(cmd.Context(), cfg, adm, req, opts)
 			}
@@ -98,6 +121,8 @@ func (a *app) lagCmd() *cobra.Command {
 	fl.BoolVar(&f.timeLag, "time-lag", false, "also show how long ago the next unconsumed record was written")
 	fl.StringVar(&f.assumeReset, "assume-reset", "", "lag of a partition with no committed offset, as if the consumer's auto.offset.reset were earliest or latest (default: unknown, shown as -)")
 	fl.DurationVar(&f.watch, "watch", 0, "redraw every interval until Ctrl-C")
+	fl.BoolVar(&f.members, "members", false, "one row per member: member id, instance id, client id, host and partition count (idle members too)")
+	fl.BoolVar(&f.state, "state", false, "one row per group: type, coordinator, assignor, state and members")
 	return cmd
 }
 
@@ -154,6 +179,7 @@ func (a *app) gatherLag(ctx context.Context, cfg cluster.Config, adm *cluster.Ad
 
 func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, o lagOpts) error {
 	out := a.newLagOutput(lagMeta(req, o, ""), report.LagStreamOptions{}, o.triage)
+	out.view = o.view
 	if err := a.streamLag(ctx, cfg, adm, req, o, out.add); err != nil {
 		// Groups already written stay a complete document (JSON
 		// closed); the exit code says the report is not whole.
@@ -193,6 +219,9 @@ type lagOutput struct {
 	opt     report.LagStreamOptions
 	byTopic []admin.GroupTopics
 	byGroup []admin.GroupSummary
+	view    lagView
+	members []admin.MemberRow
+	states  []admin.GroupState
 }
 
 func (a *app) newLagOutput(meta admin.LagReport, opt report.LagStreamOptions, tri triage) *lagOutput {
@@ -203,6 +232,16 @@ func (a *app) newLagOutput(meta admin.LagReport, opt report.LagStreamOptions, tr
 func (o *lagOutput) add(rep admin.LagReport) error {
 	o.errs = append(o.errs, rep.Errors()...)
 	o.breaches = append(o.breaches, admin.Breaches(rep, o.tri.thresholds)...)
+	switch o.view {
+	case viewMembers:
+		o.groups += len(rep.Groups)
+		o.members = append(o.members, admin.Members(rep)...)
+		return nil
+	case viewState:
+		o.groups += len(rep.Groups)
+		o.states = append(o.states, admin.States(rep)...)
+		return nil
+	}
 	switch o.tri.by {
 	case admin.ByTopic:
 		o.groups += len(rep.Groups)
@@ -395,6 +434,15 @@ func groupsOrAll(named bool) string {
 // closeRollUp writes a --by topic|group report, or ends the streamed one.
 func (o *lagOutput) closeRollUp() error {
 	w, f := o.a.stdout, o.a.format
+	switch o.view {
+	case viewMembers:
+		return report.GroupMembers(w, f, o.members)
+	case viewState:
+		if o.states == nil {
+			o.states = []admin.GroupState{}
+		}
+		return report.GroupStates(w, f, o.states)
+	}
 	switch o.tri.by {
 	case admin.ByTopic:
 		r := admin.TopicReport{Time: o.meta.Time, Isolation: o.meta.Isolation, TimeLag: o.meta.TimeLag, Groups: o.byTopic}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"regexp"
@@ -10,13 +11,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
 // triageFixture: two topics; group A lags 40 on t1 p0, 0 on t1 p1 and 7
 // on t2 p0; group B lags 100 on t1 p0 and 2 on t1 p1; group B-test lags 1.
-// Records were written 10 minutes ago.
+// Group C-test lags 100 (a pattern must exclude it), and group x<base>,
+// outside every pattern below, lags 100 too. Records were written 10
+// minutes ago.
 func triageFixture(t *testing.T) (c *testkit.Cluster, base, t1, t2 string) {
 	c = testkit.New(t)
 	t1, t2 = c.Topic(2, nil), c.Topic(1, nil)
@@ -28,6 +34,8 @@ func triageFixture(t *testing.T) (c *testkit.Cluster, base, t1, t2 string) {
 	c.Commit(base+"-a", t2, map[int32]int64{0: 3})
 	c.Commit(base+"-b", t1, map[int32]int64{0: 0, 1: 48})
 	c.Commit(base+"-b-test", t1, map[int32]int64{1: 49})
+	c.Commit(base+"-c-test", t1, map[int32]int64{0: 0})
+	c.Commit("x"+base, t1, map[int32]int64{0: 0})
 	return c, base, t1, t2
 }
 
@@ -181,7 +189,7 @@ func TestFailIf(t *testing.T) {
 	mustRun(t, c, 0, "lag", base+"-b", "--fail-if", "time-lag>1h")
 	// Many crossings: one line, shortened.
 	r = mustRun(t, c, 4, "lag", "--regex", regexp.QuoteMeta(base)+".*", "--fail-if", "lag>=0")
-	if strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, " and 3 more") {
+	if strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, " and 4 more") {
 		t.Fatalf("many crossings: %q", r.stderr)
 	}
 	for _, bad := range []string{"lag", "lag<3", "lags>1", "time-lag>5", "lag>x"} {
@@ -203,5 +211,158 @@ func TestFailIfWatch(t *testing.T) {
 		"lag", base+"-b", "--watch", "200ms", "-o", "json", "--fail-if", "total-lag>102")
 	if r.code != 0 {
 		t.Fatalf("watch under its threshold: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// joinConnectGroup makes group a Kafka Connect worker group: one member
+// joined with protocol type "connect" (raw JoinGroup and SyncGroup, as a
+// Connect worker sends them). It leaves when the test ends.
+func joinConnectGroup(t *testing.T, c *testkit.Cluster, group string) {
+	t.Helper()
+	cl := c.Client()
+	ctx := testkit.Ctx(t)
+	join := func(member string) *kmsg.JoinGroupResponse {
+		req := kmsg.NewPtrJoinGroupRequest()
+		req.Group, req.MemberID, req.ProtocolType = group, member, "connect"
+		req.SessionTimeoutMillis, req.RebalanceTimeoutMillis = 30000, 30000
+		p := kmsg.NewJoinGroupRequestProtocol()
+		p.Name, p.Metadata = "sessioned", []byte{0}
+		req.Protocols = append(req.Protocols, p)
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			t.Fatalf("JoinGroup: %v", err)
+		}
+		return resp
+	}
+	resp := join("")
+	if err := kerr.ErrorForCode(resp.ErrorCode); err == kerr.MemberIDRequired {
+		resp = join(resp.MemberID)
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		t.Fatalf("JoinGroup: %v", err)
+	}
+	sync := kmsg.NewPtrSyncGroupRequest()
+	sync.Group, sync.Generation, sync.MemberID = group, resp.Generation, resp.MemberID
+	sync.ProtocolType, sync.Protocol = kmsg.StringPtr("connect"), kmsg.StringPtr("sessioned")
+	a := kmsg.NewSyncGroupRequestGroupAssignment()
+	a.MemberID, a.MemberAssignment = resp.MemberID, []byte{0}
+	sync.GroupAssignment = append(sync.GroupAssignment, a)
+	if sresp, err := sync.RequestWith(ctx, cl); err != nil || sresp.ErrorCode != 0 {
+		t.Fatalf("SyncGroup: %v %v", err, sresp)
+	}
+	t.Cleanup(func() {
+		leave := kmsg.NewPtrLeaveGroupRequest()
+		leave.Group = group
+		m := kmsg.NewLeaveGroupRequestMember()
+		m.MemberID = resp.MemberID
+		leave.Members = append(leave.Members, m)
+		leave.RequestWith(context.Background(), cl)
+	})
+}
+
+// TestConnectGroupShownForWhatItIs: a Kafka Connect worker group is listed
+// with TYPE connect, lag says it is not a consumer group, and reset refuses
+// it saying what it is (not "stop its consumers").
+func TestConnectGroupShownForWhatItIs(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	g := testkit.Name(t, "connect-cluster")
+	joinConnectGroup(t, c, g)
+	r := mustRun(t, c, 0, "groups", "--regex", regexp.QuoteMeta(g), "-o", "json")
+	var gs struct {
+		Groups []admin.GroupSummary `json:"groups"`
+	}
+	decodeJSON(t, r, &gs)
+	if len(gs.Groups) != 1 || gs.Groups[0].ProtocolType != "connect" || gs.Groups[0].Type != "classic" || gs.Groups[0].Members != 1 {
+		t.Fatalf("groups: %+v", gs.Groups)
+	}
+	r = mustRun(t, c, 0, "groups", "--regex", regexp.QuoteMeta(g))
+	if f := strings.Fields(strings.Split(r.stdout, "\n")[1]); len(f) < 2 || f[0] != g || f[1] != "connect" {
+		t.Fatalf("groups table row %q, want TYPE connect", strings.Split(r.stdout, "\n")[1])
+	}
+	r = mustRun(t, c, 0, "lag", g, "-o", "json")
+	if rep := decodeLag(t, r); len(rep.Groups) != 1 || !strings.Contains(rep.Groups[0].Note, "not a consumer group") || rep.Groups[0].ProtocolType != "connect" {
+		t.Fatalf("lag: %+v", rep.Groups)
+	}
+	r = mustRun(t, c, 1, "reset", g, "--topic", topic, "--to", "earliest")
+	if !strings.Contains(r.stderr, "is not a consumer group but a classic group of protocol type connect") || strings.Contains(r.stderr, "stop its consumers") {
+		t.Fatalf("reset of a Connect group: %q", r.stderr)
+	}
+}
+
+// TestLagMembersAndState: three members of a classic group on two
+// partitions show as three --members rows, the idle one with 0
+// partitions; --state shows the coordinator, assignor and state. A KIP-848
+// group shows its server-side assignor.
+func TestLagMembersAndState(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 5, 1: 5}, time.Now())
+	g := testkit.Name(t, "members")
+	for i := 0; i < 3; i++ {
+		stop := c.Consumer(g, topic, false)
+		defer stop()
+	}
+	var ms struct {
+		Members []admin.MemberRow `json:"members"`
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		decodeJSON(t, mustRun(t, c, 0, "describe", "--group", g, "--members", "-o", "json"), &ms)
+		total, idle := 0, 0
+		for _, m := range ms.Members {
+			total += m.Partitions
+			if m.Partitions == 0 {
+				idle++
+			}
+		}
+		if len(ms.Members) == 3 && total == 2 && idle == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("members %+v: want 3 members, 2 partitions, 1 idle", ms.Members)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	for _, m := range ms.Members {
+		if m.Group != g || m.MemberID == "" || m.ClientID == "" || m.Host == "" {
+			t.Errorf("member row %+v", m)
+		}
+	}
+	r := mustRun(t, c, 0, "lag", g, "--members")
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 4 || !strings.HasPrefix(lines[0], "GROUP") || !strings.Contains(lines[0], "PARTITIONS") {
+		t.Fatalf("--members table:\n%s", r.stdout)
+	}
+	var st struct {
+		Groups []admin.GroupState `json:"groups"`
+	}
+	decodeJSON(t, mustRun(t, c, 0, "lag", g, "--state", "-o", "json"), &st)
+	if len(st.Groups) != 1 || st.Groups[0].Coordinator == nil || st.Groups[0].Assignor == "" || st.Groups[0].State != "Stable" || st.Groups[0].Members != 3 {
+		t.Fatalf("--state: %+v", st.Groups)
+	}
+	// The coordinator --state names is the one FindCoordinator names.
+	resp := c.Admin().FindGroupCoordinators(testkit.Ctx(t), g)
+	if err := resp[g].Err; err != nil {
+		t.Fatal(err)
+	}
+	if want := resp[g].NodeID; *st.Groups[0].Coordinator != want {
+		t.Errorf("coordinator %d, FindCoordinator says %d", *st.Groups[0].Coordinator, want)
+	}
+	mustRun(t, c, 2, "lag", g, "--state", "--members")
+	mustRun(t, c, 2, "lag", g, "--state", "--by", "topic")
+
+	k := testkit.Name(t, "members848")
+	stop := c.Consumer(k, topic, true)
+	defer stop()
+	deadline = time.Now().Add(60 * time.Second)
+	for {
+		decodeJSON(t, mustRun(t, c, 0, "lag", k, "--state", "-o", "json"), &st)
+		if len(st.Groups) == 1 && st.Groups[0].Members == 1 && st.Groups[0].Type == "consumer" && st.Groups[0].Assignor != "" && st.Groups[0].Coordinator != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("KIP-848 --state: %+v", st.Groups)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
