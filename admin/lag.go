@@ -311,9 +311,9 @@ type GroupSummary struct {
 	ProtocolType string   `json:"protocol_type,omitempty"`
 	State        string   `json:"state"`
 	Members      int      `json:"members"`
-	Topics   []string `json:"topics"`
-	TotalLag int64    `json:"total_lag"`
-	Error    string   `json:"error"`
+	Topics       []string `json:"topics"`
+	TotalLag     int64    `json:"total_lag"`
+	Error        string   `json:"error"`
 }
 
 // GroupStates are the states a consumer group can be in, classic and
