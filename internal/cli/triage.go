@@ -48,6 +48,9 @@ func (s groupSelect) resolve(args []string, defaultAll bool) (selection, error) 
 			return selection{}, exitcode.Usagef("empty group name")
 		}
 	}
+	if err := checkGroupArgs(names); err != nil {
+		return selection{}, err
+	}
 	exclude, err := compileWhole("--exclude", s.exclude)
 	if err != nil {
 		return selection{}, err
