@@ -51,6 +51,8 @@ type Profile struct {
 	ClientID string       `yaml:"client_id"`
 	TLS      *profileTLS  `yaml:"tls"`
 	SASL     *profileSASL `yaml:"sasl"`
+	// AuditTopic is the topic of the shared audit trail (docs/audit.md).
+	AuditTopic string `yaml:"audit_topic"`
 
 	// node is the profile's mapping in the file, for the lines of
 	// Settings' errors; nil for a Profile not read by ParseProfiles.
@@ -389,6 +391,7 @@ func (p *Profile) Settings(name, dir, home string) (Settings, error) {
 		s.Brokers = b
 	}
 	s.ClientID = p.ClientID
+	s.AuditTopic = p.AuditTopic
 	if t := p.TLS; t != nil {
 		on := true
 		s.TLS.Enabled = &on

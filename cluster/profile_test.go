@@ -71,7 +71,7 @@ func TestParseProfilesRefuses(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"profiles:\n  p:\n    sasl:\n      user: a\n      password: " + secret, "plaintext password is not allowed"},
 		{"profiles:\n  p:\n    sasl:\n      token: " + secret, "token is not allowed"},
-		{"profiles:\n  p:\n    brokerz: a:1", `line 3: unknown key "brokerz" in a profile (keys: brokers, client_id, tls, sasl)`},
+		{"profiles:\n  p:\n    brokerz: a:1", `line 3: unknown key "brokerz" in a profile (keys: brokers, client_id, tls, sasl, audit_topic)`},
 		{"profiles:\n  p:\n    tls:\n      enabled: " + secret, "line 4: a string where a true/false setting belongs"},
 		{"profiles:\n  p:\n    tls: " + secret, "line 3: a string where tls (a mapping) belongs (keys: enabled, ca, cert, key, server_name, insecure_skip_verify)"},
 		{"profiles:\n  p:\n    tls:\n      cafile: x", `line 4: unknown key "cafile" in tls (keys: enabled, ca,`},

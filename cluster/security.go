@@ -116,6 +116,9 @@ type Settings struct {
 	ClientID string
 	TLS      TLSSettings
 	SASL     SASLSettings
+	// AuditTopic is the shared audit trail's topic (--audit-topic, or a
+	// profile's audit_topic): it travels with the connection it lives on.
+	AuditTopic string
 }
 
 // Merge returns s with every field that over sets replacing s's.
@@ -125,6 +128,9 @@ func (s Settings) Merge(over Settings) Settings {
 	}
 	if over.ClientID != "" {
 		s.ClientID = over.ClientID
+	}
+	if over.AuditTopic != "" {
+		s.AuditTopic = over.AuditTopic
 	}
 	t, o := &s.TLS, over.TLS
 	if o.Enabled != nil {

@@ -21,8 +21,9 @@ type Sources struct {
 // Connection is the resolved connection: brokers, client id, TLS and SASL,
 // plus lines for stderr and the secrets that must never be printed.
 type Connection struct {
-	Brokers  []string
-	ClientID string
+	Brokers    []string
+	ClientID   string
+	AuditTopic string
 	Security
 	// Notes are informational (ignored harmless keys); Warnings are
 	// about weakened security and are printed every time.
@@ -82,6 +83,7 @@ func Connect(src Sources) (Connection, error) {
 		return conn, err
 	}
 	conn.Brokers, conn.ClientID, conn.Security = merged.Brokers, merged.ClientID, sec
+	conn.AuditTopic = merged.AuditTopic
 	return conn, nil
 }
 

@@ -60,6 +60,9 @@ type app struct {
 	auditLog, auditAction, undoOf string
 	noAudit                       bool
 	args, secrets                 []string
+	// auditTopic is --audit-topic; trailTopic the resolved one (the flag,
+	// else the profile's audit_topic).
+	auditTopic, trailTopic string
 
 	// ran is set once a command's own code starts: errors before it
 	// (flags, arguments, unknown commands) are usage errors.
@@ -199,6 +202,12 @@ Exit codes:
 				return exitcode.Flag("--output", err)
 			}
 			a.format = f
+			if a.noAudit && changed(cmd.Flags(), "audit-topic") {
+				return exitcode.Usagef("--no-audit and --audit-topic contradict each other")
+			}
+			if changed(cmd.Flags(), "audit-topic") && strings.TrimSpace(a.auditTopic) == "" {
+				return exitcode.Usagef("--audit-topic is empty: name the topic of the shared trail")
+			}
 			if a.timeout <= 0 {
 				return exitcode.Usagef("--timeout must be positive, got %s", a.timeout)
 			}
@@ -243,6 +252,7 @@ Exit codes:
 	pf.StringVar(&a.commandConfig, "command-config", "", "Java client properties file (as for kafka-consumer-groups.sh --command-config)")
 	pf.StringVar(&a.auditLog, "audit-log", "", "audit log of every change (env "+audit.EnvLog+", default $XDG_STATE_HOME/offsetctl/audit.jsonl or ~/.local/state/offsetctl/audit.jsonl)")
 	pf.BoolVar(&a.noAudit, "no-audit", false, "do not record changes in the audit log")
+	pf.StringVar(&a.auditTopic, "audit-topic", "", "also write each audit entry to this Kafka topic, keyed by group (a shared trail; also a profile's audit_topic)")
 	pf.StringVar(&a.profile, "profile", "", "named cluster profile from $"+cluster.EnvConfig+" or ~/.config/offsetctl/config.yaml")
 
 	for _, c := range a.commands() {
@@ -320,7 +330,7 @@ func (a *app) configFor(profile string) (cluster.Config, error) {
 	if err != nil {
 		return cluster.Config{}, exitcode.AsUsage(err)
 	}
-	a.secrets = conn.Secrets
+	a.secrets, a.trailTopic = conn.Secrets, conn.AuditTopic
 	for _, n := range conn.Notes {
 		a.infof("offsetctl: note: %s", n)
 	}
@@ -355,6 +365,7 @@ func (a *app) flagSettings() (cluster.Settings, error) {
 		return s, fmt.Errorf("--client-id: %w", err)
 	}
 	s.ClientID = a.clientID
+	s.AuditTopic = a.auditTopic
 	t := &s.TLS
 	t.CAFile, t.CertFile, t.KeyFile, t.ServerName = a.tlsCA, a.tlsCert, a.tlsKey, a.tlsServerName
 	if (a.tlsCert == "") != (a.tlsKey == "") {

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/cluster"
@@ -57,6 +59,15 @@ func (a *app) beginAudit(ctx context.Context, adm *cluster.Admin, action string)
 		return nil, fmt.Errorf("nothing was changed: the audit log cannot be written (%v); fix it, point --audit-log elsewhere, or opt out with --no-audit", err)
 	}
 	r.log = l
+	if a.trailTopic != "" && adm != nil {
+		tctx, cancel := context.WithTimeout(ctx, a.timeout)
+		err := audit.CheckTopic(tctx, adm, a.trailTopic)
+		cancel()
+		if err != nil {
+			l.Close()
+			return nil, fmt.Errorf("nothing was changed: the shared audit trail cannot be written (%v); fix it, or opt out with --no-audit", err)
+		}
+	}
 	if a.auditAction != "" {
 		action = a.auditAction
 	}
@@ -116,12 +127,16 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 	if e.Changes == nil {
 		e.Changes = []audit.Change{}
 	}
-	if aerr := r.log.Append(*e); aerr != nil {
+	aerr := r.log.Append(*e)
+	if aerr == nil && r.a.trailTopic != "" {
+		aerr = r.a.produceTrail(*e)
+	}
+	if aerr != nil {
 		what := "the change was made"
 		if applied == 0 {
 			what = "the command ran"
 		}
-		loud := fmt.Errorf("%s (outcome %s, %d partition(s) applied), but it is NOT in the audit log: %v", what, e.Outcome, applied, aerr)
+		loud := fmt.Errorf("%s (outcome %s, %d partition(s) applied), but audit entry %s is NOT recorded: %v", what, e.Outcome, applied, e.ID, aerr)
 		fmt.Fprintln(r.a.stderr, "offsetctl: error: "+errorLine(loud))
 		if err == nil {
 			return &exitcode.Error{Code: exitcode.Failure, Err: loud}
@@ -300,4 +315,20 @@ func replayAudit(res **replay.Result) auditFill {
 		}
 		return 0, false
 	}
+}
+
+// produceTrail writes e to the shared trail's topic with the command's
+// own connection and security.
+func (a *app) produceTrail(e audit.Entry) error {
+	if a.conn == nil {
+		return fmt.Errorf("audit topic %s: no connection", a.trailTopic)
+	}
+	cl, err := a.conn.NewClient(kgo.RequiredAcks(kgo.AllISRAcks()))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), a.timeout)
+	defer cancel()
+	return audit.Produce(ctx, cl, a.trailTopic, e)
 }

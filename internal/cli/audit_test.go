@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/internal/testkit"
@@ -316,7 +318,81 @@ func TestAuditAppendFailsAfterCommit(t *testing.T) {
 	c.Commit(group, topic, map[int32]int64{0: 2})
 	r := mustRun(t, c, 1, "--audit-log", "/dev/full", "reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"))
 	wantCommitted(t, c, group, topic, map[int32]int64{0: 10})
-	if !strings.Contains(r.stderr, "reset 1 group(s): 1 partition(s) changed") || !strings.Contains(r.stderr, "the change was made (outcome applied, 1 partition(s) applied), but it is NOT in the audit log") {
+	if !strings.Contains(r.stderr, "reset 1 group(s): 1 partition(s) changed") || !strings.Contains(r.stderr, "the change was made (outcome applied, 1 partition(s) applied), but audit entry ") || !strings.Contains(r.stderr, "is NOT recorded: writing audit log /dev/full") {
 		t.Fatalf("stderr:\n%s", r.stderr)
 	}
+}
+
+// TestAuditTopicRoundTrip: --audit-topic (or a profile's audit_topic)
+// writes each entry to the topic, one record per group keyed by it;
+// history reads the shared trail back, each entry once; a missing topic
+// stops the change.
+func TestAuditTopicRoundTrip(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	trail := c.Topic(3, nil)
+	g1, g2 := testkit.Name(t, "g1"), testkit.Name(t, "g2")
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	c.Commit(g1, topic, map[int32]int64{0: 1, 1: 2})
+	c.Commit(g2, topic, map[int32]int64{0: 3})
+	dir := t.TempDir()
+
+	mustRun(t, c, 0, "--audit-topic", trail, "reset", g1, g2, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(dir, "r.csv"))
+	mustRun(t, c, 0, "--audit-topic", trail, "replay", topic, "--format", "none", "-q")
+	// Through a profile that names the trail.
+	cfgFile := filepath.Join(dir, "config.yaml")
+	writeFile(t, cfgFile, fmt.Sprintf("profiles:\n  team:\n    brokers: %q\n    audit_topic: %s\n", c.BrokerList(), trail))
+	env := map[string]string{"OFFSETCTL_CONFIG": cfgFile}
+	mustRunEnv(t, env, 0, "--profile", "team", "reset", g1, "--topic", topic, "--to", "earliest", "--execute", "--backup", filepath.Join(dir, "p.csv"))
+
+	local := historyOf(t)
+	if len(local) != 3 {
+		t.Fatalf("local log: %d entries", len(local))
+	}
+	r := mustRun(t, c, 0, "--audit-topic", trail, "history", "-o", "json")
+	var shared struct {
+		Entries []audit.Entry `json:"entries"`
+	}
+	decodeJSON(t, r, &shared)
+	if len(shared.Entries) != 3 {
+		t.Fatalf("shared trail: %d entries, want 3: %+v", len(shared.Entries), shared.Entries)
+	}
+	for i := range local {
+		if shared.Entries[i].ID != local[i].ID || shared.Entries[i].Action != local[i].Action || len(shared.Entries[i].Changes) != len(local[i].Changes) {
+			t.Fatalf("entry %d: topic %+v, log %+v", i, shared.Entries[i], local[i])
+		}
+	}
+	// The history of one group from the topic, through the profile: the
+	// reset and the replay whose proof covered it.
+	rp := mustRunEnv(t, env, 0, "--profile", "team", "history", "--group", g2, "-o", "json")
+	decodeJSON(t, rp, &shared)
+	if len(shared.Entries) != 2 || shared.Entries[0].ID != local[0].ID || shared.Entries[1].ID != local[1].ID {
+		t.Fatalf("history --group %s from the topic: %+v", g2, shared.Entries)
+	}
+	// The records: the reset of two groups is two records keyed by group,
+	// the replay (whose proof covers both groups) two, the profile's
+	// reset one.
+	keys := map[string]int{}
+	cl := c.Client(kgo.ConsumeTopics(trail), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	for n := 0; n < 5; {
+		fs := cl.PollFetches(testkit.Ctx(t))
+		if err := fs.Err0(); err != nil {
+			t.Fatal(err)
+		}
+		fs.EachRecord(func(rec *kgo.Record) { keys[string(rec.Key)]++; n++ })
+	}
+	if keys[g1] != 3 || keys[g2] != 2 || len(keys) != 2 {
+		t.Fatalf("records by key: %v", keys)
+	}
+
+	// A trail topic that does not exist: nothing changes.
+	before := c.Committed(g1)
+	r = mustRun(t, c, 1, "--audit-topic", testkit.Name(t, "missing"), "reset", g1, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(dir, "m.csv"))
+	if !strings.Contains(r.stderr, "nothing was changed: the shared audit trail cannot be written") || !strings.Contains(r.stderr, "does not exist") {
+		t.Fatalf("missing trail topic: %s", r.stderr)
+	}
+	if after := c.Committed(g1); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("offsets moved: %v → %v", before, after)
+	}
+	mustRun(t, c, 2, "--audit-topic", trail, "--no-audit", "history")
 }

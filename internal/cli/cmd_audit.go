@@ -32,7 +32,7 @@ func (a *app) historyCmd() *cobra.Command {
 				}
 				f.Since = t
 			}
-			entries, err := a.readTrail()
+			entries, err := a.readTrail(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -48,12 +48,32 @@ func (a *app) historyCmd() *cobra.Command {
 
 // readTrail reads the local audit log; lines that are not entries are
 // skipped with a warning (the rest of the trail still counts).
-func (a *app) readTrail() ([]audit.Entry, error) {
-	path, err := a.auditPath()
-	if err != nil {
-		return nil, exitcode.AsUsage(err)
+func (a *app) readTrail(ctx context.Context) ([]audit.Entry, error) {
+	var entries []audit.Entry
+	var err error
+	path := ""
+	if a.auditTopic != "" || a.profile != "" {
+		// The shared trail, when the flag or the profile names one.
+		if _, err := a.clusterConfig(); err != nil {
+			return nil, err
+		}
 	}
-	entries, err := audit.ReadFile(path)
+	if a.trailTopic != "" {
+		path = "audit topic " + a.trailTopic
+		cfg, adm, aerr := a.admin(ctx)
+		if aerr != nil {
+			return nil, aerr
+		}
+		defer adm.Close()
+		rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+		entries, err = audit.ReadTopic(rctx, cfg, adm, a.trailTopic)
+	} else {
+		if path, err = a.auditPath(); err != nil {
+			return nil, exitcode.AsUsage(err)
+		}
+		entries, err = audit.ReadFile(path)
+	}
 	var ce *audit.CorruptError
 	if errors.As(err, &ce) {
 		a.warnf("%s: %v", path, err)
@@ -93,7 +113,7 @@ members), its own backup and read-back, and it is recorded in the trail too.`,
 }
 
 func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup string) error {
-	entries, err := a.readTrail()
+	entries, err := a.readTrail(cmd.Context())
 	if err != nil {
 		return err
 	}
