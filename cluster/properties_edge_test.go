@@ -1,0 +1,190 @@
+package cluster
+
+import (
+	"strings"
+	"testing"
+)
+
+// Edges of the properties reader that its table test does not reach, each
+// written as the bug it would be.
+func TestParsePropertiesEdges(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want map[string]string
+	}{
+		// Old Mac line ends (\r alone), in the middle and at the end.
+		{"lone CR between lines", "a=1\rb=2\rc=3", map[string]string{"a": "1", "b": "2", "c": "3"}},
+		{"lone CR at the end", "a=1\r", map[string]string{"a": "1"}},
+		{"CR LF", "a=1\r\nb=2\r\n", map[string]string{"a": "1", "b": "2"}},
+		// A line that is only a backslash continues onto the next.
+		{"backslash-only line continues", "\\\nkey=v", map[string]string{"key": "v"}},
+		{"three backslashes continue", "a=x\\\\\\\nb", map[string]string{"a": `x\b`}},
+		// Surrogate pairs at the ends of both ranges, and at the very end
+		// of the value.
+		{"pair U+10000", `a=\uD800\uDC00`, map[string]string{"a": "\U00010000"}},
+		{"pair U+10FFFF", `a=\uDBFF\uDFFF`, map[string]string{"a": "\U0010FFFF"}},
+		{"pair then text", `a=\uD83D\uDE00!`, map[string]string{"a": "😀!"}},
+		{"high then not a low surrogate", `a=\uD83D\u0041`, map[string]string{"a": "\uFFFDA"}},
+		{"high then a high surrogate", `a=\uDBFF\uDBFF`, map[string]string{"a": "\uFFFD\uFFFD"}},
+		{"high then past the low range", `a=\uD800\uE000`, map[string]string{"a": "\uFFFD\uE000"}},
+		{"low surrogate alone", `a=\uDC00x`, map[string]string{"a": "\uFFFDx"}},
+		{"two low surrogates", `a=\uDC00\uDC00`, map[string]string{"a": "\uFFFD\uFFFD"}},
+		{"high surrogate then a short escape", `a=\uD83Dxx\u00e9`, map[string]string{"a": "\uFFFDxxé"}},
+	}
+	for _, tc := range tests {
+		p, err := ParseProperties(strings.NewReader(tc.in))
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		got := p.Map()
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+			continue
+		}
+		for k, v := range tc.want {
+			if got[k] != v {
+				t.Errorf("%s: %s=%q, want %q", tc.name, k, got[k], v)
+			}
+		}
+	}
+	// A bad hex digit in the low half of a pair is an error, not a
+	// half-decoded character.
+	if _, err := ParseProperties(strings.NewReader(`a=\uD83D\uDE0G`)); err == nil || !strings.Contains(err.Error(), "malformed") {
+		t.Errorf("bad low surrogate digit: %v", err)
+	}
+}
+
+// Get finds a key in any entry, the first included, and the last of
+// duplicates wins.
+func TestPropertiesGet(t *testing.T) {
+	p, err := ParseProperties(strings.NewReader("first=1\nmid=2\nfirst=3\nlast=4\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	only, _ := ParseProperties(strings.NewReader("solo=x"))
+	for _, c := range []struct {
+		p       Properties
+		key, v  string
+		present bool
+	}{
+		{p, "first", "3", true}, {p, "mid", "2", true}, {p, "last", "4", true}, {p, "none", "", false}, {only, "solo", "x", true},
+	} {
+		if v, ok := c.p.Get(c.key); v != c.v || ok != c.present {
+			t.Errorf("Get(%s) = %q, %v", c.key, v, ok)
+		}
+	}
+}
+
+// A file of exactly the size limit is read, whole, even as one line; one
+// byte more is refused.
+func TestParsePropertiesAtTheSizeLimit(t *testing.T) {
+	line := "k=" + strings.Repeat("v", maxPropertiesSize-2)
+	p, err := ParseProperties(strings.NewReader(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := p.Get("k"); !ok || len(v) != maxPropertiesSize-2 {
+		t.Fatalf("a one-line file of %d bytes: value of %d bytes", maxPropertiesSize, len(v))
+	}
+	if _, err := ParseProperties(strings.NewReader(line + "v")); err == nil || !strings.Contains(err.Error(), "larger than 4 MiB") {
+		t.Fatalf("one byte over: %v", err)
+	}
+}
+
+// Error messages shorten a huge key to 80 bytes and "...", and keep a key
+// of 80 bytes whole.
+func TestQuoteKey(t *testing.T) {
+	k80 := strings.Repeat("k", 80)
+	if got := quoteKey(k80); got != `"`+k80+`"` {
+		t.Errorf("80 bytes: %s", got)
+	}
+	if got := quoteKey(k80 + "z"); got != `"`+k80+`..."` {
+		t.Errorf("81 bytes: %s", got)
+	}
+}
+
+// sasl.* keys under a non-SASL protocol are ignored with a note, and the
+// keys after them (sorted) are still read.
+func TestFromPropertiesKeysAfterIgnoredSASL(t *testing.T) {
+	p, err := ParseProperties(strings.NewReader("security.protocol=SSL\nsasl.jaas.config=x\nsasl.mechanism=PLAIN\nssl.truststore.certificates=CA-PEM\nclient.id=ops\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, notes, err := FromProperties(p)
+	if err != nil || s.TLS.CAPEM != "CA-PEM" || s.ClientID != "ops" || len(notes) != 1 ||
+		notes[0] != "ignoring sasl.* settings: security.protocol is SSL, not SASL_PLAINTEXT or SASL_SSL" {
+		t.Fatalf("settings %+v, notes %q, %v", s.TLS, notes, err)
+	}
+}
+
+// A keystore file and an inline key or chain exclude each other, whichever
+// of the two inline parts is given.
+func TestFromPropertiesKeystoreFileAndInline(t *testing.T) {
+	for _, inline := range []string{"ssl.keystore.key=K", "ssl.keystore.certificate.chain=C", "ssl.keystore.key=K\nssl.keystore.certificate.chain=C"} {
+		p, err := ParseProperties(strings.NewReader("ssl.keystore.type=PEM\nssl.keystore.location=/k.pem\n" + inline))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := FromProperties(p); err == nil || err.Error() != "set either ssl.keystore.location or ssl.keystore.certificate.chain + ssl.keystore.key, not both" {
+			t.Errorf("%q: %v", inline, err)
+		}
+	}
+}
+
+// JAAS lines that end too early, or put the wrong token where an option
+// goes, are errors naming what is missing; none may panic.
+func TestParseJAASMalformed(t *testing.T) {
+	const m = "org.apache.kafka.common.security.plain.PlainLoginModule"
+	for in, want := range map[string]string{
+		m + " required":                    "missing ';' at the end",
+		m + ` required "x"="y";`:           "expected an option name",
+		m + " required =y;":                "expected an option name",
+		m + " required user;":              "option \"user\" has no `=value`",
+		m + " required user=":              "option \"user\" has no `=value`",
+		m + " required user":               "option \"user\" has no `=value`",
+		m + ` required user "=" "v";`:      "option \"user\" has no `=value`",
+		m + " required user x y;":          "option \"user\" has no `=value`",
+		m + ` required user="x\`:           "",
+		m + ` required user="a\"b" p="c";`: "-",
+	} {
+		j, err := ParseJAAS(in)
+		switch want {
+		case "-":
+			if err != nil || j.Options["user"] != `a"b` || j.Options["p"] != "c" {
+				t.Errorf("%s: %+v, %v", in, j, err)
+			}
+		case "":
+			if err == nil {
+				t.Errorf("%s: accepted %+v", in, j)
+			}
+		default:
+			if err == nil || err.Error() != want {
+				t.Errorf("%s: %v, want %s", in, err, want)
+			}
+		}
+	}
+}
+
+// PlainLoginModule without sasl.mechanism means PLAIN (as Java); SCRAM's
+// module names no mechanism, and an explicit sasl.mechanism is kept.
+func TestJAASModuleSetsMechanism(t *testing.T) {
+	for in, want := range map[string]string{
+		`org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="p";`: MechPlain,
+		`org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="p";`: "",
+	} {
+		p, err := ParseProperties(strings.NewReader("security.protocol=SASL_SSL\nsasl.jaas.config=" + in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _, err := FromProperties(p)
+		if err != nil || s.SASL.Mechanism != want || s.SASL.User != "u" {
+			t.Errorf("%s: mechanism %q, user %q, %v; want %q", in, s.SASL.Mechanism, s.SASL.User, err, want)
+		}
+	}
+	p, _ := ParseProperties(strings.NewReader("security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-256\nsasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"p\";"))
+	if s, _, err := FromProperties(p); err != nil || s.SASL.Mechanism == MechPlain || s.SASL.Mechanism == "" {
+		t.Errorf("explicit mechanism: %q, %v", s.SASL.Mechanism, err)
+	}
+}
