@@ -71,6 +71,13 @@ func StreamLag(ctx context.Context, adm *cluster.Admin, req GatherRequest, o Lag
 		if err != nil {
 			return ctxErr(bctx, err)
 		}
+		if bctx.Err() != nil {
+			// The batch's time ran out while its requests were in
+			// flight: the groups that got "context deadline exceeded"
+			// were not answered, which is the cluster not answering
+			// within --timeout, not per-group failures to list.
+			return bctx.Err()
+		}
 		if err := each(bctx, LagBatch{Snapshot: snap, Report: ComputeLagWith(snap, o)}); err != nil {
 			return err
 		}
