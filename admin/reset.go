@@ -36,7 +36,11 @@ type PartitionPlan struct {
 	Delta     *int64 `json:"delta"`
 	Note      string `json:"note"`
 	Error     string `json:"error"`
-	Action    Action `json:"-"`
+	// Applied is set only when a --non-atomic execution failed between
+	// its split commits: whether this partition's new offset was
+	// committed (the group is then partly changed).
+	Applied *bool  `json:"applied,omitempty"`
+	Action  Action `json:"-"`
 }
 
 // GroupPlan is the reset plan of one group.

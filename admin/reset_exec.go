@@ -404,6 +404,11 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 	if len(commits) > 0 {
 		resp, n, err := commitInBatches(ctx, adm, gp.Group, commits)
 		gp.CommitRequests = n
+		if err != nil && markApplied(gp, resp) > 0 {
+			gp.Executed = true
+			gp.Error = fmt.Sprintf("committing offsets of group %s: %s; the group is PARTLY CHANGED: %d of %d partitions were applied before the failure (see \"applied\")", gp.Group, ExplainError(err), countApplied(gp), batchLen(commits))
+			return errors.New(gp.Error)
+		}
 		if err != nil {
 			gp.Error = fmt.Sprintf("committing offsets of group %s: %s", safetext.Arg(gp.Group), ExplainError(err))
 			return errors.New(gp.Error)
@@ -436,6 +441,47 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 		gp.Error = fmt.Sprintf("reading back offsets of group %s: %v", safetext.Arg(gp.Group), err)
 		return errors.New(gp.Error)
 	}
+	verifyReadBack(gp, fetched)
+	return nil
+}
+
+// markApplied records, after split commits failed part way, which
+// partitions the answered batches applied (Applied and a note on every
+// partition to commit). It returns how many were applied.
+func markApplied(gp *GroupPlan, resp kadm.OffsetResponses) int {
+	n := 0
+	for i := range gp.Partitions {
+		pp := &gp.Partitions[i]
+		if pp.Action != ActCommit || pp.Target == nil {
+			continue
+		}
+		r, ok := resp.Lookup(pp.Topic, pp.Partition)
+		applied := ok && r.Err == nil
+		pp.Applied = &applied
+		if applied {
+			n++
+			pp.Note = joinNote(pp.Note, "applied")
+		} else {
+			pp.Note = joinNote(pp.Note, "NOT applied")
+		}
+	}
+	return n
+}
+
+func countApplied(gp *GroupPlan) int {
+	n := 0
+	for _, pp := range gp.Partitions {
+		if pp.Applied != nil && *pp.Applied {
+			n++
+		}
+	}
+	return n
+}
+
+// verifyReadBack compares the offsets read back after an execution with
+// the plan, setting the Error of every partition that does not hold what
+// was planned.
+func verifyReadBack(gp *GroupPlan, fetched kadm.OffsetResponses) {
 	for i := range gp.Partitions {
 		pp := &gp.Partitions[i]
 		if pp.Error != "" || pp.Action == ActSkip {
@@ -454,5 +500,4 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 			pp.Error = fmt.Sprintf("verify: committed %d, planned %d (did a consumer commit meanwhile?)", o.At, *pp.Target)
 		}
 	}
-	return nil
 }

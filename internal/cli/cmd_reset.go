@@ -27,6 +27,10 @@ type resetFlags struct {
 	dryRun    bool
 	export    bool
 	backup    string
+	// txnPrefix + group is the transactional id of --execute; nonAtomic
+	// commits in plain split OffsetCommits instead (no transaction).
+	txnPrefix string
+	nonAtomic bool
 
 	// Apache's kafka-consumer-groups scenario flags, as aliases of --to.
 	toEarliest, toLatest, toCurrent bool
@@ -52,8 +56,13 @@ PT90M, P1DT2H), file:PLAN.csv (Apache's --export/--from-file CSV) or group:OTHER
 
 Without --execute nothing changes: the plan is printed. With --execute the
 whole plan is validated, a backup of the current offsets is written and
-fsynced, one OffsetCommit per group is sent (generation -1, never joining the
-group), and the offsets are read back and compared with the plan.
+fsynced, and each group's offsets are committed in one transaction (never
+joining the group), so the group moves from all its old offsets to all its new
+ones at once, whatever the size; the offsets are then read back and compared
+with the plan. The transactional id is --transactional-id-prefix + GROUP: a
+second offsetctl on the same group fences the first, and a run whose group
+changed since its plan refuses (exit 1, nothing changed). Where transactions
+are not allowed, --non-atomic commits in plain OffsetCommits instead.
 Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
 		Example: `  offsetctl reset orders-billing --topic orders --to earliest
   offsetctl reset orders-billing --topic orders:0,1 --to shift:-100 --execute
@@ -74,6 +83,8 @@ Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
 	fl.BoolVar(&f.dryRun, "dry-run", false, "only print the plan (the default)")
 	fl.BoolVar(&f.export, "export", false, "print the plan as Apache's CSV (topic,partition,offset; group first for several groups)")
 	fl.StringVar(&f.backup, "backup", "", "backup file written before --execute commits (default offsetctl-backup-GROUP-UTCTIME.csv)")
+	fl.StringVar(&f.txnPrefix, "transactional-id-prefix", admin.DefaultTxnIDPrefix, "--execute commits each group in one transaction with id PREFIX+GROUP; runs with the same id fence each other")
+	fl.BoolVar(&f.nonAtomic, "non-atomic", false, "commit without a transaction (plain OffsetCommits, split at the 1 MiB batch limit: a failure between them leaves the group partly changed)")
 	fl.BoolVar(&f.toEarliest, "to-earliest", false, "alias of --to earliest")
 	fl.BoolVar(&f.toLatest, "to-latest", false, "alias of --to latest")
 	fl.BoolVar(&f.toCurrent, "to-current", false, "alias of --to current")
@@ -266,17 +277,25 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 		a.infof("nothing to reset: no partition in scope")
 		return nil
 	}
+	ectx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	if !f.nonAtomic {
+		g := plan.Groups[todo[0]].Group
+		if err := admin.CheckTxnAllowed(ectx, adm, g, txnOptions(f, g, cfg.Timeout)); err != nil {
+			return fmt.Errorf("%w; grant it, or rerun with --non-atomic (plain split commits: not all-or-nothing)", err)
+		}
+	}
 	at := a.now()
 	path, err := writeBackup(f.backup, at, backups)
 	if err != nil {
 		return fmt.Errorf("nothing was committed: %w", err)
 	}
-	ectx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-	defer cancel()
 	var groupErrs []string
 	for _, i := range todo {
 		plan.Groups[i].Backup = path
-		if err := admin.ExecuteReset(ectx, adm, &plan.Groups[i]); err != nil {
+		// A group error is also the group's Error, which plan.Errors()
+		// lists: only an error that is not is added here.
+		if err := a.executeGroup(ectx, adm, &plan.Groups[i], f); err != nil && plan.Groups[i].Error == "" {
 			groupErrs = append(groupErrs, err.Error())
 		}
 	}
@@ -285,16 +304,20 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 	renderErr := render()
 	a.infof("%s", resetBackupLine(path, plan, todo))
 	for _, i := range todo {
-		if n := plan.Groups[i].CommitRequests; n > 1 {
+		if n := plan.Groups[i].CommitRequests; n > 1 && f.nonAtomic {
 			a.infof("group %s: the commit exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetCommit requests, each atomic", safetext.Arg(plan.Groups[i].Group), n)
 		}
 	}
 	errs := plan.Errors()
 	if len(errs) > 0 || len(groupErrs) > 0 {
+		all := summarizeErrors(append(groupErrs, errs...))
 		if ectx.Err() != nil {
-			return cfg.Unreachable(ectx.Err())
+			// Say what the deadline left behind (a group partly changed
+			// by --non-atomic, a transaction resolved), not only that
+			// the cluster stopped answering.
+			return fmt.Errorf("%v: %w", cfg.Unreachable(ectx.Err()), all)
 		}
-		return summarizeErrors(append(groupErrs, errs...))
+		return all
 	}
 	changed, unchanged := 0, 0
 	for _, i := range todo {
@@ -331,6 +354,26 @@ func resetBackupLine(path string, plan *admin.Plan, todo []int) string {
 		args[i] = groupArg(g)
 	}
 	return fmt.Sprintf("backup of the previous offsets: %s (undo: offsetctl reset %s --to %s --execute)", safetext.Name(path), strings.Join(args, " "), file)
+}
+
+// executeGroup executes one group's plan: in one transaction, or with
+// --non-atomic in plain split commits. A cluster that does not allow the
+// transaction changed nothing: the error says so and offers --non-atomic.
+func (a *app) executeGroup(ctx context.Context, adm *cluster.Admin, gp *admin.GroupPlan, f resetFlags) error {
+	if f.nonAtomic {
+		return admin.ExecuteReset(ctx, adm, gp)
+	}
+	err := admin.ExecuteResetTxn(ctx, adm, gp, txnOptions(f, gp.Group, a.timeout))
+	var na *admin.TxnNotAllowedError
+	if errors.As(err, &na) {
+		gp.Error = err.Error() + "; grant it, or rerun with --non-atomic (plain split commits: not all-or-nothing)"
+		return errors.New(gp.Error)
+	}
+	return err
+}
+
+func txnOptions(f resetFlags, group string, timeout time.Duration) admin.TxnOptions {
+	return admin.TxnOptions{ID: admin.TxnID(f.txnPrefix, group), Timeout: admin.DefaultTxnTimeout, Resolve: timeout}
 }
 
 // writeBackup writes the backup to path given with --backup (an existing

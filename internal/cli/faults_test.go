@@ -182,7 +182,8 @@ func TestFaultCoordinatorMovesDuringLag(t *testing.T) {
 }
 
 // TestFaultConsumerJoinsBetweenPlanAndCommit: the group is empty when the
-// reset plans; the reset's admin commit is held at the broker until a
+// reset plans (--non-atomic: plain OffsetCommits; the transactional path
+// is TestExecuteResetTxnConsumerJoinedAborts); the reset's admin commit is held at the broker until a
 // consumer has joined, then processed. The broker refuses it per
 // partition, the command exits 1 naming every partition, nothing moved,
 // and the backup restores.
@@ -216,7 +217,7 @@ func TestFaultConsumerJoinsBetweenPlanAndCommit(t *testing.T) {
 			})
 			dir := t.TempDir()
 			backup := filepath.Join(dir, "backup.csv")
-			r := guarded(t, nil, "-b", c.BrokerList(), "reset", group, "--topic", topic, "--to", "earliest", "--execute", "--backup", backup, "-o", "json", "--timeout", "30s")
+			r := guarded(t, nil, "-b", c.BrokerList(), "reset", group, "--topic", topic, "--to", "earliest", "--execute", "--non-atomic", "--backup", backup, "-o", "json", "--timeout", "30s")
 			if !held.Load() {
 				t.Fatalf("the reset's commit never reached the broker: exit %d\n%s", r.code, r.stderr)
 			}

@@ -1,0 +1,581 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/cluster"
+)
+
+// DefaultTxnIDPrefix is the default prefix of the transactional id a
+// transactional reset uses: the id is the prefix followed by the group, so
+// every offsetctl changing one group uses the same id and the newer one
+// fences the older (InitProducerId bumps the epoch and aborts the older
+// one's open transaction).
+const DefaultTxnIDPrefix = "offsetctl-reset-"
+
+// TxnID is the transactional id for changing group's offsets.
+func TxnID(prefix, group string) string { return prefix + group }
+
+// TxnOptions configures ExecuteResetTxn.
+type TxnOptions struct {
+	// ID is the transactional id (TxnID(prefix, group)).
+	ID string
+	// Timeout is the transaction timeout asked of the coordinator: how
+	// long a transaction of a run that died stays open when nobody takes
+	// the id over (the next run with the same id aborts it at once).
+	Timeout time.Duration
+	// Resolve bounds the work after the EndTxn answer was lost (taking
+	// the id over and reading back), which runs even when ctx has ended.
+	Resolve time.Duration
+}
+
+// DefaultTxnTimeout is the transaction timeout: far above the time a reset
+// of 10,000 partitions takes, far below the broker's
+// transaction.max.timeout.ms (15 minutes by default).
+const DefaultTxnTimeout = time.Minute
+
+// ChangedError says the group's committed offsets differ from those the
+// plan (and its backup) were made from: committing would lose an update.
+type ChangedError struct {
+	Group string
+	N     int
+}
+
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("group %s changed since the plan (%d partitions): run again to plan from the current offsets", e.Group, e.N)
+}
+
+// TxnNotAllowedError says the cluster does not let this principal use a
+// transaction (an ACL, or no transaction coordinator). Nothing changed.
+type TxnNotAllowedError struct {
+	Group string
+	// Missing names the permission or facility that is missing.
+	Missing string
+	Err     error
+}
+
+func (e *TxnNotAllowedError) Error() string {
+	return fmt.Sprintf("group %s: cannot change the offsets in one transaction: %s (%v); nothing changed", e.Group, e.Missing, e.Err)
+}
+
+func (e *TxnNotAllowedError) Unwrap() error { return e.Err }
+
+// txn is one transactional id held by this run.
+type txn struct {
+	cl    *kgo.Client
+	id    string
+	pid   int64
+	epoch int16
+}
+
+// retriableTxnErr: errors a transactional request may answer while the
+// coordinator loads, moves, or still finishes the id's previous
+// transaction (CONCURRENT_TRANSACTIONS: InitProducerId waits for the
+// markers of an EndTxn, or of the abort it started itself).
+func retriableTxnErr(err error) bool {
+	return errors.Is(err, kerr.ConcurrentTransactions) || errors.Is(err, kerr.CoordinatorLoadInProgress) ||
+		errors.Is(err, kerr.NotCoordinator) || errors.Is(err, kerr.CoordinatorNotAvailable)
+}
+
+// initTxn takes the transactional id over: InitProducerId with the id
+// aborts any transaction a previous holder left open (a killed run) or
+// waits until its commit has completed, and fences that holder.
+func initTxn(ctx context.Context, cl *kgo.Client, group string, o TxnOptions) (*txn, error) {
+	id := o.ID
+	var last error
+	for try := 0; ; try++ {
+		req := kmsg.NewPtrInitProducerIDRequest()
+		req.TransactionalID = &id
+		req.TransactionTimeoutMillis = int32(o.Timeout / time.Millisecond)
+		resp, err := req.RequestWith(ctx, cl)
+		if err == nil {
+			err = kerr.ErrorForCode(resp.ErrorCode)
+		}
+		switch {
+		case err == nil:
+			return &txn{cl: cl, id: id, pid: resp.ProducerID, epoch: resp.ProducerEpoch}, nil
+		case errors.Is(err, kerr.TransactionalIDAuthorizationFailed):
+			return nil, &TxnNotAllowedError{Group: group, Missing: fmt.Sprintf("the principal lacks WRITE on TransactionalId %q", id), Err: err}
+		case errors.Is(err, kerr.ClusterAuthorizationFailed):
+			return nil, &TxnNotAllowedError{Group: group, Missing: "the principal lacks IDEMPOTENT_WRITE on the cluster", Err: err}
+		case errors.Is(err, kerr.UnsupportedVersion), errors.Is(err, kerr.UnsupportedForMessageFormat):
+			return nil, &TxnNotAllowedError{Group: group, Missing: "the cluster has no transaction support", Err: err}
+		case retriableTxnErr(err) && ctx.Err() == nil:
+			last = err
+			if !waitBackoff(ctx, coordinatorBackoff(try)) {
+				return nil, noCoordinator(group, last, ctx.Err())
+			}
+		case ctx.Err() != nil && last != nil:
+			return nil, noCoordinator(group, last, ctx.Err())
+		default:
+			return nil, fmt.Errorf("group %s: taking transactional id %q: %w", group, id, err)
+		}
+	}
+}
+
+// noCoordinator: a coordinator that stayed unavailable until the deadline
+// means the cluster cannot host the transaction (typically
+// __transaction_state cannot be created: too few brokers for its
+// replication factor).
+func noCoordinator(group string, last, ctxErr error) error {
+	if errors.Is(last, kerr.CoordinatorNotAvailable) {
+		return &TxnNotAllowedError{Group: group, Missing: "the cluster has no transaction coordinator available", Err: last}
+	}
+	return fmt.Errorf("group %s: taking the transactional id: %w (%v)", group, last, ctxErr)
+}
+
+func (t *txn) addOffsets(ctx context.Context, group string) error {
+	for try := 0; ; try++ {
+		req := kmsg.NewPtrAddOffsetsToTxnRequest()
+		req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Group = t.id, t.pid, t.epoch, group
+		resp, err := req.RequestWith(ctx, t.cl)
+		if err == nil {
+			err = kerr.ErrorForCode(resp.ErrorCode)
+		}
+		if err != nil && retriableTxnErr(err) && waitBackoff(ctx, coordinatorBackoff(try)) {
+			continue
+		}
+		return err
+	}
+}
+
+// endTxn ends the transaction; commit false aborts it.
+func (t *txn) end(ctx context.Context, commit bool) error {
+	for try := 0; ; try++ {
+		req := kmsg.NewPtrEndTxnRequest()
+		req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = t.id, t.pid, t.epoch, commit
+		resp, err := req.RequestWith(ctx, t.cl)
+		if err == nil {
+			err = kerr.ErrorForCode(resp.ErrorCode)
+		}
+		if err != nil && retriableTxnErr(err) && !errors.Is(err, kerr.ConcurrentTransactions) && waitBackoff(ctx, coordinatorBackoff(try)) {
+			continue
+		}
+		return err
+	}
+}
+
+// topicIDs maps the topics to their ids: TxnOffsetCommit v6 (Kafka 4.4,
+// KIP-1319) names topics only by id, and a v6 request carrying only names
+// gets UNKNOWN_TOPIC_ID for every partition (measured). Both the name and
+// the id are sent, so either version works.
+func topicIDs(ctx context.Context, adm *cluster.Admin, os kadm.Offsets) (map[string][16]byte, error) {
+	topics := make([]string, 0, len(os))
+	for t := range os {
+		topics = append(topics, t)
+	}
+	sort.Strings(topics)
+	out := make(map[string][16]byte, len(topics))
+	details, err := adm.ListTopics(ctx, topics...)
+	if err != nil {
+		return nil, fmt.Errorf("looking up topic ids: %w", err)
+	}
+	for t, d := range details {
+		if d.Err == nil {
+			out[t] = d.ID
+		}
+	}
+	return out, nil
+}
+
+// commitBatch sends one TxnOffsetCommit (generation -1 and no member id:
+// an admin commit from outside the group, which Apache Kafka 4.4 and kfake
+// accept for empty classic and KIP-848 groups) and returns each
+// partition's answer.
+func (t *txn) commitBatch(ctx context.Context, group string, batch kadm.Offsets, ids map[string][16]byte) (kadm.OffsetResponses, error) {
+	req := kmsg.NewPtrTxnOffsetCommitRequest()
+	req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = t.id, group, t.pid, t.epoch
+	req.Generation, req.MemberID = -1, ""
+	for topic, ps := range batch {
+		rt := kmsg.NewTxnOffsetCommitRequestTopic()
+		rt.Topic, rt.TopicID = topic, ids[topic]
+		for _, o := range ps {
+			rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+			rp.Partition, rp.Offset, rp.LeaderEpoch = o.Partition, o.At, -1
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		req.Topics = append(req.Topics, rt)
+	}
+	resp, err := req.RequestWith(ctx, t.cl)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[[16]byte]string{}
+	for name, id := range ids {
+		byID[id] = name
+	}
+	out := kadm.OffsetResponses{}
+	for _, rt := range resp.Topics {
+		name := rt.Topic
+		if name == "" {
+			name = byID[rt.TopicID]
+		}
+		for _, rp := range rt.Partitions {
+			out.Add(kadm.OffsetResponse{Offset: kadm.Offset{Topic: name, Partition: rp.Partition}, Err: kerr.ErrorForCode(rp.ErrorCode)})
+		}
+	}
+	return out, nil
+}
+
+// commitTxnBatches stages os in the transaction in splitCommits batches,
+// each under the coordinator's 1 MiB batch limit (a TxnOffsetCommit is
+// written as one record batch, like an OffsetCommit); a batch refused as
+// too large is halved and resent (a refused batch staged nothing). It
+// returns every partition's answer and the number of requests.
+func (t *txn) commitTxnBatches(ctx context.Context, group string, os kadm.Offsets, ids map[string][16]byte) (kadm.OffsetResponses, int, error) {
+	out := kadm.OffsetResponses{}
+	queue := splitCommits(group, os, commitBatchBytes)
+	n := 0
+	for len(queue) > 0 {
+		batch := queue[0]
+		queue = queue[1:]
+		resp, err := t.commitBatch(ctx, group, batch, ids)
+		n++
+		if err != nil {
+			return out, n, err
+		}
+		if batchLen(batch) > 1 && allTooLarge(resp) {
+			queue = append(splitCommits(group, batch, batchBytes(group, batch)/2), queue...)
+			continue
+		}
+		resp.Each(func(r kadm.OffsetResponse) { out.Add(r) })
+	}
+	return out, n, nil
+}
+
+// CheckTxnAllowed takes the transactional id once, before anything is
+// written, so that a cluster that does not allow the transaction (an ACL
+// on the id, no IDEMPOTENT_WRITE, no transaction coordinator) is found
+// before the backup and the commits: it returns a *TxnNotAllowedError
+// then, and nil for any other outcome (the execution reports those).
+// Taking the id is what ExecuteResetTxn does first anyway.
+func CheckTxnAllowed(ctx context.Context, adm *cluster.Admin, group string, o TxnOptions) error {
+	_, err := initTxn(ctx, adm.Kgo, group, o)
+	var na *TxnNotAllowedError
+	if errors.As(err, &na) {
+		return err
+	}
+	return nil
+}
+
+// ExecuteResetTxn applies one group's validated plan like ExecuteReset,
+// with the same contract (partition failures in PartitionPlan.Error, the
+// returned error for the whole group, CommitRequests counted), but as one
+// transaction, so the group moves from all its old offsets to all its new
+// ones at once whatever the size:
+//
+//  1. InitProducerId with o.ID takes the id over: a run that died with an
+//     open transaction is aborted at once, a live one is fenced;
+//  2. the committed offsets are read again and must equal the plan's
+//     (ChangedError otherwise: another run changed the group since);
+//  3. AddOffsetsToTxn, then TxnOffsetCommit in batches under the
+//     coordinator's 1 MiB limit; staged offsets stay invisible to
+//     OffsetFetch until the commit marker (measured on Apache Kafka 4.4);
+//  4. the group is described again and the transaction aborted if it is
+//     live: the broker does not refuse a transactional commit for a live
+//     group (measured), so this check is offsetctl's own;
+//  5. EndTxn(commit); a lost answer is resolved by taking the id over
+//     again (which completes or aborts the transaction) and reading back;
+//  6. partitions restored to "no commit" are deleted (OffsetDelete has no
+//     transactional form: this step is not part of the transaction);
+//  7. the offsets are read back (require_stable) and compared with the
+//     plan.
+func ExecuteResetTxn(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o TxnOptions) error {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTxnTimeout
+	}
+	commits, deletes := planOffsets(gp)
+	t, err := initTxn(ctx, adm.Kgo, gp.Group, o)
+	if err != nil {
+		return groupFailed(gp, err)
+	}
+	if err := checkUnchanged(ctx, adm, gp); err != nil {
+		return groupFailed(gp, err)
+	}
+	if len(commits) > 0 {
+		if err := stageCommits(ctx, adm, t, gp, commits); err != nil {
+			return err
+		}
+		if err := endTxn(ctx, adm, t, gp, o); err != nil {
+			return err
+		}
+	}
+	gp.Executed = true
+	if ctx.Err() != nil {
+		// The EndTxn answer was lost and resolved as committed: finish
+		// within the resolution's bound.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), resolveBound(o))
+		defer cancel()
+	}
+	if len(deletes) > 0 {
+		deleteNoCommit(ctx, adm, gp, deletes)
+	}
+	fetched, err := readBackCommitted(ctx, adm, gp)
+	if err != nil {
+		return groupFailed(gp, fmt.Errorf("reading back offsets of group %s: %w", gp.Group, err))
+	}
+	verifyReadBack(gp, fetched)
+	return nil
+}
+
+// readBackCommitted reads the offsets back after the commit. EndTxn
+// answers once the commit is decided (PrepareCommit written); the commit
+// markers follow. Until the marker reaches the group's coordinator, a
+// group that had no commits before does not exist there, and Apache Kafka
+// 4.4 answers OffsetFetch with no offsets even with require_stable
+// (measured: "no commit found" on every partition right after EndTxn). So
+// a read-back that does not show the plan yet is repeated, briefly, before
+// it counts as a mismatch.
+func readBackCommitted(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) (kadm.OffsetResponses, error) {
+	want := func(pp PartitionPlan) *int64 {
+		if pp.Action == ActDelete {
+			return nil
+		}
+		return pp.Target
+	}
+	wctx, cancel := context.WithTimeout(ctx, markerWait)
+	defer cancel()
+	for try := 0; ; try++ {
+		fetched, err := fetchStable(ctx, adm, gp.Group)
+		if err != nil || len(differing(gp, fetched, want)) == 0 || !waitBackoff(wctx, coordinatorBackoff(try)) {
+			return fetched, err
+		}
+	}
+}
+
+// markerWait bounds how long the read-back waits for the commit markers.
+const markerWait = 10 * time.Second
+
+// fetchStable reads the group's committed offsets with require_stable:
+// the broker answers UNSTABLE_OFFSET_COMMIT (retried by kgo) while a
+// transactional commit to the group is pending, instead of hiding it. A
+// group that does not exist has no commits (kfake answers
+// GROUP_ID_NOT_FOUND where Apache Kafka answers with no offsets).
+func fetchStable(ctx context.Context, adm *cluster.Admin, group string) (kadm.OffsetResponses, error) {
+	fetched, err := FetchOffsets(kadm.RequireStable(ctx), adm, group)
+	if errors.Is(err, kerr.GroupIDNotFound) {
+		return kadm.OffsetResponses{}, nil
+	}
+	return fetched, err
+}
+
+func groupFailed(gp *GroupPlan, err error) error {
+	gp.Error = err.Error()
+	return err
+}
+
+// planOffsets splits the plan into the offsets to commit and the
+// partitions to restore to "no commit".
+func planOffsets(gp *GroupPlan) (kadm.Offsets, kadm.TopicsSet) {
+	commits := kadm.Offsets{}
+	deletes := kadm.TopicsSet{}
+	for _, pp := range gp.Partitions {
+		switch {
+		case pp.Action == ActCommit && pp.Target != nil:
+			commits.Add(kadm.Offset{Topic: pp.Topic, Partition: pp.Partition, At: *pp.Target, LeaderEpoch: -1})
+		case pp.Action == ActDelete:
+			deletes.Add(pp.Topic, pp.Partition)
+		}
+	}
+	return commits, deletes
+}
+
+// checkUnchanged reads the committed offsets again, after the id is held,
+// and refuses when any planned partition's commit differs from the one
+// the plan (and so the backup) was made from: another run committed in
+// between, and committing now would lose its update, with a backup that
+// no longer undoes this one. require_stable makes the broker wait for
+// pending transactional commits of other ids instead of hiding them.
+func checkUnchanged(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error {
+	fetched, err := fetchStable(ctx, adm, gp.Group)
+	if err != nil {
+		return fmt.Errorf("group %s: re-reading the committed offsets before committing: %w", gp.Group, err)
+	}
+	if n := len(differing(gp, fetched, func(pp PartitionPlan) *int64 { return pp.Current })); n > 0 {
+		return &ChangedError{Group: gp.Group, N: n}
+	}
+	return nil
+}
+
+// differing lists the planned partitions whose committed offset in
+// fetched is not want(pp) (nil: no commit).
+func differing(gp *GroupPlan, fetched kadm.OffsetResponses, want func(PartitionPlan) *int64) []int {
+	var out []int
+	for i, pp := range gp.Partitions {
+		if pp.Action == ActSkip {
+			continue
+		}
+		o, ok := fetched.Lookup(pp.Topic, pp.Partition)
+		has := ok && o.Err == nil && o.At >= 0
+		w := want(pp)
+		if has != (w != nil) || has && o.At != *w {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// stageCommits adds the group to the transaction and stages commits; on
+// any failure it aborts, so nothing of the plan is applied.
+func stageCommits(ctx context.Context, adm *cluster.Admin, t *txn, gp *GroupPlan, commits kadm.Offsets) error {
+	abort := func(err error) error {
+		_ = t.end(ctx, false) // best effort: the next run's InitProducerId aborts it too
+		return groupFailed(gp, fmt.Errorf("group %s: %w; the transaction was aborted: nothing changed by this run", gp.Group, err))
+	}
+	if err := t.addOffsets(ctx, gp.Group); err != nil {
+		return abort(fmt.Errorf("adding the group to the transaction: %s", explainTxnErr(err, t.id)))
+	}
+	ids, err := topicIDs(ctx, adm, commits)
+	if err != nil {
+		return abort(err)
+	}
+	resp, n, err := t.commitTxnBatches(ctx, gp.Group, commits, ids)
+	gp.CommitRequests = n
+	if err != nil {
+		return abort(fmt.Errorf("staging offsets: %s", explainTxnErr(err, t.id)))
+	}
+	failed := 0
+	idx := partitionIndex(gp)
+	resp.Each(func(r kadm.OffsetResponse) {
+		if i, ok := idx[TP{r.Topic, r.Partition}]; ok && r.Err != nil {
+			failed++
+			gp.Partitions[i].Error = "commit: " + explainTxnErr(r.Err, t.id)
+		}
+	})
+	if failed > 0 {
+		return abort(fmt.Errorf("%d partition(s) refused the transactional commit", failed))
+	}
+	return nil
+}
+
+// explainTxnErr is ExplainError for a transactional request: a fenced
+// producer means another run took the id over.
+func explainTxnErr(err error, id string) string {
+	if errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) {
+		return fmt.Sprintf("%v: another offsetctl took over transactional id %q", err, id)
+	}
+	return ExplainError(err)
+}
+
+func partitionIndex(gp *GroupPlan) map[TP]int {
+	idx := make(map[TP]int, len(gp.Partitions))
+	for i, pp := range gp.Partitions {
+		idx[TP{pp.Topic, pp.Partition}] = i
+	}
+	return idx
+}
+
+// liveNow describes the group again and returns why it is live, or "".
+func liveNow(ctx context.Context, adm *cluster.Admin, group string) (string, error) {
+	listed, err := ListGroups(ctx, adm)
+	if err != nil {
+		return "", err
+	}
+	described, err := DescribeGroups(ctx, adm, []string{group}, listed)
+	if err != nil {
+		return "", err
+	}
+	gi := described[group]
+	if gi.Err != nil {
+		return "", fmt.Errorf("describing group %s: %w", group, gi.Err)
+	}
+	return liveReason(gi), nil
+}
+
+// endTxn checks, right before EndTxn, that the group is still not live
+// (aborting if it is), then commits. When the EndTxn answer is lost (a
+// frozen broker, a dropped connection, the deadline), whether the
+// coordinator got it is unknown: resolveLost finds out.
+func endTxn(ctx context.Context, adm *cluster.Admin, t *txn, gp *GroupPlan, o TxnOptions) error {
+	live, err := liveNow(ctx, adm, gp.Group)
+	if err == nil && live != "" {
+		_ = t.end(ctx, false)
+		return groupFailed(gp, fmt.Errorf("group %s %s: it became active after the check, so the transaction was aborted: nothing changed by this run; stop its consumers and retry", gp.Group, live))
+	}
+	if err != nil {
+		_ = t.end(ctx, false)
+		return groupFailed(gp, fmt.Errorf("group %s: describing it again before the commit: %v; the transaction was aborted: nothing changed by this run", gp.Group, err))
+	}
+	err = t.end(ctx, true)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, kerr.ProducerFenced), errors.Is(err, kerr.InvalidProducerEpoch), errors.Is(err, kerr.InvalidProducerIDMapping),
+		errors.Is(err, kerr.InvalidTxnState):
+		// Another run took the id over (its InitProducerId aborted ours:
+		// Apache Kafka answers PRODUCER_FENCED, kfake INVALID_TXN_STATE),
+		// or the transaction timed out and was aborted. Not resolved by
+		// taking the id over: that would fence the other run in turn.
+		return groupFailed(gp, fmt.Errorf("group %s: the transaction coordinator no longer held this run's transaction (%v: another offsetctl took over transactional id %q, or the transaction timed out), so it was aborted: nothing changed by this run", gp.Group, err, t.id))
+	}
+	return resolveLost(ctx, adm, gp, o, err)
+}
+
+func resolveBound(o TxnOptions) time.Duration {
+	if o.Resolve <= 0 {
+		return 30 * time.Second
+	}
+	return o.Resolve
+}
+
+// resolveLost finds out what happened to a transaction whose EndTxn
+// answer was lost. Taking the id over again completes the transaction if
+// the coordinator had the commit (PrepareCommit is durable) or aborts it
+// if not; after that the committed offsets are final, and reading them
+// tells which. The group is never mixed: one group's offsets live in one
+// __consumer_offsets partition, made visible by one commit marker.
+func resolveLost(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o TxnOptions, endErr error) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resolveBound(o))
+	defer cancel()
+	lost := fmt.Sprintf("group %s: the answer to the transaction's commit was lost (%v)", gp.Group, endErr)
+	if _, err := initTxn(rctx, adm.Kgo, gp.Group, o); err != nil {
+		return groupFailed(gp, fmt.Errorf("%s and the cluster did not settle it (%v): the group is either entirely at its old offsets or entirely at the new ones, never mixed; see which with: offsetctl lag %s", lost, err, gp.Group))
+	}
+	fetched, err := fetchStable(rctx, adm, gp.Group)
+	if err != nil {
+		return groupFailed(gp, fmt.Errorf("%s and reading back failed (%v): the group is either entirely at its old offsets or entirely at the new ones, never mixed; see which with: offsetctl lag %s", lost, err, gp.Group))
+	}
+	target := func(pp PartitionPlan) *int64 {
+		if pp.Action == ActDelete {
+			return pp.Current // deletes come after the transaction
+		}
+		return pp.Target
+	}
+	switch {
+	case len(differing(gp, fetched, target)) == 0:
+		gp.Note = "the commit's answer was lost; read back: the transaction was committed"
+		return nil
+	case len(differing(gp, fetched, func(pp PartitionPlan) *int64 { return pp.Current })) == 0:
+		return groupFailed(gp, fmt.Errorf("%s; read back: the transaction was aborted, the group is entirely at its old offsets, nothing changed", lost))
+	}
+	return groupFailed(gp, fmt.Errorf("%s; read back: the group holds neither the old offsets nor the new ones (another run changed it since?)", lost))
+}
+
+// deleteNoCommit deletes the partitions restored to "no commit" after the
+// transaction: OffsetDelete cannot be part of a transaction.
+func deleteNoCommit(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, deletes kadm.TopicsSet) {
+	resp, _, err := deleteInBatches(ctx, adm, gp.Group, deletes, commitBatchBytes)
+	for i := range gp.Partitions {
+		pp := &gp.Partitions[i]
+		if pp.Action != ActDelete || pp.Error != "" {
+			continue
+		}
+		perr, ok := resp[pp.Topic][pp.Partition]
+		switch {
+		case !ok && err != nil:
+			pp.Error = "delete: " + ExplainError(err)
+		case perr != nil:
+			pp.Error = "delete: " + ExplainError(perr)
+		}
+	}
+}

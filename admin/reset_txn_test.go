@@ -1,0 +1,257 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// kfakeOnly is a fresh kfake cluster whatever KAFKA_BROKERS says: these
+// tests stage races with kfake's control functions.
+func kfakeOnly(t *testing.T) *testkit.Cluster {
+	t.Helper()
+	t.Setenv("KAFKA_BROKERS", "")
+	return testkit.New(t)
+}
+
+// planLatest plans a reset of group on topic to latest.
+func planLatest(t *testing.T, c *testkit.Cluster, group, topic string) GroupPlan {
+	t.Helper()
+	scope, _ := ParseScope([]string{topic})
+	in, err := GatherReset(testkit.Ctx(t), c.Admin(), ResetRequest{Groups: []string{group}, Target: Target{Kind: ToLatest}, Scope: scope})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := PlanReset(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Refusals()) != 0 || len(plan.Errors()) != 0 {
+		t.Fatalf("plan refused or failed: %v %v", plan.Refusals(), plan.Errors())
+	}
+	return plan.Groups[0]
+}
+
+func txnOpts(group string) TxnOptions {
+	return TxnOptions{ID: TxnID(DefaultTxnIDPrefix, group), Timeout: time.Minute, Resolve: 10 * time.Second}
+}
+
+// sum adds a group's committed offsets on topic (all-old and all-new sums
+// differ, so a sum tells both apart together with a count).
+func committedOn(c *testkit.Cluster, group, topic string) map[int32]int64 {
+	return c.Committed(group)[topic]
+}
+
+// A plan far over the coordinator's 1 MiB batch goes out as several
+// TxnOffsetCommits in one transaction. With EndTxn held at the broker,
+// OffsetFetch still returns the old offsets for every partition; after
+// it, every partition holds the new one.
+func TestExecuteResetTxnOverBatchLimitAllAtOnce(t *testing.T) {
+	c := kfakeOnly(t)
+	const parts = 6000
+	topic := strings.Repeat("x", 180) + testkit.Name(t, "t")
+	c.CreateTopic(topic, parts, nil)
+	end := map[int32]int{}
+	old := map[int32]int64{}
+	for p := int32(0); p < parts; p++ {
+		end[p] = 2
+		old[p] = 1
+	}
+	c.Produce(topic, end, time.Time{})
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, old)
+	gp := planLatest(t, c, g, topic)
+
+	var seenDuring map[int32]int64
+	var commits atomic.Int32
+	c.Fake.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if !req.(*kmsg.EndTxnRequest).Commit {
+			c.Fake.KeepControl()
+			return nil, nil, false
+		}
+		commits.Add(1)
+		c.Fake.SleepControl(func() { seenDuring = committedOn(c, g, topic) })
+		return nil, nil, false
+	})
+	if err := ExecuteResetTxn(testkit.Ctx(t), c.Admin(), &gp, txnOpts(g)); err != nil {
+		t.Fatalf("ExecuteResetTxn: %v", err)
+	}
+	if gp.CommitRequests < 2 {
+		t.Errorf("%d TxnOffsetCommit requests, want several (the plan is over 1 MiB)", gp.CommitRequests)
+	}
+	if commits.Load() != 1 {
+		t.Fatalf("%d EndTxn(commit), want 1", commits.Load())
+	}
+	if fmt.Sprint(seenDuring) != fmt.Sprint(old) {
+		t.Fatalf("before EndTxn, %d partitions were visible, some not old", len(seenDuring))
+	}
+	got := committedOn(c, g, topic)
+	for p := int32(0); p < parts; p++ {
+		if got[p] != 2 {
+			t.Fatalf("partition %d committed %d after EndTxn, want 2", p, got[p])
+		}
+	}
+	if errs := (Plan{Groups: []GroupPlan{gp}}).Errors(); len(errs) != 0 {
+		t.Fatalf("errors: %v", errs[:1])
+	}
+}
+
+// A consumer joining after the plan (the broker accepts a transactional
+// commit for a live group) is caught by the describe right before EndTxn:
+// the transaction is aborted and nothing changes. The last TxnOffsetCommit
+// is held until the consumer has joined.
+func TestExecuteResetTxnConsumerJoinedAborts(t *testing.T) {
+	for _, kip848 := range []bool{false, true} {
+		t.Run(map[bool]string{false: "classic", true: "kip848"}[kip848], func(t *testing.T) {
+			c := kfakeOnly(t)
+			topic := c.Topic(2, nil)
+			c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+			g := testkit.Name(t, "g")
+			c.Commit(g, topic, map[int32]int64{0: 3, 1: 4})
+			gp := planLatest(t, c, g, topic)
+			var ends []bool
+			c.Fake.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+				c.Fake.KeepControl()
+				ends = append(ends, req.(*kmsg.EndTxnRequest).Commit)
+				return nil, nil, false
+			})
+			var held atomic.Bool
+			c.Fake.ControlKey(int16(kmsg.TxnOffsetCommit), func(kmsg.Request) (kmsg.Response, error, bool) {
+				if !held.CompareAndSwap(false, true) {
+					c.Fake.KeepControl()
+					return nil, nil, false
+				}
+				c.Fake.SleepControl(func() { c.Consumer(g, topic, kip848, kgo.DisableAutoCommit()) })
+				return nil, nil, false
+			})
+			err := ExecuteResetTxn(testkit.Ctx(t), c.Admin(), &gp, txnOpts(g))
+			if err == nil || !strings.Contains(err.Error(), "became active after the check, so the transaction was aborted: nothing changed by this run") {
+				t.Fatalf("err = %v, want the abort explained", err)
+			}
+			if fmt.Sprint(ends) != "[false]" {
+				t.Fatalf("EndTxn commit flags = %v, want one abort", ends)
+			}
+			if got := committedOn(c, g, topic); got[0] != 3 || got[1] != 4 {
+				t.Fatalf("committed = %v, want unchanged", got)
+			}
+			if gp.Executed {
+				t.Fatal("group marked executed although nothing changed")
+			}
+		})
+	}
+}
+
+// A second run taking the same transactional id while the first holds an
+// open transaction fences it: the first's EndTxn fails, its staged offsets
+// are discarded, and it says so.
+func TestExecuteResetTxnFenced(t *testing.T) {
+	c := kfakeOnly(t)
+	topic := c.Topic(3, nil)
+	c.Produce(topic, map[int32]int{0: 10, 1: 10, 2: 10}, time.Time{})
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 1, 1: 2, 2: 3})
+	gp := planLatest(t, c, g, topic)
+	var held atomic.Bool
+	var fenceErr error
+	c.Fake.ControlKey(int16(kmsg.EndTxn), func(kmsg.Request) (kmsg.Response, error, bool) {
+		if !held.CompareAndSwap(false, true) {
+			c.Fake.KeepControl()
+			return nil, nil, false
+		}
+		c.Fake.SleepControl(func() {
+			_, fenceErr = initTxn(testkit.Ctx(t), c.Admin().Kgo, g, txnOpts(g))
+		})
+		return nil, nil, false
+	})
+	err := ExecuteResetTxn(testkit.Ctx(t), c.Admin(), &gp, txnOpts(g))
+	if fenceErr != nil {
+		t.Fatalf("the second InitProducerId failed: %v", fenceErr)
+	}
+	if err == nil || !strings.Contains(err.Error(), "another offsetctl took over transactional id") || !strings.Contains(err.Error(), "nothing changed by this run") {
+		t.Fatalf("err = %v, want fenced", err)
+	}
+	if got := committedOn(c, g, topic); fmt.Sprint(got) != "map[0:1 1:2 2:3]" {
+		t.Fatalf("committed = %v, want unchanged", got)
+	}
+}
+
+// A commit made between the plan and the execution is a lost update in
+// waiting: ExecuteResetTxn refuses with ChangedError and changes nothing.
+func TestExecuteResetTxnChangedSincePlan(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(3, nil)
+	c.Produce(topic, map[int32]int{0: 10, 1: 10, 2: 10}, time.Time{})
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 1, 1: 2, 2: 3})
+	gp := planLatest(t, c, g, topic)
+	c.Commit(g, topic, map[int32]int64{1: 5, 2: 6})
+	err := ExecuteResetTxn(testkit.Ctx(t), c.Admin(), &gp, txnOpts(g))
+	var ce *ChangedError
+	if !errors.As(err, &ce) || ce.N != 2 {
+		t.Fatalf("err = %v, want ChangedError of 2 partitions", err)
+	}
+	want := fmt.Sprintf("group %s changed since the plan (2 partitions): run again to plan from the current offsets", g)
+	if err.Error() != want || gp.Error != want {
+		t.Fatalf("err = %q, gp.Error = %q, want %q", err, gp.Error, want)
+	}
+	if got := committedOn(c, g, topic); fmt.Sprint(got) != "map[0:1 1:5 2:6]" {
+		t.Fatalf("committed = %v, want the other run's offsets untouched", got)
+	}
+}
+
+// The answer to EndTxn is lost (the caller's deadline passes while the
+// broker holds it). If the broker then commits, the resolution takes the id
+// over, reads back and reports the commit; if the EndTxn never arrives, it
+// reports the abort and the old offsets.
+func TestExecuteResetTxnLostEndTxnAnswer(t *testing.T) {
+	for _, arrives := range []bool{true, false} {
+		t.Run(map[bool]string{true: "committed", false: "aborted"}[arrives], func(t *testing.T) {
+			c := kfakeOnly(t)
+			topic := c.Topic(2, nil)
+			c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+			g := testkit.Name(t, "g")
+			c.Commit(g, topic, map[int32]int64{0: 3, 1: 4})
+			gp := planLatest(t, c, g, topic)
+			ctx, cancel := context.WithTimeout(testkit.Ctx(t), 3*time.Second)
+			defer cancel()
+			var held atomic.Bool
+			c.Fake.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+				if !req.(*kmsg.EndTxnRequest).Commit || !held.CompareAndSwap(false, true) {
+					c.Fake.KeepControl()
+					return nil, nil, false
+				}
+				c.Fake.SleepControl(func() { <-ctx.Done() })
+				if !arrives {
+					return nil, errors.New("dropped"), true
+				}
+				return nil, nil, false
+			})
+			err := ExecuteResetTxn(ctx, c.Admin(), &gp, txnOpts(g))
+			got := committedOn(c, g, topic)
+			if arrives {
+				if err != nil || !strings.Contains(gp.Note, "read back: the transaction was committed") {
+					t.Fatalf("err = %v, note = %q, want the commit found", err, gp.Note)
+				}
+				if got[0] != 10 || got[1] != 10 {
+					t.Fatalf("committed = %v, want new", got)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "the transaction was aborted, the group is entirely at its old offsets") {
+				t.Fatalf("err = %v, want the abort found", err)
+			}
+			if got[0] != 3 || got[1] != 4 {
+				t.Fatalf("committed = %v, want old", got)
+			}
+		})
+	}
+}

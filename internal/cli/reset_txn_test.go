@@ -1,0 +1,538 @@
+package cli
+
+// Atomicity of reset --execute (issue 9): a child offsetctl killed with
+// SIGKILL at many points across a reset of 10,000 partitions with long
+// names leaves the group all old or all new, never mixed, and the next
+// reset works at once; two concurrent resets never lose an update.
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// bigGroup is a group with offsets on many partitions of long-named
+// topics, all committed at old.
+type bigGroup struct {
+	topics []string
+	parts  int32
+	old    int64
+}
+
+// newBigTopics creates n topics of parts partitions each, with names over
+// 120 characters, and produces 2 records to every partition.
+func newBigTopics(t *testing.T, c *testkit.Cluster, n int, parts int32) bigGroup {
+	t.Helper()
+	bg := bigGroup{parts: parts, old: 1}
+	per := map[int32]int{}
+	for p := int32(0); p < parts; p++ {
+		per[p] = 2
+	}
+	for i := 0; i < n; i++ {
+		topic := fmt.Sprintf("%s-%02d-%s", strings.Repeat("long-topic-name-", 7), i, testkit.Name(t, "t"))
+		c.CreateTopic(topic, parts, nil)
+		c.Produce(topic, per, time.Time{})
+		bg.topics = append(bg.topics, topic)
+	}
+	return bg
+}
+
+func (bg bigGroup) scope() []string {
+	var args []string
+	for _, tp := range bg.topics {
+		args = append(args, "--topic", tp)
+	}
+	return args
+}
+
+// commitOld commits offset 1 on every partition for group (through
+// offsetctl itself: one plain OffsetCommit of this size is over the
+// coordinator's 1 MiB batch on Apache Kafka).
+func (bg bigGroup) commitOld(t *testing.T, c *testkit.Cluster, group string) {
+	t.Helper()
+	mustRun(t, c, 0, append([]string{"reset", group, "--to", "1", "--execute", "--backup", filepath.Join(t.TempDir(), "setup.csv")}, bg.scope()...)...)
+}
+
+// state says whether group is entirely at old ("old"), entirely at to
+// ("new"), or else how it is mixed.
+func (bg bigGroup) state(t *testing.T, c *testkit.Cluster, group string, to int64) string {
+	t.Helper()
+	got := c.Committed(group)
+	nOld, nNew, other := 0, 0, 0
+	for _, tp := range bg.topics {
+		for p := int32(0); p < bg.parts; p++ {
+			switch v, ok := got[tp][p]; {
+			case ok && v == bg.old:
+				nOld++
+			case ok && v == to:
+				nNew++
+			default:
+				other++
+			}
+		}
+	}
+	switch total := len(bg.topics) * int(bg.parts); {
+	case nOld == total:
+		return "old"
+	case nNew == total:
+		return "new"
+	}
+	return fmt.Sprintf("MIXED: %d old, %d new, %d other", nOld, nNew, other)
+}
+
+// child starts offsetctl as a separate process (the test binary
+// re-executed, see TestMain) so that it can be killed with SIGKILL.
+func child(t *testing.T, c *testkit.Cluster, args ...string) (*exec.Cmd, *bytes.Buffer, <-chan error) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, append([]string{"--brokers", c.BrokerList()}, args...)...)
+	cmd.Env = append(os.Environ(), semanticsWorkerEnv+"=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, &stderr, done
+}
+
+// killPoint is a request of the child's reset at which kfake kills it:
+// the nth request of key for the group that match; process says whether
+// the broker then handles the request anyway (killed after sending it) or
+// drops it (killed before).
+type killPoint struct {
+	name    string
+	key     kmsg.Key
+	nth     int
+	stable  bool // OffsetFetch: only those with require_stable count
+	process bool
+	want    string // "old" or "new"
+}
+
+func requestGroup(req kmsg.Request) (string, bool) {
+	switch r := req.(type) {
+	case *kmsg.InitProducerIDRequest:
+		return "", true
+	case *kmsg.OffsetFetchRequest:
+		if len(r.Groups) > 0 {
+			return r.Groups[0].Group, r.RequireStable
+		}
+		return r.Group, r.RequireStable
+	case *kmsg.AddOffsetsToTxnRequest:
+		return r.Group, true
+	case *kmsg.TxnOffsetCommitRequest:
+		return r.Group, true
+	case *kmsg.DescribeGroupsRequest:
+		if len(r.Groups) > 0 {
+			return r.Groups[0], true
+		}
+	case *kmsg.EndTxnRequest:
+		return "", r.Commit
+	case *kmsg.ListOffsetsRequest:
+		return "", true
+	}
+	return "", false
+}
+
+// TestResetTxnKillNine: kill -9 of the child offsetctl at 12 points of a
+// reset --execute of 10,000 partitions with 130-character topic names
+// (several TxnOffsetCommits in one transaction). On kfake each point is a
+// given request, and the outcome is known exactly; on Apache Kafka the
+// kill points are spread in time across a measured run. Every time the
+// group is entirely old or entirely new, and the next reset, with a
+// --timeout well below the transaction timeout (60s), succeeds at once:
+// its InitProducerId aborts the dead run's transaction.
+func TestResetTxnKillNine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,000 partitions")
+	}
+	c := testkit.New(t)
+	bg := newBigTopics(t, c, 10, 1000)
+	run := func(group string, to int64) []string {
+		return append(append([]string{"reset", group, "--to", fmt.Sprint(to), "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv")}, bg.scope()...), "--timeout", "40s")
+	}
+	after := func(group string, want string, to int64) {
+		t.Helper()
+		st := bg.state(t, c, group, to)
+		if st != "old" && st != "new" || want != "" && st != want {
+			t.Fatalf("group %s after the kill: %s, want %s", group, st, map[bool]string{true: "old or new", false: want}[want == ""])
+		}
+		// The next reset right away: --timeout 20s is below the dead
+		// run's transaction timeout, so waiting it out would fail.
+		mustRun(t, c, 0, append([]string{"reset", group, "--to", "0", "--execute", "--backup", filepath.Join(t.TempDir(), "next.csv"), "--timeout", "20s"}, bg.scope()...)...)
+		if st := bg.state(t, c, group, 0); st != "new" {
+			t.Fatalf("group %s after the next reset: %s", group, st)
+		}
+		t.Logf("killed: %s, then the next reset applied", st)
+	}
+	if c.Fake == nil {
+		killInTime(t, c, bg, run, after)
+		return
+	}
+	points := []killPoint{
+		{name: "gather ListOffsets", key: kmsg.ListOffsets, nth: 1, want: "old"},
+		{name: "InitProducerId", key: kmsg.InitProducerID, nth: 1, want: "old"},
+		{name: "re-read before staging", key: kmsg.OffsetFetch, nth: 1, stable: true, want: "old"},
+		{name: "AddOffsetsToTxn", key: kmsg.AddOffsetsToTxn, nth: 1, want: "old"},
+		{name: "TxnOffsetCommit 1 dropped", key: kmsg.TxnOffsetCommit, nth: 1, want: "old"},
+		{name: "TxnOffsetCommit 1 processed", key: kmsg.TxnOffsetCommit, nth: 1, process: true, want: "old"},
+		{name: "TxnOffsetCommit 2 dropped", key: kmsg.TxnOffsetCommit, nth: 2, want: "old"},
+		{name: "TxnOffsetCommit 3 processed", key: kmsg.TxnOffsetCommit, nth: 3, process: true, want: "old"},
+		{name: "describe before EndTxn", key: kmsg.DescribeGroups, nth: 2, want: "old"},
+		{name: "EndTxn dropped", key: kmsg.EndTxn, nth: 1, want: "old"},
+		{name: "EndTxn processed", key: kmsg.EndTxn, nth: 1, process: true, want: "new"},
+		{name: "read-back", key: kmsg.OffsetFetch, nth: 2, stable: true, want: "new"},
+	}
+	for i, pt := range points {
+		t.Run(pt.name, func(t *testing.T) {
+			group := fmt.Sprintf("%s-%02d-%s", strings.Repeat("group-", 8), i, testkit.Name(t, "g"))
+			bg.commitOld(t, c, group)
+			var seen atomic.Int32
+			var hit, over atomic.Bool
+			var cmd *exec.Cmd
+			var mu sync.Mutex
+			c.Fake.ControlKey(int16(pt.key), func(req kmsg.Request) (kmsg.Response, error, bool) {
+				g, ok := requestGroup(req)
+				if over.Load() || !ok || (g != "" && g != group) || (pt.key == kmsg.OffsetFetch && pt.stable != ok) {
+					if !over.Load() {
+						c.Fake.KeepControl()
+					}
+					return nil, nil, false
+				}
+				if int(seen.Add(1)) < pt.nth {
+					c.Fake.KeepControl()
+					return nil, nil, false
+				}
+				hit.Store(true)
+				over.Store(true)
+				mu.Lock()
+				_ = cmd.Process.Kill()
+				mu.Unlock()
+				if pt.process {
+					return nil, nil, false
+				}
+				return nil, fmt.Errorf("killed"), true
+			})
+			mu.Lock()
+			var stderr *bytes.Buffer
+			var done <-chan error
+			cmd, stderr, done = child(t, c, run(group, 2)...)
+			mu.Unlock()
+			err := <-done
+			over.Store(true)
+			if !hit.Load() {
+				t.Fatalf("the child never reached %s: %v\n%s", pt.name, err, stderr)
+			}
+			after(group, pt.want, 2)
+		})
+	}
+}
+
+// killInTime (real broker): times one full run, then kills runs at 12
+// points spread across that time.
+func killInTime(t *testing.T, c *testkit.Cluster, bg bigGroup, run func(string, int64) []string, after func(string, string, int64)) {
+	group := func(i int) string {
+		return fmt.Sprintf("%s-%02d-%s", strings.Repeat("group-", 8), i, testkit.Name(t, "g"))
+	}
+	g0 := group(99)
+	bg.commitOld(t, c, g0)
+	start := time.Now()
+	_, stderr, done := child(t, c, run(g0, 2)...)
+	if err := <-done; err != nil {
+		t.Fatalf("full run: %v\n%s", err, stderr)
+	}
+	full := time.Since(start)
+	t.Logf("a full run took %s", full)
+	for i := 1; i <= 12; i++ {
+		g := group(i)
+		bg.commitOld(t, c, g)
+		at := full * time.Duration(i) / 13
+		cmd, _, done := child(t, c, run(g, 2)...)
+		time.Sleep(at)
+		_ = cmd.Process.Kill()
+		err := <-done
+		t.Logf("kill at %s (%d/13 of a run): %v", at, i, err)
+		after(g, "", 2)
+	}
+}
+
+// backupOffsets reads a backup file: partition → offset for topic.
+func backupOffsets(t *testing.T, path, topic string) map[int32]int64 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := admin.ParsePlanCSV(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int32]int64{}
+	for _, r := range pf.Rows {
+		if r.Topic == topic && !r.NoCommit {
+			out[r.Partition] = r.Offset
+		}
+	}
+	return out
+}
+
+func allAt(m map[int32]int64, n int, v int64) bool {
+	if len(m) != n {
+		return false
+	}
+	for _, o := range m {
+		if o != v {
+			return false
+		}
+	}
+	return true
+}
+
+// concurrentPair is two resets of one group to different targets and
+// what they printed.
+type concurrentPair struct {
+	group, topic string
+	parts        int
+	targets      [2]int64
+	backups      [2]string
+	res          [2]result
+}
+
+func (cp *concurrentPair) args(i int) []string {
+	return []string{"reset", cp.group, "--topic", cp.topic, "--to", fmt.Sprint(cp.targets[i]), "--execute", "--backup", cp.backups[i]}
+}
+
+// checkNoLostUpdate: one run applied and the other refused (changed since
+// its plan, or fenced), or both applied one after the other and the later
+// one's backup holds the earlier one's result. Never both "verified" with
+// one result lost and a backup that does not undo the survivor.
+func (cp *concurrentPair) checkNoLostUpdate(t *testing.T, c *testkit.Cluster) string {
+	t.Helper()
+	final := c.Committed(cp.group)[cp.topic]
+	ok := [2]bool{cp.res[0].code == 0, cp.res[1].code == 0}
+	for i, r := range cp.res {
+		if r.code != 0 && (r.code != 1 || !strings.Contains(r.stderr, "changed since the plan") && !strings.Contains(r.stderr, "nothing changed by this run")) {
+			t.Fatalf("run %d: exit %d without saying it changed nothing:\n%s", i, r.code, r.stderr)
+		}
+	}
+	switch {
+	case ok[0] && ok[1]:
+		later := 0
+		if allAt(final, cp.parts, cp.targets[1]) {
+			later = 1
+		}
+		earlier := 1 - later
+		if !allAt(final, cp.parts, cp.targets[later]) {
+			t.Fatalf("both applied but the group holds %v", final)
+		}
+		if b := backupOffsets(t, cp.backups[later], cp.topic); !allAt(b, cp.parts, cp.targets[earlier]) {
+			t.Fatalf("lost update: run %d applied after run %d, but its backup holds %v, not run %d's result", later, earlier, b, earlier)
+		}
+		return "both applied in turn"
+	case ok[0] || ok[1]:
+		w := 0
+		if ok[1] {
+			w = 1
+		}
+		if !allAt(final, cp.parts, cp.targets[w]) {
+			t.Fatalf("run %d applied but the group holds %v", w, final)
+		}
+		if strings.Contains(cp.res[1-w].stderr, "undo:") {
+			t.Fatalf("the refused run prints an undo line, which would undo the other run:\n%s", cp.res[1-w].stderr)
+		}
+		return "one applied, one refused"
+	}
+	t.Fatalf("neither applied:\n%s\n%s", cp.res[0].stderr, cp.res[1].stderr)
+	return ""
+}
+
+func newPair(t *testing.T, c *testkit.Cluster) *concurrentPair {
+	topic := c.Topic(3, nil)
+	c.Produce(topic, map[int32]int{0: 10, 1: 10, 2: 10}, time.Time{})
+	group := testkit.Name(t, "g")
+	c.Commit(group, topic, map[int32]int64{0: 1, 1: 1, 2: 1})
+	dir := t.TempDir()
+	return &concurrentPair{group: group, topic: topic, parts: 3, targets: [2]int64{3, 7},
+		backups: [2]string{filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")}}
+}
+
+// TestResetTxnConcurrentNoLostUpdate: two reset --execute of one group at
+// once. Unstaged rounds run on kfake and Apache Kafka; on kfake the two
+// interleavings that lost an update before are staged: B runs entirely
+// while A's EndTxn is held (B fences A), and A runs entirely while B's
+// InitProducerId is held after B planned (B finds the group changed).
+func TestResetTxnConcurrentNoLostUpdate(t *testing.T) {
+	c := testkit.New(t)
+	outcomes := map[string]int{}
+	for round := 0; round < 5; round++ {
+		cp := newPair(t, c)
+		var wg sync.WaitGroup
+		for i := range 2 {
+			wg.Add(1)
+			go func() { defer wg.Done(); cp.res[i] = offsetctl(t, c, cp.args(i)...) }()
+		}
+		wg.Wait()
+		outcomes[cp.checkNoLostUpdate(t, c)]++
+	}
+	t.Logf("unstaged rounds: %v", outcomes)
+	if c.Fake == nil {
+		return
+	}
+	t.Run("B fences A", func(t *testing.T) {
+		cp := newPair(t, c)
+		var held atomic.Bool
+		c.Fake.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+			if !held.CompareAndSwap(false, true) {
+				return nil, nil, false
+			}
+			c.Fake.SleepControl(func() { cp.res[1] = offsetctl(t, c, cp.args(1)...) })
+			return nil, nil, false
+		})
+		cp.res[0] = offsetctl(t, c, cp.args(0)...)
+		if got := cp.checkNoLostUpdate(t, c); got != "one applied, one refused" || cp.res[1].code != 0 {
+			t.Fatalf("%s; A: %s\nB: %s", got, cp.res[0].stderr, cp.res[1].stderr)
+		}
+	})
+	t.Run("A changes the group under B", func(t *testing.T) {
+		cp := newPair(t, c)
+		var held atomic.Bool
+		c.Fake.ControlKey(int16(kmsg.InitProducerID), func(req kmsg.Request) (kmsg.Response, error, bool) {
+			if !held.CompareAndSwap(false, true) {
+				return nil, nil, false
+			}
+			c.Fake.SleepControl(func() { cp.res[0] = offsetctl(t, c, cp.args(0)...) })
+			return nil, nil, false
+		})
+		cp.res[1] = offsetctl(t, c, cp.args(1)...)
+		if got := cp.checkNoLostUpdate(t, c); got != "one applied, one refused" || cp.res[0].code != 0 ||
+			!strings.Contains(cp.res[1].stderr, fmt.Sprintf("group %s changed since the plan (3 partitions): run again to plan from the current offsets", cp.group)) {
+			t.Fatalf("%s; A: %s\nB: %s", got, cp.res[0].stderr, cp.res[1].stderr)
+		}
+	})
+}
+
+// TestResetTxnNotAllowed: where the cluster refuses the transaction (an
+// ACL on the transactional id, no IDEMPOTENT_WRITE, no transaction
+// coordinator: staged as kfake answers to InitProducerId), --execute
+// exits 1 with one line naming what is missing and offering
+// --non-atomic, writes no backup and changes nothing; --non-atomic then
+// applies the plan.
+func TestResetTxnNotAllowed(t *testing.T) {
+	for _, tc := range []struct {
+		code int16
+		want string
+	}{
+		{kerr.TransactionalIDAuthorizationFailed.Code, `the principal lacks WRITE on TransactionalId "offsetctl-reset-`},
+		{kerr.ClusterAuthorizationFailed.Code, "the principal lacks IDEMPOTENT_WRITE on the cluster"},
+		{kerr.CoordinatorNotAvailable.Code, "the cluster has no transaction coordinator available"},
+	} {
+		t.Run(kerr.ErrorForCode(tc.code).Error()[:20], func(t *testing.T) {
+			c := kfakeCluster(t)
+			topic := c.Topic(2, nil)
+			c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+			group := testkit.Name(t, "g")
+			c.Commit(group, topic, map[int32]int64{0: 3, 1: 4})
+			c.Fake.ControlKey(int16(kmsg.InitProducerID), func(req kmsg.Request) (kmsg.Response, error, bool) {
+				c.Fake.KeepControl()
+				resp := req.ResponseKind().(*kmsg.InitProducerIDResponse)
+				resp.ErrorCode = tc.code
+				return resp, nil, true
+			})
+			dir := t.TempDir()
+			backup := filepath.Join(dir, "b.csv")
+			r := guarded(t, nil, "-b", c.BrokerList(), "reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", backup, "--timeout", "3s")
+			if r.code != 1 || r.stdout != "" {
+				t.Fatalf("exit %d, want 1 and no stdout\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			assertOneLine(t, r, "")
+			if !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "nothing changed") || !strings.Contains(r.stderr, "--non-atomic") {
+				t.Fatalf("stderr = %q, want %q, nothing changed and --non-atomic", r.stderr, tc.want)
+			}
+			if _, err := os.Stat(backup); err == nil {
+				t.Fatal("a backup was written although nothing could change")
+			}
+			if got := c.Committed(group)[topic]; got[0] != 3 || got[1] != 4 {
+				t.Fatalf("committed = %v, want unchanged", got)
+			}
+			mustRun(t, c, 0, "reset", group, "--topic", topic, "--to", "latest", "--execute", "--non-atomic", "--backup", backup)
+			if got := c.Committed(group)[topic]; got[0] != 10 || got[1] != 10 {
+				t.Fatalf("after --non-atomic: %v", got)
+			}
+		})
+	}
+}
+
+// TestResetNonAtomicPartlyChanged: with --non-atomic, a reset over the
+// 1 MiB batch goes out as several OffsetCommits; when the broker stops
+// answering after the first, the command exits 1, says the group is
+// partly changed, marks exactly the applied partitions (JSON "applied",
+// and a NOTE), and prints the undo command, which restores the group.
+func TestResetNonAtomicPartlyChanged(t *testing.T) {
+	c := kfakeCluster(t)
+	bg := newBigTopics(t, c, 4, 1000)
+	group := testkit.Name(t, "g")
+	bg.commitOld(t, c, group)
+	var n atomic.Int32
+	finished := make(chan struct{})
+	c.Fake.ControlKey(int16(kmsg.OffsetCommit), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if req.(*kmsg.OffsetCommitRequest).Group != group || n.Add(1) == 1 {
+			c.Fake.KeepControl()
+			return nil, nil, false
+		}
+		c.Fake.SleepControl(func() { <-finished }) // a broker that stopped answering
+		return nil, fmt.Errorf("gone"), true
+	})
+	backup := filepath.Join(t.TempDir(), "b.csv")
+	r := guarded(t, nil, append([]string{"-b", c.BrokerList(), "reset", group, "--to", "2", "--execute", "--non-atomic", "--backup", backup, "-o", "json", "--timeout", "5s"}, bg.scope()...)...)
+	close(finished)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	var gp admin.GroupPlan
+	decodeJSON(t, r, &gp)
+	got := c.Committed(group)
+	applied, notApplied := 0, 0
+	for _, pp := range gp.Partitions {
+		if pp.Applied == nil {
+			t.Fatalf("partition %s/%d has no applied field", pp.Topic, pp.Partition)
+		}
+		want := bg.old
+		if *pp.Applied {
+			want, applied = 2, applied+1
+		} else {
+			notApplied++
+		}
+		if got[pp.Topic][pp.Partition] != want {
+			t.Fatalf("%s/%d: applied=%v but committed %d", pp.Topic, pp.Partition, *pp.Applied, got[pp.Topic][pp.Partition])
+		}
+	}
+	if applied == 0 || notApplied == 0 {
+		t.Fatalf("%d applied, %d not: want a partial change", applied, notApplied)
+	}
+	undo := "undo: offsetctl reset " + group + " --to file:" + backup + " --execute"
+	if !strings.Contains(r.stderr, "PARTLY CHANGED") || !strings.Contains(r.stderr, fmt.Sprintf("%d of %d partitions were applied", applied, applied+notApplied)) || !strings.Contains(r.stderr, undo) {
+		t.Fatalf("stderr does not say the group is partly changed, how much, and how to undo:\n%s", r.stderr)
+	}
+	mustRun(t, c, 0, "reset", group, "--to", "file:"+backup, "--execute", "--backup", filepath.Join(t.TempDir(), "b2.csv"))
+	if st := bg.state(t, c, group, 2); st != "old" {
+		t.Fatalf("after the undo: %s", st)
+	}
+}
