@@ -365,25 +365,124 @@ func BackupGroups(s *Snapshot, groups []string) []BackupGroup {
 	return out
 }
 
-// ExecuteDeleteGroups deletes the groups (one DeleteGroups per
-// coordinator) and records each one's outcome.
+// maxTopicName is Kafka's longest topic name: the bound used to estimate a
+// group's tombstones without its topic names.
+const maxTopicName = 249
+
+// groupTombstoneBytes bounds the size of the tombstones DeleteGroups
+// writes for a group of n commits: one offset tombstone per commit (as an
+// OffsetDelete writes, see commitRecordBytes) and the group's own.
+func groupTombstoneBytes(group string, n int) int {
+	return (n + 1) * (len(group) + maxTopicName + 70)
+}
+
+// ExecuteDeleteGroups deletes the groups and records each one's outcome.
+//
+// The coordinator writes the tombstones of every group of one DeleteGroups
+// request as one batch, refused above the 1 MiB limit with
+// UNKNOWN_SERVER_ERROR for every group of the request (measured on Apache
+// Kafka 4.4: a group of 10,000 partitions and a 112-character name, and a
+// 100-partition group that shared the request with it). So groups go out
+// in requests whose estimated tombstones fit; a group too large on its
+// own first has its offsets deleted in OffsetDeletes that each fit (see
+// deleteInBatches), then the group itself. That group's deletion is then
+// several atomic steps, not one: a failure between them leaves the group
+// with part of its offsets (the backup, written first, restores them).
 func ExecuteDeleteGroups(ctx context.Context, adm *cluster.Admin, rows []DeleteGroupRow) error {
-	var names []string
-	for _, r := range rows {
-		if r.Error == "" {
-			names = append(names, r.Group)
+	var batch []string
+	size := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
 		}
-	}
-	if len(names) == 0 {
-		return nil
-	}
-	resp, err := adm.DeleteGroups(ctx, names...)
-	if err != nil && !isShardErr(err) {
-		return fmt.Errorf("deleting groups: %w", err)
+		err := deleteGroupsOnce(ctx, adm, rows, batch)
+		batch, size = nil, 0
+		return err
 	}
 	for i := range rows {
 		r := &rows[i]
 		if r.Error != "" {
+			continue
+		}
+		b := groupTombstoneBytes(r.Group, r.Commits)
+		if b > commitBatchBytes {
+			if deleted, err := emptyLargeGroup(ctx, adm, r); err != nil {
+				r.Status, r.Error = "failed", err.Error()
+				if deleted > 0 {
+					r.Status = PartlyDeleted
+					r.Error = fmt.Sprintf("%s; the group is PARTLY CHANGED: %d of its offsets were deleted", err, deleted)
+				}
+				continue
+			}
+			if err := deleteGroupsOnce(ctx, adm, rows, []string{r.Group}); err != nil {
+				return err
+			}
+			continue
+		}
+		if size > 0 && size+b > commitBatchBytes {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		batch = append(batch, r.Group)
+		size += b
+	}
+	return flush()
+}
+
+// PartlyDeleted is the status of a group too large for one DeleteGroups
+// whose offsets were deleted in part before a failure.
+const PartlyDeleted = "partly deleted"
+
+// emptyLargeGroup deletes every committed offset of a group too large for
+// one DeleteGroups, in OffsetDeletes under the batch limit. It returns how
+// many offsets were deleted.
+func emptyLargeGroup(ctx context.Context, adm *cluster.Admin, r *DeleteGroupRow) (int, error) {
+	fetched, err := FetchOffsets(ctx, adm, r.Group)
+	if err != nil {
+		return 0, fmt.Errorf("fetching its offsets to delete them in batches: %w", err)
+	}
+	set := kadm.TopicsSet{}
+	fetched.Each(func(o kadm.OffsetResponse) {
+		if o.Err == nil && o.At >= 0 {
+			set.Add(o.Topic, o.Partition)
+		}
+	})
+	resp, _, err := deleteInBatches(ctx, adm, r.Group, set, commitBatchBytes)
+	deleted := 0
+	var first error
+	for _, ps := range resp {
+		for _, perr := range ps {
+			if perr == nil {
+				deleted++
+			} else if first == nil {
+				first = perr
+			}
+		}
+	}
+	if err == nil {
+		err = first
+	}
+	if err != nil {
+		return deleted, fmt.Errorf("deleting its offsets in batches (it is too large for one DeleteGroups): %s", ExplainError(err))
+	}
+	return deleted, nil
+}
+
+// deleteGroupsOnce sends one DeleteGroups round (kadm: one request per
+// coordinator) for names and records each group's outcome in rows.
+func deleteGroupsOnce(ctx context.Context, adm *cluster.Admin, rows []DeleteGroupRow, names []string) error {
+	resp, err := adm.DeleteGroups(ctx, names...)
+	if err != nil && !isShardErr(err) {
+		return fmt.Errorf("deleting groups: %w", err)
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	for i := range rows {
+		r := &rows[i]
+		if r.Error != "" || !want[r.Group] {
 			continue
 		}
 		d, ok := resp[r.Group]

@@ -248,9 +248,12 @@ func deleteGroupBackupLine(backup string, rows []admin.DeleteGroupRow, bgs []adm
 	var restore []string // deleted groups with offsets to restore
 	deleted, all := 0, true
 	for _, bg := range bgs {
-		if status[bg.Group] != "deleted" {
+		if status[bg.Group] != "deleted" && status[bg.Group] != admin.PartlyDeleted {
 			all = false
 			continue
+		}
+		if status[bg.Group] == admin.PartlyDeleted {
+			all = false // name the groups: this one still exists
 		}
 		deleted++
 		if len(bg.Rows) > 0 {

@@ -7,6 +7,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -46,6 +47,11 @@ func newBigTopics(t *testing.T, c *testkit.Cluster, n int, parts int32) bigGroup
 		c.CreateTopic(topic, parts, nil)
 		c.Produce(topic, per, time.Time{})
 		bg.topics = append(bg.topics, topic)
+	}
+	if c.Fake == nil {
+		// Thousands of partitions slow a single test broker down for
+		// every later test: delete them at the end.
+		t.Cleanup(func() { _, _ = c.Admin().DeleteTopics(context.Background(), bg.topics...) })
 	}
 	return bg
 }

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// TestDeleteGroupAnySize (issue 9): delete-group of a group with 10,000
+// partitions and a 112-character name, together with four small groups
+// (one of 100 partitions). Apache Kafka 4.4 writes the tombstones of one
+// DeleteGroups request as one batch and refuses it above 1 MiB with
+// UNKNOWN_SERVER_ERROR for every group of the request; on kfake that
+// refusal is staged the same way. Every group is deleted, the small ones
+// are not failed by the big one, the backup (written first) restores the
+// big group, and delete-offsets of all 10,000 partitions works too.
+func TestDeleteGroupAnySize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,000 partitions")
+	}
+	c := testkit.New(t)
+	bg := newBigTopics(t, c, 10, 1000)
+	big := strings.Repeat("big-group-", 10) + testkit.Name(t, "g")[:12]
+	if len(big) != 112 {
+		t.Fatalf("group name of %d characters", len(big))
+	}
+	bg.commitOld(t, c, big)
+	small := []string{testkit.Name(t, "s100"), testkit.Name(t, "s1"), testkit.Name(t, "s2"), testkit.Name(t, "s3")}
+	hundred := map[int32]int64{}
+	for p := int32(0); p < 100; p++ {
+		hundred[p] = 1
+	}
+	c.Commit(small[0], bg.topics[0], hundred)
+	for i, g := range small[1:] {
+		c.Commit(g, bg.topics[1], map[int32]int64{int32(i): 1})
+	}
+	var mu sync.Mutex
+	var requests [][]string
+	bigOffsetDeletes := 0
+	if c.Fake != nil {
+		c.Fake.ControlKey(int16(kmsg.OffsetDelete), func(req kmsg.Request) (kmsg.Response, error, bool) {
+			c.Fake.KeepControl()
+			if req.(*kmsg.OffsetDeleteRequest).Group == big {
+				mu.Lock()
+				bigOffsetDeletes++
+				mu.Unlock()
+			}
+			return nil, nil, false
+		})
+		c.Fake.ControlKey(int16(kmsg.DeleteGroups), func(req kmsg.Request) (kmsg.Response, error, bool) {
+			c.Fake.KeepControl()
+			r := req.(*kmsg.DeleteGroupsRequest)
+			mu.Lock()
+			defer mu.Unlock()
+			requests = append(requests, r.Groups)
+			// Apache's refusal: the big group's offset tombstones, or
+			// anything sharing the request with them, exceed 1 MiB.
+			if !slices.Contains(r.Groups, big) || bigOffsetDeletes > 0 && len(r.Groups) == 1 {
+				return nil, nil, false
+			}
+			resp := r.ResponseKind().(*kmsg.DeleteGroupsResponse)
+			for _, g := range r.Groups {
+				rg := kmsg.NewDeleteGroupsResponseGroup()
+				rg.Group, rg.ErrorCode = g, kerr.UnknownServerError.Code
+				resp.Groups = append(resp.Groups, rg)
+			}
+			return resp, nil, true
+		})
+	}
+	backup := filepath.Join(t.TempDir(), "b.csv")
+	r := mustRun(t, c, 0, append([]string{"delete-group", big, "--execute", "--backup", backup, "-o", "json"}, small...)...)
+	var out struct {
+		Groups []admin.DeleteGroupRow `json:"groups"`
+	}
+	decodeJSON(t, r, &out)
+	rows := out.Groups
+	if len(rows) != 5 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, row := range rows {
+		if row.Status != "deleted" || row.Error != "" {
+			t.Fatalf("group %s: %s %s", row.Group, row.Status, row.Error)
+		}
+		if got := c.Committed(row.Group); len(got) != 0 {
+			t.Fatalf("group %s still has offsets on %d topics", row.Group, len(got))
+		}
+	}
+	if c.Fake != nil {
+		for _, req := range requests {
+			if slices.Contains(req, big) && len(req) > 1 {
+				t.Fatalf("the big group shared a DeleteGroups request: %v", req)
+			}
+		}
+		if bigOffsetDeletes < 2 {
+			t.Fatalf("%d OffsetDeletes for the big group, want several", bigOffsetDeletes)
+		}
+	}
+	mustRun(t, c, 0, "reset", big, "--to", "file:"+backup, "--execute", "--backup", filepath.Join(t.TempDir(), "r.csv"))
+	if st := bg.state(t, c, big, -1); st != "old" {
+		t.Fatalf("the big group after restoring the backup: %s", st)
+	}
+	mustRun(t, c, 0, append([]string{"delete-offsets", big, "--execute", "--backup", filepath.Join(t.TempDir(), "d.csv")}, bg.scope()...)...)
+	if got := c.Committed(big); len(got) != 0 {
+		t.Fatalf("after delete-offsets of every partition: offsets on %d topics", len(got))
+	}
+	t.Log(fmt.Sprintf("DeleteGroups requests: %d", len(requests)))
+}
