@@ -6,6 +6,7 @@ package cli
 // reset works at once; two concurrent resets never lose an update.
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -161,8 +162,8 @@ func requestGroup(req kmsg.Request) (string, bool) {
 // TestResetTxnKillNine: kill -9 of the child offsetctl at 12 points of a
 // reset --execute of 10,000 partitions with 130-character topic names
 // (several TxnOffsetCommits in one transaction). On kfake each point is a
-// given request, and the outcome is known exactly; on Apache Kafka the
-// kill points are spread in time across a measured run. Every time the
+// given request, and the outcome is known exactly; on Apache Kafka each
+// point is a request named in the child's --verbose log. Every time the
 // group is entirely old or entirely new, and the next reset, with a
 // --timeout well below the transaction timeout (60s), succeeds at once:
 // its InitProducerId aborts the dead run's transaction.
@@ -190,7 +191,7 @@ func TestResetTxnKillNine(t *testing.T) {
 		t.Logf("killed: %s, then the next reset applied", st)
 	}
 	if c.Fake == nil {
-		killInTime(t, c, bg, run, after)
+		killOnLog(t, c, bg, run, after)
 		return
 	}
 	points := []killPoint{
@@ -252,30 +253,58 @@ func TestResetTxnKillNine(t *testing.T) {
 	}
 }
 
-// killInTime (real broker): times one full run, then kills runs at 12
-// points spread across that time.
-func killInTime(t *testing.T, c *testkit.Cluster, bg bigGroup, run func(string, int64) []string, after func(string, string, int64)) {
-	group := func(i int) string {
-		return fmt.Sprintf("%s-%02d-%s", strings.Repeat("group-", 8), i, testkit.Name(t, "g"))
+// killOnLog (real broker): the child runs with --verbose, whose franz-go
+// debug lines name every request written and every answer read; the child
+// is killed when the lines seen so far contain the point's steps in
+// order. SIGKILL lands a moment after the line, so the exact outcome is
+// not known in advance: all old or all new, never mixed, is asserted.
+func killOnLog(t *testing.T, c *testkit.Cluster, bg bigGroup, run func(string, int64) []string, after func(string, string, int64)) {
+	points := [][]string{
+		{"wrote ListOffsets"},
+		{"read InitProducerID"},
+		{"read InitProducerID", "read InitProducerID", "wrote OffsetFetch"},
+		{"wrote AddOffsetsToTxn"},
+		{"wrote TxnOffsetCommit"},
+		{"read TxnOffsetCommit"},
+		{"read TxnOffsetCommit", "wrote TxnOffsetCommit"},
+		{"read TxnOffsetCommit", "read TxnOffsetCommit", "read TxnOffsetCommit"},
+		{"wrote AddOffsetsToTxn", "wrote DescribeGroups"},
+		{"wrote EndTxn"},
+		{"read EndTxn"},
+		{"read EndTxn", "wrote OffsetFetch"},
 	}
-	g0 := group(99)
-	bg.commitOld(t, c, g0)
-	start := time.Now()
-	_, stderr, done := child(t, c, run(g0, 2)...)
-	if err := <-done; err != nil {
-		t.Fatalf("full run: %v\n%s", err, stderr)
-	}
-	full := time.Since(start)
-	t.Logf("a full run took %s", full)
-	for i := 1; i <= 12; i++ {
-		g := group(i)
+	for i, steps := range points {
+		g := fmt.Sprintf("%s-%02d-%s", strings.Repeat("group-", 8), i, testkit.Name(t, "g"))
 		bg.commitOld(t, c, g)
-		at := full * time.Duration(i) / 13
-		cmd, _, done := child(t, c, run(g, 2)...)
-		time.Sleep(at)
-		_ = cmd.Process.Kill()
-		err := <-done
-		t.Logf("kill at %s (%d/13 of a run): %v", at, i, err)
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(exe, append([]string{"--brokers", c.BrokerList(), "-v"}, run(g, 2)...)...)
+		cmd.Env = append(os.Environ(), semanticsWorkerEnv+"=1")
+		pipe, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		next, killed := 0, false
+		sc := bufio.NewScanner(pipe)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			if !killed && strings.HasPrefix(sc.Text(), "[DEBUG] "+steps[next]+" ") {
+				if next++; next == len(steps) {
+					_ = cmd.Process.Kill()
+					killed = true
+				}
+			}
+		}
+		err = cmd.Wait()
+		if !killed {
+			t.Fatalf("the child never reached %q: %v", steps, err)
+		}
+		t.Logf("killed after %q", steps)
 		after(g, "", 2)
 	}
 }
