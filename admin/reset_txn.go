@@ -154,15 +154,26 @@ func (t *txn) end(ctx context.Context, commit bool) error {
 		req := kmsg.NewPtrEndTxnRequest()
 		req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = t.id, t.pid, t.epoch, commit
 		resp, err := req.RequestWith(ctx, t.cl)
-		if err == nil {
-			err = kerr.ErrorForCode(resp.ErrorCode)
+		if err != nil {
+			return &noAnswerError{err}
 		}
-		if err != nil && retriableTxnErr(err) && !errors.Is(err, kerr.ConcurrentTransactions) && waitBackoff(ctx, coordinatorBackoff(try)) {
+		err = kerr.ErrorForCode(resp.ErrorCode)
+		// CONCURRENT_TRANSACTIONS: the coordinator is still finishing
+		// an abort (a run that took the id over) or the markers of a
+		// decided outcome; asking again gets the final answer.
+		if err != nil && retriableTxnErr(err) && waitBackoff(ctx, coordinatorBackoff(try)) {
 			continue
 		}
 		return err
 	}
 }
+
+// noAnswerError: a request got no answer (connection lost, deadline,
+// broker frozen): whether the broker processed it is unknown.
+type noAnswerError struct{ err error }
+
+func (e *noAnswerError) Error() string { return e.err.Error() }
+func (e *noAnswerError) Unwrap() error { return e.err }
 
 // topicIDs maps the topics to their ids: TxnOffsetCommit v6 (Kafka 4.4,
 // KIP-1319) names topics only by id, and a v6 request carrying only names
@@ -518,7 +529,15 @@ func endTxn(ctx context.Context, adm *cluster.Admin, t *txn, gp *GroupPlan, o Tx
 		// taking the id over: that would fence the other run in turn.
 		return groupFailed(gp, fmt.Errorf("group %s: the transaction coordinator no longer held this run's transaction (%v: another offsetctl took over transactional id %q, or the transaction timed out), so it was aborted: nothing changed by this run", gp.Group, err, t.id))
 	}
-	return resolveLost(ctx, adm, gp, o, err)
+	var lost *noAnswerError
+	if errors.As(err, &lost) {
+		return resolveLost(ctx, adm, gp, o, err)
+	}
+	// Any other answer refused the commit. The transaction is aborted
+	// (here, or by the timeout or the next run); no takeover, which
+	// could fence another run that holds the id now.
+	_ = t.end(ctx, false)
+	return groupFailed(gp, fmt.Errorf("group %s: the transaction coordinator refused the commit (%v): nothing changed by this run", gp.Group, err))
 }
 
 func resolveBound(o TxnOptions) time.Duration {

@@ -44,10 +44,11 @@ func newBigTopics(t *testing.T, c *testkit.Cluster, n int, parts int32) bigGroup
 		per[p] = 2
 	}
 	for i := 0; i < n; i++ {
-		topic := fmt.Sprintf("%s-%02d-%s", strings.Repeat("long-topic-name-", 7), i, testkit.Name(t, "t"))
-		c.CreateTopic(topic, parts, nil)
+		bg.topics = append(bg.topics, fmt.Sprintf("%s-%02d-%s", strings.Repeat("long-topic-name-", 7), i, testkit.Name(t, "t")))
+	}
+	createBig(t, c, bg.topics, parts)
+	for _, topic := range bg.topics {
 		c.Produce(topic, per, time.Time{})
-		bg.topics = append(bg.topics, topic)
 	}
 	if c.Fake == nil {
 		// Thousands of partitions slow a single test broker down for
@@ -55,6 +56,47 @@ func newBigTopics(t *testing.T, c *testkit.Cluster, n int, parts int32) bigGroup
 		t.Cleanup(func() { _, _ = c.Admin().DeleteTopics(context.Background(), bg.topics...) })
 	}
 	return bg
+}
+
+// createBig creates the topics in one request and waits for every
+// partition to have a leader: on a single test broker thousands of
+// partitions (and another test's deleting its own) take longer than
+// testkit's 30 seconds.
+func createBig(t *testing.T, c *testkit.Cluster, topics []string, parts int32) {
+	t.Helper()
+	adm := c.Admin()
+	ctx := testkit.Ctx(t)
+	resp, err := adm.CreateTopics(ctx, parts, 1, nil, topics...)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		t.Fatalf("creating %d topics: %v", len(topics), err)
+	}
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		lctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ends, err := adm.ListEndOffsets(lctx, topics...)
+		cancel()
+		ready := err == nil
+		for _, tp := range topics {
+			if len(ends[tp]) != int(parts) {
+				ready = false
+			}
+			for _, o := range ends[tp] {
+				if o.Err != nil {
+					ready = false
+				}
+			}
+		}
+		if ready {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d topics of %d partitions not ready after 5 minutes: %v", len(topics), parts, err)
+		}
+		time.Sleep(time.Second)
+	}
 }
 
 func (bg bigGroup) scope() []string {
@@ -276,37 +318,53 @@ func killOnLog(t *testing.T, c *testkit.Cluster, bg bigGroup, run func(string, i
 	for i, steps := range points {
 		g := fmt.Sprintf("%s-%02d-%s", strings.Repeat("group-", 8), i, testkit.Name(t, "g"))
 		bg.commitOld(t, c, g)
-		exe, err := os.Executable()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(exe, append([]string{"--brokers", c.BrokerList(), "-v"}, run(g, 2)...)...)
-		cmd.Env = append(os.Environ(), semanticsWorkerEnv+"=1")
-		pipe, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		next, killed := 0, false
-		sc := bufio.NewScanner(pipe)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			if !killed && strings.HasPrefix(sc.Text(), "[DEBUG] "+steps[next]+" ") {
-				if next++; next == len(steps) {
-					_ = cmd.Process.Kill()
-					killed = true
-				}
-			}
-		}
-		err = cmd.Wait()
-		if !killed {
+		err, reached, _ := childAtLog(t, c, run(g, 2), steps, func(cmd *exec.Cmd) { _ = cmd.Process.Kill() })
+		if !reached {
 			t.Fatalf("the child never reached %q: %v", steps, err)
 		}
 		t.Logf("killed after %q", steps)
 		after(g, "", 2)
 	}
+}
+
+// childAtLog runs offsetctl args as a child process with --verbose and
+// calls at once the lines of its log so far contain steps in order
+// ("wrote EndTxn", "read TxnOffsetCommit": franz-go's debug line per
+// request written and answer read). It returns the child's exit error,
+// whether at was called, and the child's stderr without the debug lines.
+func childAtLog(t *testing.T, c *testkit.Cluster, args, steps []string, at func(*exec.Cmd)) (error, bool, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, append([]string{"--brokers", c.BrokerList(), "-v"}, args...)...)
+	cmd.Env = append(os.Environ(), semanticsWorkerEnv+"=1")
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	next, reached := 0, false
+	var msgs strings.Builder
+	sc := bufio.NewScanner(pipe)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "[DEBUG] ") && !strings.HasPrefix(line, "[INFO] ") && !strings.HasPrefix(line, "[WARN] ") {
+			msgs.WriteString(line + "\n")
+		}
+		if !reached && strings.HasPrefix(line, "[DEBUG] "+steps[next]+" ") {
+			if next++; next == len(steps) {
+				at(cmd)
+				reached = true
+			}
+		}
+	}
+	return cmd.Wait(), reached, msgs.String()
 }
 
 // backupOffsets reads a backup file: partition → offset for topic.
@@ -569,5 +627,71 @@ func TestResetNonAtomicPartlyChanged(t *testing.T) {
 	mustRun(t, c, 0, "reset", group, "--to", "file:"+backup, "--execute", "--backup", filepath.Join(t.TempDir(), "b2.csv"))
 	if st := bg.state(t, c, group, 2); st != "old" {
 		t.Fatalf("after the undo: %s", st)
+	}
+}
+
+// TestFaultResetTxnBrokerFrozen: the only broker is frozen (SIGSTOP: it
+// keeps its sockets and answers nothing) at several points of a reset
+// --execute of 5,000 partitions with long names, longer than the run's
+// --timeout. The run exits 1 saying what it knows; the group is all old or
+// all new, never mixed; after the thaw the next reset works at once. When
+// the freeze hides the EndTxn answer and the broker comes back within the
+// resolution time, the run reads back and says which state the group is in.
+func TestFaultResetTxnBrokerFrozen(t *testing.T) {
+	b := needSecureBroker(t)
+	c := b.c
+	bg := newBigTopics(t, c, 10, 500)
+	frozen := false
+	thaw := func() {
+		if frozen {
+			secureScript(t, b, "thaw")
+			frozen = false
+		}
+	}
+	t.Cleanup(thaw)
+	for i, pt := range []struct {
+		steps  []string
+		thawIn time.Duration // 0: after the run has ended
+	}{
+		{steps: []string{"read InitProducerID", "read InitProducerID"}},
+		{steps: []string{"wrote TxnOffsetCommit"}},
+		{steps: []string{"read TxnOffsetCommit", "wrote TxnOffsetCommit"}},
+		{steps: []string{"wrote EndTxn"}},
+		{steps: []string{"wrote EndTxn"}, thawIn: 7 * time.Second},
+		{steps: []string{"read EndTxn", "wrote OffsetFetch"}},
+	} {
+		g := fmt.Sprintf("%s-%02d-%s", strings.Repeat("group-", 8), i, testkit.Name(t, "g"))
+		bg.commitOld(t, c, g)
+		args := append([]string{"reset", g, "--to", "2", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "--timeout", "5s"}, bg.scope()...)
+		err, reached, stderr := childAtLog(t, c, args, pt.steps, func(*exec.Cmd) {
+			secureScript(t, b, "freeze")
+			frozen = true
+			if pt.thawIn > 0 {
+				time.AfterFunc(pt.thawIn, func() { _ = exec.Command("bash", b.script, "thaw").Run() })
+			}
+		})
+		if pt.thawIn > 0 {
+			time.Sleep(pt.thawIn) // the AfterFunc has thawed it
+			frozen = false
+		}
+		thaw()
+		if !reached {
+			t.Fatalf("the run never reached %q: %v\n%s", pt.steps, err, stderr)
+		}
+		st := bg.state(t, c, g, 2)
+		t.Logf("frozen after %q (thaw %v): exit %v, group %s\n%s", pt.steps, pt.thawIn, err, st, stderr)
+		if st != "old" && st != "new" {
+			t.Fatalf("group %s: %s", g, st)
+		}
+		if err == nil && st != "new" {
+			t.Fatalf("exit 0 but the group is %s", st)
+		}
+		if pt.thawIn > 0 && !strings.Contains(stderr, "read back: the transaction was") && err != nil {
+			t.Fatalf("the EndTxn answer was lost and the broker came back, but the run did not say which state it found:\n%s", stderr)
+		}
+		mustRun(t, c, 0, append([]string{"reset", g, "--to", "0", "--execute", "--backup", filepath.Join(t.TempDir(), "n.csv"), "--timeout", "20s"}, bg.scope()...)...)
+		if st := bg.state(t, c, g, 0); st != "new" {
+			t.Fatalf("the next reset after the thaw left %s", st)
+		}
 	}
 }
