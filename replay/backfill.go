@@ -15,6 +15,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
@@ -39,9 +41,14 @@ type ProduceOptions struct {
 	// needs at least as many partitions) or "key" (Kafka's murmur2 hash
 	// of the key, like the Java client).
 	Partitioner string
-	// TransactionalID makes the whole copy one transaction: read_committed
-	// consumers of the target see all of it or nothing.
+	// TransactionalID makes the copy exactly once: bounded transactions
+	// (TxnInterval) that also commit the source position, so a rerun of
+	// the same command continues from the last committed one (see
+	// backfill_txn.go).
 	TransactionalID string
+	// TxnInterval is how long one transaction stays open (default
+	// DefaultTxnInterval).
+	TxnInterval time.Duration
 	// SourceHeader adds offsetctl.source=topic/partition/offset.
 	SourceHeader bool
 }
@@ -139,6 +146,16 @@ type backfiller struct {
 	// read_committed consumers once the partition's last stable offset
 	// is past it.
 	lastOffset map[int32]int64
+
+	// Transactional state (backfill_txn.go): when the open transaction
+	// began, the positions and copy counts the last commit made
+	// visible, how many transactions committed, and the positions a
+	// previous run had committed (where this one resumed).
+	txnStart        time.Time
+	committed       map[int32]int64
+	committedCopied map[int32]int64
+	txns            int
+	resumed         map[int32]int64
 }
 
 func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admin, src string, plan Plan, o ProduceOptions) (*backfiller, error) {
@@ -212,7 +229,14 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 		popts = append(popts, kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
 	}
 	if o.TransactionalID != "" {
-		popts = append(popts, kgo.TransactionalID(o.TransactionalID), kgo.TransactionTimeout(time.Minute))
+		// TxnOffsetCommit pinned to v5 (topic names) for the position:
+		// see commitPositions.
+		vs := kversion.Stable()
+		vs.SetMaxKeyVersion(int16(kmsg.TxnOffsetCommit), 5)
+		popts = append(popts, kgo.TransactionalID(o.TransactionalID), kgo.TransactionTimeout(time.Minute), kgo.MaxVersions(vs))
+		if o.TxnInterval <= 0 {
+			o.TxnInterval = DefaultTxnInterval
+		}
 	}
 	cl, err := tcfg.NewClient(popts...)
 	if err != nil {
@@ -225,6 +249,19 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 		b.parts[pp.Partition] = &inflight{}
 	}
 	b.progress.Store(time.Now().UnixNano())
+	if b.txn {
+		pos, err := b.takeOverAndResume(actx)
+		if err != nil {
+			b.pcancel()
+			cl.Close()
+			return nil, err
+		}
+		b.resumed = pos
+		b.committed = map[int32]int64{}
+		for p, o := range pos {
+			b.committed[p] = o
+		}
+	}
 	b.wg.Add(1)
 	go b.watchdog()
 	return b, nil
@@ -374,6 +411,11 @@ func (b *backfiller) copy(r *kgo.Record) error {
 			return b.err()
 		}
 		b.started = true
+		b.txnStart = time.Now()
+	} else if b.txn && time.Since(b.txnStart) >= b.opts.TxnInterval {
+		if err := b.checkpoint(); err != nil {
+			return err
+		}
 	}
 	out := &kgo.Record{Key: r.Key, Value: r.Value, Timestamp: r.Timestamp, Partition: r.Partition, Headers: r.Headers}
 	if b.opts.SourceHeader {
@@ -536,7 +578,7 @@ func (b *backfiller) finish(ctx context.Context, res *Result, consumeErr error) 
 		// point; the copies become visible once the markers are written.
 		br.Complete = false
 		br.Error = invisible.Error()
-		return br, fmt.Errorf("backfill committed but not yet visible: %w; the copies are committed (do not rerun the backfill): they become visible to read_committed consumers once the last stable offsets pass them", invisible)
+		return br, fmt.Errorf("backfill committed but not yet visible: %w; the copies are committed (rerunning the same command copies nothing again: the source position was committed with them): they become visible to read_committed consumers once the last stable offsets pass them", invisible)
 	}
 	if !incomplete {
 		return br, nil
@@ -560,14 +602,12 @@ func (b *backfiller) settle(ctx context.Context, consumeErr error) (committed bo
 	}
 	committed = true
 	if b.txn && b.started {
-		commit := kgo.TryCommit
 		if b.bad.Load() || consumeErr != nil {
-			commit = kgo.TryAbort
-		}
-		if err := b.cl.EndTransaction(ctx, commit); err != nil {
-			b.fail(fmt.Errorf("ending the transaction: %w", err), "")
+			if err := b.cl.EndTransaction(ctx, kgo.TryAbort); err != nil {
+				b.fail(fmt.Errorf("aborting the transaction: %w", err), "")
+			}
 			committed = false
-		} else if commit == kgo.TryAbort {
+		} else if err := b.endTxn(ctx); err != nil {
 			committed = false
 		}
 	}
@@ -596,9 +636,19 @@ func (b *backfiller) tally(res *Result, consumeErr error, committed bool) (*Back
 	for _, pp := range b.plan.Partitions {
 		inf := b.parts[pp.Partition]
 		bp := BackfillPartition{Partition: pp.Partition, From: pp.From, ResumeFrom: next[pp.Partition]}
-		if b.txn && !committed {
-			// Nothing of an aborted transaction is visible: start over.
+		if b.txn {
+			// Only committed transactions count: the open one, if
+			// aborted, is invisible and is copied again by the rerun.
+			bp.Copied = b.committedCopied[pp.Partition]
+			br.Produced += bp.Copied
 			bp.ResumeFrom = pp.From
+			if pos, ok := b.committed[pp.Partition]; ok && pos > pp.From {
+				bp.ResumeFrom = pos
+			}
+			if bp.Copied > 0 {
+				last := bp.ResumeFrom - 1
+				bp.AckedThrough = &last
+			}
 		} else {
 			bp.Copied = inf.copied
 			bp.AckedThrough = inf.acked
@@ -646,7 +696,7 @@ func (b *backfiller) incomplete(br *BackfillResult, consumeErr error) error {
 	}
 	what := "acknowledged copies"
 	if b.txn {
-		what = "committed copies (the transaction was aborted)"
+		what = fmt.Sprintf("committed copies (%d transactions committed, the open one was aborted; rerunning the same command continues from the position committed with them, group %s)", b.txns, PositionGroup(b.opts.TransactionalID))
 	}
 	beyond := ""
 	if br.AckedBeyondResume > 0 {

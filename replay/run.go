@@ -297,6 +297,12 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 			return nil, err
 		}
 		defer copier.close()
+		if copier.txn {
+			// Continue from the position the last committed
+			// transaction of this transactional id recorded.
+			plan = ResumePlan(plan, copier.resumed)
+			copier.plan = plan
+		}
 	}
 
 	res, cerr := consume(ctx, cfg, plan, opts, copier)
@@ -338,7 +344,11 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 		}
 		return res, fmt.Errorf("the replay finished but its proof could not be taken: %w", err)
 	}
-	res.Verification = compareSnapshots(opts.Topic, before, after, opts.VerifyGroups)
+	own := ""
+	if opts.Produce != nil && opts.Produce.TransactionalID != "" {
+		own = PositionGroup(opts.Produce.TransactionalID)
+	}
+	res.Verification = compareSnapshots(opts.Topic, before, after, opts.VerifyGroups, own)
 	if failed := res.Verification.Failed(); len(failed) > 0 {
 		msg := describeFailed(failed)
 		if cerr != nil {

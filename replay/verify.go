@@ -28,6 +28,9 @@ const (
 	// StatusChanged: it changed in a group with no live member. The
 	// replay cannot prove it did not cause it: exit 3.
 	StatusChanged = "CHANGED"
+	// StatusBackfillPosition marks the rows of the exactly-once
+	// backfill's own position group: its progress, not a change.
+	StatusBackfillPosition = "backfill-position"
 )
 
 // Change is one group-partition of the proof: the committed offset before
@@ -62,6 +65,10 @@ type Verification struct {
 	Changes []Change `json:"changes"`
 	// Rows is the whole proof table, one row per group and partition.
 	Rows []Change `json:"rows"`
+	// BackfillGroup names the exactly-once backfill's own position
+	// group when it has commits on the topic: its rows (status
+	// StatusBackfillPosition) are the backfill's progress, not a change.
+	BackfillGroup string `json:"backfill_group,omitempty"`
 }
 
 // Failed lists the changes the replay cannot account for (groups with no
@@ -217,8 +224,15 @@ func noCommitsError(topic string, groups []string) error {
 
 // compareSnapshots builds the proof table: every group and partition with
 // a commit in either snapshot, sorted by group then partition.
-func compareSnapshots(topic string, before, after proofSnapshot, named []string) Verification {
+//
+// own is the backfill's own position group (PositionGroup), "" for none:
+// its commits move by design, so its rows are named (StatusBackfillPosition)
+// and never count as a change made by the replay.
+func compareSnapshots(topic string, before, after proofSnapshot, named []string, own string) Verification {
 	v := Verification{Unchanged: true, Changes: []Change{}, Rows: []Change{}, Groups: []string{}}
+	if _, ok := before[own]; ok || after[own].commits != nil {
+		v.BackfillGroup = own
+	}
 	set := map[string]bool{}
 	for g := range before {
 		set[g] = true
@@ -251,6 +265,11 @@ func compareSnapshots(topic string, before, after proofSnapshot, named []string)
 			}
 			if o, ok := a.commits[p]; ok {
 				row.After = &o
+			}
+			if g == own && own != "" {
+				row.Status = StatusBackfillPosition
+				v.Rows = append(v.Rows, row)
+				continue
 			}
 			if !sameOffset(row.Before, row.After) {
 				v.Unchanged = false

@@ -15,7 +15,7 @@ func TestCompareSnapshots(t *testing.T) {
 		"quiet": {commits: map[int32]int64{2: 7}},
 		"new":   {commits: map[int32]int64{0: 3}},
 	}
-	v := compareSnapshots("orders", before, after, nil)
+	v := compareSnapshots("orders", before, after, nil, "")
 	if v.Unchanged || v.GroupsChecked != 5 || len(v.Rows) != 6 {
 		t.Fatalf("verification %+v", v)
 	}
@@ -32,7 +32,7 @@ func TestCompareSnapshots(t *testing.T) {
 	if len(v.Failed()) != 3 || len(v.Changes) != 4 {
 		t.Fatalf("failed %d, changes %d", len(v.Failed()), len(v.Changes))
 	}
-	same := compareSnapshots("orders", before, before, []string{"absent"})
+	same := compareSnapshots("orders", before, before, []string{"absent"}, "")
 	if !same.Unchanged || len(same.Changes) != 0 || same.GroupsChecked != 5 {
 		t.Fatalf("identical snapshots: %+v", same)
 	}

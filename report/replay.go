@@ -109,13 +109,17 @@ var (
 )
 
 func proofVerdict(v replay.Verification) string {
+	own := ""
+	if v.BackfillGroup != "" {
+		own = " (group " + v.BackfillGroup + " is this backfill's own position: not counted)"
+	}
 	switch {
 	case v.Unchanged:
-		return "all committed offsets unchanged"
+		return "all committed offsets unchanged" + own
 	case len(v.Failed()) > 0:
 		return fmt.Sprintf("%d committed offset(s) of groups with no live member CHANGED", len(v.Failed()))
 	}
-	return fmt.Sprintf("%d committed offset(s) moved by live groups' own consumers; none by the replay", len(v.Changes))
+	return fmt.Sprintf("%d committed offset(s) moved by live groups' own consumers; none by the replay%s", len(v.Changes), own)
 }
 
 func replayPartRows(r *replay.Result, total bool) [][]string {

@@ -195,7 +195,7 @@ func TestBackfillTransactionalNotVisibleInTime(t *testing.T) {
 	t.Logf("stderr: %s", r.stderr)
 	b := res.Backfill
 	if b == nil || b.Complete || b.Resume != "" || b.Produced != res.Records || res.Records != 20 || !strings.Contains(b.Error, "do not see all of the copy after 3s") ||
-		!strings.HasPrefix(r.stderr, "offsetctl: backfill committed but not yet visible: read_committed consumers of "+dst) || !strings.Contains(r.stderr, "do not rerun") {
+		!strings.HasPrefix(r.stderr, "offsetctl: backfill committed but not yet visible: read_committed consumers of "+dst) || !strings.Contains(r.stderr, "rerunning the same command copies nothing again") {
 		t.Fatalf("backfill %+v\nstderr: %s", b, r.stderr)
 	}
 	endOther(false)

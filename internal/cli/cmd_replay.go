@@ -42,6 +42,7 @@ type replayFlags struct {
 	targetProfile   string
 	partitioner     string
 	transactionalID string
+	txnInterval     time.Duration
 	sourceHeader    bool
 }
 
@@ -95,7 +96,8 @@ before and after. With --produce-to it copies the records to another topic
 	fl.StringVar(&f.targetConfig, "target-command-config", "", "backfill: Java client properties file of the target cluster (its own brokers, TLS, SASL)")
 	fl.StringVar(&f.targetProfile, "target-profile", "", "backfill: named profile of the target cluster (its own brokers, TLS, SASL)")
 	fl.StringVar(&f.partitioner, "partitioner", "same", "backfill: same (source partition number) or key (hash of the key)")
-	fl.StringVar(&f.transactionalID, "transactional-id", "", "backfill: copy in one transaction with this id (atomic for read_committed consumers)")
+	fl.StringVar(&f.transactionalID, "transactional-id", "", "backfill: exactly once, in transactions of about --transaction-interval that also commit the source position (group offsetctl-backfill-ID); rerunning the same command continues")
+	fl.DurationVar(&f.txnInterval, "transaction-interval", replay.DefaultTxnInterval, "backfill with --transactional-id: how long each transaction stays open")
 	fl.BoolVar(&f.sourceHeader, "source-header", false, "backfill: add header offsetctl.source=topic/partition/offset to each copy")
 	return cmd
 }
@@ -144,7 +146,7 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		return exitcode.Usagef("--fetch-max-bytes %q: want a size from 64KiB to 256MiB (e.g. 512KiB, 4MiB)", f.fetchMax)
 	}
 	if f.produceTo == "" {
-		for _, name := range []string{"target-brokers", "target-command-config", "target-profile", "partitioner", "transactional-id", "source-header"} {
+		for _, name := range []string{"target-brokers", "target-command-config", "target-profile", "partitioner", "transactional-id", "transaction-interval", "source-header"} {
 			if changed(fs, name) {
 				return exitcode.Usagef("--%s needs --produce-to", name)
 			}
@@ -165,8 +167,11 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		Isolation: iso, Format: format, VerifyGroups: f.verifyGroups, NoVerify: f.noVerify,
 		PayloadDigest: f.payloadDigest, Now: a.now, FetchMaxBytes: int32(fetchMax),
 	}
+	if changed(cmd.Flags(), "transaction-interval") && (f.transactionalID == "" || f.txnInterval <= 0) {
+		return exitcode.Usagef("--transaction-interval needs --transactional-id and a positive duration")
+	}
 	if f.produceTo != "" {
-		po := &replay.ProduceOptions{Topic: f.produceTo, Partitioner: f.partitioner, TransactionalID: f.transactionalID, SourceHeader: f.sourceHeader}
+		po := &replay.ProduceOptions{Topic: f.produceTo, Partitioner: f.partitioner, TransactionalID: f.transactionalID, TxnInterval: f.txnInterval, SourceHeader: f.sourceHeader}
 		if f.targetBrokers != "" {
 			b, err := cluster.ParseBrokers(f.targetBrokers)
 			if err != nil {

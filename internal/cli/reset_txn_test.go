@@ -58,7 +58,7 @@ func newBigTopics(t *testing.T, c *testkit.Cluster, n int, parts int32) bigGroup
 	return bg
 }
 
-// createBig creates the topics in one request and waits for every
+// createBig creates the topics and waits for every
 // partition to have a leader: on a single test broker thousands of
 // partitions (and another test's deleting its own) take longer than
 // testkit's 30 seconds.
@@ -66,12 +66,16 @@ func createBig(t *testing.T, c *testkit.Cluster, topics []string, parts int32) {
 	t.Helper()
 	adm := c.Admin()
 	ctx := testkit.Ctx(t)
-	resp, err := adm.CreateTopics(ctx, parts, 1, nil, topics...)
-	if err == nil {
-		err = resp.Error()
-	}
-	if err != nil {
-		t.Fatalf("creating %d topics: %v", len(topics), err)
+	// One topic per request: KRaft refuses a request creating more than
+	// 10,000 partitions (POLICY_VIOLATION).
+	for _, tp := range topics {
+		resp, err := adm.CreateTopics(ctx, parts, 1, nil, tp)
+		if err == nil {
+			err = resp.Error()
+		}
+		if err != nil {
+			t.Fatalf("creating topic %s: %v", tp, err)
+		}
 	}
 	deadline := time.Now().Add(5 * time.Minute)
 	for {

@@ -1,0 +1,182 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// An exactly-once backfill (--transactional-id) commits its copies in
+// bounded transactions, about TxnInterval each (Kafka Streams commits
+// every 100 ms to 30 s under exactly-once; a second keeps a transaction
+// far below transaction.max.timeout.ms and lets read_committed readers of
+// the target see progress). Each transaction also commits the source
+// position reached, as the committed offsets of the position group (see
+// PositionGroup) on the source topic's partitions, with TxnOffsetCommit:
+// the copies and the position become visible together or not at all. A
+// rerun of the same command takes the transactional id over (which aborts
+// a transaction a killed run left open), reads the position group and
+// starts each partition there: every source record lands in the target
+// exactly once for read_committed readers.
+
+// DefaultTxnInterval is how long one backfill transaction stays open.
+const DefaultTxnInterval = time.Second
+
+// PositionGroup is the group whose committed offsets on the source topic
+// hold the position of the backfill with transactional id id. It lives on
+// the target cluster (the transaction's coordinators are there).
+func PositionGroup(id string) string { return "offsetctl-backfill-" + id }
+
+// takeOverAndResume initializes the transactional producer (InitProducerId
+// aborts what a previous run left open, or waits for its commit to
+// complete) and reads the position group's committed offsets on the
+// source topic: partition → next source offset to copy.
+func (b *backfiller) takeOverAndResume(ctx context.Context) (map[int32]int64, error) {
+	if _, _, err := b.cl.ProducerID(ctx); err != nil {
+		return nil, fmt.Errorf("taking transactional id %q: %w", b.opts.TransactionalID, err)
+	}
+	// require_stable: pending positions of another transaction would
+	// otherwise be hidden, not waited for.
+	fetched, err := kadm.NewClient(b.cl).FetchOffsets(kadm.RequireStable(ctx), PositionGroup(b.opts.TransactionalID))
+	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
+		return nil, fmt.Errorf("reading the backfill position (group %s): %w", PositionGroup(b.opts.TransactionalID), err)
+	}
+	out := map[int32]int64{}
+	fetched.Each(func(o kadm.OffsetResponse) {
+		if o.Topic == b.src && o.Err == nil && o.At >= 0 {
+			out[o.Partition] = o.At
+		}
+	})
+	return out, nil
+}
+
+// ResumePlan moves each partition's start to its committed position when
+// that is past the planned start (a position beyond the bound leaves the
+// partition empty).
+func ResumePlan(p Plan, positions map[int32]int64) Plan {
+	out := p
+	out.Partitions = append([]PartitionPlan(nil), p.Partitions...)
+	for i := range out.Partitions {
+		pp := &out.Partitions[i]
+		if pos, ok := positions[pp.Partition]; ok && pos > pp.From {
+			pp.From = pos
+			if pp.Bound != NoBound && pp.From > pp.Bound {
+				pp.From = pp.Bound
+			}
+		}
+	}
+	return out
+}
+
+// positions returns, per partition with acknowledged copies, the next
+// source offset after its contiguous acknowledged prefix.
+func (b *backfiller) positions() map[int32]int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := map[int32]int64{}
+	for p, inf := range b.parts {
+		if inf.acked != nil {
+			out[p] = *inf.acked + 1
+		}
+	}
+	return out
+}
+
+// commitPositions adds the position group to the open transaction and
+// stages the positions (TxnOffsetCommit, generation -1: no member). The
+// client pins TxnOffsetCommit to v5, which names topics: v6 (Kafka 4.4)
+// names them by id only, and the source topic need not exist on the
+// target cluster.
+func (b *backfiller) commitPositions(ctx context.Context, pos map[int32]int64) error {
+	id, epoch, err := b.cl.ProducerID(ctx)
+	if err != nil {
+		return err
+	}
+	group := PositionGroup(b.opts.TransactionalID)
+	add := kmsg.NewPtrAddOffsetsToTxnRequest()
+	add.TransactionalID, add.ProducerID, add.ProducerEpoch, add.Group = b.opts.TransactionalID, id, epoch, group
+	aresp, err := add.RequestWith(ctx, b.cl)
+	if err == nil {
+		err = kerr.ErrorForCode(aresp.ErrorCode)
+	}
+	if err != nil {
+		return fmt.Errorf("adding the position group to the transaction: %w", err)
+	}
+	req := kmsg.NewPtrTxnOffsetCommitRequest()
+	req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = b.opts.TransactionalID, group, id, epoch
+	req.Generation = -1
+	rt := kmsg.NewTxnOffsetCommitRequestTopic()
+	rt.Topic = b.src
+	for p, off := range pos {
+		rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+		rp.Partition, rp.Offset = p, off
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, b.cl)
+	if err != nil {
+		return fmt.Errorf("committing the backfill position: %w", err)
+	}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				return fmt.Errorf("committing the backfill position of partition %d: %w", p.Partition, err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkpoint ends the current transaction once it has been open for the
+// interval: it waits for every copy's acknowledgement, stages the
+// position they reach, commits, and begins the next transaction. A
+// failure fails the backfill (the transaction is then aborted by finish).
+func (b *backfiller) checkpoint() error {
+	ctx, cancel := context.WithTimeout(b.pctx, 2*b.stall)
+	defer cancel()
+	if err := b.cl.Flush(ctx); err != nil {
+		b.fail(fmt.Errorf("waiting for acknowledgements: %w", err), "")
+		return b.err()
+	}
+	if b.bad.Load() {
+		return b.err()
+	}
+	if err := b.endTxn(ctx); err != nil {
+		return err
+	}
+	if err := b.cl.BeginTransaction(); err != nil {
+		b.fail(fmt.Errorf("beginning the next transaction: %w", err), "")
+		return b.err()
+	}
+	b.txnStart = time.Now()
+	return nil
+}
+
+// endTxn stages the position and commits the open transaction, recording
+// what it committed.
+func (b *backfiller) endTxn(ctx context.Context) error {
+	pos := b.positions()
+	if err := b.commitPositions(ctx, pos); err != nil {
+		b.fail(err, "")
+		return b.err()
+	}
+	if err := b.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		b.fail(fmt.Errorf("committing a transaction: %w", err), "")
+		return b.err()
+	}
+	b.mu.Lock()
+	b.committed = pos
+	b.committedCopied = make(map[int32]int64, len(b.parts))
+	for p, inf := range b.parts {
+		b.committedCopied[p] = inf.copied
+	}
+	b.txns++
+	b.mu.Unlock()
+	return nil
+}
