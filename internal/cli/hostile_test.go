@@ -313,6 +313,28 @@ func TestResetUndoLineOnlyForWhatWasApplied(t *testing.T) {
 		}
 		return resp, nil, true
 	})
+	// reset --execute commits in a transaction (issue 9): refuse the
+	// refused group's TxnOffsetCommit the same way.
+	c.Fake.ControlKey(kmsg.TxnOffsetCommit.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		r := req.(*kmsg.TxnOffsetCommitRequest)
+		if r.Group != refused {
+			return nil, nil, false
+		}
+		resp := r.ResponseKind().(*kmsg.TxnOffsetCommitResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewTxnOffsetCommitResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewTxnOffsetCommitResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = kerr.UnknownMemberID.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
 	dir := t.TempDir()
 	r := mustRun(t, c, 1, "reset", refused, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(dir, "one.csv"))
 	if strings.Contains(r.stderr, "undo:") || !strings.Contains(r.stderr, "nothing was committed, so there is nothing to undo") {
