@@ -37,7 +37,7 @@ func TestCompareSnapshotsWholeRowsInOrder(t *testing.T) {
 		"b": {commits: map[int32]int64{2: 7, 0: 2}},
 		"a": {members: 2, commits: map[int32]int64{1: 5, 0: 9}},
 	}
-	v := compareSnapshots("t", before, after, nil)
+	v := compareSnapshots("t", before, after, nil, "")
 	o := func(p *int64) string {
 		if p == nil {
 			return "-"
