@@ -253,7 +253,7 @@ Exit codes:
 	pf.StringVar(&a.auditLog, "audit-log", "", "audit log of every change (env "+audit.EnvLog+", default $XDG_STATE_HOME/offsetctl/audit.jsonl or ~/.local/state/offsetctl/audit.jsonl)")
 	pf.BoolVar(&a.noAudit, "no-audit", false, "do not record changes in the audit log")
 	pf.StringVar(&a.auditTopic, "audit-topic", "", "also write each audit entry to this Kafka topic, keyed by group (a shared trail; also a profile's audit_topic)")
-	pf.StringVar(&a.profile, "profile", "", "named cluster profile from $"+cluster.EnvConfig+" or ~/.config/offsetctl/config.yaml")
+	pf.Var((*profileList)(&a.profile), "profile", "named cluster profile from $"+cluster.EnvConfig+" or ~/.config/offsetctl/config.yaml (the exporter takes several: a,b or repeated)")
 
 	for _, c := range a.commands() {
 		root.AddCommand(c)
@@ -303,12 +303,29 @@ func (a *app) clusterConfig() (cluster.Config, error) {
 	if a.conn != nil {
 		return *a.conn, nil
 	}
+	if strings.Contains(a.profile, ",") {
+		return cluster.Config{}, exitcode.Usagef("--profile: name one profile (only the exporter serves several clusters at once)")
+	}
 	cfg, err := a.configFor(a.profile)
 	if err != nil {
 		return cfg, err
 	}
 	a.conn = &cfg
 	return cfg, nil
+}
+
+// profileList is --profile: one name, or for the exporter several, given
+// as a,b or by repeating the flag (kept joined by commas).
+type profileList string
+
+func (p *profileList) String() string { return string(*p) }
+func (p *profileList) Type() string   { return "string" }
+func (p *profileList) Set(v string) error {
+	if *p != "" {
+		v = string(*p) + "," + v
+	}
+	*p = profileList(v)
+	return nil
 }
 
 // configFor resolves the connection settings with the given profile in

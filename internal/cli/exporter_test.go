@@ -327,7 +327,8 @@ func TestExporterProfilesOneClusterDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := map[string]string{"OFFSETCTL_CONFIG": conf}
-	e := startExporter(t, nil, env, "--profile", "live,dead", "--interval", "1s", "--timeout", "500ms", g)
+	// The flag repeated (--profile live,dead says the same).
+	e := startExporter(t, nil, env, "--profile", "live", "--profile", "dead", "--interval", "1s", "--timeout", "500ms", g)
 	fams := e.waitScrape(t, "live gathered and dead failed twice", func(f map[string]*dto.MetricFamily) bool {
 		ok, _ := value(f, "offsetctl_gather_success", "cluster=live")
 		errs, _ := value(f, "offsetctl_gather_errors_total", "cluster=dead")
@@ -342,6 +343,11 @@ func TestExporterProfilesOneClusterDown(t *testing.T) {
 	}
 	if n := len(series(fams, "offsetctl_last_gather_timestamp_seconds")); n != 1 {
 		t.Errorf("%d last-gather timestamps, want only the live cluster's", n)
+	}
+	// Any other command takes one profile.
+	a := &app{stdout: io.Discard, stderr: newSyncBuffer(), stdin: strings.NewReader(""), getenv: func(k string) string { return env[k] }, now: time.Now}
+	if code := a.execute(testkit.Ctx(t), []string{"lag", g, "--profile", "live,dead"}); code != 2 {
+		t.Errorf("lag --profile live,dead: exit %d, want 2", code)
 	}
 }
 
