@@ -553,3 +553,20 @@ func TestFaultExporterFrozenBroker(t *testing.T) {
 	thawed = true
 	e.waitScrape(t, "a successful gather after SIGCONT", func(f map[string]*dto.MetricFamily) bool { return gatheredOK(f) && lagsAre(f) })
 }
+
+// TestExporterExactGroupNames: a group name with a quote, a backslash, a
+// newline and non-ASCII text is exported with its exact bytes as the
+// label value (the exposition format escapes it; a parser gets it back).
+func TestExporterExactGroupNames(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 9}, time.Now())
+	g := testkit.Name(t, "ex") + "-\"q\"\\b\nline-é"
+	c.Commit(g, topic, map[int32]int64{0: 2})
+	e := startExporter(t, c, nil, "--interval", "1s", "--time-lag=false", g)
+	fams := e.waitScrape(t, "the group", gatheredOK)
+	l := fmt.Sprintf("consumergroup=%s,partition=0,topic=%s", g, topic)
+	if v, ok := value(fams, "kafka_consumergroup_lag", l); !ok || v != 7 {
+		t.Fatalf("lag of the oddly named group %v (%v); series %v", v, ok, series(fams, "kafka_consumergroup_lag"))
+	}
+}
