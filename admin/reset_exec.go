@@ -24,6 +24,9 @@ import (
 type ResetRequest struct {
 	Groups    []string
 	AllGroups bool
+	// Match, with AllGroups, keeps only the groups it accepts (a
+	// --regex/--exclude selection), also among a backup's groups.
+	Match     func(group string) bool
 	Target    Target
 	Scope     Scope
 	AllTopics bool
@@ -52,7 +55,9 @@ func GatherReset(ctx context.Context, adm *cluster.Admin, req ResetRequest) (Res
 		}
 	}
 	groups := append([]string(nil), req.Groups...)
-	if req.Target.Kind == ToGroup && !req.AllGroups {
+	if req.Target.Kind == ToGroup && (!req.AllGroups || req.Match != nil) {
+		// A pattern may leave the source out of the listing: named, it
+		// rides along (and is never itself reset).
 		groups = append(groups, req.Target.Group)
 	}
 	if req.AllGroups && req.File != nil && req.File.Columns == 4 {
@@ -61,12 +66,12 @@ func GatherReset(ctx context.Context, adm *cluster.Admin, req ResetRequest) (Res
 		// exist (deleted since). A plain plan's unknown groups stay
 		// unknown: a typo must not create a group.
 		for _, g := range req.File.GroupsIn() {
-			if _, ok := req.File.Backups[g]; ok {
+			if _, ok := req.File.Backups[g]; ok && (req.Match == nil || req.Match(g)) {
 				groups = append(groups, g)
 			}
 		}
 	}
-	greq := GatherRequest{Groups: groups, AllGroups: req.AllGroups, Scope: req.Scope, ExtraTopics: extra}
+	greq := GatherRequest{Groups: groups, AllGroups: req.AllGroups, Match: req.Match, Scope: req.Scope, ExtraTopics: extra}
 	snap, err := Gather(ctx, adm, greq)
 	if err != nil {
 		return in, err

@@ -112,17 +112,20 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 	var (
 		execute bool
 		backup  string
+		gs      groupSelect
 	)
 	cmd := &cobra.Command{
-		Use:   "delete-group GROUP...",
+		Use:   "delete-group GROUP... | --all-groups | -r PATTERN...",
 		Short: "Delete consumer groups and all their offsets (dry run by default; --execute writes a backup first)",
 		Example: `  offsetctl delete-group old-billing
-  offsetctl delete-group old-billing old-audit --execute`,
-		Args: atLeastOne("the group(s) to delete"),
+  offsetctl delete-group old-billing old-audit --execute
+  offsetctl delete-group -r 'old-.*' --exclude old-audit --execute`,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			if err := checkGroupArgs(args); err != nil {
+			sel, err := gs.resolve(args, false)
+			if err != nil {
 				return err
 			}
+			args = sel.Groups
 			// A group named twice is deleted (and backed up) once, as lag
 			// shows it once.
 			args = admin.Dedupe(args)
@@ -140,10 +143,15 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 			}
 			defer adm.Close()
 			gctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
-			snap, err := admin.Gather(gctx, adm, admin.GatherRequest{Groups: args})
+			snap, err := admin.Gather(gctx, adm, admin.GatherRequest{Groups: args, AllGroups: sel.All, Match: sel.Match})
 			cancel()
 			if err != nil {
 				return a.planErr(cfg, gctx, err)
+			}
+			if sel.All {
+				if args = a.deletableGroups(snap); len(args) == 0 {
+					return sel.noMatch("inactive consumer group")
+				}
 			}
 			rows := admin.PlanDeleteGroups(snap, args)
 			if !execute {
@@ -189,9 +197,26 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
+	gs.flags(fl, "every consumer group (live groups are skipped with a warning; so are they with --regex)")
 	fl.BoolVar(&execute, "execute", false, "delete (default: dry run)")
 	fl.StringVar(&backup, "backup", "", "backup file of the groups' offsets written before deleting (default offsetctl-backup-GROUP-UTCTIME.csv)")
 	return cmd
+}
+
+// deletableGroups is the groups a pattern or --all-groups selected, less
+// the live ones: the broker refuses to delete a group with members
+// (NON_EMPTY_GROUP), so a selection skips and lists them, as reset
+// --all-groups does, instead of failing part-way.
+func (a *app) deletableGroups(snap *admin.Snapshot) []string {
+	var out []string
+	for _, g := range snap.Groups {
+		if reason := admin.LiveGroupReason(g.GroupInfo); reason != "" && g.Err == nil {
+			a.warnf("skipping: %s", reason)
+			continue
+		}
+		out = append(out, g.Group)
+	}
+	return out
 }
 
 // deleteGroupErrs is the error of a delete-group run, one line naming each

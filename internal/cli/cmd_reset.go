@@ -19,8 +19,7 @@ import (
 )
 
 type resetFlags struct {
-	groups    []string
-	allGroups bool
+	sel       groupSelect
 	to        string
 	topics    []string
 	allTopics bool
@@ -42,7 +41,7 @@ type resetFlags struct {
 func (a *app) resetCmd() *cobra.Command {
 	var f resetFlags
 	cmd := &cobra.Command{
-		Use:   "reset GROUP [GROUP...] | --all-groups  --to SPEC  --topic T[:P,...] | --all-topics",
+		Use:   "reset GROUP [GROUP...] | --all-groups | -r PATTERN...  --to SPEC  --topic T[:P,...] | --all-topics",
 		Short: "Move consumer-group offsets (dry run by default; --execute writes a backup, commits and verifies)",
 		Long: `Move the committed offsets of inactive consumer groups.
 
@@ -71,12 +70,11 @@ Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
   offsetctl reset orders-billing --all-topics --to-datetime 2026-11-30T10:00:00.000 --export > plan.csv
   offsetctl reset orders-billing --to file:offsetctl-backup-orders-billing-20261130T101500.412Z.csv --execute`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runReset(cmd, append(append([]string(nil), args...), f.groups...), f)
+			return a.runReset(cmd, args, f)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.groups, "group", nil, "group to reset (repeatable; same as naming it as an argument)")
-	fl.BoolVar(&f.allGroups, "all-groups", false, "every consumer group (active groups are skipped with a warning)")
+	f.sel.flags(fl, "every consumer group (active groups are skipped with a warning; so are they with --regex)")
 	fl.StringVar(&f.to, "to", "", "target: earliest, latest, current, N, shift:±N, time:T, ago:D, file:PLAN.csv, group:OTHER")
 	fl.StringArrayVarP(&f.topics, "topic", "t", nil, "scope: TOPIC (every partition) or TOPIC:P,P (repeatable)")
 	fl.BoolVar(&f.allTopics, "all-topics", false, "scope: every partition the group has committed offsets on")
@@ -123,7 +121,7 @@ func (f resetFlags) targetSpec(cmd *cobra.Command) (string, error) {
 	return "", exitcode.Usagef("give exactly one target (--to or one of Apache's --to-* flags), got %d: %s", len(specs), strings.Join(specs, ", "))
 }
 
-func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) (err error) {
+func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err error) {
 	if f.export && changed(cmd.Flags(), "output") && a.format != report.CSV {
 		return exitcode.Usagef("--export prints Apache's CSV plan; it takes no -o %s", a.format)
 	}
@@ -151,16 +149,6 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) (err e
 	if target.NeedsScope() && scope.Empty() && !f.allTopics {
 		return exitcode.Usagef("name a scope: --topic TOPIC[:P,...] (repeatable) or --all-topics")
 	}
-	if target.Kind == admin.ToGroup && len(groups) > 0 {
-		for _, g := range groups {
-			if g == target.Group {
-				return exitcode.Usagef("group %s cannot copy its own offsets", safetext.Arg(g))
-			}
-		}
-	}
-	// JSON is an object only when exactly one group was named, whatever
-	// the cluster holds.
-	oneGroup := !f.allGroups && len(admin.Dedupe(groups)) == 1
 	var file *admin.PlanFile
 	fromFile := false // the groups are the plan file's (none named)
 	if target.Kind == admin.ToFile {
@@ -176,17 +164,25 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) (err e
 			return exitcode.Usagef("plan %s has no rows", target.Path)
 		}
 		file = &pf
-		if len(groups) == 0 && !f.allGroups && pf.Columns == 4 {
-			groups = pf.GroupsIn()
-			fromFile = true
+		fromFile = !f.sel.given(args) && pf.Columns == 4
+	}
+	var sel selection
+	if fromFile {
+		sel.Groups = file.GroupsIn()
+		if err := checkGroupArgs(sel.Groups); err != nil {
+			return err
 		}
-	}
-	if f.allGroups == (len(groups) > 0) {
-		return exitcode.Usagef("%s", groupsOrAll(len(groups) > 0))
-	}
-	if err := checkGroupArgs(groups); err != nil {
+	} else if sel, err = f.sel.resolve(args, false); err != nil {
 		return err
 	}
+	for _, g := range sel.Groups {
+		if target.Kind == admin.ToGroup && g == target.Group {
+			return exitcode.Usagef("group %s cannot copy its own offsets", safetext.Arg(g))
+		}
+	}
+	// JSON is an object only when exactly one group was named, whatever
+	// the cluster holds.
+	oneGroup := !sel.All && !fromFile && len(admin.Dedupe(sel.Groups)) == 1
 	if target.Kind == admin.ToGroup {
 		if err := checkGroupArgs([]string{target.Group}); err != nil {
 			return err
@@ -200,10 +196,13 @@ func (a *app) runReset(cmd *cobra.Command, groups []string, f resetFlags) (err e
 	defer adm.Close()
 
 	gctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
-	in, err := admin.GatherReset(gctx, adm, admin.ResetRequest{Groups: groups, AllGroups: f.allGroups, Target: target, Scope: scope, AllTopics: f.allTopics, File: file, GroupsFromFile: fromFile})
+	in, err := admin.GatherReset(gctx, adm, admin.ResetRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, Target: target, Scope: scope, AllTopics: f.allTopics, File: file, GroupsFromFile: fromFile})
 	cancel()
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
+	}
+	if sel.Match != nil && len(in.Groups) == 0 {
+		return sel.noMatch("consumer group")
 	}
 	plan, err := admin.PlanReset(in)
 	if err != nil {

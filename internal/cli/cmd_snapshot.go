@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 
 	"github.com/spf13/cobra"
 
@@ -18,12 +17,11 @@ import (
 
 func (a *app) snapshotCmd() *cobra.Command {
 	var (
-		allGroups bool
-		pattern   string
-		out       string
+		gs  groupSelect
+		out string
 	)
 	cmd := &cobra.Command{
-		Use:   "snapshot GROUP... | --all-groups | --regex RE  --out FILE",
+		Use:   "snapshot GROUP... | --all-groups | -r PATTERN...  --out FILE",
 		Short: "Save consumer groups' committed offsets to a file (the backup format: restorable, and Apache's --from-file reads it)",
 		Long: `snapshot writes every selected group's committed offsets, with a no-commit
 marker for each other partition of the topics the group commits on, in the
@@ -33,31 +31,16 @@ against offsets expiring (offsets.retention.minutes). Restore with
 (or name the groups instead of --all-groups); compare with offsetctl diff.`,
 		Example: `  offsetctl snapshot --all-groups --out before.csv
   offsetctl snapshot orders-billing orders-audit --out before.csv
-  offsetctl snapshot --regex '^orders-' --out orders.csv`,
+  offsetctl snapshot --regex 'orders-.*' --exclude orders-test --out orders.csv`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			n := 0
-			for _, on := range []bool{len(args) > 0, allGroups, pattern != ""} {
-				if on {
-					n++
-				}
-			}
-			if n != 1 {
-				return exitcode.Usagef("choose the groups one way: name them, or --all-groups, or --regex RE")
+			sel, err := gs.resolve(args, false)
+			if err != nil {
+				return err
 			}
 			if out == "" {
 				return exitcode.Usagef("say where to write the snapshot: --out FILE")
 			}
-			var re *regexp.Regexp
-			if pattern != "" {
-				var err error
-				if re, err = regexp.Compile(pattern); err != nil {
-					return exitcode.Flag("--regex", err)
-				}
-			}
-			for _, g := range args {
-				if g == "" {
-					return exitcode.Usagef("empty group name")
-				}
+			for _, g := range sel.Groups {
 				if err := admin.CheckGroupName(g); err != nil {
 					return exitcode.AsUsage(err)
 				}
@@ -65,17 +48,16 @@ against offsets expiring (offsets.retention.minutes). Restore with
 			if _, err := os.Lstat(out); err == nil {
 				return exitcode.Usagef("--out %s already exists: a snapshot never overwrites; choose another name", out)
 			}
-			return a.runSnapshot(cmd.Context(), admin.Dedupe(args), re, out)
+			return a.runSnapshot(cmd.Context(), admin.Dedupe(sel.Groups), sel.Match, out)
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&allGroups, "all-groups", false, "every consumer group")
-	fl.StringVar(&pattern, "regex", "", "the consumer groups whose names match this regular expression (RE2)")
+	gs.flags(fl, "every consumer group")
 	fl.StringVar(&out, "out", "", "file to write (must not exist)")
 	return cmd
 }
 
-func (a *app) runSnapshot(ctx context.Context, groups []string, re *regexp.Regexp, out string) error {
+func (a *app) runSnapshot(ctx context.Context, groups []string, match func(string) bool, out string) error {
 	cfg, adm, err := a.admin(ctx)
 	if err != nil {
 		return err
@@ -83,10 +65,8 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, re *regexp.Regex
 	defer adm.Close()
 	gctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	req := admin.GatherRequest{Groups: groups, AllGroups: len(groups) == 0}
-	if re != nil {
-		req.Match = re.MatchString // unmatched groups are never described or fetched
-	}
+	// Unmatched groups are never described or fetched.
+	req := admin.GatherRequest{Groups: groups, AllGroups: len(groups) == 0, Match: match}
 	snap, err := admin.Gather(gctx, adm, req)
 	if err != nil {
 		return a.planErr(cfg, gctx, err)

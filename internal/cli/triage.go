@@ -28,7 +28,22 @@ func (s *groupSelect) flags(fl *pflag.FlagSet, allHelp string) {
 	fl.BoolVar(&s.all, "all-groups", false, allHelp)
 	fl.BoolVarP(&s.regex, "regex", "r", false, "GROUP arguments are RE2 expressions matched against whole group names")
 	fl.StringArrayVar(&s.exclude, "exclude", nil, "leave out groups whose whole name matches this RE2 expression (repeatable; with --all-groups or --regex)")
-	fl.StringArrayVar(&s.named, "group", nil, "a group to show, as kafka-consumer-groups --group (repeatable; same as a GROUP argument)")
+	fl.StringArrayVar(&s.named, "group", nil, "a group, as kafka-consumer-groups --group (repeatable; same as a GROUP argument)")
+}
+
+// given reports whether any group selection was made at all.
+func (s groupSelect) given(args []string) bool {
+	return len(args) > 0 || len(s.named) > 0 || s.all || s.regex || len(s.exclude) > 0
+}
+
+// noMatch is the message of a pattern selection that matched no group: a
+// command that changes offsets stops there (exit 2, nothing changed)
+// rather than succeed at doing nothing.
+func (s selection) noMatch(what string) error {
+	if s.Match == nil {
+		return exitcode.Usagef("no %s in the cluster: nothing to do", what)
+	}
+	return exitcode.Usagef("no %s matches the --regex/--exclude selection: nothing to do", what)
 }
 
 // selection is a checked group selection: Groups by name, or All with an

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetctl/offsetctl/internal/testkit"
+	"github.com/offsetctl/offsetctl/report"
+)
+
+// patternGroups commits {0:4, 1:6} for groups PREFIX-a, -b, -skip and -live
+// (a consumer stays joined to -live), and for one group outside the
+// prefix. It returns the prefix as an RE2 literal.
+func patternGroups(t *testing.T, f *resetFixture) (prefix string, names map[string]string) {
+	t.Helper()
+	base := testkit.Name(t, "rx")
+	names = map[string]string{"other": testkit.Name(t, "other")}
+	for _, k := range []string{"a", "b", "skip", "live"} {
+		names[k] = base + "-" + k
+	}
+	for _, g := range names {
+		f.c.Commit(g, f.topic, map[int32]int64{0: 4, 1: 6})
+	}
+	f.c.Consumer(names["live"], f.topic, false, kgo.DisableAutoCommit())
+	return regexp.QuoteMeta(base), names
+}
+
+// reset -r PATTERN --exclude RE moves the matching inactive groups only:
+// the excluded group, the group outside the pattern and the live group
+// (skipped and listed, as with --all-groups) keep their offsets on the
+// broker. A pattern that matches nothing is exit 2.
+func TestResetRegexExclude(t *testing.T) {
+	f := newResetFixture(t)
+	prefix, g := patternGroups(t, f)
+	r := mustRun(t, f.c, 0, "reset", "-r", prefix+"-.*", "--exclude", ".*-skip", "--topic", f.topic+":0",
+		"--to", "earliest", "--execute", "--backup", f.backup("rx.csv"))
+	assertCommitted(t, f.c, g["a"], f.topic, map[int32]int64{0: 0, 1: 6})
+	assertCommitted(t, f.c, g["b"], f.topic, map[int32]int64{0: 0, 1: 6})
+	for _, k := range []string{"skip", "live", "other"} {
+		assertCommitted(t, f.c, g[k], f.topic, map[int32]int64{0: 4, 1: 6})
+	}
+	if !strings.Contains(r.stderr, "skipping group "+g["live"]) {
+		t.Errorf("the live group is not listed as skipped: stderr = %q", r.stderr)
+	}
+	r = mustRun(t, f.c, 2, "reset", "-r", prefix+"-nothing", "--all-topics", "--to", "earliest", "--execute")
+	if !strings.Contains(r.stderr, "no consumer group matches") {
+		t.Errorf("no-match stderr = %q", r.stderr)
+	}
+	mustRun(t, f.c, 2, "reset", "-r", prefix+"-.*", "--all-groups", "--all-topics", "--to", "earliest")
+}
+
+// delete-group -r PATTERN --exclude RE deletes the matching inactive
+// groups only; the live one is skipped with a warning, never attempted.
+func TestDeleteGroupRegexExclude(t *testing.T) {
+	f := newResetFixture(t)
+	prefix, g := patternGroups(t, f)
+	backup := f.backup("del.csv")
+	r := mustRun(t, f.c, 0, "delete-group", "-r", prefix+"-.*", "--exclude", ".*-skip", "--execute", "--backup", backup)
+	assertCommitted(t, f.c, g["a"], f.topic, map[int32]int64{})
+	assertCommitted(t, f.c, g["b"], f.topic, map[int32]int64{})
+	for _, k := range []string{"skip", "live", "other"} {
+		assertCommitted(t, f.c, g[k], f.topic, map[int32]int64{0: 4, 1: 6})
+	}
+	if !strings.Contains(r.stderr, "skipping: group "+g["live"]) {
+		t.Errorf("the live group is not listed as skipped: stderr = %q", r.stderr)
+	}
+	// The backup restores both deleted groups exactly.
+	mustRun(t, f.c, 0, "reset", "--to", "file:"+backup, "--execute", "--backup", f.backup("undo.csv"))
+	assertCommitted(t, f.c, g["a"], f.topic, map[int32]int64{0: 4, 1: 6})
+	assertCommitted(t, f.c, g["b"], f.topic, map[int32]int64{0: 4, 1: 6})
+	r = mustRun(t, f.c, 2, "delete-group", "-r", prefix+"-nothing", "--execute")
+	if !strings.Contains(r.stderr, "matches the --regex/--exclude selection") {
+		t.Errorf("no-match stderr = %q", r.stderr)
+	}
+}
+
+// snapshot -r PATTERN --exclude RE saves exactly the matching groups (live
+// ones too: a snapshot changes nothing), and the file restores them.
+func TestSnapshotRegexExclude(t *testing.T) {
+	f := newResetFixture(t)
+	prefix, g := patternGroups(t, f)
+	out := f.backup("snap.csv")
+	var sr report.SnapshotResult
+	decodeJSON(t, mustRun(t, f.c, 0, "snapshot", "-r", prefix+"-.*", "--exclude", ".*-skip", "--out", out, "-o", "json"), &sr)
+	var got []string
+	for _, sg := range sr.Groups {
+		got = append(got, sg.Group)
+	}
+	sort.Strings(got)
+	want := []string{g["a"], g["b"], g["live"]}
+	sort.Strings(want)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("snapshot groups = %v, want %v", got, want)
+	}
+	// Restoring the snapshot after a move puts a and b back exactly; the
+	// excluded group, not in the file, keeps what it has.
+	mustRun(t, f.c, 0, "reset", g["a"], g["skip"], "--all-topics", "--to", "latest", "--execute", "--backup", f.backup("r.csv"))
+	mustRun(t, f.c, 0, "reset", g["a"], "--to", "file:"+out, "--execute", "--backup", f.backup("u.csv"))
+	assertCommitted(t, f.c, g["a"], f.topic, map[int32]int64{0: 4, 1: 6})
+	assertCommitted(t, f.c, g["skip"], f.topic, map[int32]int64{0: 10, 1: 10})
+}
