@@ -267,6 +267,15 @@ func TestAuditReplayRecorded(t *testing.T) {
 	}
 	mustRun(t, nil, 2, "history", "--since", "yesterday")
 	mustRun(t, nil, 2, "undo", e.ID) // a replay moved no offsets
+
+	// A backfill is recorded as such, with its target and copies.
+	dst := c.Topic(2, nil)
+	bres, _, _ := replayJSON(t, c, 0, topic, "--produce-to", dst, "--format", "none")
+	es = historyOf(t, "--topic", topic)
+	b := es[len(es)-1]
+	if len(es) != 2 || b.Action != audit.ActBackfill || b.Target != dst || b.Produced == nil || *b.Produced != 12 || b.Digest != bres.Digest || b.Outcome != audit.Applied {
+		t.Fatalf("backfill entry %+v", b)
+	}
 }
 
 // TestAuditSecretsNeverLogged: neither a password from a properties file
@@ -288,12 +297,22 @@ func TestAuditSecretsNeverLogged(t *testing.T) {
 		"reset", group, "--topic", topic, "--to", "earliest", "--execute", "--backup", backup)
 	mustRunEnv(t, map[string]string{"KAFKA_SASL_PASSWORD": s.password}, 0, "-b", s.c.BrokerList(), "--tls-ca", s.pki.ca,
 		"--sasl-mechanism", "scram-sha-512", "--sasl-user", s.user, "--audit-log", log, "replay", topic, "--format", "none", "-q")
+	// The shared trail goes through the same TLS and SASL: a topic on the
+	// secure cluster, written and read back with the password from the
+	// properties file.
+	trail := s.c.Topic(1, nil)
+	mustRunEnv(t, nil, 0, "-b", s.c.BrokerList(), "--command-config", props, "--audit-log", log, "--audit-topic", trail,
+		"reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(dir, "b2.csv"))
+	r := mustRunEnv(t, nil, 0, "-b", s.c.BrokerList(), "--command-config", props, "--audit-topic", trail, "history", "-o", "json")
+	if strings.Contains(r.stdout, s.password) || strings.Count(r.stdout, `"action": "reset"`) != 1 {
+		t.Fatalf("history from the secure trail:\n%s", r.stdout)
+	}
 	data, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	es, err := audit.Read(strings.NewReader(string(data)))
-	if err != nil || len(es) != 2 {
+	if err != nil || len(es) != 3 {
 		t.Fatalf("log: %d entries, %v", len(es), err)
 	}
 	if strings.Contains(string(data), s.password) {
