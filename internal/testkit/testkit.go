@@ -145,10 +145,13 @@ func (c *Cluster) CreateTopic(name string, partitions int32, configs map[string]
 // offsets without error.
 func (c *Cluster) WaitTopic(name string, partitions int32) {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(Ctx(c.t), 30*time.Second)
+	// A broker elects leaders partition by partition: a 1,000-partition
+	// topic on a loaded machine takes longer than a small one.
+	wait := 30*time.Second + time.Duration(partitions)*50*time.Millisecond
+	ctx, cancel := context.WithTimeout(Ctx(c.t), wait)
 	defer cancel()
 	if err := c.Admin().WaitPartitions(ctx, name, int(partitions)); err != nil {
-		c.t.Fatalf("topic %s not ready after 30s: %v", name, err)
+		c.t.Fatalf("topic %s not ready after %s: %v", name, wait, err)
 	}
 }
 
