@@ -2,7 +2,6 @@ package exporter
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/internal/testkit"
@@ -34,33 +32,7 @@ func benchCluster(b *testing.B) *testkit.Cluster {
 	benchData.once.Do(func() {
 		nGroups, nParts := benchSize()
 		c := testkit.NewDetached(b)
-		topic := c.Topic(int32(nParts), nil)
-		per := map[int32]int{}
-		for p := 0; p < nParts; p++ {
-			per[int32(p)] = 3
-		}
-		c.Produce(topic, per, time.Time{})
-		prefix := testkit.Name(b, "xbench")
-		adm := c.Admin()
-		ctx := context.Background()
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, 8)
-		for g := 0; g < nGroups; g++ {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func(g int) {
-				defer wg.Done()
-				defer func() { <-sem }()
-				os := make(kadm.Offsets)
-				for p := 0; p < nParts; p++ {
-					os.AddOffset(topic, int32(p), int64((g+p)%4), -1)
-				}
-				if err := adm.CommitAllOffsets(ctx, fmt.Sprintf("%s-%03d", prefix, g), os); err != nil {
-					b.Error(err)
-				}
-			}(g)
-		}
-		wg.Wait()
+		c.LagFleet(testkit.Name(b, "xbench"), nGroups, nParts)
 		benchData.c = c
 	})
 	if benchData.c == nil {

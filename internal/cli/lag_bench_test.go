@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/offsetctl/offsetctl/admin"
@@ -50,33 +48,8 @@ func lagBenchSize() (groups, partitions int) {
 func BenchmarkLagAllGroups(b *testing.B) {
 	nGroups, nParts := lagBenchSize()
 	c := testkit.New(b)
-	topic := c.Topic(int32(nParts), nil)
-	per := map[int32]int{}
-	for p := 0; p < nParts; p++ {
-		per[int32(p)] = 3
-	}
-	c.Produce(topic, per, time.Time{})
-	prefix := testkit.Name(b, "bench")
-	adm := c.Admin()
+	c.LagFleet(testkit.Name(b, "bench"), nGroups, nParts)
 	ctx := context.Background()
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for g := 0; g < nGroups; g++ {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(g int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			os := make(kadm.Offsets)
-			for p := 0; p < nParts; p++ {
-				os.AddOffset(topic, int32(p), int64((g+p)%4), -1)
-			}
-			if err := adm.CommitAllOffsets(ctx, fmt.Sprintf("%s-%03d", prefix, g), os); err != nil {
-				b.Error(err)
-			}
-		}(g)
-	}
-	wg.Wait()
 
 	// Requests one gathering sends, counted by API key.
 	rc := &requestCounter{n: map[int16]int{}}

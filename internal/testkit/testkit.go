@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,6 +70,40 @@ func NewDetached(t testing.TB, opts ...kfake.Opt) *Cluster {
 	}
 	brokers := fake.ListenAddrs()
 	return &Cluster{Brokers: brokers, Fake: fake, Cfg: cluster.Config{Brokers: brokers, Timeout: 30 * time.Second}, t: t}
+}
+
+// LagFleet makes a topic of parts partitions with 3 records each and
+// groups groups named PREFIX-000, PREFIX-001, ... with a commit on every
+// partition (group g at (g+p)%4 on partition p, so every group lags): the
+// data of the lag and exporter benchmarks. It returns the topic.
+func (c *Cluster) LagFleet(prefix string, groups, parts int) string {
+	c.t.Helper()
+	topic := c.Topic(int32(parts), nil)
+	per := map[int32]int{}
+	for p := 0; p < parts; p++ {
+		per[int32(p)] = 3
+	}
+	c.Produce(topic, per, time.Time{})
+	adm := c.Admin()
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for g := 0; g < groups; g++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(g int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			os := make(kadm.Offsets)
+			for p := 0; p < parts; p++ {
+				os.AddOffset(topic, int32(p), int64((g+p)%4), -1)
+			}
+			if err := adm.CommitAllOffsets(Ctx(c.t), fmt.Sprintf("%s-%03d", prefix, g), os); err != nil {
+				c.t.Error(err)
+			}
+		}(g)
+	}
+	wg.Wait()
+	return topic
 }
 
 // BrokerList is Brokers joined with commas, for --brokers.
