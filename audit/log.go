@@ -9,6 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
+
+	"github.com/offsetctl/offsetctl/internal/inputfile"
 )
 
 // Environment variables that place the log.
@@ -168,8 +171,10 @@ func Read(r io.Reader) ([]Entry, error) {
 }
 
 // ReadFile reads the log at path; a log that does not exist yet is empty.
+// It is read through inputfile: never from a device, bounded, a pipe only
+// for a while.
 func ReadFile(path string) ([]Entry, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, inputfile.LogLimit, 30*time.Second)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/replay"
 )
 
@@ -152,7 +153,7 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 }
 
 func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, inputfile.PlanLimit, 30*time.Second)
 	if err != nil {
 		return "", err
 	}

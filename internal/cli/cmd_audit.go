@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -73,6 +74,12 @@ func (a *app) readTrail(ctx context.Context) ([]audit.Entry, error) {
 			return nil, exitcode.AsUsage(err)
 		}
 		entries, err = audit.ReadFile(path)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			// The file named cannot be read (a device, a pipe with no
+			// writer, a directory, no permission): the path is bad input.
+			err = exitcode.AsUsage(err)
+		}
 	}
 	var ce *audit.CorruptError
 	if errors.As(err, &ce) {

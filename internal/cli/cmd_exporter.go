@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/exporter"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/inputfile"
 )
 
 type exporterFlags struct {
@@ -105,7 +105,7 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 	}
 	var auth exporter.BasicAuth
 	if f.basicAuthFile != "" {
-		data, err := os.ReadFile(f.basicAuthFile)
+		data, err := inputfile.Read(f.basicAuthFile, inputfile.ConfigLimit, a.timeout)
 		if err == nil {
 			auth, err = exporter.ParseBasicAuth(data)
 		}

@@ -66,6 +66,10 @@ func TestEndlessAndBlockingFilesRefused(t *testing.T) {
 			return []string{"reset", "g", "--from-file", p, "--all-topics"}, nil
 		}},
 		{"semantics count", func(p string) ([]string, map[string]string) { return []string{"semantics", "count", p}, nil }},
+		{"exporter --web-basic-auth-file", func(p string) ([]string, map[string]string) {
+			return []string{"exporter", "--listen", "127.0.0.1:0", "--web-basic-auth-file", p}, nil
+		}},
+		{"history --audit-log", func(p string) ([]string, map[string]string) { return []string{"--audit-log", p, "history"}, nil }},
 	}
 	for _, c := range cases {
 		for _, p := range []string{"/dev/zero", fifo, dir} {
