@@ -109,3 +109,42 @@ func TestParseLineNeedsEveryPosition(t *testing.T) {
 		t.Fatalf("full line: %+v, %v", l, err)
 	}
 }
+
+// Partition lists in errors: "0..N" only when they are exactly 0..N,
+// otherwise listed; a gap or a list not starting at 0 is not a range.
+func TestRangeOf(t *testing.T) {
+	for want, ps := range map[string][]int32{
+		"0": {0}, "0..2": {0, 1, 2}, "1,2": {1, 2}, "0,2": {0, 2}, "": nil, "3": {3},
+	} {
+		if got := rangeOf(ps); got != want {
+			t.Errorf("rangeOf(%v) = %q, want %q", ps, got, want)
+		}
+	}
+}
+
+// Total counts the planned offsets; an empty range (bound at the start)
+// adds none; any partition bounded by a time ahead (StopAtMs, even the
+// epoch) or following without a bound makes the total unknown (-1); --max
+// caps it.
+func TestPlanTotalEdges(t *testing.T) {
+	pp := func(from, bound, stopAt int64) PartitionPlan {
+		return PartitionPlan{From: from, Bound: bound, StopAtMs: stopAt}
+	}
+	for _, c := range []struct {
+		plan Plan
+		want int64
+	}{
+		{Plan{Partitions: []PartitionPlan{pp(5, 5, -1), pp(0, 10, -1)}}, 10},
+		{Plan{Partitions: []PartitionPlan{pp(0, 10, -1), pp(0, 10, 0)}}, -1},
+		{Plan{Partitions: []PartitionPlan{pp(0, NoBound, -1)}}, -1},
+		{Plan{Partitions: []PartitionPlan{pp(0, 10, -1)}, Max: 4}, 4},
+		{Plan{Partitions: []PartitionPlan{pp(0, 10, -1)}, Max: 40}, 10},
+	} {
+		if got := c.plan.Total(); got != c.want {
+			t.Errorf("Total(%+v) = %d, want %d", c.plan, got, c.want)
+		}
+	}
+	if !pp(5, 5, -1).Empty() || pp(5, 6, -1).Empty() || !pp(5, 4, -1).Empty() {
+		t.Error("Empty: a range is empty exactly when its bound is at or before its start")
+	}
+}

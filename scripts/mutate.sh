@@ -32,8 +32,8 @@ ALL=(admin replay cluster report)
 # the integration tests in internal/cli, not by their package's tests.
 excludes() {
   case "$1" in
-    admin) echo 'gather\.go$ reset_exec\.go$ describe848\.go$ timelag\.go$ delete\.go$' ;;
-    replay) echo 'run\.go$ backfill[^/]*\.go$ pool\.go$' ;;
+    admin) echo 'gather\.go$ reset_exec\.go$ describe848\.go$ timelag\.go$ delete\.go$ lagstream\.go$' ;;
+    replay) echo 'run\.go$ consume\.go$ backfill[^/]*\.go$ pool\.go$' ;;
     cluster) echo 'security[^/]*\.go$ profile\.go$ embedded\.go$ commit\.go$' ;;
     *) echo '' ;;
   esac
@@ -89,8 +89,12 @@ if [[ ${#pkgs[@]} -eq 0 ]]; then
 fi
 
 bin="$(gremlins_bin)"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
+# MUTATE_OUT keeps the gremlins JSON reports (PKG.json) for a later look.
+if [[ -n "${MUTATE_OUT:-}" ]]; then
+  out="$MUTATE_OUT"; mkdir -p "$out"
+else
+  out="$(mktemp -d)"; trap 'rm -rf "$out"' EXIT
+fi
 failed=()
 for p in "${pkgs[@]}"; do
   args=()
