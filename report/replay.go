@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/safetext"
+	"github.com/offsetctl/offsetctl/internal/textlist"
 	"github.com/offsetctl/offsetctl/replay"
 )
 
@@ -15,6 +16,15 @@ import (
 // backfill state when copying, and the proof table; CSV gives the
 // partition rows then, after a blank line, the proof rows.
 func Replay(w io.Writer, f Format, r *replay.Result) error {
+	return ReplayView(w, f, r, false)
+}
+
+// ReplayView is Replay with the proof table's detail chosen: allRows shows
+// every proof row (-v); otherwise, in the table, a group's unchanged rows
+// collapse into one line when there are more than proofRowsShown of them
+// (a 2,000-partition topic is one line per group, not 2,000). Changed rows
+// are always shown in full; JSON and CSV always carry every row.
+func ReplayView(w io.Writer, f Format, r *replay.Result, allRows bool) error {
 	switch f {
 	case JSON:
 		return WriteJSON(w, r)
@@ -86,7 +96,18 @@ func Replay(w io.Writer, f Format, r *replay.Result) error {
 	if len(v.Rows) == 0 {
 		return nil
 	}
-	return WriteTable(w, proofHeader, proofRows(v))
+	rows, collapsed := proofRows(v), false
+	if !allRows {
+		rows, collapsed = proofTableRows(v)
+	}
+	if err := WriteTable(w, proofHeader, rows); err != nil {
+		return err
+	}
+	if collapsed {
+		_, err := fmt.Fprintln(w, "(unchanged partitions counted per group: -v or -o json lists every row)")
+		return err
+	}
+	return nil
 }
 
 // Rate renders a records/s figure: whole numbers from 10/s, one decimal
@@ -151,10 +172,47 @@ func stopWords(stop string) string {
 	return stop
 }
 
+// proofRowsShown is how many unchanged rows of one group the table shows
+// before it counts them on one line instead.
+const proofRowsShown = 10
+
+// proofTableRows is the proof table with each group's unchanged rows
+// collapsed into one "N partitions unchanged" line when there are more
+// than proofRowsShown; rows that are not unchanged stay in full, in order.
+// collapsed says whether any group was.
+func proofTableRows(v replay.Verification) ([][]string, bool) {
+	unchanged := map[string]int{}
+	for _, c := range v.Rows {
+		if c.Status == replay.StatusUnchanged {
+			unchanged[c.Group+"\x00"+c.Topic]++
+		}
+	}
+	rows := make([][]string, 0, len(v.Rows))
+	done := map[string]bool{}
+	collapsed := false
+	for _, c := range v.Rows {
+		key := c.Group + "\x00" + c.Topic
+		if n := unchanged[key]; c.Status == replay.StatusUnchanged && n > proofRowsShown {
+			if !done[key] {
+				done[key] = true
+				collapsed = true
+				rows = append(rows, []string{c.Group, c.Topic, textlist.Count(n, "partition"), "", "", replay.StatusUnchanged})
+			}
+			continue
+		}
+		rows = append(rows, proofRow(c))
+	}
+	return rows, collapsed
+}
+
+func proofRow(c replay.Change) []string {
+	return []string{c.Group, c.Topic, I64(int64(c.Partition)), Opt(c.Before), Opt(c.After), c.Status}
+}
+
 func proofRows(v replay.Verification) [][]string {
 	rows := make([][]string, 0, len(v.Rows))
 	for _, c := range v.Rows {
-		rows = append(rows, []string{c.Group, c.Topic, I64(int64(c.Partition)), Opt(c.Before), Opt(c.After), c.Status})
+		rows = append(rows, proofRow(c))
 	}
 	return rows
 }

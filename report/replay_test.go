@@ -38,3 +38,72 @@ func TestReplaySummaryRate(t *testing.T) {
 		t.Fatalf("summary:\n%s", buf.String())
 	}
 }
+
+// TestReplayProofCollapsesUnchanged: on a wide topic each group's
+// unchanged rows are one line in the table; rows that changed stay in
+// full; -v (allRows), JSON and CSV keep every row.
+func TestReplayProofCollapsesUnchanged(t *testing.T) {
+	off := func(n int64) *int64 { return &n }
+	var rows []replay.Change
+	for p := int32(0); p < 2000; p++ {
+		c := replay.Change{Group: "wide", Topic: "t", Partition: p, Before: off(5), After: off(5), Status: replay.StatusUnchanged}
+		if p == 7 {
+			c.After, c.Status = off(9), replay.StatusMovedByConsumers
+		}
+		rows = append(rows, c)
+	}
+	for p := int32(0); p < 3; p++ {
+		rows = append(rows, replay.Change{Group: "small", Topic: "t", Partition: p, Before: off(1), After: off(1), Status: replay.StatusUnchanged})
+	}
+	r := &replay.Result{Topic: "t", Isolation: "committed", Stopped: replay.StoppedEnd, Partitions: []replay.PartitionResult{{Partition: 0}},
+		Verification: replay.Verification{GroupsChecked: 2, Rows: rows, Changes: []replay.Change{rows[7]}, Groups: []string{"small", "wide"}}}
+
+	var buf bytes.Buffer
+	if err := ReplayView(&buf, Table, r, false); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	proof := out[strings.Index(out, "PROOF"):]
+	lines := strings.Split(strings.TrimSpace(proof), "\n")
+	// PROOF line, header, the wide group's line, its moved row, the small
+	// group's 3 rows, the hint.
+	if len(lines) != 8 {
+		t.Fatalf("%d proof lines, want 8:\n%s", len(lines), proof)
+	}
+	if f := strings.Fields(lines[2]); strings.Join(f, " ") != "wide t 1999 partitions unchanged" {
+		t.Errorf("collapsed line %q", lines[2])
+	}
+	if f := strings.Fields(lines[3]); strings.Join(f, " ") != "wide t 7 5 9 moved-by-group-consumers" {
+		t.Errorf("changed row %q, want it in full", lines[3])
+	}
+	for i, p := range []string{"0", "1", "2"} {
+		if f := strings.Fields(lines[4+i]); strings.Join(f, " ") != "small t "+p+" 1 1 unchanged" {
+			t.Errorf("small group's row %q: a group with few rows is shown in full", lines[4+i])
+		}
+	}
+	if !strings.Contains(lines[7], "-v or -o json lists every row") {
+		t.Errorf("no hint: %q", lines[7])
+	}
+
+	buf.Reset()
+	if err := ReplayView(&buf, Table, r, true); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), " unchanged\n"); n != 2002 || strings.Contains(buf.String(), "partitions") {
+		t.Errorf("-v: %d unchanged rows, want 2002", n)
+	}
+	buf.Reset()
+	if err := ReplayView(&buf, CSV, r, false); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), ",unchanged\n"); n != 2002 {
+		t.Errorf("CSV: %d unchanged rows, want 2002", n)
+	}
+	buf.Reset()
+	if err := ReplayView(&buf, JSON, r, false); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), `"status": "unchanged"`); n != 2002 {
+		t.Errorf("JSON: %d unchanged rows, want 2002", n)
+	}
+}

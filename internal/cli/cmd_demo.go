@@ -94,11 +94,18 @@ func (a *app) demo(ctx context.Context) error {
 	defer emb.Close()
 	cfg := emb.Config()
 	addr := strings.Join(cfg.Brokers, ",")
-	dir, err := os.MkdirTemp("", "offsetctl-demo-")
+	// The demo's files (its backups, the replayed events) are kept and
+	// named at the start and the end: the undo lines the resets print
+	// name them, and a user may want to read a backup. They are examples:
+	// the cluster they belong to ends with the demo.
+	tmp := a.getenv("TMPDIR")
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	dir, err := os.MkdirTemp(tmp, "offsetctl-demo-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
 
 	const (
 		topic = cluster.DemoTopic
@@ -124,6 +131,7 @@ func (a *app) demo(ctx context.Context) error {
 		return nil
 	}
 	fmt.Fprintf(a.stdout, "offsetctl demo: an in-process Kafka cluster (3 brokers) at %s\n", addr)
+	fmt.Fprintf(a.stdout, "the demo's files (backups, replayed events) go to %s and are kept\n", dir)
 
 	section(1, fmt.Sprintf("create topic %q (%d partitions) and produce %d numbered events", topic, cluster.DemoPartitions, cluster.DemoEvents), "")
 	first := true
@@ -177,6 +185,9 @@ func (a *app) demo(ctx context.Context) error {
 	if err := sub("lag", alo); err != nil {
 		return err
 	}
-	fmt.Fprintln(a.stdout, "\ndemo finished: the cluster is gone. `offsetctl playground` keeps one running.")
+	fmt.Fprintf(a.stdout, "\ndemo finished: the cluster is gone, so the undo lines above are examples: on a real cluster\n"+
+		"they restore the group. The demo's files are kept in %s (the backups, in the CSV\n"+
+		"kafka-consumer-groups.sh --reset-offsets --from-file reads, and %s.jsonl); delete it when done.\n"+
+		"`offsetctl playground` keeps a cluster running.\n", dir, topic)
 	return nil
 }

@@ -248,7 +248,7 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		}
 	}
 	if res != nil {
-		if err := report.Replay(summary, a.format, res); err != nil && runErr == nil {
+		if err := report.ReplayView(summary, a.format, res, a.verbose); err != nil && runErr == nil {
 			runErr = err
 		}
 	}

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"net"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -187,5 +189,58 @@ func TestPlaygroundListenErrors(t *testing.T) {
 		if r := offsetctl(t, nil, "playground", "--listen", listen); r.code != 2 || r.stdout != "" {
 			t.Errorf("--listen %s: exit %d stderr %q, want 2", listen, r.code, r.stderr)
 		}
+	}
+}
+
+// TestDemoKeepsItsFiles: the undo line the demo's reset prints names a
+// backup that still exists after the demo, in the directory the demo names
+// at its start and end, and the end says the undo lines are examples (the
+// cluster is gone).
+func TestDemoKeepsItsFiles(t *testing.T) {
+	if testkit.Real() {
+		t.Skip("the demo runs on its own in-process cluster")
+	}
+	tmp := t.TempDir()
+	out := newSyncBuffer()
+	env := func(k string) string {
+		if k == "TMPDIR" {
+			return tmp
+		}
+		return ""
+	}
+	a := &app{stdout: out, stderr: out, stdin: strings.NewReader(""), getenv: env, now: time.Now}
+	if code := a.execute(context.Background(), []string{"demo"}); code != 0 {
+		t.Fatalf("demo exit %d:\n%s", code, out.String())
+	}
+	text := out.String()
+	m := regexp.MustCompile(`the demo's files \(backups, replayed events\) go to (\S+) and are kept`).FindStringSubmatch(text)
+	if m == nil || filepath.Dir(m[1]) != tmp {
+		t.Fatalf("no files line naming a directory under %s:\n%s", tmp, text)
+	}
+	dir := m[1]
+	undo := regexp.MustCompile(`undo: offsetctl reset orders-at-least-once --to file:(\S+) --execute`).FindStringSubmatch(text)
+	if undo == nil || filepath.Dir(undo[1]) != dir {
+		t.Fatalf("no undo line naming a backup in %s:\n%s", dir, text)
+	}
+	// The backup holds the offsets before the reset to earliest: 20 on
+	// each of the 3 partitions (group,topic,partition,offset rows).
+	data, err := os.ReadFile(undo[1])
+	if err != nil {
+		t.Fatalf("the undo line's backup is gone: %v", err)
+	}
+	rows := 0
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if f := strings.Split(l, ","); len(f) == 4 && f[0] == "orders-at-least-once" && f[1] == "orders" && f[3] == "20" {
+			rows++
+		}
+	}
+	if rows != 3 {
+		t.Errorf("backup %s:\n%s\nwant 3 rows orders-at-least-once,orders,P,20", undo[1], data)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "orders.jsonl")); err != nil || st.Size() == 0 {
+		t.Errorf("replayed events not kept: %v", err)
+	}
+	if !strings.Contains(text, "the undo lines above are examples") || !strings.Contains(text, "files are kept in "+dir) {
+		t.Errorf("the end does not say where the files are and that the undo lines are examples:\n%s", text[max(0, len(text)-600):])
 	}
 }
