@@ -127,6 +127,11 @@ func ParseAssumeReset(s string) (AssumeReset, error) {
 type LagOptions struct {
 	Scope       Scope
 	AssumeReset AssumeReset
+	// AllGroups: the groups are every group of the cluster, not named by
+	// the user. A partition named in the scope (T:3) then gets a row only
+	// in the groups that have something on its topic; in a named group it
+	// always does.
+	AllGroups bool
 }
 
 // ComputeLag turns a snapshot into a lag report: one row per committed or
@@ -192,6 +197,9 @@ func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 			rows[TP{t, p}] = true
 		}
 	})
+	if g.Err == nil && g.CommitErr == nil {
+		addAskedRows(rows, g, scope, o.AllGroups)
+	}
 	keys := make([]TP, 0, len(rows))
 	for k := range rows {
 		keys = append(keys, k)
@@ -235,6 +243,35 @@ func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 		gl.Partitions = append(gl.Partitions, pl)
 	}
 	return gl
+}
+
+// addAskedRows adds a row for every partition named in the scope (--topic
+// T:3) that has none, so that a filter that matches no commit and no
+// assignment shows the partition with COMMITTED - instead of nothing, as
+// kafka-consumer-groups --describe shows an assigned partition with no
+// commit. With every group of the cluster, only a group with commits or
+// an assignment on the topic gets them: the others have nothing to do
+// with it.
+func addAskedRows(rows map[TP]bool, g GroupSnapshot, scope Scope, allGroups bool) {
+	onTopic := map[string]bool{}
+	for t := range g.Commits {
+		onTopic[t] = true
+	}
+	for _, m := range g.Members {
+		for t := range m.Assigned {
+			onTopic[t] = true
+		}
+	}
+	for t, ps := range scope.Named {
+		if allGroups && !onTopic[t] {
+			continue
+		}
+		for _, p := range ps {
+			if scope.Has(t, p) {
+				rows[TP{t, p}] = true
+			}
+		}
+	}
 }
 
 // partitionLag computes the lag of one partition (nil when unknown) and a

@@ -181,6 +181,53 @@ func TestComputeLagScope(t *testing.T) {
 	}
 }
 
+// TestComputeLagAskedPartitions: a partition named with --topic T:P that
+// a group has no commit or assignment on is still a row (COMMITTED and
+// LAG unknown), so a filter never shows nothing silently; with every
+// group of the cluster only the groups on the topic get it.
+func TestComputeLagAskedPartitions(t *testing.T) {
+	snap := snapshot()
+	snap.Offsets.Partitions["t"][2] = PartitionOffsets{Start: 0, End: 9}
+	snap.Offsets.Partitions["u"][5] = PartitionOffsets{Start: 0, End: 3}
+	snap.Groups = append(snap.Groups, GroupSnapshot{GroupInfo: GroupInfo{Group: "c", Type: "classic", State: "Empty", Exists: true},
+		Commits: map[string]map[int32]Commit{"u": {5: {Offset: 1}}}})
+	rowsOf := func(g GroupLag) string {
+		var out []string
+		for _, p := range g.Partitions {
+			out = append(out, p.Topic+"/"+strconv.Itoa(int(p.Partition))+"="+show(p.Committed)+":"+show(p.Lag))
+		}
+		return strings.Join(out, " ")
+	}
+	for _, c := range []struct {
+		name      string
+		topics    []string
+		allGroups bool
+		want      map[string]string // group → its rows
+	}{
+		{"named partition nobody committed", []string{"t:2"}, false,
+			map[string]string{"a": "t/2=nil:nil", "b": "t/2=nil:nil", "c": "t/2=nil:nil", "nope": ""}},
+		{"named with a committed one", []string{"t:1,2"}, false,
+			map[string]string{"a": "t/1=7:5 t/2=nil:nil", "b": "t/1=nil:nil t/2=nil:nil", "c": "t/1=nil:nil t/2=nil:nil"}},
+		{"all groups: only the groups on the topic", []string{"t:2"}, true,
+			map[string]string{"a": "t/2=nil:nil", "b": "t/2=nil:nil", "c": ""}},
+		{"a bare topic adds nothing", []string{"t"}, false,
+			map[string]string{"a": "t/0=10:0 t/1=7:5", "b": "t/0=4:6 t/1=nil:nil", "c": ""}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			scope, err := ParseScope(c.topics)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := ComputeLagWith(snap, LagOptions{Scope: scope, AllGroups: c.allGroups})
+			for _, g := range rep.Groups {
+				if want, ok := c.want[g.Group]; ok && rowsOf(g) != want {
+					t.Errorf("group %s: rows %q, want %q", g.Group, rowsOf(g), want)
+				}
+			}
+		})
+	}
+}
+
 func TestParseScope(t *testing.T) {
 	cases := []struct {
 		in      []string

@@ -135,7 +135,7 @@ func (a *app) streamLag(ctx context.Context, cfg cluster.Config, adm *cluster.Ad
 	req.ExtraTopics = req.Scope.TopicNames()
 	checked := false
 	var emitErr error
-	lo := admin.LagOptions{Scope: req.Scope, AssumeReset: o.assume}
+	lo := admin.LagOptions{Scope: req.Scope, AssumeReset: o.assume, AllGroups: req.AllGroups}
 	err := admin.StreamLag(ctx, adm, req, lo, admin.StreamOptions{Timeout: cfg.Timeout}, func(bctx context.Context, b admin.LagBatch) error {
 		if !checked {
 			if err := admin.CheckScope(b.Snapshot.Offsets, req.Scope); err != nil {
