@@ -267,6 +267,7 @@ Exit codes:
 	a.registerCompletions(root)
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" {
+			completionExamples(c)
 			c.Args = cobra.NoArgs
 			c.RunE = func(*cobra.Command, []string) error {
 				return exitcode.Usagef("name a shell: offsetctl completion bash|zsh|fish|powershell")
@@ -274,6 +275,22 @@ Exit codes:
 		}
 	}
 	return root
+}
+
+// completionExamples gives cobra's completion command and its shells the
+// example lines every command's help has.
+func completionExamples(c *cobra.Command) {
+	c.Example = `  source <(offsetctl completion bash)
+  offsetctl completion zsh > "${fpath[1]}/_offsetctl"`
+	examples := map[string]string{
+		"bash":       "  source <(offsetctl completion bash)                                # this shell\n  offsetctl completion bash > /etc/bash_completion.d/offsetctl        # every new shell",
+		"zsh":        "  offsetctl completion zsh > \"${fpath[1]}/_offsetctl\"",
+		"fish":       "  offsetctl completion fish > ~/.config/fish/completions/offsetctl.fish",
+		"powershell": "  offsetctl completion powershell | Out-String | Invoke-Expression",
+	}
+	for _, sh := range c.Commands() {
+		sh.Example = examples[sh.Name()]
+	}
 }
 
 // commands lists every subcommand. Each lives in its own cmd_*.go file.

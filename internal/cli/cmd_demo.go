@@ -76,7 +76,9 @@ func (a *app) demoCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "demo",
 		Short: "A guided tour on an in-process cluster: no broker needed",
-		Args:  noArgs,
+		Example: `  offsetctl demo
+  offsetctl demo | less      # the tour is long; its files are kept (it says where)`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.demo(cmd.Context())
 		},

@@ -60,10 +60,14 @@ before and after. With --produce-to it copies the records to another topic
 (backfill) with an idempotent producer, and on failure says where to resume.`,
 		Example: `  offsetctl replay orders --out orders.jsonl
   offsetctl replay orders --from ago:1h --format raw | grep espresso
-  offsetctl replay orders --from 0=120,2=300 --until 400 -o json --out /dev/null
-  offsetctl replay orders --from time:2026-11-30T06:00:00Z --max 10
+  offsetctl replay orders --from 0=120,2=300                    # a start per partition
+  offsetctl replay orders --from 0=120,2=300 --until 0=400,2=350 -o json --out /dev/null   # an exact range per partition
+  offsetctl replay orders --from time:2026-11-30T06:00:00Z --until time:2026-11-30T07:00:00Z --format none   # a time range: digest and proof
+  offsetctl replay orders --format raw --max 1 | head -1        # ask for what you read: exit 0 (else 141)
   offsetctl replay orders --follow --partitions 0
-  offsetctl replay orders --produce-to orders-copy --partitioner same --source-header`,
+  offsetctl replay orders --produce-to orders-copy --source-header                      # backfill
+  offsetctl replay orders --produce-to orders-copy --source-header --from 0=5120,1=4980  # resume it with the --from it printed
+  offsetctl replay orders --produce-to orders-copy --transactional-id orders-copy-1      # exactly once: rerun the same command to resume`,
 		Args: func(_ *cobra.Command, args []string) error {
 			switch len(args) {
 			case 0:
@@ -86,19 +90,19 @@ before and after. With --produce-to it copies the records to another topic
 	fl.StringVar(&f.isolation, "isolation", "committed", "committed (read_committed: what consumers see, bounded by the last stable offset) or uncommitted")
 	fl.StringVar(&f.out, "out", "", "write records to FILE, overwriting it if it exists (default stdout; the summary then goes to stdout); --format none writes no file")
 	fl.StringVar(&f.format, "format", "jsonl", "record format: jsonl, raw (value and a newline) or none (digest and proof only)")
-	fl.StringSliceVar(&f.verifyGroups, "verify-groups", nil, "groups whose commits the proof compares (default: every group with commits on the topic)")
-	fl.BoolVar(&f.noVerify, "no-verify", false, "skip the before/after proof")
+	fl.StringSliceVar(&f.verifyGroups, "verify-groups", nil, "groups whose commits the proof compares (default: every group with commits on the topic; not with --no-verify)")
+	fl.BoolVar(&f.noVerify, "no-verify", false, "skip the before/after proof (not with --verify-groups)")
 	fl.BoolVar(&f.payloadDigest, "payload-digest", false, "also print the payload digest (no partitions or offsets), comparable between a source and its copy")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 	fl.StringVar(&f.fetchMax, "fetch-max-bytes", "2MiB", "largest fetch response (and partition share of it); with at most two fetches held at once it bounds memory")
 	fl.StringVar(&f.produceTo, "produce-to", "", "backfill: copy every replayed record to this topic")
-	fl.StringVar(&f.targetBrokers, "target-brokers", "", "backfill: bootstrap brokers of the target cluster (default: the source cluster)")
-	fl.StringVar(&f.targetConfig, "target-command-config", "", "backfill: Java client properties file of the target cluster (its own brokers, TLS, SASL)")
-	fl.StringVar(&f.targetProfile, "target-profile", "", "backfill: named profile of the target cluster (its own brokers, TLS, SASL)")
-	fl.StringVar(&f.partitioner, "partitioner", "same", "backfill: same (source partition number) or key (hash of the key)")
-	fl.StringVar(&f.transactionalID, "transactional-id", "", "backfill: exactly once, in transactions of about --transaction-interval that also commit the source position (group offsetctl-backfill-ID); rerunning the same command continues")
-	fl.DurationVar(&f.txnInterval, "transaction-interval", replay.DefaultTxnInterval, "backfill with --transactional-id: how long each transaction stays open")
-	fl.BoolVar(&f.sourceHeader, "source-header", false, "backfill: add header offsetctl.source=topic/partition/offset to each copy")
+	fl.StringVar(&f.targetBrokers, "target-brokers", "", "with --produce-to: bootstrap brokers of the target cluster (default: the source cluster)")
+	fl.StringVar(&f.targetConfig, "target-command-config", "", "with --produce-to: Java client properties file of the target cluster (its own brokers, TLS, SASL)")
+	fl.StringVar(&f.targetProfile, "target-profile", "", "with --produce-to: named profile of the target cluster (its own brokers, TLS, SASL)")
+	fl.StringVar(&f.partitioner, "partitioner", "same", "with --produce-to: same (source partition number) or key (hash of the key)")
+	fl.StringVar(&f.transactionalID, "transactional-id", "", "with --produce-to: exactly once, in transactions of about --transaction-interval that also commit the source position (group offsetctl-backfill-ID); rerunning the same command continues")
+	fl.DurationVar(&f.txnInterval, "transaction-interval", replay.DefaultTxnInterval, "with --transactional-id: how long each transaction stays open")
+	fl.BoolVar(&f.sourceHeader, "source-header", false, "with --produce-to: add header offsetctl.source=topic/partition/offset to each copy")
 	return cmd
 }
 

@@ -68,7 +68,8 @@ Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
   offsetctl reset orders-billing --topic orders:0,1 --to shift:-100 --execute
   offsetctl reset orders-billing --all-topics --to ago:2h --execute
   offsetctl reset orders-billing --all-topics --to-datetime 2026-11-30T10:00:00.000 --export > plan.csv
-  offsetctl reset orders-billing --to file:offsetctl-backup-orders-billing-20261130T101500.412Z.csv --execute`,
+  offsetctl reset orders-billing --topic orders --to time:2026-11-30T06:00:00Z      # dry run: where a time puts each partition
+  offsetctl reset orders-billing --to file:offsetctl-backup-orders-billing-20261130T101500.412Z.csv --execute   # restore from the backup an --execute wrote`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runReset(cmd, args, f)
 		},
@@ -77,11 +78,11 @@ Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
 	f.sel.flags(fl, "every consumer group (active groups are skipped with a warning; so are they with --regex)")
 	fl.StringVar(&f.to, "to", "", "target: earliest, latest, current, N, shift:±N, time:T, ago:D, file:PLAN.csv, group:OTHER")
 	fl.StringArrayVarP(&f.topics, "topic", "t", nil, "scope: TOPIC (every partition) or TOPIC:P,P (repeatable)")
-	fl.BoolVar(&f.allTopics, "all-topics", false, "scope: every partition the group has committed offsets on")
+	fl.BoolVar(&f.allTopics, "all-topics", false, "scope: every partition the group has committed offsets on (not with --topic)")
 	fl.BoolVar(&f.execute, "execute", false, "apply the plan (default: dry run)")
-	fl.BoolVar(&f.dryRun, "dry-run", false, "only print the plan (the default)")
-	fl.BoolVar(&f.export, "export", false, "print the plan as Apache's CSV (topic,partition,offset; group first for several groups)")
-	fl.StringVar(&f.backup, "backup", "", "backup file written before --execute commits (default offsetctl-backup-GROUP-UTCTIME.csv)")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "only print the plan (the default; not with --execute)")
+	fl.BoolVar(&f.export, "export", false, "print the plan as Apache's CSV (topic,partition,offset; group first for several groups; not with -o)")
+	fl.StringVar(&f.backup, "backup", "", "with --execute: backup file written before it commits (default offsetctl-backup-GROUP-UTCTIME.csv)")
 	fl.StringVar(&f.txnPrefix, "transactional-id-prefix", admin.DefaultTxnIDPrefix, "--execute commits each group in one transaction with id PREFIX+GROUP; runs with the same id fence each other")
 	fl.BoolVar(&f.nonAtomic, "non-atomic", false, "commit without a transaction (plain OffsetCommits, split at the 1 MiB batch limit: a failure between them leaves the group partly changed)")
 	fl.BoolVar(&f.toEarliest, "to-earliest", false, "alias of --to earliest")

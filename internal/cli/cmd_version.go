@@ -17,6 +17,8 @@ func (a *app) versionCmd() *cobra.Command {
 build recorded one), the Go version and the platform. The version is the one a
 release build stamped, else the module version "go install ...@VERSION"
 recorded, else "devel" (with the revision of a build from a checkout).`,
+		Example: `  offsetctl version
+  offsetctl version -o json`,
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error {
 			b := buildinfo.Read(a.stamped)

@@ -202,12 +202,12 @@ func TestDemoKeepsItsFiles(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	out := newSyncBuffer()
-	env := func(k string) string {
+	env := testEnv(t, func(k string) string {
 		if k == "TMPDIR" {
 			return tmp
 		}
 		return ""
-	}
+	})
 	a := &app{stdout: out, stderr: out, stdin: strings.NewReader(""), getenv: env, now: time.Now}
 	if code := a.execute(context.Background(), []string{"demo"}); code != 0 {
 		t.Fatalf("demo exit %d:\n%s", code, out.String())
