@@ -1,8 +1,9 @@
 // Command laggen loads a cluster for the lag benchmark (bench/lag.sh): it
 // creates TOPIC with -partitions partitions, writes -records records to
 // each, and commits -groups groups (PREFIX-0000, ...) on every partition,
-// group g at offset (g+p)%4 on partition p. -delete removes the topic and
-// the groups instead.
+// group g at offset (g+p)%4 on partition p (at most -records). -create=false
+// only commits the groups on an existing topic; -delete removes the topic
+// and the groups instead.
 package main
 
 import (
@@ -26,8 +27,9 @@ func main() {
 	groups := flag.Int("groups", 100, "groups")
 	records := flag.Int("records", 3, "records per partition")
 	del := flag.Bool("delete", false, "delete the topic and the groups instead")
+	create := flag.Bool("create", true, "create and fill the topic (false: only commit the groups on it)")
 	flag.Parse()
-	if err := run(strings.Split(*brokers, ","), *topic, *prefix, int32(*partitions), *groups, *records, *del); err != nil {
+	if err := run(strings.Split(*brokers, ","), *topic, *prefix, int32(*partitions), *groups, *records, *del, *create); err != nil {
 		fmt.Fprintln(os.Stderr, "laggen:", err)
 		os.Exit(1)
 	}
@@ -35,7 +37,7 @@ func main() {
 
 func groupName(prefix string, g int) string { return fmt.Sprintf("%s-%04d", prefix, g) }
 
-func run(brokers []string, topic, prefix string, partitions int32, groups, records int, del bool) error {
+func run(brokers []string, topic, prefix string, partitions int32, groups, records int, del, create bool) error {
 	ctx := context.Background()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.DefaultProduceTopic(topic),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerLinger(10*time.Millisecond))
@@ -55,18 +57,10 @@ func run(brokers []string, topic, prefix string, partitions int32, groups, recor
 		_, err := adm.DeleteTopic(ctx, topic)
 		return err
 	}
-	if _, err := adm.CreateTopic(ctx, partitions, 1, nil, topic); err != nil {
-		return fmt.Errorf("creating %s: %w", topic, err)
-	}
-	time.Sleep(time.Second)
-	var recs []*kgo.Record
-	for p := int32(0); p < partitions; p++ {
-		for i := 0; i < records; i++ {
-			recs = append(recs, &kgo.Record{Partition: p, Value: []byte("v")})
+	if create {
+		if err := fill(ctx, cl, adm, topic, partitions, records); err != nil {
+			return err
 		}
-	}
-	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		return err
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, groups)
@@ -89,4 +83,18 @@ func run(brokers []string, topic, prefix string, partitions int32, groups, recor
 	wg.Wait()
 	close(errs)
 	return <-errs
+}
+
+func fill(ctx context.Context, cl *kgo.Client, adm *kadm.Client, topic string, partitions int32, records int) error {
+	if _, err := adm.CreateTopic(ctx, partitions, 1, nil, topic); err != nil {
+		return fmt.Errorf("creating %s: %w", topic, err)
+	}
+	time.Sleep(time.Second)
+	var recs []*kgo.Record
+	for p := int32(0); p < partitions; p++ {
+		for i := 0; i < records; i++ {
+			recs = append(recs, &kgo.Record{Partition: p, Value: []byte("v")})
+		}
+	}
+	return cl.ProduceSync(ctx, recs...).FirstErr()
 }
