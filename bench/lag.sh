@@ -6,7 +6,8 @@
 #   bench/lag.sh                                # kfake (offsetctl playground): offsetctl only
 #
 # Env: GROUPS_N (default 100), PARTITIONS (1000), RUNS (>= 5, default 5), LOAD=0 to reuse groups
-# loaded before (prefix lag-bench), PORT (kfake port, 28492), KAFKA_SH (scripts/kafka.sh).
+# loaded before (prefix lag-bench), APACHE=0 to leave Apache's tool out (it takes minutes over
+# 500,000 rows), PORT (kfake port, 28492), KAFKA_SH (scripts/kafka.sh).
 # The broker should hold no other groups: --all-groups covers every group on it.
 set -euo pipefail
 GROUPS_N=${GROUPS_N:-100}; PARTITIONS=${PARTITIONS:-1000}; RUNS=${RUNS:-5}; PORT=${PORT:-28492}
@@ -33,7 +34,7 @@ rows=$("$work/offsetctl" -b "$B" lag --all-groups -o csv | tail -n +2 | wc -l)
 echo "broker: $where; $rows rows (groups x partitions) in lag --all-groups; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 set -- offsetctl-json "$work/offsetctl -b $B lag --all-groups -o json --timeout 120s"
-if [ -n "${BROKERS:-}" ]; then
+if [ -n "${BROKERS:-}" ] && [ "${APACHE:-1}" != 0 ]; then
 	set -- "$@" apache-describe "bash $KAFKA_SH consumer-groups --bootstrap-server $B --describe --all-groups"
 fi
 "$root/bench/interleave.sh" "$RUNS" "$@"

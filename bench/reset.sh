@@ -12,7 +12,7 @@ set -euo pipefail
 TOPICS=${TOPICS:-10}; PARTITIONS=${PARTITIONS:-1000}; RUNS=${RUNS:-5}
 root=$(cd "$(dirname "$0")/.." && pwd)
 KAFKA_SH=${KAFKA_SH:-$root/scripts/kafka.sh}
-: "${BROKERS:?set BROKERS to a real broker: Apache's tool needs one}"
+: "${BROKERS:?set BROKERS to a real broker, the Apache tool needs one}"
 B=$BROKERS
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 (cd "$root" && go build -o "$work/offsetctl" . && go build -o "$work/laggen" ./bench/laggen)
@@ -32,6 +32,7 @@ cat >"$work/apache" <<SH
 if [ -e "$work/a.earliest" ]; then rm "$work/a.earliest"; to=--to-latest; else touch "$work/a.earliest"; to=--to-earliest; fi
 exec bash "$KAFKA_SH" consumer-groups --bootstrap-server "$B" --reset-offsets --group rst-a-0000 --all-topics "\$to" --execute
 SH
-echo "broker: Apache Kafka at $B; one group x $((TOPICS * PARTITIONS)) partitions; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+load=$(cut -d ' ' -f 1-3 /proc/loadavg)
+echo "broker: Apache Kafka at $B; one group x $((TOPICS * PARTITIONS)) partitions; $(nproc) cores; load $load"
 echo
 "$root/bench/interleave.sh" "$RUNS" offsetctl-reset "bash $work/ours" apache-reset "bash $work/apache"
