@@ -27,7 +27,11 @@ func kfakeOnly(t *testing.T) *testkit.Cluster {
 func planLatest(t *testing.T, c *testkit.Cluster, group, topic string) GroupPlan {
 	t.Helper()
 	scope, _ := ParseScope([]string{topic})
-	in, err := GatherReset(testkit.Ctx(t), c.Admin(), ResetRequest{Groups: []string{group}, Target: Target{Kind: ToLatest}, Scope: scope})
+	// Not testkit.Ctx's 60s: thousands of partitions on a loaded 2-core
+	// machine (the whole suite in parallel) have taken longer.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	in, err := GatherReset(ctx, c.Admin(), ResetRequest{Groups: []string{group}, Target: Target{Kind: ToLatest}, Scope: scope})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +86,9 @@ func TestExecuteResetTxnOverBatchLimitAllAtOnce(t *testing.T) {
 		c.Fake.SleepControl(func() { seenDuring = committedOn(c, g, topic) })
 		return nil, nil, false
 	})
-	if err := ExecuteResetTxn(testkit.Ctx(t), c.Admin(), &gp, txnOpts(g)); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := ExecuteResetTxn(ctx, c.Admin(), &gp, txnOpts(g)); err != nil {
 		t.Fatalf("ExecuteResetTxn: %v", err)
 	}
 	if gp.CommitRequests < 2 {
