@@ -73,7 +73,8 @@ func TestArgumentCounts(t *testing.T) {
 	}{
 		{[]string{"delete-offsets", "a", "b", "--topic", "t"}, `delete-offsets takes one argument (the group), got 2: "a" "b": offsetctl delete-offsets GROUP --topic T[:P,...]`},
 		{[]string{"delete-offsets", "--topic", "t"}, "name the group: offsetctl delete-offsets GROUP --topic T[:P,...]"},
-		{[]string{"delete-group"}, "name the group(s) to delete: offsetctl delete-group GROUP..."},
+		// delete-group selects like lag since issue 13 (--all-groups, -r).
+		{[]string{"delete-group"}, "name one or more groups, or use --all-groups"},
 		{[]string{"groups", "x"}, `groups takes no arguments, got "x": offsetctl groups`},
 		{[]string{"version", "x", "y"}, `version takes no arguments, got "x" "y"`},
 		{[]string{"delete-offsets", "1", "2", "3", "4", "5", "6", "7", "--topic", "t"}, `delete-offsets takes one argument (the group), got 7: "1" "2" "3" "4" "5" and 2 more: `},
