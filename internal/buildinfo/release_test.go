@@ -1,4 +1,4 @@
-package main
+package buildinfo
 
 import (
 	"os"
@@ -35,7 +35,7 @@ type goreleaserConfig struct {
 // and an SBOM, and `make release` (the fallback without goreleaser) builds
 // exactly the same platforms.
 func TestReleaseConfig(t *testing.T) {
-	b, err := os.ReadFile(".goreleaser.yaml")
+	b, err := os.ReadFile("../../.goreleaser.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestReleaseConfig(t *testing.T) {
 		t.Errorf("goreleaser archives do not ship LICENSE: %v", c.Archives[0].Files)
 	}
 
-	mk, err := os.ReadFile("Makefile")
+	mk, err := os.ReadFile("../../Makefile")
 	if err != nil {
 		t.Fatal(err)
 	}

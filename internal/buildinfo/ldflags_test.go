@@ -1,4 +1,4 @@
-package main
+package buildinfo
 
 import (
 	"encoding/json"
@@ -22,7 +22,7 @@ func TestLdflagsVersion(t *testing.T) {
 	}
 	const want = "v9.8.7-test"
 	bin := filepath.Join(t.TempDir(), "offsetctl")
-	build := exec.Command(goTool, "build", "-ldflags", "-X main.version="+want, "-o", bin, ".")
+	build := exec.Command(goTool, "build", "-ldflags", "-X main.version="+want, "-o", bin, "../..") // the module root: package main
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
