@@ -3,10 +3,18 @@ package cli
 import (
 	"bufio"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"net/url"
@@ -23,6 +31,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/internal/testkit"
@@ -569,4 +578,114 @@ func TestExporterExactGroupNames(t *testing.T) {
 	if v, ok := value(fams, "kafka_consumergroup_lag", l); !ok || v != 7 {
 		t.Fatalf("lag of the oddly named group %v (%v); series %v", v, ok, series(fams, "kafka_consumergroup_lag"))
 	}
+}
+
+// TestExporterTLSAndBasicAuth: with --web-tls-cert/--web-tls-key and
+// --web-basic-auth-file the exporter serves HTTPS and answers /metrics
+// only to a user of the file; /healthz stays open.
+func TestExporterTLSAndBasicAuth(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 4}, time.Now())
+	g := testkit.Name(t, "exp-tls")
+	c.Commit(g, topic, map[int32]int64{0: 1})
+	dir := t.TempDir()
+	certFile, keyFile, pool := selfSigned(t, dir)
+	hash, err := bcrypt.GenerateFromPassword([]byte("scrape-pw"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	authFile := filepath.Join(dir, "scrapers.htpasswd")
+	if err := os.WriteFile(authFile, []byte("prom:"+string(hash)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := startExporter(t, c, nil, "--interval", "1s", "--time-lag=false", "--web-tls-cert", certFile, "--web-tls-key", keyFile, "--web-basic-auth-file", authFile, g)
+	if !strings.HasPrefix(e.url, "https://") {
+		t.Fatalf("serving %s, want https", e.url)
+	}
+	cl := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	get := func(path, user, pass string) (int, string) {
+		req, _ := http.NewRequest("GET", e.url+path, nil)
+		if user != "" {
+			req.SetBasicAuth(user, pass)
+		}
+		resp, err := cl.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, _ := get("/metrics", "", ""); code != 401 {
+		t.Errorf("/metrics without credentials: %d, want 401", code)
+	}
+	if code, _ := get("/metrics", "prom", "wrong"); code != 401 {
+		t.Errorf("/metrics with a wrong password: %d, want 401", code)
+	}
+	if code, body := get("/healthz", "", ""); code != 200 || body != "ok\n" {
+		t.Errorf("/healthz: %d %q", code, body)
+	}
+	want := fmt.Sprintf("kafka_consumergroup_lag{consumergroup=%q,partition=\"0\",topic=%q} 3", g, topic)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, body := get("/metrics", "prom", "scrape-pw")
+		if code == 200 && strings.Contains(body, want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/metrics with the right password: %d, no %q", code, want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// A plain-HTTP client gets no metrics from the TLS listener.
+	if resp, err := http.Get("http" + strings.TrimPrefix(e.url, "https") + "/metrics"); err == nil && resp.StatusCode == 200 {
+		t.Error("plain HTTP served metrics")
+	}
+	// Bad pairs are bad input before anything listens.
+	r := mustRun(t, c, 2, "exporter", "--listen", "127.0.0.1:0", "--web-tls-cert", keyFile, "--web-tls-key", keyFile)
+	if !strings.Contains(r.stderr, "--web-tls-cert/--web-tls-key") {
+		t.Errorf("bad TLS pair: %q", r.stderr)
+	}
+	r = mustRun(t, c, 2, "exporter", "--listen", "127.0.0.1:0", "--web-basic-auth-file", certFile)
+	if !strings.Contains(r.stderr, "--web-basic-auth-file: line 1") || strings.Contains(r.stderr, "BEGIN") {
+		t.Errorf("bad auth file: %q", r.stderr)
+	}
+}
+
+// selfSigned writes a self-signed certificate for 127.0.0.1 and its key.
+func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "offsetctl-exporter-test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "web.crt"), filepath.Join(dir, "web.key")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
 }
