@@ -126,14 +126,17 @@ func (a *app) demo(ctx context.Context) error {
 	// (dry run, backup path, verified) go inline with its output.
 	sub := func(args ...string) error {
 		sa := &app{stdout: a.stdout, stderr: a.stdout, stdin: a.stdin, getenv: a.getenv, now: a.now}
-		full := append([]string{"--brokers", addr}, args...)
+		// The tour's changes are recorded in its own audit log, next to
+		// its backups: a throwaway cluster has no place in the user's
+		// trail.
+		full := append([]string{"--brokers", addr, "--audit-log", filepath.Join(dir, "audit.jsonl")}, args...)
 		if code := sa.execute(ctx, full); code != 0 {
 			return fmt.Errorf("demo step `offsetctl %s` failed (exit %d)", strings.Join(args, " "), code)
 		}
 		return nil
 	}
 	fmt.Fprintf(a.stdout, "offsetctl demo: an in-process Kafka cluster (3 brokers) at %s\n", addr)
-	fmt.Fprintf(a.stdout, "the demo's files (backups, replayed events) go to %s and are kept\n", dir)
+	fmt.Fprintf(a.stdout, "the demo's files (backups, replayed events, its audit log) go to %s and are kept\n", dir)
 
 	section(1, fmt.Sprintf("create topic %q (%d partitions) and produce %d numbered events", topic, cluster.DemoPartitions, cluster.DemoEvents), "")
 	first := true

@@ -213,7 +213,7 @@ func TestDemoKeepsItsFiles(t *testing.T) {
 		t.Fatalf("demo exit %d:\n%s", code, out.String())
 	}
 	text := out.String()
-	m := regexp.MustCompile(`the demo's files \(backups, replayed events\) go to (\S+) and are kept`).FindStringSubmatch(text)
+	m := regexp.MustCompile(`the demo's files \(backups, replayed events, its audit log\) go to (\S+) and are kept`).FindStringSubmatch(text)
 	if m == nil || filepath.Dir(m[1]) != tmp {
 		t.Fatalf("no files line naming a directory under %s:\n%s", tmp, text)
 	}
@@ -236,6 +236,15 @@ func TestDemoKeepsItsFiles(t *testing.T) {
 	}
 	if rows != 3 {
 		t.Errorf("backup %s:\n%s\nwant 3 rows orders-at-least-once,orders,P,20", undo[1], data)
+	}
+	// The tour's two resets and its replay are recorded in its own audit
+	// log, never in the user's (here the test's OFFSETCTL_AUDIT_LOG).
+	trail, err := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
+	if err != nil || strings.Count(string(trail), `"action":"reset"`) != 2 || strings.Count(string(trail), `"action":"replay"`) != 1 {
+		t.Errorf("demo audit log: %v\n%s", err, trail)
+	}
+	if _, err := os.Stat(env("OFFSETCTL_AUDIT_LOG")); err == nil {
+		t.Error("the demo wrote to the user's audit log")
 	}
 	if st, err := os.Stat(filepath.Join(dir, "orders.jsonl")); err != nil || st.Size() == 0 {
 		t.Errorf("replayed events not kept: %v", err)
