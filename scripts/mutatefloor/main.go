@@ -63,7 +63,9 @@ func ParseEquivalents(r io.Reader) ([]Equivalent, error) {
 		// the last, SOURCE everything between.
 		first := strings.Index(line, sep)
 		last := strings.LastIndex(line, sep)
-		if first < 0 || last == first {
+		// The two separators may overlap ("a | | b"): the last must start
+		// after the first one ends.
+		if first < 0 || last < first+len(sep) {
 			return nil, fmt.Errorf("line %d: want FILE | MUTATOR | SOURCE LINE | REASON", n)
 		}
 		file, rest := line[:first], line[first+len(sep):last]
