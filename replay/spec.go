@@ -49,16 +49,24 @@ func (s Start) String() string {
 	return "earliest"
 }
 
-// StartSpec is a parsed --from: either one start for every selected
-// partition (All) or one start per listed partition (PerPartition).
-type StartSpec struct {
-	All          Start
-	PerPartition map[int32]Start
+// PartSpec is a parsed --from or --until: one value for every selected
+// partition (All) or one value per listed partition (PerPartition). The
+// two flags take the same two shapes, so an exact per-partition range is
+// one run.
+type PartSpec[T any] struct {
+	All          T
+	PerPartition map[int32]T
 }
+
+// StartSpec is a parsed --from.
+type StartSpec = PartSpec[Start]
+
+// UntilSpec is a parsed --until.
+type UntilSpec = PartSpec[Until]
 
 // Partitions returns the partitions of a per-partition spec, sorted; nil
 // for a spec that applies to all partitions.
-func (s StartSpec) Partitions() []int32 {
+func (s PartSpec[T]) Partitions() []int32 {
 	if s.PerPartition == nil {
 		return nil
 	}
@@ -70,13 +78,13 @@ func (s StartSpec) Partitions() []int32 {
 	return out
 }
 
-// For returns the start of partition p.
-func (s StartSpec) For(p int32) (Start, bool) {
+// For returns the value for partition p.
+func (s PartSpec[T]) For(p int32) (T, bool) {
 	if s.PerPartition == nil {
 		return s.All, true
 	}
-	st, ok := s.PerPartition[p]
-	return st, ok
+	v, ok := s.PerPartition[p]
+	return v, ok
 }
 
 // ParseStart parses --from: "earliest" (also "beginning", "start"), an
@@ -192,37 +200,6 @@ func (u Until) String() string {
 		return "time:" + admin.FormatTime(u.Time)
 	}
 	return strconv.FormatInt(u.Offset, 10)
-}
-
-// UntilSpec is a parsed --until: one bound for every selected partition
-// (All) or one bound per listed partition (PerPartition), the same two
-// shapes as StartSpec so that an exact per-partition range is one run.
-type UntilSpec struct {
-	All          Until
-	PerPartition map[int32]Until
-}
-
-// Partitions returns the partitions of a per-partition spec, sorted; nil
-// for a spec that applies to all partitions.
-func (s UntilSpec) Partitions() []int32 {
-	if s.PerPartition == nil {
-		return nil
-	}
-	out := make([]int32, 0, len(s.PerPartition))
-	for p := range s.PerPartition {
-		out = append(out, p)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// For returns the bound of partition p.
-func (s UntilSpec) For(p int32) (Until, bool) {
-	if s.PerPartition == nil {
-		return s.All, true
-	}
-	u, ok := s.PerPartition[p]
-	return u, ok
 }
 
 // ParseUntil parses --until: an offset N (exclusive), "time:T" or "ago:D"
