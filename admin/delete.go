@@ -117,6 +117,16 @@ func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPla
 	return p, nil
 }
 
+// HasCommits reports whether any planned partition has a commit to delete.
+func (p DeleteOffsetsPlan) HasCommits() bool {
+	for _, r := range p.Partitions {
+		if r.Current != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // BackupRows returns the pre-delete state of the plan's partitions.
 func (p DeleteOffsetsPlan) BackupRows() BackupGroup {
 	bg := BackupGroup{Group: p.Group}

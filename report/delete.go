@@ -12,6 +12,34 @@ func DeleteOffsets(w io.Writer, f Format, p admin.DeleteOffsetsPlan) error {
 	if f == JSON {
 		return WriteJSON(w, p)
 	}
+	return deleteOffsetsRows(w, f, []admin.DeleteOffsetsPlan{p})
+}
+
+// DeleteOffsetsGroups renders the plans or outcomes of several groups:
+// JSON {"groups": [plan, ...]}, table and CSV one row per partition.
+func DeleteOffsetsGroups(w io.Writer, f Format, ps []admin.DeleteOffsetsPlan) error {
+	if f == JSON {
+		if ps == nil {
+			ps = []admin.DeleteOffsetsPlan{}
+		}
+		return WriteJSON(w, DeleteOffsetsJSON{ps})
+	}
+	return deleteOffsetsRows(w, f, ps)
+}
+
+func deleteOffsetsRows(w io.Writer, f Format, ps []admin.DeleteOffsetsPlan) error {
+	var rows [][]string
+	for _, p := range ps {
+		rows = append(rows, deleteOffsetsPlanRows(f, p)...)
+	}
+	header := []string{"GROUP", "TOPIC", "PARTITION", "CURRENT", "STATUS"}
+	if f == CSV {
+		header = append(header, "ERROR")
+	}
+	return Rows(w, f, header, rows)
+}
+
+func deleteOffsetsPlanRows(f Format, p admin.DeleteOffsetsPlan) [][]string {
 	var rows [][]string
 	for _, r := range p.Partitions {
 		status := r.Status
@@ -25,11 +53,7 @@ func DeleteOffsets(w io.Writer, f Format, p admin.DeleteOffsetsPlan) error {
 		}
 		rows = append(rows, row)
 	}
-	header := []string{"GROUP", "TOPIC", "PARTITION", "CURRENT", "STATUS"}
-	if f == CSV {
-		header = append(header, "ERROR")
-	}
-	return Rows(w, f, header, rows)
+	return rows
 }
 
 // DeleteGroups renders delete-group rows.
@@ -60,4 +84,9 @@ func DeleteGroups(w io.Writer, f Format, rows []admin.DeleteGroupRow) error {
 		header = append(header, "ERROR")
 	}
 	return Rows(w, f, header, out)
+}
+
+// DeleteOffsetsJSON is the JSON shape of DeleteOffsetsGroups.
+type DeleteOffsetsJSON struct {
+	Groups []admin.DeleteOffsetsPlan `json:"groups"`
 }

@@ -227,24 +227,26 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// deleteOffsetsAudit fills an entry from a delete-offsets plan.
-func deleteOffsetsAudit(plan *admin.DeleteOffsetsPlan) auditFill {
+// deleteOffsetsAudit fills an entry from delete-offsets plans.
+func deleteOffsetsAudit(plans []admin.DeleteOffsetsPlan) auditFill {
 	return func(e *audit.Entry) (int, bool) {
-		e.Groups, e.Backup = []string{plan.Group}, plan.Backup
 		topics := map[string]bool{}
 		applied := 0
-		for _, r := range plan.Partitions {
-			if r.Current == nil {
-				continue // no commit: nothing to delete
+		for _, plan := range plans {
+			e.Groups, e.Backup = append(e.Groups, plan.Group), plan.Backup
+			for _, r := range plan.Partitions {
+				if r.Current == nil {
+					continue // no commit: nothing to delete
+				}
+				topics[r.Topic] = true
+				c := audit.Change{Group: plan.Group, Topic: r.Topic, Partition: r.Partition, Before: r.Current, Error: r.Error}
+				if r.Status == "deleted" {
+					applied++
+				} else if c.Error == "" {
+					c.Error = r.Status
+				}
+				e.Changes = append(e.Changes, c)
 			}
-			topics[r.Topic] = true
-			c := audit.Change{Group: plan.Group, Topic: r.Topic, Partition: r.Partition, Before: r.Current, Error: r.Error}
-			if r.Status == "deleted" {
-				applied++
-			} else if c.Error == "" {
-				c.Error = r.Status
-			}
-			e.Changes = append(e.Changes, c)
 		}
 		e.Topics = sortedKeys(topics)
 		return applied, false

@@ -9,103 +9,199 @@ import (
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/audit"
+	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
 
+// deleteOffsetsFlags are delete-offsets' flags.
+type deleteOffsetsFlags struct {
+	topics  []string
+	execute bool
+	backup  string
+	sel     groupSelect
+}
+
 func (a *app) deleteOffsetsCmd() *cobra.Command {
-	var (
-		topics  []string
-		execute bool
-		backup  string
-	)
+	var f deleteOffsetsFlags
 	cmd := &cobra.Command{
-		Use:   "delete-offsets GROUP --topic T[:P,...]",
-		Short: "Delete a group's committed offsets for some topics (dry run by default; --execute writes a backup first)",
+		Use:   "delete-offsets GROUP... | --all-groups | -r PATTERN... --topic T[:P,...]",
+		Short: "Delete groups' committed offsets for some topics (dry run by default; --execute writes a backup first)",
 		Example: `  offsetctl delete-offsets orders-billing --topic orders-old
-  offsetctl delete-offsets orders-billing --topic orders:0,1 --execute`,
-		Args: exactlyOne("the group"),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			group := args[0]
-			if err := checkGroupArgs(args); err != nil {
-				return err
-			}
-			if err := admin.CheckGroupName(group); err != nil {
-				return exitcode.AsUsage(err)
-			}
-			if err := checkBackupFlag(cmd); err != nil {
-				return err
-			}
-			if len(topics) == 0 {
-				return exitcode.Usagef("name the offsets to delete: --topic TOPIC[:P,...] (repeatable)")
-			}
-			scope, err := admin.ParseScope(topics)
-			if err != nil {
-				return exitcode.Flag("--topic", err)
-			}
-			cfg, adm, err := a.admin(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer adm.Close()
-			gctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
-			snap, err := admin.Gather(gctx, adm, admin.GatherRequest{Groups: []string{group}, Scope: scope, ExtraTopics: scope.TopicNames()})
-			cancel()
-			if err != nil {
-				return a.planErr(cfg, gctx, err)
-			}
-			plan, err := admin.PlanDeleteOffsets(snap, group, scope)
-			if err != nil {
-				return exitcode.AsUsage(err)
-			}
-			if errs := plan.Errors(); len(errs) > 0 {
-				if err := report.DeleteOffsets(a.stdout, a.format, plan); err != nil {
-					return err
-				}
-				return fmt.Errorf("nothing was deleted: %w", reportErrors(errs))
-			}
-			if !execute {
-				if err := report.DeleteOffsets(a.stdout, a.format, plan); err != nil {
-					return err
-				}
-				// Fail the way --execute would (as reset's dry run does).
-				if wf := plan.WouldFail(); len(wf) > 0 {
-					return reportErrors(wf)
-				}
-				a.infof("dry run: nothing changed. Add --execute to delete these offsets.")
-				return nil
-			}
-			rec, err := a.beginAudit(cmd.Context(), adm, audit.ActDeleteOffsets)
-			if err != nil {
-				return err
-			}
-			defer func() { err = rec.finish(err, deleteOffsetsAudit(&plan)) }()
-			backup, err := writeBackup(backup, a.now(), []admin.BackupGroup{plan.BackupRows()})
-			if err != nil {
-				return fmt.Errorf("nothing was deleted: %w", err)
-			}
-			plan.Backup = backup
-			ectx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
-			defer cancel()
-			if err := admin.ExecuteDeleteOffsets(ectx, adm, &plan); err != nil {
-				return err
-			}
-			if err := report.DeleteOffsets(a.stdout, a.format, plan); err != nil {
-				return err
-			}
-			if plan.DeleteRequests > 1 {
-				a.infof("group %s: the delete exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetDelete requests, each atomic", safetext.Arg(group), plan.DeleteRequests)
-			}
-			a.infof("%s", deleteOffsetsBackupLine(plan))
-			return reportErrors(plan.Errors())
+  offsetctl delete-offsets orders-billing --topic orders:0,1 --execute
+  offsetctl delete-offsets -r 'billing-.*' --exclude billing-audit --topic orders-old --execute`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runDeleteOffsets(cmd, args, f)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVarP(&topics, "topic", "t", nil, "TOPIC (every partition) or TOPIC:P,P (repeatable, required)")
-	fl.BoolVar(&execute, "execute", false, "delete (default: dry run)")
-	fl.StringVar(&backup, "backup", "", "backup file written before deleting (default offsetctl-backup-GROUP-UTCTIME.csv)")
+	fl.StringArrayVarP(&f.topics, "topic", "t", nil, "TOPIC (every partition) or TOPIC:P,P (repeatable, required)")
+	f.sel.flags(fl, "every consumer group with offsets on the topics (groups consuming them are skipped with a warning; so are they with --regex)")
+	fl.BoolVar(&f.execute, "execute", false, "delete (default: dry run)")
+	fl.StringVar(&f.backup, "backup", "", "backup file written before deleting (default offsetctl-backup-GROUP-UTCTIME.csv)")
 	return cmd
+}
+
+func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffsetsFlags) (err error) {
+	sel, err := f.sel.resolve(args, false)
+	if err != nil {
+		return err
+	}
+	// A group named twice is planned (and backed up) once.
+	sel.Groups = admin.Dedupe(sel.Groups)
+	for _, g := range sel.Groups {
+		if err := admin.CheckGroupName(g); err != nil {
+			return exitcode.AsUsage(err)
+		}
+	}
+	if err := checkBackupFlag(cmd); err != nil {
+		return err
+	}
+	if len(f.topics) == 0 {
+		return exitcode.Usagef("name the offsets to delete: --topic TOPIC[:P,...] (repeatable)")
+	}
+	scope, err := admin.ParseScope(f.topics)
+	if err != nil {
+		return exitcode.Flag("--topic", err)
+	}
+	cfg, adm, err := a.admin(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer adm.Close()
+	gctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
+	snap, err := admin.Gather(gctx, adm, admin.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, Scope: scope, ExtraTopics: scope.TopicNames()})
+	cancel()
+	if err != nil {
+		return a.planErr(cfg, gctx, err)
+	}
+	plans, err := a.planDeleteOffsets(snap, sel, scope)
+	if err != nil {
+		return err
+	}
+	// One named group keeps the one-plan report; a selection (a pattern,
+	// --all-groups or several names) always reports {"groups": [...]}.
+	render := func() error {
+		if len(sel.Groups) == 1 && !sel.All {
+			return report.DeleteOffsets(a.stdout, a.format, plans[0])
+		}
+		return report.DeleteOffsetsGroups(a.stdout, a.format, plans)
+	}
+	if errs := deleteOffsetsErrors(plans, false); len(errs) > 0 {
+		if err := render(); err != nil {
+			return err
+		}
+		return fmt.Errorf("nothing was deleted: %w", reportErrors(errs))
+	}
+	if !f.execute {
+		if err := render(); err != nil {
+			return err
+		}
+		// Fail the way --execute would (as reset's dry run does).
+		if wf := deleteOffsetsErrors(plans, true); len(wf) > 0 {
+			return reportErrors(wf)
+		}
+		a.infof("dry run: nothing changed. Add --execute to delete these offsets.")
+		return nil
+	}
+	return a.executeDeleteOffsets(cmd.Context(), cfg, adm, plans, f.backup, render)
+}
+
+// planDeleteOffsets plans each selected group. A selection (pattern or
+// --all-groups) keeps only the groups with a commit in scope, and skips
+// and lists those whose live members consume a scoped topic: the broker
+// refuses those (GROUP_SUBSCRIBED_TO_TOPIC), and a selection never
+// applies half. Named groups are planned as they are, refusals included.
+func (a *app) planDeleteOffsets(snap *admin.Snapshot, sel selection, scope admin.Scope) ([]admin.DeleteOffsetsPlan, error) {
+	names := sel.Groups
+	if sel.All {
+		names = nil
+		for _, g := range snap.Groups {
+			names = append(names, g.Group)
+		}
+	}
+	var plans []admin.DeleteOffsetsPlan
+	empty := 0
+	for _, g := range names {
+		plan, err := admin.PlanDeleteOffsets(snap, g, scope)
+		if err != nil {
+			return nil, exitcode.AsUsage(err)
+		}
+		if sel.All && plan.Error == "" {
+			if !plan.HasCommits() {
+				empty++
+				continue
+			}
+			if len(plan.WouldFail()) > 0 {
+				a.warnf("skipping: group %s has live members consuming these topics (stop them first)", safetext.Arg(g))
+				continue
+			}
+		}
+		plans = append(plans, plan)
+	}
+	if sel.All && empty > 0 {
+		a.infof("%d selected group(s) have no committed offsets on these topics", empty)
+	}
+	if len(plans) == 0 {
+		return nil, sel.noMatch("consumer group with offsets on these topics")
+	}
+	return plans, nil
+}
+
+// deleteOffsetsErrors lists every plan's errors, or with planned the
+// failures --execute is expected to meet.
+func deleteOffsetsErrors(plans []admin.DeleteOffsetsPlan, planned bool) []string {
+	var out []string
+	for _, p := range plans {
+		if planned {
+			out = append(out, p.WouldFail()...)
+		} else {
+			out = append(out, p.Errors()...)
+		}
+	}
+	return out
+}
+
+// executeDeleteOffsets writes one backup of every plan, then deletes each
+// group's offsets in turn: groups are independent, so one group's failure
+// does not stop the others, and any failure is exit 1.
+func (a *app) executeDeleteOffsets(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, plans []admin.DeleteOffsetsPlan, path string, render func() error) (err error) {
+	rec, err := a.beginAudit(ctx, adm, audit.ActDeleteOffsets)
+	if err != nil {
+		return err
+	}
+	defer func() { err = rec.finish(err, deleteOffsetsAudit(plans)) }()
+	bgs := make([]admin.BackupGroup, len(plans))
+	for i := range plans {
+		bgs[i] = plans[i].BackupRows()
+	}
+	backup, err := writeBackup(path, a.now(), bgs)
+	if err != nil {
+		return fmt.Errorf("nothing was deleted: %w", err)
+	}
+	var failed []string
+	for i := range plans {
+		plans[i].Backup = backup
+		ectx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+		err := admin.ExecuteDeleteOffsets(ectx, adm, &plans[i])
+		cancel()
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("group %s: %v", safetext.Arg(plans[i].Group), err))
+		}
+	}
+	if err := render(); err != nil {
+		return err
+	}
+	for _, p := range plans {
+		if p.DeleteRequests > 1 {
+			a.infof("group %s: the delete exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetDelete requests, each atomic", safetext.Arg(p.Group), p.DeleteRequests)
+		}
+	}
+	for _, line := range deleteOffsetsBackupLines(plans) {
+		a.infof("%s", line)
+	}
+	return reportErrors(append(failed, deleteOffsetsErrors(plans, false)...))
 }
 
 func (a *app) deleteGroupCmd() *cobra.Command {
@@ -235,28 +331,58 @@ func deleteGroupErrs(rows []admin.DeleteGroupRow, planned bool) error {
 	return reportErrors(errs)
 }
 
+// deleteOffsetsBackupLines say where the backup is and how to undo what
+// was deleted: one line for one group, else the backup and one undo line
+// per group that lost offsets.
+func deleteOffsetsBackupLines(plans []admin.DeleteOffsetsPlan) []string {
+	if len(plans) == 1 {
+		return []string{deleteOffsetsBackupLine(plans[0])}
+	}
+	lines := []string{fmt.Sprintf("backup of the previous offsets of %d groups: %s", len(plans), safetext.Arg(plans[0].Backup))}
+	for _, p := range plans {
+		if undo, label := deleteOffsetsUndo(p); undo != "" {
+			lines = append(lines, fmt.Sprintf("%s of group %s: %s --execute", label, safetext.Arg(p.Group), undo))
+		}
+	}
+	if len(lines) == 1 {
+		lines[0] += " (nothing was deleted)"
+	}
+	return lines
+}
+
 // deleteOffsetsBackupLine is the line saying where the backup is and how
-// to undo what was deleted. After a partial failure the undo names only
-// the deleted partitions (--topic): the others still have their offsets,
-// which may have moved since the backup. A group that was live is refused
-// by reset until its consumers stop, so the line says so.
+// to undo what was deleted.
 func deleteOffsetsBackupLine(plan admin.DeleteOffsetsPlan) string {
-	scope, whole := plan.UndoScope()
-	if !whole && len(scope) == 0 {
+	undo, label := deleteOffsetsUndo(plan)
+	if undo == "" {
 		return fmt.Sprintf("backup of the offsets: %s (nothing was deleted)", safetext.Arg(plan.Backup))
 	}
-	label := "undo"
+	return fmt.Sprintf("backup of the previous offsets: %s (%s: %s --execute)", safetext.Arg(plan.Backup), label, undo)
+}
+
+// deleteOffsetsUndo is the command that restores what plan deleted from
+// its backup, and its label; "" when nothing was deleted. After a partial
+// failure the undo names only the deleted partitions (--topic): the others
+// still have their offsets, which may have moved since the backup. A group
+// that was live is refused by reset until its consumers stop, so the label
+// says so.
+func deleteOffsetsUndo(plan admin.DeleteOffsetsPlan) (cmd, label string) {
+	scope, whole := plan.UndoScope()
+	if !whole && len(scope) == 0 {
+		return "", ""
+	}
+	label = "undo"
 	if !whole {
 		label = "undo of what was deleted"
 	}
 	if plan.Live {
 		label += ", once the group's consumers have stopped"
 	}
-	cmd := "offsetctl reset " + groupArg(plan.Group) + " --to " + shellQuote("file:"+plan.Backup)
+	cmd = "offsetctl reset " + groupArg(plan.Group) + " --to " + shellQuote("file:"+plan.Backup)
 	for _, t := range scope {
 		cmd += " --topic " + shellQuote(t)
 	}
-	return fmt.Sprintf("backup of the previous offsets: %s (%s: %s --execute)", safetext.Arg(plan.Backup), label, cmd)
+	return cmd, label
 }
 
 // deleteGroupBackupLine is the line saying where the backup is and how to

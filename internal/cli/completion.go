@@ -38,10 +38,8 @@ func (a *app) registerCompletions(root *cobra.Command) {
 	_ = root.RegisterFlagCompletionFunc("sasl-mechanism", fixed(cluster.Mechanisms...))
 	for _, c := range root.Commands() {
 		switch c.Name() {
-		case "lag", "reset", "delete-group":
+		case "lag", "reset", "delete-group", "delete-offsets":
 			c.ValidArgsFunction = groups
-		case "delete-offsets":
-			c.ValidArgsFunction = firstArg(groups)
 		case "replay":
 			c.ValidArgsFunction = firstArg(topics)
 			_ = c.RegisterFlagCompletionFunc("produce-to", topics)

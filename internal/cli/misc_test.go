@@ -71,13 +71,14 @@ func TestArgumentCounts(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"delete-offsets", "a", "b", "--topic", "t"}, `delete-offsets takes one argument (the group), got 2: "a" "b": offsetctl delete-offsets GROUP --topic T[:P,...]`},
-		{[]string{"delete-offsets", "--topic", "t"}, "name the group: offsetctl delete-offsets GROUP --topic T[:P,...]"},
-		// delete-group selects like lag since issue 13 (--all-groups, -r).
+		// delete-group and delete-offsets select like lag since issue 13
+		// (several groups, --all-groups, -r).
+		{[]string{"delete-offsets", "--topic", "t"}, "name one or more groups, or use --all-groups"},
 		{[]string{"delete-group"}, "name one or more groups, or use --all-groups"},
 		{[]string{"groups", "x"}, `groups takes no arguments, got "x": offsetctl groups`},
 		{[]string{"version", "x", "y"}, `version takes no arguments, got "x" "y"`},
-		{[]string{"delete-offsets", "1", "2", "3", "4", "5", "6", "7", "--topic", "t"}, `delete-offsets takes one argument (the group), got 7: "1" "2" "3" "4" "5" and 2 more: `},
+		{[]string{"delete-offsets", "a", "--all-groups", "--topic", "t"}, `name groups or use --all-groups, not both`},
+		{[]string{"undo", "1", "2", "3", "4", "5", "6", "7"}, `undo takes one argument (the audit entry id (see offsetctl history)), got 7: "1" "2" "3" "4" "5" and 2 more: `},
 		{[]string{"demo", "x"}, `demo takes no arguments`},
 		{[]string{"playground", "x"}, `playground takes no arguments`},
 		{[]string{"semantics", "x"}, `unknown command "x" for semantics (its commands: count)`},

@@ -104,3 +104,61 @@ func TestSnapshotRegexExclude(t *testing.T) {
 	assertCommitted(t, f.c, g["a"], f.topic, map[int32]int64{0: 4, 1: 6})
 	assertCommitted(t, f.c, g["skip"], f.topic, map[int32]int64{0: 10, 1: 10})
 }
+
+// delete-offsets -r PATTERN --exclude RE deletes the scoped offsets of the
+// matching groups only. The live group (consuming the topic: the broker
+// would refuse it) is skipped and listed, a matching group with no
+// offsets on the topic is left out, and one backup restores every group
+// exactly. The dry run reports {"groups": [...]} and changes nothing.
+func TestDeleteOffsetsRegexExclude(t *testing.T) {
+	f := newResetFixture(t)
+	prefix, g := patternGroups(t, f)
+	elsewhere := f.c.Topic(1, nil)
+	f.c.Commit(g["a"], elsewhere, map[int32]int64{0: 0})
+	noOffsets := strings.TrimSuffix(g["a"], "-a") + "-c"
+	f.c.Commit(noOffsets, elsewhere, map[int32]int64{0: 0})
+	sel := []string{"-r", prefix + "-.*", "--exclude", ".*-skip", "--topic", f.topic + ":0"}
+
+	var dry report.DeleteOffsetsJSON
+	r := mustRun(t, f.c, 0, append([]string{"delete-offsets", "-o", "json"}, sel...)...)
+	decodeJSON(t, r, &dry)
+	var planned []string
+	for _, p := range dry.Groups {
+		planned = append(planned, p.Group)
+		if len(p.Partitions) != 1 || p.Partitions[0].Topic != f.topic || p.Partitions[0].Partition != 0 ||
+			p.Partitions[0].Current == nil || *p.Partitions[0].Current != 4 || p.Partitions[0].Status != "would delete" {
+			t.Errorf("dry run of %s: %+v, want %s/0 at 4, would delete", p.Group, p.Partitions, f.topic)
+		}
+	}
+	if want := []string{g["a"], g["b"]}; !reflect.DeepEqual(planned, want) {
+		t.Fatalf("dry run plans %v, want %v", planned, want)
+	}
+	if !strings.Contains(r.stderr, "skipping: group "+g["live"]) || !strings.Contains(r.stderr, "1 selected group(s) have no committed offsets") {
+		t.Errorf("dry run stderr does not list the live group and the group without offsets: %q", r.stderr)
+	}
+	assertCommitted(t, f.c, g["a"], f.topic, map[int32]int64{0: 4, 1: 6})
+
+	backup := f.backup("do.csv")
+	r = mustRun(t, f.c, 0, append([]string{"delete-offsets", "--execute", "--backup", backup}, sel...)...)
+	for _, k := range []string{"a", "b"} {
+		assertCommitted(t, f.c, g[k], f.topic, map[int32]int64{1: 6})
+		if !strings.Contains(r.stderr, "undo of group "+g[k]+": offsetctl reset "+g[k]+" --to ") {
+			t.Errorf("no undo line for %s: %q", g[k], r.stderr)
+		}
+	}
+	for _, k := range []string{"skip", "live", "other"} {
+		assertCommitted(t, f.c, g[k], f.topic, map[int32]int64{0: 4, 1: 6})
+	}
+	if rows := strings.Count(r.stdout, "deleted"); rows != 2 {
+		t.Errorf("table has %d deleted rows, want 2:\n%s", rows, r.stdout)
+	}
+	mustRun(t, f.c, 0, "reset", g["a"], g["b"], "--to", "file:"+backup, "--execute", "--backup", f.backup("undo.csv"))
+	for _, k := range []string{"a", "b"} {
+		assertCommitted(t, f.c, g[k], f.topic, map[int32]int64{0: 4, 1: 6})
+	}
+	r = mustRun(t, f.c, 2, "delete-offsets", "-r", prefix+"-nothing", "--topic", f.topic, "--execute")
+	if !strings.Contains(r.stderr, "matches the --regex/--exclude selection") {
+		t.Errorf("no-match stderr = %q", r.stderr)
+	}
+	mustRun(t, f.c, 2, "delete-offsets", g["a"], "--exclude", ".*", "--topic", f.topic)
+}
