@@ -175,22 +175,30 @@ func ListGroups(ctx context.Context, adm *cluster.Admin) (kadm.ListedGroups, err
 	return listed, nil
 }
 
-// ConsumerGroupNames returns, sorted, the listed groups that keep consumer
-// offsets: classic consumer groups and KIP-848 groups, not Connect workers,
-// share or streams groups.
+// ConsumerGroupNames returns, sorted, the listed groups whose consumer
+// offsets offsetctl changes: classic consumer groups and KIP-848 groups,
+// not Connect workers, share or streams groups.
 func ConsumerGroupNames(listed kadm.ListedGroups) []string {
 	return listedNames(listed, false)
 }
 
-// listedNames is ConsumerGroupNames, with the classic groups of other
-// protocols (Kafka Connect workers) too when other is set.
+// listedNames is ConsumerGroupNames, with other set also the groups that
+// are shown for what they are: the classic groups of other protocols
+// (Kafka Connect workers) and Kafka Streams groups (KIP-1071), whose
+// committed offsets `lag` reads but which offsetctl never changes.
 func listedNames(listed kadm.ListedGroups, other bool) []string {
 	groups := make([]string, 0, len(listed))
 	for g, lg := range listed {
+		if lg.GroupType == "streams" {
+			if other {
+				groups = append(groups, g)
+			}
+			continue
+		}
 		if lg.ProtocolType != "" && lg.ProtocolType != "consumer" && !other {
 			continue // connect workers and the like have no offsets
 		}
-		if lg.GroupType == "share" || lg.GroupType == "streams" {
+		if lg.GroupType == "share" {
 			continue
 		}
 		groups = append(groups, g)
@@ -218,12 +226,14 @@ func SelectGroups(listed kadm.ListedGroups, req GatherRequest) []string {
 // DescribeGroups describes groups of both types. listed (from ListGroups)
 // tells each group's type; groups not listed are described with both APIs.
 func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, listed kadm.ListedGroups) (map[string]GroupInfo, error) {
-	var classic, consumer []string
+	var classic, consumer, streams []string
 	for _, g := range groups {
 		lg, ok := listed[g]
 		switch {
 		case ok && lg.GroupType == "consumer":
 			consumer = append(consumer, g)
+		case ok && lg.GroupType == "streams":
+			streams = append(streams, g)
 		case ok:
 			classic = append(classic, g)
 		}
@@ -233,9 +243,16 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 		wg            sync.WaitGroup
 		cdesc         kadm.DescribedGroups
 		cfailed       map[string]error
-		kdesc         map[string]GroupInfo
+		kdesc, sdesc  map[string]GroupInfo
 		cerr, kerr848 error
 	)
+	if len(streams) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sdesc = describeStreamsGroups(ctx, adm, streams)
+		}()
+	}
 	if len(classic) > 0 {
 		wg.Add(1)
 		go func() {
@@ -301,6 +318,13 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 				gi.Type = "consumer"
 				gi.State = d.State
 				gi.Members = d.Members
+				gi.Assignor, gi.Coordinator = d.Assignor, d.Coordinator
+			}
+		}
+		if d, ok := sdesc[g]; ok {
+			gi.Err = d.Err
+			if d.Err == nil {
+				gi.State, gi.Members = d.State, d.Members
 				gi.Assignor, gi.Coordinator = d.Assignor, d.Coordinator
 			}
 		}

@@ -176,7 +176,7 @@ func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 		return gl
 	}
 	gl.Note = stateNote(g.Type, g.State)
-	if !g.IsConsumer() {
+	if !g.IsConsumer() && g.Type != "streams" {
 		gl.Note = fmt.Sprintf("not a consumer group: a classic group of protocol type %s (a Kafka Connect worker group when connect); it keeps no consumer offsets", safetext.Name(g.ProtocolType))
 	}
 

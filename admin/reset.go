@@ -111,6 +111,12 @@ func LiveGroupReason(gi GroupInfo) string {
 
 // liveReason is LiveGroupReason without the group's name in front.
 func liveReason(gi GroupInfo) string {
+	if gi.Type == "streams" {
+		// KIP-1071: a Streams application's position is its source offsets
+		// and its state stores and internal topics together; moving the
+		// offsets alone would leave them disagreeing.
+		return "is a Kafka Streams group (KIP-1071): offsetctl does not change its offsets, since its state stores and internal topics would not follow; stop the application and use kafka-streams-groups.sh --reset-offsets"
+	}
 	if !gi.IsConsumer() {
 		// A Kafka Connect worker group (protocol type connect) or the like:
 		// "stop its consumers" would send the operator the wrong way.
