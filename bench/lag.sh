@@ -5,6 +5,8 @@
 #   BROKERS=127.0.0.1:24092 bench/lag.sh        # a real broker (Apache's tool needs one)
 #   bench/lag.sh                                # kfake (offsetctl playground): offsetctl only
 #
+#   BY=topic GROUPS_N=500 bench/lag.sh         # the --by topic roll-up against the plain report
+#
 # Env: GROUPS_N (default 100), PARTITIONS (1000), RUNS (>= 5, default 5), LOAD=0 to reuse groups
 # loaded before (prefix lag-bench), APACHE=0 to leave Apache's tool out (it takes minutes over
 # 500,000 rows), PORT (kfake port, 28492), KAFKA_SH (scripts/kafka.sh).
@@ -33,6 +35,16 @@ fi
 rows=$("$work/offsetctl" -b "$B" lag --all-groups -o csv | tail -n +2 | wc -l)
 echo "broker: $where; $rows rows (groups x partitions) in lag --all-groups; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
+if [ -n "${BY:-}" ]; then
+	# The roll-up and the plain report in one interleaved run: same gathering,
+	# so the difference is building and writing the report.
+	"$root/bench/interleave.sh" "$RUNS" \
+		plain-json "$work/offsetctl -b $B lag --all-groups -o json --timeout 300s" \
+		"by-$BY-json" "$work/offsetctl -b $B lag --all-groups --by $BY -o json --timeout 300s" \
+		plain-table "$work/offsetctl -b $B lag --all-groups --timeout 300s" \
+		"by-$BY-table" "$work/offsetctl -b $B lag --all-groups --by $BY --timeout 300s"
+	exit 0
+fi
 set -- offsetctl-json "$work/offsetctl -b $B lag --all-groups -o json --timeout 120s"
 if [ -n "${BROKERS:-}" ] && [ "${APACHE:-1}" != 0 ]; then
 	set -- "$@" apache-describe "bash $KAFKA_SH consumer-groups --bootstrap-server $B --describe --all-groups"
