@@ -92,6 +92,10 @@ type Entry struct {
 	// Backfill target topic and copies produced.
 	Target   string `json:"target,omitempty"`
 	Produced *int64 `json:"produced,omitempty"`
+	// Checkpoint is a backfill's --checkpoint file (absolute path), and
+	// PossibleDuplicates the copies its resume may have duplicated.
+	Checkpoint         string `json:"checkpoint,omitempty"`
+	PossibleDuplicates *int64 `json:"possible_duplicates,omitempty"`
 
 	Outcome    string `json:"outcome"`
 	ExitCode   int    `json:"exit_code"`

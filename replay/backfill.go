@@ -20,6 +20,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // ProduceOptions configures a backfill: every replayed record is copied to
@@ -51,6 +52,10 @@ type ProduceOptions struct {
 	TxnInterval time.Duration
 	// SourceHeader adds offsetctl.source=topic/partition/offset.
 	SourceHeader bool
+	// Checkpoint, when set (not with TransactionalID), writes the
+	// acknowledged position to a file, so that rerunning the same
+	// command resumes at least once (checkpoint.go).
+	Checkpoint *CheckpointOptions
 }
 
 // The partitioners.
@@ -91,6 +96,8 @@ type BackfillResult struct {
 	// and a resume copies them again.
 	Unanswered int64               `json:"unanswered,omitempty"`
 	Partitions []BackfillPartition `json:"partitions"`
+	// Checkpoint is the --checkpoint outcome; nil without one.
+	Checkpoint *CheckpointResult `json:"checkpoint,omitempty"`
 	// Resume is the --from value that completes an incomplete copy
 	// ("0=1000,2=523"); empty when complete.
 	Resume string `json:"resume_from,omitempty"`
@@ -156,6 +163,9 @@ type backfiller struct {
 	committedCopied map[int32]int64
 	txns            int
 	resumed         map[int32]int64
+
+	// ck is the --checkpoint state (backfill_ckpt.go); nil without one.
+	ck *checkpointer
 }
 
 func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admin, src string, plan Plan, o ProduceOptions) (*backfiller, error) {
@@ -260,6 +270,17 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 		b.committed = map[int32]int64{}
 		for p, o := range pos {
 			b.committed[p] = o
+		}
+	}
+	if o.Checkpoint != nil && !b.txn {
+		if _, err := b.openCheckpoint(actx, srcAdm, adm, plan, tps); err != nil {
+			b.pcancel()
+			cl.Close()
+			return nil, err
+		}
+		if !b.ck.final {
+			b.wg.Add(1)
+			go b.checkpointLoop()
 		}
 	}
 	b.wg.Add(1)
@@ -698,6 +719,10 @@ func (b *backfiller) incomplete(br *BackfillResult, consumeErr error) error {
 	if b.txn {
 		what = fmt.Sprintf("committed copies (%d transactions committed, the open one was aborted; rerunning the same command continues from the position committed with them, group %s)", b.txns, PositionGroup(b.opts.TransactionalID))
 	}
+	resume := "resume with --from " + br.Resume
+	if b.ck != nil {
+		resume = fmt.Sprintf("resume by rerunning the same command (checkpoint %s; --from %s would be another backfill to it)", safetext.Arg(b.ck.o.Path), br.Resume)
+	}
 	beyond := ""
 	if br.AckedBeyondResume > 0 {
 		beyond = fmt.Sprintf(" (%d copies acknowledged after the first unacknowledged record of their partition are already in %s and will be copied again)", br.AckedBeyondResume, b.opts.Topic)
@@ -705,5 +730,5 @@ func (b *backfiller) incomplete(br *BackfillResult, consumeErr error) error {
 	if br.Unanswered > 0 && !b.txn {
 		beyond += fmt.Sprintf(" (%d copies were sent without an answer: they may be in %s already, and the resume would copy them again; --transactional-id makes a copy all or nothing)", br.Unanswered, b.opts.Topic)
 	}
-	return fmt.Errorf("backfill incomplete: %v; %s: %s; resume with --from %s%s", cause, what, strings.Join(acked, ", "), br.Resume, beyond)
+	return fmt.Errorf("backfill incomplete: %v; %s: %s; %s%s", cause, what, strings.Join(acked, ", "), resume, beyond)
 }

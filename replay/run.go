@@ -244,6 +244,9 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 	if opts.Follow && opts.Produce != nil && opts.Produce.TransactionalID != "" {
 		return nil, exitcode.Usagef("--follow cannot be combined with --transactional-id: the transaction would never commit")
 	}
+	if err := checkCheckpoint(&opts); err != nil {
+		return nil, err
+	}
 	adm := opts.Admin
 	if adm == nil {
 		var err error
@@ -303,6 +306,10 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 			plan = ResumePlan(plan, copier.resumed)
 			copier.plan = plan
 		}
+		if copier.ck != nil {
+			// The checkpoint's range, from its position on.
+			plan = copier.plan
+		}
 	}
 
 	res, cerr := consume(ctx, cfg, plan, opts, copier)
@@ -315,6 +322,9 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 			defer c()
 		}
 		br, berr := copier.finish(bctx, res, cerr)
+		if err := copier.finishCheckpoint(br); err != nil && berr == nil {
+			berr = fmt.Errorf("the backfill copied its range, but %w: a rerun copies the records after the last checkpoint again (and counts them as possible duplicates)", err)
+		}
 		res.Backfill = br
 		if br != nil && br.Resume != "" {
 			// A backfill resumes from its acknowledged copies, which may

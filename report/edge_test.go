@@ -97,3 +97,22 @@ func TestSemanticsDigestCut(t *testing.T) {
 		}
 	}
 }
+
+// A checkpointed backfill says to rerun the same command (not --from,
+// which would be another backfill to the checkpoint) and what the resume
+// may have duplicated.
+func TestReplayBackfillCheckpointLine(t *testing.T) {
+	r := replayWhole()
+	r.Backfill.Checkpoint = &replay.CheckpointResult{Path: "bf.ckpt", Resumed: true, PossibleDuplicates: 120, Writes: 3}
+	got := render(t, func(w *bytes.Buffer) error { return Replay(w, Table, r) })
+	if !strings.Contains(got, "INCOMPLETE: rerun the same command to resume from the checkpoint") ||
+		!strings.Contains(got, "CHECKPOINT bf.ckpt: resumed; up to 120 record(s) of orders-copy may be duplicates; 3 write(s), it says not complete\n") {
+		t.Errorf("summary:\n%s", got)
+	}
+	r.Backfill.Complete = true
+	r.Backfill.Checkpoint = &replay.CheckpointResult{Path: "bf.ckpt", Resumed: true, AlreadyComplete: true, Complete: true}
+	got = render(t, func(w *bytes.Buffer) error { return Replay(w, Table, r) })
+	if !strings.Contains(got, "CHECKPOINT bf.ckpt: already complete: nothing copied; 0 write(s), it says complete\n") {
+		t.Errorf("summary:\n%s", got)
+	}
+}

@@ -62,6 +62,9 @@ func ReplayView(w io.Writer, f Format, r *replay.Result, allRows bool) error {
 		state := "complete"
 		if !b.Complete {
 			state = "INCOMPLETE: resume with --from " + b.Resume
+			if b.Checkpoint != nil {
+				state = "INCOMPLETE: rerun the same command to resume from the checkpoint"
+			}
 			if b.Unanswered > 0 && !b.Transactional {
 				state += fmt.Sprintf(" (%d copies sent without an answer may be in %s already: the resume would copy them again)", b.Unanswered, b.Target)
 			}
@@ -71,6 +74,9 @@ func ReplayView(w io.Writer, f Format, r *replay.Result, allRows bool) error {
 			txn = ", transactional"
 		}
 		if _, err := fmt.Fprintf(w, "\nBACKFILL to %s (partitioner %s%s): replayed %d, produced %d, %s\n", b.Target, b.Partitioner, txn, r.Records, b.Produced, state); err != nil {
+			return err
+		}
+		if err := checkpointLine(w, b); err != nil {
 			return err
 		}
 		rows := make([][]string, 0, len(b.Partitions))
@@ -224,4 +230,25 @@ func msTime(ms *int64) string {
 		return "-"
 	}
 	return time.UnixMilli(*ms).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+// checkpointLine says what a --checkpoint run did with its file.
+func checkpointLine(w io.Writer, b *replay.BackfillResult) error {
+	c := b.Checkpoint
+	if c == nil {
+		return nil
+	}
+	what := "started"
+	switch {
+	case c.AlreadyComplete:
+		what = "already complete: nothing copied"
+	case c.Resumed:
+		what = fmt.Sprintf("resumed; up to %d record(s) of %s may be duplicates", c.PossibleDuplicates, b.Target)
+	}
+	state := "not complete"
+	if c.Complete {
+		state = "complete"
+	}
+	_, err := fmt.Fprintf(w, "CHECKPOINT %s: %s; %d write(s), it says %s\n", safetext.Name(c.Path), what, c.Writes, state)
+	return err
 }

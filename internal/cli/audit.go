@@ -124,6 +124,7 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 	// A secret typed anywhere (even into a file name) never reaches the
 	// log.
 	e.Backup = audit.RedactString(e.Backup, r.a.secrets)
+	e.Checkpoint = audit.RedactString(e.Checkpoint, r.a.secrets)
 	e.Error = audit.RedactString(e.Error, r.a.secrets)
 	if e.Changes == nil {
 		e.Changes = []audit.Change{}
@@ -314,6 +315,14 @@ func replayAudit(res **replay.Result) auditFill {
 			e.Target = b.Target
 			produced := b.Produced
 			e.Produced = &produced
+			if c := b.Checkpoint; c != nil {
+				e.Checkpoint = c.Path
+				if abs, err := filepath.Abs(c.Path); err == nil {
+					e.Checkpoint = abs
+				}
+				dups := c.PossibleDuplicates
+				e.PossibleDuplicates = &dups
+			}
 			return int(min(produced, 1<<31-1)), false
 		}
 		return 0, false

@@ -44,6 +44,8 @@ type replayFlags struct {
 	transactionalID string
 	txnInterval     time.Duration
 	sourceHeader    bool
+	checkpoint      string
+	ckptInterval    time.Duration
 }
 
 func (a *app) replayCmd() *cobra.Command {
@@ -67,7 +69,8 @@ before and after. With --produce-to it copies the records to another topic
   offsetctl replay orders --follow --partitions 0
   offsetctl replay orders --produce-to orders-copy --source-header                      # backfill
   offsetctl replay orders --produce-to orders-copy --source-header --from 0=5120,1=4980  # resume it with the --from it printed
-  offsetctl replay orders --produce-to orders-copy --transactional-id orders-copy-1      # exactly once: rerun the same command to resume`,
+  offsetctl replay orders --produce-to orders-copy --transactional-id orders-copy-1      # exactly once: rerun the same command to resume
+  offsetctl replay orders --produce-to orders-copy --checkpoint orders-copy.ckpt        # at least once: rerun the same command to resume`,
 		Args: func(_ *cobra.Command, args []string) error {
 			switch len(args) {
 			case 0:
@@ -103,6 +106,8 @@ before and after. With --produce-to it copies the records to another topic
 	fl.StringVar(&f.transactionalID, "transactional-id", "", "with --produce-to: exactly once, in transactions of about --transaction-interval that also commit the source position (group offsetctl-backfill-ID); rerunning the same command continues")
 	fl.DurationVar(&f.txnInterval, "transaction-interval", replay.DefaultTxnInterval, "with --transactional-id: how long each transaction stays open")
 	fl.BoolVar(&f.sourceHeader, "source-header", false, "with --produce-to: add header offsetctl.source=topic/partition/offset to each copy")
+	fl.StringVar(&f.checkpoint, "checkpoint", "", "with --produce-to, not with --transactional-id: keep the acknowledged position in FILE (fsynced); rerunning the same command resumes at least once and counts the possible duplicates")
+	fl.DurationVar(&f.ckptInterval, "checkpoint-interval", replay.DefaultCheckpointInterval, "with --checkpoint: how often the position is written")
 	return cmd
 }
 
@@ -150,7 +155,7 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		return exitcode.Usagef("--fetch-max-bytes %q: want a size from 64KiB to 256MiB (e.g. 512KiB, 4MiB)", f.fetchMax)
 	}
 	if f.produceTo == "" {
-		for _, name := range []string{"target-brokers", "target-command-config", "target-profile", "partitioner", "transactional-id", "transaction-interval", "source-header"} {
+		for _, name := range []string{"target-brokers", "target-command-config", "target-profile", "partitioner", "transactional-id", "transaction-interval", "source-header", "checkpoint", "checkpoint-interval"} {
 			if changed(fs, name) {
 				return exitcode.Usagef("--%s needs --produce-to", name)
 			}
@@ -174,6 +179,15 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	if changed(cmd.Flags(), "transaction-interval") && (f.transactionalID == "" || f.txnInterval <= 0) {
 		return exitcode.Usagef("--transaction-interval needs --transactional-id and a positive duration")
 	}
+	if f.checkpoint != "" && f.transactionalID != "" {
+		return exitcode.Usagef("--checkpoint and --transactional-id exclude each other: the transactional id already keeps the position, exactly once")
+	}
+	if changed(fs, "checkpoint") && strings.TrimSpace(f.checkpoint) == "" {
+		return exitcode.Usagef("--checkpoint is empty: name the file that keeps the backfill's position")
+	}
+	if changed(fs, "checkpoint-interval") && (f.checkpoint == "" || f.ckptInterval <= 0) {
+		return exitcode.Usagef("--checkpoint-interval needs --checkpoint and a positive duration")
+	}
 	if f.produceTo != "" {
 		po := &replay.ProduceOptions{Topic: f.produceTo, Partitioner: f.partitioner, TransactionalID: f.transactionalID, TxnInterval: f.txnInterval, SourceHeader: f.sourceHeader}
 		if f.targetBrokers != "" {
@@ -191,6 +205,10 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 			po.Target = &tcfg
 		}
 		po.Warnf = a.warnf
+		if f.checkpoint != "" {
+			po.Checkpoint = &replay.CheckpointOptions{Path: f.checkpoint, From: f.from, Until: f.until, Partitions: f.partitions,
+				Interval: f.ckptInterval, Notef: a.infof}
+		}
 		opts.Produce = po
 	}
 

@@ -1,0 +1,264 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/safetext"
+)
+
+// checkpointer is the --checkpoint state of a backfill (checkpoint.go has
+// the format and what each field promises).
+type checkpointer struct {
+	o   CheckpointOptions
+	job CheckpointJob
+	// ranges is the range the first run resolved, per source partition.
+	ranges map[int32]CheckpointRange
+	// baseEnds are the target's end offsets when this run started: every
+	// record past them was written by this run or another writer.
+	baseEnds map[int32]int64
+
+	mu    sync.Mutex // serializes writes
+	final bool       // the last write is done: the loop writes no more
+	last  string     // the state last written (a write is skipped if equal)
+	res   CheckpointResult
+}
+
+// jobOf is what this backfill's checkpoint belongs to: both clusters' ids
+// and the topics' ids (a topic deleted and created again under its name
+// has other offsets), with the range as typed.
+func jobOf(ctx context.Context, srcAdm, dstAdm *cluster.Admin, src string, o ProduceOptions) (CheckpointJob, error) {
+	sm, err := srcAdm.Metadata(ctx, src)
+	if err != nil {
+		return CheckpointJob{}, fmt.Errorf("--checkpoint: reading the source topic's id: %w", err)
+	}
+	dm, err := dstAdm.Metadata(ctx, o.Topic)
+	if err != nil {
+		return CheckpointJob{}, fmt.Errorf("--checkpoint: reading the target topic's id: %w", err)
+	}
+	c := o.Checkpoint
+	return CheckpointJob{
+		SourceCluster: sm.Cluster, SourceTopic: src, SourceTopicID: sm.Topics[src].ID.String(),
+		From: c.From, Until: c.Until, Partitions: c.Partitions, Isolation: c.isolation,
+		TargetCluster: dm.Cluster, TargetTopic: o.Topic, TargetTopicID: dm.Topics[o.Topic].ID.String(),
+		Partitioner: o.Partitioner, SourceHeader: o.SourceHeader,
+	}, nil
+}
+
+// openCheckpoint reads the checkpoint (refusing one of another job),
+// returns the plan to run (the file's range, from its positions on), and
+// writes the starting checkpoint before anything is copied: a run killed
+// before its first periodic write must still leave the target's end
+// offsets of its start, or the next resume would miss its copies.
+func (b *backfiller) openCheckpoint(ctx context.Context, srcAdm, dstAdm *cluster.Admin, plan Plan, ends map[int32]kadm.ListedOffset) (Plan, error) {
+	o := *b.opts.Checkpoint
+	if o.Interval <= 0 {
+		o.Interval = DefaultCheckpointInterval
+	}
+	job, err := jobOf(ctx, srcAdm, dstAdm, b.src, b.opts)
+	if err != nil {
+		return plan, err
+	}
+	shown := safetext.Arg(o.Path)
+	old, err := ReadCheckpoint(o.Path, time.Second)
+	if err != nil {
+		return plan, exitcode.Usagef("--checkpoint %s: %v; nothing was copied", shown, err)
+	}
+	ck := &checkpointer{o: o, job: job, ranges: map[int32]CheckpointRange{}, baseEnds: map[int32]int64{}}
+	ck.res.Path = o.Path
+	for p, e := range ends {
+		ck.baseEnds[p] = e.Offset
+	}
+	b.ck = ck
+	if old == nil {
+		for _, pp := range plan.Partitions {
+			ck.ranges[pp.Partition] = CheckpointRange{Partition: pp.Partition, From: pp.From, Bound: max(pp.Bound, pp.From), Next: pp.From}
+		}
+	} else if plan, err = ck.resume(old, plan, shown); err != nil {
+		return plan, err
+	}
+	b.plan = plan
+	if ck.res.AlreadyComplete {
+		ck.final = true // nothing to do, not even a write
+		return plan, nil
+	}
+	if err := b.writeCheckpoint(false, false); err != nil {
+		return plan, exitcode.Usagef("--checkpoint %s: %v; nothing was copied", shown, err)
+	}
+	return plan, nil
+}
+
+// resume checks that old belongs to this job and returns the plan of its
+// range from its positions on, counting the possible duplicates.
+func (ck *checkpointer) resume(old *Checkpoint, plan Plan, shown string) (Plan, error) {
+	if what := old.Job.Differs(ck.job); what != "" {
+		return plan, exitcode.Usagef("--checkpoint %s belongs to another backfill (%s differs): rerun the command that wrote it, or use another file; nothing was copied", shown, what)
+	}
+	cur := map[int32]PartitionPlan{}
+	for _, pp := range plan.Partitions {
+		cur[pp.Partition] = pp
+	}
+	out := plan
+	out.Partitions = nil
+	pos := map[int32]int64{}
+	for _, r := range old.Ranges {
+		pp, ok := cur[r.Partition]
+		if !ok {
+			return plan, exitcode.Usagef("--checkpoint %s: partition %d of its range is not in the source topic now; nothing was copied", shown, r.Partition)
+		}
+		pp.From, pp.Bound = r.From, r.Bound
+		out.Partitions = append(out.Partitions, pp)
+		pos[r.Partition] = r.Next
+		ck.ranges[r.Partition] = r
+	}
+	out = ResumePlan(out, pos)
+	ck.res.Resumed = true
+	if old.Complete {
+		ck.res.AlreadyComplete, ck.res.Complete = true, true
+		ck.note("backfill already complete according to checkpoint %s (written %s): nothing to copy", shown, old.Written.Format(time.RFC3339))
+		return out, nil
+	}
+	dups := old.AckedBeyond
+	for _, e := range old.TargetEnds {
+		if now, ok := ck.baseEnds[e.Partition]; ok && now > e.Offset {
+			dups += now - e.Offset
+		}
+	}
+	ck.res.PossibleDuplicates = dups
+	ck.note("resuming the backfill from checkpoint %s (written %s): %d record(s) already in %s may be duplicates (copied after that checkpoint, copied again now; records other writers added to %s since count too)",
+		shown, old.Written.Format(time.RFC3339), dups, ck.job.TargetTopic, ck.job.TargetTopic)
+	return out, nil
+}
+
+func (ck *checkpointer) note(format string, args ...any) {
+	if ck.o.Notef != nil {
+		ck.o.Notef(format, args...)
+	}
+}
+
+// checkpointState is the checkpoint of what is acknowledged now.
+func (b *backfiller) checkpointState(complete bool) Checkpoint {
+	ck := b.ck
+	c := Checkpoint{Job: ck.job, Written: time.Now().UTC(), Complete: complete}
+	ends := maps.Clone(ck.baseEnds)
+	b.mu.Lock()
+	for _, pp := range b.plan.Partitions {
+		r := ck.ranges[pp.Partition]
+		r.Next = min(max(pp.From, r.From), r.Bound)
+		if inf := b.parts[pp.Partition]; !complete && inf != nil {
+			if inf.acked != nil {
+				r.Next = *inf.acked + 1
+			}
+			// Copies past the acknowledged prefix (acknowledged out of
+			// order, or failed with an unknown outcome) lie below the
+			// target ends recorded here: counted as they are.
+			for _, s := range inf.queue {
+				if s.done {
+					c.AckedBeyond++
+				}
+			}
+		}
+		if complete {
+			r.Next = r.Bound
+		}
+		c.Ranges = append(c.Ranges, r)
+	}
+	// Per target partition the producer's acknowledgements come in
+	// offset order (idempotent, one partition's batches in sequence), so
+	// every copy not yet acknowledged lands past the last one that was.
+	for p, last := range b.lastOffset {
+		if last+1 > ends[p] {
+			ends[p] = last + 1
+		}
+	}
+	b.mu.Unlock()
+	for p, e := range ends {
+		c.TargetEnds = append(c.TargetEnds, TargetEnd{Partition: p, Offset: e})
+	}
+	return c
+}
+
+// writeCheckpoint writes the current state unless it equals the last one
+// written; final makes it the run's last write.
+func (b *backfiller) writeCheckpoint(final, complete bool) error {
+	ck := b.ck
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	if ck.final {
+		return nil
+	}
+	ck.final = final
+	c := b.checkpointState(complete)
+	key := fmt.Sprint(c.Complete, c.Ranges, c.TargetEnds, c.AckedBeyond)
+	if key == ck.last {
+		return nil
+	}
+	if err := WriteCheckpoint(ck.o.Path, c); err != nil {
+		return fmt.Errorf("writing checkpoint %s: %w", safetext.Arg(ck.o.Path), err)
+	}
+	ck.last = key
+	ck.res.Writes++
+	ck.res.Complete = complete
+	return nil
+}
+
+// checkpointLoop writes the acknowledged position every interval until
+// the backfill closes. A failed write fails the backfill: copying on
+// without a checkpoint would only grow what a resume duplicates.
+func (b *backfiller) checkpointLoop() {
+	defer b.wg.Done()
+	tick := time.NewTicker(b.ck.o.Interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-tick.C:
+		}
+		if err := b.writeCheckpoint(false, false); err != nil {
+			b.fail(err, "")
+			return
+		}
+	}
+}
+
+// finishCheckpoint writes the last checkpoint of the run (complete when
+// br is) and puts the checkpoint's outcome in br.
+func (b *backfiller) finishCheckpoint(br *BackfillResult) error {
+	if b.ck == nil || br == nil {
+		return nil
+	}
+	err := b.writeCheckpoint(true, br.Complete)
+	res := b.ck.res
+	br.Checkpoint = &res
+	return err
+}
+
+// checkCheckpoint refuses what a checkpoint cannot record, and gives the
+// checkpoint the replay's isolation (part of its job).
+func checkCheckpoint(opts *Options) error {
+	if opts.Produce == nil || opts.Produce.Checkpoint == nil {
+		return nil
+	}
+	switch {
+	case opts.Produce.TransactionalID != "":
+		return exitcode.Usagef("--checkpoint and --transactional-id exclude each other: the transactional id already keeps the position, exactly once")
+	case opts.Follow:
+		return exitcode.Usagef("--checkpoint cannot be combined with --follow: a checkpoint records a range with an end; bound it with --until")
+	case opts.Max > 0:
+		return exitcode.Usagef("--checkpoint cannot be combined with --max: bound the range with --until instead")
+	}
+	po := *opts.Produce
+	c := *po.Checkpoint
+	c.isolation = opts.Isolation.String()
+	po.Checkpoint = &c
+	opts.Produce = &po
+	return nil
+}

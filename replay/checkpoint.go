@@ -1,0 +1,299 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/offsetctl/offsetctl/internal/inputfile"
+	"github.com/offsetctl/offsetctl/internal/safetext"
+)
+
+// A checkpoint (--checkpoint FILE, without --transactional-id) makes a
+// backfill resumable at least once. The file, version 1, is one JSON
+// object:
+//
+//	format        "offsetctl-backfill-checkpoint"
+//	v             1
+//	job           what the file belongs to: the source and target cluster
+//	              ids, topics and topic ids, the range as typed (--from,
+//	              --until, --partitions), --isolation, --partitioner and
+//	              --source-header. A run whose job differs refuses the file.
+//	written       when it was written (RFC 3339)
+//	complete      true once every record of the range was acknowledged
+//	ranges        per source partition: from and bound (the range the first
+//	              run resolved: a rerun keeps it, so --from ago:1h or the
+//	              captured end offsets do not move) and next, the source
+//	              offset before which every record's copy was acknowledged
+//	target_ends   per target partition: an offset such that every record of
+//	              the target at or past it was written after this checkpoint
+//	              (a copy of a record at or past next, or another writer's)
+//	acked_beyond  copies of records at or past next already acknowledged (or
+//	              failed with an unknown outcome) when it was written: they
+//	              lie below target_ends and a resume copies them again
+//
+// A resume counts the possible duplicates as acked_beyond plus, per target
+// partition, its end offset now minus target_ends: with no other writer
+// to the target, and no copy whose failure hid a write, that is exactly
+// the number of copies the target holds twice once the resume completes.
+//
+// The file is replaced, never edited: written to a temporary file in the
+// same directory, fsynced, renamed over the old one, and the directory
+// fsynced, so a kill -9 or a power loss leaves the old checkpoint or the
+// new one, whole.
+
+// CheckpointFormat and CheckpointVersion identify the file format.
+const (
+	CheckpointFormat  = "offsetctl-backfill-checkpoint"
+	CheckpointVersion = 1
+)
+
+// checkpointLimit bounds a checkpoint file: two short lines per partition
+// of a topic (a million partitions fit).
+const checkpointLimit = 256 << 20
+
+// DefaultCheckpointInterval is how often a checkpointed backfill writes
+// the acknowledged position (and once more at the end).
+const DefaultCheckpointInterval = time.Second
+
+// CheckpointOptions makes a backfill resumable at least once.
+type CheckpointOptions struct {
+	Path string
+	// From, Until and Partitions are the range as typed on the command
+	// line: with the topics and clusters they say what the file belongs
+	// to.
+	From, Until, Partitions string
+	// Interval between writes (default DefaultCheckpointInterval).
+	Interval time.Duration
+	// Notef receives the resume line (how many records of the target may
+	// be duplicates) before anything is copied.
+	Notef func(format string, args ...any)
+
+	isolation string // set by Run: part of the job
+}
+
+// CheckpointJob is what a checkpoint belongs to.
+type CheckpointJob struct {
+	SourceCluster string `json:"source_cluster"`
+	SourceTopic   string `json:"source_topic"`
+	SourceTopicID string `json:"source_topic_id"`
+	From          string `json:"from"`
+	Until         string `json:"until"`
+	Partitions    string `json:"partitions"`
+	Isolation     string `json:"isolation"`
+	TargetCluster string `json:"target_cluster"`
+	TargetTopic   string `json:"target_topic"`
+	TargetTopicID string `json:"target_topic_id"`
+	Partitioner   string `json:"partitioner"`
+	SourceHeader  bool   `json:"source_header"`
+}
+
+// Differs names the first field in which j and o differ ("" when equal),
+// in the words of the command line, without either value (they may be
+// long or hold anything).
+func (j CheckpointJob) Differs(o CheckpointJob) string {
+	for _, f := range []struct {
+		name string
+		same bool
+	}{
+		{"the source cluster", j.SourceCluster == o.SourceCluster},
+		{"the source topic", j.SourceTopic == o.SourceTopic},
+		{"the source topic's id (recreated since?)", j.SourceTopicID == o.SourceTopicID},
+		{"--from", j.From == o.From},
+		{"--until", j.Until == o.Until},
+		{"--partitions", j.Partitions == o.Partitions},
+		{"--isolation", j.Isolation == o.Isolation},
+		{"the target cluster", j.TargetCluster == o.TargetCluster},
+		{"--produce-to", j.TargetTopic == o.TargetTopic},
+		{"the target topic's id (recreated since?)", j.TargetTopicID == o.TargetTopicID},
+		{"--partitioner", j.Partitioner == o.Partitioner},
+		{"--source-header", j.SourceHeader == o.SourceHeader},
+	} {
+		if !f.same {
+			return f.name
+		}
+	}
+	return ""
+}
+
+// CheckpointRange is one source partition of a checkpoint.
+type CheckpointRange struct {
+	Partition int32 `json:"partition"`
+	From      int64 `json:"from"`
+	Bound     int64 `json:"bound"`
+	Next      int64 `json:"next"`
+}
+
+// TargetEnd is one target partition of a checkpoint.
+type TargetEnd struct {
+	Partition int32 `json:"partition"`
+	Offset    int64 `json:"offset"`
+}
+
+// Checkpoint is the content of a checkpoint file.
+type Checkpoint struct {
+	Format      string            `json:"format"`
+	V           int               `json:"v"`
+	Job         CheckpointJob     `json:"job"`
+	Written     time.Time         `json:"written"`
+	Complete    bool              `json:"complete"`
+	Ranges      []CheckpointRange `json:"ranges"`
+	TargetEnds  []TargetEnd       `json:"target_ends"`
+	AckedBeyond int64             `json:"acked_beyond"`
+}
+
+// CheckpointResult is what a checkpointed backfill reports.
+type CheckpointResult struct {
+	Path string `json:"path"`
+	// Resumed: the run continued from the file.
+	Resumed bool `json:"resumed"`
+	// PossibleDuplicates counts records of the target that a resume may
+	// have duplicated: copies made after the last checkpoint write of the
+	// run before, which this one copies again (see checkpoint.go).
+	PossibleDuplicates int64 `json:"possible_duplicates"`
+	// AlreadyComplete: the file said the range was copied; nothing was
+	// done.
+	AlreadyComplete bool `json:"already_complete,omitempty"`
+	// Complete: the file now says the range is copied.
+	Complete bool `json:"complete"`
+	// Writes counts checkpoint writes of this run.
+	Writes int `json:"writes"`
+}
+
+// ParseCheckpoint parses and checks a checkpoint file's content.
+func ParseCheckpoint(data []byte) (*Checkpoint, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var c Checkpoint
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("not a backfill checkpoint (%v)", shortJSONErr(err))
+	}
+	if dec.More() {
+		return nil, errors.New("not a backfill checkpoint (more than one JSON value)")
+	}
+	if c.Format != CheckpointFormat {
+		return nil, errors.New("not a backfill checkpoint (no \"format\": \"" + CheckpointFormat + "\")")
+	}
+	if c.V != CheckpointVersion {
+		return nil, fmt.Errorf("backfill checkpoint version %d: this offsetctl reads version %d", c.V, CheckpointVersion)
+	}
+	if c.Job.SourceTopic == "" || c.Job.TargetTopic == "" {
+		return nil, errors.New("backfill checkpoint names no source or target topic")
+	}
+	if err := checkRanges(c.Ranges, c.Complete); err != nil {
+		return nil, err
+	}
+	seen := map[int32]bool{}
+	for _, e := range c.TargetEnds {
+		if e.Partition < 0 || e.Offset < 0 || seen[e.Partition] {
+			return nil, fmt.Errorf("backfill checkpoint: target partition %d: negative or repeated", e.Partition)
+		}
+		seen[e.Partition] = true
+	}
+	if c.AckedBeyond < 0 {
+		return nil, errors.New("backfill checkpoint: acked_beyond is negative")
+	}
+	return &c, nil
+}
+
+func checkRanges(rs []CheckpointRange, complete bool) error {
+	if len(rs) == 0 {
+		return errors.New("backfill checkpoint has no partitions")
+	}
+	seen := map[int32]bool{}
+	for _, r := range rs {
+		if r.Partition < 0 || seen[r.Partition] {
+			return fmt.Errorf("backfill checkpoint: partition %d: negative or repeated", r.Partition)
+		}
+		seen[r.Partition] = true
+		if r.From < 0 || r.Next < r.From || r.Bound < r.From || r.Next > max(r.Bound, r.From) {
+			return fmt.Errorf("backfill checkpoint: partition %d: want 0 ≤ from ≤ next ≤ bound, got from %d, next %d, bound %d", r.Partition, r.From, r.Next, r.Bound)
+		}
+		if complete && r.Next != r.Bound && r.Bound > r.From {
+			return fmt.Errorf("backfill checkpoint: marked complete but partition %d is at %d of %d", r.Partition, r.Next, r.Bound)
+		}
+	}
+	return nil
+}
+
+// shortJSONErr keeps a decoding error to one short printable line: it
+// may quote a field name from the file, which can hold anything.
+func shortJSONErr(err error) string {
+	s := err.Error()
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return safetext.Text(s)
+}
+
+// ReadCheckpoint reads the checkpoint at path: nil, nil when there is none
+// yet. Only a regular file is read (inputfile's size bound applies): the
+// path is replaced by rename at every write, which must not consume a
+// pipe's data or replace a device.
+func ReadCheckpoint(path string, wait time.Duration) (*Checkpoint, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file: a checkpoint is replaced at every write")
+	}
+	data, err := inputfile.Read(path, checkpointLimit, wait)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCheckpoint(data)
+}
+
+// WriteCheckpoint replaces the file at path with c durably: a temporary
+// file in the same directory, fsynced, renamed over path, then the
+// directory fsynced (the rename is durable only then).
+func WriteCheckpoint(path string, c Checkpoint) error {
+	c.Format, c.V = CheckpointFormat, CheckpointVersion
+	slices.SortFunc(c.Ranges, func(a, b CheckpointRange) int { return int(a.Partition - b.Partition) })
+	slices.SortFunc(c.TargetEnds, func(a, b TargetEnd) int { return int(a.Partition - b.Partition) })
+	data, err := json.MarshalIndent(c, "", " ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	done = true
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

@@ -1,0 +1,227 @@
+package replay
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func sampleCheckpoint() Checkpoint {
+	return Checkpoint{
+		Format: CheckpointFormat, V: CheckpointVersion,
+		Job: CheckpointJob{SourceCluster: "c1", SourceTopic: "orders", SourceTopicID: "AAA", From: "earliest", Isolation: "read_committed",
+			TargetCluster: "c1", TargetTopic: "orders-copy", TargetTopicID: "BBB", Partitioner: "same"},
+		Written:     time.Date(2026, 12, 1, 23, 0, 0, 0, time.UTC),
+		Ranges:      []CheckpointRange{{Partition: 0, From: 0, Bound: 100, Next: 40}, {Partition: 1, From: 5, Bound: 5, Next: 5}},
+		TargetEnds:  []TargetEnd{{Partition: 0, Offset: 41}, {Partition: 1, Offset: 0}},
+		AckedBeyond: 2,
+	}
+}
+
+func TestParseCheckpoint(t *testing.T) {
+	edit := func(f func(*Checkpoint)) string {
+		c := sampleCheckpoint()
+		f(&c)
+		b, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name, in, err string
+	}{
+		{"valid", edit(func(*Checkpoint) {}), ""},
+		{"complete", edit(func(c *Checkpoint) { c.Complete, c.Ranges[0].Next = true, 100 }), ""},
+		{"complete but behind", edit(func(c *Checkpoint) { c.Complete = true }), "marked complete but partition 0 is at 40 of 100"},
+		{"empty", "", "not a backfill checkpoint"},
+		{"not json", "hello", "not a backfill checkpoint"},
+		{"two values", edit(func(*Checkpoint) {}) + " {}", "more than one JSON value"},
+		{"unknown field", strings.Replace(edit(func(*Checkpoint) {}), `"v":1`, `"v":1,"extra":2`, 1), "unknown field"},
+		{"other format", edit(func(c *Checkpoint) { c.Format = "offsetctl-backup" }), "not a backfill checkpoint"},
+		{"newer version", edit(func(c *Checkpoint) { c.V = 2 }), "version 2"},
+		{"no source topic", edit(func(c *Checkpoint) { c.Job.SourceTopic = "" }), "no source or target topic"},
+		{"no partitions", edit(func(c *Checkpoint) { c.Ranges = nil }), "no partitions"},
+		{"repeated partition", edit(func(c *Checkpoint) { c.Ranges[1].Partition = 0 }), "partition 0: negative or repeated"},
+		{"negative partition", edit(func(c *Checkpoint) { c.Ranges[0].Partition = -1 }), "negative or repeated"},
+		{"next before from", edit(func(c *Checkpoint) { c.Ranges[0].From = 50 }), "want 0 ≤ from ≤ next ≤ bound"},
+		{"next past bound", edit(func(c *Checkpoint) { c.Ranges[0].Next = 101 }), "want 0 ≤ from ≤ next ≤ bound"},
+		{"bound before from", edit(func(c *Checkpoint) { c.Ranges[1].Bound = 4 }), "want 0 ≤ from ≤ next ≤ bound"},
+		{"negative target end", edit(func(c *Checkpoint) { c.TargetEnds[0].Offset = -1 }), "target partition 0"},
+		{"repeated target", edit(func(c *Checkpoint) { c.TargetEnds[1].Partition = 0 }), "target partition 0"},
+		{"negative beyond", edit(func(c *Checkpoint) { c.AckedBeyond = -1 }), "acked_beyond is negative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ParseCheckpoint([]byte(tc.in))
+			if tc.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.Job != sampleCheckpoint().Job || len(c.Ranges) != 2 || c.AckedBeyond != 2 {
+					t.Fatalf("parsed %+v", c)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("error %v, want %q", err, tc.err)
+			}
+			if strings.ContainsAny(err.Error(), "\n\r") {
+				t.Fatalf("error is not one line: %q", err)
+			}
+		})
+	}
+}
+
+func TestCheckpointJobDiffers(t *testing.T) {
+	base := sampleCheckpoint().Job
+	for _, tc := range []struct {
+		want string
+		edit func(*CheckpointJob)
+	}{
+		{"", func(*CheckpointJob) {}},
+		{"the source cluster", func(j *CheckpointJob) { j.SourceCluster = "c2" }},
+		{"the source topic", func(j *CheckpointJob) { j.SourceTopic = "x" }},
+		{"the source topic's id (recreated since?)", func(j *CheckpointJob) { j.SourceTopicID = "x" }},
+		{"--from", func(j *CheckpointJob) { j.From = "0=5" }},
+		{"--until", func(j *CheckpointJob) { j.Until = "100" }},
+		{"--partitions", func(j *CheckpointJob) { j.Partitions = "0" }},
+		{"--isolation", func(j *CheckpointJob) { j.Isolation = "read_uncommitted" }},
+		{"the target cluster", func(j *CheckpointJob) { j.TargetCluster = "c2" }},
+		{"--produce-to", func(j *CheckpointJob) { j.TargetTopic = "y" }},
+		{"the target topic's id (recreated since?)", func(j *CheckpointJob) { j.TargetTopicID = "y" }},
+		{"--partitioner", func(j *CheckpointJob) { j.Partitioner = "key" }},
+		{"--source-header", func(j *CheckpointJob) { j.SourceHeader = true }},
+		{"--from", func(j *CheckpointJob) { j.From, j.Partitioner = "1", "key" }}, // the first one named
+	} {
+		j := base
+		tc.edit(&j)
+		if got := base.Differs(j); got != tc.want {
+			t.Errorf("Differs = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// TestWriteReadCheckpoint: a write replaces the file whole (no temporary
+// file left), reads back equal, and only a regular file is read.
+func TestWriteReadCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bf.ckpt")
+	if c, err := ReadCheckpoint(path, time.Second); c != nil || err != nil {
+		t.Fatalf("missing file: %v, %v", c, err)
+	}
+	c := sampleCheckpoint()
+	c.Format, c.V = "", 0 // the writer sets them
+	for i := 0; i < 3; i++ {
+		c.Ranges[0].Next = int64(40 + i)
+		if err := WriteCheckpoint(path, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ReadCheckpoint(path, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Ranges[0].Next != 42 || got.Format != CheckpointFormat || got.V != 1 || !got.Written.Equal(c.Written) {
+		t.Fatalf("read back %+v", got)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Fatalf("%d files in the directory, want the checkpoint alone", len(ents))
+	}
+	if _, err := ReadCheckpoint("/dev/null", time.Second); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("/dev/null: %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadCheckpoint(fifo, time.Second); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("fifo: %v", err)
+	}
+	if err := WriteCheckpoint(filepath.Join(dir, "no", "such", "dir"), c); err == nil {
+		t.Fatal("a write into a missing directory succeeded")
+	}
+}
+
+func FuzzParseCheckpoint(f *testing.F) {
+	b, _ := json.Marshal(sampleCheckpoint())
+	f.Add(b)
+	f.Add([]byte(`{"format":"offsetctl-backfill-checkpoint","v":1}`))
+	f.Add([]byte(`{"ranges":[{"partition":0,"from":-1}]}`))
+	f.Add([]byte(`{"format":"offsetctl-backfill-checkpoint","v":1,"\u001b[31m":1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := ParseCheckpoint(data)
+		if err != nil {
+			if c != nil || strings.IndexFunc(err.Error(), func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 || len(err.Error()) > 400 {
+				t.Fatalf("bad error %q (checkpoint %v)", err, c)
+			}
+			return
+		}
+		// What parses holds its invariants and survives a round trip.
+		for _, r := range c.Ranges {
+			if r.From < 0 || r.Next < r.From || r.Next > max(r.Bound, r.From) {
+				t.Fatalf("range %+v", r)
+			}
+		}
+		again, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ParseCheckpoint(again); err != nil {
+			t.Fatalf("round trip: %v", err)
+		}
+	})
+}
+
+// TestCheckpointState: what a checkpoint records from the copy state.
+// Partition 0 has copies acknowledged through offset 9, then one in
+// flight and one acknowledged out of order (--partitioner key) at a target
+// offset below the last acknowledged one; partition 1 acknowledged
+// nothing yet; partition 2 has a failed copy at its head. The target ends
+// are the larger of the start ends and one past the last acknowledged
+// copy per target partition.
+func TestCheckpointState(t *testing.T) {
+	nine := int64(9)
+	b := &backfiller{
+		plan: Plan{Partitions: []PartitionPlan{{Partition: 0, From: 0, Bound: 100}, {Partition: 1, From: 30, Bound: 50}, {Partition: 2, From: 5, Bound: 8}}},
+		parts: map[int32]*inflight{
+			0: {acked: &nine, queue: []slot{{offset: 10}, {offset: 11, done: true, ok: true}}},
+			1: {},
+			2: {queue: []slot{{offset: 5, done: true}, {offset: 6}}},
+		},
+		lastOffset: map[int32]int64{0: 41, 3: 7},
+		ck: &checkpointer{
+			ranges:   map[int32]CheckpointRange{0: {Partition: 0, From: 0, Bound: 100}, 1: {Partition: 1, From: 20, Bound: 50}, 2: {Partition: 2, From: 5, Bound: 8}},
+			baseEnds: map[int32]int64{0: 12, 1: 3, 2: 0, 3: 0},
+		},
+	}
+	c := b.checkpointState(false)
+	wantNext := map[int32]int64{0: 10, 1: 30, 2: 5}
+	for _, r := range c.Ranges {
+		if r.Next != wantNext[r.Partition] {
+			t.Errorf("partition %d: next %d, want %d", r.Partition, r.Next, wantNext[r.Partition])
+		}
+	}
+	if c.AckedBeyond != 2 {
+		t.Errorf("acked beyond %d, want 2 (one out of order, one failed with an unknown outcome)", c.AckedBeyond)
+	}
+	wantEnds := map[int32]int64{0: 42, 1: 3, 2: 0, 3: 8}
+	if len(c.TargetEnds) != len(wantEnds) {
+		t.Fatalf("target ends %+v", c.TargetEnds)
+	}
+	for _, e := range c.TargetEnds {
+		if e.Offset != wantEnds[e.Partition] {
+			t.Errorf("target partition %d: end %d, want %d", e.Partition, e.Offset, wantEnds[e.Partition])
+		}
+	}
+	done := b.checkpointState(true)
+	for _, r := range done.Ranges {
+		if r.Next != r.Bound || !done.Complete || done.AckedBeyond != 0 {
+			t.Errorf("complete: %+v, beyond %d", r, done.AckedBeyond)
+		}
+	}
+}
