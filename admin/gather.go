@@ -81,7 +81,10 @@ type Commit struct {
 	Offset      int64
 	LeaderEpoch int32
 	Metadata    string
-	Err         error
+	// ShareLag is a share group's lag as the broker counts it
+	// (DescribeShareGroupOffsets v1, KIP-1226); nil otherwise.
+	ShareLag *int64
+	Err      error
 }
 
 // GroupSnapshot is one group as gathered.
@@ -155,6 +158,10 @@ type GatherRequest struct {
 	// not consumer groups (Kafka Connect workers): `lag` and `groups` show
 	// them for what they are; commands that change offsets leave them out.
 	OtherProtocols bool
+	// ShareGroups, with AllGroups, also lists share groups (KIP-932):
+	// `lag` and `groups` show them; commands that change offsets change a
+	// share group only when it is named.
+	ShareGroups bool
 }
 
 // ListGroups lists every group in the cluster with its type and state.
@@ -179,16 +186,23 @@ func ListGroups(ctx context.Context, adm *cluster.Admin) (kadm.ListedGroups, err
 // offsets offsetctl changes: classic consumer groups and KIP-848 groups,
 // not Connect workers, share or streams groups.
 func ConsumerGroupNames(listed kadm.ListedGroups) []string {
-	return listedNames(listed, false)
+	return listedNames(listed, false, false)
 }
 
 // listedNames is ConsumerGroupNames, with other set also the groups that
 // are shown for what they are: the classic groups of other protocols
 // (Kafka Connect workers) and Kafka Streams groups (KIP-1071), whose
-// committed offsets `lag` reads but which offsetctl never changes.
-func listedNames(listed kadm.ListedGroups, other bool) []string {
+// committed offsets `lag` reads but which offsetctl never changes; and
+// with share set, share groups (KIP-932).
+func listedNames(listed kadm.ListedGroups, other, share bool) []string {
 	groups := make([]string, 0, len(listed))
 	for g, lg := range listed {
+		if lg.GroupType == ShareType {
+			if share {
+				groups = append(groups, g)
+			}
+			continue
+		}
 		if lg.GroupType == "streams" {
 			if other {
 				groups = append(groups, g)
@@ -197,9 +211,6 @@ func listedNames(listed kadm.ListedGroups, other bool) []string {
 		}
 		if lg.ProtocolType != "" && lg.ProtocolType != "consumer" && !other {
 			continue // connect workers and the like have no offsets
-		}
-		if lg.GroupType == "share" {
-			continue
 		}
 		groups = append(groups, g)
 	}
@@ -214,7 +225,7 @@ func SelectGroups(listed kadm.ListedGroups, req GatherRequest) []string {
 	if !req.AllGroups {
 		return Dedupe(req.Groups)
 	}
-	groups := listedNames(listed, req.OtherProtocols)
+	groups := listedNames(listed, req.OtherProtocols, req.ShareGroups)
 	if req.Match != nil {
 		groups = slices.DeleteFunc(groups, func(g string) bool { return !req.Match(g) })
 	}
@@ -226,7 +237,7 @@ func SelectGroups(listed kadm.ListedGroups, req GatherRequest) []string {
 // DescribeGroups describes groups of both types. listed (from ListGroups)
 // tells each group's type; groups not listed are described with both APIs.
 func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, listed kadm.ListedGroups) (map[string]GroupInfo, error) {
-	var classic, consumer, streams []string
+	var classic, consumer, streams, share []string
 	for _, g := range groups {
 		lg, ok := listed[g]
 		switch {
@@ -234,6 +245,8 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 			consumer = append(consumer, g)
 		case ok && lg.GroupType == "streams":
 			streams = append(streams, g)
+		case ok && lg.GroupType == ShareType:
+			share = append(share, g)
 		case ok:
 			classic = append(classic, g)
 		}
@@ -244,6 +257,7 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 		cdesc         kadm.DescribedGroups
 		cfailed       map[string]error
 		kdesc, sdesc  map[string]GroupInfo
+		shdesc        map[string]GroupInfo
 		cerr, kerr848 error
 	)
 	if len(streams) > 0 {
@@ -252,6 +266,10 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 			defer wg.Done()
 			sdesc = describeStreamsGroups(ctx, adm, streams)
 		}()
+	}
+	if len(share) > 0 {
+		wg.Add(1)
+		go func() { defer wg.Done(); shdesc = describeShareGroups(ctx, adm, share) }()
 	}
 	if len(classic) > 0 {
 		wg.Add(1)
@@ -327,6 +345,9 @@ func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, li
 				gi.State, gi.Members = d.State, d.Members
 				gi.Assignor, gi.Coordinator = d.Assignor, d.Coordinator
 			}
+		}
+		if d, ok := shdesc[g]; ok {
+			gi = d
 		}
 		for i := range gi.Members {
 			for t := range gi.Members[i].Assigned {
@@ -738,7 +759,7 @@ func gatherListed(ctx context.Context, adm *cluster.Admin, req GatherRequest, li
 	)
 	wg.Add(2)
 	go func() { defer wg.Done(); infos, descErr = DescribeGroups(ctx, adm, groups, listed) }()
-	go func() { defer wg.Done(); commits = FetchCommits(ctx, adm, groups) }()
+	go func() { defer wg.Done(); commits = fetchAllCommits(ctx, adm, groups, listed) }()
 	wg.Wait()
 	if descErr != nil {
 		return nil, descErr
@@ -782,6 +803,31 @@ func gatherListed(ctx context.Context, adm *cluster.Admin, req GatherRequest, li
 		return nil, err
 	}
 	return snap, nil
+}
+
+// fetchAllCommits is FetchCommits for consumer groups and
+// FetchShareCommits for the listed share groups, in parallel.
+func fetchAllCommits(ctx context.Context, adm *cluster.Admin, groups []string, listed kadm.ListedGroups) map[string]GroupSnapshot {
+	var consumer, share []string
+	for _, g := range groups {
+		if lg, ok := listed[g]; ok && lg.GroupType == ShareType {
+			share = append(share, g)
+		} else {
+			consumer = append(consumer, g)
+		}
+	}
+	var sc map[string]GroupSnapshot
+	var wg sync.WaitGroup
+	if len(share) > 0 {
+		wg.Add(1)
+		go func() { defer wg.Done(); sc = FetchShareCommits(ctx, adm, share) }()
+	}
+	out := FetchCommits(ctx, adm, consumer)
+	wg.Wait()
+	for g, gs := range sc {
+		out[g] = gs
+	}
+	return out
 }
 
 // Dedupe drops repeated names, keeping the order of first occurrence.

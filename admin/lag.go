@@ -176,7 +176,10 @@ func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 		return gl
 	}
 	gl.Note = stateNote(g.Type, g.State)
-	if !g.IsConsumer() && g.Type != "streams" {
+	if g.IsShare() {
+		gl.Note = joinNote(NoteShareGroup, gl.Note)
+	}
+	if !g.IsConsumer() && g.Type != "streams" && !g.IsShare() {
 		gl.Note = fmt.Sprintf("not a consumer group: a classic group of protocol type %s (a Kafka Connect worker group when connect); it keeps no consumer offsets", safetext.Name(g.ProtocolType))
 	}
 
@@ -236,6 +239,13 @@ func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 		}
 		if pl.Error == "" {
 			pl.Lag, pl.Note = partitionLag(pl.Committed, po.Start, po.End, s.Isolation, o.AssumeReset)
+			if c, ok := g.Commits[k.Topic][k.Partition]; ok && g.IsShare() && c.Err == nil {
+				var note string
+				pl.Lag, note = shareLag(c, pl.Lag)
+				pl.Note = joinNote(pl.Note, note)
+			} else if g.IsShare() && pl.Committed == nil && o.AssumeReset == AssumeNothing {
+				pl.Note = NoteShareNoStart
+			}
 			if pl.Lag != nil {
 				gl.TotalLag += *pl.Lag
 			}

@@ -111,6 +111,9 @@ func LiveGroupReason(gi GroupInfo) string {
 
 // liveReason is LiveGroupReason without the group's name in front.
 func liveReason(gi GroupInfo) string {
+	if gi.IsShare() {
+		return shareLiveReason(gi)
+	}
 	if gi.Type == "streams" {
 		// KIP-1071: a Streams application's position is its source offsets
 		// and its state stores and internal topics together; moving the

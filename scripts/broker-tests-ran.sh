@@ -10,6 +10,7 @@ BROKER_TESTS=(
   TestLagMatchesApache
   TestResetMatchesApache
   TestStreamsGroups
+  TestShareGroupLagMatchesApache
   TestFaultLagAcrossBrokerKill
   TestFaultReplayAcrossBrokerRestart
   TestFaultBackfillAcrossBrokerRestart

@@ -49,7 +49,7 @@ func (a *app) groupsCmd() *cobra.Command {
 			defer adm.Close()
 			rows := []admin.GroupSummary{}
 			var breaches []string
-			req := admin.GatherRequest{Groups: s.Groups, AllGroups: s.All, Match: s.Match, OtherProtocols: true}
+			req := admin.GatherRequest{Groups: s.Groups, AllGroups: s.All, Match: s.Match, OtherProtocols: true, ShareGroups: true}
 			err = a.gatherLag(cmd.Context(), cfg, adm, req, lagOpts{timeLag: t.needsTimeLag(), triage: t}, func(rep admin.LagReport) {
 				rows = append(rows, admin.Summarize(rep, states)...)
 				breaches = append(breaches, admin.Breaches(rep, t.thresholds)...)

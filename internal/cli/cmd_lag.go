@@ -106,7 +106,7 @@ func (a *app) lagCmd() *cobra.Command {
 				return err
 			}
 			defer adm.Close()
-			req := admin.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, OtherProtocols: true, Scope: scope, Isolation: iso}
+			req := admin.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, OtherProtocols: true, ShareGroups: true, Scope: scope, Isolation: iso}
 			if f.watch <= 0 {
 				return a.lagOnce(cmd.Context(), cfg, adm, req, opts)
 			}

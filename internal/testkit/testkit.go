@@ -331,17 +331,29 @@ func (c *Cluster) Consumer(group, topic string, consumer848 bool, extra ...kgo.O
 // the test when not on a real broker.
 func (c *Cluster) ApacheTool(args ...string) string {
 	c.t.Helper()
+	return c.apacheTool([]string{"consumer-groups"}, args)
+}
+
+// ApacheShareTool runs Apache's ShareGroupCommand (kafka-share-groups.sh)
+// with args, as ApacheTool does.
+func (c *Cluster) ApacheShareTool(args ...string) string {
+	c.t.Helper()
+	return c.apacheTool([]string{"run-class", "org.apache.kafka.tools.consumer.group.ShareGroupCommand"}, args)
+}
+
+func (c *Cluster) apacheTool(tool, args []string) string {
+	c.t.Helper()
 	script := os.Getenv("OFFSETCTL_KAFKA_SCRIPT")
 	if !Real() || script == "" {
 		c.t.Skip("Apache reference tool needs a real broker (KAFKA_BROKERS and OFFSETCTL_KAFKA_SCRIPT)")
 	}
-	full := append([]string{"consumer-groups", "--bootstrap-server", c.BrokerList()}, args...)
+	full := append(append(tool, "--bootstrap-server", c.BrokerList()), args...)
 	cmd := exec.Command("bash", append([]string{script}, full...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		c.t.Fatalf("kafka-consumer-groups %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, stderr.String())
+		c.t.Fatalf("%s %s: %v\nstdout: %s\nstderr: %s", tool[len(tool)-1], strings.Join(args, " "), err, out, stderr.String())
 	}
 	return string(out)
 }

@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"bufio"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// shareFixture is a share group (KIP-932) that had a member (so the
+// broker knows it as a share group on Apache and kfake alike), now empty,
+// with start offsets set by hand on a 3-partition topic of 10 records a
+// partition: 2, 5 and 10, so its lags are 8, 5 and 0.
+type shareFixture struct {
+	c            *testkit.Cluster
+	topic, group string
+}
+
+func newShareFixture(t *testing.T, c *testkit.Cluster) shareFixture {
+	t.Helper()
+	f := shareFixture{c: c, topic: c.Topic(3, nil), group: testkit.Name(t, "share")}
+	c.Produce(f.topic, map[int32]int{0: 10, 1: 10, 2: 10}, time.Time{})
+	stop := c.ShareConsumer(f.group, f.topic, 3)
+	stop()
+	c.SetShareOffsets(f.group, f.topic, map[int32]int64{0: 2, 1: 5, 2: 10})
+	return f
+}
+
+// shareLag runs lag -o json on the group and returns its group.
+func shareLag(t *testing.T, c *testkit.Cluster, args ...string) admin.GroupLag {
+	t.Helper()
+	var rep admin.LagReport
+	decodeJSON(t, mustRun(t, c, 0, append([]string{"lag", "-o", "json"}, args...)...), &rep)
+	if len(rep.Groups) != 1 {
+		t.Fatalf("lag %v: %d groups, want 1: %+v", args, len(rep.Groups), rep.Groups)
+	}
+	return rep.Groups[0]
+}
+
+// groups lists a share group with TYPE share, its state, members and
+// total lag; lag shows each share-partition's start offset against the log
+// start and end, and the broker's lag; the triage flags and --regex work
+// on it as on a consumer group.
+func TestShareGroupsListAndLag(t *testing.T) {
+	c := testkit.New(t)
+	f := newShareFixture(t, c)
+	consumer := testkit.Name(t, "plain")
+	c.Commit(consumer, f.topic, map[int32]int64{0: 1})
+
+	var listed struct {
+		Groups []admin.GroupSummary `json:"groups"`
+	}
+	decodeJSON(t, mustRun(t, c, 0, "groups", "-o", "json"), &listed)
+	found := map[string]admin.GroupSummary{}
+	for _, g := range listed.Groups {
+		found[g.Group] = g
+	}
+	sg, ok := found[f.group]
+	if !ok || sg.Type != "share" || sg.State != "Empty" || sg.Members != 0 || sg.TotalLag != 13 || sg.Error != "" || strings.Join(sg.Topics, ",") != f.topic {
+		t.Errorf("groups: share group %s listed as %+v (found %v), want type share, Empty, 0 members, total lag 13 on %s", f.group, sg, ok, f.topic)
+	}
+	if cg := found[consumer]; cg.Type == "share" || cg.TotalLag != 9 {
+		t.Errorf("groups: consumer group %s listed as %+v, want a consumer group with lag 9", consumer, cg)
+	}
+	table := mustRun(t, c, 0, "groups", "--regex", f.group).stdout
+	if !strings.Contains(table, "share") || !strings.Contains(table, f.group) || strings.Contains(table, consumer) {
+		t.Errorf("groups --regex %s table:\n%s\nwant the share group alone, TYPE share", f.group, table)
+	}
+
+	g := shareLag(t, c, f.group)
+	if g.Type != "share" || !strings.Contains(g.Note, "share-partition start offset") || g.TotalLag != 13 || len(g.Partitions) != 3 {
+		t.Fatalf("lag %s: %+v, want type share, a note on the columns, total 13, 3 rows", f.group, g)
+	}
+	want := []struct{ start, lag int64 }{{2, 8}, {5, 5}, {10, 0}}
+	for i, p := range g.Partitions {
+		if p.Partition != int32(i) || p.Committed == nil || *p.Committed != want[i].start || p.Lag == nil || *p.Lag != want[i].lag || p.LogStart != 0 || p.LogEnd != 10 || p.Error != "" {
+			t.Errorf("lag row %d: %+v (committed %v lag %v), want start offset %d, log 0..10, lag %d", i, p, deref(p.Committed), deref(p.Lag), want[i].start, want[i].lag)
+		}
+	}
+
+	// Triage: --min-lag keeps partition 0 alone, --by topic rolls up,
+	// --fail-if crosses, and --regex selects the share group.
+	if got := shareLag(t, c, "--regex", f.group, "--min-lag", "6"); len(got.Partitions) != 1 || got.Partitions[0].Partition != 0 {
+		t.Errorf("lag --min-lag 6: rows %+v, want partition 0 alone", got.Partitions)
+	}
+	r := mustRun(t, c, 4, "lag", f.group, "--fail-if", "lag>7")
+	if !strings.Contains(r.stderr, f.group) {
+		t.Errorf("--fail-if lag>7: stderr %q does not name the group", r.stderr)
+	}
+	mustRun(t, c, 0, "lag", f.group, "--fail-if", "lag>8")
+	var byTopic struct {
+		Groups []struct {
+			Type   string `json:"type"`
+			Topics []struct {
+				Lag    int64 `json:"lag"`
+				MaxLag int64 `json:"max_lag"`
+			} `json:"topics"`
+		} `json:"groups"`
+	}
+	decodeJSON(t, mustRun(t, c, 0, "lag", f.group, "--by", "topic", "-o", "json"), &byTopic)
+	if len(byTopic.Groups) != 1 || byTopic.Groups[0].Type != "share" || len(byTopic.Groups[0].Topics) != 1 || byTopic.Groups[0].Topics[0].Lag != 13 || byTopic.Groups[0].Topics[0].MaxLag != 8 {
+		t.Errorf("lag --by topic: %+v, want one share group, one topic of lag 13, max 8", byTopic)
+	}
+}
+
+// A live share consumer shows as a member owning its partitions, and each
+// row's start offset is what the broker answers DescribeShareGroupOffsets
+// (kfake initializes it at the assignment, Apache 4.4 when a record is
+// first acknowledged: "-" until then, with a note).
+func TestShareGroupLagLiveMember(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	group := testkit.Name(t, "share")
+	c.ShareConsumer(group, topic, 2)
+	g := shareLag(t, c, group)
+	if g.Type != "share" || g.Members != 1 || g.State != "Stable" || len(g.Partitions) != 2 {
+		t.Fatalf("lag of a live share group: %+v, want type share, 1 member, Stable, 2 rows", g)
+	}
+	broker := c.ShareOffsets(group)[topic]
+	for _, p := range g.Partitions {
+		start, known := broker[p.Partition]
+		switch {
+		case p.Member == "" || p.LogEnd != 0:
+			t.Errorf("row %+v: want the member named and log end 0", p)
+		case known && (p.Committed == nil || *p.Committed != start || p.Lag == nil || *p.Lag != 0):
+			t.Errorf("row %+v (start %v lag %v): the broker says start offset %d, lag 0", p, deref(p.Committed), deref(p.Lag), start)
+		case !known && (p.Committed != nil || p.Lag != nil || p.Note != admin.NoteShareNoStart):
+			t.Errorf("row %+v: the broker has no start offset, want none shown and the note %q", p, admin.NoteShareNoStart)
+		}
+	}
+}
+
+// Share-group lag agrees with Apache's kafka-share-groups --describe row by
+// row: group, topic, partition, start offset and lag (Apache 4.4 only).
+func TestShareGroupLagMatchesApache(t *testing.T) {
+	c := testkit.New(t)
+	if !testkit.Real() {
+		t.Skip("Apache's share-group tool needs a real broker")
+	}
+	f := newShareFixture(t, c)
+	c.Produce(f.topic, map[int32]int{1: 3}, time.Time{}) // partition 1: log end 13, lag 8
+	apache := parseApacheShare(t, c.ApacheShareTool("--describe", "--group", f.group))
+	g := shareLag(t, c, f.group)
+	if len(apache) != len(g.Partitions) || len(apache) != 3 {
+		t.Fatalf("Apache shows %d rows %v, offsetctl %d: %+v", len(apache), apache, len(g.Partitions), g.Partitions)
+	}
+	for i, p := range g.Partitions {
+		a := apache[i]
+		if a.group != f.group || a.topic != p.Topic || a.partition != p.Partition || p.Committed == nil || a.start != *p.Committed || p.Lag == nil || a.lag != *p.Lag {
+			t.Errorf("row %d: Apache %+v, offsetctl %s/%d start %v lag %v", i, a, p.Topic, p.Partition, deref(p.Committed), deref(p.Lag))
+		}
+	}
+	if *g.Partitions[1].Lag != 8 {
+		t.Errorf("partition 1 lag %d after 3 more records, want 8", *g.Partitions[1].Lag)
+	}
+}
+
+type apacheShareRow struct {
+	group, topic string
+	partition    int32
+	start, lag   int64
+}
+
+// parseApacheShare reads kafka-share-groups --describe: a header line
+// GROUP TOPIC PARTITION START-OFFSET LAG, then one row per share-partition.
+func parseApacheShare(t *testing.T, out string) []apacheShareRow {
+	t.Helper()
+	var rows []apacheShareRow
+	header := false
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 0 {
+			continue
+		}
+		if fs[0] == "GROUP" {
+			if strings.Join(fs, " ") != "GROUP TOPIC PARTITION START-OFFSET LAG" {
+				t.Fatalf("Apache's header changed: %q", sc.Text())
+			}
+			header = true
+			continue
+		}
+		if !header || len(fs) != 5 {
+			t.Fatalf("unexpected Apache line %q in:\n%s", sc.Text(), out)
+		}
+		p, err1 := strconv.ParseInt(fs[2], 10, 32)
+		s, err2 := strconv.ParseInt(fs[3], 10, 64)
+		l, err3 := strconv.ParseInt(fs[4], 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil {
+			t.Fatalf("unparsable Apache row %q", sc.Text())
+		}
+		rows = append(rows, apacheShareRow{fs[0], fs[1], int32(p), s, l})
+	}
+	return rows
+}
+
+func deref(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

@@ -1,0 +1,126 @@
+package testkit
+
+import (
+	"context"
+	"maps"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// ShareConsumer starts a share consumer (KIP-932) of topic in group and
+// waits until the group describes it as a member with all partitions of
+// the topic assigned. (Apache 4.4 answers start offset -1 for them until a
+// record is acknowledged; kfake initializes them at once.) Records it reads are
+// acknowledged (accepted) on the next poll. The consumer closes at test
+// end; call the returned stop to close it early: stop returns once the
+// group has no member left.
+func (c *Cluster) ShareConsumer(group, topic string, partitions int) (stop func()) {
+	c.t.Helper()
+	cl := c.Client(kgo.ShareGroup(group), kgo.ConsumeTopics(topic))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			cl.PollFetches(ctx)
+		}
+	}()
+	c.waitShare(group, 45*time.Second, func(d kadm.DescribedShareGroup) bool {
+		return len(d.Members) > 0 && len(d.AssignedPartitions()[topic]) == partitions
+	}, "a member with every partition assigned", cancel)
+	var stopped bool
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		<-done
+		cl.Close() // leaves the group (member epoch -1)
+		c.waitShare(group, 45*time.Second, func(d kadm.DescribedShareGroup) bool { return len(d.Members) == 0 }, "no members after the consumer closed", nil)
+	}
+	c.t.Cleanup(stop)
+	return stop
+}
+
+// waitShare polls ShareGroupDescribe until ok, failing the test after d.
+func (c *Cluster) waitShare(group string, d time.Duration, ok func(kadm.DescribedShareGroup) bool, what string, onFail func()) {
+	c.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		desc, err := c.Admin().DescribeShareGroups(Ctx(c.t), group)
+		if g, found := desc[group]; err == nil && found && g.Err == nil && ok(g) {
+			return
+		}
+		if time.Now().After(deadline) {
+			if onFail != nil {
+				onFail()
+			}
+			c.t.Fatalf("share group %s: not %s within %s (last describe: %+v, %v)", group, what, d, desc[group], err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// ShareOffsets returns group's share-partition start offsets (topic →
+// partition → offset) as DescribeShareGroupOffsets answers them; partitions
+// without a start offset (-1) are left out.
+func (c *Cluster) ShareOffsets(group string) map[string]map[int32]int64 {
+	c.t.Helper()
+	desc, err := c.Admin().DescribeShareGroupOffsets(Ctx(c.t), group)
+	if err == nil {
+		err = desc[group].Err
+	}
+	if err != nil {
+		c.t.Fatalf("describing share-group offsets of %s: %v", group, err)
+	}
+	out := map[string]map[int32]int64{}
+	desc[group].Offsets.Each(func(o kadm.ShareOffset) {
+		if o.Err != nil {
+			c.t.Fatalf("share-group offsets of %s %s/%d: %v", group, o.Topic, o.Partition, o.Err)
+		}
+		if o.StartOffset < 0 {
+			return
+		}
+		if out[o.Topic] == nil {
+			out[o.Topic] = map[int32]int64{}
+		}
+		out[o.Topic][o.Partition] = o.StartOffset
+	})
+	return out
+}
+
+// SetShareOffsets sets share-partition start offsets of an empty share
+// group with AlterShareGroupOffsets (test setup, not offsetctl).
+func (c *Cluster) SetShareOffsets(group, topic string, offsets map[int32]int64) {
+	c.t.Helper()
+	os := kadm.Offsets{}
+	for p, o := range offsets {
+		os.AddOffset(topic, p, o, -1)
+	}
+	resp, err := c.Admin().AlterShareGroupOffsets(Ctx(c.t), group, os)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		c.t.Fatalf("altering share-group offsets of %s: %v", group, err)
+	}
+}
+
+// WaitShareOffsets waits until group's start offsets on topic are want.
+func (c *Cluster) WaitShareOffsets(group, topic string, want map[int32]int64) {
+	c.t.Helper()
+	deadline := time.Now().Add(45 * time.Second)
+	for {
+		got := c.ShareOffsets(group)[topic]
+		if maps.Equal(got, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("share group %s: start offsets on %s are %v after 45s, want %v", group, topic, got, want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
