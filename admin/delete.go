@@ -41,6 +41,9 @@ type DeleteOffsetsPlan struct {
 	// Live is whether the group had live members when planned (reset,
 	// and so an undo from the backup, refuses it until they stop).
 	Live bool `json:"-"`
+	// GroupType is "share" for a share group (KIP-932), whose start
+	// offsets are deleted a whole topic at a time (DeleteShareGroupOffsets).
+	GroupType string `json:"group_type,omitempty"`
 }
 
 // PlanDeleteOffsets lists the scoped partitions of group with their
@@ -67,6 +70,11 @@ func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPla
 			for t := range m.Assigned {
 				consumed[t] = true
 			}
+		}
+	}
+	if g.IsShare() {
+		if err := shareDeleteScope(&p, g, scope); err != nil {
+			return p, err
 		}
 	}
 	switch {
@@ -129,7 +137,7 @@ func (p DeleteOffsetsPlan) HasCommits() bool {
 
 // BackupRows returns the pre-delete state of the plan's partitions.
 func (p DeleteOffsetsPlan) BackupRows() BackupGroup {
-	bg := BackupGroup{Group: p.Group}
+	bg := BackupGroup{Group: p.Group, Share: p.GroupType == ShareType}
 	for _, r := range p.Partitions {
 		row := PlanRow{Group: p.Group, Topic: r.Topic, Partition: r.Partition, NoCommit: r.Current == nil}
 		if r.Current != nil {
@@ -261,6 +269,9 @@ func ExecuteDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffs
 }
 
 func executeDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffsetsPlan, limit int) error {
+	if p.GroupType == ShareType {
+		return executeShareDelete(ctx, adm, p)
+	}
 	set := kadm.TopicsSet{}
 	for _, r := range p.Partitions {
 		set.Add(r.Topic, r.Partition)

@@ -22,12 +22,19 @@ import (
 //
 //	offsetctl:backup,GROUP,0,UNIX_MS          the file is a backup of GROUP taken at UNIX_MS
 //	offsetctl:no-commit:GROUP,TOPIC,P,0       GROUP had no committed offset on TOPIC/P
+//	offsetctl:share-group,GROUP,0,0           GROUP is a share group (KIP-932): its offsets are
+//	                                          share-partition start offsets
 //
 // Apache's reader accepts neither comments, blank lines inside the file nor a
 // header, so the markers are ordinary records.
 const (
 	BackupMarker   = "offsetctl:backup"
 	NoCommitPrefix = "offsetctl:no-commit:"
+	// ShareMarker says a backed-up group is a share group, so that a
+	// restore after the group is gone (kfake drops a share group with no
+	// members and no start offsets) sets start offsets again instead of
+	// creating a consumer group of the same name.
+	ShareMarker = "offsetctl:share-group"
 )
 
 // PlanRow is one row of a plan file.
@@ -50,6 +57,8 @@ type PlanFile struct {
 	// Backups maps each group the file is a backup of to the backup time
 	// (unix ms). Rows of those groups are restored verbatim, not clamped.
 	Backups map[string]int64
+	// Share holds the backed-up groups marked as share groups.
+	Share map[string]bool
 }
 
 // utf8BOM is the byte order mark spreadsheet programs put first in a
@@ -100,7 +109,7 @@ func CheckGroupArg(name string) error {
 // record must have the same number of fields, 3 or 4. A partition listed
 // twice for the same group with different offsets is an error.
 func ParsePlanCSV(data []byte) (PlanFile, error) {
-	pf := PlanFile{Backups: map[string]int64{}}
+	pf := PlanFile{Backups: map[string]int64{}, Share: map[string]bool{}}
 	type key struct {
 		group, topic string
 		partition    int32
@@ -164,6 +173,13 @@ func ParsePlanCSV(data []byte) (PlanFile, error) {
 				return pf, fmt.Errorf("line %d: bad %s record", n, BackupMarker)
 			}
 			pf.Backups[raw[1]] = ms
+			continue
+		}
+		if row.Group == ShareMarker {
+			if raw[1] == "" {
+				return pf, fmt.Errorf("line %d: bad %s record", n, ShareMarker)
+			}
+			pf.Share[raw[1]] = true
 			continue
 		}
 		if g, ok := strings.CutPrefix(row.Group, NoCommitPrefix); ok {
@@ -294,6 +310,8 @@ func csvField(s string) string {
 // BackupGroup is the state of one group's scoped partitions before a change.
 type BackupGroup struct {
 	Group string
+	// Share marks a share group's backup (ShareMarker).
+	Share bool
 	// Rows hold the committed offsets; NoCommit rows the partitions the
 	// group had no commit on.
 	Rows []PlanRow
@@ -309,6 +327,11 @@ func WriteBackupCSV(w io.Writer, at time.Time, groups []BackupGroup) error {
 		}
 		if _, err := fmt.Fprintf(w, "%s,%s,0,%d\n", csvField(BackupMarker), csvField(g.Group), at.UnixMilli()); err != nil {
 			return err
+		}
+		if g.Share {
+			if _, err := fmt.Fprintf(w, "%s,%s,0,0\n", csvField(ShareMarker), csvField(g.Group)); err != nil {
+				return err
+			}
 		}
 		rows := make([]PlanRow, len(g.Rows))
 		for i, r := range g.Rows {

@@ -53,6 +53,11 @@ type GroupPlan struct {
 	Partitions []PartitionPlan `json:"partitions"`
 	Type       string          `json:"-"`
 	Members    int             `json:"-"`
+	// GroupType is "share" for a share group (KIP-932), empty otherwise;
+	// Atomic is false for one: its start offsets are not changed
+	// all-or-nothing (see NoteShareReset).
+	GroupType string `json:"group_type,omitempty"`
+	Atomic    *bool  `json:"atomic,omitempty"`
 	// Refused is set when the guard refuses the group (live members), and
 	// says why: "group G has N active member(s) ...".
 	Refused string `json:"refused,omitempty"`
@@ -285,7 +290,16 @@ func firstErr(errs ...error) error {
 // planGroup plans one group in two steps: the scope (which partitions)
 // and the target (where each goes).
 func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan, []string, error) {
+	if g.IsShare() {
+		if err := shareTargetErr(in.Target, g.Group); err != nil {
+			return GroupPlan{}, nil, err
+		}
+	}
 	gp, warns, stop := planGroupState(in, g)
+	if g.IsShare() {
+		gp.GroupType, gp.Atomic = ShareType, new(false)
+		gp.Note = joinNote(gp.Note, NoteShareReset)
+	}
 	if stop {
 		return gp, warns, nil
 	}
@@ -306,6 +320,9 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 			return gp, nil, err
 		}
 		gp.Partitions = append(gp.Partitions, pp)
+	}
+	if g.IsShare() {
+		planShareDeletes(&gp, g)
 	}
 	return gp, append(warns, t.warnings()...), nil
 }
@@ -686,7 +703,7 @@ func (p Plan) Refusals() []string {
 // BackupOf returns the pre-change state of the plan's partitions: the
 // committed offset of every planned partition, or a no-commit row.
 func (g GroupPlan) BackupOf() BackupGroup {
-	bg := BackupGroup{Group: g.Group}
+	bg := BackupGroup{Group: g.Group, Share: g.Type == ShareType}
 	for _, pp := range g.Partitions {
 		r := PlanRow{Group: g.Group, Topic: pp.Topic, Partition: pp.Partition}
 		if pp.Current != nil {

@@ -77,6 +77,7 @@ func GatherReset(ctx context.Context, adm *cluster.Admin, req ResetRequest) (Res
 		return in, err
 	}
 	in.Snapshot = snap
+	markShareBackups(snap, req.File)
 	if req.AllGroups {
 		for _, g := range snap.Groups {
 			if req.Target.Kind == ToGroup && g.Group == req.Target.Group {

@@ -13,11 +13,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/internal/textlist"
 )
@@ -179,4 +183,199 @@ func shareLag(c Commit, computed *int64) (*int64, string) {
 		return new(*c.ShareLag), fmt.Sprintf("%d records after the start offset are already acknowledged or archived", *computed-*c.ShareLag)
 	}
 	return new(*c.ShareLag), ""
+}
+
+// NoteShareReset is the note of a share group's reset plan.
+const NoteShareReset = "share group: start offsets set with AlterShareGroupOffsets, not in a transaction (share groups have no transactional offset commit) and not all-or-nothing: the share coordinator writes each share-partition's state on its own and answers per partition"
+
+// shareTargetErr refuses the targets that have no meaning for a share
+// group. KIP-932's AlterShareGroupOffsets sets a share-partition's start
+// offset, and Apache's kafka-share-groups --reset-offsets offers
+// earliest, latest, current, an offset, a time and a file: a shift of a
+// start offset (records after it may already be acknowledged) or another
+// group's commits are not among them.
+func shareTargetErr(t Target, group string) error {
+	switch t.Kind {
+	case ToShift, ToGroup:
+		return exitcode.Usagef("group %s is a share group: --to %s is not supported for share groups; use earliest, latest, current, an offset N, time:T, ago:D or file:PLAN.csv (what KIP-932 start offsets support)", safetext.Arg(group), safetext.Arg(t.Spec))
+	}
+	return nil
+}
+
+// planShareDeletes marks the rows a share group's plan cannot restore to
+// "no start offset": DeleteShareGroupOffsets deletes a whole topic's
+// state, so a topic with such rows must have no start offset outside the
+// plan, or the delete would take those too.
+func planShareDeletes(gp *GroupPlan, g *GroupSnapshot) {
+	planned := map[TP]bool{}
+	deletes := map[string]bool{}
+	for _, pp := range gp.Partitions {
+		planned[TP{pp.Topic, pp.Partition}] = true
+		if pp.Action == ActDelete {
+			deletes[pp.Topic] = true
+		}
+	}
+	outside := map[string][]string{}
+	g.Commits.Each(func(t string, p int32, _ Commit) {
+		if deletes[t] && !planned[TP{t, p}] {
+			outside[t] = append(outside[t], fmt.Sprint(p))
+		}
+	})
+	for i := range gp.Partitions {
+		pp := &gp.Partitions[i]
+		if ps := outside[pp.Topic]; pp.Action == ActDelete && len(ps) > 0 && pp.Error == "" {
+			pp.Error = fmt.Sprintf("a share group's start offsets are deleted a whole topic at a time (DeleteShareGroupOffsets), and partition(s) %s of %s outside this plan have one: restore the whole topic", shortList(ps), pp.Topic)
+		}
+	}
+}
+
+// ExecuteShareReset applies a share group's validated plan: one
+// DeleteShareGroupOffsets for the topics with partitions restored to "no
+// start offset", then one AlterShareGroupOffsets with every start offset
+// to set (those of a topic just deleted included), then
+// DescribeShareGroupOffsets to confirm every partition holds what was
+// planned. The broker refuses both while the group has members
+// (NON_EMPTY_GROUP). Failures land in the partitions' Error; the returned
+// error is only for the whole group failing.
+func ExecuteShareReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error {
+	alters := kadm.Offsets{}
+	var topics []string
+	for _, pp := range gp.Partitions {
+		switch {
+		case pp.Action == ActCommit && pp.Target != nil:
+			alters.Add(kadm.Offset{Topic: pp.Topic, Partition: pp.Partition, At: *pp.Target, LeaderEpoch: -1})
+		case pp.Action == ActDelete && !slices.Contains(topics, pp.Topic):
+			topics = append(topics, pp.Topic)
+		}
+	}
+	setErr := func(match func(PartitionPlan) bool, msg string) {
+		for i := range gp.Partitions {
+			if pp := &gp.Partitions[i]; match(*pp) && pp.Error == "" {
+				pp.Error = msg
+			}
+		}
+	}
+	if len(topics) > 0 {
+		resp, err := adm.DeleteShareGroupOffsets(ctx, gp.Group, topics...)
+		gp.CommitRequests++
+		if err != nil {
+			gp.Error = fmt.Sprintf("deleting share-group start offsets of group %s: %s", safetext.Arg(gp.Group), ExplainError(err))
+			return errors.New(gp.Error)
+		}
+		gp.Executed = true
+		for t, terr := range resp {
+			if terr != nil {
+				setErr(func(pp PartitionPlan) bool { return pp.Topic == t && pp.Action == ActDelete }, deleteErrPrefix+ExplainError(terr))
+			}
+		}
+	}
+	if len(alters) > 0 {
+		resp, err := adm.AlterShareGroupOffsets(ctx, gp.Group, alters)
+		gp.CommitRequests++
+		if err != nil {
+			gp.Error = fmt.Sprintf("altering share-group start offsets of group %s: %s", safetext.Arg(gp.Group), ExplainError(err))
+			if gp.Executed {
+				gp.Error += "; the group is PARTLY CHANGED: the start offsets of " + strings.Join(topics, ", ") + " were deleted before the failure"
+			}
+			return errors.New(gp.Error)
+		}
+		resp.EachError(func(t string, p int32, perr error) {
+			setErr(func(pp PartitionPlan) bool { return pp.Topic == t && pp.Partition == p }, commitErrPrefix+ExplainError(perr))
+		})
+	}
+	gp.Executed = true
+	back := FetchShareCommits(ctx, adm, []string{gp.Group})[gp.Group]
+	if back.CommitErr != nil {
+		gp.Error = fmt.Sprintf("reading back share-group start offsets of group %s: %v", safetext.Arg(gp.Group), back.CommitErr)
+		return errors.New(gp.Error)
+	}
+	fetched := kadm.OffsetResponses{}
+	back.Commits.Each(func(t string, p int32, c Commit) {
+		fetched.Add(kadm.OffsetResponse{Offset: kadm.Offset{Topic: t, Partition: p, At: c.Offset}, Err: c.Err})
+	})
+	verifyReadBack(gp, fetched)
+	return nil
+}
+
+// shareDeleteScope checks a delete-offsets plan of a share group: whole
+// topics only (DeleteShareGroupOffsets names topics, not partitions), and
+// no members (the broker refuses with NON_EMPTY_GROUP; the plan says so
+// first, in the dry run too, naming how many).
+func shareDeleteScope(p *DeleteOffsetsPlan, g *GroupSnapshot, scope Scope) error {
+	p.GroupType = ShareType
+	for _, t := range scope.TopicNames() {
+		if scope.Topics[t] != nil {
+			return exitcode.Usagef("group %s is a share group, whose start offsets are deleted a whole topic at a time (DeleteShareGroupOffsets): name the topic %s without partitions", safetext.Arg(g.Group), t)
+		}
+	}
+	if r := LiveGroupReason(g.GroupInfo); r != "" {
+		p.Live = true
+		p.Error = r
+	}
+	return nil
+}
+
+// executeShareDelete deletes a share group's start offsets of the plan's
+// topics with one DeleteShareGroupOffsets, then reads them back.
+func executeShareDelete(ctx context.Context, adm *cluster.Admin, p *DeleteOffsetsPlan) error {
+	var topics []string
+	for _, r := range p.Partitions {
+		if !slices.Contains(topics, r.Topic) {
+			topics = append(topics, r.Topic)
+		}
+	}
+	if len(topics) == 0 {
+		return nil
+	}
+	resp, err := adm.DeleteShareGroupOffsets(ctx, p.Group, topics...)
+	p.DeleteRequests = 1
+	p.Executed = err == nil
+	for i := range p.Partitions {
+		r := &p.Partitions[i]
+		terr, ok := resp[r.Topic]
+		switch {
+		case r.Current == nil:
+			r.Status = "no commit"
+		case err != nil:
+			r.Status, r.Error = "failed", ExplainError(err)
+		case !ok:
+			r.Status, r.Error = "failed", "missing from the broker's response"
+		case terr != nil:
+			r.Status, r.Error = "failed", ExplainError(terr)
+		default:
+			r.Status = "deleted"
+		}
+	}
+	if !p.Executed {
+		return nil
+	}
+	back := FetchShareCommits(ctx, adm, []string{p.Group})[p.Group]
+	if back.CommitErr != nil {
+		p.Error = fmt.Sprintf("reading back share-group start offsets of group %s: %v", safetext.Arg(p.Group), back.CommitErr)
+		return nil
+	}
+	for i := range p.Partitions {
+		r := &p.Partitions[i]
+		if c, ok := back.Commits[r.Topic][r.Partition]; ok && r.Error == "" && c.Err == nil {
+			r.Status, r.Error = "failed", fmt.Sprintf("verify: start offset still %d", c.Offset)
+		}
+	}
+	return nil
+}
+
+// markShareBackups makes the groups a backup marks as share groups
+// (ShareMarker) share groups in the snapshot when the cluster no longer
+// knows them, so the restore sets start offsets with
+// AlterShareGroupOffsets (which creates the group) rather than committing
+// consumer offsets under the same name.
+func markShareBackups(snap *Snapshot, pf *PlanFile) {
+	if pf == nil {
+		return
+	}
+	for i := range snap.Groups {
+		g := &snap.Groups[i]
+		if pf.Share[g.Group] && !g.Exists && len(g.Commits) == 0 {
+			g.Type, g.State, g.Err, g.CommitErr = ShareType, "Dead", nil, nil
+		}
+	}
 }

@@ -2,10 +2,16 @@ package admin
 
 import (
 	"errors"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/internal/exitcode"
 )
 
 func TestShareCommits(t *testing.T) {
@@ -77,5 +83,109 @@ func TestShareLiveReason(t *testing.T) {
 	r := LiveGroupReason(GroupInfo{Group: "s", Type: ShareType, State: "Stable", Members: []Member{{ID: "a"}, {ID: "b"}}})
 	if r != "group s is a share group with 2 members (state Stable): its start offsets can only be changed while it has none; stop its share consumers first" {
 		t.Errorf("live share group: %q", r)
+	}
+}
+
+// shareSnapshot: share group "s" with start offsets on t/0 and t/1 of a
+// topic t (log 0..10, 3 partitions) and none on t/2.
+func shareSnapshot() *Snapshot {
+	return &Snapshot{
+		Offsets: TopicOffsets{Partitions: map[string]map[int32]PartitionOffsets{"t": {0: {Start: 0, End: 10}, 1: {Start: 0, End: 10}, 2: {Start: 0, End: 10}}}},
+		Groups: []GroupSnapshot{{
+			GroupInfo: GroupInfo{Group: "s", Type: ShareType, State: "Empty", Exists: true},
+			Commits:   PartitionMap[Commit]{"t": {0: {Offset: 2}, 1: {Offset: 5}}},
+		}, {
+			GroupInfo: GroupInfo{Group: "other", Type: "classic", State: "Empty", Exists: true},
+			Commits:   PartitionMap[Commit]{"t": {0: {Offset: 1}}},
+		}},
+	}
+}
+
+func TestPlanResetShare(t *testing.T) {
+	for _, tc := range []struct {
+		spec    string
+		scope   []string
+		file    *PlanFile
+		targets map[int32]int64 // nil: no target
+		deletes []int32
+		errRow  string // a row error containing this
+		usage   string // PlanReset's exit-2 error containing this
+	}{
+		{spec: "earliest", scope: []string{"t"}, targets: map[int32]int64{0: 0, 1: 0, 2: 0}},
+		{spec: "latest", scope: []string{"t:1"}, targets: map[int32]int64{1: 10}},
+		{spec: "current", scope: []string{"t"}, targets: map[int32]int64{0: 2, 1: 5, 2: 10}},
+		{spec: "7", scope: []string{"t"}, targets: map[int32]int64{0: 7, 1: 7, 2: 7}},
+		{spec: "shift:+1", scope: []string{"t"}, usage: "not supported for share groups"},
+		{spec: "group:other", scope: []string{"t"}, usage: "not supported for share groups"},
+		// A restore to "no start offset" of t/0 alone would delete t/1's
+		// too (DeleteShareGroupOffsets is per topic): refused.
+		{spec: "file:p.csv", file: &PlanFile{Columns: 4, Rows: []PlanRow{{Group: "s", Topic: "t", Partition: 0, NoCommit: true}}, Backups: map[string]int64{"s": 1}}, errRow: "a whole topic at a time"},
+		// The whole topic: t/0 and t/1 deleted, t/2 set again after.
+		{spec: "file:p.csv", file: &PlanFile{Columns: 4, Rows: []PlanRow{{Group: "s", Topic: "t", Partition: 0, NoCommit: true}, {Group: "s", Topic: "t", Partition: 1, NoCommit: true}, {Group: "s", Topic: "t", Partition: 2, Offset: 4}}, Backups: map[string]int64{"s": 1}}, targets: map[int32]int64{2: 4}, deletes: []int32{0, 1}},
+	} {
+		target, err := ParseTarget(tc.spec, time.Unix(0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		scope := Scope{}
+		if tc.scope != nil {
+			scope = resetScope(t, tc.scope...)
+		}
+		plan, err := PlanReset(ResetInput{Snapshot: shareSnapshot(), Groups: []string{"s"}, Target: target, Scope: scope, File: tc.file})
+		if tc.usage != "" {
+			if err == nil || exitcode.Code(err) != exitcode.Usage || !strings.Contains(err.Error(), tc.usage) {
+				t.Errorf("%s: err %v, want exit 2 with %q", tc.spec, err, tc.usage)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.spec, err)
+		}
+		gp := plan.Groups[0]
+		if gp.GroupType != ShareType || gp.Atomic == nil || *gp.Atomic || !strings.Contains(gp.Note, "AlterShareGroupOffsets") {
+			t.Errorf("%s: plan %+v, want group_type share, atomic false and the note", tc.spec, gp)
+		}
+		gotT, gotD, gotErr := map[int32]int64{}, []int32{}, ""
+		for _, pp := range gp.Partitions {
+			switch {
+			case pp.Error != "":
+				gotErr = pp.Error
+			case pp.Action == ActDelete:
+				gotD = append(gotD, pp.Partition)
+			case pp.Target != nil:
+				gotT[pp.Partition] = *pp.Target
+			}
+		}
+		if tc.errRow != "" {
+			if !strings.Contains(gotErr, tc.errRow) {
+				t.Errorf("%s: row error %q, want %q", tc.spec, gotErr, tc.errRow)
+			}
+			continue
+		}
+		if gotErr != "" || !maps.Equal(gotT, tc.targets) || !slices.Equal(gotD, append([]int32{}, tc.deletes...)) {
+			t.Errorf("%s: targets %v deletes %v err %q, want %v and %v", tc.spec, gotT, gotD, gotErr, tc.targets, tc.deletes)
+		}
+	}
+}
+
+// A share group's backup says so, and a restore of it when the cluster no
+// longer knows the group sets start offsets again (a share group), never
+// consumer offsets.
+func TestShareBackupMarker(t *testing.T) {
+	var b strings.Builder
+	if err := WriteBackupCSV(&b, time.UnixMilli(1000), []BackupGroup{{Group: "s", Share: true, Rows: []PlanRow{{Group: "s", Topic: "t", Partition: 0, Offset: 2}}}, {Group: "c", Rows: []PlanRow{{Group: "c", Topic: "t", Partition: 0, Offset: 3}}}}); err != nil {
+		t.Fatal(err)
+	}
+	pf, err := ParsePlanCSV([]byte(b.String()))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	if !pf.Share["s"] || pf.Share["c"] || len(pf.Rows) != 2 {
+		t.Fatalf("parsed %+v from\n%s\nwant s marked share, c not, 2 rows", pf, b.String())
+	}
+	snap := &Snapshot{Groups: []GroupSnapshot{{GroupInfo: GroupInfo{Group: "s", Type: "classic", State: "Dead"}}, {GroupInfo: GroupInfo{Group: "c", Type: "classic", State: "Dead"}}}}
+	markShareBackups(snap, &pf)
+	if !snap.Groups[0].IsShare() || snap.Groups[1].IsShare() {
+		t.Errorf("marked %+v, want s a share group and c not", snap.Groups)
 	}
 }

@@ -280,8 +280,7 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 	}
 	ectx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	if !f.nonAtomic {
-		g := plan.Groups[todo[0]].Group
+	if g, ok := firstTxnGroup(plan, todo); ok && !f.nonAtomic {
 		if err := admin.CheckTxnAllowed(ectx, adm, g, txnOptions(f, g, cfg.Timeout)); err != nil {
 			return fmt.Errorf("%w; grant it, or rerun with --non-atomic (plain split commits: not all-or-nothing)", err)
 		}
@@ -361,6 +360,12 @@ func resetBackupLine(path string, plan *admin.Plan, todo []int) string {
 // --non-atomic in plain split commits. A cluster that does not allow the
 // transaction changed nothing: the error says so and offers --non-atomic.
 func (a *app) executeGroup(ctx context.Context, adm *cluster.Admin, gp *admin.GroupPlan, f resetFlags) error {
+	if gp.Type == admin.ShareType {
+		// No transaction exists for share-group start offsets (no
+		// TxnOffsetCommit for share groups): --non-atomic or not.
+		a.infof("group %s is a share group: its start offsets are set with AlterShareGroupOffsets, not in a transaction and not all-or-nothing across partitions", safetext.Arg(gp.Group))
+		return admin.ExecuteShareReset(ctx, adm, gp)
+	}
 	if f.nonAtomic {
 		return admin.ExecuteReset(ctx, adm, gp)
 	}
@@ -371,6 +376,18 @@ func (a *app) executeGroup(ctx context.Context, adm *cluster.Admin, gp *admin.Gr
 		return errors.New(gp.Error)
 	}
 	return err
+}
+
+// firstTxnGroup is the first group to execute that a transaction commits
+// (share groups are not): the one the transaction permission is checked
+// with.
+func firstTxnGroup(plan *admin.Plan, todo []int) (string, bool) {
+	for _, i := range todo {
+		if plan.Groups[i].Type != admin.ShareType {
+			return plan.Groups[i].Group, true
+		}
+	}
+	return "", false
 }
 
 func txnOptions(f resetFlags, group string, timeout time.Duration) admin.TxnOptions {

@@ -2,6 +2,9 @@ package cli
 
 import (
 	"bufio"
+	"maps"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -203,4 +206,160 @@ func deref(p *int64) any {
 		return nil
 	}
 	return *p
+}
+
+// shareReset runs reset on the share group and returns its plan.
+func shareReset(t *testing.T, c *testkit.Cluster, want int, args ...string) (admin.GroupPlan, result) {
+	t.Helper()
+	r := mustRun(t, c, want, append([]string{"reset", "-o", "json"}, args...)...)
+	var gp admin.GroupPlan
+	if r.stdout != "" {
+		decodeJSON(t, r, &gp)
+	}
+	return gp, r
+}
+
+// reset of a share group: the dry run changes nothing, --execute sets the
+// start offsets with AlterShareGroupOffsets (read back), writes a backup
+// first and an audit entry, and a restore from the backup puts back
+// exactly what was there; targets a start offset cannot take (shift,
+// another group's commits) are exit 2 with nothing changed.
+func TestShareGroupResetRoundTrip(t *testing.T) {
+	c := testkit.New(t)
+	f := newShareFixture(t, c)
+	orig := map[int32]int64{0: 2, 1: 5, 2: 10}
+	check := func(what string, want map[int32]int64) {
+		t.Helper()
+		if got := c.ShareOffsets(f.group)[f.topic]; !maps.Equal(got, want) {
+			t.Fatalf("%s: start offsets %v, want %v", what, got, want)
+		}
+	}
+
+	gp, r := shareReset(t, c, 0, f.group, "--topic", f.topic, "--to", "earliest")
+	if gp.GroupType != "share" || gp.Atomic == nil || *gp.Atomic || gp.Executed || len(gp.Partitions) != 3 || !strings.Contains(gp.Note, "not in a transaction") {
+		t.Errorf("dry run plan %+v: want group_type share, atomic false, not executed, 3 rows, a note", gp)
+	}
+	for i, pp := range gp.Partitions {
+		if pp.Current == nil || *pp.Current != orig[int32(i)] || pp.Target == nil || *pp.Target != 0 {
+			t.Errorf("dry run row %+v: want current %d, target 0", pp, orig[int32(i)])
+		}
+	}
+	if !strings.Contains(r.stderr, "dry run") {
+		t.Errorf("dry run stderr %q", r.stderr)
+	}
+	check("after the dry run", orig)
+
+	backup := filepath.Join(t.TempDir(), "share-backup.csv")
+	gp, r = shareReset(t, c, 0, f.group, "--topic", f.topic, "--to", "earliest", "--execute", "--backup", backup)
+	check("after --execute --to earliest", map[int32]int64{0: 0, 1: 0, 2: 0})
+	if !gp.Executed || gp.Backup != backup || !strings.Contains(r.stderr, "share group") || !strings.Contains(r.stderr, "undo: offsetctl reset") {
+		t.Errorf("execute: plan %+v stderr %q: want executed, the backup, the share-group line and the undo line", gp, r.stderr)
+	}
+	data, err := os.ReadFile(backup)
+	if err != nil || !strings.Contains(string(data), `"`+f.topic+`",1,5`) {
+		t.Fatalf("backup %s: %v\n%s\nwant the start offset 5 of partition 1", backup, err, data)
+	}
+	log, err := os.ReadFile(testAuditLog(t))
+	if err != nil || !strings.Contains(string(log), f.group) || !strings.Contains(string(log), `"reset"`) {
+		t.Errorf("audit log: %v\n%s\nwant a reset entry of %s", err, log, f.group)
+	}
+
+	shareReset(t, c, 0, f.group, "--to", "file:"+backup, "--execute", "--backup", tempBackup(t))
+	check("after the restore from the backup", orig)
+
+	shareReset(t, c, 0, f.group, "--topic", f.topic+":0,1", "--to", "4", "--execute", "--backup", tempBackup(t))
+	check("after --to 4 on partitions 0,1", map[int32]int64{0: 4, 1: 4, 2: 10})
+	shareReset(t, c, 0, f.group, "--topic", f.topic, "--to-latest", "--execute", "--backup", tempBackup(t))
+	check("after --to-latest", map[int32]int64{0: 10, 1: 10, 2: 10})
+	shareReset(t, c, 0, f.group, "--topic", f.topic, "--by-duration", "PT1H", "--execute", "--backup", tempBackup(t))
+	check("after --by-duration PT1H (every record is newer)", map[int32]int64{0: 0, 1: 0, 2: 0})
+
+	other := testkit.Name(t, "plain")
+	c.Commit(other, f.topic, map[int32]int64{0: 1})
+	for _, spec := range [][]string{{"--to", "shift:+1"}, {"--shift-by", "-1"}, {"--to", "group:" + other}} {
+		r := offsetctl(t, c, append([]string{"reset", f.group, "--topic", f.topic, "--execute"}, spec...)...)
+		line := strings.TrimSpace(r.stderr)
+		if r.code != 2 || strings.Contains(line, "\n") || !strings.Contains(line, "is a share group") || !strings.Contains(line, "not supported for share groups") {
+			t.Errorf("reset %v: exit %d stderr %q, want exit 2 and one line saying share groups do not support it", spec, r.code, r.stderr)
+		}
+	}
+	check("after the refused targets", map[int32]int64{0: 0, 1: 0, 2: 0})
+}
+
+// While a share consumer is a member, reset and delete-offsets are refused
+// (exit 1), naming the share group and its member count, and change
+// nothing.
+func TestShareGroupResetRefusedWhileLive(t *testing.T) {
+	c := testkit.New(t)
+	f := newShareFixture(t, c)
+	c.ShareConsumer(f.group, f.topic, 3)
+	before := c.ShareOffsets(f.group)
+	for _, args := range [][]string{
+		{"reset", f.group, "--topic", f.topic, "--to", "earliest", "--execute"},
+		{"reset", f.group, "--topic", f.topic, "--to", "earliest"},
+		{"delete-offsets", f.group, "--topic", f.topic, "--execute"},
+	} {
+		r := offsetctl(t, c, args...)
+		if r.code != 1 || !strings.Contains(r.stderr, "group "+f.group+" is a share group with 1 member") {
+			t.Errorf("%v: exit %d stderr %q, want exit 1 naming the share group and its 1 member", args, r.code, r.stderr)
+		}
+	}
+	// The live consumer may acknowledge records meanwhile (start offsets
+	// only grow then); the refused resets to earliest would have set 0.
+	after := c.ShareOffsets(f.group)[f.topic]
+	for p, was := range before[f.topic] {
+		if now, ok := after[p]; !ok || now < was {
+			t.Errorf("partition %d: start offset %d before the refused changes, %v (present %v) after: want it kept or moved on by the consumer", p, was, now, ok)
+		}
+	}
+}
+
+// delete-offsets on a share group deletes a whole topic's start offsets
+// with DeleteShareGroupOffsets after a backup; the backup restores them
+// exactly; partitions of a topic are exit 2. A reset of partitions that had
+// no start offset is undone by deleting them again.
+func TestShareGroupDeleteOffsets(t *testing.T) {
+	c := testkit.New(t)
+	f := newShareFixture(t, c)
+	orig := map[int32]int64{0: 2, 1: 5, 2: 10}
+
+	r := offsetctl(t, c, "delete-offsets", f.group, "--topic", f.topic+":0", "--execute")
+	if r.code != 2 || !strings.Contains(r.stderr, "a whole topic at a time") {
+		t.Errorf("delete-offsets --topic T:0: exit %d stderr %q, want exit 2", r.code, r.stderr)
+	}
+	backup := filepath.Join(t.TempDir(), "share-delete.csv")
+	r = mustRun(t, c, 0, "delete-offsets", f.group, "--topic", f.topic, "--execute", "--backup", backup, "-o", "json")
+	var plan admin.DeleteOffsetsPlan
+	decodeJSON(t, r, &plan)
+	if plan.GroupType != "share" || !plan.Executed || len(plan.Partitions) != 3 || plan.Partitions[1].Status != "deleted" {
+		t.Errorf("delete-offsets plan %+v: want share, executed, 3 deleted rows", plan)
+	}
+	if got := c.ShareOffsets(f.group)[f.topic]; len(got) != 0 {
+		t.Fatalf("after delete-offsets: start offsets %v, want none", got)
+	}
+	mustRun(t, c, 0, "reset", f.group, "--to", "file:"+backup, "--execute", "--backup", tempBackup(t))
+	if got := c.ShareOffsets(f.group)[f.topic]; !maps.Equal(got, orig) {
+		t.Fatalf("after the restore: %v, want %v", got, orig)
+	}
+
+	// From no start offset: a reset on a topic the group never read
+	// creates them, and its undo deletes them again (a whole topic at a
+	// time), leaving the other topic alone.
+	fresh := c.Topic(2, nil)
+	c.Produce(fresh, map[int32]int{0: 5, 1: 5}, time.Time{})
+	backup2 := filepath.Join(t.TempDir(), "b2.csv")
+	mustRun(t, c, 0, "reset", f.group, "--topic", fresh, "--to", "3", "--execute", "--backup", backup2)
+	if got := c.ShareOffsets(f.group); !maps.Equal(got[fresh], map[int32]int64{0: 3, 1: 3}) || !maps.Equal(got[f.topic], orig) {
+		t.Fatalf("after --to 3 on a topic without start offsets: %v", got)
+	}
+	mustRun(t, c, 0, "reset", f.group, "--to", "file:"+backup2, "--execute", "--backup", tempBackup(t))
+	if got := c.ShareOffsets(f.group); len(got[fresh]) != 0 || !maps.Equal(got[f.topic], orig) {
+		t.Fatalf("after undoing it: %v, want none on %s and %v on %s", got, fresh, orig, f.topic)
+	}
+}
+
+// tempBackup is a backup path in a directory removed after the test (the
+// default name would land in the package directory).
+func tempBackup(t *testing.T) string {
+	return filepath.Join(t.TempDir(), "backup.csv")
 }
