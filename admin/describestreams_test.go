@@ -55,7 +55,7 @@ func TestListedNamesStreams(t *testing.T) {
 		"app": {"streams", "streams"}, "c": {"consumer", "consumer"}, "k": {"classic", "consumer"},
 		"w": {"classic", "connect"}, "s": {"share", "share"},
 	})
-	if got, want := listedNames(listed, true), []string{"app", "c", "k", "w"}; !reflect.DeepEqual(got, want) {
+	if got, want := listedNames(listed, true, false), []string{"app", "c", "k", "w"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("listedNames(other) = %v, want %v", got, want)
 	}
 	if got, want := ConsumerGroupNames(listed), []string{"c", "k"}; !reflect.DeepEqual(got, want) {
