@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/internal/testkit"
@@ -66,7 +66,7 @@ func BenchmarkExporterGather(b *testing.B) {
 	col := New(cfg, Options{Interval: 5 * time.Minute, Request: admin.GatherRequest{AllGroups: true}})
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(col)
-	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := httptest.NewServer(Handler(reg, col))
 	defer srv.Close()
 	g, err := col.open()
 	if err != nil {
@@ -113,10 +113,15 @@ func BenchmarkExporterGather(b *testing.B) {
 	}
 	b.StopTimer()
 	series := 0
-	if mfs, err := reg.Gather(); err == nil {
-		for _, mf := range mfs {
-			series += len(mf.Metric)
+	if resp, err := http.Get(srv.URL); err == nil {
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			if line := sc.Bytes(); len(line) > 0 && line[0] != '#' {
+				series++
+			}
 		}
+		resp.Body.Close()
 	}
 	slices.Sort(lat)
 	if len(lat) > 0 {

@@ -31,14 +31,15 @@ type Options struct {
 	RateWindow time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Cluster, when set, is the cluster label of every lag series (one
+	// Collector per --profile cluster).
+	Cluster string
 }
 
-// snapshot is what one gather produced; Collect reads it, never Kafka.
+// snapshot is what one gather produced, as the text a scrape serves;
+// scrapes read it, never Kafka.
 type snapshot struct {
-	rep      admin.LagReport
-	protocol map[string]string // group → protocol type
-	topics   admin.TopicOffsets
-	views    rateViews
+	text samples
 }
 
 // rateViews are the rates of one gather, computed by the loop that owns
@@ -146,17 +147,16 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, error) {
 		}
 		c.cache = cache
 	}
-	snap := &snapshot{rep: rep, topics: s.Offsets, protocol: map[string]string{}}
+	protocol := map[string]string{}
 	for _, gs := range s.Groups {
 		p := gs.ProtocolType
 		if p == "" && gs.Type == "consumer" {
 			p = "consumer" // KIP-848 groups have no protocol type field
 		}
-		snap.protocol[gs.Group] = p
+		protocol[gs.Group] = p
 	}
 	c.rates.Observe(rep, now)
-	snap.views = c.views(rep)
-	return snap, nil
+	return &snapshot{text: render(rep, s.Offsets, protocol, c.views(rep), c.opts.Cluster)}, nil
 }
 
 // views reads the rates and ETAs of the groups and topics in rep.

@@ -1,44 +1,55 @@
 package exporter
 
 import (
+	"io"
+	"slices"
 	"sort"
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/offsetctl/offsetctl/admin"
 )
 
 // Metric names and labels follow danielqsj/kafka_exporter's, so existing
 // dashboards and alerts keep working; the series it lacks carry their unit
 // in the name.
 var (
-	lGroupTP = []string{"consumergroup", "topic", "partition"}
-	lTP      = []string{"topic", "partition"}
+	lGroupTP = []string{"consumergroup", "partition", "topic"}
+	lTP      = []string{"partition", "topic"}
+	lGroup   = []string{"consumergroup"}
 
-	descCurrentOffset = prometheus.NewDesc("kafka_consumergroup_current_offset",
-		"Committed offset of a consumer group on a partition.", lGroupTP, nil)
-	descLag = prometheus.NewDesc("kafka_consumergroup_lag",
-		"Log end minus committed offset. No series for a partition the group never committed.", lGroupTP, nil)
-	descLagSum = prometheus.NewDesc("kafka_consumergroup_lag_sum",
-		"Sum of kafka_consumergroup_lag over a group's partitions of one topic.", []string{"consumergroup", "topic"}, nil)
-	descLagSeconds = prometheus.NewDesc("kafka_consumergroup_lag_seconds",
-		"Age of the next record the group has not consumed, read from the log's own timestamps (0 without lag).", lGroupTP, nil)
-	descMembers = prometheus.NewDesc("kafka_consumergroup_members",
-		"Live members of a consumer group (0 for an Empty group).", []string{"consumergroup"}, nil)
-	descInfo = prometheus.NewDesc("kafka_consumergroup_info",
-		"A consumer group's type (classic or consumer), state and protocol type; always 1.", []string{"consumergroup", "type", "state", "protocol"}, nil)
-	descConsumeRate = prometheus.NewDesc("kafka_consumergroup_consume_rate",
-		"Records per second the group commits past, over the rate window.", []string{"consumergroup"}, nil)
-	descCatchUp = prometheus.NewDesc("kafka_consumergroup_catchup_seconds",
-		"Estimated seconds until the group's lag reaches zero at the current rates: lag / (consume rate - produce rate). Absent when the group is not catching up.", []string{"consumergroup"}, nil)
-	descBehind = prometheus.NewDesc("kafka_consumergroup_falling_behind",
-		"1 when the group has lag and does not consume faster than its partitions grow.", []string{"consumergroup"}, nil)
-	descTopicEnd = prometheus.NewDesc("kafka_topic_partition_current_offset",
-		"Log end offset of a partition (the high watermark, or the last stable offset with --isolation committed).", lTP, nil)
-	descTopicStart = prometheus.NewDesc("kafka_topic_partition_oldest_offset",
-		"Log start offset of a partition.", lTP, nil)
-	descProduceRate = prometheus.NewDesc("kafka_topic_produce_rate",
-		"Records per second appended to a topic, over the rate window.", []string{"topic"}, nil)
+	famCurrentOffset = &family{"kafka_consumergroup_current_offset",
+		"Committed offset of a consumer group on a partition.", lGroupTP}
+	famLag = &family{"kafka_consumergroup_lag",
+		"Log end minus committed offset. No series for a partition the group never committed.", lGroupTP}
+	famLagSum = &family{"kafka_consumergroup_lag_sum",
+		"Sum of kafka_consumergroup_lag over a group's partitions of one topic.", []string{"consumergroup", "topic"}}
+	famLagSeconds = &family{"kafka_consumergroup_lag_seconds",
+		"Age of the next record the group has not consumed, read from the log's own timestamps (0 without lag).", lGroupTP}
+	famMembers = &family{"kafka_consumergroup_members",
+		"Live members of a consumer group (0 for an Empty group).", lGroup}
+	famInfo = &family{"kafka_consumergroup_info",
+		"A consumer group's type (classic or consumer), state and protocol type; always 1.", []string{"consumergroup", "protocol", "state", "type"}}
+	famConsumeRate = &family{"kafka_consumergroup_consume_rate",
+		"Records per second the group commits past, over the rate window.", lGroup}
+	famCatchUp = &family{"kafka_consumergroup_catchup_seconds",
+		"Estimated seconds until the group's lag reaches zero at the current rates: lag / (consume rate - produce rate). Absent when the group is not catching up.", lGroup}
+	famBehind = &family{"kafka_consumergroup_falling_behind",
+		"1 when the group has lag and does not consume faster than its partitions grow.", lGroup}
+	famTopicEnd = &family{"kafka_topic_partition_current_offset",
+		"Log end offset of a partition (the high watermark, or the last stable offset with --isolation committed).", lTP}
+	famTopicStart = &family{"kafka_topic_partition_oldest_offset",
+		"Log start offset of a partition.", lTP}
+	famProduceRate = &family{"kafka_topic_produce_rate",
+		"Records per second appended to a topic, over the rate window.", []string{"topic"}}
 
+	// lagFamilies is the order families are written in.
+	lagFamilies = []*family{famCurrentOffset, famLag, famLagSum, famLagSeconds, famMembers, famInfo,
+		famConsumeRate, famCatchUp, famBehind, famTopicEnd, famTopicStart, famProduceRate}
+
+	// The gather's own health: few series, read at scrape time (the age
+	// changes between gathers), so they stay client_golang metrics.
 	descGatherDuration = prometheus.NewDesc("offsetctl_gather_duration_seconds",
 		"How long the latest gather took.", nil, nil)
 	descGatherErrors = prometheus.NewDesc("offsetctl_gather_errors_total",
@@ -51,21 +62,18 @@ var (
 		"Seconds since the latest successful gather finished: how old the values served are.", nil, nil)
 )
 
-var allDescs = []*prometheus.Desc{
-	descCurrentOffset, descLag, descLagSum, descLagSeconds, descMembers, descInfo, descConsumeRate,
-	descCatchUp, descBehind, descTopicEnd, descTopicStart, descProduceRate,
-	descGatherDuration, descGatherErrors, descGatherSuccess, descLastGather, descAge,
-}
+var healthDescs = []*prometheus.Desc{descGatherDuration, descGatherErrors, descGatherSuccess, descLastGather, descAge}
 
-// Describe implements prometheus.Collector.
+// Describe implements prometheus.Collector: the gather's health metrics.
+// The lag families are written by WriteText.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range allDescs {
+	for _, d := range healthDescs {
 		ch <- d
 	}
 }
 
-// Collect implements prometheus.Collector: constant metrics from the
-// latest gather, never a call to Kafka.
+// Collect implements prometheus.Collector: the health of the latest
+// gather, never a call to Kafka.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
 	s, ok, dur, fail, errs := c.last, c.lastOK, c.lastDur, c.lastFail, c.errors
@@ -82,27 +90,32 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	gauge(descLastGather, float64(ok.UnixNano())/1e9)
 	gauge(descAge, c.opts.Now().Sub(ok).Seconds())
-	collectGroups(s, gauge)
-	collectTopics(s, gauge)
 }
 
-type gaugeFunc func(d *prometheus.Desc, v float64, labels ...string)
+// render writes the text of every lag family of one gather.
+func render(rep admin.LagReport, topics admin.TopicOffsets, protocol map[string]string, views rateViews, cluster string) samples {
+	s := samples{cluster: cluster, lines: map[*family][]byte{}}
+	renderGroups(&s, rep, protocol, views)
+	renderTopics(&s, topics, views)
+	return s
+}
 
-func collectGroups(s *snapshot, gauge gaugeFunc) {
-	for _, g := range s.rep.Groups {
+func renderGroups(s *samples, rep admin.LagReport, protocol map[string]string, views rateViews) {
+	gauge := s.add
+	for _, g := range rep.Groups {
 		if g.Error != "" {
 			continue // a group that could not be read has no numbers
 		}
-		gauge(descMembers, float64(g.Members), g.Group)
-		gauge(descInfo, 1, g.Group, g.Type, g.State, s.protocol[g.Group])
-		if r, ok := s.views.consume[g.Group]; ok {
-			gauge(descConsumeRate, r, g.Group)
+		gauge(famMembers, float64(g.Members), g.Group)
+		gauge(famInfo, 1, g.Group, protocol[g.Group], g.State, g.Type)
+		if r, ok := views.consume[g.Group]; ok {
+			gauge(famConsumeRate, r, g.Group)
 		}
-		if v, ok := s.views.catchUp[g.Group]; ok {
-			gauge(descCatchUp, v, g.Group)
+		if v, ok := views.catchUp[g.Group]; ok {
+			gauge(famCatchUp, v, g.Group)
 		}
-		if v, ok := s.views.behind[g.Group]; ok {
-			gauge(descBehind, v, g.Group)
+		if v, ok := views.behind[g.Group]; ok {
+			gauge(famBehind, v, g.Group)
 		}
 		sums := map[string]int64{}
 		var order []string
@@ -112,10 +125,10 @@ func collectGroups(s *snapshot, gauge gaugeFunc) {
 				continue
 			}
 			part := strconv.Itoa(int(p.Partition))
-			gauge(descCurrentOffset, float64(*p.Committed), g.Group, p.Topic, part)
-			gauge(descLag, float64(lag), g.Group, p.Topic, part)
+			gauge(famCurrentOffset, float64(*p.Committed), g.Group, part, p.Topic)
+			gauge(famLag, float64(lag), g.Group, part, p.Topic)
 			if p.TimeLagMs != nil {
-				gauge(descLagSeconds, float64(*p.TimeLagMs)/1000, g.Group, p.Topic, part)
+				gauge(famLagSeconds, float64(*p.TimeLagMs)/1000, g.Group, part, p.Topic)
 			}
 			if _, seen := sums[p.Topic]; !seen {
 				order = append(order, p.Topic)
@@ -123,30 +136,69 @@ func collectGroups(s *snapshot, gauge gaugeFunc) {
 			sums[p.Topic] += lag
 		}
 		for _, t := range order {
-			gauge(descLagSum, float64(sums[t]), g.Group, t)
+			gauge(famLagSum, float64(sums[t]), g.Group, t)
 		}
 	}
 }
 
-func collectTopics(s *snapshot, gauge gaugeFunc) {
-	topics := make([]string, 0, len(s.topics.Partitions))
-	for t := range s.topics.Partitions {
+func renderTopics(s *samples, offsets admin.TopicOffsets, views rateViews) {
+	topics := make([]string, 0, len(offsets.Partitions))
+	for t := range offsets.Partitions {
 		topics = append(topics, t)
 	}
 	sort.Strings(topics)
 	for _, t := range topics {
-		for p, po := range s.topics.Partitions[t] {
+		parts := make([]int32, 0, len(offsets.Partitions[t]))
+		for p := range offsets.Partitions[t] {
+			parts = append(parts, p)
+		}
+		slices.Sort(parts)
+		for _, p := range parts {
+			po := offsets.Partitions[t][p]
 			if po.Err != nil || po.End < 0 {
 				continue
 			}
 			part := strconv.Itoa(int(p))
-			gauge(descTopicEnd, float64(po.End), t, part)
-			gauge(descTopicStart, float64(po.Start), t, part)
+			s.add(famTopicEnd, float64(po.End), part, t)
+			s.add(famTopicStart, float64(po.Start), part, t)
 		}
-		if r, ok := s.views.produce[t]; ok {
-			gauge(descProduceRate, r, t)
+		if r, ok := views.produce[t]; ok {
+			s.add(famProduceRate, r, t)
 		}
 	}
+}
+
+// WriteText writes the lag families of every collector's latest gather in
+// the Prometheus text format, each family once (HELP, TYPE, then every
+// collector's lines), leaving out families without a line.
+func WriteText(w io.Writer, cols ...*Collector) error {
+	texts := make([]samples, len(cols))
+	for i, c := range cols {
+		c.mu.Lock()
+		if c.last != nil {
+			texts[i] = c.last.text
+		}
+		c.mu.Unlock()
+	}
+	for _, f := range lagFamilies {
+		wrote := false
+		for _, t := range texts {
+			b := t.lines[f]
+			if len(b) == 0 {
+				continue
+			}
+			if !wrote {
+				if err := writeHelp(w, f); err != nil {
+					return err
+				}
+				wrote = true
+			}
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func b2f(b bool) float64 {

@@ -1,14 +1,23 @@
 package exporter
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/cluster"
@@ -127,13 +136,13 @@ offsetctl_snapshot_age_seconds 3
 		"kafka_consumergroup_catchup_seconds", "kafka_consumergroup_falling_behind", "kafka_topic_partition_current_offset",
 		"kafka_topic_partition_oldest_offset", "kafka_topic_produce_rate", "offsetctl_gather_errors_total",
 		"offsetctl_gather_success", "offsetctl_snapshot_age_seconds"}
-	if err := testutil.CollectAndCompare(c, strings.NewReader(want), names...); err != nil {
+	if err := testutil.GatherAndCompare(scraped(c), strings.NewReader(want), names...); err != nil {
 		t.Fatal(err)
 	}
 	if got := testutil.ToFloat64(prometheus.CollectorFunc(func(ch chan<- prometheus.Metric) { c.Collect(filter(ch, "offsetctl_last_gather_timestamp_seconds")) })); got != float64(clock.Add(-3*time.Second).Unix()) {
 		t.Errorf("last gather timestamp %v", got)
 	}
-	problems, err := testutil.CollectAndLint(c)
+	problems, err := testutil.GatherAndLint(scraped(c))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,13 +154,57 @@ offsetctl_snapshot_age_seconds 3
 		}
 		t.Errorf("lint: %s: %s", p.Metric, p.Text)
 	}
-	reg := prometheus.NewPedanticRegistry()
-	if err := reg.Register(c); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := reg.Gather(); err != nil {
+	if _, err := scraped(c).Gather(); err != nil {
 		t.Fatalf("pedantic registry: %v", err)
 	}
+}
+
+// scraped is what Handler serves for c, read back with Prometheus' own
+// text parser: a prometheus.Gatherer for testutil's comparisons. The
+// health metrics go through a pedantic registry.
+func scraped(c *Collector) prometheus.Gatherer {
+	return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		reg := prometheus.NewPedanticRegistry()
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+		rec := httptest.NewRecorder()
+		Handler(reg, c).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+		if rec.Code != http.StatusOK {
+			return nil, fmt.Errorf("scrape: HTTP %d: %s", rec.Code, rec.Body)
+		}
+		return parseText(rec.Body)
+	})
+}
+
+// parseText parses the text format, failing on a family written twice
+// (the format allows each family once).
+func parseText(r io.Reader) ([]*dto.MetricFamily, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if name, ok := strings.CutPrefix(line, "# TYPE "); ok {
+			name, _, _ = strings.Cut(name, " ")
+			if seen[name] {
+				return nil, fmt.Errorf("family %s written twice", name)
+			}
+			seen[name] = true
+		}
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*dto.MetricFamily, 0, len(fams))
+	for _, mf := range fams {
+		out = append(out, mf)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
+	return out, nil
 }
 
 // filter passes on only the metrics whose description names name.
@@ -191,7 +244,7 @@ offsetctl_snapshot_age_seconds 20
 kafka_consumergroup_lag{consumergroup="billing",partition="0",topic="orders"} 60
 kafka_consumergroup_lag{consumergroup="idle",partition="0",topic="orders"} 0
 `
-	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "offsetctl_gather_errors_total", "offsetctl_gather_success", "offsetctl_snapshot_age_seconds", "kafka_consumergroup_lag"); err != nil {
+	if err := testutil.GatherAndCompare(scraped(c), strings.NewReader(want), "offsetctl_gather_errors_total", "offsetctl_gather_success", "offsetctl_snapshot_age_seconds", "kafka_consumergroup_lag"); err != nil {
 		t.Fatal(err)
 	}
 	if c.Healthy() {
@@ -206,11 +259,11 @@ func TestGroupThatVanishesLeavesNoSeries(t *testing.T) {
 	g := &fakeGatherer{snaps: []*admin.Snapshot{handSnapshot(40, 100), second}}
 	c := newTestCollector(&clock, g)
 	c.GatherOnce(context.Background(), g)
-	if n := testutil.CollectAndCount(c, "kafka_consumergroup_members"); n != 2 {
+	if n, err := testutil.GatherAndCount(scraped(c), "kafka_consumergroup_members"); err != nil || n != 2 {
 		t.Fatalf("%d members series, want 2", n)
 	}
 	c.GatherOnce(context.Background(), g)
-	if n := testutil.CollectAndCount(c, "kafka_consumergroup_members"); n != 1 {
+	if n, err := testutil.GatherAndCount(scraped(c), "kafka_consumergroup_members"); err != nil || n != 1 {
 		t.Fatalf("%d members series after the group vanished, want 1", n)
 	}
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
 	"github.com/offsetctl/offsetctl/admin"
@@ -119,15 +118,17 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	for _, t := range targets {
+	cols := make([]*exporter.Collector, len(targets))
+	for i, t := range targets {
 		r := prometheus.Registerer(reg)
 		if t.name != "" {
 			r = prometheus.WrapRegistererWith(prometheus.Labels{"cluster": t.name}, reg)
 		}
 		r.MustRegister(t.col)
+		cols[i] = t.col
 	}
 	mux := http.NewServeMux()
-	var metrics http.Handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true})
+	metrics := exporter.Handler(reg, cols...)
 	if auth != nil {
 		metrics = auth.Wrap(metrics)
 	}
@@ -193,7 +194,9 @@ func (a *app) exporterTargets(req admin.GatherRequest, f exporterFlags) ([]expor
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, exporterTarget{name: name, col: exporter.New(cfg, opts)})
+		o := opts
+		o.Cluster = name
+		out = append(out, exporterTarget{name: name, col: exporter.New(cfg, o)})
 	}
 	return out, nil
 }

@@ -1,0 +1,116 @@
+package exporter
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/cluster"
+)
+
+// Group and topic names are label values as they are: quotes, backslashes,
+// line feeds and UTF-8 come back from Prometheus' own parser byte for byte;
+// invalid UTF-8 becomes U+FFFD (label values must be UTF-8), never a
+// broken scrape.
+func TestTextLabelValuesRoundTrip(t *testing.T) {
+	names := []string{`a"b`, `back\slash`, "line\nfeed", "ünïcødé-✓", `\"\n`, "bad\xffutf8", "{x=\"1\"} 2"}
+	snap := &admin.Snapshot{Offsets: admin.TopicOffsets{Partitions: map[string]map[int32]admin.PartitionOffsets{}}}
+	for _, n := range names {
+		snap.Offsets.Partitions["t-"+n] = map[int32]admin.PartitionOffsets{0: {Start: 1, End: 9}}
+		snap.Groups = append(snap.Groups, admin.GroupSnapshot{
+			GroupInfo: admin.GroupInfo{Group: n, Type: "classic", State: "Empty", Exists: true},
+			Commits:   map[string]map[int32]admin.Commit{"t-" + n: {0: {Offset: 4}}},
+		})
+	}
+	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	g := &fakeGatherer{snaps: []*admin.Snapshot{snap}}
+	c := newTestCollector(&clock, g)
+	c.GatherOnce(context.Background(), g)
+	fams, err := scraped(c).Gather()
+	if err != nil {
+		t.Fatalf("the scrape does not parse: %v", err)
+	}
+	got := map[string]float64{} // group/topic → lag
+	for _, mf := range fams {
+		if mf.GetName() != "kafka_consumergroup_lag" {
+			continue
+		}
+		for _, m := range mf.Metric {
+			l := map[string]string{}
+			for _, lp := range m.Label {
+				l[lp.GetName()] = lp.GetValue()
+			}
+			got[l["consumergroup"]+"/"+l["topic"]] = m.GetGauge().GetValue()
+		}
+	}
+	for _, n := range names {
+		want := strings.ToValidUTF8(n, "\uFFFD")
+		if v, ok := got[want+"/t-"+want]; !ok || v != 5 {
+			t.Errorf("group %q: lag series %v (present %v), want 5; got %v", n, v, ok, got)
+		}
+	}
+	if len(got) != len(names) {
+		t.Errorf("%d lag series, want %d", len(got), len(names))
+	}
+}
+
+// Two clusters (--profile a,b): each family is written once, with every
+// cluster's lines under it, each line carrying its cluster label; the
+// health metrics carry it through the registry as before.
+func TestTextTwoClusters(t *testing.T) {
+	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	var cols []*Collector
+	reg := prometheus.NewPedanticRegistry()
+	for i, name := range []string{"east", "west"} {
+		g := &fakeGatherer{snaps: []*admin.Snapshot{handSnapshot(int64(40+i*10), 100)}}
+		c := New(cluster.Config{}, Options{Interval: 10 * time.Second, Now: func() time.Time { return clock }, Cluster: name})
+		c.GatherOnce(context.Background(), g)
+		prometheus.WrapRegistererWith(prometheus.Labels{"cluster": name}, reg).MustRegister(c)
+		cols = append(cols, c)
+	}
+	rec := httptest.NewRecorder()
+	Handler(reg, cols...).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+		t.Errorf("Content-Type %q, want the text format 0.0.4", ct)
+	}
+	fams, err := parseText(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lags := map[string]float64{}
+	ages := 0
+	for _, mf := range fams {
+		for _, m := range mf.Metric {
+			l := map[string]string{}
+			for _, lp := range m.Label {
+				l[lp.GetName()] = lp.GetValue()
+			}
+			switch mf.GetName() {
+			case "kafka_consumergroup_lag":
+				lags[l["cluster"]+"/"+l["consumergroup"]] = m.GetGauge().GetValue()
+			case "offsetctl_gather_success":
+				if l["cluster"] != "" {
+					ages++
+				}
+			}
+		}
+	}
+	want := map[string]float64{"east/billing": 60, "east/idle": 0, "west/billing": 50, "west/idle": 0}
+	if len(lags) != len(want) {
+		t.Errorf("lag series %v, want %v", lags, want)
+	}
+	for k, v := range want {
+		if lags[k] != v {
+			t.Errorf("lag %s = %v, want %v (all: %v)", k, lags[k], v, lags)
+		}
+	}
+	if ages != 2 {
+		t.Errorf("%d offsetctl_gather_success series with a cluster label, want 2", ages)
+	}
+}
