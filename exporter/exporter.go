@@ -10,6 +10,7 @@ package exporter
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"time"
 
@@ -42,11 +43,10 @@ type snapshot struct {
 	text samples
 }
 
-// rateViews are the rates of one gather, computed by the loop that owns
-// Rates so that Collect never touches it.
+// rateViews are the rates of one batch's groups, computed by the loop
+// that owns Rates.
 type rateViews struct {
-	consume, produce map[string]float64 // by group, by topic
-	catchUp, behind  map[string]float64 // by group
+	consume, catchUp, behind map[string]float64 // by group
 }
 
 // Collector gathers one cluster's lag on its own schedule and implements
@@ -69,16 +69,21 @@ type Collector struct {
 	errors   float64
 }
 
-// gatherer is the part of a cluster admin client a gather needs.
+// gatherer is the part of a cluster admin client a gather needs: the lag
+// of the selected groups, a batch of groups at a time.
 type gatherer interface {
-	gather(ctx context.Context, req admin.GatherRequest) (*admin.Snapshot, error)
+	stream(ctx context.Context, req admin.GatherRequest, each func(context.Context, admin.LagBatch) error) error
 	close()
 }
 
 type adminGatherer struct{ adm *cluster.Admin }
 
-func (g adminGatherer) gather(ctx context.Context, req admin.GatherRequest) (*admin.Snapshot, error) {
-	return admin.Gather(ctx, g.adm, req)
+// stream is `lag --all-groups`' gathering (admin.StreamLag): batches of
+// admin.LagBatchGroups groups, each written out and dropped before the
+// next is gathered, so a gather holds one batch and the text, not the
+// whole report.
+func (g adminGatherer) stream(ctx context.Context, req admin.GatherRequest, each func(context.Context, admin.LagBatch) error) error {
+	return admin.StreamLag(ctx, g.adm, req, admin.LagOptions{Scope: req.Scope}, admin.StreamOptions{}, each)
 }
 func (g adminGatherer) close() { g.adm.Close() }
 
@@ -134,49 +139,64 @@ func (c *Collector) GatherOnce(ctx context.Context, g gatherer) {
 }
 
 func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, error) {
-	s, err := g.gather(ctx, c.opts.Request)
+	now := c.opts.Now()
+	round := c.rates.Round(now)
+	text := samples{cluster: c.opts.Cluster, lines: map[*family][]byte{}}
+	cache := timeCache{}
+	topics := map[string]bool{} // topics whose offsets are written
+	err := g.stream(ctx, c.opts.Request, func(ctx context.Context, b admin.LagBatch) error {
+		rep := b.Report
+		if c.opts.TimeLag {
+			next, err := fillTimeLag(ctx, c.read, c.cfg, &rep, c.opts.Request.Isolation, now, c.cache)
+			if err != nil {
+				return err
+			}
+			maps.Copy(cache, next)
+		}
+		round.Observe(rep)
+		renderGroups(&text, rep, protocols(b.Snapshot), groupViews(rep, round.Progress))
+		renderTopicOffsets(&text, b.Snapshot.Offsets, topics)
+		return nil
+	})
+	// A failed gather still moves the rates by what it saw (as lag
+	// --watch does); its text is dropped and the last one stays served.
+	round.End(err == nil)
 	if err != nil {
 		return nil, err
 	}
-	rep := admin.ComputeLag(s, c.opts.Request.Scope)
-	now := c.opts.Now()
 	if c.opts.TimeLag {
-		cache, err := fillTimeLag(ctx, c.read, c.cfg, &rep, c.opts.Request.Isolation, now, c.cache)
-		if err != nil {
-			return nil, err
-		}
 		c.cache = cache
 	}
-	protocol := map[string]string{}
+	renderProduceRates(&text, topics, c.rates.ProduceRate)
+	return &snapshot{text: text}, nil
+}
+
+// protocols maps each group of s to its protocol type.
+func protocols(s *admin.Snapshot) map[string]string {
+	out := make(map[string]string, len(s.Groups))
 	for _, gs := range s.Groups {
 		p := gs.ProtocolType
 		if p == "" && gs.Type == "consumer" {
 			p = "consumer" // KIP-848 groups have no protocol type field
 		}
-		protocol[gs.Group] = p
+		out[gs.Group] = p
 	}
-	c.rates.Observe(rep, now)
-	return &snapshot{text: render(rep, s.Offsets, protocol, c.views(rep), c.opts.Cluster)}, nil
+	return out
 }
 
-// views reads the rates and ETAs of the groups and topics in rep.
-func (c *Collector) views(rep admin.LagReport) rateViews {
-	v := rateViews{consume: map[string]float64{}, produce: map[string]float64{}, catchUp: map[string]float64{}, behind: map[string]float64{}}
+// groupViews reads the rates and ETAs of the groups in rep.
+func groupViews(rep admin.LagReport, progress func(admin.GroupLag) *admin.Progress) rateViews {
+	v := rateViews{consume: map[string]float64{}, catchUp: map[string]float64{}, behind: map[string]float64{}}
 	for _, g := range rep.Groups {
 		if g.Error != "" {
 			continue
 		}
 		g.TotalLag = groupLag(g)
-		if pr := c.rates.Progress(g); pr != nil {
+		if pr := progress(g); pr != nil {
 			v.consume[g.Group] = pr.ConsumeRate
 			v.behind[g.Group] = b2f(pr.FallingBehind)
 			if pr.CatchUpSeconds != nil {
 				v.catchUp[g.Group] = *pr.CatchUpSeconds
-			}
-		}
-		for _, p := range g.Partitions {
-			if r, ok := c.rates.ProduceRate(p.Topic); ok {
-				v.produce[p.Topic] = r
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -92,14 +93,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(descAge, c.opts.Now().Sub(ok).Seconds())
 }
 
-// render writes the text of every lag family of one gather.
-func render(rep admin.LagReport, topics admin.TopicOffsets, protocol map[string]string, views rateViews, cluster string) samples {
-	s := samples{cluster: cluster, lines: map[*family][]byte{}}
-	renderGroups(&s, rep, protocol, views)
-	renderTopics(&s, topics, views)
-	return s
-}
-
+// renderGroups writes the group families of one batch's groups.
 func renderGroups(s *samples, rep admin.LagReport, protocol map[string]string, views rateViews) {
 	gauge := s.add
 	for _, g := range rep.Groups {
@@ -141,10 +135,16 @@ func renderGroups(s *samples, rep admin.LagReport, protocol map[string]string, v
 	}
 }
 
-func renderTopics(s *samples, offsets admin.TopicOffsets, views rateViews) {
+// renderTopicOffsets writes the log start and end of the topics in
+// offsets not written yet (a topic read by groups of several batches is
+// written with its first batch's offsets).
+func renderTopicOffsets(s *samples, offsets admin.TopicOffsets, written map[string]bool) {
 	topics := make([]string, 0, len(offsets.Partitions))
 	for t := range offsets.Partitions {
-		topics = append(topics, t)
+		if !written[t] {
+			topics = append(topics, t)
+			written[t] = true
+		}
 	}
 	sort.Strings(topics)
 	for _, t := range topics {
@@ -162,7 +162,14 @@ func renderTopics(s *samples, offsets admin.TopicOffsets, views rateViews) {
 			s.add(famTopicEnd, float64(po.End), part, t)
 			s.add(famTopicStart, float64(po.Start), part, t)
 		}
-		if r, ok := views.produce[t]; ok {
+	}
+}
+
+// renderProduceRates writes the produce rate of each written topic that
+// has one (known once the gather's round has ended).
+func renderProduceRates(s *samples, topics map[string]bool, rate func(topic string) (float64, bool)) {
+	for _, t := range slices.Sorted(maps.Keys(topics)) {
+		if r, ok := rate(t); ok {
 			s.add(famProduceRate, r, t)
 		}
 	}

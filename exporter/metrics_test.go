@@ -23,20 +23,41 @@ import (
 	"github.com/offsetctl/offsetctl/cluster"
 )
 
-// fakeGatherer hands out prepared snapshots (or errors) in turn.
+// fakeGatherer hands out prepared snapshots (or errors) in turn, each as
+// batches of batch groups (all in one when batch is 0), every batch with
+// the snapshot's offsets of the topics its groups touch, as
+// admin.StreamLag's batches have.
 type fakeGatherer struct {
 	snaps []*admin.Snapshot
 	errs  []error
+	batch int
 	n     int
 }
 
-func (f *fakeGatherer) gather(context.Context, admin.GatherRequest) (*admin.Snapshot, error) {
+func (f *fakeGatherer) stream(ctx context.Context, req admin.GatherRequest, each func(context.Context, admin.LagBatch) error) error {
 	i := f.n
 	f.n++
 	if i < len(f.errs) && f.errs[i] != nil {
-		return nil, f.errs[i]
+		return f.errs[i]
 	}
-	return f.snaps[i], nil
+	s := f.snaps[i]
+	size := f.batch
+	if size <= 0 {
+		size = len(s.Groups)
+	}
+	for lo := 0; lo < len(s.Groups); lo += size {
+		b := &admin.Snapshot{Groups: s.Groups[lo:min(lo+size, len(s.Groups))], Isolation: s.Isolation, At: s.At,
+			Offsets: admin.TopicOffsets{Partitions: map[string]map[int32]admin.PartitionOffsets{}}}
+		for _, g := range b.Groups {
+			for t := range g.Commits {
+				b.Offsets.Partitions[t] = s.Offsets.Partitions[t]
+			}
+		}
+		if err := each(ctx, admin.LagBatch{Snapshot: b, Report: admin.ComputeLagWith(b, admin.LagOptions{Scope: req.Scope})}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 func (f *fakeGatherer) close() {}
 

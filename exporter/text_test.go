@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -112,5 +113,36 @@ func TestTextTwoClusters(t *testing.T) {
 	}
 	if ages != 2 {
 		t.Errorf("%d offsetctl_gather_success series with a cluster label, want 2", ages)
+	}
+}
+
+// A gather made of batches of one group serves the same series and values
+// as one batch of all (rates and ETAs included, over two gathers): a topic
+// read by groups of several batches is written once.
+func TestTextBatchesEqualOneGather(t *testing.T) {
+	text := func(batch int) []string {
+		clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+		g := &fakeGatherer{snaps: []*admin.Snapshot{handSnapshot(40, 100), handSnapshot(70, 110)}, batch: batch}
+		c := newTestCollector(&clock, g)
+		c.GatherOnce(context.Background(), g)
+		clock = clock.Add(10 * time.Second)
+		c.GatherOnce(context.Background(), g)
+		var b strings.Builder
+		if err := WriteText(&b, c); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := parseText(strings.NewReader(b.String())); err != nil {
+			t.Fatalf("batch %d: %v\n%s", batch, err, b.String())
+		}
+		lines := strings.Split(b.String(), "\n")
+		sort.Strings(lines)
+		return lines
+	}
+	whole, single := text(0), text(1)
+	if strings.Join(whole, "\n") != strings.Join(single, "\n") {
+		t.Errorf("batches of one group:\n%s\nwant (one batch):\n%s", strings.Join(single, "\n"), strings.Join(whole, "\n"))
+	}
+	if n := strings.Count(strings.Join(single, "\n"), `kafka_topic_partition_current_offset{partition="0",topic="orders"}`); n != 1 {
+		t.Errorf("orders/0 log end written %d times, want once", n)
 	}
 }
