@@ -94,6 +94,10 @@ type GroupSnapshot struct {
 	// commit are absent.
 	Commits   PartitionMap[Commit]
 	CommitErr error
+	// NoStart is, for a share group, the share-partitions the broker lists
+	// without a start offset (-1): Apache shows them with "-", and a
+	// reset of every topic (--all-topics) includes them, as Apache's does.
+	NoStart []TP
 }
 
 // PartitionOffsets is the log start and log end of one partition; -1 when

@@ -200,6 +200,11 @@ func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 			rows[TP{t, p}] = true
 		}
 	})
+	for _, k := range g.NoStart {
+		if scope.Has(k.Topic, k.Partition) {
+			rows[k] = true
+		}
+	}
 	if g.Err == nil && g.CommitErr == nil {
 		addAskedRows(rows, g, scope, o.AllGroups)
 	}

@@ -374,7 +374,7 @@ func planScope(in ResetInput, g *GroupSnapshot) (groupScope, error) {
 	case in.Target.Kind == ToFile:
 		sc, err = fileScope(in, g)
 	case in.AllTopics:
-		if len(g.Commits) == 0 && !in.AllGroups {
+		if len(g.Commits) == 0 && len(g.NoStart) == 0 && !in.AllGroups {
 			// A named group without commits: the scope is empty, which
 			// is never what was meant (--all-groups just skips it).
 			if !g.Exists {
@@ -383,6 +383,7 @@ func planScope(in ResetInput, g *GroupSnapshot) (groupScope, error) {
 			return sc, exitcode.Usagef("group %s has no committed offsets, so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...]", safetext.Arg(g.Group))
 		}
 		g.Commits.Each(func(t string, p int32, _ Commit) { sc.keys = append(sc.keys, TP{t, p}) })
+		sc.keys = append(sc.keys, g.NoStart...)
 	default:
 		sc.keys, err = namedScope(in)
 	}

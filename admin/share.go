@@ -101,6 +101,7 @@ func shareCommits(rg kmsg.DescribeShareGroupOffsetsResponseGroup) GroupSnapshot 
 				continue
 			}
 			if rp.StartOffset < 0 {
+				gs.NoStart = append(gs.NoStart, TP{rt.Topic, rp.Partition})
 				continue
 			}
 			c := Commit{Offset: rp.StartOffset, LeaderEpoch: rp.LeaderEpoch}

@@ -44,6 +44,9 @@ func TestShareCommits(t *testing.T) {
 	if c := gs.Commits["t"][3]; !errors.Is(c.Err, kerr.TopicAuthorizationFailed) {
 		t.Errorf("partition 3: %+v, want its error", c)
 	}
+	if !slices.Equal(gs.NoStart, []TP{{"t", 1}}) {
+		t.Errorf("NoStart %v, want t/1 (listed with start offset -1)", gs.NoStart)
+	}
 
 	rg.ErrorCode = kerr.GroupIDNotFound.Code
 	if gs := shareCommits(rg); gs.CommitErr != nil {
@@ -187,5 +190,27 @@ func TestShareBackupMarker(t *testing.T) {
 	markShareBackups(snap, &pf)
 	if !snap.Groups[0].IsShare() || snap.Groups[1].IsShare() {
 		t.Errorf("marked %+v, want s a share group and c not", snap.Groups)
+	}
+}
+
+// A share-partition the broker lists without a start offset is a row with
+// none (Apache shows "-"), and --all-topics resets it too.
+func TestShareNoStartRows(t *testing.T) {
+	snap := shareSnapshot()
+	snap.Groups[0].NoStart = []TP{{"t", 2}}
+	rep := ComputeLag(snap, Scope{})
+	var g GroupLag
+	for _, gl := range rep.Groups {
+		if gl.Group == "s" {
+			g = gl
+		}
+	}
+	if len(g.Partitions) != 3 || g.Partitions[2].Committed != nil || g.Partitions[2].Lag != nil || g.Partitions[2].Note != NoteShareNoStart || g.TotalLag != 13 {
+		t.Errorf("lag rows %+v total %d: want t/2 with no start offset, no lag and the note; total 8+5", g.Partitions, g.TotalLag)
+	}
+	target, _ := ParseTarget("earliest", time.Unix(0, 0))
+	plan, err := PlanReset(ResetInput{Snapshot: snap, Groups: []string{"s"}, Target: target, AllTopics: true})
+	if err != nil || len(plan.Groups[0].Partitions) != 3 || plan.Groups[0].Partitions[2].Current != nil || *plan.Groups[0].Partitions[2].Target != 0 {
+		t.Errorf("--all-topics plan %+v err %v: want t/0..2, t/2 from no start offset to 0", plan.Groups, err)
 	}
 }

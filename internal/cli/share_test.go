@@ -17,16 +17,18 @@ import (
 // shareFixture is a share group (KIP-932) that had a member (so the
 // broker knows it as a share group on Apache and kfake alike), now empty,
 // with start offsets set by hand on a 3-partition topic of 10 records a
-// partition: 2, 5 and 10, so its lags are 8, 5 and 0.
+// partition: 2, 5 and 10, so its lags are 8, 5 and 0. Record i of each
+// partition has timestamp base + i ms, two hours ago.
 type shareFixture struct {
 	c            *testkit.Cluster
 	topic, group string
+	base         time.Time
 }
 
 func newShareFixture(t *testing.T, c *testkit.Cluster) shareFixture {
 	t.Helper()
-	f := shareFixture{c: c, topic: c.Topic(3, nil), group: testkit.Name(t, "share")}
-	c.Produce(f.topic, map[int32]int{0: 10, 1: 10, 2: 10}, time.Time{})
+	f := shareFixture{c: c, topic: c.Topic(3, nil), group: testkit.Name(t, "share"), base: time.Now().Add(-2 * time.Hour).Truncate(time.Second).UTC()}
+	c.Produce(f.topic, map[int32]int{0: 10, 1: 10, 2: 10}, f.base)
 	stop := c.ShareConsumer(f.group, f.topic, 3)
 	stop()
 	c.SetShareOffsets(f.group, f.topic, map[int32]int64{0: 2, 1: 5, 2: 10})
@@ -157,26 +159,46 @@ func TestShareGroupLagMatchesApache(t *testing.T) {
 	}
 	f := newShareFixture(t, c)
 	c.Produce(f.topic, map[int32]int{1: 3}, time.Time{}) // partition 1: log end 13, lag 8
-	apache := parseApacheShare(t, c.ApacheShareTool("--describe", "--group", f.group))
-	g := shareLag(t, c, f.group)
-	if len(apache) != len(g.Partitions) || len(apache) != 3 {
-		t.Fatalf("Apache shows %d rows %v, offsetctl %d: %+v", len(apache), apache, len(g.Partitions), g.Partitions)
-	}
-	for i, p := range g.Partitions {
-		a := apache[i]
-		if a.group != f.group || a.topic != p.Topic || a.partition != p.Partition || p.Committed == nil || a.start != *p.Committed || p.Lag == nil || a.lag != *p.Lag {
-			t.Errorf("row %d: Apache %+v, offsetctl %s/%d start %v lag %v", i, a, p.Topic, p.Partition, deref(p.Committed), deref(p.Lag))
-		}
-	}
+	g := matchApacheShare(t, c, f.group, 3)
 	if *g.Partitions[1].Lag != 8 {
 		t.Errorf("partition 1 lag %d after 3 more records, want 8", *g.Partitions[1].Lag)
 	}
+	// A live share group that has acknowledged nothing: Apache 4.4 lists
+	// its partitions without a start offset ("-"), and so does offsetctl.
+	fresh := testkit.Name(t, "fresh")
+	c.ShareConsumer(fresh, f.topic, 3)
+	g = matchApacheShare(t, c, fresh, 3)
+	for _, p := range g.Partitions {
+		if p.Committed != nil || p.Note != admin.NoteShareNoStart {
+			t.Errorf("fresh share group row %+v: want no start offset and the note", p)
+		}
+	}
 }
 
+// matchApacheShare compares lag's rows of a share group with Apache's
+// kafka-share-groups --describe, row by row, and returns lag's group.
+func matchApacheShare(t *testing.T, c *testkit.Cluster, group string, rows int) admin.GroupLag {
+	t.Helper()
+	apache := parseApacheShare(t, c.ApacheShareTool("--describe", "--group", group))
+	g := shareLag(t, c, group)
+	if len(apache) != len(g.Partitions) || len(apache) != rows {
+		t.Fatalf("group %s: Apache shows %d rows %v, offsetctl %d: %+v", group, len(apache), apache, len(g.Partitions), g.Partitions)
+	}
+	for i, p := range g.Partitions {
+		a := apache[i]
+		if a.group != group || a.topic != p.Topic || a.partition != p.Partition || !sameOpt(a.start, p.Committed) || !sameOpt(a.lag, p.Lag) {
+			t.Errorf("row %d: Apache %s %s/%d start %v lag %v, offsetctl %s/%d start %v lag %v", i, a.group, a.topic, a.partition, deref(a.start), deref(a.lag), p.Topic, p.Partition, deref(p.Committed), deref(p.Lag))
+		}
+	}
+	return g
+}
+
+// apacheShareRow is one row of kafka-share-groups --describe; start and
+// lag are nil where Apache prints "-".
 type apacheShareRow struct {
 	group, topic string
 	partition    int32
-	start, lag   int64
+	start, lag   *int64
 }
 
 // parseApacheShare reads kafka-share-groups --describe: a header line
@@ -202,14 +224,28 @@ func parseApacheShare(t *testing.T, out string) []apacheShareRow {
 			t.Fatalf("unexpected Apache line %q in:\n%s", sc.Text(), out)
 		}
 		p, err1 := strconv.ParseInt(fs[2], 10, 32)
-		s, err2 := strconv.ParseInt(fs[3], 10, 64)
-		l, err3 := strconv.ParseInt(fs[4], 10, 64)
+		s, err2 := optInt(fs[3])
+		l, err3 := optInt(fs[4])
 		if err1 != nil || err2 != nil || err3 != nil {
 			t.Fatalf("unparsable Apache row %q", sc.Text())
 		}
 		rows = append(rows, apacheShareRow{fs[0], fs[1], int32(p), s, l})
 	}
 	return rows
+}
+
+// optInt parses a number, or "-" (nil).
+func optInt(s string) (*int64, error) {
+	if s == "-" {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return &n, err
+}
+
+// sameOpt reports whether two optional numbers are both nil or equal.
+func sameOpt(a, b *int64) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
 func deref(p *int64) any {
@@ -282,8 +318,13 @@ func TestShareGroupResetRoundTrip(t *testing.T) {
 	check("after --to 4 on partitions 0,1", map[int32]int64{0: 4, 1: 4, 2: 10})
 	shareReset(t, c, 0, f.group, "--topic", f.topic, "--to-latest", "--execute", "--backup", tempBackup(t))
 	check("after --to-latest", map[int32]int64{0: 10, 1: 10, 2: 10})
+	shareReset(t, c, 0, f.group, "--topic", f.topic, "--by-duration", "PT3H", "--execute", "--backup", tempBackup(t))
+	check("after --by-duration PT3H (every record is newer)", map[int32]int64{0: 0, 1: 0, 2: 0})
+	shareReset(t, c, 0, f.group, "--topic", f.topic, "--to-datetime", f.base.Add(4*time.Millisecond).Format("2006-01-02T15:04:05.000"), "--execute", "--backup", tempBackup(t))
+	check("after --to-datetime base+4ms", map[int32]int64{0: 4, 1: 4, 2: 4})
 	shareReset(t, c, 0, f.group, "--topic", f.topic, "--by-duration", "PT1H", "--execute", "--backup", tempBackup(t))
-	check("after --by-duration PT1H (every record is newer)", map[int32]int64{0: 0, 1: 0, 2: 0})
+	check("after --by-duration PT1H (no record that new: log end)", map[int32]int64{0: 10, 1: 10, 2: 10})
+	shareReset(t, c, 0, f.group, "--topic", f.topic, "--to", "earliest", "--execute", "--backup", tempBackup(t))
 
 	other := testkit.Name(t, "plain")
 	c.Commit(other, f.topic, map[int32]int64{0: 1})
