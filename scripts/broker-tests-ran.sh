@@ -11,6 +11,7 @@ BROKER_TESTS=(
   TestResetMatchesApache
   TestStreamsGroups
   TestShareGroupLagMatchesApache
+  TestShareGroupResetMatchesApache
   TestFaultLagAcrossBrokerKill
   TestFaultReplayAcrossBrokerRestart
   TestFaultBackfillAcrossBrokerRestart

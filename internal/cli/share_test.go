@@ -415,3 +415,71 @@ func TestShareGroupDeleteOffsets(t *testing.T) {
 func tempBackup(t *testing.T) string {
 	return filepath.Join(t.TempDir(), "backup.csv")
 }
+
+// reset of a share group plans what Apache's kafka-share-groups
+// --reset-offsets --dry-run plans, for each target both offer; and Apache's
+// --from-file restores the share group from offsetctl's backup (its marker
+// records ignored). Apache 4.4 only.
+func TestShareGroupResetMatchesApache(t *testing.T) {
+	c := testkit.New(t)
+	if !testkit.Real() {
+		t.Skip("Apache's share-group tool needs a real broker")
+	}
+	f := newShareFixture(t, c)
+	orig := map[int32]int64{0: 2, 1: 5, 2: 10}
+	c.DeleteRecords(f.topic, 2, 3) // log start 3 on partition 2
+	when := f.base.Add(4 * time.Millisecond).Format("2006-01-02T15:04:05.000")
+	for _, tc := range []struct{ ours, apache []string }{
+		{[]string{"--to", "earliest"}, []string{"--to-earliest"}},
+		{[]string{"--to", "latest"}, []string{"--to-latest"}},
+		{[]string{"--to", "current"}, []string{"--to-current"}},
+		{[]string{"--to", "4"}, []string{"--to-offset", "4"}},
+		{[]string{"--to", "1"}, []string{"--to-offset", "1"}}, // below partition 2's log start
+		{[]string{"--to-datetime", when}, []string{"--to-datetime", when}},
+	} {
+		apache := parseApacheExport(t, c.ApacheShareTool(append([]string{"--reset-offsets", "--group", f.group, "--topic", f.topic, "--dry-run", "--export"}, tc.apache...)...))
+		gp, _ := shareReset(t, c, 0, append([]string{f.group, "--topic", f.topic}, tc.ours...)...)
+		ours := map[int32]int64{}
+		for _, pp := range gp.Partitions {
+			if pp.Target != nil {
+				ours[pp.Partition] = *pp.Target
+			}
+		}
+		if !maps.Equal(ours, apache) || len(ours) != 3 {
+			t.Errorf("%v: offsetctl plans %v, Apache %v", tc.ours, ours, apache)
+		}
+	}
+	if got := c.ShareOffsets(f.group)[f.topic]; !maps.Equal(got, orig) {
+		t.Fatalf("the dry runs changed the start offsets: %v", got)
+	}
+
+	backup := filepath.Join(t.TempDir(), "for-apache.csv")
+	shareReset(t, c, 0, f.group, "--topic", f.topic, "--to", "latest", "--execute", "--backup", backup)
+	c.ApacheShareTool("--reset-offsets", "--group", f.group, "--from-file", backup, "--execute")
+	if got := c.ShareOffsets(f.group)[f.topic]; !maps.Equal(got, orig) {
+		t.Errorf("Apache's --from-file of offsetctl's backup: start offsets %v, want %v", got, orig)
+	}
+}
+
+// parseApacheExport reads Apache's --export CSV (topic,partition,offset).
+func parseApacheExport(t *testing.T, out string) map[int32]int64 {
+	t.Helper()
+	got := map[int32]int64{}
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		fs := strings.Split(line, ",")
+		if len(fs) != 3 {
+			t.Fatalf("unexpected Apache export line %q in:\n%s", line, out)
+		}
+		p, err1 := strconv.ParseInt(fs[1], 10, 32)
+		o, err2 := strconv.ParseInt(fs[2], 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("unparsable Apache export line %q", line)
+		}
+		got[int32(p)] = o
+	}
+	return got
+}
