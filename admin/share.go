@@ -380,3 +380,15 @@ func markShareBackups(snap *Snapshot, pf *PlanFile) {
 		}
 	}
 }
+
+// FetchGroupCommits is FetchCommits for groups of any type: it lists the
+// groups first, so a share group's start offsets are read with
+// DescribeShareGroupOffsets (an OffsetFetch of a share group answers no
+// commits, and an undo would take the start offsets for "no commit").
+func FetchGroupCommits(ctx context.Context, adm *cluster.Admin, groups []string) (map[string]GroupSnapshot, error) {
+	listed, err := ListGroups(ctx, adm)
+	if err != nil {
+		return nil, err
+	}
+	return fetchAllCommits(ctx, adm, groups, listed), nil
+}

@@ -188,7 +188,11 @@ func (a *app) movedSince(cmd *cobra.Command, e audit.Entry) ([]audit.Change, err
 	defer adm.Close()
 	fctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
 	defer cancel()
-	live, failed := audit.StateOfCommits(admin.FetchCommits(fctx, adm, groups))
+	commits, err := admin.FetchGroupCommits(fctx, adm, groups)
+	if err != nil {
+		return nil, fmt.Errorf("cannot tell whether the groups moved since entry %s: %w", e.ID, err)
+	}
+	live, failed := audit.StateOfCommits(commits)
 	if len(failed) > 0 {
 		var lines []string
 		for g, err := range failed {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -306,11 +308,19 @@ func TestShareGroupResetRoundTrip(t *testing.T) {
 	if err != nil || !strings.Contains(string(data), `"`+f.topic+`",1,5`) {
 		t.Fatalf("backup %s: %v\n%s\nwant the start offset 5 of partition 1", backup, err, data)
 	}
-	log, err := os.ReadFile(testAuditLog(t))
-	if err != nil || !strings.Contains(string(log), f.group) || !strings.Contains(string(log), `"reset"`) {
-		t.Errorf("audit log: %v\n%s\nwant a reset entry of %s", err, log, f.group)
+	es := historyOf(t, "--group", f.group)
+	if len(es) != 1 || es[0].Action != audit.ActReset || es[0].Applied != 3 || es[0].Backup != backup {
+		t.Fatalf("history: %+v, want one reset entry, 3 partitions applied, the backup", es)
 	}
+	if got := fmt.Sprint(changeWords(es[0].Changes)); got != fmt.Sprintf("[%[1]s/0:2→0 %[1]s/1:5→0 %[1]s/2:10→0]", f.topic) {
+		t.Errorf("audit changes %s", got)
+	}
+	mustRun(t, c, 0, "undo", es[0].ID, "--execute", "--backup", tempBackup(t))
+	check("after undo of the audited reset", orig)
 
+	backup = filepath.Join(t.TempDir(), "share-backup-2.csv")
+	shareReset(t, c, 0, f.group, "--topic", f.topic, "--to", "earliest", "--execute", "--backup", backup)
+	check("after --execute --to earliest again", map[int32]int64{0: 0, 1: 0, 2: 0})
 	shareReset(t, c, 0, f.group, "--to", "file:"+backup, "--execute", "--backup", tempBackup(t))
 	check("after the restore from the backup", orig)
 
