@@ -321,19 +321,19 @@ func ExecuteResetTxn(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o T
 		}
 	}
 	gp.Executed = true
-	if ctx.Err() != nil {
-		// The EndTxn answer was lost and resolved as committed: finish
-		// within the resolution's bound.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), resolveBound(o))
-		defer cancel()
-	}
+	// The commit is decided (EndTxn answered, or a lost answer resolved
+	// as committed): the deletes and the read-back get a window of their
+	// own, bounded by the resolution's, even when ctx ends now. A broker
+	// frozen right after answering EndTxn must not end the run on a bare
+	// deadline: the run knows the outcome and says it.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resolveBound(o))
+	defer cancel()
 	if len(deletes) > 0 {
 		deleteNoCommit(ctx, adm, gp, deletes)
 	}
 	fetched, err := readBackCommitted(ctx, adm, gp)
 	if err != nil {
-		return groupFailed(gp, fmt.Errorf("reading back offsets of group %s: %w", gp.Group, err))
+		return groupFailed(gp, fmt.Errorf("group %s: the transaction was committed (the coordinator acknowledged the commit), so the group is entirely at its new offsets once the commit marker is written, never mixed; reading them back failed (%w); check with: offsetctl lag %s", gp.Group, err, gp.Group))
 	}
 	verifyReadBack(gp, fetched)
 	return nil
@@ -557,12 +557,16 @@ func resolveLost(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o TxnOp
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resolveBound(o))
 	defer cancel()
 	lost := fmt.Sprintf("group %s: the answer to the transaction's commit was lost (%v)", gp.Group, endErr)
+	undetermined := func(what string, err error) error {
+		return groupFailed(gp, fmt.Errorf("%s and %s within %s more (%v): offsetctl could not tell whether the transaction was committed: the group is either all at its old or all at its new offsets, never mixed; run `offsetctl lag %s` to see which",
+			lost, what, resolveBound(o), err, gp.Group))
+	}
 	if _, err := initTxn(rctx, adm.Kgo, gp.Group, o); err != nil {
-		return groupFailed(gp, fmt.Errorf("%s and the cluster did not settle it (%v): the group is either entirely at its old offsets or entirely at the new ones, never mixed; see which with: offsetctl lag %s", lost, err, gp.Group))
+		return undetermined("the cluster did not settle it", err)
 	}
 	fetched, err := fetchStable(rctx, adm, gp.Group)
 	if err != nil {
-		return groupFailed(gp, fmt.Errorf("%s and reading back failed (%v): the group is either entirely at its old offsets or entirely at the new ones, never mixed; see which with: offsetctl lag %s", lost, err, gp.Group))
+		return undetermined("reading back failed", err)
 	}
 	target := func(pp PartitionPlan) *int64 {
 		if pp.Action == ActDelete {

@@ -261,3 +261,88 @@ func TestExecuteResetTxnLostEndTxnAnswer(t *testing.T) {
 		})
 	}
 }
+
+// The broker stops answering right after it answered EndTxn (commit): the
+// read-back cannot confirm, but the commit is decided, and the error says
+// the group is at its new offsets (never a bare deadline). The read-back
+// gets the resolution's window of its own although the caller's deadline
+// has passed by then.
+func TestExecuteResetTxnReadBackFrozenAfterCommit(t *testing.T) {
+	c := kfakeOnly(t)
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 3, 1: 4})
+	gp := planLatest(t, c, g, topic)
+	ctx, cancel := context.WithTimeout(testkit.Ctx(t), 3*time.Second)
+	defer cancel()
+	release := make(chan struct{})
+	defer close(release)
+	var fetches atomic.Int32
+	c.Fake.ControlKey(int16(kmsg.OffsetFetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		r := req.(*kmsg.OffsetFetchRequest)
+		// The first require_stable fetch is the re-read before staging;
+		// the second is the read-back: held until the test ends.
+		if !r.RequireStable || fetches.Add(1) != 2 {
+			c.Fake.KeepControl()
+			return nil, nil, false
+		}
+		c.Fake.SleepControl(func() { <-release })
+		return nil, errors.New("dropped"), true
+	})
+	o := txnOpts(g)
+	o.Resolve = 2 * time.Second
+	start := time.Now()
+	err := ExecuteResetTxn(ctx, c.Admin(), &gp, o)
+	if err == nil || !strings.Contains(err.Error(), "the transaction was committed (the coordinator acknowledged the commit), so the group is entirely at its new offsets") ||
+		!strings.Contains(err.Error(), "check with: offsetctl lag "+g) {
+		t.Fatalf("err = %v, want the commit named", err)
+	}
+	if d := time.Since(start); d > 3*time.Second+o.Resolve+2*time.Second {
+		t.Fatalf("took %s: the read-back window is not bounded", d)
+	}
+	if got := committedOn(c, g, topic); got[0] != 10 || got[1] != 10 {
+		t.Fatalf("committed = %v, want new", got)
+	}
+}
+
+// The EndTxn answer is lost and the cluster does not answer the takeover
+// within the resolution window either: the run says plainly that it could
+// not tell, that the group is all old or all new, and what to run to see
+// which.
+func TestExecuteResetTxnLostEndTxnUndetermined(t *testing.T) {
+	c := kfakeOnly(t)
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 3, 1: 4})
+	gp := planLatest(t, c, g, topic)
+	ctx, cancel := context.WithTimeout(testkit.Ctx(t), 3*time.Second)
+	defer cancel()
+	release := make(chan struct{})
+	var inits atomic.Int32
+	c.Fake.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.SleepControl(func() { <-ctx.Done() })
+		return nil, errors.New("dropped"), true
+	})
+	c.Fake.ControlKey(int16(kmsg.InitProducerID), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		// The first takes the id; the second is the resolution's.
+		if inits.Add(1) != 2 {
+			c.Fake.KeepControl()
+			return nil, nil, false
+		}
+		c.Fake.SleepControl(func() { <-release })
+		return nil, errors.New("dropped"), true
+	})
+	o := txnOpts(g)
+	o.Resolve = 2 * time.Second
+	err := ExecuteResetTxn(ctx, c.Admin(), &gp, o)
+	close(release)
+	want := "offsetctl could not tell whether the transaction was committed: the group is either all at its old or all at its new offsets, never mixed; run `offsetctl lag " + g + "` to see which"
+	if err == nil || !strings.Contains(err.Error(), want) || gp.Error != err.Error() {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	if got := committedOn(c, g, topic); got[0] != 3 || got[1] != 4 {
+		t.Fatalf("committed = %v, want old (the commit never reached the coordinator)", got)
+	}
+}

@@ -13,6 +13,8 @@
 #   scripts/kafka-secure.sh start-again  start the broker on its existing data and certs, wait until it answers
 #   scripts/kafka-secure.sh restart      stop + start-again
 #   scripts/kafka-secure.sh status       exit 0 iff the broker answers on its PLAINTEXT listener
+#   scripts/kafka-secure.sh pid          print the broker's pid (a test that must freeze it within
+#                                        microseconds of an event signals it itself)
 #
 # Listeners (all on 127.0.0.1):
 #   PLAINTEXT  $KAFKA_SECURE_PORT_BASE+0  (default 19192) setup, and "plaintext client vs TLS port" tests
@@ -296,6 +298,7 @@ case "${1:-}" in
   start-again) launch ;;
   restart) cmd_stop; launch ;;
   status) cmd_status ;;
+  pid) running_pid || die "broker not running" ;;
   -h|--help|help) usage 0 ;;
   *) log "unknown subcommand: ${1:-}"; usage ;;
 esac
