@@ -113,6 +113,11 @@ func (ck *checkpointer) resume(old *Checkpoint, plan Plan, shown string) (Plan, 
 		if !ok {
 			return plan, exitcode.Usagef("--checkpoint %s: partition %d of its range is not in the source topic now; nothing was copied", shown, r.Partition)
 		}
+		if r.Next < r.Bound && r.Next < pp.LogStart {
+			// Retention or DeleteRecords removed records the copy
+			// still needs: resuming would leave a gap in the target.
+			return plan, exitcode.Usagef("--checkpoint %s: partition %d resumes at offset %d but the source log now starts at %d (records deleted since): the copy would have a gap; nothing was copied", shown, r.Partition, r.Next, pp.LogStart)
+		}
 		pp.From, pp.Bound = r.From, r.Bound
 		out.Partitions = append(out.Partitions, pp)
 		pos[r.Partition] = r.Next

@@ -212,6 +212,26 @@ func TestBackfillCheckpointRefusals(t *testing.T) {
 	if !strings.Contains(r.stderr, "already complete") || dstCount() != 60 {
 		t.Fatalf("rerun of the complete range:\n%s", r.stderr)
 	}
+	// A checkpoint at offset 5 of partition 0 whose records were deleted
+	// since (the log starts at 10): resuming would leave a gap.
+	ck, err := replay.ReadCheckpoint(ckpt, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck.Complete = false
+	for i := range ck.Ranges {
+		if ck.Ranges[i].Partition == 0 {
+			ck.Ranges[i].Next = 5
+		}
+	}
+	if err := replay.WriteCheckpoint(ckpt, *ck); err != nil {
+		t.Fatal(err)
+	}
+	c.DeleteRecords(src, 0, 10)
+	oneLine(mustRun(t, c, 2, append(base, "--until", "20")...), "partition 0 resumes at offset 5 but the source log now starts at 10")
+	if n := dstCount(); n != 60 {
+		t.Fatalf("a refused resume copied: target has %d records", n)
+	}
 }
 
 func fileExists(p string) bool {
