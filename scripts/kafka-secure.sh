@@ -35,6 +35,12 @@
 #   KAFKA_SECURE_PORT_BASE  (default 19192; keep the four ports below the kernel's ephemeral
 #                           range, 32768+, or a client socket may hold one when the broker binds)
 #   KAFKA_SECURE_USER       (default alice)
+#   KAFKA_SECURE_DENIED_USER (default mallory) a SCRAM user denied WRITE on TransactionalId offsetctl-reset-*
+#
+# Authorization: StandardAuthorizer with allow.everyone.if.no.acl.found=true (every principal may do
+# what no ACL mentions, so the other tests are unaffected) and User:ANONYMOUS (PLAINTEXT, the
+# controller) as super user. Two ACLs on the transactional ids prefixed offsetctl-reset-: ALLOW User:*
+# and DENY User:$KAFKA_SECURE_DENIED_USER (DENY wins).
 #   KAFKA_LOG_LEVEL, KAFKA_START_TIMEOUT, JAVA, OFFSETCTL_CACHE, KAFKA_VERSION as for scripts/kafka.sh
 set -euo pipefail
 
@@ -59,6 +65,11 @@ PROPS="$WORKDIR/server.properties"
 PIDFILE="$WORKDIR/broker.pid"
 BROKER_OUT="$WORKDIR/broker.out"
 PASSFILE="$WORKDIR/$USER_NAME.password"
+# A second SCRAM user whom an ACL denies WRITE on offsetctl's default reset
+# transactional ids (prefix offsetctl-reset-): the "transactions not
+# allowed" tests run as it.
+DENIED_USER="${KAFKA_SECURE_DENIED_USER:-mallory}"
+DENIED_PASSFILE="$WORKDIR/$DENIED_USER.password"
 
 log() { printf 'kafka-secure.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -147,6 +158,9 @@ ssl.keystore.location=${CERTS}/server.keystore.pem
 ssl.truststore.type=PEM
 ssl.truststore.location=${CERTS}/ca.pem
 listener.name.ssl.ssl.client.auth=required
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+allow.everyone.if.no.acl.found=true
+super.users=User:ANONYMOUS
 log.dirs=${DATADIR}
 num.partitions=1
 auto.create.topics.enable=false
@@ -220,9 +234,10 @@ cmd_start() {
   mkdir -p "$DATADIR" "$LOGDIR"
   gen_certs
   write_server_properties
-  (umask 077; openssl rand -hex 16 >"$PASSFILE")
-  local pass cluster_id
+  (umask 077; openssl rand -hex 16 >"$PASSFILE"; openssl rand -hex 16 >"$DENIED_PASSFILE")
+  local pass dpass cluster_id
   pass="$(cat "$PASSFILE")"
+  dpass="$(cat "$DENIED_PASSFILE")"
   cluster_id="$("$JAVA" "${TOOL_JVM_OPTS[@]}" -Dlog4j2.configurationFile="$LOG4J" \
     -Doffsetctl.log.file="$LOGDIR/storage.log" -cp "$CP" kafka.tools.StorageTool random-uuid)"
   [[ -n "$cluster_id" ]] || die "StorageTool random-uuid printed nothing"
@@ -232,12 +247,27 @@ cmd_start() {
       -Doffsetctl.log.file="$LOGDIR/storage.log" -cp "$CP" kafka.tools.StorageTool format \
       -t "$cluster_id" -c "$PROPS" \
       --add-scram "SCRAM-SHA-512=[name=$USER_NAME,password=$pass]" \
-      --add-scram "SCRAM-SHA-256=[name=$USER_NAME,password=$pass]" >"$WORKDIR/format.out" 2>&1; then
-    sed "s/$pass/<redacted>/g" "$WORKDIR/format.out" >&2
+      --add-scram "SCRAM-SHA-256=[name=$USER_NAME,password=$pass]" \
+      --add-scram "SCRAM-SHA-512=[name=$DENIED_USER,password=$dpass]" >"$WORKDIR/format.out" 2>&1; then
+    sed -e "s/$pass/<redacted>/g" -e "s/$dpass/<redacted>/g" "$WORKDIR/format.out" >&2
     die "storage format failed"
   fi
   launch
+  add_acls
   cmd_env
+}
+
+add_acls() { # the ACLs need a running broker (StandardAuthorizer keeps them in the metadata log)
+  acl --allow-principal 'User:*'
+  acl --deny-principal "User:$DENIED_USER"
+}
+
+acl() { # acl --allow-principal|--deny-principal P: WRITE on TransactionalId offsetctl-reset-*
+  "$JAVA" "${TOOL_JVM_OPTS[@]}" -Dlog4j2.configurationFile="$LOG4J" \
+    -Doffsetctl.log.file="$LOGDIR/tools.log" -cp "$CP" org.apache.kafka.tools.AclCommand \
+    --bootstrap-server "127.0.0.1:$PLAIN_PORT" --add "$1" "$2" --operation Write \
+    --transactional-id offsetctl-reset- --resource-pattern-type prefixed >>"$WORKDIR/acls.out" 2>&1 \
+    || { cat "$WORKDIR/acls.out" >&2; die "adding ACLs failed"; }
 }
 
 cmd_env() {
@@ -252,6 +282,8 @@ OFFSETCTL_SECURE_ROGUE_CERT=$CERTS/rogue.pem
 OFFSETCTL_SECURE_ROGUE_KEY=$CERTS/rogue.key
 OFFSETCTL_SECURE_USER=$USER_NAME
 OFFSETCTL_SECURE_PASSWORD_FILE=$PASSFILE
+OFFSETCTL_SECURE_DENIED_USER=$DENIED_USER
+OFFSETCTL_SECURE_DENIED_PASSWORD_FILE=$DENIED_PASSFILE
 OFFSETCTL_SECURE_SCRIPT=$SELF
 EOF
 }
