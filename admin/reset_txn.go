@@ -307,10 +307,10 @@ func ExecuteResetTxn(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o T
 	commits, deletes := planOffsets(gp)
 	t, err := initTxn(ctx, adm.Kgo, gp.Group, o)
 	if err != nil {
-		return groupFailed(gp, err)
+		return groupFailed(gp, nothingChanged(err))
 	}
 	if err := checkUnchanged(ctx, adm, gp); err != nil {
-		return groupFailed(gp, err)
+		return groupFailed(gp, nothingChanged(err))
 	}
 	if len(commits) > 0 {
 		if err := stageCommits(ctx, adm, t, gp, commits); err != nil {
@@ -337,6 +337,18 @@ func ExecuteResetTxn(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o T
 	}
 	verifyReadBack(gp, fetched)
 	return nil
+}
+
+// nothingChanged says so on an error that stopped the run before anything
+// was staged (a frozen broker's deadline would otherwise be all it says);
+// the refusals that say it their own way are left as they are.
+func nothingChanged(err error) error {
+	var ce *ChangedError
+	var na *TxnNotAllowedError
+	if errors.As(err, &ce) || errors.As(err, &na) {
+		return err
+	}
+	return fmt.Errorf("%w; nothing was staged: nothing changed by this run", err)
 }
 
 // readBackCommitted reads the offsets back after the commit. EndTxn

@@ -346,3 +346,32 @@ func TestExecuteResetTxnLostEndTxnUndetermined(t *testing.T) {
 		t.Fatalf("committed = %v, want old (the commit never reached the coordinator)", got)
 	}
 }
+
+// The broker stops answering at the re-read before staging: the run ends
+// on the deadline and says that nothing changed (nothing was staged).
+func TestExecuteResetTxnFrozenBeforeStaging(t *testing.T) {
+	c := kfakeOnly(t)
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 3, 1: 4})
+	gp := planLatest(t, c, g, topic)
+	ctx, cancel := context.WithTimeout(testkit.Ctx(t), 2*time.Second)
+	defer cancel()
+	var held atomic.Bool
+	c.Fake.ControlKey(int16(kmsg.OffsetFetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if !req.(*kmsg.OffsetFetchRequest).RequireStable || !held.CompareAndSwap(false, true) {
+			c.Fake.KeepControl()
+			return nil, nil, false
+		}
+		c.Fake.SleepControl(func() { <-ctx.Done() })
+		return nil, errors.New("dropped"), true
+	})
+	err := ExecuteResetTxn(ctx, c.Admin(), &gp, txnOpts(g))
+	if err == nil || !strings.Contains(err.Error(), "re-reading the committed offsets before committing") || !strings.HasSuffix(err.Error(), "nothing was staged: nothing changed by this run") {
+		t.Fatalf("err = %v, want the deadline and that nothing changed", err)
+	}
+	if got := committedOn(c, g, topic); got[0] != 3 || got[1] != 4 {
+		t.Fatalf("committed = %v, want old", got)
+	}
+}
