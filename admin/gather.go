@@ -788,6 +788,11 @@ func gatherListed(ctx context.Context, adm *cluster.Admin, req GatherRequest, li
 				topicSet[t] = true
 			}
 		}
+		for _, k := range gs.NoStart {
+			if req.Scope.HasTopic(k.Topic) {
+				topicSet[k.Topic] = true
+			}
+		}
 		for _, m := range gs.Members {
 			for t := range m.Assigned {
 				if req.Scope.HasTopic(t) {

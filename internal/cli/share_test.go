@@ -89,6 +89,19 @@ func TestShareGroupsListAndLag(t *testing.T) {
 		}
 	}
 
+	// --time-lag: the record at a start offset is that old (record i of
+	// each partition was written at base + i ms); a caught-up partition
+	// has none to wait on.
+	tl := shareLag(t, c, f.group, "--time-lag")
+	p0 := tl.Partitions[0].TimeLagMs
+	wantMin := time.Since(f.base.Add(2*time.Millisecond)).Milliseconds() - 60_000
+	if p0 == nil || *p0 < wantMin || *p0 > wantMin+3_600_000 {
+		t.Errorf("--time-lag partition 0: %v ms, want about %d (the record at start offset 2)", deref(p0), wantMin+60_000)
+	}
+	if p2 := tl.Partitions[2].TimeLagMs; p2 != nil && *p2 != 0 {
+		t.Errorf("--time-lag partition 2 (caught up): %d ms, want 0 or none", *p2)
+	}
+
 	// Triage: --min-lag keeps partition 0 alone, --by topic rolls up,
 	// --fail-if crosses, and --regex selects the share group.
 	if got := shareLag(t, c, "--regex", f.group, "--min-lag", "6"); len(got.Partitions) != 1 || got.Partitions[0].Partition != 0 {
@@ -139,6 +152,20 @@ func TestShareGroupLagLiveMember(t *testing.T) {
 	if g.Type != "share" || g.Members != 1 || g.State != "Stable" || len(g.Partitions) != 2 {
 		t.Fatalf("lag of a live share group: %+v, want type share, 1 member, Stable, 2 rows", g)
 	}
+	var states struct {
+		Groups []admin.GroupState `json:"groups"`
+	}
+	decodeJSON(t, mustRun(t, c, 0, "lag", group, "--state", "-o", "json"), &states)
+	if len(states.Groups) != 1 || states.Groups[0].Type != "share" || states.Groups[0].Members != 1 || states.Groups[0].State != "Stable" || states.Groups[0].Assignor == "" || states.Groups[0].Coordinator == nil {
+		t.Errorf("lag --state: %+v, want one share group, 1 member, Stable, its assignor and coordinator", states.Groups)
+	}
+	var members struct {
+		Members []admin.MemberRow `json:"members"`
+	}
+	decodeJSON(t, mustRun(t, c, 0, "lag", group, "--members", "-o", "json"), &members)
+	if len(members.Members) != 1 || members.Members[0].Partitions != 2 || members.Members[0].MemberID != g.Partitions[0].Member {
+		t.Errorf("lag --members: %+v, want the one member with 2 partitions", members.Members)
+	}
 	for _, p := range g.Partitions {
 		start, known := broker[p.Partition]
 		switch {
@@ -168,11 +195,15 @@ func TestShareGroupLagMatchesApache(t *testing.T) {
 	// A live share group that has acknowledged nothing: Apache 4.4 lists
 	// its partitions without a start offset ("-"), and so does offsetctl.
 	fresh := testkit.Name(t, "fresh")
-	c.ShareConsumer(fresh, f.topic, 3)
+	stop := c.ShareConsumer(fresh, f.topic, 3)
 	g = matchApacheShare(t, c, fresh, 3)
-	for _, p := range g.Partitions {
-		if p.Committed != nil || p.Note != admin.NoteShareNoStart {
-			t.Errorf("fresh share group row %+v: want no start offset and the note", p)
+	// And once its member has left: the rows come from the broker's
+	// listing alone (the topic's log offsets are still gathered for them).
+	stop()
+	g2 := matchApacheShare(t, c, fresh, 3)
+	for _, p := range append(g.Partitions, g2.Partitions...) {
+		if p.Committed != nil || p.Note != admin.NoteShareNoStart || p.LogEnd != 13 && p.LogEnd != 10 {
+			t.Errorf("fresh share group row %+v: want no start offset, the note and the log end", p)
 		}
 	}
 }
