@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,35 +44,41 @@ func ckptSource(t *testing.T, c *testkit.Cluster, per int) (src, dst string) {
 
 // dedupCopy reads every record of dst (uncommitted: a plain backfill
 // writes no transaction), checks each carries the source header, and
-// produces the first copy of every source record, in the order read, to a
-// new topic: the deduplicated copy. It returns that topic, how many
-// records dst holds, and how many distinct source records they copy.
+// produces the first copy of every source record to a new topic, in the
+// source partition and offset order the header names: the deduplicated
+// copy, whatever the partitioner. It returns that topic, how many records
+// dst holds, and how many distinct source records they copy.
 func dedupCopy(t *testing.T, c *testkit.Cluster, src, dst string) (string, int64, int) {
 	t.Helper()
 	_, lines, _ := replayJSON(t, c, 0, dst, "--isolation", "uncommitted", "--no-verify")
-	seen := map[string]bool{}
+	first := map[[2]int64]*kgo.Record{}
 	out := c.Topic(3, nil)
-	var recs []*kgo.Record
 	for _, l := range replayParseLines(t, lines) {
 		var from string
-		var hs []kgo.RecordHeader
 		for _, h := range l.Headers {
 			if h.Key == replay.SourceHeader {
 				from = string(h.Value)
 			}
-			hs = append(hs, h)
 		}
-		if !strings.HasPrefix(from, src+"/") {
-			t.Fatalf("%s/%d@%d has no source header of %s", dst, l.Partition, l.Offset, src)
+		var p, off int64
+		if n, err := fmt.Sscanf(strings.TrimPrefix(from, src+"/"), "%d/%d", &p, &off); err != nil || n != 2 || !strings.HasPrefix(from, src+"/") {
+			t.Fatalf("%s/%d@%d has no source header of %s: %q", dst, l.Partition, l.Offset, src, from)
 		}
-		if seen[from] {
-			continue
+		if _, ok := first[[2]int64{p, off}]; !ok {
+			first[[2]int64{p, off}] = &kgo.Record{Topic: out, Partition: int32(p), Key: l.Key, Value: l.Value, Headers: l.Headers, Timestamp: time.UnixMilli(l.Timestamp)}
 		}
-		seen[from] = true
-		recs = append(recs, &kgo.Record{Topic: out, Partition: l.Partition, Key: l.Key, Value: l.Value, Headers: hs, Timestamp: time.UnixMilli(l.Timestamp)})
+	}
+	keys := make([][2]int64, 0, len(first))
+	for k := range first {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	recs := make([]*kgo.Record, len(keys))
+	for i, k := range keys {
+		recs[i] = first[k]
 	}
 	c.ProduceRecords(recs...)
-	return out, int64(len(lines)), len(seen)
+	return out, int64(len(lines)), len(first)
 }
 
 // TestBackfillCheckpointKillNine (issue 9): an at-least-once backfill with
@@ -84,13 +92,22 @@ func dedupCopy(t *testing.T, c *testkit.Cluster, src, dst string) (string, int64
 // source's payload digest; a rerun does nothing; the audit log names the
 // checkpoint.
 func TestBackfillCheckpointKillNine(t *testing.T) {
+	for _, partitioner := range []string{"same", "key"} {
+		t.Run(partitioner, func(t *testing.T) { checkpointKillNine(t, partitioner) })
+	}
+}
+
+// checkpointKillNine is TestBackfillCheckpointKillNine with one
+// partitioner (with key, copies of one source partition are acknowledged
+// out of order across target partitions).
+func checkpointKillNine(t *testing.T, partitioner string) {
 	c := testkit.New(t)
 	const per = 10000
 	src, dst := ckptSource(t, c, per)
 	ckpt := filepath.Join(t.TempDir(), "bf.ckpt")
 	want, _, _ := replayJSON(t, c, 0, src, "--payload-digest", "--format", "none", "--no-verify")
 	args := []string{"--audit-log", testAuditLog(t), "replay", src, "--produce-to", dst, "--source-header", "--checkpoint", ckpt,
-		"--checkpoint-interval", "2ms", "--format", "none", "-q", "--fetch-max-bytes", "64KiB"}
+		"--checkpoint-interval", "2ms", "--format", "none", "-q", "--fetch-max-bytes", "64KiB", "--partitioner", partitioner}
 	points := [][]string{
 		{"read ListOffsets"},
 		{"wrote Produce"},
