@@ -61,6 +61,10 @@ func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPla
 		p.State = "Dead"
 		p.Error = fmt.Sprintf("group %s: %s", safetext.Arg(group), ExplainError(kerr.GroupIDNotFound))
 	}
+	if g.Type == "streams" {
+		p.Error = "group " + safetext.Arg(group) + " " + StreamsRefusal
+		return p, nil
+	}
 	// The broker refuses to delete the offsets of topics live members
 	// consume; their assignments say which.
 	consumed := map[string]bool{}
@@ -357,13 +361,36 @@ func PlanDeleteGroups(s *Snapshot, groups []string) []DeleteGroupRow {
 			// Not sent: the broker would answer GROUP_ID_NOT_FOUND.
 			row.State, row.Status = "Dead", "does not exist"
 			row.Error = ExplainError(kerr.GroupIDNotFound)
-		case LiveGroupReason(g.GroupInfo) != "":
+		case g.Type == "streams":
+			// Never sent: deleting a Streams application's offsets alone
+			// leaves its state stores and internal topics behind.
+			row.Status = "refused"
+			row.Error = "group " + safetext.Arg(name) + " " + StreamsRefusal
+		case hasMembers(g.GroupInfo):
 			row.Status = "would fail: group has live members (NON_EMPTY_GROUP)"
 			row.WouldFail = ExplainError(kerr.NonEmptyGroup)
 		}
 		out = append(out, row)
 	}
 	return out
+}
+
+// hasMembers reports whether the broker would refuse to delete the group
+// as NON_EMPTY_GROUP: it has members, or (classic) is not Empty or Dead.
+// A Connect worker group is judged like any other, not by reset's guard.
+func hasMembers(gi GroupInfo) bool {
+	if len(gi.Members) > 0 {
+		return true
+	}
+	switch gi.Type {
+	case "consumer", ShareType:
+		return false
+	}
+	switch gi.State {
+	case "Empty", "Dead", "":
+		return false
+	}
+	return true
 }
 
 // BackupGroups returns the committed offsets of the groups that exist, for

@@ -104,6 +104,12 @@ type ResetInput struct {
 	GroupsFromFile bool
 }
 
+// StreamsRefusal is why offsetctl changes no Kafka Streams group (KIP-1071)
+// (reset, delete-offsets, delete-group): an application's position is its
+// source offsets and its state stores and internal topics together, and
+// moving or deleting the offsets alone would leave them disagreeing.
+const StreamsRefusal = "is a Kafka Streams group (KIP-1071): offsetctl does not change its offsets, since its state stores and internal topics would not follow; stop the application and use kafka-streams-groups.sh (--reset-offsets, --delete-offsets, --delete)"
+
 // LiveGroupReason returns why a group counts as live for the guard, or ""
 // when it may be reset: a classic group not Empty/Dead, a KIP-848 group with
 // any member.
@@ -120,10 +126,7 @@ func liveReason(gi GroupInfo) string {
 		return shareLiveReason(gi)
 	}
 	if gi.Type == "streams" {
-		// KIP-1071: a Streams application's position is its source offsets
-		// and its state stores and internal topics together; moving the
-		// offsets alone would leave them disagreeing.
-		return "is a Kafka Streams group (KIP-1071): offsetctl does not change its offsets, since its state stores and internal topics would not follow; stop the application and use kafka-streams-groups.sh --reset-offsets"
+		return StreamsRefusal
 	}
 	if !gi.IsConsumer() {
 		// A Kafka Connect worker group (protocol type connect) or the like:
@@ -349,7 +352,7 @@ func planGroupState(in ResetInput, g *GroupSnapshot) (gp GroupPlan, warns []stri
 			// --all-groups resets the groups it can, as Apache's tool
 			// does: an active group is skipped, not refused.
 			gp.Note = "skipped: active group (" + g.State + ")"
-			return gp, []string{"skipping group " + g.Group + ": it " + reason}, true
+			return gp, []string{"skipping group " + safetext.Arg(g.Group) + ": it " + reason}, true
 		}
 		gp.Refused = "group " + g.Group + " " + reason
 	}

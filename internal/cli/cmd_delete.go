@@ -124,6 +124,12 @@ func (a *app) planDeleteOffsets(snap *admin.Snapshot, sel selection, scope admin
 	var plans []admin.DeleteOffsetsPlan
 	empty := 0
 	for _, g := range names {
+		if err := admin.CheckGroupName(g); err != nil && sel.All {
+			// Its offsets could not be backed up: a selection skips it,
+			// as reset --all-groups does (named, it is bad input).
+			a.warnf("skipping %v", err)
+			continue
+		}
 		plan, err := admin.PlanDeleteOffsets(snap, g, scope)
 		if err != nil {
 			return nil, exitcode.AsUsage(err)
@@ -306,6 +312,10 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 func (a *app) deletableGroups(snap *admin.Snapshot) []string {
 	var out []string
 	for _, g := range snap.Groups {
+		if err := admin.CheckGroupName(g.Group); err != nil {
+			a.warnf("skipping %v", err) // its offsets could not be backed up
+			continue
+		}
 		if reason := admin.LiveGroupReason(g.GroupInfo); reason != "" && g.Err == nil {
 			a.warnf("skipping: %s", reason)
 			continue

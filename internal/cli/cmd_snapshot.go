@@ -12,6 +12,7 @@ import (
 	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
 
@@ -73,11 +74,16 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, match func(strin
 	}
 	if len(groups) == 0 {
 		for _, g := range snap.Groups {
-			if admin.CheckGroupName(g.Group) != nil {
-				a.warnf("group %s is left out: names starting with \"offsetctl:\" are reserved by the backup format", g.Group)
+			if err := admin.CheckGroupName(g.Group); err != nil {
+				a.warnf("skipping %v", err)
 				continue
 			}
 			groups = append(groups, g.Group)
+		}
+		if match != nil && len(groups) == 0 {
+			// As the other commands that select: a pattern that matches
+			// nothing is bad input, not an empty snapshot.
+			return selection{Match: match}.noMatch("consumer group")
 		}
 	}
 	bgs, missing, err := audit.SnapshotGroups(snap, groups)
@@ -88,7 +94,7 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, match func(strin
 		return exitcode.Usagef("no snapshot written: no such group: %s", shortNames(missing))
 	}
 	for _, g := range missing {
-		a.warnf("group %s does not exist: not in the snapshot", g)
+		a.warnf("group %s does not exist: not in the snapshot", safetext.Arg(g))
 	}
 	if err := admin.WriteBackupFile(out, a.now(), bgs); err != nil {
 		return err

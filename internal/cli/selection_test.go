@@ -9,6 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 	"github.com/offsetctl/offsetctl/report"
 )
@@ -161,4 +162,80 @@ func TestDeleteOffsetsRegexExclude(t *testing.T) {
 		t.Errorf("no-match stderr = %q", r.stderr)
 	}
 	mustRun(t, f.c, 2, "delete-offsets", g["a"], "--exclude", ".*", "--topic", f.topic)
+}
+
+// The selection's patterns match whole names, '.' matching a line break
+// too; an expression that would break out of the anchoring is refused;
+// errors never echo a pattern (a long one is not checked as a name).
+func TestSelectionPatterns(t *testing.T) {
+	match := func(args []string, name string) bool {
+		t.Helper()
+		sel, err := groupSelect{regex: true}.resolve(args, false)
+		if err != nil {
+			t.Fatalf("resolve(%q): %v", args, err)
+		}
+		return sel.Match(name)
+	}
+	for _, tc := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{".*", "nl\nline", true},
+		{"nl.line", "nl\nline", true},
+		{"orders-.*", "orders-billing", true},
+		{"orders", "orders-billing", false}, // whole names only
+		{"a|b", "ab", false},
+		{"a|b", "b", true},
+	} {
+		if got := match([]string{tc.pattern}, tc.name); got != tc.want {
+			t.Errorf("-r %q on %q = %v, want %v", tc.pattern, tc.name, got, tc.want)
+		}
+	}
+	long := strings.Repeat("x", 40000)
+	for _, args := range [][]string{{"a)|(b"}, {long}, {"("}} {
+		_, err := groupSelect{regex: true}.resolve(args, false)
+		if err == nil || exitcode.Code(err) != exitcode.Usage {
+			t.Errorf("-r %.20q: err %v, want exit 2", args[0], err)
+			continue
+		}
+		if strings.Contains(err.Error(), "xxxxxxxx") || strings.Contains(err.Error(), "a)|(b") {
+			t.Errorf("-r %.20q: the error echoes the pattern: %v", args[0], err)
+		}
+	}
+	// A long pattern is a pattern, not a name: 300 bytes is fine.
+	if _, err := (groupSelect{regex: true}).resolve([]string{strings.Repeat("a", 300) + ".*"}, false); err != nil {
+		t.Errorf("a 302-byte pattern: %v", err)
+	}
+}
+
+// A group whose name has a line break cannot be backed up (CSV): a
+// pattern or --all-groups selection of delete-offsets, delete-group and
+// snapshot skips it with a warning and changes the others, as reset
+// --all-groups does; its offsets stay on the broker.
+func TestSelectionSkipsLineBreakNames(t *testing.T) {
+	f := newResetFixture(t)
+	base := testkit.Name(t, "nl")
+	plain, broken := base+"-a", base+"-b\nx"
+	for _, g := range []string{plain, broken} {
+		f.c.Commit(g, f.topic, map[int32]int64{0: 4})
+	}
+	pattern := regexp.QuoteMeta(base) + "-.*"
+	r := mustRun(t, f.c, 0, "snapshot", "-r", pattern, "--out", f.backup("snap.csv"))
+	if !strings.Contains(r.stderr, "skipping group") || !strings.Contains(r.stderr, "line break") {
+		t.Errorf("snapshot stderr %q, want the line-break group skipped", r.stderr)
+	}
+	r = mustRun(t, f.c, 0, "delete-offsets", "-r", pattern, "--topic", f.topic, "--execute", "--backup", f.backup("do.csv"))
+	if !strings.Contains(r.stderr, "skipping group") {
+		t.Errorf("delete-offsets stderr %q, want the line-break group skipped", r.stderr)
+	}
+	assertCommitted(t, f.c, plain, f.topic, map[int32]int64{})
+	assertCommitted(t, f.c, broken, f.topic, map[int32]int64{0: 4})
+	f.c.Commit(plain, f.topic, map[int32]int64{0: 4})
+	mustRun(t, f.c, 0, "delete-group", "-r", pattern, "--execute", "--backup", f.backup("dg.csv"))
+	assertCommitted(t, f.c, plain, f.topic, map[int32]int64{})
+	assertCommitted(t, f.c, broken, f.topic, map[int32]int64{0: 4})
+	r = mustRun(t, f.c, 2, "snapshot", "-r", regexp.QuoteMeta(base)+"-nothing", "--out", f.backup("none.csv"))
+	if !strings.Contains(r.stderr, "matches the --regex/--exclude selection") {
+		t.Errorf("snapshot of no match: stderr %q", r.stderr)
+	}
 }

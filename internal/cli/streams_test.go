@@ -79,11 +79,24 @@ func TestStreamsGroups(t *testing.T) {
 	refuseStreamsReset(t, c, group, topic)
 }
 
+// refuseStreamsReset: reset, delete-offsets and delete-group refuse the
+// streams group, dry run and --execute, naming what it is, and its offsets
+// stay as they were on the broker.
 func refuseStreamsReset(t *testing.T, c *testkit.Cluster, group, topic string) {
 	t.Helper()
-	r := mustRun(t, c, 1, "reset", group, "--topic", topic, "--to", "earliest", "--execute", "--backup", t.TempDir()+"/b.csv")
-	if !strings.Contains(r.stderr, "is a Kafka Streams group (KIP-1071)") || !strings.Contains(r.stderr, "kafka-streams-groups.sh") {
-		t.Errorf("reset of a streams group: stderr %q, want it named a Kafka Streams group", r.stderr)
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"reset", group, "--topic", topic, "--to", "earliest"},
+		{"reset", group, "--topic", topic, "--to", "earliest", "--execute", "--backup", dir + "/r.csv"},
+		{"delete-offsets", group, "--topic", topic},
+		{"delete-offsets", group, "--topic", topic, "--execute", "--backup", dir + "/o.csv"},
+		{"delete-group", group},
+		{"delete-group", group, "--execute", "--backup", dir + "/g.csv"},
+	} {
+		r := mustRun(t, c, 1, args...)
+		if !strings.Contains(r.stderr, "is a Kafka Streams group (KIP-1071)") || !strings.Contains(r.stderr, "kafka-streams-groups.sh") {
+			t.Errorf("%v of a streams group: stderr %q, want it named a Kafka Streams group", args, r.stderr)
+		}
+		assertCommitted(t, c, group, topic, map[int32]int64{0: 4, 1: 5})
 	}
-	assertCommitted(t, c, group, topic, map[int32]int64{0: 4, 1: 5})
 }

@@ -63,8 +63,11 @@ func (s groupSelect) resolve(args []string, defaultAll bool) (selection, error) 
 			return selection{}, exitcode.Usagef("empty group name")
 		}
 	}
-	if err := checkGroupArgs(names); err != nil {
-		return selection{}, err
+	if !s.regex {
+		// Patterns are not names: neither checked nor echoed as names.
+		if err := checkGroupArgs(names); err != nil {
+			return selection{}, err
+		}
 	}
 	exclude, err := compileWhole("--exclude", s.exclude)
 	if err != nil {
@@ -97,15 +100,30 @@ func (s groupSelect) resolve(args []string, defaultAll bool) (selection, error) 
 	return sel, nil
 }
 
-// compileWhole compiles RE2 expressions that must match a whole name.
-// Errors name the item and the problem, never the expression itself.
+// maxPattern bounds one pattern: a group name is at most 32,767 bytes, and
+// a longer expression is a mistake, not a selection.
+const maxPattern = 32767
+
+// compileWhole compiles RE2 expressions that must match a whole name, with
+// '.' matching any character, a line break too (flag s): '.*' means every
+// group, including one whose name has a line break. Errors name the item
+// and the problem, never the expression itself.
 func compileWhole(what string, exprs []string) ([]*regexp.Regexp, error) {
 	var out []*regexp.Regexp
 	for i, e := range exprs {
 		if e == "" {
 			return nil, exitcode.Usagef("%s: item %d is empty", what, i+1)
 		}
-		re, err := regexp.Compile(`^(?:` + e + `)$`)
+		if len(e) > maxPattern {
+			return nil, exitcode.Usagef("%s: item %d is longer than %d bytes", what, i+1, maxPattern)
+		}
+		// Checked alone first: 'a)|(b' would otherwise close the anchoring
+		// group and match unanchored.
+		_, err := regexp.Compile(e)
+		var re *regexp.Regexp
+		if err == nil {
+			re, err = regexp.Compile(`^(?s:` + e + `)$`)
+		}
 		if err != nil {
 			var rerr *syntax.Error
 			if errors.As(err, &rerr) {
