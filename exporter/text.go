@@ -48,18 +48,30 @@ func (s *samples) add(f *family, v float64, values ...string) {
 }
 
 // appendLabel writes name="value" with the text format's escapes
-// (backslash, double quote, line feed). A group or topic name that is not
-// valid UTF-8 has its invalid bytes replaced by U+FFFD, as Prometheus
-// requires UTF-8 label values.
+// (backslash, double quote, line feed). Label values must be UTF-8: a byte
+// of a group or topic name that is not is written as the four characters
+// \xNN, so two names that differ only there stay two series (U+FFFD for
+// both would make one scrape hold the same series twice, which Prometheus
+// rejects). Apache Kafka decodes names as UTF-8, so only a cluster that
+// keeps raw bytes (the in-process one) has such names.
 func appendLabel(b []byte, sep byte, name, value string) []byte {
 	b = append(b, sep)
 	b = append(b, name...)
 	b = append(b, '=', '"')
-	if !utf8.ValidString(value) {
-		value = strings.ToValidUTF8(value, "\uFFFD")
-	}
-	for i := 0; i < len(value); i++ {
-		switch c := value[i]; c {
+	for i := 0; i < len(value); {
+		c := value[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(value[i:])
+			if r == utf8.RuneError && size == 1 {
+				b = append(b, '\\', '\\', 'x', hexDigit[c>>4], hexDigit[c&15])
+				i++
+				continue
+			}
+			b = append(b, value[i:i+size]...)
+			i += size
+			continue
+		}
+		switch c {
 		case '\\':
 			b = append(b, '\\', '\\')
 		case '"':
@@ -69,9 +81,12 @@ func appendLabel(b []byte, sep byte, name, value string) []byte {
 		default:
 			b = append(b, c)
 		}
+		i++
 	}
 	return append(b, '"')
 }
+
+const hexDigit = "0123456789abcdef"
 
 func appendValue(b []byte, v float64) []byte {
 	switch {

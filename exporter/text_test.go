@@ -17,10 +17,13 @@ import (
 
 // Group and topic names are label values as they are: quotes, backslashes,
 // line feeds and UTF-8 come back from Prometheus' own parser byte for byte;
-// invalid UTF-8 becomes U+FFFD (label values must be UTF-8), never a
+// a byte that is not UTF-8 comes back as the text \xNN (label values must
+// be UTF-8), so names that differ only there stay distinct series, never a
 // broken scrape.
 func TestTextLabelValuesRoundTrip(t *testing.T) {
-	names := []string{`a"b`, `back\slash`, "line\nfeed", "ünïcødé-✓", `\"\n`, "bad\xffutf8", "{x=\"1\"} 2"}
+	names := []string{`a"b`, `back\slash`, "line\nfeed", "ünïcødé-✓", `\"\n`, "bad\xffutf8", "{x=\"1\"} 2",
+		"dup\xffx", "dup\uFFFDx", "bad\xfe"}
+	label := map[string]string{"bad\xffutf8": `bad\xffutf8`, "dup\xffx": `dup\xffx`, "bad\xfe": `bad\xfe`}
 	snap := &admin.Snapshot{Offsets: admin.TopicOffsets{Partitions: map[string]map[int32]admin.PartitionOffsets{}}}
 	for _, n := range names {
 		snap.Offsets.Partitions["t-"+n] = map[int32]admin.PartitionOffsets{0: {Start: 1, End: 9}}
@@ -51,7 +54,10 @@ func TestTextLabelValuesRoundTrip(t *testing.T) {
 		}
 	}
 	for _, n := range names {
-		want := strings.ToValidUTF8(n, "\uFFFD")
+		want := n
+		if l, ok := label[n]; ok {
+			want = l
+		}
 		if v, ok := got[want+"/t-"+want]; !ok || v != 5 {
 			t.Errorf("group %q: lag series %v (present %v), want 5; got %v", n, v, ok, got)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -96,6 +97,9 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 	if f.interval < time.Second {
 		return nil, exitcode.Usagef("--interval must be at least 1s, got %s", f.interval)
 	}
+	if err := checkListen(f.listen); err != nil {
+		return nil, err
+	}
 	if f.rateWindow < 0 {
 		return nil, exitcode.Usagef("--rate-window must not be negative")
 	}
@@ -152,6 +156,21 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 	}
 	a.infof("offsetctl: exporter serving %s://%s/metrics (%d cluster(s), every %s)", scheme, ln.Addr(), len(targets), f.interval)
 	return func(ctx context.Context) error { return serveExporter(ctx, srv, ln, targets) }, nil
+}
+
+// checkListen refuses a --listen that is not HOST:PORT or :PORT as bad
+// input (exit 2) before anything serves; a port in use or an address not
+// on this machine stays an operational failure (exit 1) from Listen. The
+// value is never echoed (net's errors quote it).
+func checkListen(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return exitcode.Usagef("--listen: want HOST:PORT or :PORT (e.g. :9308)")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return exitcode.Usagef("--listen: the port must be a number from 0 to 65535")
+	}
+	return nil
 }
 
 // exporterRequest turns the group selection into a gather request; with

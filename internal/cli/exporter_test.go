@@ -309,6 +309,9 @@ func TestExporterSelectionAndBadInput(t *testing.T) {
 		{[]string{"--web-tls-cert", "x.pem"}, "--web-tls-cert and --web-tls-key go together"},
 		{[]string{"--web-basic-auth-file", filepath.Join(t.TempDir(), "nope")}, "--web-basic-auth-file"},
 		{[]string{"--regex", "(" + secret}, "GROUP pattern: item 1 is not an RE2 expression"},
+		{[]string{"--listen", "hunter2"}, "--listen: want HOST:PORT or :PORT"},
+		{[]string{"--listen", "127.0.0.1:hunter2"}, "--listen: the port must be a number"},
+		{[]string{"--listen", ":99999"}, "--listen: the port must be a number"},
 	} {
 		r := mustRun(t, c, 2, append([]string{"exporter", "--listen", "127.0.0.1:0"}, tc.args...)...)
 		if !strings.Contains(r.stderr, tc.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
