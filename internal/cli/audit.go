@@ -145,9 +145,9 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		}
 		return errors.Join(err, loud)
 	}
-	if err == nil {
-		// After a failure the error is the last line; history has the
-		// entry either way.
+	if err == nil || applied > 0 {
+		// A partial change names its entry too (undo needs the id); the
+		// error still comes last.
 		r.a.infof("audit: recorded as %s in %s", e.ID, r.log.Path())
 	}
 	return err

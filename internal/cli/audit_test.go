@@ -415,3 +415,32 @@ func TestAuditTopicRoundTrip(t *testing.T) {
 	}
 	mustRun(t, c, 2, "--audit-topic", trail, "--no-audit", "history")
 }
+
+// TestAuditUndoPartialDelete: a delete-offsets of two groups where one is
+// refused (its live members consume the topic) is partial; its audit line
+// is printed, and undo restores the group that was changed, leaving the
+// live one alone (it would have made the whole restore refused).
+func TestAuditUndoPartialDelete(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	done, live := testkit.Name(t, "g"), testkit.Name(t, "live")
+	c.Commit(done, topic, map[int32]int64{0: 4, 1: 6})
+	c.Commit(live, topic, map[int32]int64{0: 2, 1: 3})
+	c.Consumer(live, topic, false, kgo.DisableAutoCommit())
+	dir := t.TempDir()
+	r := mustRun(t, c, 1, "delete-offsets", done, live, "--topic", topic, "--execute", "--backup", filepath.Join(dir, "d.csv"))
+	if !strings.Contains(r.stderr, "audit: recorded as ") {
+		t.Errorf("a partial delete names no audit entry: %q", r.stderr)
+	}
+	wantCommitted(t, c, done, topic, nil)
+	es := historyOf(t, "--group", done)
+	if len(es) != 1 || es[0].Outcome != audit.Partial || es[0].Applied != 2 {
+		t.Fatalf("history: %+v", es)
+	}
+	mustRun(t, c, 0, "undo", es[0].ID, "--execute", "--backup", filepath.Join(dir, "u.csv"))
+	wantCommitted(t, c, done, topic, map[int32]int64{0: 4, 1: 6})
+	if got := c.Committed(live)[topic]; got[0] != 2 || got[1] != 3 {
+		t.Errorf("the live group moved: %v", got)
+	}
+}

@@ -160,6 +160,14 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 	rc.SetOut(a.stdout)
 	rc.SetErr(a.stderr)
 	args := []string{"--to", "file:" + e.Backup}
+	if groups := appliedGroups(e); len(groups) < len(e.Groups) {
+		// A partial change is undone for the groups it changed only: the
+		// others still hold their offsets (and a live one would make the
+		// whole restore refused).
+		for _, g := range groups {
+			args = append(args, "--group", g)
+		}
+	}
 	if execute {
 		args = append(args, "--execute")
 	}
@@ -168,6 +176,23 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 	}
 	rc.SetArgs(args)
 	return rc.ExecuteContext(cmd.Context())
+}
+
+// appliedGroups is the groups of e (in its order) with a change made.
+func appliedGroups(e audit.Entry) []string {
+	made := map[string]bool{}
+	for _, c := range e.Changes {
+		if c.Error == "" {
+			made[c.Group] = true
+		}
+	}
+	var out []string
+	for _, g := range e.Groups {
+		if made[g] {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // movedSince fetches the groups e changed and lists the partitions that
