@@ -44,6 +44,22 @@ type DeleteOffsetsPlan struct {
 	// GroupType is "share" for a share group (KIP-932), whose start
 	// offsets are deleted a whole topic at a time (DeleteShareGroupOffsets).
 	GroupType string `json:"group_type,omitempty"`
+	// Skipped says why a selection (--all-groups, --regex) left the group
+	// out: it is reported, never backed up or changed.
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// Skip returns p as a selection leaves it out, for why: every row says
+// "skipped", and nothing is expected to fail.
+func (p DeleteOffsetsPlan) Skip(why string) DeleteOffsetsPlan {
+	p.Skipped = why
+	rows := make([]DeleteOffsetsRow, len(p.Partitions))
+	for i, r := range p.Partitions {
+		r.Status, r.WouldFail = "skipped: "+why, ""
+		rows[i] = r
+	}
+	p.Partitions = rows
+	return p
 }
 
 // PlanDeleteOffsets lists the scoped partitions of group with their

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -76,7 +77,7 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
 	}
-	plans, err := a.planDeleteOffsets(snap, sel, scope)
+	plans, skipped, err := a.planDeleteOffsets(snap, sel, scope)
 	if err != nil {
 		return err
 	}
@@ -86,7 +87,9 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 		if len(sel.Groups) == 1 && !sel.All {
 			return report.DeleteOffsets(a.stdout, a.format, plans[0])
 		}
-		return report.DeleteOffsetsGroups(a.stdout, a.format, plans)
+		// The groups a selection skipped are listed too, as reset lists
+		// them: "skipped" says why, and nothing was done to them.
+		return report.DeleteOffsetsGroups(a.stdout, a.format, append(slices.Clip(plans), skipped...))
 	}
 	if errs := deleteOffsetsErrors(plans, false); len(errs) > 0 {
 		if err := render(); err != nil {
@@ -113,7 +116,7 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 // and lists those whose live members consume a scoped topic: the broker
 // refuses those (GROUP_SUBSCRIBED_TO_TOPIC), and a selection never
 // applies half. Named groups are planned as they are, refusals included.
-func (a *app) planDeleteOffsets(snap *admin.Snapshot, sel selection, scope admin.Scope) ([]admin.DeleteOffsetsPlan, error) {
+func (a *app) planDeleteOffsets(snap *admin.Snapshot, sel selection, scope admin.Scope) (plans, skipped []admin.DeleteOffsetsPlan, err error) {
 	names := sel.Groups
 	if sel.All {
 		names = nil
@@ -121,7 +124,6 @@ func (a *app) planDeleteOffsets(snap *admin.Snapshot, sel selection, scope admin
 			names = append(names, g.Group)
 		}
 	}
-	var plans []admin.DeleteOffsetsPlan
 	empty := 0
 	for _, g := range names {
 		if err := admin.CheckGroupName(g); err != nil && sel.All {
@@ -132,7 +134,7 @@ func (a *app) planDeleteOffsets(snap *admin.Snapshot, sel selection, scope admin
 		}
 		plan, err := admin.PlanDeleteOffsets(snap, g, scope)
 		if err != nil {
-			return nil, exitcode.AsUsage(err)
+			return nil, nil, exitcode.AsUsage(err)
 		}
 		if sel.All && plan.Error == "" {
 			if !plan.HasCommits() {
@@ -141,6 +143,7 @@ func (a *app) planDeleteOffsets(snap *admin.Snapshot, sel selection, scope admin
 			}
 			if len(plan.WouldFail()) > 0 {
 				a.warnf("skipping: group %s has live members consuming these topics (stop them first)", safetext.Arg(g))
+				skipped = append(skipped, plan.Skip("live members consume these topics"))
 				continue
 			}
 		}
@@ -150,9 +153,9 @@ func (a *app) planDeleteOffsets(snap *admin.Snapshot, sel selection, scope admin
 		a.infof("%d selected group(s) have no committed offsets on these topics", empty)
 	}
 	if len(plans) == 0 {
-		return nil, sel.noMatch("consumer group with offsets on these topics")
+		return nil, nil, sel.noMatch("consumer group with offsets on these topics")
 	}
-	return plans, nil
+	return plans, skipped, nil
 }
 
 // deleteOffsetsErrors lists every plan's errors, or with planned the
