@@ -238,130 +238,149 @@ func SelectGroups(listed kadm.ListedGroups, req GatherRequest) []string {
 	return Dedupe(append(groups, req.Groups...))
 }
 
-// DescribeGroups describes groups of both types. listed (from ListGroups)
-// tells each group's type; groups not listed are described with both APIs.
+// DescribeGroups describes groups of every type. listed (from ListGroups)
+// tells each group's type, and so which API describes it: DescribeGroups
+// (classic), ConsumerGroupDescribe (KIP-848), StreamsGroupDescribe
+// (KIP-1071) or ShareGroupDescribe (KIP-932); the four run at once.
 func DescribeGroups(ctx context.Context, adm *cluster.Admin, groups []string, listed kadm.ListedGroups) (map[string]GroupInfo, error) {
-	var classic, consumer, streams, share []string
+	d, err := describeByType(ctx, adm, groupsByType(groups, listed))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]GroupInfo, len(groups))
+	for _, g := range groups {
+		out[g] = d.info(g, listed)
+	}
+	return out, nil
+}
+
+// byType is the listed groups by the API that describes them; a group not
+// listed is in none (the cluster does not know it).
+type byType struct{ classic, consumer, streams, share []string }
+
+func groupsByType(groups []string, listed kadm.ListedGroups) byType {
+	var b byType
 	for _, g := range groups {
 		lg, ok := listed[g]
 		switch {
-		case ok && lg.GroupType == "consumer":
-			consumer = append(consumer, g)
-		case ok && lg.GroupType == "streams":
-			streams = append(streams, g)
-		case ok && lg.GroupType == ShareType:
-			share = append(share, g)
-		case ok:
-			classic = append(classic, g)
+		case !ok:
+		case lg.GroupType == "consumer":
+			b.consumer = append(b.consumer, g)
+		case lg.GroupType == "streams":
+			b.streams = append(b.streams, g)
+		case lg.GroupType == ShareType:
+			b.share = append(b.share, g)
+		default:
+			b.classic = append(b.classic, g)
 		}
 	}
-	out := make(map[string]GroupInfo, len(groups))
+	return b
+}
+
+// descriptions are the four APIs' answers.
+type descriptions struct {
+	classic                  kadm.DescribedGroups
+	classicFailed            map[string]error
+	consumer, streams, share map[string]GroupInfo
+}
+
+// describeByType describes each kind of group with its API, at once.
+func describeByType(ctx context.Context, adm *cluster.Admin, b byType) (descriptions, error) {
 	var (
+		d             descriptions
 		wg            sync.WaitGroup
-		cdesc         kadm.DescribedGroups
-		cfailed       map[string]error
-		kdesc, sdesc  map[string]GroupInfo
-		shdesc        map[string]GroupInfo
 		cerr, kerr848 error
 	)
-	if len(streams) > 0 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sdesc = describeStreamsGroups(ctx, adm, streams)
-		}()
+	run := func(groups []string, f func()) {
+		if len(groups) > 0 {
+			wg.Go(f)
+		}
 	}
-	if len(share) > 0 {
-		wg.Add(1)
-		go func() { defer wg.Done(); shdesc = describeShareGroups(ctx, adm, share) }()
-	}
-	if len(classic) > 0 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cdesc, cfailed, cerr = describeClassicGroups(ctx, adm, classic)
-		}()
-	}
-	if len(consumer) > 0 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			kdesc, kerr848 = describeConsumerGroups(ctx, adm, consumer)
-		}()
-	}
+	run(b.streams, func() { d.streams = describeStreamsGroups(ctx, adm, b.streams) })
+	run(b.share, func() { d.share = describeShareGroups(ctx, adm, b.share) })
+	run(b.classic, func() { d.classic, d.classicFailed, cerr = describeClassicGroups(ctx, adm, b.classic) })
+	run(b.consumer, func() { d.consumer, kerr848 = describeConsumerGroups(ctx, adm, b.consumer) })
 	wg.Wait()
 	if cerr != nil {
-		return nil, fmt.Errorf("describing groups: %w", cerr)
+		return d, fmt.Errorf("describing groups: %w", cerr)
 	}
 	if kerr848 != nil && !isShardErr(kerr848) {
-		return nil, fmt.Errorf("describing consumer groups: %w", kerr848)
+		return d, fmt.Errorf("describing consumer groups: %w", kerr848)
 	}
-	for _, g := range groups {
-		lg, isListed := listed[g]
-		// A group the cluster does not know has no type.
-		gi := GroupInfo{Group: g, State: "Dead", Exists: isListed, Coordinator: -1}
-		if isListed {
-			gi.Type = "classic" // brokers before 3.8 list no type: all classic
-			gi.State = lg.State
-			gi.ProtocolType = lg.ProtocolType
-			if lg.GroupType != "" {
-				gi.Type = lg.GroupType
-			}
+	return d, nil
+}
+
+// info is group g as listed and described.
+func (d descriptions) info(g string, listed kadm.ListedGroups) GroupInfo {
+	lg, isListed := listed[g]
+	// A group the cluster does not know has no type.
+	gi := GroupInfo{Group: g, State: "Dead", Exists: isListed, Coordinator: -1}
+	if isListed {
+		gi.Type = "classic" // brokers before 3.8 list no type: all classic
+		gi.State = lg.State
+		gi.ProtocolType = lg.ProtocolType
+		if lg.GroupType != "" {
+			gi.Type = lg.GroupType
 		}
-		// A classic group whose DescribeGroups failed as a whole (its
-		// coordinator could not be found, or did not answer) has no
-		// description: say so rather than show it without members.
-		if err := cfailed[g]; err != nil {
-			gi.Err = err
-		}
-		if d, ok := cdesc[g]; ok {
-			gi.Err = d.Err
-			if d.Err == nil {
-				gi.State = d.State
-				gi.ProtocolType = d.ProtocolType
-				gi.Assignor, gi.Coordinator = d.Protocol, d.Coordinator.NodeID
-				for _, m := range d.Members {
-					mem := Member{ID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, Assigned: map[string][]int32{}}
-					if m.InstanceID != nil {
-						mem.InstanceID = *m.InstanceID
-					}
-					if ca, ok := m.Assigned.AsConsumer(); ok {
-						for _, t := range ca.Topics {
-							mem.Assigned[t.Topic] = append(mem.Assigned[t.Topic], t.Partitions...)
-						}
-					}
-					gi.Members = append(gi.Members, mem)
-				}
-			}
-		}
-		if d, ok := kdesc[g]; ok {
-			gi.Err = d.Err
-			if d.Err == nil {
-				gi.Type = "consumer"
-				gi.State = d.State
-				gi.Members = d.Members
-				gi.Assignor, gi.Coordinator = d.Assignor, d.Coordinator
-			}
-		}
-		if d, ok := sdesc[g]; ok {
-			gi.Err = d.Err
-			if d.Err == nil {
-				gi.State, gi.Members = d.State, d.Members
-				gi.Assignor, gi.Coordinator = d.Assignor, d.Coordinator
-			}
-		}
-		if d, ok := shdesc[g]; ok {
-			gi = d
-		}
-		for i := range gi.Members {
-			for t := range gi.Members[i].Assigned {
-				ps := gi.Members[i].Assigned[t]
-				slices.Sort(ps)
-			}
-		}
-		out[g] = gi
 	}
-	return out, nil
+	// A classic group whose DescribeGroups failed as a whole (its
+	// coordinator could not be found, or did not answer) has no
+	// description: say so rather than show it without members.
+	if err := d.classicFailed[g]; err != nil {
+		gi.Err = err
+	}
+	if dg, ok := d.classic[g]; ok {
+		gi.Err = dg.Err
+		if dg.Err == nil {
+			gi.State = dg.State
+			gi.ProtocolType = dg.ProtocolType
+			gi.Assignor, gi.Coordinator = dg.Protocol, dg.Coordinator.NodeID
+			gi.Members = classicMembers(dg)
+		}
+	}
+	if dd, ok := d.consumer[g]; ok {
+		gi.Err = dd.Err
+		if dd.Err == nil {
+			gi.Type = "consumer"
+			gi.State, gi.Members = dd.State, dd.Members
+			gi.Assignor, gi.Coordinator = dd.Assignor, dd.Coordinator
+		}
+	}
+	if dd, ok := d.streams[g]; ok {
+		gi.Err = dd.Err
+		if dd.Err == nil {
+			gi.State, gi.Members = dd.State, dd.Members
+			gi.Assignor, gi.Coordinator = dd.Assignor, dd.Coordinator
+		}
+	}
+	if dd, ok := d.share[g]; ok {
+		gi = dd
+	}
+	for i := range gi.Members {
+		for _, ps := range gi.Members[i].Assigned {
+			slices.Sort(ps)
+		}
+	}
+	return gi
+}
+
+// classicMembers is a classic group's members with the partitions their
+// consumer-protocol assignment names.
+func classicMembers(dg kadm.DescribedGroup) []Member {
+	var out []Member
+	for _, m := range dg.Members {
+		mem := Member{ID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, Assigned: map[string][]int32{}}
+		if m.InstanceID != nil {
+			mem.InstanceID = *m.InstanceID
+		}
+		if ca, ok := m.Assigned.AsConsumer(); ok {
+			for _, t := range ca.Topics {
+				mem.Assigned[t.Topic] = append(mem.Assigned[t.Topic], t.Partitions...)
+			}
+		}
+		out = append(out, mem)
+	}
+	return out
 }
 
 func isShardErr(err error) bool {
