@@ -215,7 +215,7 @@ func checkRanges(rs []CheckpointRange, complete bool) error {
 		if r.From < 0 || r.Next < r.From || r.Bound < r.From || r.Next > max(r.Bound, r.From) {
 			return fmt.Errorf("backfill checkpoint: partition %d: want 0 ≤ from ≤ next ≤ bound, got from %d, next %d, bound %d", r.Partition, r.From, r.Next, r.Bound)
 		}
-		if complete && r.Next != r.Bound && r.Bound > r.From {
+		if complete && r.Next != r.Bound {
 			return fmt.Errorf("backfill checkpoint: marked complete but partition %d is at %d of %d", r.Partition, r.Next, r.Bound)
 		}
 	}
@@ -259,6 +259,8 @@ func ReadCheckpoint(path string, wait time.Duration) (*Checkpoint, error) {
 // directory fsynced (the rename is durable only then).
 func WriteCheckpoint(path string, c Checkpoint) error {
 	c.Format, c.V = CheckpointFormat, CheckpointVersion
+	// Sorted copies: the caller's slices stay as they were.
+	c.Ranges, c.TargetEnds = slices.Clone(c.Ranges), slices.Clone(c.TargetEnds)
 	slices.SortFunc(c.Ranges, func(a, b CheckpointRange) int { return int(a.Partition - b.Partition) })
 	slices.SortFunc(c.TargetEnds, func(a, b TargetEnd) int { return int(a.Partition - b.Partition) })
 	data, err := json.MarshalIndent(c, "", " ")

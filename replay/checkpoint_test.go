@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,6 +37,7 @@ func TestParseCheckpoint(t *testing.T) {
 		name, in, err string
 	}{
 		{"valid", edit(func(*Checkpoint) {}), ""},
+		{"none beyond", edit(func(c *Checkpoint) { c.AckedBeyond = 0 }), ""},
 		{"complete", edit(func(c *Checkpoint) { c.Complete, c.Ranges[0].Next = true, 100 }), ""},
 		{"complete but behind", edit(func(c *Checkpoint) { c.Complete = true }), "marked complete but partition 0 is at 40 of 100"},
 		{"empty", "", "not a backfill checkpoint"},
@@ -61,7 +63,7 @@ func TestParseCheckpoint(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if c.Job != sampleCheckpoint().Job || len(c.Ranges) != 2 || c.AckedBeyond != 2 {
+				if c.Job != sampleCheckpoint().Job || len(c.Ranges) != 2 || c.AckedBeyond < 0 {
 					t.Fatalf("parsed %+v", c)
 				}
 				return
@@ -115,8 +117,11 @@ func TestWriteReadCheckpoint(t *testing.T) {
 	}
 	c := sampleCheckpoint()
 	c.Format, c.V = "", 0 // the writer sets them
+	// Written in partition order whatever the order given.
+	c.Ranges = []CheckpointRange{{Partition: 2, Bound: 9, Next: 9}, c.Ranges[0], c.Ranges[1]}
+	c.TargetEnds = []TargetEnd{{Partition: 2, Offset: 7}, c.TargetEnds[0], c.TargetEnds[1]}
 	for i := 0; i < 3; i++ {
-		c.Ranges[0].Next = int64(40 + i)
+		c.Ranges[1].Next = int64(40 + i)
 		if err := WriteCheckpoint(path, c); err != nil {
 			t.Fatal(err)
 		}
@@ -127,6 +132,11 @@ func TestWriteReadCheckpoint(t *testing.T) {
 	}
 	if got.Ranges[0].Next != 42 || got.Format != CheckpointFormat || got.V != 1 || !got.Written.Equal(c.Written) {
 		t.Fatalf("read back %+v", got)
+	}
+	for i := range got.Ranges {
+		if got.Ranges[i].Partition != int32(i) || got.TargetEnds[i].Partition != int32(i) {
+			t.Fatalf("not in partition order: %+v %+v", got.Ranges, got.TargetEnds)
+		}
 	}
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 1 {
@@ -144,6 +154,29 @@ func TestWriteReadCheckpoint(t *testing.T) {
 	}
 	if err := WriteCheckpoint(filepath.Join(dir, "no", "such", "dir"), c); err == nil {
 		t.Fatal("a write into a missing directory succeeded")
+	}
+	// The rename over a directory fails: an error, and no temporary file
+	// is left behind.
+	sub := filepath.Join(dir, "sub")
+	if err := os.MkdirAll(filepath.Join(sub, "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCheckpoint(sub, c); err == nil {
+		t.Fatal("a write over a directory succeeded")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 3 {
+		t.Fatalf("%d entries after a failed write, want the checkpoint, the fifo and the directory", len(ents))
+	}
+}
+
+// A decoding error is cut to 120 bytes and marked, not before.
+func TestShortJSONErr(t *testing.T) {
+	at := strings.Repeat("x", 120)
+	if got := shortJSONErr(errors.New(at)); got != at {
+		t.Errorf("120 bytes: %q", got)
+	}
+	if got := shortJSONErr(errors.New(at + "y")); got != at+"…" {
+		t.Errorf("121 bytes: %q", got)
 	}
 }
 
