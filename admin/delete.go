@@ -418,7 +418,10 @@ func BackupGroups(s *Snapshot, groups []string) []BackupGroup {
 		if !ok || !g.Exists {
 			continue
 		}
-		bg := BackupGroup{Group: name}
+		// A share group's backup is marked, so its restore sets start
+		// offsets again (AlterShareGroupOffsets) instead of committing
+		// consumer offsets, which would create a classic group of the name.
+		bg := BackupGroup{Group: name, Share: g.IsShare()}
 		for _, c := range g.Commits.Sorted() {
 			if c.Value.Err == nil {
 				bg.Rows = append(bg.Rows, PlanRow{Group: name, Topic: c.Topic, Partition: c.Partition, Offset: c.Value.Offset})

@@ -293,6 +293,9 @@ func firstErr(errs ...error) error {
 // planGroup plans one group in two steps: the scope (which partitions)
 // and the target (where each goes).
 func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan, []string, error) {
+	if err := shareFileMismatch(in.File, g); err != nil {
+		return GroupPlan{}, nil, err
+	}
 	if g.IsShare() {
 		if err := shareTargetErr(in.Target, g.Group); err != nil {
 			return GroupPlan{}, nil, err

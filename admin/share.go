@@ -381,6 +381,23 @@ func markShareBackups(snap *Snapshot, pf *PlanFile) {
 	}
 }
 
+// shareFileMismatch refuses a file that backs up a share group (its
+// ShareMarker) when the cluster now has a group of another type under that
+// name: the start offsets would be committed as consumer offsets
+// (OffsetCommit) of that group, which a share consumer of the name never
+// reads. Kafka keeps one group per name, so the share group can only come
+// back once that group is gone.
+func shareFileMismatch(pf *PlanFile, g *GroupSnapshot) error {
+	if pf == nil || !pf.Share[g.Group] || !g.Exists || g.IsShare() {
+		return nil
+	}
+	typ := g.Type
+	if typ == "" {
+		typ = "consumer"
+	}
+	return exitcode.Usagef("group %s: the file backs up a share group of that name, but the cluster has a %s group %s now; a share group's start offsets are never committed as consumer offsets: delete that group first to restore the share group", safetext.Arg(g.Group), typ, safetext.Arg(g.Group))
+}
+
 // FetchGroupCommits is FetchCommits for groups of any type: it lists the
 // groups first, so a share group's start offsets are read with
 // DescribeShareGroupOffsets (an OffsetFetch of a share group answers no

@@ -24,7 +24,8 @@ func SnapshotGroups(s *admin.Snapshot, names []string) (out []admin.BackupGroup,
 		if g.CommitErr != nil {
 			return nil, nil, fmt.Errorf("group %s: reading its offsets: %w", name, g.CommitErr)
 		}
-		bg := admin.BackupGroup{Group: name}
+		// Marked as share groups' backups are (see admin.ShareMarker).
+		bg := admin.BackupGroup{Group: name, Share: g.IsShare()}
 		for t, ps := range g.Commits {
 			for p, c := range ps {
 				if c.Err != nil {

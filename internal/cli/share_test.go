@@ -524,3 +524,78 @@ func parseApacheExport(t *testing.T, out string) map[int32]int64 {
 	}
 	return got
 }
+
+// groupType is the type ListGroups gives group ("" when it is not listed).
+func groupType(t *testing.T, c *testkit.Cluster, group string) string {
+	t.Helper()
+	listed, err := c.Admin().ListGroups(testkit.Ctx(t))
+	if err != nil {
+		t.Fatalf("listing groups: %v", err)
+	}
+	return listed[group].GroupType
+}
+
+// A share group deleted with delete-group, or lost after a snapshot, is
+// restored from the backup or snapshot as a share group: both files mark
+// it (offsetctl:share-group), and the restore sets its start offsets with
+// AlterShareGroupOffsets, which creates the share group on Apache 4.4 and
+// kfake. Before, neither file had the marker and the restore committed
+// consumer offsets (OffsetCommit), creating a classic group of that name
+// that share consumers cannot join.
+func TestShareGroupDeleteGroupRestore(t *testing.T) {
+	c := testkit.New(t)
+	f := newShareFixture(t, c)
+	orig := map[int32]int64{0: 2, 1: 5, 2: 10}
+
+	snap := filepath.Join(t.TempDir(), "snap.csv")
+	mustRun(t, c, 0, "snapshot", f.group, "--out", snap)
+	backup := filepath.Join(t.TempDir(), "deleted.csv")
+	mustRun(t, c, 0, "delete-group", f.group, "--execute", "--backup", backup)
+	for _, file := range []string{snap, backup} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pf, err := admin.ParsePlanCSV(data); err != nil || !pf.Share[f.group] {
+			t.Fatalf("%s: %v\n%s\nwant the share-group marker of %s", file, err, data, f.group)
+		}
+	}
+	if typ := groupType(t, c, f.group); typ != "" {
+		t.Fatalf("after delete-group: the group is still listed (type %q)", typ)
+	}
+	for _, file := range []string{backup, snap} {
+		mustRun(t, c, 0, "reset", f.group, "--to", "file:"+file, "--execute", "--backup", tempBackup(t))
+		if typ := groupType(t, c, f.group); typ != admin.ShareType {
+			t.Fatalf("restore from %s: the group is listed with type %q, want share", filepath.Base(file), typ)
+		}
+		if got := c.ShareOffsets(f.group)[f.topic]; !maps.Equal(got, orig) {
+			t.Fatalf("restore from %s: start offsets %v, want %v", filepath.Base(file), got, orig)
+		}
+		if testkit.Real() && os.Getenv("OFFSETCTL_KAFKA_SCRIPT") != "" {
+			out := c.ApacheShareTool("--describe", "--group", f.group)
+			if !strings.Contains(out, f.topic) || strings.Contains(out, "not a share group") {
+				t.Errorf("kafka-share-groups --describe after the restore:\n%s", out)
+			}
+		}
+		mustRun(t, c, 0, "delete-group", f.group, "--execute", "--backup", tempBackup(t))
+	}
+}
+
+// A backup of a share group is never applied with OffsetCommit: when a
+// consumer group of the same name exists by the restore, the restore is
+// refused (exit 2) and that group's offsets stay as they were.
+func TestShareBackupRefusedOnConsumerGroup(t *testing.T) {
+	c := testkit.New(t)
+	f := newShareFixture(t, c)
+	backup := filepath.Join(t.TempDir(), "deleted.csv")
+	mustRun(t, c, 0, "delete-group", f.group, "--execute", "--backup", backup)
+	c.Commit(f.group, f.topic, map[int32]int64{0: 7})
+	r := offsetctl(t, c, "reset", f.group, "--to", "file:"+backup, "--execute", "--backup", tempBackup(t))
+	line := strings.TrimSpace(r.stderr)
+	if r.code != 2 || strings.Contains(line, "\n") || !strings.Contains(line, "backs up a share group") {
+		t.Errorf("restore of a share group's backup onto a consumer group: exit %d stderr %q, want exit 2 and one line", r.code, r.stderr)
+	}
+	if got := c.Committed(f.group)[f.topic]; !maps.Equal(got, map[int32]int64{0: 7}) {
+		t.Errorf("the consumer group's offsets after the refused restore: %v, want {0: 7}", got)
+	}
+}
