@@ -636,10 +636,15 @@ func (t *targeter) warnings() []string {
 // shortList joins the first five items and counts the rest.
 func shortList(items []string) string { return textlist.Short(items, 5, ", ") }
 
-// joinNote appends note b to a row's note a.
+// joinNote appends note b to a row's note a; an empty side adds no
+// separator (a note ending in "; " has a trailing space, which the table
+// then prints quoted).
 func joinNote(a, b string) string {
-	if a == "" {
+	switch {
+	case a == "":
 		return b
+	case b == "":
+		return a
 	}
 	return a + "; " + b
 }

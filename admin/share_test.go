@@ -214,3 +214,44 @@ func TestShareNoStartRows(t *testing.T) {
 		t.Errorf("--all-topics plan %+v err %v: want t/0..2, t/2 from no start offset to 0", plan.Groups, err)
 	}
 }
+
+func TestJoinNote(t *testing.T) {
+	for _, tc := range []struct{ a, b, want string }{
+		{"", "", ""},
+		{"x", "", "x"},
+		{"", "y", "y"},
+		{"x", "y", "x; y"},
+	} {
+		if got := joinNote(tc.a, tc.b); got != tc.want {
+			t.Errorf("joinNote(%q, %q) = %q, want %q", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// A share group's notes never end in a separator: the group note of an
+// Empty share group (no state note) and a share-partition row whose only
+// note is "past the log end" (QA saw "...past the log end; ", which the
+// table then printed quoted for its trailing space).
+func TestShareNotesNotDangling(t *testing.T) {
+	snap := shareSnapshot()
+	snap.Groups[0].State = "Stable" // no state note: the share note alone
+	snap.Groups[0].Commits["t"][0] = Commit{Offset: 15, ShareLag: new(int64(0))}
+	snap.Groups[0].Commits["t"][1] = Commit{Offset: 5, ShareLag: new(int64(5))}
+	rep := ComputeLag(snap, Scope{})
+	for _, g := range rep.Groups {
+		if g.Group != "s" {
+			continue
+		}
+		if !strings.HasPrefix(g.Note, NoteShareGroup) || strings.HasSuffix(g.Note, " ") || strings.HasSuffix(g.Note, ";") {
+			t.Errorf("group note %q: want the share-group note and no dangling separator", g.Note)
+		}
+		for _, p := range g.Partitions {
+			if strings.HasSuffix(p.Note, " ") || strings.HasSuffix(p.Note, ";") || strings.HasPrefix(p.Note, ";") {
+				t.Errorf("partition %d note %q has a dangling separator", p.Partition, p.Note)
+			}
+		}
+		if n := g.Partitions[0].Note; n != "committed offset is 5 past the log end" {
+			t.Errorf("partition 0 note %q", n)
+		}
+	}
+}
