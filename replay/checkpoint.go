@@ -9,8 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/filelock"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
@@ -46,7 +49,8 @@ import (
 // The file is replaced, never edited: written to a temporary file in the
 // same directory, fsynced, renamed over the old one, and the directory
 // fsynced, so a kill -9 or a power loss leaves the old checkpoint or the
-// new one, whole.
+// new one, whole. A run holds FILE.lock (LockCheckpoint) from before it
+// reads the file until it ends, so two runs never share one checkpoint.
 
 // CheckpointFormat and CheckpointVersion identify the file format.
 const (
@@ -252,6 +256,49 @@ func ReadCheckpoint(path string, wait time.Duration) (*Checkpoint, error) {
 		return nil, err
 	}
 	return ParseCheckpoint(data)
+}
+
+// LockCheckpoint takes the lock of the checkpoint at path for a run: an
+// exclusive flock of path+".lock" (the checkpoint itself is replaced by
+// rename at every write, so a lock on it would be on the old file). Two
+// runs of one checkpoint would both copy the whole range and each count
+// only its own duplicates; the kernel drops the lock when the run ends,
+// however (kill -9 too). Holding it, nothing else writes this checkpoint,
+// so the temporary files of a write killed half-way are removed.
+func LockCheckpoint(path string) (*filelock.Lock, error) {
+	l, err := filelock.TryLock(path + ".lock")
+	if errors.Is(err, filelock.ErrLocked) {
+		return nil, fmt.Errorf("another run holds the checkpoint %s (its lock %s): wait for it to end, or stop it; nothing was copied", safetext.Arg(path), safetext.Arg(filepath.Base(path)+".lock"))
+	}
+	if err != nil {
+		return nil, exitcode.Usagef("--checkpoint %s: taking its lock: %v; nothing was copied", safetext.Arg(path), err)
+	}
+	if err := removeStaleTemps(path); err != nil {
+		l.Unlock()
+		return nil, fmt.Errorf("--checkpoint %s: removing the temporary files of an interrupted write: %v; nothing was copied", safetext.Arg(path), err)
+	}
+	return l, nil
+}
+
+// removeStaleTemps removes the temporary files WriteCheckpoint leaves when
+// killed between creating one and renaming it: "."+base+".tmp-" and the
+// digits os.CreateTemp puts for its "*".
+func removeStaleTemps(path string) error {
+	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+".tmp-"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteCheckpoint replaces the file at path with c durably: a temporary

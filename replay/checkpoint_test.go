@@ -3,12 +3,15 @@ package replay
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/offsetctl/offsetctl/internal/exitcode"
 )
 
 func sampleCheckpoint() Checkpoint {
@@ -257,4 +260,46 @@ func TestCheckpointState(t *testing.T) {
 			t.Errorf("complete: %+v, beyond %d", r, done.AckedBeyond)
 		}
 	}
+}
+
+// LockCheckpoint: a second lock of the same checkpoint is refused with
+// the line naming the file (exit 1: not bad input, the other run is
+// real); once released it is granted, and taking it removes the
+// temporary files an interrupted WriteCheckpoint left (and no others).
+func TestLockCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bf.ckpt")
+	stale := []string{".bf.ckpt.tmp-123", ".bf.ckpt.tmp-4294967295"}
+	kept := []string{"bf.ckpt", ".bf.ckpt.tmp-", ".bf.ckpt.tmp-12x", ".other.ckpt.tmp-1", "bf.ckpt.tmp-1"}
+	for _, n := range append(append([]string{}, stale...), kept...) {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := LockCheckpoint(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range stale {
+		if _, err := os.Stat(filepath.Join(dir, n)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: %v, want it removed", n, err)
+		}
+	}
+	for _, n := range kept {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("%s: %v, want it kept", n, err)
+		}
+	}
+	_, err = LockCheckpoint(path)
+	if err == nil || exitcode.Code(err) != 1 || !strings.Contains(err.Error(), "another run holds the checkpoint "+path) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("second lock: %v (exit %d), want one line naming the checkpoint, exit 1", err, exitcode.Code(err))
+	}
+	if err := a.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := LockCheckpoint(path)
+	if err != nil {
+		t.Fatalf("lock after release: %v", err)
+	}
+	b.Unlock()
 }

@@ -247,6 +247,17 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 	if err := checkCheckpoint(&opts); err != nil {
 		return nil, err
 	}
+	if opts.Produce != nil && opts.Produce.Checkpoint != nil {
+		// Held from before the first read of either cluster (the range
+		// and the target's end offsets a resume counts from) until the
+		// copier's last checkpoint write (its close, deferred later, runs
+		// first).
+		lock, err := LockCheckpoint(opts.Produce.Checkpoint.Path)
+		if err != nil {
+			return nil, err
+		}
+		defer lock.Unlock()
+	}
 	adm := opts.Admin
 	if adm == nil {
 		var err error
