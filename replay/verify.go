@@ -1,19 +1,12 @@
 package replay
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/offsetctl/offsetctl/admin"
-	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
@@ -92,106 +85,6 @@ type groupState struct {
 // proofSnapshot maps group → state, for the groups with commits on the
 // topic (or the named groups).
 type proofSnapshot map[string]groupState
-
-// takeSnapshot reads, with the admin client (never the replay consumer),
-// the committed offsets on topic of every consumer group (or of the named
-// groups) and the live-member count of those that have some. It costs a
-// constant number of batched requests whatever the group count: one
-// ListGroups, one OffsetFetch per coordinator restricted to the topic's
-// partitions, and describes of the groups with commits only.
-func takeSnapshot(ctx context.Context, adm *cluster.Admin, topic string, partitions []int32, named []string) (proofSnapshot, error) {
-	listed, err := admin.ListGroups(ctx, adm)
-	if err != nil {
-		return nil, fmt.Errorf("proof: %w", err)
-	}
-	groups := append([]string(nil), named...)
-	sort.Strings(groups)
-	if len(groups) == 0 {
-		groups = admin.ConsumerGroupNames(listed)
-	}
-	commits, err := fetchTopicCommits(ctx, adm, groups, topic, partitions)
-	if err != nil {
-		return nil, err
-	}
-	relevant := make([]string, 0, len(commits))
-	for _, g := range groups {
-		if len(commits[g]) > 0 || len(named) > 0 {
-			relevant = append(relevant, g)
-		}
-	}
-	infos, err := admin.DescribeGroups(ctx, adm, relevant, listed)
-	if err != nil {
-		return nil, fmt.Errorf("proof: %w", err)
-	}
-	out := proofSnapshot{}
-	for _, g := range relevant {
-		info := infos[g]
-		if info.Err != nil && !errors.Is(info.Err, kerr.GroupIDNotFound) {
-			return nil, fmt.Errorf("proof: describing group %s: %w", safetext.Arg(g), info.Err)
-		}
-		gs := groupState{members: len(info.Members), commits: commits[g]}
-		if gs.commits == nil {
-			gs.commits = map[int32]int64{}
-		}
-		out[g] = gs
-	}
-	return out, nil
-}
-
-// fetchTopicCommits fetches the committed offsets of groups on topic's
-// partitions, in one OffsetFetch per coordinator.
-// The map is keyed by group, then partition.
-func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string, topic string, partitions []int32) (admin.PartitionMap[int64], error) {
-	out := make(admin.PartitionMap[int64], len(groups))
-	if len(groups) == 0 {
-		return out, nil
-	}
-	req := kmsg.NewPtrOffsetFetchRequest()
-	for _, g := range groups {
-		rg := kmsg.NewOffsetFetchRequestGroup()
-		rg.Group = g
-		rt := kmsg.NewOffsetFetchRequestGroupTopic()
-		rt.Topic = topic
-		rt.Partitions = partitions
-		rg.Topics = []kmsg.OffsetFetchRequestGroupTopic{rt}
-		req.Groups = append(req.Groups, rg)
-	}
-	for _, shard := range adm.Kgo.RequestSharded(ctx, req) {
-		if shard.Err != nil {
-			return nil, fmt.Errorf("proof: fetching committed offsets: %w", shard.Err)
-		}
-		resp := shard.Resp.(*kmsg.OffsetFetchResponse)
-		if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-			if errors.Is(err, kerr.GroupIDNotFound) {
-				continue // a single group that does not exist: no commits (kfake)
-			}
-			return nil, fmt.Errorf("proof: fetching committed offsets: %w", err)
-		}
-		for _, g := range resp.Groups {
-			if err := kerr.ErrorForCode(g.ErrorCode); err != nil {
-				if errors.Is(err, kerr.GroupIDNotFound) {
-					continue // deleted since it was listed: no commits
-				}
-				return nil, fmt.Errorf("proof: fetching committed offsets of group %s: %w", safetext.Arg(g.Group), err)
-			}
-			for _, t := range g.Topics {
-				if t.Topic != topic {
-					continue
-				}
-				for _, p := range t.Partitions {
-					if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-						return nil, fmt.Errorf("proof: committed offset of group %s topic %s partition %d: %w", safetext.Arg(g.Group), topic, p.Partition, err)
-					}
-					if p.Offset < 0 {
-						continue // no commit
-					}
-					out.Set(g.Group, p.Partition, p.Offset)
-				}
-			}
-		}
-	}
-	return out, nil
-}
 
 // namedWithoutCommits lists (sorted, deduplicated) the named groups that
 // have no commit on the topic in snap: a group that does not exist, a

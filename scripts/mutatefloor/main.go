@@ -8,7 +8,8 @@
 // those that timed out or did not compile, count for neither side, as in
 // gremlins itself. Mutants listed in the equivalents file (a change that
 // cannot alter behaviour, such as a sort tie-break between distinct keys)
-// are excluded, and nothing else is. An equivalent is named by file, mutator
+// are excluded, and nothing else is (a killed mutant never is: it cannot
+// have been equivalent). An equivalent is named by file, mutator
 // and the text of its source line, not by line number, so entries survive
 // edits elsewhere in the file.
 //
@@ -120,8 +121,9 @@ type Tally struct {
 	Killed, Lived, Excluded, Other int
 	Survivors                      []Mutant
 	// Unused lists the equivalents of files with tested mutants that
-	// matched none of them (stale after an edit, or no longer covered); a
-	// run of changed lines only tests some files.
+	// matched no surviving one (stale after an edit, no longer covered, or
+	// wrong: every mutant it names was killed); a run of changed lines only
+	// tests some files.
 	Unused []Equivalent
 }
 
@@ -145,9 +147,12 @@ func Count(pkg string, mutants []Mutant, eqs []Equivalent) Tally {
 			continue
 		}
 		tested[m.File] = true
+		// An equivalent mutant cannot be killed: a killed mutant that
+		// matches an entry is another mutant on the same line (an entry
+		// names a line, not a column), and it counts as killed.
 		excluded := false
 		for i, e := range eqs {
-			if e.matches(m) {
+			if m.Status == "LIVED" && e.matches(m) {
 				excluded, used[i] = true, true
 			}
 		}

@@ -63,6 +63,10 @@ func TestCountExcludesOnlyListedEquivalents(t *testing.T) {
 		{File: "p/a.go", Mutator: "ARITHMETIC_BASE", Status: "TIMED OUT", Source: "a - b", Line: 5},
 		{File: "p/a.go", Mutator: "INVERT_LOOPCTRL", Status: "LIVED", Source: "continue", Prev: "if len(line) == 0 {", Line: 7},
 		{File: "p/a.go", Mutator: "INVERT_LOOPCTRL", Status: "KILLED", Source: "continue", Prev: "if done {", Line: 12},
+		// Another column of a listed line, killed: it counts as killed.
+		{File: "p/a.go", Mutator: "CONDITIONALS_BOUNDARY", Status: "KILLED", Source: "if x > 5 {", Line: 9, Column: 9},
+		// An entry that matches only killed mutants is reported unused.
+		{File: "p/a.go", Mutator: "INVERT_LOGICAL", Status: "KILLED", Source: "if a && b {", Line: 20},
 	}
 	eqs := []Equivalent{
 		{File: "p/a.go", Mutator: "CONDITIONALS_BOUNDARY", Source: "if x > 5 {", Reason: "r"},
@@ -70,13 +74,15 @@ func TestCountExcludesOnlyListedEquivalents(t *testing.T) {
 		{File: "p/a.go", Mutator: "INVERT_LOOPCTRL", Source: "if len(line) == 0 { ⏎ continue", Reason: "r"},
 		{File: "q/a.go", Mutator: "INVERT_LOOPCTRL", Source: "continue", Reason: "other package"},
 		{File: "p/untested.go", Mutator: "INVERT_LOOPCTRL", Source: "continue", Reason: "no mutant of this file was tested"},
+		{File: "p/a.go", Mutator: "INVERT_LOGICAL", Source: "if a && b {", Reason: "wrong: the mutant was killed"},
 	}
 	got := Count("p", mutants, eqs)
-	if got.Killed != 3 || got.Lived != 1 || got.Excluded != 2 || got.Other != 2 || len(got.Survivors) != 1 ||
-		got.Survivors[0].Mutator != "CONDITIONALS_NEGATION" || len(got.Unused) != 1 || got.Unused[0].Mutator != "INVERT_LOOPCTRL" {
+	if got.Killed != 5 || got.Lived != 1 || got.Excluded != 2 || got.Other != 2 || len(got.Survivors) != 1 ||
+		got.Survivors[0].Mutator != "CONDITIONALS_NEGATION" || len(got.Unused) != 2 || got.Unused[0].Mutator != "INVERT_LOOPCTRL" ||
+		got.Unused[1].Mutator != "INVERT_LOGICAL" {
 		t.Fatalf("tally %+v", got)
 	}
-	if e := got.Efficacy(); e != 75 {
+	if e := got.Efficacy(); e != 100*5.0/6 {
 		t.Fatalf("efficacy %v", e)
 	}
 	if e := (Tally{}).Efficacy(); e != 100 {
