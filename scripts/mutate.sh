@@ -33,7 +33,7 @@ ALL=(admin replay cluster report)
 excludes() {
   case "$1" in
     admin) echo 'gather\.go$ reset_exec\.go$ describe848\.go$ timelag\.go$ delete\.go$ lagstream\.go$' ;;
-    replay) echo 'run\.go$ consume\.go$ backfill[^/]*\.go$ pool\.go$' ;;
+    replay) echo 'run\.go$ consume\.go$ snapshot\.go$ backfill[^/]*\.go$ pool\.go$' ;;
     cluster) echo 'security[^/]*\.go$ profile\.go$ embedded\.go$ commit\.go$' ;;
     *) echo '' ;;
   esac
