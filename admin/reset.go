@@ -67,6 +67,9 @@ type GroupPlan struct {
 	// CommitRequests is how many OffsetCommit requests --execute sent
 	// (1 unless the commit exceeded the coordinator's batch limit).
 	CommitRequests int `json:"-"`
+	// BackupExtra are rows the backup holds beyond the plan's partitions
+	// (a share group's, see planShareUndo), so that its restore works.
+	BackupExtra []PlanRow `json:"-"`
 }
 
 // Plan is the reset plan of every group, in the order named.
@@ -329,6 +332,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 	}
 	if g.IsShare() {
 		planShareDeletes(&gp, g)
+		planShareUndo(&gp, g)
 	}
 	return gp, append(warns, t.warnings()...), nil
 }
@@ -723,6 +727,10 @@ func (g GroupPlan) BackupOf() BackupGroup {
 		} else {
 			r.NoCommit = true
 		}
+		bg.Rows = append(bg.Rows, r)
+	}
+	for _, r := range g.BackupExtra {
+		r.Group = g.Group
 		bg.Rows = append(bg.Rows, r)
 	}
 	return bg

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -227,6 +228,36 @@ func planShareDeletes(gp *GroupPlan, g *GroupSnapshot) {
 		if ps := outside[pp.Topic]; pp.Action == ActDelete && len(ps) > 0 && pp.Error == "" {
 			pp.Error = fmt.Sprintf("a share group's start offsets are deleted a whole topic at a time (DeleteShareGroupOffsets), and partition(s) %s of %s outside this plan have one: restore the whole topic", shortList(ps), pp.Topic)
 		}
+	}
+}
+
+// planShareUndo makes the backup of a share group's plan restorable: a
+// planned partition that has no start offset now is restored to "no start
+// offset" with DeleteShareGroupOffsets, which deletes a whole topic's
+// (planShareDeletes refuses the restore when partitions of that topic
+// outside it have one). So the backup also holds the start offsets of
+// those partitions of the topic outside the plan, and its restore deletes
+// the topic's and sets them again. (QA: a reset of one such partition
+// printed an undo line that was then refused.)
+func planShareUndo(gp *GroupPlan, g *GroupSnapshot) {
+	planned := map[TP]bool{}
+	fromNone := map[string]bool{}
+	for _, pp := range gp.Partitions {
+		planned[TP{pp.Topic, pp.Partition}] = true
+		if pp.Current == nil && pp.Action == ActCommit && pp.Error == "" {
+			fromNone[pp.Topic] = true
+		}
+	}
+	extra := map[string][]string{}
+	for _, c := range g.Commits.Sorted() {
+		if !fromNone[c.Topic] || planned[TP{c.Topic, c.Partition}] || c.Value.Err != nil {
+			continue
+		}
+		gp.BackupExtra = append(gp.BackupExtra, PlanRow{Topic: c.Topic, Partition: c.Partition, Offset: c.Value.Offset})
+		extra[c.Topic] = append(extra[c.Topic], fmt.Sprint(c.Partition))
+	}
+	for _, t := range slices.Sorted(maps.Keys(extra)) {
+		gp.Note = joinNote(gp.Note, fmt.Sprintf("the backup also holds the start offsets of partition(s) %s of %s, outside this plan: a share group's start offsets are deleted a whole topic at a time, so its restore deletes %s's and sets those again", shortList(extra[t]), t, t))
 	}
 }
 

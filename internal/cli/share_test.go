@@ -599,3 +599,53 @@ func TestShareBackupRefusedOnConsumerGroup(t *testing.T) {
 		t.Errorf("the consumer group's offsets after the refused restore: %v, want {0: 7}", got)
 	}
 }
+
+// A reset of part of a topic of a share group, where a planned partition
+// had no start offset and another partition of the topic outside the plan
+// has one, prints an undo that works (QA: the undo was refused, "restore
+// the whole topic", and the backup held only the planned partition): the
+// backup also holds the other partitions' start offsets, the plan says
+// so, and the restore (and undo of the audited reset) gives back exactly
+// the start offsets before, the planned partition with none again.
+func TestShareGroupPartialResetUndo(t *testing.T) {
+	c := testkit.New(t)
+	f := newShareFixture(t, c)
+	orig := map[int32]int64{0: 2, 1: 5, 2: 10}
+	sh3 := c.Topic(3, nil)
+	c.Produce(sh3, map[int32]int{0: 10, 1: 10, 2: 10}, time.Time{})
+	c.SetShareOffsets(f.group, sh3, map[int32]int64{0: 5})
+	before := map[int32]int64{0: 5}
+	check := func(what string) {
+		t.Helper()
+		got := c.ShareOffsets(f.group)
+		if !maps.Equal(got[sh3], before) || !maps.Equal(got[f.topic], orig) {
+			t.Fatalf("%s: start offsets %v, want %v on %s and %v on %s", what, got, before, sh3, orig, f.topic)
+		}
+	}
+	check("before")
+	for _, round := range []string{"file", "undo"} {
+		backup := filepath.Join(t.TempDir(), "partial.csv")
+		gp, r := shareReset(t, c, 0, f.group, "--topic", sh3+":1", "--to", "earliest", "--execute", "--backup", backup)
+		if got := c.ShareOffsets(f.group)[sh3]; !maps.Equal(got, map[int32]int64{0: 5, 1: 0}) {
+			t.Fatalf("%s: after the reset of %s:1: %v", round, sh3, got)
+		}
+		if !strings.Contains(gp.Note, "the backup also holds the start offsets of partition(s) 0 of "+sh3) || !strings.Contains(r.stderr, "undo: offsetctl reset") {
+			t.Errorf("%s: note %q stderr %q: want the note on the backup's extra rows and the undo line", round, gp.Note, r.stderr)
+		}
+		data, err := os.ReadFile(backup)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, err := admin.ParsePlanCSV(data)
+		if err != nil || len(pf.Rows) != 2 || pf.Rows[0].Partition != 1 || !pf.Rows[0].NoCommit || pf.Rows[1].Partition != 0 || pf.Rows[1].Offset != 5 {
+			t.Fatalf("%s: backup rows %+v (%v), want %s:1 no start offset and %s:0 at 5", round, pf.Rows, err, sh3, sh3)
+		}
+		if round == "file" {
+			mustRun(t, c, 0, "reset", f.group, "--to", "file:"+backup, "--execute", "--backup", tempBackup(t))
+		} else {
+			es := historyOf(t, "--group", f.group)
+			mustRun(t, c, 0, "undo", es[len(es)-1].ID, "--execute", "--backup", tempBackup(t))
+		}
+		check("after the " + round + " restore")
+	}
+}
