@@ -145,9 +145,10 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		}
 		return errors.Join(err, loud)
 	}
-	if err == nil || applied > 0 {
-		// A partial change names its entry too (undo needs the id); the
-		// error still comes last.
+	if err == nil || (applied > 0 && e.Backup != "") {
+		// A partial offset change names its entry too (undo needs the
+		// id); the error still comes last. A failed replay or backfill
+		// ends on its error and resume line alone.
 		r.a.infof("audit: recorded as %s in %s", e.ID, r.log.Path())
 	}
 	return err
