@@ -12,6 +12,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/audit"
@@ -112,57 +113,9 @@ before and after. With --produce-to it copies the records to another topic
 }
 
 func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
-	now := a.now()
-	from, err := replay.ParseStart(f.from, now)
+	in, err := f.parse(cmd.Flags(), a.now())
 	if err != nil {
-		return exitcode.Flag("--from", err)
-	}
-	until, err := replay.ParseUntil(f.until, now)
-	if err != nil {
-		return exitcode.Flag("--until", err)
-	}
-	fs := cmd.Flags()
-	if changed(fs, "partitions") && strings.TrimSpace(f.partitions) == "" {
-		return exitcode.Usagef("--partitions is empty: name partitions (0,2) or leave the flag out for all")
-	}
-	parts, err := replay.ParsePartitions(f.partitions)
-	if err != nil {
-		return exitcode.Flag("--partitions", err)
-	}
-	if changed(fs, "verify-groups") {
-		if len(f.verifyGroups) == 0 {
-			return exitcode.Usagef("--verify-groups is empty: name groups, or leave the flag out for every group with commits on the topic")
-		}
-		for i, g := range f.verifyGroups {
-			if strings.TrimSpace(g) == "" {
-				return exitcode.Usagef("--verify-groups %q: item %d is empty", strings.Join(f.verifyGroups, ","), i+1)
-			}
-		}
-	}
-	format, err := replay.ParseFormat(f.format)
-	if err != nil {
-		return exitcode.Flag("--format", err)
-	}
-	iso, err := admin.ParseIsolation(f.isolation)
-	if err != nil {
-		return exitcode.Flag("--isolation", err)
-	}
-	if f.max < 0 {
-		return exitcode.Usagef("--max must be ≥ 0, got %d", f.max)
-	}
-	fetchMax, err := parseSize(f.fetchMax)
-	if err != nil || fetchMax < 64<<10 || fetchMax > 256<<20 {
-		return exitcode.Usagef("--fetch-max-bytes %q: want a size from 64KiB to 256MiB (e.g. 512KiB, 4MiB)", f.fetchMax)
-	}
-	if f.produceTo == "" {
-		for _, name := range []string{"target-brokers", "target-command-config", "target-profile", "partitioner", "transactional-id", "transaction-interval", "source-header", "checkpoint", "checkpoint-interval"} {
-			if changed(fs, name) {
-				return exitcode.Usagef("--%s needs --produce-to", name)
-			}
-		}
-	}
-	if f.noVerify && len(f.verifyGroups) > 0 {
-		return exitcode.Usagef("--no-verify and --verify-groups exclude each other")
+		return err
 	}
 	// The shared connection path: a ping first, so an unreachable or
 	// misconfigured cluster reads as in every other command.
@@ -172,46 +125,13 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	}
 	defer adm.Close()
 	opts := replay.Options{Admin: adm,
-		Topic: topic, Partitions: parts, From: from, Until: until, Max: f.max, Follow: f.follow,
-		Isolation: iso, Format: format, VerifyGroups: f.verifyGroups, NoVerify: f.noVerify,
-		PayloadDigest: f.payloadDigest, Now: a.now, FetchMaxBytes: int32(fetchMax),
+		Topic: topic, Partitions: in.parts, From: in.from, Until: in.until, Max: f.max, Follow: f.follow,
+		Isolation: in.iso, Format: in.format, VerifyGroups: f.verifyGroups, NoVerify: f.noVerify,
+		PayloadDigest: f.payloadDigest, Now: a.now, FetchMaxBytes: int32(in.fetchMax),
 	}
-	if changed(cmd.Flags(), "transaction-interval") && (f.transactionalID == "" || f.txnInterval <= 0) {
-		return exitcode.Usagef("--transaction-interval needs --transactional-id and a positive duration")
+	if opts.Produce, err = a.produceOptions(cfg, f); err != nil {
+		return err
 	}
-	if f.checkpoint != "" && f.transactionalID != "" {
-		return exitcode.Usagef("--checkpoint and --transactional-id exclude each other: the transactional id already keeps the position, exactly once")
-	}
-	if changed(fs, "checkpoint") && strings.TrimSpace(f.checkpoint) == "" {
-		return exitcode.Usagef("--checkpoint is empty: name the file that keeps the backfill's position")
-	}
-	if changed(fs, "checkpoint-interval") && (f.checkpoint == "" || f.ckptInterval <= 0) {
-		return exitcode.Usagef("--checkpoint-interval needs --checkpoint and a positive duration")
-	}
-	if f.produceTo != "" {
-		po := &replay.ProduceOptions{Topic: f.produceTo, Partitioner: f.partitioner, TransactionalID: f.transactionalID, TxnInterval: f.txnInterval, SourceHeader: f.sourceHeader}
-		if f.targetBrokers != "" {
-			b, err := cluster.ParseBrokers(f.targetBrokers)
-			if err != nil {
-				return exitcode.AsUsage(fmt.Errorf("--target-brokers: %w", err))
-			}
-			po.Brokers = b
-		}
-		if f.targetConfig != "" || f.targetProfile != "" {
-			tcfg, err := a.targetClusterConfig(cfg, po.Brokers, f)
-			if err != nil {
-				return err
-			}
-			po.Target = &tcfg
-		}
-		po.Warnf = a.warnf
-		if f.checkpoint != "" {
-			po.Checkpoint = &replay.CheckpointOptions{Path: f.checkpoint, From: f.from, Until: f.until, Partitions: f.partitions,
-				Interval: f.ckptInterval, Notef: a.infof}
-		}
-		opts.Produce = po
-	}
-
 	// Every replay is on the record (digest and proof), a backfill also
 	// because it writes to a topic: the log is opened first.
 	action := audit.ActReplay
@@ -222,14 +142,12 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	if err != nil {
 		return err
 	}
-
 	// Records go to --out or stdout; the summary to stdout unless the
 	// records are there, then to stderr.
 	summary := a.stdout
-	if format != replay.None {
+	if in.format != replay.None {
 		if f.out == "" || f.out == "-" {
-			opts.Sink = a.stdout
-			summary = a.stderr
+			opts.Sink, summary = a.stdout, a.stderr
 		} else {
 			file, err := os.OpenFile(f.out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 			if err != nil {
@@ -239,22 +157,9 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 			opts.Sink = file
 		}
 	}
-
-	var bar *progressbar.ProgressBar
 	if !f.quiet && isTerminal(a.stderr) {
-		bar = newReplayBar(a.stderr)
-		opts.Progress = func(p replay.Progress) {
-			if p.Total >= 0 && bar.GetMax64() != p.Total {
-				bar.ChangeMax64(p.Total)
-			}
-			_ = bar.Set64(p.Records)
-			if p.Done {
-				_ = bar.Finish()
-				fmt.Fprintln(a.stderr)
-			}
-		}
+		opts.Progress = a.replayProgress()
 	}
-
 	// A soft memory limit keeps the resident set flat: the live heap of a
 	// replay is a few fetches, but at a high allocation rate the collector
 	// otherwise lets garbage pile up to several times that. It applies to
@@ -281,6 +186,134 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		runErr = &exitcode.Error{Code: exitcode.OutputClosed, Err: runErr, Quiet: true}
 	}
 	return rec.finish(runErr, replayAudit(&res))
+}
+
+// replayInput is replay's flags, checked.
+type replayInput struct {
+	from     replay.StartSpec
+	until    replay.UntilSpec
+	parts    []int32
+	format   replay.Format
+	iso      admin.Isolation
+	fetchMax int64
+}
+
+// parse checks every flag and their combinations before anything is asked
+// of a cluster: bad input is exit 2 with nothing done.
+func (f replayFlags) parse(fs *pflag.FlagSet, now time.Time) (in replayInput, err error) {
+	if in.from, err = replay.ParseStart(f.from, now); err != nil {
+		return in, exitcode.Flag("--from", err)
+	}
+	if in.until, err = replay.ParseUntil(f.until, now); err != nil {
+		return in, exitcode.Flag("--until", err)
+	}
+	if changed(fs, "partitions") && strings.TrimSpace(f.partitions) == "" {
+		return in, exitcode.Usagef("--partitions is empty: name partitions (0,2) or leave the flag out for all")
+	}
+	if in.parts, err = replay.ParsePartitions(f.partitions); err != nil {
+		return in, exitcode.Flag("--partitions", err)
+	}
+	if err := f.checkVerify(fs); err != nil {
+		return in, err
+	}
+	if in.format, err = replay.ParseFormat(f.format); err != nil {
+		return in, exitcode.Flag("--format", err)
+	}
+	if in.iso, err = admin.ParseIsolation(f.isolation); err != nil {
+		return in, exitcode.Flag("--isolation", err)
+	}
+	if f.max < 0 {
+		return in, exitcode.Usagef("--max must be ≥ 0, got %d", f.max)
+	}
+	in.fetchMax, err = parseSize(f.fetchMax)
+	if err != nil || in.fetchMax < 64<<10 || in.fetchMax > 256<<20 {
+		return in, exitcode.Usagef("--fetch-max-bytes %q: want a size from 64KiB to 256MiB (e.g. 512KiB, 4MiB)", f.fetchMax)
+	}
+	return in, f.checkProduce(fs)
+}
+
+// checkVerify checks --verify-groups and --no-verify.
+func (f replayFlags) checkVerify(fs *pflag.FlagSet) error {
+	if changed(fs, "verify-groups") {
+		if len(f.verifyGroups) == 0 {
+			return exitcode.Usagef("--verify-groups is empty: name groups, or leave the flag out for every group with commits on the topic")
+		}
+		for i, g := range f.verifyGroups {
+			if strings.TrimSpace(g) == "" {
+				return exitcode.Usagef("--verify-groups %q: item %d is empty", strings.Join(f.verifyGroups, ","), i+1)
+			}
+		}
+	}
+	if f.noVerify && len(f.verifyGroups) > 0 {
+		return exitcode.Usagef("--no-verify and --verify-groups exclude each other")
+	}
+	return nil
+}
+
+// checkProduce checks the backfill flags: they need --produce-to, and
+// the transactional id and the checkpoint exclude each other.
+func (f replayFlags) checkProduce(fs *pflag.FlagSet) error {
+	if f.produceTo == "" {
+		for _, name := range []string{"target-brokers", "target-command-config", "target-profile", "partitioner", "transactional-id", "transaction-interval", "source-header", "checkpoint", "checkpoint-interval"} {
+			if changed(fs, name) {
+				return exitcode.Usagef("--%s needs --produce-to", name)
+			}
+		}
+	}
+	switch {
+	case changed(fs, "transaction-interval") && (f.transactionalID == "" || f.txnInterval <= 0):
+		return exitcode.Usagef("--transaction-interval needs --transactional-id and a positive duration")
+	case f.checkpoint != "" && f.transactionalID != "":
+		return exitcode.Usagef("--checkpoint and --transactional-id exclude each other: the transactional id already keeps the position, exactly once")
+	case changed(fs, "checkpoint") && strings.TrimSpace(f.checkpoint) == "":
+		return exitcode.Usagef("--checkpoint is empty: name the file that keeps the backfill's position")
+	case changed(fs, "checkpoint-interval") && (f.checkpoint == "" || f.ckptInterval <= 0):
+		return exitcode.Usagef("--checkpoint-interval needs --checkpoint and a positive duration")
+	}
+	return nil
+}
+
+// produceOptions is the backfill's target (nil without --produce-to).
+func (a *app) produceOptions(cfg cluster.Config, f replayFlags) (*replay.ProduceOptions, error) {
+	if f.produceTo == "" {
+		return nil, nil
+	}
+	po := &replay.ProduceOptions{Topic: f.produceTo, Partitioner: f.partitioner, TransactionalID: f.transactionalID, TxnInterval: f.txnInterval, SourceHeader: f.sourceHeader}
+	if f.targetBrokers != "" {
+		b, err := cluster.ParseBrokers(f.targetBrokers)
+		if err != nil {
+			return nil, exitcode.AsUsage(fmt.Errorf("--target-brokers: %w", err))
+		}
+		po.Brokers = b
+	}
+	if f.targetConfig != "" || f.targetProfile != "" {
+		tcfg, err := a.targetClusterConfig(cfg, po.Brokers, f)
+		if err != nil {
+			return nil, err
+		}
+		po.Target = &tcfg
+	}
+	po.Warnf = a.warnf
+	if f.checkpoint != "" {
+		po.Checkpoint = &replay.CheckpointOptions{Path: f.checkpoint, From: f.from, Until: f.until, Partitions: f.partitions,
+			Interval: f.ckptInterval, Notef: a.infof}
+	}
+	return po, nil
+}
+
+// replayProgress draws the replay's progress bar on stderr (a terminal).
+func (a *app) replayProgress() func(replay.Progress) {
+	bar := newReplayBar(a.stderr)
+	return func(p replay.Progress) {
+		if p.Total >= 0 && bar.GetMax64() != p.Total {
+			bar.ChangeMax64(p.Total)
+		}
+		_ = bar.Set64(p.Records)
+		if p.Done {
+			_ = bar.Finish()
+			fmt.Fprintln(a.stderr)
+		}
+	}
 }
 
 // targetClusterConfig resolves the backfill target's own connection from
