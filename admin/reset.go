@@ -39,8 +39,13 @@ type PartitionPlan struct {
 	// Applied is set only when a --non-atomic execution failed between
 	// its split commits: whether this partition's new offset was
 	// committed (the group is then partly changed).
-	Applied *bool  `json:"applied,omitempty"`
-	Action  Action `json:"-"`
+	Applied *bool `json:"applied,omitempty"`
+	// AckedPastStart is, for a share-partition the change sets or
+	// deletes, how many records after its start offset are already
+	// acknowledged or archived: state the change discards and no
+	// restore gives back (see planShareAcked). Nil when none.
+	AckedPastStart *int64 `json:"acked_past_start,omitempty"`
+	Action         Action `json:"-"`
 }
 
 // GroupPlan is the reset plan of one group.
@@ -333,6 +338,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 	if g.IsShare() {
 		planShareDeletes(&gp, g)
 		planShareUndo(&gp, g)
+		warns = append(warns, planShareAcked(&gp, g)...)
 	}
 	return gp, append(warns, t.warnings()...), nil
 }

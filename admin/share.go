@@ -261,6 +261,39 @@ func planShareUndo(gp *GroupPlan, g *GroupSnapshot) {
 	}
 }
 
+// planShareAcked marks the share-partitions the plan changes that have
+// records after their start offset already acknowledged or archived: the
+// broker's lag (KIP-1226) is below log end minus start offset. Both
+// AlterShareGroupOffsets and DeleteShareGroupOffsets discard a
+// share-partition's record states, and a backup keeps only the start
+// offset, so neither the change nor its undo gives that state back: those
+// records are delivered again. (QA: a reset to earliest and its undo left
+// 40 acknowledged records a partition to be delivered again, unwarned.)
+// It returns the warning line, or none.
+func planShareAcked(gp *GroupPlan, g *GroupSnapshot) []string {
+	var parts []string
+	var total int64
+	for i := range gp.Partitions {
+		pp := &gp.Partitions[i]
+		sent := pp.Action == ActDelete || pp.Action == ActCommit && pp.Target != nil
+		c, ok := g.Commits[pp.Topic][pp.Partition]
+		if !sent || pp.Error != "" || !ok || c.Err != nil || c.ShareLag == nil || pp.LogEnd < c.Offset {
+			continue
+		}
+		if n := pp.LogEnd - c.Offset - *c.ShareLag; n > 0 {
+			pp.AckedPastStart = new(n)
+			pp.Note = joinNote(pp.Note, fmt.Sprintf("%d records after the start offset are acknowledged or archived: this change discards that, and no restore gives it back", n))
+			total += n
+			parts = append(parts, fmt.Sprintf("%s/%d", pp.Topic, pp.Partition))
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("group %s: %d record(s) after the start offsets of %s (%s) are already acknowledged or archived; setting or deleting a start offset discards that state, and a backup keeps only the start offsets, so neither this change nor its undo restores it: those records will be delivered again",
+		safetext.Arg(gp.Group), total, textlist.Count(len(parts), "share-partition"), shortList(parts))}
+}
+
 // ExecuteShareReset applies a share group's validated plan: one
 // DeleteShareGroupOffsets for the topics with partitions restored to "no
 // start offset", then one AlterShareGroupOffsets with every start offset

@@ -649,3 +649,55 @@ func TestShareGroupPartialResetUndo(t *testing.T) {
 		check("after the " + round + " restore")
 	}
 }
+
+// A reset of share-partitions with records after their start offset
+// already acknowledged warns, in the dry run and with --execute (stderr,
+// and acked_past_start per row in JSON), that the change and its undo lose
+// that state; the undo then gives back the start offsets only (QA: start
+// offset 150 again, but lag 40 more per partition, unwarned).
+func TestShareGroupResetWarnsAckedPastStart(t *testing.T) {
+	c := testkit.New(t)
+	f := newShareFixture(t, c)
+	orig := map[int32]int64{0: 2, 1: 5, 2: 10}
+	// Records 2..9 of partition 0 and 5..9 of 1 are delivered; 2 and 5
+	// are released, the rest accepted: lag 1 and 1 (broker), 8 and 5
+	// from the offsets alone.
+	c.ShareAckPastStart(f.group, f.topic, 13, map[int32]int64{0: 1, 1: 1, 2: 0})
+	if got := c.ShareOffsets(f.group)[f.topic]; !maps.Equal(got, orig) {
+		t.Fatalf("start offsets after the acknowledgements: %v, want %v", got, orig)
+	}
+	warn := "group " + f.group + ": 11 record(s) after the start offsets of 2 share-partitions (" + f.topic + "/0, " + f.topic + "/1) are already acknowledged or archived"
+	acked := func(what string, gp admin.GroupPlan) {
+		t.Helper()
+		want := map[int32]int64{0: 7, 1: 4}
+		for _, pp := range gp.Partitions {
+			w, has := want[pp.Partition]
+			if (pp.AckedPastStart != nil) != has || has && *pp.AckedPastStart != w {
+				t.Errorf("%s: partition %d acked_past_start %v, want %v (present %v)", what, pp.Partition, deref(pp.AckedPastStart), w, has)
+			}
+		}
+	}
+	gp, r := shareReset(t, c, 0, f.group, "--topic", f.topic, "--to", "earliest")
+	if !strings.Contains(r.stderr, warn) {
+		t.Errorf("dry run stderr %q: want %q", r.stderr, warn)
+	}
+	acked("dry run", gp)
+	backup := filepath.Join(t.TempDir(), "acked.csv")
+	gp, r = shareReset(t, c, 0, f.group, "--topic", f.topic, "--to", "earliest", "--execute", "--backup", backup)
+	if !strings.Contains(r.stderr, warn) {
+		t.Errorf("--execute stderr %q: want %q", r.stderr, warn)
+	}
+	acked("--execute", gp)
+	mustRun(t, c, 0, "reset", f.group, "--to", "file:"+backup, "--execute", "--backup", tempBackup(t))
+	if got := c.ShareOffsets(f.group)[f.topic]; !maps.Equal(got, orig) {
+		t.Fatalf("after the undo: start offsets %v, want %v", got, orig)
+	}
+	// What the warning said: the start offsets are back, the
+	// acknowledgements are not (lag 8 and 5 again, not 1 and 1).
+	lag := shareLag(t, c, f.group)
+	for _, p := range lag.Partitions {
+		if want := map[int32]int64{0: 8, 1: 5, 2: 0}[p.Partition]; p.Lag == nil || *p.Lag != want {
+			t.Errorf("after the undo: partition %d lag %v, want %d (the acknowledged state is gone)", p.Partition, deref(p.Lag), want)
+		}
+	}
+}

@@ -132,3 +132,85 @@ func (c *Cluster) WaitShareOffsets(group, topic string, want map[int32]int64) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// ShareAckPastStart reads the available records of topic with a share
+// consumer of the empty share group until it has seen want distinct
+// records, releases the first record it got of each partition and accepts
+// the others, and leaves. The start offsets stay at the released records,
+// and the records after them are acknowledged: the state a reset of the
+// start offsets discards. It waits until DescribeShareGroupOffsets' lag
+// (KIP-1226) is lag per partition. A released record is delivered again at
+// once, and after share.delivery.count.limit (5) deliveries the broker
+// archives it and the start offset moves past it: kfake may hand one
+// partition's released record back several times before it assigns the
+// next partition. Then the start offsets are set back (AlterShareGroupOffsets
+// drops every record state) and the run is tried again, up to 10 times.
+func (c *Cluster) ShareAckPastStart(group, topic string, want int, lag map[int32]int64) {
+	c.t.Helper()
+	starts := c.ShareOffsets(group)[topic]
+	for try := 1; ; try++ {
+		c.shareAckOnce(group, topic, want)
+		got, gotStarts := c.waitShareLag(group, topic, lag, starts)
+		if maps.Equal(got, lag) {
+			return
+		}
+		if try == 10 || maps.Equal(gotStarts, starts) {
+			c.t.Fatalf("share group %s: lag on %s is %v (start offsets %v, were %v) after %d tries, want %v", group, topic, got, gotStarts, starts, try, lag)
+		}
+		c.t.Logf("share group %s: a released record was archived (start offsets %v, were %v): setting them back, try %d", group, gotStarts, starts, try+1)
+		c.SetShareOffsets(group, topic, starts)
+	}
+}
+
+func (c *Cluster) shareAckOnce(group, topic string, want int) {
+	c.t.Helper()
+	cl := c.Client(kgo.ShareGroup(group), kgo.ConsumeTopics(topic))
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	first := map[int32]int64{}
+	seen := map[[2]int64]bool{}
+	for len(seen) < want && ctx.Err() == nil {
+		fs := cl.PollFetches(ctx)
+		fs.EachRecord(func(r *kgo.Record) {
+			if f, ok := first[r.Partition]; !ok || f == r.Offset {
+				first[r.Partition] = r.Offset
+				r.Ack(kgo.AckRelease)
+			} else {
+				r.Ack(kgo.AckAccept)
+			}
+			seen[[2]int64{int64(r.Partition), r.Offset}] = true
+		})
+	}
+	if len(seen) < want {
+		c.t.Fatalf("share group %s: saw %d records of %s in 45s, want %d", group, len(seen), topic, want)
+	}
+	if err := cl.FlushAcks(ctx); err != nil {
+		c.t.Fatalf("share group %s: flushing acknowledgements: %v", group, err)
+	}
+	cl.Close()
+	c.waitShare(group, 45*time.Second, func(d kadm.DescribedShareGroup) bool { return len(d.Members) == 0 }, "no members after the consumer closed", nil)
+}
+
+// waitShareLag waits up to 15s for group's lag on topic to be want, or
+// until its start offsets differ from were (a released record archived);
+// it returns the last lag and start offsets read.
+func (c *Cluster) waitShareLag(group, topic string, want, were map[int32]int64) (lag, starts map[int32]int64) {
+	c.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		desc, err := c.Admin().DescribeShareGroupOffsets(Ctx(c.t), group)
+		lag, starts = map[int32]int64{}, map[int32]int64{}
+		if err == nil && desc[group].Err == nil {
+			desc[group].Offsets.Each(func(o kadm.ShareOffset) {
+				if o.Topic == topic && o.Err == nil && o.StartOffset >= 0 {
+					lag[o.Partition], starts[o.Partition] = o.Lag, o.StartOffset
+				}
+			})
+		}
+		if maps.Equal(lag, want) || len(starts) == len(were) && !maps.Equal(starts, were) || time.Now().After(deadline) {
+			return lag, starts
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
