@@ -579,6 +579,18 @@ func TestShareGroupDeleteGroupRestore(t *testing.T) {
 		}
 		mustRun(t, c, 0, "delete-group", f.group, "--execute", "--backup", tempBackup(t))
 	}
+	// The undo of the audited delete-group restores from its backup too.
+	es := historyOf(t, "--group", f.group)
+	if last := es[len(es)-1]; last.Action != audit.ActDeleteGroup {
+		t.Fatalf("last audit entry %+v, want the delete-group", last)
+	}
+	mustRun(t, c, 0, "undo", es[len(es)-1].ID, "--execute", "--backup", tempBackup(t))
+	if typ := groupType(t, c, f.group); typ != admin.ShareType {
+		t.Fatalf("undo of delete-group: the group is listed with type %q, want share", typ)
+	}
+	if got := c.ShareOffsets(f.group)[f.topic]; !maps.Equal(got, orig) {
+		t.Fatalf("undo of delete-group: start offsets %v, want %v", got, orig)
+	}
 }
 
 // A backup of a share group is never applied with OffsetCommit: when a
