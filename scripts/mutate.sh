@@ -44,7 +44,7 @@ ALL=(admin replay cluster report)
 # the integration tests in internal/cli, not by their package's tests.
 excludes() {
   case "$1" in
-    admin) echo 'gather\.go$ reset_exec\.go$ describe848\.go$ timelag\.go$ delete\.go$ lagstream\.go$' ;;
+    admin) echo 'gather\.go$ reset_exec\.go$ reset_txn\.go$ describe848\.go$ timelag\.go$ delete\.go$ lagstream\.go$' ;;
     replay) echo 'run\.go$ consume\.go$ snapshot\.go$ backfill[^/]*\.go$ pool\.go$' ;;
     cluster) echo 'security[^/]*\.go$ profile\.go$ embedded\.go$ commit\.go$' ;;
     *) echo '' ;;
