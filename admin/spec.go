@@ -382,7 +382,10 @@ func parseISODuration(s string) (time.Duration, error) {
 	if hasT && !units(timePart, map[byte]float64{'H': 3600, 'M': 60, 'S': 1}, "HMS") {
 		return bad()
 	}
-	if total > float64(math.MaxInt64)/1e9 {
+	// float64(MaxInt64)/1e9 is 2^63 ns in seconds: a total of exactly that
+	// converts to 2^63 ns, one past the largest Duration (it wrapped to a
+	// negative one), so it is too long as well.
+	if total >= float64(math.MaxInt64)/1e9 {
 		return 0, fmt.Errorf("duration %q is too long", orig)
 	}
 	d := time.Duration(total * 1e9)
