@@ -84,3 +84,105 @@ func TestParseTimeZoneOnlyClock(t *testing.T) {
 		}
 	}
 }
+
+// TestSeriesWindow: the rate spans the window. The bugs: dropping the
+// second-to-last sample, so two samples further apart than the window give
+// no rate; keeping a sample exactly one window old; keeping one sample
+// fewer than the ring holds; two samples at one instant giving an infinite
+// rate instead of none.
+func TestSeriesWindow(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	s := &series{}
+	s.add(t0, 0, 10*time.Second)
+	s.add(t0.Add(20*time.Second), 40, 10*time.Second)
+	if got, ok := s.rate(); !ok || got != 2 {
+		t.Errorf("two samples 20 s apart, window 10 s: rate %v, %v; want 2/s", got, ok)
+	}
+
+	// Samples at 0, 5 and 15 s with a 10 s window: at 15 s the sample at
+	// 5 s is exactly one window old and becomes the first.
+	s = &series{}
+	s.add(t0, 0, 10*time.Second)
+	s.add(t0.Add(5*time.Second), 100, 10*time.Second)
+	s.add(t0.Add(15*time.Second), 20, 10*time.Second)
+	if got, ok := s.rate(); !ok || got != 2 {
+		t.Errorf("window exactly 10 s: rate %v, %v; want 20 over 10 s = 2/s", got, ok)
+	}
+
+	// A window longer than the ring: the ring keeps maxSamples samples.
+	// Deltas grow by one each second, so the first sample kept sets the
+	// rate: samples 6..69 (64 of them) give (sum of 7..69)/63 s.
+	s = &series{}
+	for i := 0; i < 70; i++ {
+		s.add(t0.Add(time.Duration(i)*time.Second), int64(i), time.Hour)
+	}
+	if len(s.samples) != maxSamples {
+		t.Errorf("ring holds %d samples, want %d", len(s.samples), maxSamples)
+	}
+	want := 0.0
+	for i := 7; i < 70; i++ {
+		want += float64(i)
+	}
+	if got, ok := s.rate(); !ok || got != want/63 {
+		t.Errorf("rate over the ring %v, %v; want %v", got, ok, want/63)
+	}
+
+	s = &series{}
+	s.add(t0, 0, time.Minute)
+	s.add(t0, 5, time.Minute)
+	if got, ok := s.rate(); ok {
+		t.Errorf("two samples at one instant: rate %v, want none", got)
+	}
+}
+
+// TestRatesLogEndZeroAndUnknown: a partition whose log end is 0 is a
+// position like any other (its growth to 30 is produced records); one whose
+// log end is unknown (-1) is skipped, and its later growth is not measured
+// from -1. The bugs: skipping log end 0, and recording an unknown -1 as a
+// position.
+func TestRatesLogEndZeroAndUnknown(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	r := NewRates(time.Minute)
+	r.Observe(lagRep("g", []*int64{i64(0)}, []int64{0}), t0)
+	r.Observe(lagRep("g", []*int64{i64(0)}, []int64{30}), t0.Add(10*time.Second))
+	if got, ok := r.ProduceRate("t"); !ok || got != 3 {
+		t.Errorf("log end 0 then 30 over 10 s: topic produce rate %v, %v; want 3/s", got, ok)
+	}
+	if got, ok := r.GroupProduceRate("g"); !ok || got != 3 {
+		t.Errorf("log end 0 then 30 over 10 s: group produce rate %v, %v; want 3/s", got, ok)
+	}
+
+	r = NewRates(time.Minute)
+	r.Observe(lagRep("g", []*int64{i64(0)}, []int64{-1}), t0)
+	r.Observe(lagRep("g", []*int64{i64(0)}, []int64{30}), t0.Add(10*time.Second))
+	r.Observe(lagRep("g", []*int64{i64(0)}, []int64{30}), t0.Add(20*time.Second))
+	if got, ok := r.ProduceRate("t"); !ok || got != 0 {
+		t.Errorf("unknown log end, then 30, 30: topic produce rate %v, %v; want 0 (nothing measured from -1)", got, ok)
+	}
+	if got, ok := r.GroupProduceRate("g"); !ok || got != 0 {
+		t.Errorf("unknown log end, then 30, 30: group produce rate %v, %v; want 0", got, ok)
+	}
+}
+
+// TestRatesPartitionSharedByGroups: two groups on one topic, the second
+// also on a partition the first does not read. Each partition's growth
+// counts once for the topic, and the second group's own partition counts.
+// The bug: stopping at a partition already seen this round, so every
+// partition after it in that group was left out.
+func TestRatesPartitionSharedByGroups(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	r := NewRates(time.Minute)
+	round := func(at time.Time, end0, end1 int64) LagReport {
+		a := lagRep("a", []*int64{i64(0)}, []int64{end0})
+		b := lagRep("b", []*int64{i64(0), i64(0)}, []int64{end0, end1})
+		return LagReport{Groups: append(a.Groups, b.Groups...)}
+	}
+	r.Observe(round(t0, 100, 100), t0)
+	r.Observe(round(t0.Add(10*time.Second), 110, 200), t0.Add(10*time.Second))
+	if got, ok := r.ProduceRate("t"); !ok || got != 11 {
+		t.Errorf("topic produce rate %v, %v; want (10 + 100) / 10 s = 11/s", got, ok)
+	}
+	if got, ok := r.GroupProduceRate("b"); !ok || got != 11 {
+		t.Errorf("group b produce rate %v, %v; want 11/s", got, ok)
+	}
+}
