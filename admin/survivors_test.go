@@ -186,3 +186,39 @@ func TestRatesPartitionSharedByGroups(t *testing.T) {
 		t.Errorf("group b produce rate %v, %v; want 11/s", got, ok)
 	}
 }
+
+// TestParseCountFloatBounds: a count in float syntax may be 0 ("0.0",
+// "0e3") and may be as large as the bound (MaxInt64/2, written
+// 4.611686018427387904e18); past it, or negative, it is refused. The bugs:
+// refusing zero written as a float, refusing the bound itself.
+func TestParseCountFloatBounds(t *testing.T) {
+	for in, want := range map[string]int64{"0.0": 0, "0e3": 0, "1e6": 1000000, "4.611686018427387904e18": 4611686018427387904} {
+		got, err := ParseMinLag(in)
+		if err != nil || got != want {
+			t.Errorf("ParseMinLag(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"4.62e18", "-1e3", "-0.5", "1.5"} {
+		if got, err := ParseMinLag(in); err == nil {
+			t.Errorf("ParseMinLag(%q) = %d, want an error", in, got)
+		}
+	}
+}
+
+// TestBreachesAfterAFailedGroup: a group that could not be read is
+// skipped, and the groups after it are still judged. The bug: stopping at
+// the failed group, so --fail-if passed on a breach listed after it.
+func TestBreachesAfterAFailedGroup(t *testing.T) {
+	th, err := ParseThreshold("total-lag>10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := LagReport{Groups: []GroupLag{
+		{Group: "broken", Error: "COORDINATOR_NOT_AVAILABLE", TotalLag: 999},
+		{Group: "late", TotalLag: 50},
+	}}
+	got := Breaches(r, []Threshold{th})
+	if len(got) != 1 || !strings.HasPrefix(got[0], "group late total-lag 50") {
+		t.Errorf("Breaches = %q, want group late only", got)
+	}
+}
