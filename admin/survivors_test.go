@@ -1,6 +1,8 @@
 package admin
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -220,5 +222,111 @@ func TestBreachesAfterAFailedGroup(t *testing.T) {
 	got := Breaches(r, []Threshold{th})
 	if len(got) != 1 || !strings.HasPrefix(got[0], "group late total-lag 50") {
 		t.Errorf("Breaches = %q, want group late only", got)
+	}
+}
+
+// TestIsConsumer: a group keeps consumer offsets when its protocol type is
+// consumer or not set yet; a Connect worker group does not. The bug: any
+// protocol type but consumer taken for consumer offsets.
+func TestIsConsumer(t *testing.T) {
+	for pt, want := range map[string]bool{"": true, "consumer": true, "connect": false, "sr": false} {
+		if got := (GroupInfo{ProtocolType: pt}).IsConsumer(); got != want {
+			t.Errorf("IsConsumer(protocol type %q) = %v, want %v", pt, got, want)
+		}
+	}
+}
+
+// TestLagCoordinatorShown: the coordinator is reported for a group that
+// exists, was read without error and has one (broker 0 included); not for
+// a group that does not exist, failed, or has none (-1). The bugs: any one
+// of the three conditions dropped, or broker 0 taken for none.
+func TestLagCoordinatorShown(t *testing.T) {
+	s := &Snapshot{Groups: []GroupSnapshot{
+		{GroupInfo: GroupInfo{Group: "ok0", Exists: true, Coordinator: 0}},
+		{GroupInfo: GroupInfo{Group: "ok2", Exists: true, Coordinator: 2}},
+		{GroupInfo: GroupInfo{Group: "absent", Exists: false, Coordinator: 1}},
+		{GroupInfo: GroupInfo{Group: "failed", Exists: true, Coordinator: 1, Err: errors.New("COORDINATOR_LOAD_IN_PROGRESS")}},
+		{GroupInfo: GroupInfo{Group: "none", Exists: true, Coordinator: -1}},
+	}}
+	want := map[string]int32{"ok0": 0, "ok2": 2}
+	for _, g := range ComputeLag(s, Scope{}).Groups {
+		w, shown := want[g.Group]
+		switch {
+		case shown && (g.Coordinator == nil || *g.Coordinator != w):
+			t.Errorf("group %s: coordinator %v, want %d", g.Group, g.Coordinator, w)
+		case !shown && g.Coordinator != nil:
+			t.Errorf("group %s: coordinator %d, want none", g.Group, *g.Coordinator)
+		}
+	}
+}
+
+// TestLagAskedPartitionsOfEveryNamedTopic: with every group of the cluster
+// and two named partitions (a:0 and b:0), a group with commits on b only
+// gets b:0's row although a:0 is not its topic. The bug: the first topic
+// the group has nothing on ended the loop, so b:0 had no row.
+func TestLagAskedPartitionsOfEveryNamedTopic(t *testing.T) {
+	s := &Snapshot{
+		Groups: []GroupSnapshot{{
+			GroupInfo: GroupInfo{Group: "g", Type: "consumer", State: "Empty", Exists: true},
+			Commits:   map[string]map[int32]Commit{"b": {1: {Offset: 3}}},
+		}},
+		Offsets: TopicOffsets{Partitions: map[string]map[int32]PartitionOffsets{
+			"a": {0: {Start: 0, End: 5}},
+			"b": {0: {Start: 0, End: 5}, 1: {Start: 0, End: 5}},
+		}},
+	}
+	scope, err := ParseScope([]string{"a:0", "b:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ComputeLagWith(s, LagOptions{Scope: scope, AllGroups: true})
+	var rows []string
+	for _, p := range got.Groups[0].Partitions {
+		rows = append(rows, fmt.Sprintf("%s:%d", p.Topic, p.Partition))
+	}
+	if strings.Join(rows, " ") != "b:0" {
+		t.Errorf("rows %v, want [b:0] (a is not the group's topic; b:0 is asked for)", rows)
+	}
+}
+
+// TestLagNotePastTheEnd: a commit past the end says by how much. The bugs:
+// the distance computed as c+end or with the sign turned.
+func TestLagNotePastTheEnd(t *testing.T) {
+	c := int64(15)
+	lag, note := partitionLag(&c, 0, 10, ReadUncommitted, "")
+	if lag == nil || *lag != 0 || note != "committed offset is 5 past the log end" {
+		t.Errorf("uncommitted: lag %v, note %q", lag, note)
+	}
+	lag, note = partitionLag(&c, 0, 12, ReadCommitted, "")
+	if lag == nil || *lag != 0 || note != "committed offset is 3 past the last stable offset (a transaction is open, or the commit is past the log end)" {
+		t.Errorf("committed: lag %v, note %q", lag, note)
+	}
+}
+
+// TestLagAskedPartitionsNotForUnreadGroups: a partition asked for by name
+// gets a "no commit" row only in a group whose description and commits
+// were both read; where either failed, its commits are unknown and no row
+// may claim there is none. The bug: one of the two errors enough.
+func TestLagAskedPartitionsNotForUnreadGroups(t *testing.T) {
+	s := &Snapshot{
+		Groups: []GroupSnapshot{
+			{GroupInfo: GroupInfo{Group: "commits-failed", Exists: true}, CommitErr: errors.New("NOT_COORDINATOR")},
+			{GroupInfo: GroupInfo{Group: "describe-failed", Exists: true, Err: errors.New("NOT_COORDINATOR")}},
+			{GroupInfo: GroupInfo{Group: "read", Exists: true}},
+		},
+		Offsets: TopicOffsets{Partitions: map[string]map[int32]PartitionOffsets{"b": {0: {Start: 0, End: 5}}}},
+	}
+	scope, err := ParseScope([]string{"b:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range ComputeLag(s, scope).Groups {
+		want := 0
+		if g.Group == "read" {
+			want = 1
+		}
+		if len(g.Partitions) != want {
+			t.Errorf("group %s: %d rows, want %d", g.Group, len(g.Partitions), want)
+		}
 	}
 }
