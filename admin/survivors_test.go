@@ -330,3 +330,46 @@ func TestLagAskedPartitionsNotForUnreadGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanCSVLineAtTheLimit: a plan line of exactly maxPlanLine bytes is
+// read; one byte more is refused. The bug: refusing the limit itself.
+func TestPlanCSVLineAtTheLimit(t *testing.T) {
+	tail := ",t,0,5"
+	group := strings.Repeat("g", maxPlanLine-len(tail))
+	pf, err := ParsePlanCSV([]byte(group + tail + "\n"))
+	if err != nil || len(pf.Rows) != 1 || pf.Rows[0].Group != group || pf.Rows[0].Offset != 5 {
+		t.Fatalf("a line of exactly %d bytes: %v", maxPlanLine, err)
+	}
+	if _, err := ParsePlanCSV([]byte("g" + group + tail + "\n")); err == nil || !strings.Contains(err.Error(), "longer than") {
+		t.Errorf("one byte over: %v", err)
+	}
+}
+
+// TestPlanCSVSecondHeader: a header line anywhere but first is refused,
+// also right after another header (no data rows yet). The bug: only a
+// header after data rows refused, so a repeated header passed.
+func TestPlanCSVSecondHeader(t *testing.T) {
+	h := "group,topic,partition,offset\n"
+	if _, err := ParsePlanCSV([]byte(h + h + "g,t,0,5\n")); err == nil || !strings.Contains(err.Error(), "line 2: header line after data") {
+		t.Errorf("two headers: %v", err)
+	}
+	if _, err := ParsePlanCSV([]byte(h + "g,t,0,5\n" + h)); err == nil || !strings.Contains(err.Error(), "line 3: header line after data") {
+		t.Errorf("header after a row: %v", err)
+	}
+}
+
+// TestPlanCSVShareMarkerThenRows: a share-group marker names its group
+// and the rows after it are read. The bugs: a well-formed marker refused,
+// and the rest of the file dropped after the marker (a partial reset).
+func TestPlanCSVShareMarkerThenRows(t *testing.T) {
+	pf, err := ParsePlanCSV([]byte(ShareMarker + ",sg,0,0\nsg,t,0,5\nsg,t,1,7\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pf.Share["sg"] || len(pf.Rows) != 2 || pf.Rows[1].Partition != 1 || pf.Rows[1].Offset != 7 {
+		t.Errorf("plan %+v, want share group sg and both rows", pf)
+	}
+	if _, err := ParsePlanCSV([]byte(ShareMarker + ",,0,0\n")); err == nil {
+		t.Error("a share marker without a group: no error")
+	}
+}
