@@ -92,10 +92,13 @@ fuzz-short:
 # Mutation testing (gremlins) of admin, replay, cluster and report, each
 # against its own tests, failing below MUTATE_FLOOR (90) % of covered mutants
 # killed; equivalent mutants are listed with reasons in
-# scripts/mutate-equivalents.txt. `mutate` (CI) mutates the lines changed
-# since the merge base with main, in the packages that have them (seconds to
-# minutes); `mutate-full` every mutant of all four (nightly: a whole package
-# is one go test per mutant, tens of minutes on a shared 2-core machine).
+# scripts/mutate-equivalents.txt. `mutate` (CI) mutates every line changed
+# since the commit of the last passing full run (scripts/mutate-baseline), so
+# a fresh clone checks the real diff; it fails on a shallow clone and on a
+# diff of more than MUTATE_MAX (150) mutants, when the full run is due.
+# `mutate-full` mutates all four (nightly: an hour or more on a shared 2-core
+# machine, see docs/testing.md); `MUTATE_RECORD=1 make mutate-full` on a clean
+# tree rewrites the baseline when every floor passes.
 mutate:
 	scripts/mutate.sh changed
 
