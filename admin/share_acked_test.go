@@ -1,0 +1,58 @@
+package admin
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestPlanShareAckedWhichPartitions: only the share-partitions the change
+// sends (a delete, or a commit with a target), planned without error, with
+// a start offset read and a broker lag, and records past the start already
+// acknowledged (log end - start - lag > 0) are warned about; the warning
+// counts them all. Written for the mutants make mutate found alive in
+// planShareAcked (each condition dropped or inverted, a skip turned into
+// a stop).
+func TestPlanShareAckedWhichPartitions(t *testing.T) {
+	lag := func(n int64) *int64 { return &n }
+	target := int64(0)
+	gp := &GroupPlan{Group: "sg", Partitions: []PartitionPlan{
+		{Topic: "t", Partition: 0, Action: ActCommit, Target: &target, LogEnd: 100},       // 100-10-50 = 40 acked
+		{Topic: "t", Partition: 1, Action: ActDelete, LogEnd: 100},                        // 100-20-80 = 0: none
+		{Topic: "t", Partition: 2, Action: ActCommit, LogEnd: 100},                        // no target: not sent
+		{Topic: "t", Partition: 3, Action: ActSkip, LogEnd: 100},                          // skipped: not sent
+		{Topic: "t", Partition: 4, Action: ActDelete, LogEnd: 100, Error: "out of range"}, // failed plan
+		{Topic: "t", Partition: 5, Action: ActDelete, LogEnd: 100},                        // start offset unreadable
+		{Topic: "t", Partition: 6, Action: ActDelete, LogEnd: 100},                        // no broker lag
+		{Topic: "t", Partition: 7, Action: ActDelete, LogEnd: 100},                        // no start offset at all
+		{Topic: "t", Partition: 8, Action: ActDelete, LogEnd: 30},                         // 30-0-10 = 20 acked
+	}}
+	g := &GroupSnapshot{Commits: map[string]map[int32]Commit{"t": {
+		0: {Offset: 10, ShareLag: lag(50)},
+		1: {Offset: 20, ShareLag: lag(80)},
+		2: {Offset: 0, ShareLag: lag(10)},
+		3: {Offset: 0, ShareLag: lag(10)},
+		4: {Offset: 0, ShareLag: lag(10)},
+		5: {Offset: 0, ShareLag: lag(10), Err: errors.New("UNKNOWN_SERVER_ERROR")},
+		6: {Offset: 0},
+		8: {Offset: 0, ShareLag: lag(10)},
+	}}}
+	warn := planShareAcked(gp, g)
+	for _, pp := range gp.Partitions {
+		want := map[int32]int64{0: 40, 8: 20}[pp.Partition]
+		switch {
+		case want == 0 && pp.AckedPastStart != nil:
+			t.Errorf("partition %d: acked %d, want none", pp.Partition, *pp.AckedPastStart)
+		case want != 0 && (pp.AckedPastStart == nil || *pp.AckedPastStart != want):
+			t.Errorf("partition %d: acked %v, want %d", pp.Partition, pp.AckedPastStart, want)
+		case want != 0 && !strings.Contains(pp.Note, "records after the start offset are acknowledged"):
+			t.Errorf("partition %d: note %q", pp.Partition, pp.Note)
+		}
+	}
+	if len(warn) != 1 || !strings.HasPrefix(warn[0], "group sg: 60 record(s) after the start offsets of 2 share-partitions (t/0, t/8)") {
+		t.Errorf("warning %q", warn)
+	}
+	if w := planShareAcked(&GroupPlan{Group: "sg", Partitions: gp.Partitions[1:2]}, g); w != nil {
+		t.Errorf("nothing acknowledged: warning %q, want none", w)
+	}
+}
