@@ -56,3 +56,33 @@ func TestPlanShareAckedWhichPartitions(t *testing.T) {
 		t.Errorf("nothing acknowledged: warning %q, want none", w)
 	}
 }
+
+// TestPlanShareUndoBackupExtra: when a plan commits a start offset where
+// a share-partition had none, the backup also holds the other
+// share-partitions of that topic that have one (read without error), so the
+// undo, which deletes a whole topic's start offsets, sets them again. Only
+// such topics: not one whose commit failed to plan, not one that had a
+// start offset, not a delete. Written for the mutants make mutate found
+// alive in planShareUndo.
+func TestPlanShareUndoBackupExtra(t *testing.T) {
+	five := int64(5)
+	gp := &GroupPlan{Group: "sg", Partitions: []PartitionPlan{
+		{Topic: "t", Partition: 0, Action: ActCommit},
+		{Topic: "u", Partition: 0, Action: ActCommit, Error: "out of range"},
+		{Topic: "v", Partition: 0, Action: ActCommit, Current: &five},
+		{Topic: "w", Partition: 0, Action: ActDelete},
+	}}
+	g := &GroupSnapshot{Commits: map[string]map[int32]Commit{
+		"t": {1: {Offset: 7}, 2: {Err: errors.New("UNKNOWN_SERVER_ERROR")}, 3: {Offset: 9}},
+		"u": {1: {Offset: 3}},
+		"v": {1: {Offset: 4}},
+		"w": {1: {Offset: 6}},
+	}}
+	planShareUndo(gp, g)
+	if len(gp.BackupExtra) != 2 || gp.BackupExtra[0] != (PlanRow{Topic: "t", Partition: 1, Offset: 7}) || gp.BackupExtra[1] != (PlanRow{Topic: "t", Partition: 3, Offset: 9}) {
+		t.Errorf("backup extra %+v, want t/1 at 7 and t/3 at 9", gp.BackupExtra)
+	}
+	if !strings.Contains(gp.Note, "partition(s) 1, 3 of t, outside this plan") || strings.Contains(gp.Note, " of u") || strings.Contains(gp.Note, " of v") || strings.Contains(gp.Note, " of w") {
+		t.Errorf("note %q", gp.Note)
+	}
+}
