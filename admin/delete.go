@@ -62,6 +62,27 @@ func (p DeleteOffsetsPlan) Skip(why string) DeleteOffsetsPlan {
 	return p
 }
 
+// setOutcome sets a planned row's outcome of a delete: reqErr is the
+// request's error, answered whether the broker's answer names the row,
+// itemErr the error it gives the row.
+func (r *DeleteOffsetsRow) setOutcome(reqErr error, answered bool, itemErr error) {
+	switch {
+	case r.Current == nil:
+		// Nothing to delete, whatever the broker said (it refuses a topic
+		// live members consume even where there is no commit): say so
+		// rather than "failed".
+		r.Status = "no commit"
+	case !answered && reqErr != nil:
+		r.Status, r.Error = "failed", ExplainError(reqErr)
+	case !answered:
+		r.Status, r.Error = "failed", "missing from the broker's response"
+	case itemErr != nil:
+		r.Status, r.Error = "failed", ExplainError(itemErr)
+	default:
+		r.Status = "deleted"
+	}
+}
+
 // PlanDeleteOffsets lists the scoped partitions of group with their
 // commits. Unknown topics or partitions are bad input (exitcode.Usage).
 func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPlan, error) {
@@ -307,21 +328,7 @@ func executeDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffs
 	for i := range p.Partitions {
 		r := &p.Partitions[i]
 		perr, ok := resp[r.Topic][r.Partition]
-		switch {
-		case r.Current == nil:
-			// Nothing to delete, whatever the broker said (it refuses
-			// a topic live members consume even where there is no
-			// commit): say so rather than "failed".
-			r.Status = "no commit"
-		case !ok && err != nil:
-			r.Status, r.Error = "failed", ExplainError(err)
-		case !ok:
-			r.Status, r.Error = "failed", "missing from the broker's response"
-		case perr != nil:
-			r.Status, r.Error = "failed", ExplainError(perr)
-		default:
-			r.Status = "deleted"
-		}
+		r.setOutcome(err, ok, perr)
 	}
 	if !p.Executed {
 		return nil

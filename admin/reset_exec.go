@@ -252,20 +252,31 @@ func splitCommits(group string, os kadm.Offsets, limit int) []kadm.Offsets {
 // retried: a refused batch wrote nothing. It returns every partition's
 // outcome and the number of OffsetCommit requests sent.
 func commitInBatches(ctx context.Context, adm *cluster.Admin, group string, os kadm.Offsets) (kadm.OffsetResponses, int, error) {
+	return commitSplit(group, os, func(batch kadm.Offsets) (kadm.OffsetResponses, error) {
+		return adm.CommitOffsets(ctx, group, batch)
+	})
+}
+
+// commitSplit sends os with commit in the fewest batches under the
+// coordinator's batch limit (splitCommits); a batch of more than one
+// partition that the broker refuses as too large for every partition
+// (a refused batch wrote nothing) is halved and resent. It returns every
+// partition's answer and the number of requests sent. OffsetCommit
+// (commitInBatches) and TxnOffsetCommit (commitTxnBatches) share it.
+func commitSplit(group string, os kadm.Offsets, commit func(batch kadm.Offsets) (kadm.OffsetResponses, error)) (kadm.OffsetResponses, int, error) {
 	out := kadm.OffsetResponses{}
 	queue := splitCommits(group, os, commitBatchBytes)
 	n := 0
 	for len(queue) > 0 {
 		batch := queue[0]
 		queue = queue[1:]
-		resp, err := adm.CommitOffsets(ctx, group, batch)
+		resp, err := commit(batch)
 		n++
 		if err != nil {
 			return out, n, err
 		}
-		if size := batchLen(batch); size > 1 && allTooLarge(resp) {
-			parts := splitCommits(group, batch, batchBytes(group, batch)/2)
-			queue = append(parts, queue...)
+		if batchLen(batch) > 1 && allTooLarge(resp) {
+			queue = append(splitCommits(group, batch, batchBytes(group, batch)/2), queue...)
 			continue
 		}
 		resp.Each(func(r kadm.OffsetResponse) { out.Add(r) })

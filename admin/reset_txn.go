@@ -243,24 +243,9 @@ func (t *txn) commitBatch(ctx context.Context, group string, batch kadm.Offsets,
 // too large is halved and resent (a refused batch staged nothing). It
 // returns every partition's answer and the number of requests.
 func (t *txn) commitTxnBatches(ctx context.Context, group string, os kadm.Offsets, ids map[string][16]byte) (kadm.OffsetResponses, int, error) {
-	out := kadm.OffsetResponses{}
-	queue := splitCommits(group, os, commitBatchBytes)
-	n := 0
-	for len(queue) > 0 {
-		batch := queue[0]
-		queue = queue[1:]
-		resp, err := t.commitBatch(ctx, group, batch, ids)
-		n++
-		if err != nil {
-			return out, n, err
-		}
-		if batchLen(batch) > 1 && allTooLarge(resp) {
-			queue = append(splitCommits(group, batch, batchBytes(group, batch)/2), queue...)
-			continue
-		}
-		resp.Each(func(r kadm.OffsetResponse) { out.Add(r) })
-	}
-	return out, n, nil
+	return commitSplit(group, os, func(batch kadm.Offsets) (kadm.OffsetResponses, error) {
+		return t.commitBatch(ctx, group, batch, ids)
+	})
 }
 
 // CheckTxnAllowed takes the transactional id once, before anything is

@@ -397,19 +397,10 @@ func executeShareDelete(ctx context.Context, adm *cluster.Admin, p *DeleteOffset
 	p.Executed = err == nil
 	for i := range p.Partitions {
 		r := &p.Partitions[i]
+		// DeleteShareGroupOffsets answers per topic; a failed request
+		// answers no row.
 		terr, ok := resp[r.Topic]
-		switch {
-		case r.Current == nil:
-			r.Status = "no commit"
-		case err != nil:
-			r.Status, r.Error = "failed", ExplainError(err)
-		case !ok:
-			r.Status, r.Error = "failed", "missing from the broker's response"
-		case terr != nil:
-			r.Status, r.Error = "failed", ExplainError(terr)
-		default:
-			r.Status = "deleted"
-		}
+		r.setOutcome(err, ok && err == nil, terr)
 	}
 	if !p.Executed {
 		return nil
