@@ -398,6 +398,22 @@ func PlanDeleteGroups(s *Snapshot, groups []string) []DeleteGroupRow {
 	return out
 }
 
+// DeleteGroupsRefusals lists the groups a delete-group run refuses
+// outright (a Kafka Streams group: see StreamsRefusal), one line each. Any
+// refusal stops the whole run before its backup and audit entry are
+// written, as reset stops on a refused group: the operator named a group
+// offsetctl will not delete, and a backup written first would be a file
+// that restores nothing offsetctl did.
+func DeleteGroupsRefusals(rows []DeleteGroupRow) []string {
+	var out []string
+	for _, r := range rows {
+		if r.Status == "refused" {
+			out = append(out, r.Error)
+		}
+	}
+	return out
+}
+
 // hasMembers reports whether the broker would refuse to delete the group
 // as NON_EMPTY_GROUP: it has members, or (classic) is not Empty or Dead.
 // A Connect worker group is judged like any other, not by reset's guard.

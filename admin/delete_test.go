@@ -74,3 +74,30 @@ func TestDeleteOffsetsUndoScope(t *testing.T) {
 		}
 	}
 }
+
+// A named Kafka Streams group is refused before anything is written: the
+// run's refusals name it (with StreamsRefusal), whatever else was named,
+// and a run of only deletable, missing or live groups has none.
+func TestDeleteGroupsRefusals(t *testing.T) {
+	c := func(o int64) Commit { return Commit{Offset: o, LeaderEpoch: -1} }
+	snap := &Snapshot{Groups: []GroupSnapshot{
+		{GroupInfo: GroupInfo{Group: "g", Type: "classic", State: "Empty", Exists: true}, Commits: map[string]map[int32]Commit{"t": {0: c(4)}}},
+		{GroupInfo: GroupInfo{Group: "app", Type: "streams", State: "Empty", Exists: true}, Commits: map[string]map[int32]Commit{"t": {0: c(4)}}},
+		{GroupInfo: GroupInfo{Group: "live", Type: "consumer", State: "Stable", Exists: true, Members: []Member{{ID: "m"}}}},
+		{GroupInfo: GroupInfo{Group: "gone", Type: "classic", State: "Dead"}},
+	}}
+	for _, tc := range []struct {
+		groups []string
+		want   []string
+	}{
+		{[]string{"g"}, nil},
+		{[]string{"g", "live", "gone"}, nil},
+		{[]string{"app"}, []string{"group app " + StreamsRefusal}},
+		{[]string{"g", "app", "live"}, []string{"group app " + StreamsRefusal}},
+	} {
+		got := DeleteGroupsRefusals(PlanDeleteGroups(snap, tc.groups))
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("DeleteGroupsRefusals(%v) = %q, want %q", tc.groups, got, tc.want)
+		}
+	}
+}

@@ -259,6 +259,13 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 				}
 			}
 			rows := admin.PlanDeleteGroups(snap, args)
+			if refusals := admin.DeleteGroupsRefusals(rows); len(refusals) > 0 {
+				// Before the backup and the audit entry: nothing is written.
+				if err := report.DeleteGroups(a.stdout, a.format, rows); err != nil {
+					return err
+				}
+				return fmt.Errorf("nothing was deleted: %s", strings.Join(refusals, "; "))
+			}
 			if !execute {
 				if err := report.DeleteGroups(a.stdout, a.format, rows); err != nil {
 					return err

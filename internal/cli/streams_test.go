@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -98,5 +101,11 @@ func refuseStreamsReset(t *testing.T, c *testkit.Cluster, group, topic string) {
 			t.Errorf("%v of a streams group: stderr %q, want it named a Kafka Streams group", args, r.stderr)
 		}
 		assertCommitted(t, c, group, topic, map[int32]int64{0: 4, 1: 5})
+	}
+	// Refused before anything is written: no backup file of any of them.
+	for _, f := range []string{"r.csv", "o.csv", "g.csv"} {
+		if _, err := os.Stat(dir + "/" + f); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("a refused streams group left a backup %s (stat: %v)", f, err)
+		}
 	}
 }
