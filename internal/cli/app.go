@@ -366,7 +366,7 @@ func (a *app) configFor(profile string) (cluster.Config, error) {
 	}
 	a.secrets, a.trailTopic = conn.Secrets, conn.AuditTopic
 	for _, n := range conn.Notes {
-		a.infof("offsetctl: note: %s", n)
+		a.notef("%s", n)
 	}
 	for _, w := range conn.Warnings {
 		a.warnf("%s", w)
@@ -463,7 +463,15 @@ func (a *app) warnf(format string, args ...any) {
 	fmt.Fprintf(a.stderr, "offsetctl: warning: "+format+"\n", args...)
 }
 
-// infof writes an informational line to stderr.
+// notef writes a note to stderr: a remark about how the command ran (what
+// a selection left out, how a change was sent), prefixed like warnf's
+// lines so a reader of a mixed stream can tell whose line it is.
+func (a *app) notef(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "offsetctl: note: "+format+"\n", args...)
+}
+
+// infof writes an informational line to stderr: the command's own outcome
+// (dry run, backup and undo, summary), which reads as the command's result.
 func (a *app) infof(format string, args ...any) {
 	fmt.Fprintf(a.stderr, format+"\n", args...)
 }

@@ -150,7 +150,7 @@ func (a *app) planDeleteOffsets(snap *admin.Snapshot, sel selection, scope admin
 		plans = append(plans, plan)
 	}
 	if sel.All && empty > 0 {
-		a.infof("%d selected group(s) have no committed offsets on these topics", empty)
+		a.notef("%d selected group(s) have no committed offsets on these topics", empty)
 	}
 	if len(plans) == 0 {
 		return nil, nil, sel.noMatch("consumer group with offsets on these topics")
@@ -204,7 +204,7 @@ func (a *app) executeDeleteOffsets(ctx context.Context, cfg cluster.Config, adm 
 	}
 	for _, p := range plans {
 		if p.DeleteRequests > 1 {
-			a.infof("group %s: the delete exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetDelete requests, each atomic", safetext.Arg(p.Group), p.DeleteRequests)
+			a.notef("group %s: the delete exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetDelete requests, each atomic", safetext.Arg(p.Group), p.DeleteRequests)
 		}
 	}
 	for _, line := range deleteOffsetsBackupLines(plans) {

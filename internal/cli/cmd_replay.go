@@ -345,7 +345,7 @@ func (a *app) targetClusterConfig(src cluster.Config, brokers []string, f replay
 		return cluster.Config{}, exitcode.Usagef("target cluster: %s", msg)
 	}
 	for _, n := range conn.Notes {
-		a.infof("offsetctl: note: target: %s", strings.ReplaceAll(n, "--command-config", "--target-command-config"))
+		a.notef("target: %s", strings.ReplaceAll(n, "--command-config", "--target-command-config"))
 	}
 	for _, w := range conn.Warnings {
 		a.warnf("target: %s", w)

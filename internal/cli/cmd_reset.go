@@ -305,7 +305,7 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 	a.infof("%s", resetBackupLine(path, plan, todo))
 	for _, i := range todo {
 		if n := plan.Groups[i].CommitRequests; n > 1 && f.nonAtomic {
-			a.infof("group %s: the commit exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetCommit requests, each atomic", safetext.Arg(plan.Groups[i].Group), n)
+			a.notef("group %s: the commit exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetCommit requests, each atomic", safetext.Arg(plan.Groups[i].Group), n)
 		}
 	}
 	errs := plan.Errors()
@@ -363,7 +363,7 @@ func (a *app) executeGroup(ctx context.Context, adm *cluster.Admin, gp *admin.Gr
 	if gp.Type == admin.ShareType {
 		// No transaction exists for share-group start offsets (no
 		// TxnOffsetCommit for share groups): --non-atomic or not.
-		a.infof("group %s is a share group: its start offsets are set with AlterShareGroupOffsets, not in a transaction and not all-or-nothing across partitions", safetext.Arg(gp.Group))
+		a.notef("group %s is a share group: its start offsets are set with AlterShareGroupOffsets, not in a transaction and not all-or-nothing across partitions", safetext.Arg(gp.Group))
 		return admin.ExecuteShareReset(ctx, adm, gp)
 	}
 	if f.nonAtomic {

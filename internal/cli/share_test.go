@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -332,7 +333,7 @@ func TestShareGroupResetRoundTrip(t *testing.T) {
 	backup := filepath.Join(t.TempDir(), "share-backup.csv")
 	gp, r = shareReset(t, c, 0, f.group, "--topic", f.topic, "--to", "earliest", "--execute", "--backup", backup)
 	check("after --execute --to earliest", map[int32]int64{0: 0, 1: 0, 2: 0})
-	if !gp.Executed || gp.Backup != backup || !strings.Contains(r.stderr, "share group") || !strings.Contains(r.stderr, "undo: offsetctl reset") {
+	if !gp.Executed || gp.Backup != backup || !regexp.MustCompile(`(?m)^offsetctl: note: group `+regexp.QuoteMeta(f.group)+` is a share group: its start offsets are set with AlterShareGroupOffsets`).MatchString(r.stderr) || !strings.Contains(r.stderr, "undo: offsetctl reset") {
 		t.Errorf("execute: plan %+v stderr %q: want executed, the backup, the share-group line and the undo line", gp, r.stderr)
 	}
 	data, err := os.ReadFile(backup)
