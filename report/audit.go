@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/audit"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // History renders audit entries: JSON {"entries":[...]}, or one row per
@@ -27,7 +28,10 @@ func History(w io.Writer, f Format, entries []audit.Entry) error {
 		if e.Records != nil {
 			changes = fmt.Sprintf("%d records", *e.Records)
 		}
-		row := []string{e.ID, e.Time.UTC().Format(time.RFC3339), who, e.Action, strings.Join(e.Groups, ","), e.Outcome, changes, Dash(e.Backup)}
+		// A group name may hold a comma or a blank: safetext.List quotes
+		// such a name, and counts the groups beyond historyGroups (JSON
+		// and CSV list them all).
+		row := []string{e.ID, e.Time.UTC().Format(time.RFC3339), who, e.Action, safetext.List(e.Groups, historyGroups), e.Outcome, changes, Dash(e.Backup)}
 		if f == CSV {
 			records := ""
 			if e.Records != nil {
@@ -45,8 +49,15 @@ func History(w io.Writer, f Format, entries []audit.Entry) error {
 		header = []string{"ID", "TIME", "USER", "HOST", "CLUSTER-ID", "PROFILE", "ACTION", "GROUPS", "TOPICS", "OUTCOME", "EXIT-CODE",
 			"PARTITIONS", "APPLIED", "BACKUP", "BACKUP-SHA256", "RECORDS", "DIGEST", "UNDO-OF", "COMMAND"}
 	}
-	return Rows(w, f, header, rows)
+	if f == CSV {
+		return WriteCSV(w, header, rows)
+	}
+	return writeTable(w, header, rows, 4) // GROUPS is a safetext.List
 }
+
+// historyGroups is how many group names a history row shows: an
+// --all-groups reset names hundreds, which would make every row as wide.
+const historyGroups = 3
 
 // DiffResult is what `diff` prints: the partitions that differ and the
 // groups in only one of the two states.

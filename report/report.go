@@ -71,21 +71,28 @@ func WriteJSONLine(w io.Writer, v any) error {
 // tablewriter renders in its own ways, e.g. a newline as two lines) keeps
 // a large table on tablewriter.
 func WriteTable(w io.Writer, header []string, rows [][]string) error {
-	rows = safeCells(rows)
+	return writeTable(w, header, rows, -1)
+}
+
+// writeTable is WriteTable with column rendered (-1: none) already made
+// safe by its caller (a safetext.List of names), so it is not quoted again.
+func writeTable(w io.Writer, header []string, rows [][]string, rendered int) error {
+	rows = safeCells(rows, rendered)
 	if len(rows) > largeTable && !hasControl(header, rows) {
 		return writeAligned(w, header, rows)
 	}
 	return writeTablewriter(w, header, rows)
 }
 
-// safeCells returns rows with every cell safetext.Name'd, copying only
-// when a cell changes (almost never: Name returns a plain name as it is).
-func safeCells(rows [][]string) [][]string {
+// safeCells returns rows with every cell but column rendered
+// safetext.Name'd, copying only when a cell changes (almost never: Name
+// returns a plain name as it is).
+func safeCells(rows [][]string, rendered int) [][]string {
 	var out [][]string
 	for i, r := range rows {
 		for j, c := range r {
 			n := safetext.Name(c)
-			if n == c {
+			if n == c || j == rendered {
 				continue
 			}
 			if out == nil {

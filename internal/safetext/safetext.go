@@ -174,6 +174,31 @@ func shellSafe(s string) bool {
 	return true
 }
 
+// List renders names for one table cell or line, unambiguously: a name
+// is shown as Name shows it unless it is empty or holds the separator ','
+// or a blank, then quoted (strconv.Quote), so a comma outside quotes always
+// separates two names. With max > 0, the names beyond the first max are
+// counted in textlist.Short's words, "a,b,c and 4 more": an unquoted name
+// holds no blank, so the count cannot be read as part of one.
+func List(names []string, max int) string {
+	var b strings.Builder
+	for i, n := range names {
+		if max > 0 && i == max {
+			fmt.Fprintf(&b, " and %d more", len(names)-max)
+			break
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if n == "" || !plain(n) || strings.ContainsAny(n, ", ") {
+			b.WriteString(strconv.Quote(n))
+		} else {
+			b.WriteString(n)
+		}
+	}
+	return b.String()
+}
+
 // maxArg is how much of an argument Arg shows.
 const maxArg = 256
 

@@ -1,7 +1,9 @@
 package safetext
 
 import (
+	"fmt"
 	"os/exec"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -145,4 +147,78 @@ func TestLines(t *testing.T) {
 	if want := "warning: group evil\\x1b[2K skipped\nnext line\n"; b.String() != want {
 		t.Fatalf("got %q, want %q", b.String(), want)
 	}
+}
+
+func TestList(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		max   int
+		want  string
+	}{
+		{nil, 3, ""},
+		{[]string{"billing"}, 3, "billing"},
+		{[]string{"a,b"}, 3, `"a,b"`},
+		{[]string{"a", "b"}, 3, "a,b"},
+		{[]string{"a,b", "c"}, 3, `"a,b",c`},
+		{[]string{"orders billing", "x"}, 3, `"orders billing",x`},
+		{[]string{"", "x"}, 3, `"",x`},
+		{[]string{"evil\x1b[2K", `"q"`}, 3, `"evil\x1b[2K","\"q\""`},
+		{[]string{"g1", "g2", "g3", "g4", "g5"}, 3, "g1,g2,g3 and 2 more"},
+		{[]string{"g1", "g2", "g3"}, 3, "g1,g2,g3"},
+		{[]string{"g1", "g2", "g3", "g4"}, 0, "g1,g2,g3,g4"},
+	} {
+		if got := List(tc.names, tc.max); got != tc.want {
+			t.Errorf("List(%q, %d) = %q, want %q", tc.names, tc.max, got, tc.want)
+		}
+	}
+}
+
+// parseList reads List's output (without a count) back into names.
+func parseList(s string) ([]string, error) {
+	var out []string
+	for s != "" {
+		var n string
+		if s[0] == '"' {
+			q, err := strconv.QuotedPrefix(s)
+			if err != nil {
+				return nil, err
+			}
+			n, _ = strconv.Unquote(q)
+			s = s[len(q):]
+		} else {
+			i := strings.IndexByte(s, ',')
+			if i < 0 {
+				i = len(s)
+			}
+			n, s = s[:i], s[i:]
+		}
+		out = append(out, n)
+		if s == "" {
+			break
+		}
+		if s[0] != ',' || len(s) == 1 {
+			return nil, fmt.Errorf("no separator before %q", s)
+		}
+		s = s[1:]
+	}
+	return out, nil
+}
+
+// Unambiguous: whatever the names, List's output reads back as them, and
+// holds no control byte.
+func FuzzList(f *testing.F) {
+	f.Add("a,b", "c")
+	f.Add("", " x ")
+	f.Add(`"`, "a\nb")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		names := []string{a, b}
+		got := List(names, 0)
+		back, err := parseList(got)
+		if err != nil || !reflect.DeepEqual(back, names) {
+			t.Fatalf("List(%q) = %q reads back as %q (%v)", names, got, back, err)
+		}
+		if Text(got) != got {
+			t.Fatalf("List(%q) = %q is not terminal-safe", names, got)
+		}
+	})
 }

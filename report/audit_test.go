@@ -1,0 +1,48 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offsetctl/offsetctl/audit"
+)
+
+// history's GROUPS column names the groups unambiguously: a name holding a
+// comma or a blank is quoted, and groups beyond three are counted (JSON
+// lists them all). Whole rows, so a change of any column shows.
+func TestHistoryTableGroups(t *testing.T) {
+	at := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	e := func(id string, groups ...string) audit.Entry {
+		return audit.Entry{ID: id, Time: at, User: "ops", Host: "h", Action: "reset", Groups: groups, Outcome: "ok", Partitions: 2, Applied: 2, Backup: "b.csv"}
+	}
+	entries := []audit.Entry{
+		e("01", "billing"),
+		e("02", "a,b", "c"),
+		e("03", "a", "b", "c"),
+		e("04", "orders billing"),
+		e("05", "g1", "g2", "g3", "g4", "g5"),
+		e("06", "evil\x1b[2K"),
+	}
+	var buf bytes.Buffer
+	if err := History(&buf, Table, entries); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`ID  TIME                  WHO    ACTION  GROUPS               OUTCOME  CHANGED  BACKUP`,
+		`01  2026-12-02T01:00:00Z  ops@h  reset   billing              ok       2/2      b.csv`,
+		`02  2026-12-02T01:00:00Z  ops@h  reset   "a,b",c              ok       2/2      b.csv`,
+		`03  2026-12-02T01:00:00Z  ops@h  reset   a,b,c                ok       2/2      b.csv`,
+		`04  2026-12-02T01:00:00Z  ops@h  reset   "orders billing"     ok       2/2      b.csv`,
+		`05  2026-12-02T01:00:00Z  ops@h  reset   g1,g2,g3 and 2 more  ok       2/2      b.csv`,
+		`06  2026-12-02T01:00:00Z  ops@h  reset   "evil\x1b[2K"        ok       2/2      b.csv`,
+	}
+	got := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	for i := range got {
+		got[i] = strings.TrimRight(got[i], " ")
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("history table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
