@@ -1,10 +1,12 @@
 package replay
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -58,9 +60,13 @@ const (
 	CheckpointVersion = 1
 )
 
-// checkpointLimit bounds a checkpoint file: two short lines per partition
-// of a topic (a million partitions fit).
-const checkpointLimit = 256 << 20
+// CheckpointLimit bounds a checkpoint file. A real one holds about 150
+// bytes per partition of the source and target topics (a range and a
+// target end, indented), so 64 MiB is over 400,000 partitions, far past
+// any topic Kafka serves well; a larger file is refused by its size before
+// a byte is decoded, which bounds what a hostile file can make offsetctl
+// allocate.
+const CheckpointLimit = 64 << 20
 
 // DefaultCheckpointInterval is how often a checkpointed backfill writes
 // the acknowledged position (and once more at the end).
@@ -172,13 +178,18 @@ type CheckpointResult struct {
 
 // ParseCheckpoint parses and checks a checkpoint file's content.
 func ParseCheckpoint(data []byte) (*Checkpoint, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
+	return decodeCheckpoint(bytes.NewReader(data))
+}
+
+// decodeCheckpoint reads and checks one checkpoint from r.
+func decodeCheckpoint(r io.Reader) (*Checkpoint, error) {
+	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
-	var c Checkpoint
-	if err := dec.Decode(&c); err != nil {
+	c, err := decodeFields(dec)
+	if err != nil {
 		return nil, fmt.Errorf("not a backfill checkpoint (%v)", shortJSONErr(err))
 	}
-	if dec.More() {
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("not a backfill checkpoint (more than one JSON value)")
 	}
 	if c.Format != CheckpointFormat {
@@ -204,6 +215,86 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 		return nil, errors.New("backfill checkpoint: acked_beyond is negative")
 	}
 	return &c, nil
+}
+
+// decodeFields decodes the checkpoint object a field at a time, and its
+// two arrays an element at a time: json.Decoder.Decode of the whole object
+// first buffers all of its text, a second copy of the file, and a
+// hostile file of 99 MB (under the old 256 MiB limit) took 440 to 630 MB
+// of peak RSS in ReadCheckpoint alone.
+// Field names are matched exactly (WriteCheckpoint's), unknown ones
+// refused, a repeated one wins last as with encoding/json.
+func decodeFields(dec *json.Decoder) (Checkpoint, error) {
+	var c Checkpoint
+	if err := wantDelim(dec, '{'); err != nil {
+		return c, err
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return c, err
+		}
+		key, _ := t.(string)
+		switch key {
+		case "format":
+			err = dec.Decode(&c.Format)
+		case "v":
+			err = dec.Decode(&c.V)
+		case "job":
+			err = dec.Decode(&c.Job)
+		case "written":
+			err = dec.Decode(&c.Written)
+		case "complete":
+			err = dec.Decode(&c.Complete)
+		case "acked_beyond":
+			err = dec.Decode(&c.AckedBeyond)
+		case "ranges":
+			c.Ranges, err = decodeArray[CheckpointRange](dec)
+		case "target_ends":
+			c.TargetEnds, err = decodeArray[TargetEnd](dec)
+		default:
+			err = fmt.Errorf("json: unknown field %q", key)
+		}
+		if err != nil {
+			return c, err
+		}
+	}
+	return c, wantDelim(dec, '}')
+}
+
+// decodeArray decodes a JSON array (or null) one element at a time.
+func decodeArray[T any](dec *json.Decoder) ([]T, error) {
+	t, err := dec.Token()
+	if err != nil || t == nil {
+		return nil, err
+	}
+	if d, ok := t.(json.Delim); !ok || d != '[' {
+		return nil, fmt.Errorf("want an array, got %v", t)
+	}
+	var out []T
+	for dec.More() {
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, wantDelim(dec, ']')
+}
+
+// wantDelim reads the next token and wants it to be d.
+func wantDelim(dec *json.Decoder, d json.Delim) error {
+	t, err := dec.Token()
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return err
+	}
+	if got, ok := t.(json.Delim); !ok || got != d {
+		return fmt.Errorf("want %q, got %v", rune(d), t)
+	}
+	return nil
 }
 
 func checkRanges(rs []CheckpointRange, complete bool) error {
@@ -237,9 +328,10 @@ func shortJSONErr(err error) string {
 }
 
 // ReadCheckpoint reads the checkpoint at path: nil, nil when there is none
-// yet. Only a regular file is read (inputfile's size bound applies): the
-// path is replaced by rename at every write, which must not consume a
-// pipe's data or replace a device.
+// yet. Only a regular file is read: the path is replaced by rename at
+// every write, which must not consume a pipe's data or replace a device.
+// One over CheckpointLimit is refused by its size before it is read, and
+// the read itself stops at the limit (a file growing meanwhile).
 func ReadCheckpoint(path string, wait time.Duration) (*Checkpoint, error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -251,11 +343,59 @@ func ReadCheckpoint(path string, wait time.Duration) (*Checkpoint, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("not a regular file: a checkpoint is replaced at every write")
 	}
-	data, err := inputfile.Read(path, checkpointLimit, wait)
+	if fi.Size() > CheckpointLimit {
+		return nil, fmt.Errorf("%d bytes, larger than a backfill checkpoint can be (%d MiB, over 400,000 partitions): not a checkpoint file", fi.Size(), CheckpointLimit>>20)
+	}
+	f, err := inputfile.Open(path, CheckpointLimit, wait)
 	if err != nil {
 		return nil, err
 	}
-	return ParseCheckpoint(data)
+	defer f.Close()
+	return decodeCheckpoint(&tokenLimit{r: bufio.NewReaderSize(f, 64<<10), max: checkpointTokenLimit})
+}
+
+// checkpointTokenLimit bounds one string or number of a checkpoint. The
+// longest real one is an argument as typed (--partitions), which Linux
+// caps at 128 KiB (MAX_ARG_STRLEN); json.Decoder buffers a whole token,
+// so without this one 60 MB string would cost four times that.
+const checkpointTokenLimit = 1 << 20
+
+// tokenLimit passes r through, failing once a JSON string or bare token
+// (number, true, ...) runs past max bytes. It tracks only whether it is
+// inside a string (and after a backslash there), which is enough to tell
+// where a token ends.
+type tokenLimit struct {
+	r           io.Reader
+	n, max      int
+	inStr, back bool
+}
+
+func (t *tokenLimit) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	for _, c := range p[:n] {
+		switch {
+		case t.inStr:
+			t.n++
+			switch {
+			case t.back:
+				t.back = false
+			case c == '\\':
+				t.back = true
+			case c == '"':
+				t.inStr, t.n = false, 0
+			}
+		case c == '"':
+			t.inStr, t.n = true, 1
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == ':' || c == '{' || c == '}' || c == '[' || c == ']':
+			t.n = 0
+		default:
+			t.n++
+		}
+		if t.n > t.max {
+			return 0, fmt.Errorf("a string or number longer than %d MiB", t.max>>20)
+		}
+	}
+	return n, err
 }
 
 // LockCheckpoint takes the lock of the checkpoint at path for a run: an

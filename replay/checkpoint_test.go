@@ -3,6 +3,7 @@ package replay
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -302,4 +303,51 @@ func TestLockCheckpoint(t *testing.T) {
 		t.Fatalf("lock after release: %v", err)
 	}
 	b.Unlock()
+}
+
+// A file over CheckpointLimit is refused by its size, unread (a sparse
+// file), one string over the token limit as soon as it is read, and both
+// errors are one line; a real checkpoint just under neither still reads.
+func TestReadCheckpointLimits(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.ckpt")
+	if err := os.WriteFile(big, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, CheckpointLimit+1); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadCheckpoint(big, time.Second)
+	if want := fmt.Sprintf("%d bytes, larger than a backfill checkpoint can be (64 MiB", CheckpointLimit+1); err == nil || !strings.Contains(err.Error(), want) || strings.ContainsAny(err.Error(), "\n\r") {
+		t.Fatalf("ReadCheckpoint of %d bytes: %v, want one line with %q", CheckpointLimit+1, err, want)
+	}
+	long := filepath.Join(dir, "long.ckpt")
+	if err := os.WriteFile(long, []byte(`{"job":{"partitions":"`+strings.Repeat("7", checkpointTokenLimit+1)+`"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadCheckpoint(long, time.Second); err == nil || !strings.Contains(err.Error(), "a string or number longer than 1 MiB") {
+		t.Fatalf("ReadCheckpoint of a 1 MiB string: %v", err)
+	}
+	// An escaped quote does not end a string: the token runs on.
+	esc := filepath.Join(dir, "esc.ckpt")
+	if err := os.WriteFile(esc, []byte(`{"format":"`+strings.Repeat(`\"`, checkpointTokenLimit/2+1)+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadCheckpoint(esc, time.Second); err == nil || !strings.Contains(err.Error(), "longer than 1 MiB") {
+		t.Fatalf("ReadCheckpoint of escaped quotes: %v", err)
+	}
+	// Many partitions, each token short: read whole.
+	c := sampleCheckpoint()
+	c.Ranges = nil
+	for p := int32(0); p < 20000; p++ {
+		c.Ranges = append(c.Ranges, CheckpointRange{Partition: p, From: 0, Bound: 10, Next: 5})
+	}
+	ok := filepath.Join(dir, "ok.ckpt")
+	if err := WriteCheckpoint(ok, c); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadCheckpoint(ok, time.Second)
+	if err != nil || len(got.Ranges) != 20000 || got.Ranges[19999] != c.Ranges[19999] || got.Job != c.Job {
+		t.Fatalf("ReadCheckpoint of 20,000 partitions: %v", err)
+	}
 }

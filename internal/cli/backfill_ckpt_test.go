@@ -209,6 +209,19 @@ func TestBackfillCheckpointRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	oneLine(mustRun(t, c, 2, base...), "not a backfill checkpoint")
+	// Over the size limit (a sparse file: refused by its size, unread),
+	// and one string past the token limit: one line each, exit 2.
+	if err := os.Truncate(ckpt, replay.CheckpointLimit+1); err != nil {
+		t.Fatal(err)
+	}
+	oneLine(mustRun(t, c, 2, base...), fmt.Sprintf("--checkpoint %s: %d bytes, larger than a backfill checkpoint can be (64 MiB", ckpt, replay.CheckpointLimit+1))
+	if err := os.WriteFile(ckpt, []byte(`{"format":"`+strings.Repeat("A", 2<<20)+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	oneLine(mustRun(t, c, 2, base...), "not a backfill checkpoint (a string or number longer than 1 MiB)")
+	if n := dstCount(); n != 0 {
+		t.Fatalf("%d records copied by refused runs, want none", n)
+	}
 	if err := os.Remove(ckpt); err != nil {
 		t.Fatal(err)
 	}
