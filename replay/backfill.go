@@ -465,39 +465,49 @@ func (b *backfiller) copy(r *kgo.Record) error {
 	if b.pending.Add(1) == 1 {
 		b.progress.Store(time.Now().UnixNano())
 	}
-	b.cl.Produce(b.pctx, out, func(rec *kgo.Record, err error) {
-		b.pending.Add(-1)
-		if err == nil {
-			b.progress.Store(time.Now().UnixNano())
-		}
-		b.mu.Lock()
-		if err == nil {
-			if last, ok := b.lastOffset[rec.Partition]; !ok || rec.Offset > last {
-				b.lastOffset[rec.Partition] = rec.Offset
-			}
-		}
-		inf := b.parts[p]
-		s := &inf.queue[seq-inf.base]
-		s.done, s.ok = true, err == nil
-		if err != nil {
-			inf.failed = true
-		}
-		// Advance the contiguous acknowledged prefix; a failed slot
-		// stays at the head for good.
-		for len(inf.queue) > 0 && inf.queue[0].done && inf.queue[0].ok {
-			o := inf.queue[0].offset
-			inf.acked = &o
-			inf.copied++
-			b.produced++
-			inf.queue = inf.queue[1:]
-			inf.base++
-		}
-		b.mu.Unlock()
-		if err != nil {
-			b.fail(err, fmt.Sprintf("topic %s partition %d offset %d", b.src, p, off))
-		}
-	})
+	b.cl.Produce(b.pctx, out, func(rec *kgo.Record, err error) { b.answer(p, seq, off, rec, err) })
 	return nil
+}
+
+// answer records the producer's answer for the copy of source partition p
+// at offset off (sequence seq of its partition), and tells the checkpoint
+// loop, which writes a checkpoint covering it.
+func (b *backfiller) answer(p int32, seq, off int64, rec *kgo.Record, err error) {
+	b.pending.Add(-1)
+	if err == nil {
+		b.progress.Store(time.Now().UnixNano())
+	}
+	b.mu.Lock()
+	if err == nil {
+		if last, ok := b.lastOffset[rec.Partition]; !ok || rec.Offset > last {
+			b.lastOffset[rec.Partition] = rec.Offset
+		}
+	}
+	inf := b.parts[p]
+	s := &inf.queue[seq-inf.base]
+	s.done, s.ok = true, err == nil
+	if err != nil {
+		inf.failed = true
+	}
+	// Advance the contiguous acknowledged prefix; a failed slot stays
+	// at the head for good.
+	for len(inf.queue) > 0 && inf.queue[0].done && inf.queue[0].ok {
+		o := inf.queue[0].offset
+		inf.acked = &o
+		inf.copied++
+		b.produced++
+		inf.queue = inf.queue[1:]
+		inf.base++
+	}
+	b.mu.Unlock()
+	if err != nil {
+		b.fail(err, fmt.Sprintf("topic %s partition %d offset %d", b.src, p, off))
+	}
+	if b.ck != nil {
+		// After the state is updated (and a failure recorded): the
+		// write this triggers reads a state that includes the answer.
+		b.ck.answered()
+	}
 }
 
 // waitVisible polls the last stable offsets of the target partitions the

@@ -29,6 +29,48 @@ type checkpointer struct {
 	final bool       // the last write is done: the loop writes no more
 	last  string     // the state last written (a write is skipped if equal)
 	res   CheckpointResult
+
+	// kick holds at most one pending "an answer arrived" signal: every
+	// produce answer sends one without blocking, so the answers that
+	// arrive while a write is in flight leave one signal, and the next
+	// write (which reads the state afresh) covers them all.
+	kick chan struct{}
+	// write replaces the file (WriteCheckpoint); now and pause pace the
+	// writes under --checkpoint-interval. Tests inject them.
+	write func(path string, c Checkpoint) error
+	now   func() time.Time
+	pause func(d time.Duration, stop <-chan struct{}) bool
+}
+
+// newCheckpointer is a checkpointer writing with WriteCheckpoint on the
+// wall clock.
+func newCheckpointer(o CheckpointOptions, job CheckpointJob) *checkpointer {
+	return &checkpointer{o: o, job: job, ranges: map[int32]CheckpointRange{}, baseEnds: map[int32]int64{},
+		kick: make(chan struct{}, 1), write: WriteCheckpoint, now: time.Now, pause: pause}
+}
+
+// pause waits d, or until stop is closed (then it returns false).
+func pause(d time.Duration, stop <-chan struct{}) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-stop:
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// answered tells the checkpoint loop that a copy was answered (the copy
+// state already records it). It never blocks the producer's callback.
+func (ck *checkpointer) answered() {
+	select {
+	case ck.kick <- struct{}{}:
+	default: // a write is already due: it will cover this answer
+	}
 }
 
 // jobOf is what this backfill's checkpoint belongs to: both clusters' ids
@@ -59,9 +101,6 @@ func jobOf(ctx context.Context, srcAdm, dstAdm *cluster.Admin, src string, o Pro
 // offsets of its start, or the next resume would miss its copies.
 func (b *backfiller) openCheckpoint(ctx context.Context, srcAdm, dstAdm *cluster.Admin, plan Plan, ends map[int32]kadm.ListedOffset) (Plan, error) {
 	o := *b.opts.Checkpoint
-	if o.Interval <= 0 {
-		o.Interval = DefaultCheckpointInterval
-	}
 	job, err := jobOf(ctx, srcAdm, dstAdm, b.src, b.opts)
 	if err != nil {
 		return plan, err
@@ -71,7 +110,7 @@ func (b *backfiller) openCheckpoint(ctx context.Context, srcAdm, dstAdm *cluster
 	if err != nil {
 		return plan, exitcode.Usagef("--checkpoint %s: %v; nothing was copied", shown, err)
 	}
-	ck := &checkpointer{o: o, job: job, ranges: map[int32]CheckpointRange{}, baseEnds: map[int32]int64{}}
+	ck := newCheckpointer(o, job)
 	ck.res.Path = o.Path
 	for p, e := range ends {
 		ck.baseEnds[p] = e.Offset
@@ -205,7 +244,7 @@ func (b *backfiller) writeCheckpoint(final, complete bool) error {
 	if key == ck.last {
 		return nil
 	}
-	if err := WriteCheckpoint(ck.o.Path, c); err != nil {
+	if err := ck.write(ck.o.Path, c); err != nil {
 		return fmt.Errorf("writing checkpoint %s: %w", safetext.Arg(ck.o.Path), err)
 	}
 	ck.last = key
@@ -214,19 +253,32 @@ func (b *backfiller) writeCheckpoint(final, complete bool) error {
 	return nil
 }
 
-// checkpointLoop writes the acknowledged position every interval until
-// the backfill closes. A failed write fails the backfill: copying on
-// without a checkpoint would only grow what a resume duplicates.
+// checkpointLoop writes the acknowledged position after every produce
+// answer until the backfill closes: each answer signals (answered), and
+// the write that follows reads the state then, so it covers that answer
+// and every one before it. One write is in flight at a time (temporary
+// file, fsync, rename, directory fsync); the answers that arrive during
+// it are covered by the next one, so a kill -9 loses at most the copies
+// acknowledged during one write. With --checkpoint-interval D, writes
+// start at least D apart (an answer then waits up to D for its write).
+// A failed write fails the backfill: copying on without a checkpoint
+// would only grow what a resume duplicates.
 func (b *backfiller) checkpointLoop() {
 	defer b.wg.Done()
-	tick := time.NewTicker(b.ck.o.Interval)
-	defer tick.Stop()
+	ck := b.ck
+	var last time.Time
 	for {
 		select {
 		case <-b.stop:
 			return
-		case <-tick.C:
+		case <-ck.kick:
 		}
+		if ck.o.Interval > 0 && !last.IsZero() {
+			if !ck.pause(ck.o.Interval-ck.now().Sub(last), b.stop) {
+				return
+			}
+		}
+		last = ck.now()
 		if err := b.writeCheckpoint(false, false); err != nil {
 			b.fail(err, "")
 			return

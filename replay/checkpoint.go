@@ -48,6 +48,9 @@ import (
 // to the target, and no copy whose failure hid a write, that is exactly
 // the number of copies the target holds twice once the resume completes.
 //
+// It is written before the first copy, after every produce answer (one
+// write at a time: the answers that arrive during a write are covered by
+// the next; --checkpoint-interval spaces the writes out) and at the end.
 // The file is replaced, never edited: written to a temporary file in the
 // same directory, fsynced, renamed over the old one, and the directory
 // fsynced, so a kill -9 or a power loss leaves the old checkpoint or the
@@ -68,9 +71,12 @@ const (
 // allocate.
 const CheckpointLimit = 64 << 20
 
-// DefaultCheckpointInterval is how often a checkpointed backfill writes
-// the acknowledged position (and once more at the end).
-const DefaultCheckpointInterval = time.Second
+// DefaultCheckpointInterval is the least time between two checkpoint
+// writes by default: none. The acknowledged position is written after
+// each produce answer (writes coalesce while one is in flight), so a
+// kill -9 loses at most the copies acknowledged during one write; a
+// positive interval is an opt-in lower write rate.
+const DefaultCheckpointInterval time.Duration = 0
 
 // CheckpointOptions makes a backfill resumable at least once.
 type CheckpointOptions struct {
@@ -79,7 +85,8 @@ type CheckpointOptions struct {
 	// line: with the topics and clusters they say what the file belongs
 	// to.
 	From, Until, Partitions string
-	// Interval between writes (default DefaultCheckpointInterval).
+	// Interval is the least time between the starts of two writes; 0
+	// (DefaultCheckpointInterval) writes after every produce answer.
 	Interval time.Duration
 	// Notef receives the resume line (how many records of the target may
 	// be duplicates) before anything is copied.

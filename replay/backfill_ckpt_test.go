@@ -1,0 +1,205 @@
+package replay
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// gatedWriter stands in for WriteCheckpoint: each write hands its
+// checkpoint to the test when it starts and completes only when the test
+// releases it, as a slow fsync would.
+type gatedWriter struct {
+	started  chan Checkpoint
+	release  chan struct{}
+	inFlight atomic.Int32
+	most     atomic.Int32
+	calls    atomic.Int32
+}
+
+func newGatedWriter() *gatedWriter {
+	return &gatedWriter{started: make(chan Checkpoint), release: make(chan struct{})}
+}
+
+func (w *gatedWriter) write(_ string, c Checkpoint) error {
+	n := w.inFlight.Add(1)
+	if n > w.most.Load() {
+		w.most.Store(n)
+	}
+	w.calls.Add(1)
+	w.started <- c
+	<-w.release
+	w.inFlight.Add(-1)
+	return nil
+}
+
+// ckptBackfiller is a backfiller of source partition 0 (range 0..1000,
+// target partition 0 empty at start) whose checkpoint writes go to w,
+// with its checkpoint loop running.
+func ckptBackfiller(t *testing.T, w *gatedWriter, interval time.Duration, pause func(time.Duration, <-chan struct{}) bool, now func() time.Time) *backfiller {
+	t.Helper()
+	b := &backfiller{
+		src:        "src",
+		plan:       Plan{Partitions: []PartitionPlan{{Partition: 0, From: 0, Bound: 1000}}},
+		parts:      map[int32]*inflight{0: {}},
+		lastOffset: map[int32]int64{},
+		stop:       make(chan struct{}),
+	}
+	ck := newCheckpointer(CheckpointOptions{Path: "unused", Interval: interval}, CheckpointJob{SourceTopic: "src", TargetTopic: "dst"})
+	ck.ranges[0] = CheckpointRange{Partition: 0, From: 0, Bound: 1000}
+	ck.baseEnds[0] = 0
+	ck.write, ck.pause, ck.now = w.write, pause, now
+	b.ck = ck
+	b.wg.Add(1)
+	go b.checkpointLoop()
+	return b
+}
+
+// sendCopies queues copies of source offsets from..to-1 of partition 0 as
+// copy does, returning their sequence numbers.
+func sendCopies(b *backfiller, from, to int64) []int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	inf := b.parts[0]
+	var seqs []int64
+	for off := from; off < to; off++ {
+		seqs = append(seqs, inf.base+int64(len(inf.queue)))
+		inf.queue = append(inf.queue, slot{offset: off})
+		b.pending.Add(1)
+	}
+	return seqs
+}
+
+// ack answers the copy of source offset off (sequence seq) as written at
+// target offset off, through the producer callback's own code.
+func ack(b *backfiller, seq, off int64) {
+	b.answer(0, seq, off, &kgo.Record{Partition: 0, Offset: off}, nil)
+}
+
+func nextStarted(t *testing.T, w *gatedWriter) Checkpoint {
+	t.Helper()
+	select {
+	case c := <-w.started:
+		return c
+	case <-time.After(10 * time.Second):
+		t.Fatal("no checkpoint write started after an acknowledgement")
+		return Checkpoint{}
+	}
+}
+
+func noneStarted(t *testing.T, w *gatedWriter, why string) {
+	t.Helper()
+	select {
+	case c := <-w.started:
+		t.Fatalf("a write started %s (next %d)", why, c.Ranges[0].Next)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// covers checks that c records the acknowledged prefix through next-1 and
+// the target end past it.
+func covers(t *testing.T, c Checkpoint, next int64) {
+	t.Helper()
+	if len(c.Ranges) != 1 || c.Ranges[0].Next != next || len(c.TargetEnds) != 1 || c.TargetEnds[0].Offset != next || c.AckedBeyond != 0 {
+		t.Fatalf("checkpoint %+v %+v beyond %d, want next and target end %d", c.Ranges, c.TargetEnds, c.AckedBeyond, next)
+	}
+}
+
+// TestCheckpointFollowsAcks (issue 9: "fsynced after each acknowledged
+// batch"): with the default (no --checkpoint-interval) an acknowledgement
+// starts a write that covers it at once, without waiting for any
+// interval; the 99 acknowledgements that arrive while that write is in
+// flight (a slow fsync) are covered by exactly one more write, never two
+// at once; and the next acknowledgement is again followed by its write.
+func TestCheckpointFollowsAcks(t *testing.T) {
+	w := newGatedWriter()
+	noPause := func(d time.Duration, _ <-chan struct{}) bool {
+		t.Errorf("the default paced a write (%s)", d)
+		return true
+	}
+	b := ckptBackfiller(t, w, DefaultCheckpointInterval, noPause, time.Now)
+	seqs := sendCopies(b, 0, 101)
+	noneStarted(t, w, "before any acknowledgement")
+
+	ack(b, seqs[0], 0)
+	covers(t, nextStarted(t, w), 1)
+	for off := int64(1); off < 100; off++ {
+		ack(b, seqs[off], off)
+	}
+	noneStarted(t, w, "while another was in flight")
+	w.release <- struct{}{}
+	covers(t, nextStarted(t, w), 100) // every acknowledgement made meanwhile, in one write
+	w.release <- struct{}{}
+	noneStarted(t, w, "with nothing acknowledged since the last one")
+
+	ack(b, seqs[100], 100)
+	covers(t, nextStarted(t, w), 101)
+	w.release <- struct{}{}
+
+	close(b.stop)
+	b.wg.Wait()
+	if got := w.calls.Load(); got != 3 || b.ck.res.Writes != 3 {
+		t.Fatalf("%d writes (%d counted) for 101 acknowledgements in three bursts, want 3", got, b.ck.res.Writes)
+	}
+	if most := w.most.Load(); most != 1 {
+		t.Fatalf("%d writes in flight at once, want 1", most)
+	}
+}
+
+// TestCheckpointIntervalPaces: with --checkpoint-interval the first
+// acknowledgement is written at once, and a later one waits out the rest
+// of the interval (measured on the injected clock) before the write that
+// covers it and everything acknowledged during the wait; the end of the
+// backfill ends the wait without a write (the final write is
+// finishCheckpoint's).
+func TestCheckpointIntervalPaces(t *testing.T) {
+	w := newGatedWriter()
+	t0 := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	var clock atomic.Int64
+	now := func() time.Time { return t0.Add(time.Duration(clock.Load())) }
+	waits := make(chan time.Duration)
+	resume := make(chan struct{})
+	pace := func(d time.Duration, stop <-chan struct{}) bool {
+		waits <- d
+		select {
+		case <-resume:
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	b := ckptBackfiller(t, w, time.Minute, pace, now)
+	seqs := sendCopies(b, 0, 20)
+
+	ack(b, seqs[0], 0)
+	covers(t, nextStarted(t, w), 1)
+	w.release <- struct{}{}
+
+	clock.Store(int64(20 * time.Second))
+	ack(b, seqs[1], 1)
+	select {
+	case d := <-waits:
+		if d != 40*time.Second {
+			t.Fatalf("waited %s, want the 40s left of the interval", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the acknowledgement was neither written nor paced")
+	}
+	for off := int64(2); off < 10; off++ {
+		ack(b, seqs[off], off)
+	}
+	noneStarted(t, w, "before the interval was over")
+	resume <- struct{}{}
+	covers(t, nextStarted(t, w), 10)
+	w.release <- struct{}{}
+
+	ack(b, seqs[10], 10)
+	<-waits
+	close(b.stop)
+	b.wg.Wait()
+	if got := w.calls.Load(); got != 2 {
+		t.Fatalf("%d writes, want 2", got)
+	}
+}
