@@ -82,9 +82,10 @@ func dedupCopy(t *testing.T, c *testkit.Cluster, src, dst string) (string, int64
 }
 
 // TestBackfillCheckpointKillNine (issue 9): an at-least-once backfill with
-// --checkpoint is killed with SIGKILL at seven points of seven successive
+// --checkpoint is killed with SIGKILL at eight points of eight successive
 // runs of the same command line (before the first copy, with produce
-// requests in flight, after acknowledgements), then run to the end. Each
+// requests in flight, after acknowledgements, deep in a run), then run to
+// the end. Each
 // resume reports the records it may duplicate. At the end: every source
 // record is in the target at least once; the target holds exactly the
 // source count plus the possible duplicates reported (nobody else writes
@@ -106,8 +107,9 @@ func checkpointKillNine(t *testing.T, partitioner string) {
 	src, dst := ckptSource(t, c, per)
 	ckpt := filepath.Join(t.TempDir(), "bf.ckpt")
 	want, _, _ := replayJSON(t, c, 0, src, "--payload-digest", "--format", "none", "--no-verify")
+	// The default pacing: a write after each acknowledged batch.
 	args := []string{"--audit-log", testAuditLog(t), "replay", src, "--produce-to", dst, "--source-header", "--checkpoint", ckpt,
-		"--checkpoint-interval", "2ms", "--format", "none", "-q", "--fetch-max-bytes", "64KiB", "--partitioner", partitioner}
+		"--format", "none", "-q", "--fetch-max-bytes", "64KiB", "--partitioner", partitioner}
 	points := [][]string{
 		{"read ListOffsets"},
 		{"wrote Produce"},
@@ -116,6 +118,10 @@ func checkpointKillNine(t *testing.T, partitioner string) {
 		{"read Produce", "read Produce", "read Produce", "read Produce", "read Produce"},
 		{"wrote Produce", "wrote Produce", "wrote Produce", "wrote Produce", "wrote Produce", "wrote Produce"},
 		{"read Produce", "read Produce", "read Produce"},
+		// Deep in a run, far from its first checkpoint write: written
+		// after each acknowledged batch, the checkpoint is behind by
+		// the copies in flight, not by everything since the run began.
+		slices.Repeat([]string{"read Produce"}, 30),
 	}
 	var dups int64
 	kills := 0
@@ -204,6 +210,7 @@ func TestBackfillCheckpointRefusals(t *testing.T) {
 	oneLine(mustRun(t, c, 2, append(base, "--follow")...), "--checkpoint cannot be combined with --follow")
 	oneLine(mustRun(t, c, 2, "replay", src, "--checkpoint", ckpt), "--checkpoint needs --produce-to")
 	oneLine(mustRun(t, c, 2, "replay", src, "--produce-to", dst, "--checkpoint-interval", "1s"), "--checkpoint-interval needs --checkpoint")
+	oneLine(mustRun(t, c, 2, append(base, "--checkpoint-interval", "-1s")...), "--checkpoint-interval needs --checkpoint and a duration of 0 or more")
 	oneLine(mustRun(t, c, 2, "replay", src, "--produce-to", dst, "--checkpoint", "/dev/null"), "not a regular file")
 	if err := os.WriteFile(ckpt, []byte("id,offset\n"), 0o600); err != nil {
 		t.Fatal(err)

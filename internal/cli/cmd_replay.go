@@ -108,7 +108,7 @@ before and after. With --produce-to it copies the records to another topic
 	fl.DurationVar(&f.txnInterval, "transaction-interval", replay.DefaultTxnInterval, "with --transactional-id: how long each transaction stays open")
 	fl.BoolVar(&f.sourceHeader, "source-header", false, "with --produce-to: add header offsetctl.source=topic/partition/offset to each copy")
 	fl.StringVar(&f.checkpoint, "checkpoint", "", "with --produce-to, not with --transactional-id: keep the acknowledged position in FILE (fsynced); rerunning the same command resumes at least once and counts the possible duplicates")
-	fl.DurationVar(&f.ckptInterval, "checkpoint-interval", replay.DefaultCheckpointInterval, "with --checkpoint: how often the position is written")
+	fl.DurationVar(&f.ckptInterval, "checkpoint-interval", replay.DefaultCheckpointInterval, "with --checkpoint: least time between two writes of the position (0: after each acknowledged batch, one write in flight)")
 	return cmd
 }
 
@@ -267,8 +267,8 @@ func (f replayFlags) checkProduce(fs *pflag.FlagSet) error {
 		return exitcode.Usagef("--checkpoint and --transactional-id exclude each other: the transactional id already keeps the position, exactly once")
 	case changed(fs, "checkpoint") && strings.TrimSpace(f.checkpoint) == "":
 		return exitcode.Usagef("--checkpoint is empty: name the file that keeps the backfill's position")
-	case changed(fs, "checkpoint-interval") && (f.checkpoint == "" || f.ckptInterval <= 0):
-		return exitcode.Usagef("--checkpoint-interval needs --checkpoint and a positive duration")
+	case changed(fs, "checkpoint-interval") && (f.checkpoint == "" || f.ckptInterval < 0):
+		return exitcode.Usagef("--checkpoint-interval needs --checkpoint and a duration of 0 or more")
 	}
 	return nil
 }
