@@ -132,6 +132,11 @@ type Snapshot struct {
 	Offsets   TopicOffsets
 	Isolation Isolation
 	At        time.Time
+	// SkippedShare are the share groups (KIP-932) an --all-groups or
+	// --regex selection matched but left out (GatherRequest.ShareGroups
+	// unset), sorted: a command that changes offsets reports each one as
+	// skipped instead of silently leaving it alone.
+	SkippedShare []string
 }
 
 // Group returns the snapshot of one group.
@@ -236,6 +241,27 @@ func SelectGroups(listed kadm.ListedGroups, req GatherRequest) []string {
 	// Named groups ride along: a restore of every group of a snapshot
 	// includes the groups deleted since (not listed).
 	return Dedupe(append(groups, req.Groups...))
+}
+
+// SkippedShareGroups is the share groups a selection (AllGroups, with its
+// Match) matched in the listing but does not gather, because ShareGroups
+// is unset: a command that changes offsets changes a share group only
+// when it is named (its reset is not atomic across partitions and drops
+// the acknowledgement state past the start offset, and some targets do
+// not apply), so it names them as skipped. A share group also named in
+// Groups is gathered, so not skipped. Sorted.
+func SkippedShareGroups(listed kadm.ListedGroups, req GatherRequest) []string {
+	if !req.AllGroups || req.ShareGroups {
+		return nil
+	}
+	var out []string
+	for g, lg := range listed {
+		if lg.GroupType == ShareType && (req.Match == nil || req.Match(g)) && !slices.Contains(req.Groups, g) {
+			out = append(out, g)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // DescribeGroups describes groups of every type. listed (from ListGroups)
@@ -787,7 +813,7 @@ func gatherListed(ctx context.Context, adm *cluster.Admin, req GatherRequest, li
 	if descErr != nil {
 		return nil, descErr
 	}
-	snap := &Snapshot{Isolation: req.Isolation, At: time.Now()}
+	snap := &Snapshot{Isolation: req.Isolation, At: time.Now(), SkippedShare: SkippedShareGroups(listed, req)}
 	topicSet := map[string]bool{}
 	for _, t := range req.ExtraTopics {
 		topicSet[t] = true

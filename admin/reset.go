@@ -221,6 +221,15 @@ func PlanReset(in ResetInput) (Plan, error) {
 	if other != nil && len(plan.Groups) > 0 && !copiesAnything(plan) {
 		return plan, exitcode.Usagef("group %s (to copy from) has no commit on any selected partition: nothing to copy (is it the right group? lag %s shows its partitions)", safetext.Arg(other.Group), safetext.Shell(other.Group))
 	}
+	for _, name := range in.Snapshot.SkippedShare {
+		if fileGroups && len(in.File.RowsFor(name)) == 0 {
+			continue // not in the plan file: nothing of it was asked for
+		}
+		// Listed as an active group is, with no rows: nothing is backed
+		// up or changed (executeReset skips a plan without partitions).
+		plan.Groups = append(plan.Groups, GroupPlan{Group: name, GroupType: ShareType, Note: "skipped: share group: " + ShareSkipped("reset it"), Partitions: []PartitionPlan{}})
+		plan.Warnings = append(plan.Warnings, ShareSkipWarning(name, "reset it"))
+	}
 	if fileGroups {
 		if w := unappliedFileGroups(in.File, plan, in.Target.Path); w != "" {
 			plan.Warnings = append(plan.Warnings, w)

@@ -33,6 +33,18 @@ const ShareType = "share"
 // IsShare reports whether the group is a share group (KIP-932).
 func (g GroupInfo) IsShare() bool { return g.Type == ShareType }
 
+// ShareSkipped says why a selection (--all-groups, --regex) of a command
+// that changes offsets leaves a share group out (see SkippedShareGroups),
+// and how to do it anyway: action is what naming it does ("reset it").
+func ShareSkipped(action string) string {
+	return "--all-groups and --regex select consumer groups only; name it to " + action
+}
+
+// ShareSkipWarning is the warning for a share group a selection skipped.
+func ShareSkipWarning(group, action string) string {
+	return "skipping share group " + safetext.Arg(group) + " (KIP-932): " + ShareSkipped(action)
+}
+
 // describedShareGroup turns one group of a ShareGroupDescribe response
 // into its GroupInfo.
 func describedShareGroup(rg kmsg.ShareGroupDescribeResponseGroup, coordinator int32) GroupInfo {

@@ -3,6 +3,7 @@ package admin
 import (
 	"errors"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -253,5 +254,47 @@ func TestShareNotesNotDangling(t *testing.T) {
 		if n := g.Partitions[0].Note; n != "committed offset is 5 past the log end" {
 			t.Errorf("partition 0 note %q", n)
 		}
+	}
+}
+
+// A selection that changes offsets names the share groups it matched but
+// leaves out: every listed share group for --all-groups, those the pattern
+// accepts for --regex, never one also named (it is gathered) nor any when
+// the request gathers share groups itself (lag, groups); and PlanReset
+// lists each as a skipped plan without rows, with a warning.
+func TestSkippedShareGroups(t *testing.T) {
+	listed := kadmListed(map[string][2]string{
+		"c": {"classic", "consumer"}, "k": {"consumer", "consumer"}, "st": {"streams", ""},
+		"s2": {"share", ""}, "s1": {"share", ""}, "x-share": {"share", ""},
+	})
+	match := func(g string) bool { return strings.HasPrefix(g, "s") }
+	for _, tc := range []struct {
+		name string
+		req  GatherRequest
+		want []string
+	}{
+		{"all", GatherRequest{AllGroups: true}, []string{"s1", "s2", "x-share"}},
+		{"regex", GatherRequest{AllGroups: true, Match: match}, []string{"s1", "s2"}},
+		{"named too", GatherRequest{AllGroups: true, Match: match, Groups: []string{"s2"}}, []string{"s1"}},
+		{"gathers share groups", GatherRequest{AllGroups: true, ShareGroups: true}, nil},
+		{"named only", GatherRequest{Groups: []string{"s1"}}, nil},
+	} {
+		if got := SkippedShareGroups(listed, tc.req); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: SkippedShareGroups = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+
+	snap := resetSnapshot()
+	snap.SkippedShare = []string{"s1"}
+	plan, err := PlanReset(ResetInput{Snapshot: snap, Groups: []string{"g"}, AllGroups: true, Target: Target{Kind: ToEarliest}, Scope: resetScope(t, "t")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Groups) != 2 || plan.Groups[1].Group != "s1" || plan.Groups[1].GroupType != ShareType || len(plan.Groups[1].Partitions) != 0 ||
+		plan.Groups[1].Note != "skipped: share group: --all-groups and --regex select consumer groups only; name it to reset it" {
+		t.Fatalf("plan groups %+v, want g planned and s1 skipped without rows", plan.Groups)
+	}
+	if want := []string{"skipping share group s1 (KIP-932): --all-groups and --regex select consumer groups only; name it to reset it"}; !reflect.DeepEqual(plan.Warnings, want) {
+		t.Errorf("warnings %q, want %q", plan.Warnings, want)
 	}
 }

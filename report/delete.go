@@ -41,6 +41,15 @@ func deleteOffsetsRows(w io.Writer, f Format, ps []admin.DeleteOffsetsPlan) erro
 
 func deleteOffsetsPlanRows(f Format, p admin.DeleteOffsetsPlan) [][]string {
 	var rows [][]string
+	if len(p.Partitions) == 0 && p.Skipped != "" {
+		// A group a selection left out unseen (a share group): one row
+		// saying why.
+		row := []string{p.Group, "-", "-", "-", "skipped: " + p.Skipped}
+		if f == CSV {
+			row = []string{p.Group, "", "", "", "skipped: " + p.Skipped, ""}
+		}
+		return [][]string{row}
+	}
 	for _, r := range p.Partitions {
 		status := r.Status
 		if f == Table && r.Error != "" {

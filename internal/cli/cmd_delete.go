@@ -38,7 +38,7 @@ func (a *app) deleteOffsetsCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&f.topics, "topic", "t", nil, "TOPIC (every partition) or TOPIC:P,P (repeatable, required)")
-	f.sel.flags(fl, "every consumer group with offsets on the topics (groups consuming them are skipped with a warning; so are they with --regex)")
+	f.sel.flags(fl, "every consumer group with offsets on the topics (groups consuming them, and share groups, are skipped with a warning; so are they with --regex)")
 	fl.BoolVar(&f.execute, "execute", false, "delete (default: dry run)")
 	fl.StringVar(&f.backup, "backup", "", "backup file written before deleting (default offsetctl-backup-GROUP-UTCTIME.csv)")
 	return cmd
@@ -151,6 +151,11 @@ func (a *app) planDeleteOffsets(snap *admin.Snapshot, sel selection, scope admin
 	}
 	if sel.All && empty > 0 {
 		a.notef("%d selected group(s) have no committed offsets on these topics", empty)
+	}
+	for _, g := range snap.SkippedShare {
+		const action = "delete its start offsets"
+		a.warnf("%s", admin.ShareSkipWarning(g, action))
+		skipped = append(skipped, admin.DeleteOffsetsPlan{Group: g, GroupType: admin.ShareType, Skipped: "share group: " + admin.ShareSkipped(action), Partitions: []admin.DeleteOffsetsRow{}})
 	}
 	if len(plans) == 0 {
 		return nil, nil, sel.noMatch("consumer group with offsets on these topics")
@@ -309,7 +314,7 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	gs.flags(fl, "every consumer group (live groups are skipped with a warning; so are they with --regex)")
+	gs.flags(fl, "every consumer group (live groups and share groups are skipped with a warning; so are they with --regex)")
 	fl.BoolVar(&execute, "execute", false, "delete (default: dry run)")
 	fl.StringVar(&backup, "backup", "", "backup file of the groups' offsets written before deleting (default offsetctl-backup-GROUP-UTCTIME.csv)")
 	return cmd
@@ -320,6 +325,9 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 // (NON_EMPTY_GROUP), so a selection skips and lists them, as reset
 // --all-groups does, instead of failing part-way.
 func (a *app) deletableGroups(snap *admin.Snapshot) []string {
+	for _, g := range snap.SkippedShare {
+		a.warnf("%s", admin.ShareSkipWarning(g, "delete it"))
+	}
 	var out []string
 	for _, g := range snap.Groups {
 		if err := admin.CheckGroupName(g.Group); err != nil {

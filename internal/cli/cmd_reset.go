@@ -75,7 +75,7 @@ Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
 		},
 	}
 	fl := cmd.Flags()
-	f.sel.flags(fl, "every consumer group (active groups are skipped with a warning; so are they with --regex)")
+	f.sel.flags(fl, "every consumer group (active groups and share groups are skipped with a warning; so are they with --regex)")
 	fl.StringVar(&f.to, "to", "", "target: earliest, latest, current, N, shift:±N, time:T, ago:D, file:PLAN.csv, group:OTHER")
 	fl.StringArrayVarP(&f.topics, "topic", "t", nil, "scope: TOPIC (every partition) or TOPIC:P,P (repeatable)")
 	fl.BoolVar(&f.allTopics, "all-topics", false, "scope: every partition the group has committed offsets on (not with --topic)")
@@ -203,6 +203,9 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 		return a.planErr(cfg, gctx, err)
 	}
 	if sel.Match != nil && len(in.Groups) == 0 {
+		for _, g := range in.Snapshot.SkippedShare {
+			a.warnf("%s", admin.ShareSkipWarning(g, "reset it"))
+		}
 		return sel.noMatch("consumer group")
 	}
 	plan, err := admin.PlanReset(in)

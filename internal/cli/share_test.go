@@ -15,6 +15,7 @@ import (
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/internal/testkit"
+	"github.com/offsetctl/offsetctl/report"
 )
 
 // shareFixture is a share group (KIP-932) that had a member (so the
@@ -713,4 +714,91 @@ func TestShareGroupResetWarnsAckedPastStart(t *testing.T) {
 			t.Errorf("after the undo: partition %d lag %v, want %d (the acknowledged state is gone)", p.Partition, deref(p.Lag), want)
 		}
 	}
+}
+
+// A pattern or --all-groups selects consumer groups only: reset,
+// delete-offsets and delete-group name each share group it matched as
+// skipped (a stderr line saying to name it; in JSON reset's note and
+// delete-offsets' skipped), back up none of it, and leave its start
+// offsets as they were, while the consumer group it matched is changed.
+// A pattern matching only the share group is still "no match" (exit 2),
+// after the line naming it.
+func TestShareGroupSelectionSkipped(t *testing.T) {
+	c := testkit.New(t)
+	f := newShareFixture(t, c)
+	orig := map[int32]int64{0: 2, 1: 5, 2: 10}
+	plain := f.group + "-plain"
+	c.Commit(plain, f.topic, map[int32]int64{0: 1, 1: 4})
+	pat := regexp.QuoteMeta(f.group) + ".*"
+	line := func(action string) string {
+		return "offsetctl: warning: skipping share group " + f.group + " (KIP-932): --all-groups and --regex select consumer groups only; name it to " + action + "\n"
+	}
+	shareUnchanged := func(what string) {
+		t.Helper()
+		if got := c.ShareOffsets(f.group)[f.topic]; !maps.Equal(got, orig) {
+			t.Fatalf("%s: share group start offsets %v, want %v", what, got, orig)
+		}
+	}
+
+	backup := filepath.Join(t.TempDir(), "reset.csv")
+	r := mustRun(t, c, 0, "reset", "-r", pat, "--topic", f.topic, "--to", "earliest", "--execute", "--backup", backup, "-o", "json")
+	var plans []admin.GroupPlan
+	decodeJSON(t, r, &plans)
+	got := map[string]admin.GroupPlan{}
+	for _, gp := range plans {
+		got[gp.Group] = gp
+	}
+	sp, pp := got[f.group], got[plain]
+	if len(plans) != 2 || sp.GroupType != "share" || sp.Executed || len(sp.Partitions) != 0 ||
+		sp.Note != "skipped: share group: --all-groups and --regex select consumer groups only; name it to reset it" {
+		t.Fatalf("reset -r plans %+v: want the share group skipped, no rows", plans)
+	}
+	if !pp.Executed || len(pp.Partitions) != 3 {
+		t.Fatalf("reset -r: consumer group plan %+v, want executed over 3 partitions", pp)
+	}
+	if !strings.HasPrefix(r.stderr, line("reset it")) {
+		t.Errorf("reset -r stderr %q, want it to start with %q", r.stderr, line("reset it"))
+	}
+	shareUnchanged("after reset -r --execute")
+	assertCommitted(t, c, plain, f.topic, map[int32]int64{0: 0, 1: 0, 2: 0})
+	if data, err := os.ReadFile(backup); err != nil || strings.Contains(string(data), f.group+`"`) || !strings.Contains(string(data), plain) {
+		t.Fatalf("backup %v:\n%s\nwant the consumer group's rows only", err, data)
+	}
+
+	// --all-groups, dry run: the same row (other groups may be listed).
+	r = mustRun(t, c, 0, "reset", "--all-groups", "--topic", f.topic, "--to", "latest")
+	if !regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(f.group)+`\s+-\s+-\s+-\s+-\s+-\s+-\s+skipped: share group: `).MatchString(r.stdout) || !strings.Contains(r.stderr, line("reset it")) {
+		t.Errorf("reset --all-groups: stdout\n%s\nstderr %q: want the share group's skipped row and line", r.stdout, r.stderr)
+	}
+
+	r = mustRun(t, c, 0, "delete-offsets", "-r", pat, "--topic", f.topic, "--execute", "--backup", filepath.Join(t.TempDir(), "do.csv"), "-o", "json")
+	var dj report.DeleteOffsetsJSON
+	decodeJSON(t, r, &dj)
+	if len(dj.Groups) != 2 || dj.Groups[0].Group != plain || !dj.Groups[0].Executed ||
+		dj.Groups[1].Group != f.group || dj.Groups[1].GroupType != "share" || dj.Groups[1].Executed || len(dj.Groups[1].Partitions) != 0 ||
+		dj.Groups[1].Skipped != "share group: --all-groups and --regex select consumer groups only; name it to delete its start offsets" {
+		t.Fatalf("delete-offsets -r: %+v, want the consumer group deleted, the share group skipped", dj.Groups)
+	}
+	if !strings.HasPrefix(r.stderr, line("delete its start offsets")) {
+		t.Errorf("delete-offsets -r stderr %q", r.stderr)
+	}
+	shareUnchanged("after delete-offsets -r --execute")
+	if got := committedOn(t, c, plain, f.topic); len(got) != 0 {
+		t.Fatalf("consumer group still has %v", got)
+	}
+
+	c.Commit(plain, f.topic, map[int32]int64{0: 3})
+	r = mustRun(t, c, 0, "delete-group", "-r", pat, "--execute", "--backup", filepath.Join(t.TempDir(), "dg.csv"))
+	if !strings.HasPrefix(r.stderr, line("delete it")) || !regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(plain)+`\s.*\bdeleted$`).MatchString(r.stdout) || strings.Contains(r.stdout, f.group+" ") {
+		t.Errorf("delete-group -r: stdout\n%s\nstderr %q", r.stdout, r.stderr)
+	}
+	shareUnchanged("after delete-group -r --execute")
+
+	// Only the share group matches: no consumer group, exit 2, after the
+	// line naming it.
+	r = mustRun(t, c, 2, "reset", "-r", regexp.QuoteMeta(f.group), "--topic", f.topic, "--to", "earliest", "--execute")
+	if r.stderr != line("reset it")+"offsetctl: no consumer group matches the --regex/--exclude selection: nothing to do\n" {
+		t.Errorf("reset -r of the share group alone: stderr %q", r.stderr)
+	}
+	shareUnchanged("after the refused reset")
 }
