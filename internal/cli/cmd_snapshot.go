@@ -53,7 +53,7 @@ against offsets expiring (offsets.retention.minutes). Restore with
 		},
 	}
 	fl := cmd.Flags()
-	gs.flags(fl, "every consumer group")
+	gs.flags(fl, "every consumer group (share groups are skipped with a warning; so are they with --regex)")
 	fl.StringVar(&out, "out", "", "file to write (must not exist)")
 	return cmd
 }
@@ -71,6 +71,10 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, match func(strin
 	snap, err := admin.Gather(gctx, adm, req)
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
+	}
+	for _, g := range snap.SkippedShare {
+		// Its restore would change it in a bulk run: named, it is saved.
+		a.warnf("%s", admin.ShareSkipWarning(g, "snapshot it"))
 	}
 	if len(groups) == 0 {
 		for _, g := range snap.Groups {

@@ -794,6 +794,13 @@ func TestShareGroupSelectionSkipped(t *testing.T) {
 	}
 	shareUnchanged("after delete-group -r --execute")
 
+	snapFile := filepath.Join(t.TempDir(), "snap.csv")
+	c.Commit(plain, f.topic, map[int32]int64{0: 3})
+	r = mustRun(t, c, 0, "snapshot", "-r", pat, "--out", snapFile)
+	if data, err := os.ReadFile(snapFile); err != nil || !strings.HasPrefix(r.stderr, line("snapshot it")) || strings.Contains(string(data), f.group+`"`) || !strings.Contains(string(data), plain) {
+		t.Errorf("snapshot -r: stderr %q, file (%v):\n%s\nwant the share group skipped, the consumer group saved", r.stderr, err, data)
+	}
+
 	// Only the share group matches: no consumer group, exit 2, after the
 	// line naming it.
 	r = mustRun(t, c, 2, "reset", "-r", regexp.QuoteMeta(f.group), "--topic", f.topic, "--to", "earliest", "--execute")
