@@ -157,6 +157,13 @@ func (ck *checkpointer) resume(old *Checkpoint, plan Plan, shown string) (Plan, 
 			// still needs: resuming would leave a gap in the target.
 			return plan, exitcode.Usagef("--checkpoint %s: partition %d resumes at offset %d but the source log now starts at %d (records deleted since): the copy would have a gap; nothing was copied", shown, r.Partition, r.Next, pp.LogStart)
 		}
+		if r.Bound > pp.LogEnd {
+			// The first run took the bound from the log end (or a
+			// lower --until), and a log end never moves back: a bound
+			// past it is not this topic's checkpoint (or the log was
+			// truncated), and the replay would wait for it forever.
+			return plan, exitcode.Usagef("--checkpoint %s: partition %d's range ends at offset %d but the source log ends at %d now: not a checkpoint of this topic's log; nothing was copied", shown, r.Partition, r.Bound, pp.LogEnd)
+		}
 		pp.From, pp.Bound = r.From, r.Bound
 		out.Partitions = append(out.Partitions, pp)
 		pos[r.Partition] = r.Next

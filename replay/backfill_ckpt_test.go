@@ -1,9 +1,12 @@
 package replay
 
 import (
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/offsetctl/offsetctl/internal/exitcode"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -201,5 +204,46 @@ func TestCheckpointIntervalPaces(t *testing.T) {
 	b.wg.Wait()
 	if got := w.calls.Load(); got != 2 {
 		t.Fatalf("%d writes, want 2", got)
+	}
+}
+
+// TestCheckpointResumeBoundPastLogEnd: a checkpoint whose range ends past
+// the source's log end now is refused with exit 2 before anything is
+// copied (QA: a file with bound 10^18 was accepted and the resume waited
+// for offsets that never come, until killed). A bound at the log end is
+// the normal case and resumes.
+func TestCheckpointResumeBoundPastLogEnd(t *testing.T) {
+	old := sampleCheckpoint() // partition 0: 0..100 at 40; partition 1: 5..5
+	plan := func(end0 int64) Plan {
+		return Plan{Topic: "orders", Partitions: []PartitionPlan{
+			{Partition: 0, LogStart: 0, LogEnd: end0, From: 0, Bound: end0},
+			{Partition: 1, LogStart: 0, LogEnd: 5, From: 0, Bound: 5},
+		}}
+	}
+	for _, tc := range []struct {
+		name string
+		end0 int64
+		err  string
+	}{
+		{"at the log end", 100, ""},
+		{"log grew since", 150, ""},
+		{"past the log end", 99, "partition 0's range ends at offset 100 but the source log ends at 99 now"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ck := newCheckpointer(CheckpointOptions{Path: "unused"}, old.Job)
+			out, err := ck.resume(&old, plan(tc.end0), "bf.ckpt")
+			if tc.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(out.Partitions) == 0 || out.Partitions[0].From != 40 || out.Partitions[0].Bound != 100 || ck.res.PossibleDuplicates != old.AckedBeyond {
+					t.Fatalf("resumed plan %+v, duplicates %d", out.Partitions, ck.res.PossibleDuplicates)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.err) || exitcode.Code(err) != exitcode.Usage {
+				t.Fatalf("error %v (exit %d), want %q with exit 2", err, exitcode.Code(err), tc.err)
+			}
+		})
 	}
 }

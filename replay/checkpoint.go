@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -221,6 +222,13 @@ func decodeCheckpoint(r io.Reader) (*Checkpoint, error) {
 	if c.AckedBeyond < 0 {
 		return nil, errors.New("backfill checkpoint: acked_beyond is negative")
 	}
+	// acked_beyond counts copies of distinct records at or past next, so
+	// it is at most the records left in the range; more (up to MaxInt64)
+	// would overflow the possible duplicates a resume reports. (A
+	// complete checkpoint's is never read.)
+	if left := recordsLeft(c.Ranges); !c.Complete && c.AckedBeyond > left {
+		return nil, fmt.Errorf("backfill checkpoint: acked_beyond %d is more than the %d record(s) left in its range", c.AckedBeyond, left)
+	}
 	return &c, nil
 }
 
@@ -302,6 +310,21 @@ func wantDelim(dec *json.Decoder, d json.Delim) error {
 		return fmt.Errorf("want %q, got %v", rune(d), t)
 	}
 	return nil
+}
+
+// recordsLeft is the number of offsets from next to bound over rs
+// (checked by checkRanges), at most math.MaxInt64.
+func recordsLeft(rs []CheckpointRange) int64 {
+	var n int64
+	for _, r := range rs {
+		if d := r.Bound - r.Next; d > 0 {
+			if n > math.MaxInt64-d {
+				return math.MaxInt64
+			}
+			n += d
+		}
+	}
+	return n
 }
 
 func checkRanges(rs []CheckpointRange, complete bool) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,6 +61,17 @@ func TestParseCheckpoint(t *testing.T) {
 		{"negative target end", edit(func(c *Checkpoint) { c.TargetEnds[0].Offset = -1 }), "target partition 0"},
 		{"repeated target", edit(func(c *Checkpoint) { c.TargetEnds[1].Partition = 0 }), "target partition 0"},
 		{"negative beyond", edit(func(c *Checkpoint) { c.AckedBeyond = -1 }), "acked_beyond is negative"},
+		// 60 records are left (40..99 of partition 0): a copy of each
+		// acknowledged is the most there can be; one more is no
+		// checkpoint's, and MaxInt64 overflowed the duplicates a resume
+		// reported (QA: -9223372036854424345 record(s) may be duplicates).
+		{"all left beyond", edit(func(c *Checkpoint) { c.AckedBeyond = 60 }), ""},
+		{"more beyond than left", edit(func(c *Checkpoint) { c.AckedBeyond = 61 }), "acked_beyond 61 is more than the 60 record(s) left"},
+		{"max beyond", edit(func(c *Checkpoint) { c.AckedBeyond = math.MaxInt64 }), "is more than the 60 record(s) left"},
+		{"beyond a huge range", edit(func(c *Checkpoint) {
+			c.Ranges[0].Bound, c.Ranges[1].Bound = math.MaxInt64, math.MaxInt64
+			c.AckedBeyond = math.MaxInt64
+		}), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := ParseCheckpoint([]byte(tc.in))
