@@ -138,8 +138,12 @@ func mergePartitions(a, b []int32) []int32 {
 	return out
 }
 
-// validTopicName applies Kafka's topic-name rules: 1..249 chars of
-// [a-zA-Z0-9._-], and not "." or "..".
+// CheckTopicName applies Kafka's topic-name rules (the broker's Topic.validate):
+// 1..249 chars of [a-zA-Z0-9._-], and not "." or "..". A name that breaks
+// them can name no topic, so it is bad input before any request.
+func CheckTopicName(t string) error { return validTopicName(t) }
+
+// validTopicName is CheckTopicName.
 func validTopicName(t string) error {
 	if t == "" {
 		return fmt.Errorf("empty topic name")

@@ -18,6 +18,8 @@ import (
 	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/safetext"
+	"github.com/offsetctl/offsetctl/internal/textlist"
 	"github.com/offsetctl/offsetctl/replay"
 	"github.com/offsetctl/offsetctl/report"
 )
@@ -79,7 +81,11 @@ before and after. With --produce-to it copies the records to another topic
 			case 1:
 				return nil
 			}
-			return exitcode.Usagef("replay takes one topic, got %d arguments (%s): offsetctl replay TOPIC", len(args), strings.Join(args, " "))
+			shown := make([]string, len(args)) // cut, as every echoed argument is
+			for i, s := range args {
+				shown[i] = safetext.Arg(s)
+			}
+			return exitcode.Usagef("replay takes one topic, got %d arguments (%s): offsetctl replay TOPIC", len(args), textlist.Short(shown, 5, " "))
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runReplay(cmd, args[0], f)
@@ -113,6 +119,12 @@ before and after. With --produce-to it copies the records to another topic
 }
 
 func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
+	// A name Kafka cannot hold reached the broker, which answered
+	// INVALID_TOPIC_EXCEPTION (exit 1), or for a long one closed the
+	// connection, read as "is SASL missing?".
+	if err := admin.CheckTopicName(topic); err != nil {
+		return exitcode.Usagef("topic %s: %v", safetext.Arg(topic), err)
+	}
 	in, err := f.parse(cmd.Flags(), a.now())
 	if err != nil {
 		return err
@@ -258,6 +270,11 @@ func (f replayFlags) checkProduce(fs *pflag.FlagSet) error {
 			if changed(fs, name) {
 				return exitcode.Usagef("--%s needs --produce-to", name)
 			}
+		}
+	}
+	if f.produceTo != "" {
+		if err := admin.CheckTopicName(f.produceTo); err != nil {
+			return exitcode.Usagef("--produce-to %s: %v", safetext.Arg(f.produceTo), err)
 		}
 	}
 	switch {

@@ -389,3 +389,40 @@ func TestLongErrorLinesCut(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayIllegalTopicNameRefused: a replay or backfill of a name Kafka
+// cannot hold as a topic is bad input (exit 2, one line naming the rule,
+// the name cut), before any request. On Apache Kafka 4.4 the broker
+// answered INVALID_TOPIC_EXCEPTION (exit 1), and for a 40,000-byte name
+// closed the connection, reported as "is SASL missing?" (exit 1).
+func TestReplayIllegalTopicNameRefused(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	long := strings.Repeat("t", 40_000)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", "bad name"}, `topic bad name: topic name has illegal character ' '`},
+		{[]string{"replay", "evil\x1b[31m"}, `topic "evil\x1b[31m": topic name has illegal character '\x1b'`},
+		{[]string{"replay", ".."}, `topic ..: topic name cannot be ".."`},
+		{[]string{"replay", strings.Repeat("t", 250)}, "topic name longer than 249 characters"},
+		{[]string{"replay", long}, "(40000 bytes): topic name longer than 249 characters"},
+		{[]string{"replay", topic, "--produce-to", "a/b"}, `--produce-to a/b: topic name has illegal character '/'`},
+	} {
+		r := offsetctl(t, c, append(tc.args, "--format", "none")...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) || strings.Count(r.stderr, "\n") != 1 || len(r.stderr) > 400 || r.stdout != "" {
+			t.Errorf("%s: exit %d, stdout %d bytes, stderr %s; want exit 2 and %q", safetext.Arg(strings.Join(tc.args, " ")), r.code, len(r.stdout), safetext.Arg(r.stderr), tc.want)
+		}
+	}
+	// The longest legal name goes to the cluster, which does not know it.
+	r := offsetctl(t, c, "replay", strings.Repeat("t", 249), "--format", "none")
+	if r.code != 2 || !strings.Contains(r.stderr, "does not exist") {
+		t.Errorf("a 249-byte topic: exit %d, %s", r.code, safetext.Arg(r.stderr))
+	}
+	// Extra arguments are quoted and cut, as every command's are.
+	r = offsetctl(t, c, "replay", topic, long, "--format", "none")
+	if r.code != 2 || strings.Contains(r.stderr, long[:300]) || !strings.Contains(r.stderr, "got 2 arguments ("+topic+" ttt") || !strings.Contains(r.stderr, "(40000 bytes)") {
+		t.Errorf("replay with two arguments: exit %d, %s", r.code, safetext.Arg(r.stderr))
+	}
+}
