@@ -202,6 +202,13 @@ Exit codes:
 				return exitcode.Flag("--output", err)
 			}
 			a.format = f
+			// CSV keeps a name's bytes (it quotes only commas, quotes and
+			// line breaks), so a group named with ESC or BEL reached a
+			// terminal raw with -o csv; there, stdout is escaped as stderr
+			// is. A file or a pipe still gets the exact bytes.
+			if f == report.CSV && isTerminal(a.stdout) {
+				a.stdout = safetext.Lines(a.stdout)
+			}
 			if a.noAudit && changed(cmd.Flags(), "audit-topic") {
 				return exitcode.Usagef("--no-audit and --audit-topic contradict each other")
 			}

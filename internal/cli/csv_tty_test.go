@@ -1,0 +1,78 @@
+//go:build linux
+
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// openPTY opens a pseudo-terminal: what a program writes to tty, a test
+// reads from ptm.
+func openPTY(t *testing.T) (ptm, tty *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		m.Close()
+		t.Skipf("unlocking the pseudo-terminal: %v", err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		m.Close()
+		t.Skipf("naming the pseudo-terminal: %v", err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		m.Close()
+		t.Skipf("opening the pseudo-terminal: %v", err)
+	}
+	return m, s
+}
+
+// TestCSVToTerminalEscapesNames: -o csv keeps a name's exact bytes in a
+// file or a pipe, but on a terminal a group named with ESC and BEL is
+// escaped as every other output to a terminal is (QA: `lag -o csv` and
+// `groups -o csv` repainted the terminal red and rang its bell on Apache
+// Kafka 4.4).
+func TestCSVToTerminalEscapesNames(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 3}, time.Time{})
+	group := testkit.Name(t, "evil\x1b[31mRED\a")
+	c.Commit(group, topic, map[int32]int64{0: 1})
+
+	for _, args := range [][]string{{"lag", group, "-o", "csv"}, {"groups", "-o", "csv"}} {
+		ptm, tty := openPTY(t)
+		got := make(chan []byte, 1)
+		go func() { b, _ := io.ReadAll(ptm); got <- b }()
+		a := &app{stdout: tty, stderr: io.Discard, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
+		code := a.execute(context.Background(), append([]string{"--brokers", c.BrokerList()}, args...))
+		tty.Close()
+		out := string(<-got)
+		ptm.Close()
+		if code != 0 {
+			t.Fatalf("%s: exit %d", args[0], code)
+		}
+		if strings.ContainsAny(out, "\x1b\a") || !strings.Contains(out, `evil\x1b[31mRED\a`) {
+			t.Errorf("%s -o csv on a terminal: %q", args[0], out)
+		}
+
+		r := mustRun(t, c, 0, args...) // not a terminal: the exact bytes
+		if !strings.Contains(r.stdout, group) {
+			t.Errorf("%s -o csv to a buffer lost the name's bytes: %q", args[0], r.stdout)
+		}
+	}
+}
