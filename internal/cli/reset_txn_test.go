@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -55,9 +56,48 @@ func newBigTopics(t *testing.T, c *testkit.Cluster, n int, parts int32) bigGroup
 	if c.Fake == nil {
 		// Thousands of partitions slow a single test broker down for
 		// every later test: delete them at the end.
-		t.Cleanup(func() { _, _ = c.Admin().DeleteTopics(context.Background(), bg.topics...) })
+		t.Cleanup(func() { dropBig(t, c, bg.topics) })
 	}
 	return bg
+}
+
+// dropBig deletes the topics and returns once the broker has applied the
+// deletion. DeleteTopics returns when the controller has recorded it; the
+// broker then stops every replica and renames its log directory, in the
+// one thread that applies metadata records in order. A topic created
+// meanwhile gets its leader only after that: right after
+// TestResetTxnKillNine (10,000 partitions) the next test's 3-partition
+// topic was not ready within testkit's 30 seconds on a loaded machine.
+// So a probe topic is created after the deletion and waited for: once it
+// answers ListOffsets, the broker has applied every earlier record,
+// including the deletion, and the next test starts on a settled broker.
+func dropBig(t *testing.T, c *testkit.Cluster, topics []string) {
+	t.Helper()
+	start := time.Now()
+	adm := c.Admin()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	resp, err := adm.DeleteTopics(ctx, topics...)
+	for _, r := range resp {
+		if err == nil && r.Err != nil && !errors.Is(r.Err, kerr.UnknownTopicOrPartition) { // gone already
+			err = fmt.Errorf("%s: %w", r.Topic, r.Err)
+		}
+	}
+	if err != nil {
+		t.Errorf("deleting the %d big topics: %v", len(topics), err)
+		return
+	}
+	probe := testkit.Name(t, "settled")
+	if cr, err := adm.CreateTopic(ctx, 1, 1, nil, probe); err != nil || cr.Err != nil {
+		t.Errorf("creating probe topic %s after deleting the big topics: %v %v", probe, err, cr.Err)
+		return
+	}
+	if err := adm.WaitPartitions(ctx, probe, 1); err != nil {
+		t.Errorf("the broker did not apply the deletion of %d topics within 5 minutes (probe topic %s not ready): %v", len(topics), probe, err)
+		return
+	}
+	_, _ = adm.DeleteTopics(ctx, probe)
+	t.Logf("deleted %d big topics; the broker applied it in %s", len(topics), time.Since(start).Round(100*time.Millisecond))
 }
 
 // createBig creates the topics and waits for every
