@@ -72,6 +72,11 @@ type GroupPlan struct {
 	// CommitRequests is how many OffsetCommit requests --execute sent
 	// (1 unless the commit exceeded the coordinator's batch limit).
 	CommitRequests int `json:"-"`
+	// Superseded says the transaction was committed and another offsetctl
+	// took its transactional id over before the read-back, changing the
+	// group again: the offsets read back are not this run's (Note says
+	// so), so they were not compared with the plan.
+	Superseded bool `json:"-"`
 	// BackupExtra are rows the backup holds beyond the plan's partitions
 	// (a share group's, see planShareUndo), so that its restore works.
 	BackupExtra []PlanRow `json:"-"`

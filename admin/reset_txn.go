@@ -75,6 +75,10 @@ type txn struct {
 	id    string
 	pid   int64
 	epoch int16
+	// committed is the producer id and epoch the coordinator holds once
+	// this run's EndTxn(commit) was answered: the request's, or with
+	// EndTxn v5+ (KIP-890) the bumped ones the answer carries.
+	committed *[2]int64
 }
 
 // retriableTxnErr: errors a transactional request may answer while the
@@ -158,6 +162,12 @@ func (t *txn) end(ctx context.Context, commit bool) error {
 			return &noAnswerError{err}
 		}
 		err = kerr.ErrorForCode(resp.ErrorCode)
+		if err == nil && commit {
+			t.committed = &[2]int64{t.pid, int64(t.epoch)}
+			if resp.Version >= 5 && resp.ProducerID >= 0 && resp.ProducerEpoch >= 0 {
+				t.committed = &[2]int64{resp.ProducerID, int64(resp.ProducerEpoch)}
+			}
+		}
 		// CONCURRENT_TRANSACTIONS: the coordinator is still finishing
 		// an abort (a run that took the id over) or the markers of a
 		// decided outcome; asking again gets the final answer.
@@ -316,12 +326,51 @@ func ExecuteResetTxn(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o T
 	if len(deletes) > 0 {
 		deleteNoCommit(ctx, adm, gp, deletes)
 	}
-	fetched, err := readBackCommitted(ctx, adm, gp)
+	fetched, over, err := readBackCommitted(ctx, adm, gp, t)
 	if err != nil {
 		return groupFailed(gp, fmt.Errorf("group %s: the transaction was committed (the coordinator acknowledged the commit), so the group is entirely at its new offsets once the commit marker is written, never mixed; reading them back failed (%w); check with: offsetctl lag %s", gp.Group, err, gp.Group))
 	}
+	if over {
+		// Not a mismatch of this run: see takenOver.
+		gp.Superseded = true
+		gp.Note = fmt.Sprintf("committed; before the read-back another offsetctl took over transactional id %q (possible only once this run's transaction had completed) and the group changed again since, so the offsets read back are not this run's", t.id)
+		return nil
+	}
 	verifyReadBack(gp, fetched)
 	return nil
+}
+
+// takenOver reports whether another run has taken the transactional id
+// over since this run's commit: the coordinator holds a newer producer
+// epoch (or id) than the one the commit left. The coordinator answers that
+// InitProducerId only once the transaction before it has completed (its
+// markers written; CONCURRENT_TRANSACTIONS until then), and the run that
+// took the id re-reads the committed offsets after taking it
+// (checkUnchanged), so it planned from this run's result or refused: a
+// read-back that differs now shows a later change, not a lost commit.
+// Measured on Apache Kafka 4.4: two resets started together, where one
+// ran entirely between the other's EndTxn and its read-back, made the
+// first report "committed 7, planned 3" for every partition and exit 1,
+// with an undo line that would have reverted the second. A failure to
+// describe the id counts as no takeover (the read-back is verified),
+// except that the deadline is returned: a broker that stopped answering
+// leaves the read-back unfinished, as a fetch cut by it does.
+func takenOver(ctx context.Context, adm *cluster.Admin, t *txn) (bool, error) {
+	if t == nil || t.committed == nil {
+		return false, nil
+	}
+	described, err := adm.DescribeTransactions(ctx, t.id)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, fmt.Errorf("describing transactional id %q: %w", t.id, ctx.Err())
+		}
+		return false, nil
+	}
+	d, ok := described[t.id]
+	if !ok || d.Err != nil {
+		return false, nil
+	}
+	return d.ProducerID != t.committed[0] || int64(d.ProducerEpoch) > t.committed[1], nil
 }
 
 // nothingChanged says so on an error that stopped the run before anything
@@ -344,7 +393,11 @@ func nothingChanged(err error) error {
 // (measured: "no commit found" on every partition right after EndTxn). So
 // a read-back that does not show the plan yet is repeated, briefly, before
 // it counts as a mismatch.
-func readBackCommitted(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) (kadm.OffsetResponses, error) {
+//
+// It also stops waiting, and says so (over), once another run has taken
+// the transactional id over (takenOver): the group may hold that run's
+// offsets by now, and they would never turn into this run's.
+func readBackCommitted(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, t *txn) (fetched kadm.OffsetResponses, over bool, err error) {
 	want := func(pp PartitionPlan) *int64 {
 		if pp.Action == ActDelete {
 			return nil
@@ -355,8 +408,15 @@ func readBackCommitted(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) (
 	defer cancel()
 	for try := 0; ; try++ {
 		fetched, err := fetchStable(ctx, adm, gp.Group)
-		if err != nil || len(differing(gp, fetched, want)) == 0 || !waitBackoff(wctx, coordinatorBackoff(try)) {
-			return fetched, err
+		if err != nil || len(differing(gp, fetched, want)) == 0 {
+			return fetched, false, err
+		}
+		over, err := takenOver(ctx, adm, t)
+		if over || err != nil {
+			return fetched, over, err
+		}
+		if !waitBackoff(wctx, coordinatorBackoff(try)) {
+			return fetched, false, nil
 		}
 	}
 }

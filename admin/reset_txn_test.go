@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -373,5 +374,102 @@ func TestExecuteResetTxnFrozenBeforeStaging(t *testing.T) {
 	}
 	if got := committedOn(c, g, topic); got[0] != 3 || got[1] != 4 {
 		t.Fatalf("committed = %v, want old", got)
+	}
+}
+
+// takenOver, on kfake and on Apache Kafka 4.4: after this run's
+// EndTxn(commit), and after the commit has completed, the id is still this
+// run's (EndTxn v5 bumps the epoch and says to which: that is not a
+// takeover); once another run's InitProducerId has taken the id, it is
+// taken over.
+func TestTakenOverAfterCommit(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 5}, time.Time{})
+	g := testkit.Name(t, "g")
+	adm := c.Admin()
+	ctx := testkit.Ctx(t)
+	tx, err := initTxn(ctx, adm.Kgo, g, txnOpts(g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.addOffsets(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	os := kadm.Offsets{}
+	os.Add(kadm.Offset{Topic: topic, Partition: 0, At: 3, LeaderEpoch: -1})
+	ids, err := topicIDs(ctx, adm, os)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := tx.commitBatch(ctx, g, os, ids)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.end(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if over, err := takenOver(ctx, adm, tx); over || err != nil {
+		t.Fatalf("taken over right after its own commit (%v)", err)
+	}
+	// The read-back may come after the markers: the epoch must not move
+	// when the commit completes (Apache Kafka: CompleteCommit; kfake
+	// goes straight back to Empty).
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		d, err := adm.DescribeTransactions(ctx, tx.id)
+		if err == nil && d[tx.id].Err == nil && (d[tx.id].State == "CompleteCommit" || d[tx.id].State == "Empty") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the commit did not complete within 30s: %+v %v", d, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if over, err := takenOver(ctx, adm, tx); over || err != nil {
+		t.Fatalf("taken over once its own commit completed (%v)", err)
+	}
+	if got := committedOn(c, g, topic); got[0] != 3 {
+		t.Fatalf("committed = %v, want 3", got)
+	}
+	if _, err := initTxn(ctx, adm.Kgo, g, txnOpts(g)); err != nil {
+		t.Fatal(err)
+	}
+	if over, err := takenOver(ctx, adm, tx); !over || err != nil {
+		t.Fatalf("not taken over after another run's InitProducerId (%v)", err)
+	}
+}
+
+// A plain commit from outside (a consumer, another tool: no takeover of
+// the transactional id) lands between EndTxn and the read-back: the
+// read-back still flags every partition it changed.
+func TestExecuteResetTxnReadBackOtherWriter(t *testing.T) {
+	c := kfakeOnly(t)
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 3, 1: 4})
+	gp := planLatest(t, c, g, topic)
+	var fetches atomic.Int32
+	c.Fake.ControlKey(int16(kmsg.OffsetFetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		// The second require_stable fetch is the read-back.
+		if req.(*kmsg.OffsetFetchRequest).RequireStable && fetches.Add(1) == 2 {
+			c.Fake.SleepControl(func() { c.Commit(g, topic, map[int32]int64{0: 9}) })
+		}
+		return nil, nil, false
+	})
+	if err := ExecuteResetTxn(testkit.Ctx(t), c.Admin(), &gp, txnOpts(g)); err != nil {
+		t.Fatal(err)
+	}
+	var errs []string
+	for _, pp := range gp.Partitions {
+		errs = append(errs, fmt.Sprintf("%d:%s", pp.Partition, pp.Error))
+	}
+	if got := strings.Join(errs, ","); got != "0:verify: committed 9, planned 10 (did a consumer commit meanwhile?),1:" || gp.Note != "" {
+		t.Fatalf("partition errors %q, note %q: want partition 0's mismatch flagged, no note", got, gp.Note)
 	}
 }

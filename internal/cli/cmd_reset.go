@@ -322,12 +322,20 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 		}
 		return all
 	}
-	changed, unchanged := 0, 0
+	changed, unchanged, superseded := 0, 0, 0
 	for _, i := range todo {
 		c, u := plan.Groups[i].Changes()
 		changed, unchanged = changed+c, unchanged+u
+		if gp := plan.Groups[i]; gp.Superseded {
+			superseded++
+			a.notef("group %s: %s", safetext.Arg(gp.Group), gp.Note)
+		}
 	}
-	a.infof("reset %d group(s): %d partition(s) changed, %d unchanged; read back and verified", len(todo), changed, unchanged)
+	verified := "read back and verified"
+	if superseded > 0 {
+		verified = fmt.Sprintf("read back and verified, except %d group(s) another offsetctl changed again after this run's commit", superseded)
+	}
+	a.infof("reset %d group(s): %d partition(s) changed, %d unchanged; %s", len(todo), changed, unchanged, verified)
 	if renderErr != nil {
 		return fmt.Errorf("the reset was applied, but printing its plan failed: %w", renderErr)
 	}

@@ -514,10 +514,12 @@ func newPair(t *testing.T, c *testkit.Cluster) *concurrentPair {
 }
 
 // TestResetTxnConcurrentNoLostUpdate: two reset --execute of one group at
-// once. Unstaged rounds run on kfake and Apache Kafka; on kfake the two
-// interleavings that lost an update before are staged: B runs entirely
-// while A's EndTxn is held (B fences A), and A runs entirely while B's
-// InitProducerId is held after B planned (B finds the group changed).
+// once. Unstaged rounds run on kfake and Apache Kafka; on kfake the
+// interleavings are staged: B runs entirely while A's EndTxn is held (B
+// fences A), A runs entirely while B's InitProducerId is held after B
+// planned (B finds the group changed), and B runs entirely between A's
+// EndTxn and A's read-back (both applied, A says its read-back shows B's
+// offsets: before, A exited 1, seen as a flake of the unstaged rounds).
 func TestResetTxnConcurrentNoLostUpdate(t *testing.T) {
 	c := testkit.New(t)
 	outcomes := map[string]int{}
@@ -563,6 +565,30 @@ func TestResetTxnConcurrentNoLostUpdate(t *testing.T) {
 		cp.res[1] = offsetctl(t, c, cp.args(1)...)
 		if got := cp.checkNoLostUpdate(t, c); got != "one applied, one refused" || cp.res[0].code != 0 ||
 			!strings.Contains(cp.res[1].stderr, fmt.Sprintf("group %s changed since the plan (3 partitions): run again to plan from the current offsets", cp.group)) {
+			t.Fatalf("%s; A: %s\nB: %s", got, cp.res[0].stderr, cp.res[1].stderr)
+		}
+	})
+	t.Run("B commits on top of A before A reads back", func(t *testing.T) {
+		cp := newPair(t, c)
+		var stable atomic.Int32
+		c.Fake.ControlKey(int16(kmsg.OffsetFetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+			c.Fake.KeepControl()
+			if g, rs := requestGroup(req); g == cp.group && rs && stable.Add(1) == 2 {
+				// A's second require_stable read: its read-back after EndTxn.
+				c.Fake.SleepControl(func() { cp.res[1] = offsetctl(t, c, cp.args(1)...) })
+			}
+			return nil, nil, false
+		})
+		cp.res[0] = offsetctl(t, c, cp.args(0)...)
+		// A's commit was acknowledged and B, which took the id over
+		// after it, planned from A's result (B's backup holds it:
+		// checkNoLostUpdate): A applied, then B. A says that what it
+		// read back is not its own, instead of "committed 7, planned 3"
+		// and exit 1.
+		if got := cp.checkNoLostUpdate(t, c); got != "both applied in turn" ||
+			!strings.Contains(cp.res[0].stderr, fmt.Sprintf("another offsetctl took over transactional id %q", admin.TxnID(admin.DefaultTxnIDPrefix, cp.group))) ||
+			!strings.Contains(cp.res[0].stderr, "except 1 group(s) another offsetctl changed again after this run's commit") ||
+			!strings.Contains(cp.res[1].stderr, "; read back and verified\n") {
 			t.Fatalf("%s; A: %s\nB: %s", got, cp.res[0].stderr, cp.res[1].stderr)
 		}
 	})
