@@ -237,18 +237,40 @@ func (c *Cluster) Commit(group, topic string, offsets map[int32]int64) {
 // Committed returns group's committed offsets: topic → partition → offset.
 func (c *Cluster) Committed(group string) map[string]map[int32]int64 {
 	c.t.Helper()
+	// A broker that was just frozen, killed or restarted may answer
+	// COORDINATOR_NOT_AVAILABLE or COORDINATOR_LOAD_IN_PROGRESS for a few
+	// seconds while it reloads __consumer_offsets (a single-node KRaft
+	// broker can even fence itself once on thaw); kgo's own retries can
+	// run out before that. Only retriable errors are waited out, up to a
+	// minute; any other error fails the test at once.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		out, err := c.committedOnce(group)
+		if err == nil {
+			return out
+		}
+		if !kerr.IsRetriable(err) || time.Now().After(deadline) {
+			c.t.Fatalf("fetching offsets of %s: %v", group, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// committedOnce is one OffsetFetch of group: its commits, or the first
+// error (of the request, or of any partition).
+func (c *Cluster) committedOnce(group string) (map[string]map[int32]int64, error) {
 	resp, err := c.Admin().FetchOffsets(Ctx(c.t), group)
 	out := map[string]map[int32]int64{}
 	if errors.Is(err, kerr.GroupIDNotFound) {
-		return out // an unknown or deleted group has no commits
+		return out, nil // an unknown or deleted group has no commits
 	}
 	if err != nil {
-		c.t.Fatalf("fetching offsets of %s: %v", group, err)
+		return nil, err
 	}
 	for t, ps := range resp {
 		for p, o := range ps {
 			if o.Err != nil {
-				c.t.Fatalf("fetching offsets of %s %s/%d: %v", group, t, p, o.Err)
+				return nil, fmt.Errorf("%s/%d: %w", t, p, o.Err)
 			}
 			if o.At < 0 {
 				continue
@@ -259,7 +281,7 @@ func (c *Cluster) Committed(group string) map[string]map[int32]int64 {
 			out[t][p] = o.At
 		}
 	}
-	return out
+	return out, nil
 }
 
 // DeleteRecords moves the log start of topic/partition up to offset.
