@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -380,6 +379,13 @@ func killOnLog(t *testing.T, c *testkit.Cluster, bg bigGroup, run func(string, i
 // whether at was called, and the child's stderr without the debug lines.
 func childAtLog(t *testing.T, c *testkit.Cluster, args, steps []string, at func(*exec.Cmd)) (error, bool, string) {
 	t.Helper()
+	err, reached, stderr, _ := childAtLogOut(t, c, args, steps, at)
+	return err, reached, stderr
+}
+
+// childAtLogOut is childAtLog that also returns the child's stdout.
+func childAtLogOut(t *testing.T, c *testkit.Cluster, args, steps []string, at func(*exec.Cmd)) (error, bool, string, string) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -390,6 +396,8 @@ func childAtLog(t *testing.T, c *testkit.Cluster, args, steps []string, at func(
 	if err != nil {
 		t.Fatal(err)
 	}
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +418,8 @@ func childAtLog(t *testing.T, c *testkit.Cluster, args, steps []string, at func(
 			}
 		}
 	}
-	return cmd.Wait(), reached, msgs.String()
+	err = cmd.Wait()
+	return err, reached, msgs.String(), stdout.String()
 }
 
 // backupOffsets reads a backup file: partition → offset for topic.
@@ -744,14 +753,7 @@ func TestFaultResetTxnBrokerFrozen(t *testing.T) {
 	// it, by when a local broker has long answered EndTxn; the "fast"
 	// points signal the broker from here, microseconds after the line, to
 	// lose the EndTxn answer itself.
-	pidOut, err := exec.Command("bash", b.script, "pid").Output()
-	if err != nil {
-		t.Fatalf("kafka-secure.sh pid: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(pidOut)))
-	if err != nil {
-		t.Fatalf("kafka-secure.sh pid: %q", pidOut)
-	}
+	pid := securePid(t, b)
 	for i, pt := range []struct {
 		steps  []string
 		thawIn time.Duration // 0: after the run has ended

@@ -229,8 +229,19 @@ func (c *Cluster) Commit(group, topic string, offsets map[int32]int64) {
 	for p, o := range offsets {
 		os.AddOffset(topic, p, o, -1)
 	}
-	if err := c.Admin().CommitAllOffsets(Ctx(c.t), group, os); err != nil {
-		c.t.Fatalf("committing %s: %v", group, err)
+	// Committing the same offsets again is harmless, so retriable errors
+	// (a coordinator reloading after a fault test) are waited out, as in
+	// Committed.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := c.Admin().CommitAllOffsets(Ctx(c.t), group, os)
+		if err == nil {
+			return
+		}
+		if !kerr.IsRetriable(err) || time.Now().After(deadline) {
+			c.t.Fatalf("committing %s: %v", group, err)
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
 }
 
