@@ -654,7 +654,58 @@ func FetchCommits(ctx context.Context, adm *cluster.Admin, groups []string) map[
 // ListOffsets lists the log start and the log end (per isolation) of every
 // partition of topics: one metadata request and one ListOffsets per
 // partition leader for each bound, the two bounds in parallel.
+//
+// While a partition has no leader or its leader moves (a broker restart,
+// a broker fenced and unfenced after a pause), the cluster answers
+// LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER and the like for a second
+// or two, and kgo hands them back rather than waiting: the listing is
+// then done again after a short backoff, as the Java admin client does,
+// until it has none of those errors, for at most leaderWait or until ctx
+// would end (the last listing then stands, with its errors: a partition
+// that stays offline is an error row, and an exporter scrape is not held
+// for the whole --timeout). An unknown topic is not waited for: it is
+// bad input.
 func ListOffsets(ctx context.Context, adm *cluster.Admin, topics []string, iso Isolation) (TopicOffsets, error) {
+	start := time.Now()
+	for try := 0; ; try++ {
+		to, err := listOffsetsOnce(ctx, adm, topics, iso)
+		wait := coordinatorBackoff(try)
+		if err != nil || !to.leaderMoving() || time.Since(start)+wait > leaderWait || !waitBackoff(ctx, wait) {
+			return to, err
+		}
+	}
+}
+
+// leaderWait bounds how long ListOffsets waits for leaders to settle: a
+// leader election takes well under a second; a fenced and unfenced
+// single broker, about two (one heartbeat).
+const leaderWait = 5 * time.Second
+
+// leaderMoving reports whether a topic or partition of the listing failed
+// with an error the cluster gives while a leader is elected or moves.
+func (to TopicOffsets) leaderMoving() bool {
+	for _, err := range to.TopicErr {
+		if leaderMovingErr(err) {
+			return true
+		}
+	}
+	moving := false
+	to.Partitions.Each(func(_ string, _ int32, po PartitionOffsets) {
+		moving = moving || leaderMovingErr(po.Err)
+	})
+	return moving
+}
+
+// leaderMovingErr: a retriable broker error (LEADER_NOT_AVAILABLE,
+// NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, OFFSET_NOT_AVAILABLE, ...)
+// other than UNKNOWN_TOPIC_OR_PARTITION, which kerr also marks retriable
+// but which is what a topic that does not exist gets.
+func leaderMovingErr(err error) bool {
+	return err != nil && kerr.IsRetriable(err) && !errors.Is(err, kerr.UnknownTopicOrPartition)
+}
+
+// listOffsetsOnce is one listing of ListOffsets.
+func listOffsetsOnce(ctx context.Context, adm *cluster.Admin, topics []string, iso Isolation) (TopicOffsets, error) {
 	to := TopicOffsets{Partitions: PartitionMap[PartitionOffsets]{}, TopicErr: map[string]error{}}
 	if len(topics) == 0 {
 		return to, nil

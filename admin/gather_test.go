@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +133,106 @@ func TestDescribeGroupsRetriesCoordinator(t *testing.T) {
 	}
 	if gi := infos[g]; !errors.Is(gi.Err, kerr.CoordinatorNotAvailable) {
 		t.Errorf("described %+v, want COORDINATOR_NOT_AVAILABLE", gi)
+	}
+}
+
+// TestListOffsetsWaitsOutLeaderMoves: while partitions answer
+// LEADER_NOT_AVAILABLE or NOT_LEADER_OR_FOLLOWER (a broker restarting, or
+// a single broker fenced and unfenced after a pause: CI saw a replay fail
+// at once on it), the listing is done again until it is clean; a
+// partition that never gets a leader is an error row after leaderWait,
+// not after the whole deadline; an unknown topic is not waited for.
+func TestListOffsetsWaitsOutLeaderMoves(t *testing.T) {
+	c := testkit.New(t)
+	if testkit.Real() {
+		t.Skip("injects leader errors with kfake")
+	}
+	topic := c.Topic(3, nil)
+	c.Produce(topic, map[int32]int{0: 5, 1: 7, 2: 9}, time.Time{})
+	adm := c.Admin()
+
+	// (On Apache Kafka the metadata can also lack the leader: kgo then
+	// fails the piece as a request to broker -1 with the same error, which
+	// TestLeaderMovingErr covers.)
+	for _, key := range []kmsg.Key{kmsg.ListOffsets} {
+		hf := c.Fake.Fault(kfake.Fault{Keys: []kmsg.Key{key}, Topic: topic, Partitions: []int32{1}, Err: kerr.LeaderNotAvailable, Count: 6})
+		to, err := ListOffsets(testkit.Ctx(t), adm, []string{topic}, ReadUncommitted)
+		hf.Remove()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hf.Hits() != 6 {
+			t.Errorf("%v: %d faulted answers, want 6 (every one retried past)", key, hf.Hits())
+		}
+		for p, end := range map[int32]int64{0: 5, 1: 7, 2: 9} {
+			if po, ok := to.Partitions.Lookup(topic, p); !ok || po.Err != nil || po.Start != 0 || po.End != end {
+				t.Errorf("%v: partition %d = %+v, want 0..%d", key, p, po, end)
+			}
+		}
+	}
+
+	hf := c.Fake.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListOffsets}, Topic: topic, Partitions: []int32{2}, Err: kerr.LeaderNotAvailable, Count: -1})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	to, err := ListOffsets(ctx, adm, []string{topic}, ReadUncommitted)
+	took := time.Since(start)
+	hf.Remove()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if po, _ := to.Partitions.Lookup(topic, 2); !errors.Is(po.Err, kerr.LeaderNotAvailable) {
+		t.Errorf("a partition that never gets a leader: %+v, want its LEADER_NOT_AVAILABLE", po)
+	}
+	if po, _ := to.Partitions.Lookup(topic, 0); po.Err != nil || po.End != 5 {
+		t.Errorf("partition 0 beside it: %+v", po)
+	}
+	if took < leaderWait/2 || took > leaderWait+5*time.Second {
+		t.Errorf("gave up after %s, want about leaderWait (%s), not the minute of the deadline", took, leaderWait)
+	}
+
+	missing := testkit.Name(t, "missing")
+	start = time.Now()
+	to, err = ListOffsets(ctx, adm, []string{missing}, ReadUncommitted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(to.TopicErr[missing], kerr.UnknownTopicOrPartition) || time.Since(start) > 2*time.Second {
+		t.Errorf("unknown topic: %v after %s, want UNKNOWN_TOPIC_OR_PARTITION at once", to.TopicErr[missing], time.Since(start))
+	}
+}
+
+func TestLeaderMovingErr(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{kerr.LeaderNotAvailable, true},
+		{fmt.Errorf("broker -1 did not answer ListOffsets: %w", kerr.LeaderNotAvailable), true},
+		{kerr.NotLeaderForPartition, true},
+		{kerr.FencedLeaderEpoch, true},
+		{kerr.UnknownTopicOrPartition, false},
+		{fmt.Errorf("topic t: %w", kerr.UnknownTopicOrPartition), false},
+		{kerr.TopicAuthorizationFailed, false},
+		{context.DeadlineExceeded, false},
+		{errors.New("no end offset listed"), false},
+	} {
+		if got := leaderMovingErr(tc.err); got != tc.want {
+			t.Errorf("leaderMovingErr(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+	moving := TopicOffsets{Partitions: PartitionMap[PartitionOffsets]{}, TopicErr: map[string]error{}}
+	moving.Partitions.Set("a", 0, PartitionOffsets{End: 3})
+	if moving.leaderMoving() {
+		t.Error("a clean listing is not moving")
+	}
+	moving.Partitions.Set("a", 1, PartitionOffsets{Err: kerr.NotLeaderForPartition})
+	if !moving.leaderMoving() {
+		t.Error("a partition answering NOT_LEADER_OR_FOLLOWER is moving")
+	}
+	topicErr := TopicOffsets{TopicErr: map[string]error{"b": kerr.LeaderNotAvailable}}
+	if !topicErr.leaderMoving() {
+		t.Error("a topic answering LEADER_NOT_AVAILABLE is moving")
 	}
 }
