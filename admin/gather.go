@@ -660,26 +660,31 @@ func FetchCommits(ctx context.Context, adm *cluster.Admin, groups []string) map[
 // LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER and the like for a second
 // or two, and kgo hands them back rather than waiting: the listing is
 // then done again after a short backoff, as the Java admin client does,
-// until it has none of those errors, for at most leaderWait or until ctx
-// would end (the last listing then stands, with its errors: a partition
-// that stays offline is an error row, and an exporter scrape is not held
-// for the whole --timeout). An unknown topic is not waited for: it is
+// until it has none of those errors, for at most leaderWait after the
+// first listing or until ctx would end (the last listing then stands,
+// with its errors: a partition that stays offline is an error row, and an
+// exporter scrape is not held for the whole --timeout). An unknown topic is not waited for: it is
 // bad input.
 func ListOffsets(ctx context.Context, adm *cluster.Admin, topics []string, iso Isolation) (TopicOffsets, error) {
-	start := time.Now()
+	var first time.Time // when the first listing came back (kgo may have retried in it)
 	for try := 0; ; try++ {
 		to, err := listOffsetsOnce(ctx, adm, topics, iso)
+		if first.IsZero() {
+			first = time.Now()
+		}
 		wait := coordinatorBackoff(try)
-		if err != nil || !to.leaderMoving() || time.Since(start)+wait > leaderWait || !waitBackoff(ctx, wait) {
+		if err != nil || !to.leaderMoving() || time.Since(first)+wait > leaderWait || !waitBackoff(ctx, wait) {
 			return to, err
 		}
 	}
 }
 
-// leaderWait bounds how long ListOffsets waits for leaders to settle: a
-// leader election takes well under a second; a fenced and unfenced
-// single broker, about two (one heartbeat).
-const leaderWait = 5 * time.Second
+// leaderWait bounds how long ListOffsets lists again for leaders to
+// settle, after the first listing: a leader election takes well under a
+// second; a single broker fenced and unfenced after a pause, about two
+// (one heartbeat); kgo's own retries of NOT_LEADER_OR_FOLLOWER wait for
+// metadata refreshes of a second or more each.
+const leaderWait = 10 * time.Second
 
 // leaderMoving reports whether a topic or partition of the listing failed
 // with an error the cluster gives while a leader is elected or moves.
