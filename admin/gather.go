@@ -171,6 +171,10 @@ type GatherRequest struct {
 	// `lag` and `groups` show them; commands that change offsets change a
 	// share group only when it is named.
 	ShareGroups bool
+	// NoLeaderWait lists log offsets once, without waiting out leader
+	// elections (see ListOffsets): for the exporter, whose next round is
+	// the retry, and whose round must not be held by an offline partition.
+	NoLeaderWait bool
 }
 
 // ListGroups lists every group in the cluster with its type and state.
@@ -908,7 +912,11 @@ func gatherListed(ctx context.Context, adm *cluster.Admin, req GatherRequest, li
 		topics = append(topics, t)
 	}
 	sort.Strings(topics)
-	snap.Offsets, err = ListOffsets(ctx, adm, topics, req.Isolation)
+	list := ListOffsets
+	if req.NoLeaderWait {
+		list = listOffsetsOnce
+	}
+	snap.Offsets, err = list(ctx, adm, topics, req.Isolation)
 	if err != nil {
 		return nil, err
 	}

@@ -236,3 +236,33 @@ func TestLeaderMovingErr(t *testing.T) {
 		t.Error("a topic answering LEADER_NOT_AVAILABLE is moving")
 	}
 }
+
+// TestGatherNoLeaderWait: the exporter's gather lists once (its next round
+// is the retry): a partition without a leader is its error row at once,
+// and its round is not held for leaderWait.
+func TestGatherNoLeaderWait(t *testing.T) {
+	c := testkit.New(t)
+	if testkit.Real() {
+		t.Skip("injects leader errors with kfake")
+	}
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 4, 1: 6}, time.Time{})
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 1, 1: 2})
+	hf := c.Fake.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListOffsets}, Topic: topic, Partitions: []int32{1}, Err: kerr.LeaderNotAvailable, Count: -1})
+	defer hf.Remove()
+	start := time.Now()
+	snap, err := Gather(testkit.Ctx(t), c.Admin(), GatherRequest{Groups: []string{g}, NoLeaderWait: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > leaderWait/2 {
+		t.Errorf("the gather took %s: it waited for the leader", took)
+	}
+	if po, _ := snap.Offsets.Partitions.Lookup(topic, 1); !errors.Is(po.Err, kerr.LeaderNotAvailable) {
+		t.Errorf("partition 1: %+v, want its LEADER_NOT_AVAILABLE", po)
+	}
+	if po, _ := snap.Offsets.Partitions.Lookup(topic, 0); po.Err != nil || po.End != 4 {
+		t.Errorf("partition 0: %+v, want end 4", po)
+	}
+}

@@ -184,7 +184,7 @@ func exporterRequest(args []string, f exporterFlags) (admin.GatherRequest, error
 	if err != nil {
 		return admin.GatherRequest{}, err
 	}
-	return admin.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, Isolation: iso}, nil
+	return admin.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, Isolation: iso, NoLeaderWait: true}, nil
 }
 
 // exporterTargets resolves one connection per --profile entry (or the one

@@ -239,9 +239,10 @@ func TestFaultFreezeDuringPlanningIsNeverUsage(t *testing.T) {
 			// then reload for a second or two: a run that fails then,
 			// before the step, was never frozen and shows nothing
 			// (exit 2 is still an error). It runs again once the
-			// group's offsets can be read.
+			// group's offsets and the topic's can be read.
 			for try := 0; try < 3 && !reached; try++ {
 				b.c.Committed(group)
+				b.c.WaitTopic(topic, 3)
 				err, reached, stderr, stdout = childAtLogOut(t, b.c, args, []string{step}, func(*exec.Cmd) {
 					if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 						t.Errorf("SIGSTOP %d: %v", pid, err)
