@@ -23,8 +23,15 @@ func (a *app) historyCmd() *cobra.Command {
 		Short: "List the audit trail: who changed which group's offsets, when, with which backup (and every replay)",
 		Example: `  offsetctl history --group orders-billing --since 7d
   offsetctl history --since 2026-11-30 -o json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// An empty filter matched every entry: `--group "$G"` with G
+			// unset listed the whole trail.
+			for _, fl := range []struct{ name, v string }{{"group", group}, {"topic", topic}} {
+				if changed(cmd.Flags(), fl.name) && strings.TrimSpace(fl.v) == "" {
+					return exitcode.Usagef("--%s is empty: name one, or leave the flag out for every entry", fl.name)
+				}
+			}
 			f := audit.Filter{Group: group, Topic: topic}
 			if changed(cmd.Flags(), "since") {
 				t, err := audit.ParseSince(since, a.now())

@@ -144,7 +144,15 @@ Against the cluster, only the groups of A are compared unless --all-groups
 		Example: `  offsetctl diff before.csv
   offsetctl diff before.csv after.csv -o json
   offsetctl diff before.csv --exit-code >/dev/null || echo "offsets moved"`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch len(args) {
+			case 1, 2:
+				return nil
+			case 0:
+				return exitcode.Usagef("name the snapshot to compare: %s", usageLine(cmd))
+			}
+			return exitcode.Usagef("diff takes one or two snapshots, got %d: %s: %s", len(args), quoteArgs(args), usageLine(cmd))
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			before, err := a.readState(args[0])
 			if err != nil {

@@ -83,6 +83,14 @@ func TestArgumentCounts(t *testing.T) {
 		{[]string{"playground", "x"}, `playground takes no arguments`},
 		{[]string{"semantics", "x"}, `unknown command "x" for semantics (its commands: count)`},
 		{[]string{"semantics", "count"}, "name the processed log(s) to count: offsetctl semantics count FILE..."},
+		// QA: diff and history answered in cobra's words ("accepts between
+		// 1 and 2 arg(s), received 0"), and an empty --group listed the
+		// whole audit trail.
+		{[]string{"diff"}, "name the snapshot to compare: offsetctl diff A [B]"},
+		{[]string{"diff", "a", "b", "c"}, `diff takes one or two snapshots, got 3: "a" "b" "c": offsetctl diff A [B]`},
+		{[]string{"history", "x"}, `history takes no arguments, got "x"`},
+		{[]string{"history", "--group", ""}, "--group is empty: name one, or leave the flag out for every entry"},
+		{[]string{"history", "--topic", " "}, "--topic is empty"},
 	} {
 		r := offsetctl(t, nil, tc.args...)
 		if r.code != 2 || r.stdout != "" || !strings.HasPrefix(r.stderr, "offsetctl: "+tc.want) {
