@@ -243,6 +243,7 @@ func ParseJAAS(s string) (JAAS, error) {
 	}
 	j.Options = map[string]string{}
 	i := 2
+	prev := "" // the option before the current one
 	for {
 		if i >= len(toks) {
 			return j, errors.New("missing ';' at the end")
@@ -255,14 +256,21 @@ func ParseJAAS(s string) (JAAS, error) {
 			return j, errors.New("expected an option name")
 		}
 		name := toks[i].text
+		shown := quoteKey(name)
+		if toks[i].glued {
+			// Text right after a closing quote may be the rest of a
+			// mistyped secret ("pa"ss"word"): it is not shown.
+			shown = "after the quoted value of " + quoteKey(prev)
+		}
 		if i+2 >= len(toks) || toks[i+1].quoted || toks[i+1].text != "=" {
-			return j, fmt.Errorf("option %s has no `=value`", quoteKey(name))
+			return j, fmt.Errorf("option %s has no `=value`", shown)
 		}
 		val := toks[i+2]
 		if !val.quoted && (val.text == ";" || val.text == "=") {
-			return j, fmt.Errorf("option %s has no value", quoteKey(name))
+			return j, fmt.Errorf("option %s has no value", shown)
 		}
 		j.Options[name] = val.text
+		prev = name
 		i += 3
 	}
 	if i != len(toks) {
@@ -274,6 +282,9 @@ func ParseJAAS(s string) (JAAS, error) {
 type jaasToken struct {
 	text   string
 	quoted bool
+	// glued: a bare word that starts right after a quoted value's
+	// closing quote, with no space between.
+	glued bool
 }
 
 func jaasTokens(s string) ([]jaasToken, error) {
@@ -325,7 +336,8 @@ func jaasTokens(s string) ([]jaasToken, error) {
 			for j < len(s) && !strings.ContainsRune(" \t\n\r\f;=\"", rune(s[j])) {
 				j++
 			}
-			out = append(out, jaasToken{text: s[i:j]})
+			glued := len(out) > 0 && out[len(out)-1].quoted && s[i-1] == '"'
+			out = append(out, jaasToken{text: s[i:j], glued: glued})
 			i = j
 		}
 	}

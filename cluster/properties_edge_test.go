@@ -148,11 +148,21 @@ func TestParseJAASMalformed(t *testing.T) {
 		m + " required user x y;":          "option \"user\" has no `=value`",
 		m + ` required user="x\`:           "",
 		m + ` required user="a\"b" p="c";`: "-",
+		// A word glued to a closing quote may be part of a mistyped
+		// secret: it is never shown; a glued option that is complete
+		// is read, as Kafka's own parser does.
+		m + ` required user="u"pa"ss";`:   "option after the quoted value of \"user\" has no `=value`",
+		m + ` required user="u"hunter2=;`: "option after the quoted value of \"user\" has no value",
+		m + ` required user="u"p="c";`:    "-glued",
 	} {
 		j, err := ParseJAAS(in)
 		switch want {
 		case "-":
 			if err != nil || j.Options["user"] != `a"b` || j.Options["p"] != "c" {
+				t.Errorf("%s: %+v, %v", in, j, err)
+			}
+		case "-glued":
+			if err != nil || j.Options["user"] != "u" || j.Options["p"] != "c" {
 				t.Errorf("%s: %+v, %v", in, j, err)
 			}
 		case "":
