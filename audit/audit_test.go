@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -435,5 +436,55 @@ func TestSnapshotGroups(t *testing.T) {
 	}
 	if _, _, err := SnapshotGroups(s, []string{"broken"}); err == nil || !strings.Contains(err.Error(), "COORDINATOR_NOT_AVAILABLE") {
 		t.Errorf("broken group: %v", err)
+	}
+}
+
+// TestOpenFIFOWithoutReader: a FIFO nobody reads is refused at once; the
+// open blocked in the kernel until a reader came (QA: a reset with
+// --audit-log FIFO hung for ten minutes before any change, and SIGTERM did
+// not end it). With a reader, the entry goes through the pipe.
+func TestOpenFIFOWithoutReader(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "audit.fifo")
+	if err := exec.Command("mkfifo", fifo).Run(); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		l, err := Open(fifo)
+		if err == nil {
+			l.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "a pipe with no reader") {
+			t.Fatalf("Open(FIFO without reader) = %v, want a pipe with no reader", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Open(FIFO without reader) still blocked after 10s")
+	}
+
+	read := make(chan []byte, 1)
+	r, err := os.OpenFile(fifo, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { b, _ := io.ReadAll(r); read <- b }()
+	if err := Append(fifo, Entry{V: 1, ID: "01M8T8W8Y1KCK5XWQG09MTTSDB", Action: "reset", Groups: []string{"g"}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case b := <-read:
+		if !strings.Contains(string(b), "01M8T8W8Y1KCK5XWQG09MTTSDB") {
+			t.Fatalf("read from the FIFO: %q", b)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing read from the FIFO")
+	}
+	r.Close()
+	// A character device takes the entry too (fsync answers EINVAL).
+	if err := Append(os.DevNull, Entry{V: 1, ID: "01M8T8W8Y1KCK5XWQG09MTTSDB", Action: "reset"}); err != nil {
+		t.Fatalf("Append(%s): %v", os.DevNull, err)
 	}
 }

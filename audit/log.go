@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/inputfile"
@@ -51,7 +52,10 @@ func Open(path string) (*Log, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("audit log %s: %w", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|openNonblock, 0o600)
+	if errors.Is(err, errNoReader) {
+		return nil, fmt.Errorf("audit log %s: a pipe with no reader", path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("audit log %s: %w", path, err)
 	}
@@ -87,7 +91,11 @@ func (l *Log) Append(e Entry) error {
 	if err != nil {
 		return fmt.Errorf("writing audit log %s: %w", l.path, err)
 	}
-	if err := l.f.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+	// fsync(2) answers EINVAL on a file that cannot be synced (a pipe, a
+	// character device such as /dev/null), which Open accepts: the line
+	// was written, so that is no failure (it made a reset with
+	// --audit-log /dev/null exit 1 after its change, "NOT recorded").
+	if err := l.f.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) && !errors.Is(err, syscall.EINVAL) {
 		return fmt.Errorf("syncing audit log %s: %w", l.path, err)
 	}
 	return nil
