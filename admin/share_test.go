@@ -297,4 +297,26 @@ func TestSkippedShareGroups(t *testing.T) {
 	if want := []string{"skipping share group s1 (KIP-932): --all-groups and --regex select consumer groups only; name it to reset it"}; !reflect.DeepEqual(plan.Warnings, want) {
 		t.Errorf("warnings %q, want %q", plan.Warnings, want)
 	}
+
+	// --all-groups with a group,topic,partition,offset plan file: a share
+	// group the file has rows for was asked for and is listed as skipped;
+	// one the file does not name is not mentioned at all.
+	pf, err := ParsePlanCSV([]byte("g,t,0,12\ns1,t,0,11\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap = resetSnapshot()
+	snap.SkippedShare = []string{"s1", "s2"}
+	plan, err = PlanReset(ResetInput{Snapshot: snap, Groups: []string{"g", "src"}, AllGroups: true, Target: Target{Kind: ToFile, Path: "p.csv"}, File: &pf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Groups) != 2 || plan.Groups[0].Group != "g" || plan.Groups[1].Group != "s1" || plan.Groups[1].GroupType != ShareType || len(plan.Groups[1].Partitions) != 0 {
+		t.Errorf("file plan groups %+v, want g planned and only s1 (named by the file) skipped", plan.Groups)
+	}
+	for _, w := range plan.Warnings {
+		if strings.Contains(w, "s2") {
+			t.Errorf("warning about s2, which the plan file does not name: %q", w)
+		}
+	}
 }

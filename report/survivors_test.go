@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/replay"
 )
 
@@ -77,4 +78,43 @@ func TestWriteAlignedRowLongerThanHeader(t *testing.T) {
 	want := "A   BB\nx   y   zzz\nxx  y\n"
 	sameText(t, "fast path", fast, want)
 	sameText(t, "tablewriter", slow, want)
+}
+
+// TestDeleteOffsetsSkippedRows: a group a selection left out unseen (a
+// share group: no partitions, a reason) is one "skipped" row; a group with
+// neither partitions nor a reason has no row; a group with partitions
+// shows them, whatever else it says. The bugs: a skipped share group
+// vanishing from the table, a phantom row for an empty plan, or a planned
+// group's partitions replaced by one line.
+func TestDeleteOffsetsSkippedRows(t *testing.T) {
+	five := int64(5)
+	ps := []admin.DeleteOffsetsPlan{
+		{Group: "s1", Skipped: "share group: name it"},
+		{Group: "empty"},
+		{Group: "g", Skipped: "live", Partitions: []admin.DeleteOffsetsRow{{Topic: "t", Partition: 0, Current: &five, Status: "would delete"}}},
+	}
+	for f, want := range map[Format]string{
+		Table: "GROUP  TOPIC  PARTITION  CURRENT  STATUS\n" +
+			"s1     -      -          -        skipped: share group: name it\n" +
+			"g      t      0          5        would delete\n",
+		CSV: "GROUP,TOPIC,PARTITION,CURRENT,STATUS,ERROR\n" +
+			"s1,,,,skipped: share group: name it,\n" +
+			"g,t,0,5,would delete,\n",
+	} {
+		if got := render(t, func(w *bytes.Buffer) error { return DeleteOffsetsGroups(w, f, ps) }); got != want {
+			t.Errorf("format %v:\n%s\nwant:\n%s", f, got, want)
+		}
+	}
+}
+
+// TestWriteTableQuotesEveryColumn: WriteTable makes every cell safe, the
+// second column too. The bug: a cell with an escape byte written raw,
+// repainting the operator's terminal.
+func TestWriteTableQuotesEveryColumn(t *testing.T) {
+	got := render(t, func(w *bytes.Buffer) error {
+		return WriteTable(w, []string{"A", "B"}, [][]string{{"x", "bad\x1bname"}})
+	})
+	if want := "A  B\nx  \"bad\\x1bname\"\n"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
 }
