@@ -160,6 +160,14 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	if in.format != replay.None {
 		if f.out == "" || f.out == "-" {
 			opts.Sink, summary = a.stdout, a.stderr
+			// --format raw writes values as they are (and jsonl keeps
+			// DEL and C1 controls): a terminal would act on their
+			// escape sequences, so there they are escaped, as every
+			// other output to a terminal is. A file or a pipe gets the
+			// exact bytes.
+			if isTerminal(a.stdout) {
+				opts.Sink = safetext.Lines(a.stdout)
+			}
 		} else {
 			file, err := os.OpenFile(f.out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 			if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
 	"golang.org/x/sys/unix"
 
 	"github.com/offsetctl/offsetctl/internal/testkit"
@@ -74,5 +75,37 @@ func TestCSVToTerminalEscapesNames(t *testing.T) {
 		if !strings.Contains(r.stdout, group) {
 			t.Errorf("%s -o csv to a buffer lost the name's bytes: %q", args[0], r.stdout)
 		}
+	}
+}
+
+// TestReplayRawToTerminalEscapesValues: replay --format raw writes record
+// values as they are to a file or a pipe (that is its point), but on a
+// terminal a value holding ESC and BEL is escaped, as cluster data always
+// is there (QA: a terminal acted on the values' escape sequences).
+func TestReplayRawToTerminalEscapesValues(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	value := "pay\x1b[31mRED\a"
+	c.ProduceRecords(&kgo.Record{Topic: topic, Partition: 0, Value: []byte(value)})
+	args := []string{"replay", topic, "--format", "raw", "-q", "--no-verify"}
+
+	ptm, tty := openPTY(t)
+	got := make(chan []byte, 1)
+	go func() { b, _ := io.ReadAll(ptm); got <- b }()
+	a := &app{stdout: tty, stderr: io.Discard, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
+	code := a.execute(context.Background(), append([]string{"--brokers", c.BrokerList()}, args...))
+	tty.Close()
+	out := string(<-got)
+	ptm.Close()
+	if code != 0 {
+		t.Fatalf("replay: exit %d", code)
+	}
+	if strings.ContainsAny(out, "\x1b\a") || !strings.Contains(out, `pay\x1b[31mRED\a`) {
+		t.Errorf("replay --format raw on a terminal: %q", out)
+	}
+
+	r := mustRun(t, c, 0, args...) // not a terminal: the exact bytes
+	if r.stdout != value+"\n" {
+		t.Errorf("replay --format raw to a buffer: %q, want %q", r.stdout, value+"\n")
 	}
 }
