@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -361,5 +364,110 @@ func TestReadCheckpointLimits(t *testing.T) {
 	got, err := ReadCheckpoint(ok, time.Second)
 	if err != nil || len(got.Ranges) != 20000 || got.Ranges[19999] != c.Ranges[19999] || got.Job != c.Job {
 		t.Fatalf("ReadCheckpoint of 20,000 partitions: %v", err)
+	}
+}
+
+// TestParseCheckpointShape: a checkpoint is one JSON object whose ranges
+// and target_ends are arrays, and an error says which shape was wrong.
+// The bugs (mutants that lived): wantDelim taking any delimiter (or
+// checking none), so a JSON array of key, value pairs was accepted as a
+// checkpoint; decodeArray taking an object for an array, refused only by
+// a misleading "want ']'" further on.
+func TestParseCheckpointShape(t *testing.T) {
+	b, err := json.Marshal(sampleCheckpoint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		t.Fatal(err)
+	}
+	with := func(key, val string) string {
+		m := maps.Clone(fields)
+		m[key] = json.RawMessage(val)
+		out, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	// The same fields as an array: "format", "offsetctl-...", "v", 1, ...
+	var pairs []string
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		pairs = append(pairs, strconv.Quote(k), string(fields[k]))
+	}
+	for _, tc := range []struct{ name, in, err string }{
+		{"object", string(b), ""},
+		{"key, value pairs in an array", "[" + strings.Join(pairs, ",") + "]", `want '{', got [`},
+		{"ranges an object", with("ranges", `{}`), "want an array, got {"},
+		{"ranges an object of ranges", with("ranges", `{"0":{"partition":0}}`), "want an array, got {"},
+		{"target_ends an object", with("target_ends", `{}`), "want an array, got {"},
+		{"ranges a number", with("ranges", `5`), "want an array, got 5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ParseCheckpoint([]byte(tc.in))
+			if tc.err == "" {
+				if err != nil || c.Job != sampleCheckpoint().Job || len(c.Ranges) != 2 {
+					t.Fatalf("ParseCheckpoint = %+v, %v", c, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "not a backfill checkpoint ("+tc.err) {
+				t.Fatalf("ParseCheckpoint(%.60s...) = %v, want %q", tc.in, err, tc.err)
+			}
+		})
+	}
+}
+
+// TestReadCheckpointBoundaries: the two limits hold exactly at their
+// values. A file of CheckpointLimit bytes is read (a checkpoint followed
+// by a hole: refused for what follows the object, not for its size), one
+// byte more is refused unread; a string token of checkpointTokenLimit
+// bytes (its opening quote and content) is read, one byte more refused,
+// and a number token is bounded like a string. The bugs (mutants that
+// lived): >= for > at either limit, and a bare token's bytes not counted
+// (a 60 MB number buffered whole by json.Decoder).
+func TestReadCheckpointBoundaries(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		size int64
+		err  string
+	}{
+		{CheckpointLimit, "not a backfill checkpoint (more than one JSON value)"},
+		{CheckpointLimit + 1, fmt.Sprintf("%d bytes, larger than a backfill checkpoint can be", CheckpointLimit+1)},
+	} {
+		path := filepath.Join(dir, fmt.Sprint(tc.size))
+		if err := WriteCheckpoint(path, sampleCheckpoint()); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(path, tc.size); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadCheckpoint(path, time.Second); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("ReadCheckpoint of %d bytes: %v, want %q", tc.size, err, tc.err)
+		}
+	}
+	for _, n := range []int{checkpointTokenLimit - 1, checkpointTokenLimit} {
+		c := sampleCheckpoint()
+		c.Job.Partitions = strings.Repeat("7", n) // the token is `"` and n bytes
+		path := filepath.Join(dir, fmt.Sprint("str", n))
+		if err := WriteCheckpoint(path, c); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadCheckpoint(path, time.Second)
+		if n+1 <= checkpointTokenLimit {
+			if err != nil || got.Job != c.Job {
+				t.Errorf("ReadCheckpoint of a %d-byte string token: %v", n+1, err)
+			}
+		} else if err == nil || !strings.Contains(err.Error(), "a string or number longer than 1 MiB") {
+			t.Errorf("ReadCheckpoint of a %d-byte string token: %v, want it refused", n+1, err)
+		}
+	}
+	num := filepath.Join(dir, "num")
+	if err := os.WriteFile(num, []byte(`{"acked_beyond":`+strings.Repeat("7", checkpointTokenLimit+1)+`}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadCheckpoint(num, time.Second); err == nil || !strings.Contains(err.Error(), "a string or number longer than 1 MiB") {
+		t.Errorf("ReadCheckpoint of a %d-digit number: %v, want it refused", checkpointTokenLimit+1, err)
 	}
 }
