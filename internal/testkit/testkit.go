@@ -238,7 +238,7 @@ func (c *Cluster) Commit(group, topic string, offsets map[int32]int64) {
 		if err == nil {
 			return
 		}
-		if !kerr.IsRetriable(err) || time.Now().After(deadline) {
+		if !transient(err) || time.Now().After(deadline) {
 			c.t.Fatalf("committing %s: %v", group, err)
 		}
 		time.Sleep(250 * time.Millisecond)
@@ -252,7 +252,7 @@ func (c *Cluster) Committed(group string) map[string]map[int32]int64 {
 	// COORDINATOR_NOT_AVAILABLE or COORDINATOR_LOAD_IN_PROGRESS for a few
 	// seconds while it reloads __consumer_offsets (a single-node KRaft
 	// broker can even fence itself once on thaw); kgo's own retries can
-	// run out before that. Only retriable errors are waited out, up to a
+	// run out before that. Only transient errors are waited out, up to a
 	// minute; any other error fails the test at once.
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -260,11 +260,20 @@ func (c *Cluster) Committed(group string) map[string]map[int32]int64 {
 		if err == nil {
 			return out
 		}
-		if !kerr.IsRetriable(err) || time.Now().After(deadline) {
+		if !transient(err) || time.Now().After(deadline) {
 			c.t.Fatalf("fetching offsets of %s: %v", group, err)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// transient: an error a broker gives while it recovers, which kgo's own
+// retries can outlast: a retriable Kafka error, or one kgo itself deems
+// retriable, e.g. a coordinator that FindCoordinator names but that the
+// metadata does not list (a broker fenced for a moment, seen in CI after
+// a thaw).
+func transient(err error) bool {
+	return kerr.IsRetriable(err) || kgo.IsRetryableBrokerErr(err)
 }
 
 // committedOnce is one OffsetFetch of group: its commits, or the first
