@@ -25,6 +25,19 @@ func kfakeOnly(t *testing.T) *testkit.Cluster {
 }
 
 // planLatest plans a reset of group on topic to latest.
+// txnFixture is the transactional-reset tests' kfake cluster: a topic of
+// two partitions with 10 records each, a group committed at 3 and 4, and
+// its plan to latest (10 and 10).
+func txnFixture(t *testing.T) (c *testkit.Cluster, topic, g string, gp GroupPlan) {
+	t.Helper()
+	c = kfakeOnly(t)
+	topic = c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	g = testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 3, 1: 4})
+	return c, topic, g, planLatest(t, c, g, topic)
+}
+
 func planLatest(t *testing.T, c *testkit.Cluster, group, topic string) GroupPlan {
 	t.Helper()
 	scope, _ := ParseScope([]string{topic})
@@ -119,12 +132,7 @@ func TestExecuteResetTxnOverBatchLimitAllAtOnce(t *testing.T) {
 func TestExecuteResetTxnConsumerJoinedAborts(t *testing.T) {
 	for _, kip848 := range []bool{false, true} {
 		t.Run(map[bool]string{false: "classic", true: "kip848"}[kip848], func(t *testing.T) {
-			c := kfakeOnly(t)
-			topic := c.Topic(2, nil)
-			c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
-			g := testkit.Name(t, "g")
-			c.Commit(g, topic, map[int32]int64{0: 3, 1: 4})
-			gp := planLatest(t, c, g, topic)
+			c, topic, g, gp := txnFixture(t)
 			var ends []bool
 			c.Fake.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
 				c.Fake.KeepControl()
@@ -222,12 +230,7 @@ func TestExecuteResetTxnChangedSincePlan(t *testing.T) {
 func TestExecuteResetTxnLostEndTxnAnswer(t *testing.T) {
 	for _, arrives := range []bool{true, false} {
 		t.Run(map[bool]string{true: "committed", false: "aborted"}[arrives], func(t *testing.T) {
-			c := kfakeOnly(t)
-			topic := c.Topic(2, nil)
-			c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
-			g := testkit.Name(t, "g")
-			c.Commit(g, topic, map[int32]int64{0: 3, 1: 4})
-			gp := planLatest(t, c, g, topic)
+			c, topic, g, gp := txnFixture(t)
 			ctx, cancel := context.WithTimeout(testkit.Ctx(t), 3*time.Second)
 			defer cancel()
 			var held atomic.Bool
@@ -269,12 +272,7 @@ func TestExecuteResetTxnLostEndTxnAnswer(t *testing.T) {
 // gets the resolution's window of its own although the caller's deadline
 // has passed by then.
 func TestExecuteResetTxnReadBackFrozenAfterCommit(t *testing.T) {
-	c := kfakeOnly(t)
-	topic := c.Topic(2, nil)
-	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
-	g := testkit.Name(t, "g")
-	c.Commit(g, topic, map[int32]int64{0: 3, 1: 4})
-	gp := planLatest(t, c, g, topic)
+	c, topic, g, gp := txnFixture(t)
 	ctx, cancel := context.WithTimeout(testkit.Ctx(t), 3*time.Second)
 	defer cancel()
 	release := make(chan struct{})
@@ -312,12 +310,7 @@ func TestExecuteResetTxnReadBackFrozenAfterCommit(t *testing.T) {
 // not tell, that the group is all old or all new, and what to run to see
 // which.
 func TestExecuteResetTxnLostEndTxnUndetermined(t *testing.T) {
-	c := kfakeOnly(t)
-	topic := c.Topic(2, nil)
-	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
-	g := testkit.Name(t, "g")
-	c.Commit(g, topic, map[int32]int64{0: 3, 1: 4})
-	gp := planLatest(t, c, g, topic)
+	c, topic, g, gp := txnFixture(t)
 	ctx, cancel := context.WithTimeout(testkit.Ctx(t), 3*time.Second)
 	defer cancel()
 	release := make(chan struct{})
@@ -351,12 +344,7 @@ func TestExecuteResetTxnLostEndTxnUndetermined(t *testing.T) {
 // The broker stops answering at the re-read before staging: the run ends
 // on the deadline and says that nothing changed (nothing was staged).
 func TestExecuteResetTxnFrozenBeforeStaging(t *testing.T) {
-	c := kfakeOnly(t)
-	topic := c.Topic(2, nil)
-	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
-	g := testkit.Name(t, "g")
-	c.Commit(g, topic, map[int32]int64{0: 3, 1: 4})
-	gp := planLatest(t, c, g, topic)
+	c, topic, g, gp := txnFixture(t)
 	ctx, cancel := context.WithTimeout(testkit.Ctx(t), 2*time.Second)
 	defer cancel()
 	var held atomic.Bool
@@ -447,12 +435,7 @@ func TestTakenOverAfterCommit(t *testing.T) {
 // the transactional id) lands between EndTxn and the read-back: the
 // read-back still flags every partition it changed.
 func TestExecuteResetTxnReadBackOtherWriter(t *testing.T) {
-	c := kfakeOnly(t)
-	topic := c.Topic(2, nil)
-	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
-	g := testkit.Name(t, "g")
-	c.Commit(g, topic, map[int32]int64{0: 3, 1: 4})
-	gp := planLatest(t, c, g, topic)
+	c, topic, g, gp := txnFixture(t)
 	var fetches atomic.Int32
 	c.Fake.ControlKey(int16(kmsg.OffsetFetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.Fake.KeepControl()

@@ -43,6 +43,21 @@ func openPTY(t *testing.T) (ptm, tty *os.File) {
 	return m, s
 }
 
+// runOnTerminal runs offsetctl in-process with stdout on a
+// pseudo-terminal: its exit code and what the terminal received.
+func runOnTerminal(t *testing.T, c *testkit.Cluster, args ...string) (int, string) {
+	t.Helper()
+	ptm, tty := openPTY(t)
+	got := make(chan []byte, 1)
+	go func() { b, _ := io.ReadAll(ptm); got <- b }()
+	a := &app{stdout: tty, stderr: io.Discard, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
+	code := a.execute(context.Background(), append([]string{"--brokers", c.BrokerList()}, args...))
+	tty.Close()
+	out := string(<-got)
+	ptm.Close()
+	return code, out
+}
+
 // TestCSVToTerminalEscapesNames: -o csv keeps a name's exact bytes in a
 // file or a pipe, but on a terminal a group named with ESC and BEL is
 // escaped as every other output to a terminal is (QA: `lag -o csv` and
@@ -56,14 +71,7 @@ func TestCSVToTerminalEscapesNames(t *testing.T) {
 	c.Commit(group, topic, map[int32]int64{0: 1})
 
 	for _, args := range [][]string{{"lag", group, "-o", "csv"}, {"groups", "-o", "csv"}} {
-		ptm, tty := openPTY(t)
-		got := make(chan []byte, 1)
-		go func() { b, _ := io.ReadAll(ptm); got <- b }()
-		a := &app{stdout: tty, stderr: io.Discard, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
-		code := a.execute(context.Background(), append([]string{"--brokers", c.BrokerList()}, args...))
-		tty.Close()
-		out := string(<-got)
-		ptm.Close()
+		code, out := runOnTerminal(t, c, args...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d", args[0], code)
 		}
@@ -89,14 +97,7 @@ func TestReplayRawToTerminalEscapesValues(t *testing.T) {
 	c.ProduceRecords(&kgo.Record{Topic: topic, Partition: 0, Value: []byte(value)})
 	args := []string{"replay", topic, "--format", "raw", "-q", "--no-verify"}
 
-	ptm, tty := openPTY(t)
-	got := make(chan []byte, 1)
-	go func() { b, _ := io.ReadAll(ptm); got <- b }()
-	a := &app{stdout: tty, stderr: io.Discard, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
-	code := a.execute(context.Background(), append([]string{"--brokers", c.BrokerList()}, args...))
-	tty.Close()
-	out := string(<-got)
-	ptm.Close()
+	code, out := runOnTerminal(t, c, args...)
 	if code != 0 {
 		t.Fatalf("replay: exit %d", code)
 	}

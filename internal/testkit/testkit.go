@@ -229,20 +229,9 @@ func (c *Cluster) Commit(group, topic string, offsets map[int32]int64) {
 	for p, o := range offsets {
 		os.AddOffset(topic, p, o, -1)
 	}
-	// Committing the same offsets again is harmless, so retriable errors
-	// (a coordinator reloading after a fault test) are waited out, as in
-	// Committed.
-	deadline := time.Now().Add(time.Minute)
-	for {
-		err := c.Admin().CommitAllOffsets(Ctx(c.t), group, os)
-		if err == nil {
-			return
-		}
-		if !transient(err) || time.Now().After(deadline) {
-			c.t.Fatalf("committing %s: %v", group, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	// Committing the same offsets again is harmless, so transient errors
+	// (a coordinator reloading after a fault test) are waited out.
+	c.untilSettled("committing "+group, func() error { return c.Admin().CommitAllOffsets(Ctx(c.t), group, os) })
 }
 
 // Committed returns group's committed offsets: topic → partition → offset.
@@ -254,14 +243,27 @@ func (c *Cluster) Committed(group string) map[string]map[int32]int64 {
 	// broker can even fence itself once on thaw); kgo's own retries can
 	// run out before that. Only transient errors are waited out, up to a
 	// minute; any other error fails the test at once.
+	var out map[string]map[int32]int64
+	c.untilSettled("fetching offsets of "+group, func() (err error) {
+		out, err = c.committedOnce(group)
+		return err
+	})
+	return out
+}
+
+// untilSettled calls fn until it succeeds, waiting out transient errors
+// for up to a minute; any other error (or one past the minute) fails the
+// test, naming what was done.
+func (c *Cluster) untilSettled(what string, fn func() error) {
+	c.t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		out, err := c.committedOnce(group)
+		err := fn()
 		if err == nil {
-			return out
+			return
 		}
 		if !transient(err) || time.Now().After(deadline) {
-			c.t.Fatalf("fetching offsets of %s: %v", group, err)
+			c.t.Fatalf("%s: %v", what, err)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
