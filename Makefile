@@ -145,6 +145,8 @@ docs-check:
 # archive per platform (zip for Windows) holding the binary, LICENSE,
 # README.md, CHANGELOG.md and the man pages; checksums.txt (SHA-256).
 # Archives are reproducible: fixed order, owner and mtime (the commit's).
+# A list without Windows makes no .zip: nullglob keeps sha256sum from being
+# handed the literal '*.zip' (it failed `make release RELEASE_PLATFORMS=linux/amd64`).
 RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 DIST ?= dist
 release:
@@ -168,7 +170,7 @@ release:
 		fi; \
 		rm -rf "$(DIST)/$$name"; \
 	done; \
-	(cd "$(DIST)" && sha256sum *.tar.gz *.zip > checksums.txt); \
+	(cd "$(DIST)" && shopt -s nullglob && sha256sum *.tar.gz *.zip > checksums.txt); \
 	cat "$(DIST)/checksums.txt"
 
 # Checks what `make release` made: every platform has an archive, the
