@@ -130,8 +130,11 @@ fmt-check:
 docs:
 	$(GO) run ./internal/tools/gendocs -out docs
 
-# Fails when the checked-in reference differs from what `make docs` makes.
+# Fails when the checked-in reference differs from what `make docs` makes,
+# when a relative link in any *.md (a file, a directory or a heading) is
+# dead, or when docs/README.md does not list a page of docs/.
 docs-check:
+	@$(GO) run ./internal/tools/doclinks
 	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
 	$(GO) run ./internal/tools/gendocs -out "$$tmp"; \
 	if ! diff -r docs/cli "$$tmp/cli" || ! diff -r docs/man "$$tmp/man"; then \
