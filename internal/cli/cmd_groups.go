@@ -50,7 +50,13 @@ func (a *app) groupsCmd() *cobra.Command {
 			rows := []admin.GroupSummary{}
 			var breaches []string
 			req := admin.GatherRequest{Groups: s.Groups, AllGroups: s.All, Match: s.Match, OtherProtocols: true, ShareGroups: true}
+			// --min-lag is on TOTAL-LAG, the column groups shows, not on
+			// a partition's lag as for lag's rows (a group of many
+			// partitions each a little behind is a lot behind).
+			minTotal := t.filter.MinLag
+			t.filter.MinLag = nil
 			err = a.gatherLag(cmd.Context(), cfg, adm, req, lagOpts{timeLag: t.needsTimeLag(), triage: t}, func(rep admin.LagReport) {
+				rep = keepTotalLag(rep, minTotal)
 				rows = append(rows, admin.Summarize(rep, states)...)
 				breaches = append(breaches, admin.Breaches(rep, t.thresholds)...)
 			})
@@ -76,6 +82,23 @@ func (a *app) groupsCmd() *cobra.Command {
 	// ParseStates refuses that and empty items.
 	sel.flags(cmd.Flags(), "every consumer group (the default)")
 	tri.flags(cmd.Flags(), false)
+	cmd.Flags().Lookup("min-lag").Usage = "only groups whose TOTAL-LAG is ≥ `N` (the sum of their partitions' lag; lag --min-lag is per partition)"
 	cmd.Flags().StringArrayVar(&stateFlags, "state", nil, "only groups in these `STATES`, comma-separated or repeated (e.g. Empty,Stable; case-insensitive)")
 	return cmd
+}
+
+// keepTotalLag keeps the groups whose TotalLag is at least min, and every
+// group that could not be read, so that its error is never filtered away.
+func keepTotalLag(rep admin.LagReport, min *int64) admin.LagReport {
+	if min == nil {
+		return rep
+	}
+	kept := make([]admin.GroupLag, 0, len(rep.Groups))
+	for _, g := range rep.Groups {
+		if g.Error != "" || g.TotalLag >= *min {
+			kept = append(kept, g)
+		}
+	}
+	rep.Groups = kept
+	return rep
 }

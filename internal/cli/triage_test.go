@@ -366,3 +366,39 @@ func TestLagMembersAndState(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// TestGroupsMinLagIsTotalLag: groups shows TOTAL-LAG, so its --min-lag
+// filters on it. Group A's largest partition lag is 40 but its TOTAL-LAG
+// 47: --min-lag 45 shows it (filtering on the largest row hid it), 48
+// does not; B (102) and C-test (100) stay for both, B-test (1) goes.
+func TestGroupsMinLagIsTotalLag(t *testing.T) {
+	c, base, _, _ := triageFixture(t)
+	q := regexp.QuoteMeta(base) + "-.*"
+	for _, tc := range []struct {
+		min  string
+		want []string
+	}{
+		{"45", []string{base + "-a:47", base + "-b:102", base + "-c-test:100"}},
+		{"48", []string{base + "-b:102", base + "-c-test:100"}},
+		{"0", []string{base + "-a:47", base + "-b:102", base + "-b-test:1", base + "-c-test:100"}},
+	} {
+		r := mustRun(t, c, 0, "groups", "--regex", q, "--min-lag", tc.min, "-o", "json")
+		var out struct {
+			Groups []admin.GroupSummary `json:"groups"`
+		}
+		decodeJSON(t, r, &out)
+		var got []string
+		for _, g := range out.Groups {
+			got = append(got, fmt.Sprintf("%s:%d", g.Group, g.TotalLag))
+		}
+		sort.Strings(got)
+		sort.Strings(tc.want)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("groups --min-lag %s: %v, want %v", tc.min, got, tc.want)
+		}
+	}
+	r := mustRun(t, c, 0, "groups", "--help")
+	if !strings.Contains(r.stdout, "only groups whose TOTAL-LAG is ≥ N") {
+		t.Errorf("groups --help does not say what --min-lag filters on:\n%s", r.stdout)
+	}
+}
