@@ -38,9 +38,7 @@ func describedGroup848(rg kmsg.ConsumerGroupDescribeResponseGroup) answer848 {
 	var unnamed []unnamedAssignment
 	for _, rm := range rg.Members {
 		m := Member{ID: rm.MemberID, ClientID: rm.ClientID, Host: rm.ClientHost, Assigned: map[string][]int32{}}
-		if rm.InstanceID != nil {
-			m.InstanceID = *rm.InstanceID
-		}
+		m.InstanceID = rm.InstanceID
 		for _, tp := range rm.Assignment.TopicPartitions {
 			if tp.Topic == "" {
 				unnamed = append(unnamed, unnamedAssignment{rg.Group, len(gi.Members), tp.TopicID, tp.Partitions})

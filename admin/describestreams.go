@@ -74,9 +74,7 @@ func describedStreamsGroup(rg kmsg.StreamsGroupDescribeResponseGroup) GroupInfo 
 	}
 	for _, rm := range rg.Members {
 		m := Member{ID: rm.MemberID, ClientID: rm.ClientID, Host: rm.ClientHost, Assigned: map[string][]int32{}}
-		if rm.InstanceID != nil {
-			m.InstanceID = *rm.InstanceID
-		}
+		m.InstanceID = rm.InstanceID
 		for _, task := range rm.Assignment.ActiveTasks {
 			for _, t := range sources[task.SubtopologyID] {
 				m.Assigned[t] = append(m.Assigned[t], task.Partitions...)

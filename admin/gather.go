@@ -52,7 +52,7 @@ func (i Isolation) String() string {
 // Member is one live member of a group and what it is assigned.
 type Member struct {
 	ID         string             `json:"member_id"`
-	InstanceID string             `json:"instance_id,omitempty"`
+	InstanceID *string            `json:"instance_id,omitempty"` // nil: not a static member
 	ClientID   string             `json:"client_id"`
 	Host       string             `json:"host"`
 	Assigned   map[string][]int32 `json:"assigned"`
@@ -400,9 +400,7 @@ func classicMembers(dg kadm.DescribedGroup) []Member {
 	var out []Member
 	for _, m := range dg.Members {
 		mem := Member{ID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, Assigned: map[string][]int32{}}
-		if m.InstanceID != nil {
-			mem.InstanceID = *m.InstanceID
-		}
+		mem.InstanceID = m.InstanceID
 		if ca, ok := m.Assigned.AsConsumer(); ok {
 			for _, t := range ca.Topics {
 				mem.Assigned[t.Topic] = append(mem.Assigned[t.Topic], t.Partitions...)

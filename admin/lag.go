@@ -57,12 +57,14 @@ type GroupLag struct {
 
 // MemberRow is one member of a group as `lag --members` shows it.
 type MemberRow struct {
-	Group      string `json:"group"`
-	MemberID   string `json:"member_id"`
-	InstanceID string `json:"instance_id,omitempty"`
-	ClientID   string `json:"client_id"`
-	Host       string `json:"host"`
-	Partitions int    `json:"partitions"`
+	Group    string `json:"group"`
+	MemberID string `json:"member_id"`
+	// InstanceID is null for a member that is not static (no
+	// group.instance.id), as Apache's tool prints it.
+	InstanceID *string `json:"instance_id"`
+	ClientID   string  `json:"client_id"`
+	Host       string  `json:"host"`
+	Partitions int     `json:"partitions"`
 }
 
 // IsConsumer reports whether a group keeps consumer offsets: a KIP-848

@@ -44,9 +44,17 @@ func GroupMembers(w io.Writer, f Format, ms []admin.MemberRow) error {
 	}
 	rows := make([][]string, 0, len(ms))
 	for _, m := range ms {
-		rows = append(rows, []string{m.Group, m.MemberID, cell(f, m.InstanceID), m.ClientID, m.Host, fmt.Sprint(m.Partitions)})
+		rows = append(rows, []string{m.Group, m.MemberID, cell(f, deref(m.InstanceID)), m.ClientID, m.Host, fmt.Sprint(m.Partitions)})
 	}
 	return Rows(w, f, []string{"GROUP", "MEMBER-ID", "INSTANCE-ID", "CLIENT-ID", "HOST", "PARTITIONS"}, rows)
+}
+
+// deref is an optional string's text, "" for none.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // cell is a possibly empty table cell: "-" in a table, empty in CSV.

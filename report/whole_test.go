@@ -493,3 +493,34 @@ func TestRenderersReturnWriteErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupMembersWhole: a static member shows its instance id, another
+// none: "-" in the table, empty in CSV, null in JSON (a field docs/lag.md
+// lists, so it is never left out).
+func TestGroupMembersWhole(t *testing.T) {
+	inst := "web-1"
+	ms := []admin.MemberRow{
+		{Group: "g", MemberID: "m-1", InstanceID: &inst, ClientID: "app", Host: "/10.0.0.1", Partitions: 2},
+		{Group: "g", MemberID: "m-2", ClientID: "app", Host: "/10.0.0.2"},
+	}
+	sameText(t, "table", render(t, func(w *bytes.Buffer) error { return GroupMembers(w, Table, ms) }), ""+
+		"GROUP  MEMBER-ID  INSTANCE-ID  CLIENT-ID  HOST       PARTITIONS\n"+
+		"g      m-1        web-1        app        /10.0.0.1  2\n"+
+		"g      m-2        -            app        /10.0.0.2  0\n")
+	sameText(t, "csv", render(t, func(w *bytes.Buffer) error { return GroupMembers(w, CSV, ms) }), ""+
+		"GROUP,MEMBER-ID,INSTANCE-ID,CLIENT-ID,HOST,PARTITIONS\n"+
+		"g,m-1,web-1,app,/10.0.0.1,2\n"+
+		"g,m-2,,app,/10.0.0.2,0\n")
+	var got struct {
+		Members []map[string]any `json:"members"`
+	}
+	if err := json.Unmarshal([]byte(render(t, func(w *bytes.Buffer) error { return GroupMembers(w, JSON, ms) })), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Members) != 2 || got.Members[0]["instance_id"] != "web-1" {
+		t.Fatalf("json members %v", got.Members)
+	}
+	if v, ok := got.Members[1]["instance_id"]; !ok || v != nil {
+		t.Fatalf("json: a member without an instance id has instance_id %v (present %v), want null", v, ok)
+	}
+}

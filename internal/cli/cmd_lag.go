@@ -13,6 +13,7 @@ import (
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
 
@@ -221,7 +222,10 @@ type lagOutput struct {
 	byGroup []admin.GroupSummary
 	view    lagView
 	members []admin.MemberRow
-	states  []admin.GroupState
+	// idle are the groups read whole that have no member (--members):
+	// said on stderr, as Apache's tool says it, not a bare header alone.
+	idle   []string
+	states []admin.GroupState
 }
 
 func (a *app) newLagOutput(meta admin.LagReport, opt report.LagStreamOptions, tri triage) *lagOutput {
@@ -236,6 +240,11 @@ func (o *lagOutput) add(rep admin.LagReport) error {
 	case viewMembers:
 		o.groups += len(rep.Groups)
 		o.members = append(o.members, admin.Members(rep)...)
+		for _, g := range rep.Groups {
+			if g.Error == "" && len(g.MemberList) == 0 {
+				o.idle = append(o.idle, g.Group)
+			}
+		}
 		return nil
 	case viewState:
 		o.groups += len(rep.Groups)
@@ -436,7 +445,16 @@ func (o *lagOutput) closeRollUp() error {
 	w, f := o.a.stdout, o.a.format
 	switch o.view {
 	case viewMembers:
-		return report.GroupMembers(w, f, o.members)
+		if o.members == nil {
+			o.members = []admin.MemberRow{} // JSON [], not null
+		}
+		if err := report.GroupMembers(w, f, o.members); err != nil {
+			return err
+		}
+		for _, g := range o.idle {
+			o.a.notef("group %s has no active members", safetext.Arg(g))
+		}
+		return nil
 	case viewState:
 		if o.states == nil {
 			o.states = []admin.GroupState{}

@@ -402,3 +402,30 @@ func TestGroupsMinLagIsTotalLag(t *testing.T) {
 		t.Errorf("groups --help does not say what --min-lag filters on:\n%s", r.stdout)
 	}
 }
+
+// TestLagMembersEmptyGroup: a group with commits and no member prints the
+// bare header on stdout (data only) and says on stderr that it has no
+// active members, as kafka-consumer-groups --describe --members does;
+// JSON has an empty list. A group with members gets no such line.
+func TestLagMembersEmptyGroup(t *testing.T) {
+	c, base, _, _ := triageFixture(t)
+	g := base + "-a"
+	r := mustRun(t, c, 0, "lag", g, "--members")
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "GROUP") {
+		t.Fatalf("stdout %q: want the header alone", r.stdout)
+	}
+	if want := "offsetctl: note: group " + g + " has no active members\n"; r.stderr != want {
+		t.Fatalf("stderr %q, want %q", r.stderr, want)
+	}
+	r = mustRun(t, c, 0, "lag", g, base+"-b", "--members", "-o", "json")
+	var ms struct {
+		Members []admin.MemberRow `json:"members"`
+	}
+	decodeJSON(t, r, &ms)
+	if ms.Members == nil || len(ms.Members) != 0 {
+		t.Fatalf("json members %+v, want []", ms.Members)
+	}
+	if strings.Count(r.stderr, "has no active members") != 2 || !strings.Contains(r.stderr, "group "+base+"-b has") {
+		t.Fatalf("stderr %q: want a line for each group", r.stderr)
+	}
+}
