@@ -362,6 +362,9 @@ type DeleteGroupRow struct {
 	// WouldFail is, in a plan, the error --execute is expected to get
 	// (NON_EMPTY_GROUP for a group with live members).
 	WouldFail string `json:"-"`
+	// Skipped says why a selection (--all-groups, --regex) left the group
+	// out (a share group): it is reported, never backed up or deleted.
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // PlanDeleteGroups describes what deleting the groups would do.

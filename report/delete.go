@@ -78,6 +78,9 @@ func DeleteGroups(w io.Writer, f Format, rows []admin.DeleteGroupRow) error {
 	var out [][]string
 	for _, r := range rows {
 		status := r.Status
+		if r.Skipped != "" {
+			status = "skipped: " + r.Skipped
+		}
 		if f == Table && r.Error != "" {
 			status = status + ": " + r.Error
 		}

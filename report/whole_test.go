@@ -343,15 +343,18 @@ func TestDeleteWholeRows(t *testing.T) {
 	rows := []admin.DeleteGroupRow{
 		{Group: "a", Type: "classic", State: "Empty", Commits: 3, Status: "deleted"},
 		{Group: "b", Members: 2, Status: "refused", Error: "NON_EMPTY_GROUP"},
+		{Group: "s", Type: "share", Status: "skipped", Skipped: "share group: name it"},
 	}
 	sameText(t, "delete-group table", render(t, func(w *bytes.Buffer) error { return DeleteGroups(w, Table, rows) }), ""+
 		"GROUP  TYPE     STATE  MEMBERS  COMMITS  STATUS\n"+
 		"a      classic  Empty  0        3        deleted\n"+
-		"b      -        -      2        0        refused: NON_EMPTY_GROUP\n")
+		"b      -        -      2        0        refused: NON_EMPTY_GROUP\n"+
+		"s      share    -      0        0        skipped: share group: name it\n")
 	sameText(t, "delete-group csv", render(t, func(w *bytes.Buffer) error { return DeleteGroups(w, CSV, rows) }), ""+
 		"GROUP,TYPE,STATE,MEMBERS,COMMITS,STATUS,ERROR\n"+
 		"a,classic,Empty,0,3,deleted,\n"+
-		"b,,,2,0,refused,NON_EMPTY_GROUP\n")
+		"b,,,2,0,refused,NON_EMPTY_GROUP\n"+
+		"s,share,,0,0,skipped: share group: name it,\n")
 	var backG struct {
 		Groups []admin.DeleteGroupRow `json:"groups"`
 	}

@@ -258,21 +258,29 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 			if err != nil {
 				return a.planErr(cfg, gctx, err)
 			}
+			var skipped []admin.DeleteGroupRow
 			if sel.All {
 				if args = a.deletableGroups(snap); len(args) == 0 {
 					return sel.noMatch("inactive consumer group")
 				}
+				skipped = shareSkippedRows(snap)
 			}
 			rows := admin.PlanDeleteGroups(snap, args)
+			// The share groups the selection skipped are rows of the
+			// report too, as reset and delete-offsets list them; they
+			// are never in rows, so never backed up or deleted.
+			show := func() error {
+				return report.DeleteGroups(a.stdout, a.format, append(slices.Clip(rows), skipped...))
+			}
 			if refusals := admin.DeleteGroupsRefusals(rows); len(refusals) > 0 {
 				// Before the backup and the audit entry: nothing is written.
-				if err := report.DeleteGroups(a.stdout, a.format, rows); err != nil {
+				if err := show(); err != nil {
 					return err
 				}
 				return fmt.Errorf("nothing was deleted: %s", strings.Join(refusals, "; "))
 			}
 			if !execute {
-				if err := report.DeleteGroups(a.stdout, a.format, rows); err != nil {
+				if err := show(); err != nil {
 					return err
 				}
 				// Fail the way --execute would (as reset's dry run does).
@@ -285,7 +293,7 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 			bgs := admin.BackupGroups(snap, args)
 			if len(bgs) == 0 {
 				// No group exists: nothing to back up or delete.
-				if err := report.DeleteGroups(a.stdout, a.format, rows); err != nil {
+				if err := show(); err != nil {
 					return err
 				}
 				return deleteGroupErrs(rows, false)
@@ -306,7 +314,7 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 			if err := admin.ExecuteDeleteGroups(ectx, adm, rows); err != nil {
 				return err
 			}
-			if err := report.DeleteGroups(a.stdout, a.format, rows); err != nil {
+			if err := show(); err != nil {
 				return err
 			}
 			a.infof("%s", deleteGroupBackupLine(backup, rows, bgs))
@@ -339,6 +347,16 @@ func (a *app) deletableGroups(snap *admin.Snapshot) []string {
 			continue
 		}
 		out = append(out, g.Group)
+	}
+	return out
+}
+
+// shareSkippedRows are the report rows of the share groups a selection
+// skipped (deletableGroups warns about each).
+func shareSkippedRows(snap *admin.Snapshot) []admin.DeleteGroupRow {
+	var out []admin.DeleteGroupRow
+	for _, g := range snap.SkippedShare {
+		out = append(out, admin.DeleteGroupRow{Group: g, Type: admin.ShareType, Status: "skipped", Skipped: "share group: " + admin.ShareSkipped("delete it")})
 	}
 	return out
 }

@@ -718,8 +718,8 @@ func TestShareGroupResetWarnsAckedPastStart(t *testing.T) {
 
 // A pattern or --all-groups selects consumer groups only: reset,
 // delete-offsets and delete-group name each share group it matched as
-// skipped (a stderr line saying to name it; in JSON reset's note and
-// delete-offsets' skipped), back up none of it, and leave its start
+// skipped (a stderr line saying to name it; a row of the report: in JSON
+// reset's note, delete-offsets' and delete-group's skipped), back up none of it, and leave its start
 // offsets as they were, while the consumer group it matched is changed.
 // A pattern matching only the share group is still "no match" (exit 2),
 // after the line naming it.
@@ -789,10 +789,23 @@ func TestShareGroupSelectionSkipped(t *testing.T) {
 
 	c.Commit(plain, f.topic, map[int32]int64{0: 3})
 	r = mustRun(t, c, 0, "delete-group", "-r", pat, "--execute", "--backup", filepath.Join(t.TempDir(), "dg.csv"))
-	if !strings.HasPrefix(r.stderr, line("delete it")) || !regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(plain)+`\s.*\bdeleted$`).MatchString(r.stdout) || strings.Contains(r.stdout, f.group+" ") {
-		t.Errorf("delete-group -r: stdout\n%s\nstderr %q", r.stdout, r.stderr)
+	if !strings.HasPrefix(r.stderr, line("delete it")) || !regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(plain)+`\s.*\bdeleted$`).MatchString(r.stdout) ||
+		!regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(f.group)+`\s+share\s+-\s+0\s+0\s+skipped: share group: --all-groups and --regex select consumer groups only; name it to delete it$`).MatchString(r.stdout) {
+		t.Errorf("delete-group -r: stdout\n%s\nstderr %q: want the consumer group deleted and the share group's skipped row", r.stdout, r.stderr)
 	}
 	shareUnchanged("after delete-group -r --execute")
+	// JSON, dry run: the skipped share group is a row with "skipped".
+	c.Commit(plain, f.topic, map[int32]int64{0: 3})
+	var dgj struct {
+		Groups []admin.DeleteGroupRow `json:"groups"`
+	}
+	decodeJSON(t, mustRun(t, c, 0, "delete-group", "-r", pat, "-o", "json"), &dgj)
+	if len(dgj.Groups) != 2 || dgj.Groups[0].Group != plain || dgj.Groups[0].Status != "would delete" || dgj.Groups[0].Skipped != "" ||
+		dgj.Groups[1].Group != f.group || dgj.Groups[1].Type != "share" || dgj.Groups[1].Status != "skipped" ||
+		dgj.Groups[1].Skipped != "share group: --all-groups and --regex select consumer groups only; name it to delete it" {
+		t.Fatalf("delete-group -r -o json: %+v, want the consumer group planned and the share group skipped", dgj.Groups)
+	}
+	mustRun(t, c, 0, "delete-group", plain, "--execute", "--backup", filepath.Join(t.TempDir(), "dg2.csv"))
 
 	snapFile := filepath.Join(t.TempDir(), "snap.csv")
 	c.Commit(plain, f.topic, map[int32]int64{0: 3})
