@@ -156,7 +156,7 @@ func TestAuditUndoRefusesMovedGroup(t *testing.T) {
 	}
 	wantCommitted(t, c, group, topic, map[int32]int64{0: 2, 1: 3})
 	// Entries that cannot be undone are bad input.
-	mustRun(t, c, 2, "undo", "01NOSUCHENTRY")
+	badInput(t, c, "no audit entry 01NOSUCHENTRY", "undo", "01NOSUCHENTRY")
 }
 
 // TestAuditUnwritableLog: when the log cannot be written nothing changes
@@ -265,8 +265,8 @@ func TestAuditReplayRecorded(t *testing.T) {
 	if es := historyOf(t, "--since", "2000-01-01", "--topic", "other"); len(es) != 0 {
 		t.Fatalf("history --topic other: %d entries", len(es))
 	}
-	mustRun(t, nil, 2, "history", "--since", "yesterday")
-	mustRun(t, nil, 2, "undo", e.ID) // a replay moved no offsets
+	badInput(t, nil, `--since "yesterday": want a duration`, "history", "--since", "yesterday")
+	badInput(t, nil, "entry "+e.ID+" is a replay: it moved no group's offsets", "undo", e.ID) // a replay moved no offsets
 
 	// A backfill is recorded as such, with its target and copies.
 	dst := c.Topic(2, nil)
@@ -413,7 +413,7 @@ func TestAuditTopicRoundTrip(t *testing.T) {
 	if after := c.Committed(g1); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Fatalf("offsets moved: %v → %v", before, after)
 	}
-	mustRun(t, c, 2, "--audit-topic", trail, "--no-audit", "history")
+	badInput(t, c, "--no-audit and --audit-topic contradict each other", "--audit-topic", trail, "--no-audit", "history")
 }
 
 // TestAuditUndoPartialDelete: a delete-offsets of two groups where one is

@@ -97,9 +97,9 @@ func TestBackfillRefusesBadTargets(t *testing.T) {
 	if !strings.Contains(r.stderr, "does not exist") {
 		t.Fatalf("stderr: %s", r.stderr)
 	}
-	mustRun(t, c, 2, "replay", src, "--produce-to", src, "--format", "none", "-q")
-	mustRun(t, c, 2, "replay", src, "--partitioner", "key", "--format", "none", "-q")
-	mustRun(t, c, 2, "replay", src, "--produce-to", small, "--partitioner", "round-robin", "--format", "none", "-q")
+	badInput(t, c, "--produce-to "+src+" is the topic being replayed", "replay", src, "--produce-to", src, "--format", "none", "-q")
+	badInput(t, c, "--partitioner needs --produce-to", "replay", src, "--partitioner", "key", "--format", "none", "-q")
+	badInput(t, c, `--partitioner "round-robin": want same or key`, "replay", src, "--produce-to", small, "--partitioner", "round-robin", "--format", "none", "-q")
 	// Nothing was written to the small topic by the refused runs.
 	res, _, _ := replayJSON(t, c, 0, small, "--format", "none")
 	if res.Records != 0 {
@@ -153,7 +153,7 @@ func TestBackfillTransactional(t *testing.T) {
 	if visible != res.Records+3 || got.Records != res.Records || got.PayloadDigest != res.PayloadDigest {
 		t.Fatalf("read_committed sees %d records (digest %s, last stable offsets sum %d), want %d (%s)", got.Records, got.PayloadDigest, visible, res.Records, res.PayloadDigest)
 	}
-	mustRun(t, c, 2, "replay", src, "--produce-to", dst, "--transactional-id", "x", "--follow", "-q")
+	badInput(t, c, "--follow cannot be combined with --transactional-id", "replay", src, "--produce-to", dst, "--transactional-id", "x", "--follow", "-q")
 }
 
 // stableOffsetsZero answers a ListOffsets request with offset 0 for every
@@ -831,7 +831,7 @@ func TestBackfillTargetOwnCredentials(t *testing.T) {
 	if !strings.HasPrefix(r.stderr, "offsetctl: target cluster: --target-command-config: ") {
 		t.Fatalf("stderr: %q", r.stderr)
 	}
-	mustRun(t, c, 2, "replay", src, "--target-profile", "target", "--format", "none", "-q")
+	badInput(t, c, "--target-profile needs --produce-to", "replay", src, "--target-profile", "target", "--format", "none", "-q")
 }
 
 // TestBackfillWarnsWhenSourceCredentialsGoToTarget: a SASL source and

@@ -89,3 +89,15 @@ func decodeJSON(t testing.TB, r result, v any) {
 		t.Fatalf("decoding JSON output: %v\n%s", err, r.stdout)
 	}
 }
+
+// badInput runs a command that must be refused as bad input: exit 2,
+// nothing on stdout, and one stderr line that holds want (the part that
+// names the value), so that a wrong message fails as a wrong code does.
+func badInput(t testing.TB, c *testkit.Cluster, want string, args ...string) result {
+	t.Helper()
+	r := mustRun(t, c, 2, args...)
+	if r.stdout != "" || strings.Count(r.stderr, "\n") != 1 || !strings.HasSuffix(r.stderr, "\n") || !strings.Contains(r.stderr, want) {
+		t.Fatalf("offsetctl %s: stdout %q, stderr %q: want one stderr line holding %q", strings.Join(args, " "), r.stdout, r.stderr, want)
+	}
+	return r
+}

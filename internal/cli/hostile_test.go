@@ -218,7 +218,7 @@ func TestGroupNameWithLineBreakRefusedBeforeBackup(t *testing.T) {
 		// Default backup name in the working directory: none created.
 		wd, _ := os.Getwd()
 		before, _ := filepath.Glob(filepath.Join(wd, "offsetctl-backup-*"))
-		mustRun(t, c, 2, "reset", "--group="+g, "--topic", topic, "--to", "earliest", "--execute")
+		badInput(t, c, "group "+safetext.Name(g), "reset", "--group="+g, "--topic", topic, "--to", "earliest", "--execute")
 		after, _ := filepath.Glob(filepath.Join(wd, "offsetctl-backup-*"))
 		if len(after) != len(before) {
 			t.Fatalf("a default backup was created: %v", after)
@@ -369,7 +369,7 @@ func TestReplayEmptyFromRefused(t *testing.T) {
 			t.Errorf("--from %q: %q", from, r.stderr)
 		}
 	}
-	mustRun(t, c, 2, "replay", topic, "--until", "0=", "--format", "none")
+	badInput(t, c, `--until "0=": partition 0 has no end`, "replay", topic, "--until", "0=", "--format", "none")
 }
 
 // TestLongErrorLinesCut: whatever a message quotes, the error line stays

@@ -455,27 +455,31 @@ func TestLagTimeLagSharedOffset(t *testing.T) {
 
 func TestLagUsageErrors(t *testing.T) {
 	c := testkit.New(t)
-	for _, args := range [][]string{
-		{"lag"},
-		{"lag", "g", "--all-groups"},
-		{"lag", "g", "--isolation", "sometimes"},
-		{"lag", "g", "--topic", "bad topic"},
-		{"lag", "g", "--topic", "t:x"},
-		{"lag", "g", "-o", "yaml"},
-		{"lag", "g", "--watch", "-1s"},
-		{"lag", "g", "--watch", "1ms"},
-		{"lag", "g", "--no-such-flag"},
-		{"no-such-command"},
-		{"lag", "g", "--timeout", "0s"},
-		{"lag", "g", "--brokers", ""},
-		{"lag", "g", "--brokers", "localhost:"},
-		{"lag", ""},
-		{"groups", "--state", "bogus"},
-		{"completion", "tcsh"},
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"lag"}, "name one or more groups, or use --all-groups"},
+		{[]string{"lag", "g", "--all-groups"}, "name groups or use --all-groups, not both"},
+		{[]string{"lag", "g", "--isolation", "sometimes"}, `--isolation "sometimes": want uncommitted or committed`},
+		{[]string{"lag", "g", "--topic", "bad topic"}, `--topic "bad topic": topic name has illegal character ' '`},
+		{[]string{"lag", "g", "--topic", "t:x"}, `--topic "t:x": partition "x" is not a non-negative integer`},
+		{[]string{"lag", "g", "-o", "yaml"}, `--output "yaml": want table, json or csv`},
+		{[]string{"lag", "g", "--watch", "-1s"}, "--watch must be at least 100ms, got -1s"},
+		{[]string{"lag", "g", "--watch", "1ms"}, "--watch must be at least 100ms, got 1ms"},
+		{[]string{"lag", "g", "--no-such-flag"}, "unknown flag: --no-such-flag"},
+		{[]string{"no-such-command"}, `unknown command "no-such-command"`},
+		{[]string{"lag", "g", "--timeout", "0s"}, "--timeout must be positive, got 0s"},
+		{[]string{"lag", "g", "--brokers", ""}, "--brokers is empty"},
+		{[]string{"lag", "g", "--brokers", "localhost:"}, `--brokers: broker address "localhost:": port "" is not a number`},
+		{[]string{"lag", ""}, "empty group name"},
+		{[]string{"groups", "--state", "bogus"}, `--state "bogus": valid states are`},
+		{[]string{"completion", "tcsh"}, `unknown command "tcsh" for "offsetctl completion"`},
 	} {
+		args := tc.args
 		r := offsetctl(t, c, args...)
-		if r.code != 2 || r.stdout != "" || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || r.stderr == "" {
-			t.Errorf("%q: exit %d stdout %q stderr %q; want exit 2 and one stderr line", args, r.code, r.stdout, r.stderr)
+		if r.code != 2 || r.stdout != "" || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q: exit %d stdout %q stderr %q; want exit 2 and one stderr line holding %q", args, r.code, r.stdout, r.stderr, tc.want)
 		}
 	}
 	// A scope naming what the cluster does not have is bad input.

@@ -318,8 +318,8 @@ func TestReplayStartOffsets(t *testing.T) {
 		}
 	}
 	// Unknown partition, conflicting selections.
-	mustRun(t, c, 2, "replay", topic, "--partitions", "9", "-q")
-	mustRun(t, c, 2, "replay", topic, "--partitions", "0", "--from", "1=3", "-q")
+	badInput(t, c, "topic "+topic+" has no partition 9 (it has partitions 0..1)", "replay", topic, "--partitions", "9", "-q")
+	badInput(t, c, "the partitions of --partitions (0) and of --from (1) differ", "replay", topic, "--partitions", "0", "--from", "1=3", "-q")
 	// Empty lists are mistakes, not "all": one line, exit 2.
 	for _, args := range [][]string{{"--partitions", ""}, {"--verify-groups", ""}, {"--verify-groups", "a,"}} {
 		r := mustRun(t, c, 2, append([]string{"replay", topic, "-q"}, args...)...)
@@ -344,7 +344,7 @@ func TestReplayUntilMaxAndTime(t *testing.T) {
 			t.Fatalf("--until 10 gave offset %d", l.Offset)
 		}
 	}
-	mustRun(t, c, 2, "replay", topic, "--from", "12", "--until", "10", "-q")
+	badInput(t, c, "partition 0: --until 10 is before the start offset 12", "replay", topic, "--from", "12", "--until", "10", "-q")
 
 	res, lines, _ = replayJSON(t, c, 0, topic, "--partitions", "1", "--from", "3", "--max", "7")
 	if pr := replayPart(t, res, 1); res.Records != 7 || len(lines) != 7 || pr.From != 3 || pr.To != 10 || res.Stopped != replay.StoppedMax || res.ResumeFrom != "1=10" {

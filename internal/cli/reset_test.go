@@ -348,24 +348,28 @@ func TestResetUnknownTopicOrPartition(t *testing.T) {
 func TestResetUsageErrors(t *testing.T) {
 	f := newResetFixture(t)
 	g := f.group(t)
-	for _, args := range [][]string{
-		{"reset", g, "--topic", f.topic},                                       // no target
-		{"reset", g, "--topic", f.topic, "--to", "earliest", "--to-latest"},    // two targets
-		{"reset", g, "--to", "earliest"},                                       // no scope
-		{"reset", g, "--topic", f.topic, "--all-topics", "--to", "earliest"},   // both scopes
-		{"reset", "--topic", f.topic, "--to", "earliest"},                      // no group
-		{"reset", g, "--all-groups", "--topic", f.topic, "--to", "earliest"},   // both
-		{"reset", g, "--topic", f.topic, "--to", "shift:x"},                    // bad spec
-		{"reset", g, "--topic", f.topic, "--to", "file:/nonexistent/plan.csv"}, // unreadable plan
-		{"reset", g, "--topic", f.topic, "--to", "earliest", "--execute", "--dry-run"},
-		{"reset", g, "--topic", f.topic, "--to", "group:" + g},                    // copy from itself
-		{"reset", g, "--topic", f.topic, "--to", "group:" + testkit.Name(t, "x")}, // copy from nothing
-		{"delete-offsets", g},
-		{"delete-offsets", g, "--topic", testkit.Name(t, "missing"), "--execute"},
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"reset", g, "--topic", f.topic}, "say where to move the offsets: --to SPEC"},                                                                                   // no target
+		{[]string{"reset", g, "--topic", f.topic, "--to", "earliest", "--to-latest"}, "give exactly one target (--to or one of Apache's --to-* flags), got 2: earliest, latest"}, // two targets
+		{[]string{"reset", g, "--to", "earliest"}, "name a scope: --topic TOPIC[:P,...] (repeatable) or --all-topics"},                                                           // no scope
+		{[]string{"reset", g, "--topic", f.topic, "--all-topics", "--to", "earliest"}, "--topic and --all-topics contradict each other"},                                         // both scopes
+		{[]string{"reset", "--topic", f.topic, "--to", "earliest"}, "name one or more groups, or use --all-groups"},                                                              // no group
+		{[]string{"reset", g, "--all-groups", "--topic", f.topic, "--to", "earliest"}, "name groups or use --all-groups, not both"},                                              // both
+		{[]string{"reset", g, "--topic", f.topic, "--to", "shift:x"}, `--to "shift:x": shift "x" is not a signed integer`},                                                       // bad spec
+		{[]string{"reset", g, "--topic", f.topic, "--to", "file:/nonexistent/plan.csv"}, "open /nonexistent/plan.csv: no such file or directory"},                                // unreadable plan
+		{[]string{"reset", g, "--topic", f.topic, "--to", "earliest", "--execute", "--dry-run"}, "--execute and --dry-run contradict each other"},
+		{[]string{"reset", g, "--topic", f.topic, "--to", "group:" + g}, "group " + g + " cannot copy its own offsets"},       // copy from itself
+		{[]string{"reset", g, "--topic", f.topic, "--to", "group:" + testkit.Name(t, "x")}, " (to copy from) does not exist"}, // copy from nothing
+		{[]string{"delete-offsets", g}, "name the offsets to delete: --topic TOPIC[:P,...]"},
+		{[]string{"delete-offsets", g, "--topic", testkit.Name(t, "missing"), "--execute"}, "does not exist (deleted?)"},
 	} {
+		args := tc.args
 		r := offsetctl(t, f.c, args...)
-		if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
-			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", args, r.code, r.stderr)
+		if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line holding %q", args, r.code, r.stderr, tc.want)
 		}
 	}
 	// A group to copy from that exists but has no commit on the scope:
@@ -698,15 +702,19 @@ func TestResetFlagConflicts(t *testing.T) {
 	c := testkit.New(t)
 	topic := c.Topic(1, nil)
 	g := testkit.Name(t, "g")
-	for _, args := range [][]string{
-		{"reset", g, "--topic", topic, "--to", "earliest", "--export", "-o", "json"},
-		{"reset", g, "--topic", topic, "--to", "earliest", "--execute", "--backup", ""},
-		{"delete-offsets", g, "--topic", topic, "--execute", "--backup", ""},
-		{"delete-group", g, "--execute", "--backup", " "},
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"reset", g, "--topic", topic, "--to", "earliest", "--export", "-o", "json"}, "--export prints Apache's CSV plan; it takes no -o json"},
+		{[]string{"reset", g, "--topic", topic, "--to", "earliest", "--execute", "--backup", ""}, "--backup is empty: give a file path"},
+		{[]string{"delete-offsets", g, "--topic", topic, "--execute", "--backup", ""}, "--backup is empty: give a file path"},
+		{[]string{"delete-group", g, "--execute", "--backup", " "}, "--backup is empty: give a file path"},
 	} {
+		args := tc.args
 		r := offsetctl(t, c, args...)
-		if r.code != 2 || r.stdout != "" || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
-			t.Errorf("%q: exit %d stdout %q stderr %q, want 2 and one line", args, r.code, r.stdout, r.stderr)
+		if r.code != 2 || r.stdout != "" || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q: exit %d stdout %q stderr %q, want 2 and one line holding %q", args, r.code, r.stdout, r.stderr, tc.want)
 		}
 	}
 	if got := c.Committed(g); len(got) != 0 {

@@ -309,7 +309,7 @@ func TestSemanticsCount(t *testing.T) {
 	if !strings.Contains(r.stderr, "missing.log") {
 		t.Fatalf("missing file: %q", r.stderr)
 	}
-	mustRun(t, nil, 2, "semantics", "count")
+	badInput(t, nil, "name the processed log(s) to count", "semantics", "count")
 }
 
 // TestSemanticsBadUsage: a value the user typed is validated as typed —

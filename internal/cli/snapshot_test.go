@@ -65,7 +65,7 @@ func TestSnapshotDiffRestore(t *testing.T) {
 	if got := showState(st[g1][topic]) + " " + showState(st[g2][topic]); got != "0=3,1=5,2=none 0=1,1=none,2=none" {
 		t.Fatalf("snapshot state %s", got)
 	}
-	mustRun(t, c, 2, "snapshot", g1, "--out", snap) // never overwrites
+	badInput(t, c, "--out "+snap+" already exists: a snapshot never overwrites", "snapshot", g1, "--out", snap) // never overwrites
 	mine := []string{g1, g2, g3}
 	if rows, ap, va := diffOf(t, c, mine, snap); rows != nil || ap != nil || va != nil {
 		t.Fatalf("diff right after the snapshot: %v %v %v", rows, ap, va)
@@ -87,7 +87,7 @@ func TestSnapshotDiffRestore(t *testing.T) {
 	if !reflect.DeepEqual(rows, want[:4]) || ap != nil || !reflect.DeepEqual(va, []string{g2}) {
 		t.Fatalf("diff of the snapshot's groups:\n%v\nappeared %v vanished %v", rows, ap, va)
 	}
-	mustRun(t, c, 2, "diff", snap, snap, "--all-groups")
+	badInput(t, c, "--all-groups is for a diff against the cluster", "diff", snap, snap, "--all-groups")
 	// Snapshot against snapshot, and --exit-code.
 	snap2 := filepath.Join(dir, "snap2.csv")
 	mustRun(t, c, 0, "snapshot", g1, g3, "--out", snap2)
@@ -118,10 +118,10 @@ func TestSnapshotDiffRestore(t *testing.T) {
 	// Bad input: a three-column plan, a missing file, no --out.
 	plan3 := filepath.Join(dir, "plan3.csv")
 	writeFile(t, plan3, topic+",0,1\n")
-	mustRun(t, c, 2, "diff", plan3)
-	mustRun(t, c, 2, "diff", filepath.Join(dir, "missing.csv"))
-	mustRun(t, c, 2, "snapshot", g1)
-	mustRun(t, c, 2, "snapshot", "--all-groups", "--regex", "x", "--out", filepath.Join(dir, "x.csv"))
+	badInput(t, c, "snapshot "+plan3+" has no group column", "diff", plan3)
+	badInput(t, c, "missing.csv: no such file or directory", "diff", filepath.Join(dir, "missing.csv"))
+	badInput(t, c, "say where to write the snapshot: --out FILE", "snapshot", g1)
+	badInput(t, c, "--regex and --all-groups: use one", "snapshot", "--all-groups", "--regex", "x", "--out", filepath.Join(dir, "x.csv"))
 }
 
 // TestSnapshotRegexAndApache: --regex selects groups by name; Apache's

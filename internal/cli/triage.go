@@ -12,6 +12,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/internal/textlist"
 )
 
@@ -193,7 +194,7 @@ func (f triageFlags) parse(fl *pflag.FlagSet) (triage, error) {
 	if changed(fl, "min-time-lag") {
 		d, err := time.ParseDuration(strings.TrimSpace(f.minTimeLag))
 		if err != nil || d < 0 {
-			return t, exitcode.Usagef("--min-time-lag: want a duration such as 90s, 5m or 1h")
+			return t, exitcode.Usagef("--min-time-lag %s: want a duration such as 90s, 5m or 1h", safetext.Arg(f.minTimeLag))
 		}
 		t.filter.MinTimeLag = &d
 	}

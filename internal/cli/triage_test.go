@@ -80,19 +80,23 @@ func TestLagMinLagAndRegex(t *testing.T) {
 	if rep := decodeLag(t, r); len(rep.Groups) != 2 || rep.Groups[0].Group != base+"-a" || rep.Groups[1].Group != base+"-b-test" {
 		t.Fatalf("describe --group: %+v", rep.Groups)
 	}
-	for _, bad := range [][]string{
-		{"lag", "--regex"},
-		{"lag", "--regex", "a(b"},
-		{"lag", base + "-a", "--exclude", "x"},
-		{"lag", "--all-groups", "--regex", "x"},
-		{"lag", "--all-groups", "--min-lag", "-3"},
-		{"lag", "--all-groups", "--min-lag", "1.5"},
-		{"lag", "--all-groups", "--min-time-lag", "5"},
-		{"lag", "--all-groups", "--by", "member"},
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"lag", "--regex"}, "--regex needs at least one GROUP pattern"},
+		{[]string{"lag", "--regex", "a(b"}, "GROUP pattern: item 1 is not an RE2 expression: missing closing )"},
+		{[]string{"lag", base + "-a", "--exclude", "x"}, "--exclude goes with --all-groups or --regex, not with named groups"},
+		{[]string{"lag", "--all-groups", "--regex", "x"}, "--regex and --all-groups: use one"},
+		{[]string{"lag", "--all-groups", "--min-lag", "-3"}, "--min-lag -3 is negative"},
+		{[]string{"lag", "--all-groups", "--min-lag", "1.5"}, "--min-lag 1.5 is not a whole, non-negative number of records"},
+		{[]string{"lag", "--all-groups", "--min-time-lag", "5"}, "--min-time-lag 5: want a duration such as 90s, 5m or 1h"},
+		{[]string{"lag", "--all-groups", "--by", "member"}, "--by member: want partition, topic or group"},
 	} {
+		bad := tc.args
 		r := mustRun(t, c, 2, bad...)
-		if strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || r.stdout != "" {
-			t.Errorf("%v: want one stderr line and no stdout, got %q / %q", bad, r.stderr, r.stdout)
+		if strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || r.stdout != "" || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: want one stderr line holding %q and no stdout, got %q / %q", bad, tc.want, r.stderr, r.stdout)
 		}
 	}
 }
@@ -348,8 +352,8 @@ func TestLagMembersAndState(t *testing.T) {
 	if want := resp[g].NodeID; *st.Groups[0].Coordinator != want {
 		t.Errorf("coordinator %d, FindCoordinator says %d", *st.Groups[0].Coordinator, want)
 	}
-	mustRun(t, c, 2, "lag", g, "--state", "--members")
-	mustRun(t, c, 2, "lag", g, "--state", "--by", "topic")
+	badInput(t, c, "--members and --state are two views: use one", "lag", g, "--state", "--members")
+	badInput(t, c, "--members and --state go with neither --by nor --watch", "lag", g, "--state", "--by", "topic")
 
 	k := testkit.Name(t, "members848")
 	stop := c.Consumer(k, topic, true)
