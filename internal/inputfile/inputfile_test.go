@@ -1,10 +1,12 @@
 package inputfile
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -175,4 +177,63 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("%d bytes over a limit of %d accepted", len(data), limit)
 		}
 	})
+}
+
+// An endless pipe is refused at the limit having allocated about the
+// limit, not the doubling buffer's twice it or more (605 MB of RSS for
+// the 256 MiB plan limit with io.ReadAll). Counted in bytes allocated,
+// which only this test's reads and the writer (one buffer) add to.
+func TestEndlessPipeMemoryBoundedByLimit(t *testing.T) {
+	p := mkfifo(t)
+	stop := make(chan struct{})
+	defer close(stop)
+	buf := make([]byte, 64<<10)
+	for i := range buf {
+		buf[i] = 'y'
+	}
+	go func() {
+		w, err := os.OpenFile(p, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer w.Close()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
+		}
+	}()
+	time.Sleep(50 * time.Millisecond)
+	const limit = 16 << 20
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := Read(p, limit, time.Minute)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "larger than 16 MiB") {
+		t.Fatalf("err = %v, want refused past 16 MiB", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > limit+limit/8 {
+		t.Fatalf("allocated %d bytes to refuse at a limit of %d: want at most the limit and one chunk", got, limit)
+	}
+}
+
+// readAll returns what a reader gives, across chunk boundaries and for
+// an empty reader, byte for byte.
+func TestReadAllChunks(t *testing.T) {
+	for _, n := range []int{0, 1, firstChunk - 1, firstChunk, firstChunk + 1, 3*maxChunk + 17} {
+		want := make([]byte, n)
+		for i := range want {
+			want[i] = byte(i * 7)
+		}
+		got, err := readAll(bytes.NewReader(want))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("readAll of %d bytes: %d bytes, %v", n, len(got), err)
+		}
+	}
 }
