@@ -50,6 +50,10 @@ type ProduceOptions struct {
 	// TxnInterval is how long one transaction stays open (default
 	// DefaultTxnInterval).
 	TxnInterval time.Duration
+	// TxnMaxBytes ends a transaction once its copies hold this many
+	// bytes, before TxnInterval if that comes first (default
+	// DefaultTxnMaxBytes).
+	TxnMaxBytes int64
 	// SourceHeader adds offsetctl.source=topic/partition/offset.
 	SourceHeader bool
 	// Checkpoint, when set (not with TransactionalID), writes the
@@ -159,6 +163,7 @@ type backfiller struct {
 	// visible, how many transactions committed, and the positions a
 	// previous run had committed (where this one resumed).
 	txnStart        time.Time
+	txnBytes        int64 // what the open transaction's copies hold (recordBatchFloor)
 	committed       map[int32]int64
 	committedCopied map[int32]int64
 	txns            int
@@ -246,6 +251,9 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 		popts = append(popts, kgo.TransactionalID(o.TransactionalID), kgo.TransactionTimeout(time.Minute), kgo.MaxVersions(vs))
 		if o.TxnInterval <= 0 {
 			o.TxnInterval = DefaultTxnInterval
+		}
+		if o.TxnMaxBytes <= 0 {
+			o.TxnMaxBytes = DefaultTxnMaxBytes
 		}
 	}
 	cl, err := tcfg.NewClient(popts...)
@@ -433,7 +441,7 @@ func (b *backfiller) copy(r *kgo.Record) error {
 		}
 		b.started = true
 		b.txnStart = time.Now()
-	} else if b.txn && time.Since(b.txnStart) >= b.opts.TxnInterval {
+	} else if b.txn && (time.Since(b.txnStart) >= b.opts.TxnInterval || b.txnBytes >= b.opts.TxnMaxBytes) {
 		if err := b.checkpoint(); err != nil {
 			return err
 		}
@@ -452,11 +460,13 @@ func (b *backfiller) copy(r *kgo.Record) error {
 	// target would then hold beyond the resume point. The size counted
 	// is a lower bound of the encoded one; a record just above the limit
 	// still fails in the producer (counted in AckedBeyondResume).
-	if n := recordBatchFloor(out); n > int(b.batchMax) {
+	n := recordBatchFloor(out)
+	if n > int(b.batchMax) {
 		b.fail(fmt.Errorf("a record of %d bytes is larger than the target accepts (max.message.bytes %d): %w", n, b.batchMax, kerr.MessageTooLarge),
 			fmt.Sprintf("topic %s partition %d offset %d", b.src, p, off))
 		return b.err()
 	}
+	b.txnBytes += int64(n)
 	b.mu.Lock()
 	inf := b.parts[p]
 	seq := inf.base + int64(len(inf.queue))

@@ -13,7 +13,8 @@ import (
 )
 
 // An exactly-once backfill (--transactional-id) commits its copies in
-// bounded transactions, about TxnInterval each (Kafka Streams commits
+// bounded transactions, about TxnInterval or TxnMaxBytes each, whichever
+// comes first (Kafka Streams commits
 // every 100 ms to 30 s under exactly-once; a second keeps a transaction
 // far below transaction.max.timeout.ms and lets read_committed readers of
 // the target see progress). Each transaction also commits the source
@@ -27,6 +28,13 @@ import (
 
 // DefaultTxnInterval is how long one backfill transaction stays open.
 const DefaultTxnInterval = time.Second
+
+// DefaultTxnMaxBytes bounds one backfill transaction by size too: the
+// copies of one large fetch are handed to the producer within
+// milliseconds, so a time bound alone, checked as each copy is made, let
+// a 60 MB copy read in a few fetches be one transaction, invisible to
+// read_committed readers until the end (TestBackfillTransactionsBoundedBySize).
+const DefaultTxnMaxBytes = 16 << 20
 
 // PositionGroup is the group whose committed offsets on the source topic
 // hold the position of the backfill with transactional id id. It lives on
@@ -154,7 +162,7 @@ func (b *backfiller) checkpoint() error {
 		b.fail(fmt.Errorf("beginning the next transaction: %w", err), "")
 		return b.err()
 	}
-	b.txnStart = time.Now()
+	b.txnStart, b.txnBytes = time.Now(), 0
 	return nil
 }
 

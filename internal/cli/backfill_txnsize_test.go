@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// TestBackfillTransactionsBoundedBySize: with slow (250 ms) produce and
+// fetch answers a transactional backfill of 24 MiB over three partitions
+// commits in several transactions while it runs, so read_committed readers
+// of the target see the copy grow: the target's last stable offsets rise
+// before the run ends, not only at its end.
+func TestBackfillTransactionsBoundedBySize(t *testing.T) {
+	c := testkit.New(t)
+	if c.Fake == nil {
+		t.Skip("slow broker answers are staged with kfake's control functions")
+	}
+	src, dst := c.Topic(3, nil), c.Topic(3, nil)
+	val := make([]byte, 256<<10)
+	for i := range val {
+		val[i] = byte('a' + i%26)
+	}
+	var recs []*kgo.Record
+	for p := int32(0); p < 3; p++ {
+		for i := 0; i < 32; i++ {
+			recs = append(recs, &kgo.Record{Topic: src, Partition: p, Key: []byte(fmt.Sprintf("k-%d-%d", p, i)), Value: val})
+		}
+	}
+	c.ProduceRecords(recs...)
+	slow := func(key int16) {
+		c.Fake.ControlKey(key, func(kmsg.Request) (kmsg.Response, error, bool) {
+			c.Fake.KeepControl()
+			c.Fake.SleepControl(func() { time.Sleep(250 * time.Millisecond) })
+			return nil, nil, false
+		})
+	}
+	slow(kmsg.Produce.Int16())
+	slow(kmsg.Fetch.Int16())
+
+	done := make(chan struct{})
+	var seen atomic.Int64 // the largest sum of the target's last stable offsets seen during the run
+	go func() {
+		adm := c.Admin()
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			lso, err := adm.ListCommittedOffsets(testkit.Ctx(t), dst)
+			if err != nil {
+				continue
+			}
+			var sum int64
+			lso.Each(func(o kadm.ListedOffset) { sum += o.Offset })
+			if sum > seen.Load() {
+				seen.Store(sum)
+			}
+		}
+	}()
+	res, _, _ := replayJSON(t, c, 0, src, "--produce-to", dst, "--transactional-id", testkit.Name(t, "bf"), "--format", "none")
+	close(done)
+	if !res.Backfill.Complete || res.Records != 96 {
+		t.Fatalf("backfill %+v of %d records", res.Backfill, res.Records)
+	}
+	if got := seen.Load(); got == 0 || got >= 96+3 {
+		t.Fatalf("largest last stable offsets sum seen while the backfill ran: %d, want some of the copy visible before its end (0 < sum < %d)", got, 96+3)
+	}
+	t.Logf("visible while running: %d of %d", seen.Load(), 96+3)
+}
