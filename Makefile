@@ -132,9 +132,12 @@ docs:
 
 # Fails when the checked-in reference differs from what `make docs` makes,
 # when a relative link in any *.md (a file, a directory or a heading) is
-# dead, or when docs/README.md does not list a page of docs/.
+# dead, or when docs/README.md does not list a page of docs/, or when a
+# benchmark command a page documents finds no benchmark (go test -list:
+# compiles, runs nothing).
 docs-check:
 	@$(GO) run ./internal/tools/doclinks
+	@$(GO) run ./internal/tools/benchdocs
 	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
 	$(GO) run ./internal/tools/gendocs -out "$$tmp"; \
 	if ! diff -r docs/cli "$$tmp/cli" || ! diff -r docs/man "$$tmp/man"; then \
