@@ -286,3 +286,45 @@ func Unindexed(index string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// The markers an example must carry on the line before its ```console
+// block: it is either the output of a run of `offsetctl playground` (the
+// commands run against a fresh playground print it, up to what differs per
+// run: ids, times, paths, digests) or it is illustrative (a state the
+// playground does not create), which the page says in words too.
+const (
+	MarkPlayground   = "<!-- example: playground -->"
+	MarkIllustrative = "<!-- example: illustrative -->"
+)
+
+// Unmarked returns the 1-based lines of the ```console blocks of a
+// Markdown text whose previous line is neither marker.
+func Unmarked(text string) []int {
+	var out []int
+	lines := strings.Split(text, "\n")
+	inFence := ""
+	for i, line := range lines {
+		m := fence.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		if inFence != "" {
+			if strings.HasPrefix(m[1], inFence) && strings.TrimSpace(line) == strings.TrimSpace(m[0]) {
+				inFence = ""
+			}
+			continue
+		}
+		inFence = m[1][:1]
+		if strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), m[1])) != "console" {
+			continue
+		}
+		prev := ""
+		if i > 0 {
+			prev = strings.TrimSpace(lines[i-1])
+		}
+		if prev != MarkPlayground && prev != MarkIllustrative {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}

@@ -125,3 +125,29 @@ func FuzzExtract(f *testing.F) {
 		_ = Anchors(text)
 	})
 }
+
+func TestUnmarked(t *testing.T) {
+	text := strings.Join([]string{
+		"# Page",
+		MarkPlayground,
+		"```console",
+		"$ offsetctl groups",
+		"```",
+		"```console",
+		"$ unmarked",
+		"```",
+		MarkIllustrative,
+		"```console",
+		"```",
+		"```sh",
+		"not an example",
+		"```",
+		"<!-- example: something else -->",
+		"````console",
+		"```",
+		"````",
+	}, "\n")
+	if got, want := Unmarked(text), []int{6, 16}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("Unmarked = %v, want %v", got, want)
+	}
+}
