@@ -26,8 +26,11 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) .
 
 # Unit tests + in-process kfake integration tests. Never against a real broker.
+# testprogress prints each package's line as soon as it finishes (plain go
+# test prints them in import-path order, so a slow early package held back
+# every line after it), with the output of what failed.
 test:
-	env -u KAFKA_BROKERS -u OFFSETCTL_KAFKA_SCRIPT $(GO) test ./...
+	env -u KAFKA_BROKERS -u OFFSETCTL_KAFKA_SCRIPT $(GO) test -json ./... 2>&1 | $(GO) run ./internal/tools/testprogress
 
 # The same suite, plus the tests gated on KAFKA_BROKERS, against a real
 # single-node Apache Kafka 4.x, then the security and fault tests against the
