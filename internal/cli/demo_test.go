@@ -185,9 +185,13 @@ func TestPlaygroundListenErrors(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "starting embedded cluster") {
 		t.Errorf("port in use: exit %d stderr %q, want 1 (a machine state, not bad usage)", r.code, r.stderr)
 	}
-	for _, listen := range []string{"127.0.0.1:65535", "nohostport", "127.0.0.1:x"} {
-		if r := offsetctl(t, nil, "playground", "--listen", listen); r.code != 2 || r.stdout != "" {
-			t.Errorf("--listen %s: exit %d stderr %q, want 2", listen, r.code, r.stderr)
+	for listen, want := range map[string]string{
+		"127.0.0.1:65535": `offsetctl: --listen "127.0.0.1:65535": 3 brokers need ports 65535 to 65537, past 65535` + "\n",
+		"nohostport":      `offsetctl: --listen "nohostport" is not host:port` + "\n",
+		"127.0.0.1:x":     `offsetctl: --listen "127.0.0.1:x" has a bad port` + "\n",
+	} {
+		if r := offsetctl(t, nil, "playground", "--listen", listen); r.code != 2 || r.stdout != "" || r.stderr != want {
+			t.Errorf("--listen %s: exit %d stderr %q, want 2 and %q", listen, r.code, r.stderr, want)
 		}
 	}
 }

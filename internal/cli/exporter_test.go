@@ -357,9 +357,10 @@ func TestExporterProfilesOneClusterDown(t *testing.T) {
 		t.Errorf("%d last-gather timestamps, want only the live cluster's", n)
 	}
 	// Any other command takes one profile.
-	a := &app{stdout: io.Discard, stderr: newSyncBuffer(), stdin: strings.NewReader(""), getenv: func(k string) string { return env[k] }, now: time.Now}
-	if code := a.execute(testkit.Ctx(t), []string{"lag", g, "--profile", "live,dead"}); code != 2 {
-		t.Errorf("lag --profile live,dead: exit %d, want 2", code)
+	errBuf := newSyncBuffer()
+	a := &app{stdout: io.Discard, stderr: errBuf, stdin: strings.NewReader(""), getenv: func(k string) string { return env[k] }, now: time.Now}
+	if code := a.execute(testkit.Ctx(t), []string{"lag", g, "--profile", "live,dead"}); code != 2 || errBuf.String() != "offsetctl: --profile: name one profile (only the exporter serves several clusters at once)\n" {
+		t.Errorf("lag --profile live,dead: exit %d, stderr %q; want 2 and the one-profile line", code, errBuf.String())
 	}
 }
 

@@ -490,7 +490,7 @@ func TestLagUsageErrors(t *testing.T) {
 			t.Errorf("--topic %s: exit %d stdout %q stderr %q, want 2 and 'does not exist'", scope, r.code, r.stdout, r.stderr)
 		}
 	}
-	if r := offsetctl(t, nil, "lag", "g", "--brokers", "nocolon"); r.code != 2 {
+	if r := offsetctl(t, nil, "lag", "g", "--brokers", "nocolon"); r.code != 2 || r.stderr != `offsetctl: --brokers: broker address "nocolon" is not host:port`+"\n" {
 		t.Errorf("bad broker address: exit %d %q", r.code, r.stderr)
 	}
 }
