@@ -1,0 +1,321 @@
+package cli
+
+// Every command that talks to a group or transaction coordinator, run once
+// while its coordinators are not available yet: on kfake the first
+// FindCoordinator requests of each key answer COORDINATOR_NOT_AVAILABLE
+// (TestCoordinatorNotAvailableCommands); on Apache Kafka 4.4 each command
+// is the first thing a freshly started broker is asked, before
+// __consumer_offsets exists (TestCoordinatorFreshBroker). Each checks the
+// command's result on the cluster, not only its exit code.
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/internal/testkit"
+	"github.com/offsetctl/offsetctl/replay"
+	"github.com/offsetctl/offsetctl/report"
+)
+
+// coordFaultCount is how many FindCoordinator requests of each key fail.
+const coordFaultCount = 3
+
+// coordCommand is one command of the table. run prepares what the command
+// needs, calls fault with the coordinator keys the command uses right
+// before running it (nil groups and no ids: every key), runs it once and
+// checks its result. fresh says whether it runs on a fresh Apache broker
+// too: it needs no commit made before it, which would create
+// __consumer_offsets and make the broker no longer fresh.
+type coordCommand struct {
+	name  string
+	fresh bool
+	run   func(t *testing.T, c *testkit.Cluster, fault func(groups []string, txnIDs ...string))
+}
+
+// sameOffsets reports whether got holds exactly want.
+func sameOffsets(got, want map[int32]int64) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for p, o := range want {
+		if g, ok := got[p]; !ok || g != o {
+			return false
+		}
+	}
+	return true
+}
+
+// coordSource is a 3-partition topic of 10 records each.
+func coordSource(c *testkit.Cluster) string {
+	src := c.Topic(3, nil)
+	c.Produce(src, map[int32]int{0: 10, 1: 10, 2: 10}, time.Time{})
+	return src
+}
+
+var tenEach = map[int32]int64{0: 10, 1: 10, 2: 10}
+
+func coordCommands() []coordCommand {
+	return []coordCommand{
+		{"transactional backfill", true, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+			src, dst := coordSource(c), c.Topic(3, nil)
+			id := testkit.Name(t, "bf")
+			fault([]string{replay.PositionGroup(id)}, id)
+			res, _, _ := replayJSON(t, c, 0, src, "--produce-to", dst, "--transactional-id", id, "--format", "none", "--timeout", "60s")
+			if !res.Backfill.Complete || res.Backfill.Produced != 30 {
+				t.Errorf("backfill %+v, want 30 produced, complete", res.Backfill)
+			}
+			if got := c.Committed(replay.PositionGroup(id))[src]; !sameOffsets(got, tenEach) {
+				t.Errorf("backfill position %v, want %v", got, tenEach)
+			}
+		}},
+		{"checkpoint backfill", true, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+			src, dst := coordSource(c), c.Topic(3, nil)
+			// The proof reads the groups with commits on the source.
+			var groups []string
+			if c.Fake != nil {
+				g := testkit.Name(t, "reader")
+				c.Commit(g, src, map[int32]int64{0: 4})
+				groups = []string{g}
+			}
+			fault(groups)
+			ckpt := filepath.Join(t.TempDir(), "ckpt.json")
+			res, _, _ := replayJSON(t, c, 0, src, "--produce-to", dst, "--checkpoint", ckpt, "--format", "none", "--timeout", "60s")
+			if !res.Backfill.Complete || res.Backfill.Produced != 30 {
+				t.Errorf("backfill %+v, want 30 produced, complete", res.Backfill)
+			}
+			if _, err := os.Stat(ckpt); err != nil {
+				t.Errorf("checkpoint file: %v", err)
+			}
+			if got, _, _ := replayJSON(t, c, 0, dst, "--format", "none"); got.Records != 30 {
+				t.Errorf("target holds %d records, want 30", got.Records)
+			}
+		}},
+		{"reset --execute", true, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+			src := coordSource(c)
+			g := testkit.Name(t, "reset")
+			fault([]string{g})
+			mustRun(t, c, 0, "reset", g, "--topic", src, "--to", "latest", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "--timeout", "60s")
+			if got := c.Committed(g)[src]; !sameOffsets(got, tenEach) {
+				t.Errorf("committed %v after the reset, want %v", got, tenEach)
+			}
+		}},
+		{"delete-offsets", false, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+			src := coordSource(c)
+			g := testkit.Name(t, "delo")
+			c.Commit(g, src, map[int32]int64{0: 3, 1: 4})
+			fault([]string{g})
+			mustRun(t, c, 0, "delete-offsets", g, "--topic", src+":0", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "--timeout", "60s")
+			if got := c.Committed(g)[src]; !sameOffsets(got, map[int32]int64{1: 4}) {
+				t.Errorf("committed %v after deleting partition 0, want only 1=4", got)
+			}
+		}},
+		{"delete-group", false, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+			src := coordSource(c)
+			g := testkit.Name(t, "delg")
+			c.Commit(g, src, map[int32]int64{0: 3})
+			fault([]string{g})
+			// The DeleteGroups itself is also answered NOT_COORDINATOR once.
+			if c.Fake != nil {
+				hf := c.Fake.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.DeleteGroups}, Group: g, Err: kerr.NotCoordinator, Count: 1})
+				defer func() {
+					if hf.Hits() != 1 {
+						t.Errorf("DeleteGroups was answered NOT_COORDINATOR %d times, want 1", hf.Hits())
+					}
+					hf.Remove()
+				}()
+			}
+			r := mustRun(t, c, 0, "delete-group", g, "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "-o", "json", "--timeout", "60s")
+			var out struct {
+				Groups []struct{ Group, Status, Error string } `json:"groups"`
+			}
+			decodeJSON(t, r, &out)
+			if len(out.Groups) != 1 || out.Groups[0].Status != "deleted" {
+				t.Errorf("delete-group: %+v", out.Groups)
+			}
+			if got := c.Committed(g); len(got) != 0 {
+				t.Errorf("group still has commits: %v", got)
+			}
+		}},
+		{"snapshot", true, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+			src := coordSource(c)
+			g := testkit.Name(t, "snap")
+			committed := 0
+			if c.Fake != nil {
+				c.Commit(g, src, map[int32]int64{0: 3, 1: 5})
+				committed = 2
+			}
+			fault([]string{g})
+			var sr report.SnapshotResult
+			decodeJSON(t, mustRun(t, c, 0, "snapshot", g, "--out", filepath.Join(t.TempDir(), "s.csv"), "-o", "json", "--timeout", "60s"), &sr)
+			if len(sr.Groups) != 1 || sr.Groups[0].Group != g || sr.Groups[0].Committed != committed {
+				t.Errorf("snapshot %+v, want %s with %d commits", sr, g, committed)
+			}
+		}},
+		{"semantics", true, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+			fault(nil) // the experiment names its own groups
+			out := runSemantics(t, c, "--modes", "at-most-once,at-least-once", "--events", "12", "--batch", "4", "--crash-after", "6", "--timeout", "60s")
+			if r := out.row(t, "at-most-once"); r.Processed != 10 || r.Lost != 2 || r.Duplicates != 0 {
+				t.Errorf("at-most-once: %+v", r)
+			}
+			if r := out.row(t, "at-least-once"); r.Processed != 14 || r.Duplicates != 2 || r.Lost != 0 {
+				t.Errorf("at-least-once: %+v", r)
+			}
+		}},
+		{"lag", true, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+			src := coordSource(c)
+			g := testkit.Name(t, "lag")
+			if c.Fake == nil {
+				// Nothing has committed on a fresh broker: the group
+				// does not exist, and that is the whole answer.
+				fault([]string{g})
+				r := mustRun(t, c, 1, "lag", g, "--timeout", "60s")
+				if strings.Contains(r.stderr, "COORDINATOR") || !strings.Contains(r.stderr, g+": group does not exist") {
+					t.Errorf("stderr %q, want only that the group does not exist", r.stderr)
+				}
+				return
+			}
+			c.Commit(g, src, map[int32]int64{0: 3, 1: 5, 2: 10})
+			fault([]string{g})
+			r := mustRun(t, c, 0, "lag", g, "-o", "json", "--timeout", "60s")
+			if got, want := secLagOf(t, r, g), map[int32]int64{0: 7, 1: 5, 2: 0}; !sameOffsets(got, want) {
+				t.Errorf("lag %v, want %v", got, want)
+			}
+		}},
+		{"exporter", true, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+			src := coordSource(c)
+			g := testkit.Name(t, "exp")
+			if c.Fake != nil {
+				c.Commit(g, src, map[int32]int64{0: 3})
+			}
+			fault([]string{g})
+			e := startExporter(t, c, nil, "--interval", "1s", "--timeout", "60s", g)
+			fams := e.waitScrape(t, "a successful gather", gatheredOK)
+			if v, ok := value(fams, "offsetctl_gather_errors_total", ""); !ok || v != 0 {
+				t.Errorf("offsetctl_gather_errors_total = %v (%v), want 0: a gather failed\n%s", v, ok, e.stderr.String())
+			}
+			if c.Fake != nil {
+				l := "consumergroup=" + g + ",partition=0,topic=" + src
+				if v, ok := value(fams, "kafka_consumergroup_current_offset", l); !ok || v != 3 {
+					t.Errorf("current offset %v (%v), want 3", v, ok)
+				}
+			}
+		}},
+	}
+}
+
+// TestCoordinatorNotAvailableCommands: on kfake, the first
+// coordFaultCount FindCoordinator requests of each key a command uses
+// answer COORDINATOR_NOT_AVAILABLE; every command still succeeds with the
+// right result, and every fault was met.
+func TestCoordinatorNotAvailableCommands(t *testing.T) {
+	for _, cmd := range coordCommands() {
+		t.Run(cmd.name, func(t *testing.T) {
+			c := kfakeCluster(t)
+			var handles []*kfake.FaultHandle
+			want := 0
+			fault := func(groups []string, txnIDs ...string) {
+				var fs []kfake.Fault
+				for _, g := range groups {
+					fs = append(fs, kfake.Fault{Keys: []kmsg.Key{kmsg.FindCoordinator}, Group: g, Err: kerr.CoordinatorNotAvailable, Count: coordFaultCount})
+				}
+				for _, id := range txnIDs {
+					fs = append(fs, kfake.Fault{Keys: []kmsg.Key{kmsg.FindCoordinator}, TxnID: id, Err: kerr.CoordinatorNotAvailable, Count: coordFaultCount})
+				}
+				if len(fs) == 0 {
+					fs = []kfake.Fault{{Keys: []kmsg.Key{kmsg.FindCoordinator}, Err: kerr.CoordinatorNotAvailable, Count: 2 * coordFaultCount}}
+				}
+				for _, f := range fs {
+					handles = append(handles, c.Fake.Fault(f))
+					want += f.Count
+				}
+			}
+			cmd.run(t, c, fault)
+			got := 0
+			for _, h := range handles {
+				got += h.Hits()
+				h.Remove()
+			}
+			if len(handles) == 0 || got != want {
+				t.Errorf("%d of %d coordinator errors were answered: the command did not meet them all", got, want)
+			}
+		})
+	}
+}
+
+// freshBrokerPorts is where TestCoordinatorFreshBroker starts its brokers:
+// SLOT_SPARE_PORT_BASE when set, else OFFSETCTL_FRESH_BROKER_PORT_BASE,
+// else 19300 (clear of make test-kafka's 19092-19093 and the secure
+// broker's 19192-19195). The broker uses the base and the next port.
+func freshBrokerPorts(t *testing.T) (int, int) {
+	for _, k := range []string{"SLOT_SPARE_PORT_BASE", "OFFSETCTL_FRESH_BROKER_PORT_BASE"} {
+		if v := os.Getenv(k); v != "" {
+			base, err := strconv.Atoi(v)
+			if err != nil || base <= 0 || base > 65534 {
+				t.Fatalf("%s=%q: want a port number", k, v)
+			}
+			return base, base + 1
+		}
+	}
+	return 19300, 19301
+}
+
+// startFreshBroker starts a new single-node Apache Kafka broker with
+// scripts/kafka.sh on the spare ports and an empty work directory, stopped
+// when t ends, and returns its address.
+func startFreshBroker(t *testing.T, script string) string {
+	t.Helper()
+	port, ctrl := freshBrokerPorts(t)
+	env := append(os.Environ(), "KAFKA_PORT="+strconv.Itoa(port), "KAFKA_CONTROLLER_PORT="+strconv.Itoa(ctrl), "KAFKA_WORKDIR="+t.TempDir())
+	run := func(arg string) ([]byte, error) {
+		cmd := exec.Command(script, arg)
+		cmd.Env = env
+		return cmd.CombinedOutput()
+	}
+	t.Cleanup(func() {
+		if out, err := run("stop"); err != nil {
+			t.Errorf("stopping the fresh broker: %v\n%s", err, out)
+		}
+	})
+	if out, err := run("start"); err != nil {
+		t.Fatalf("starting a fresh broker: %v\n%s", err, out)
+	}
+	return "127.0.0.1:" + strconv.Itoa(port)
+}
+
+// TestCoordinatorFreshBroker: each command that needs no commit before it
+// is the first thing asked of a freshly started Apache Kafka broker (one
+// broker each: __consumer_offsets is created whole on the first
+// FindCoordinator, so a second command on the same broker would not meet
+// an unavailable coordinator), and succeeds at once with the right result.
+// delete-offsets and delete-group need commits first, which create
+// __consumer_offsets: they run on kfake only.
+func TestCoordinatorFreshBroker(t *testing.T) {
+	script := os.Getenv("OFFSETCTL_KAFKA_SCRIPT")
+	if os.Getenv("KAFKA_BROKERS") == "" || script == "" {
+		t.Skip("needs a real broker: KAFKA_BROKERS and OFFSETCTL_KAFKA_SCRIPT (starts fresh brokers with it)")
+	}
+	for _, cmd := range coordCommands() {
+		if !cmd.fresh {
+			continue
+		}
+		t.Run(cmd.name, func(t *testing.T) {
+			start := time.Now()
+			addr := startFreshBroker(t, script)
+			t.Setenv("KAFKA_BROKERS", addr)
+			c := testkit.New(t)
+			started := time.Since(start)
+			cmd.run(t, c, func([]string, ...string) {})
+			t.Logf("broker start %s, command and checks %s", started.Round(100*time.Millisecond), (time.Since(start) - started).Round(100*time.Millisecond))
+		})
+	}
+}
+
