@@ -318,4 +318,3 @@ func TestCoordinatorFreshBroker(t *testing.T) {
 		})
 	}
 }
-
