@@ -484,6 +484,7 @@ func retryGroups[T any](ctx context.Context, groups []string, ask func(groups []
 			}
 			out[g] = a
 			if IsCoordinatorErr(*errp(&a)) {
+				coordretry.Note(ctx, coordretry.Group(g), *errp(&a))
 				retry = append(retry, g)
 			}
 		}

@@ -119,6 +119,7 @@ func initTxn(ctx context.Context, cl *kgo.Client, group string, o TxnOptions) (*
 			return nil, &TxnNotAllowedError{Group: group, Missing: "the cluster has no transaction support", Err: err}
 		case retriableTxnErr(err) && ctx.Err() == nil:
 			last = err
+			coordretry.Note(ctx, coordretry.Txn(id), err)
 			if !r.Next() {
 				return nil, noCoordinator(group, r.GaveUp(coordretry.Txn(id), last), ctx.Err())
 			}
@@ -153,6 +154,7 @@ func (t *txn) addOffsets(ctx context.Context, group string) error {
 			err = kerr.ErrorForCode(resp.ErrorCode)
 		}
 		if err != nil && retriableTxnErr(err) {
+			coordretry.Note(ctx, coordretry.Txn(t.id), err)
 			if r.Next() {
 				continue
 			}
@@ -197,8 +199,11 @@ func (t *txn) end(ctx context.Context, commit bool) error {
 		// an abort (a run that took the id over) or the markers of a
 		// decided outcome; asking again gets the final answer.
 		maybeApplied = maybeApplied || errors.Is(err, kerr.CoordinatorNotAvailable)
-		if err != nil && retriableTxnErr(err) && r.Next() {
-			continue
+		if err != nil && retriableTxnErr(err) {
+			coordretry.Note(ctx, coordretry.Txn(t.id), err)
+			if r.Next() {
+				continue
+			}
 		}
 		if err != nil && commit && maybeApplied {
 			return &noAnswerError{fmt.Errorf("an attempt was answered COORDINATOR_NOT_AVAILABLE and may still have committed; the last answer: %w", r.GaveUp(coordretry.Txn(t.id), err))}

@@ -79,6 +79,7 @@ func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string,
 		if !coordretry.Retriable(err) {
 			return out, err
 		}
+		coordretry.Note(ctx, coordretry.Group(group), err)
 		if !r.Next() {
 			return nil, r.GaveUp(coordretry.Group(group), err)
 		}

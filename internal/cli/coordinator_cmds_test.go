@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,16 +31,30 @@ import (
 const coordFaultCount = 3
 
 // coordCommand is one command of the table. run prepares what the command
-// needs, calls fault with the coordinator keys the command uses right
-// before running it (nil groups and no ids: every key), runs it once and
-// checks its result. fresh says whether it runs on a fresh Apache broker
-// too: it needs no commit made before it, which would create
-// __consumer_offsets and make the broker no longer fresh.
+// needs, calls env.fault with the coordinator keys the command uses right
+// before running it (nil groups and no ids: every key), runs it once with
+// env.flags appended and checks its result, then hands its stderr to
+// env.ran. fresh says whether it runs on a fresh Apache broker too: it
+// needs no commit made before it, which would create __consumer_offsets
+// and make the broker no longer fresh.
 type coordCommand struct {
 	name  string
 	fresh bool
-	run   func(t *testing.T, c *testkit.Cluster, fault func(groups []string, txnIDs ...string))
+	run   func(t *testing.T, c *testkit.Cluster, env coordEnv)
 }
+
+// coordEnv is how the table's runs differ between kfake and Apache Kafka.
+type coordEnv struct {
+	fault func(groups []string, txnIDs ...string)
+	flags []string
+	ran   func(stderr string)
+}
+
+// args is a command line with the environment's flags after it.
+func (e coordEnv) args(a ...string) []string { return append(a, e.flags...) }
+
+// waitedLine is what --verbose says of each wait on a coordinator.
+var waitedLine = regexp.MustCompile(`waiting for the coordinator of (group|transactional id) (\S+): .*(COORDINATOR_NOT_AVAILABLE|COORDINATOR_LOAD_IN_PROGRESS|NOT_COORDINATOR|broker list)`)
 
 // sameOffsets reports whether got holds exactly want.
 func sameOffsets(got, want map[int32]int64) bool {
@@ -65,11 +80,12 @@ var tenEach = map[int32]int64{0: 10, 1: 10, 2: 10}
 
 func coordCommands() []coordCommand {
 	return []coordCommand{
-		{"transactional backfill", true, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+		{"transactional backfill", true, func(t *testing.T, c *testkit.Cluster, env coordEnv) {
 			src, dst := coordSource(c), c.Topic(3, nil)
 			id := testkit.Name(t, "bf")
-			fault([]string{replay.PositionGroup(id)}, id)
-			res, _, _ := replayJSON(t, c, 0, src, "--produce-to", dst, "--transactional-id", id, "--format", "none", "--timeout", "60s")
+			env.fault([]string{replay.PositionGroup(id)}, id)
+			res, _, r := replayJSON(t, c, 0, env.args(src, "--produce-to", dst, "--transactional-id", id, "--format", "none", "--timeout", "60s")...)
+			env.ran(r.stderr)
 			if !res.Backfill.Complete || res.Backfill.Produced != 30 {
 				t.Errorf("backfill %+v, want 30 produced, complete", res.Backfill)
 			}
@@ -77,7 +93,7 @@ func coordCommands() []coordCommand {
 				t.Errorf("backfill position %v, want %v", got, tenEach)
 			}
 		}},
-		{"checkpoint backfill", true, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+		{"checkpoint backfill", true, func(t *testing.T, c *testkit.Cluster, env coordEnv) {
 			src, dst := coordSource(c), c.Topic(3, nil)
 			// The proof reads the groups with commits on the source.
 			var groups []string
@@ -86,9 +102,12 @@ func coordCommands() []coordCommand {
 				c.Commit(g, src, map[int32]int64{0: 4})
 				groups = []string{g}
 			}
-			fault(groups)
+			if groups != nil {
+				env.fault(groups) // a fresh broker has no group to read
+			}
 			ckpt := filepath.Join(t.TempDir(), "ckpt.json")
-			res, _, _ := replayJSON(t, c, 0, src, "--produce-to", dst, "--checkpoint", ckpt, "--format", "none", "--timeout", "60s")
+			res, _, r := replayJSON(t, c, 0, env.args(src, "--produce-to", dst, "--checkpoint", ckpt, "--format", "none", "--timeout", "60s")...)
+			env.ran(r.stderr)
 			if !res.Backfill.Complete || res.Backfill.Produced != 30 {
 				t.Errorf("backfill %+v, want 30 produced, complete", res.Backfill)
 			}
@@ -99,30 +118,30 @@ func coordCommands() []coordCommand {
 				t.Errorf("target holds %d records, want 30", got.Records)
 			}
 		}},
-		{"reset --execute", true, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+		{"reset --execute", true, func(t *testing.T, c *testkit.Cluster, env coordEnv) {
 			src := coordSource(c)
 			g := testkit.Name(t, "reset")
-			fault([]string{g})
-			mustRun(t, c, 0, "reset", g, "--topic", src, "--to", "latest", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "--timeout", "60s")
+			env.fault([]string{g})
+			env.ran(mustRun(t, c, 0, env.args("reset", g, "--topic", src, "--to", "latest", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "--timeout", "60s")...).stderr)
 			if got := c.Committed(g)[src]; !sameOffsets(got, tenEach) {
 				t.Errorf("committed %v after the reset, want %v", got, tenEach)
 			}
 		}},
-		{"delete-offsets", false, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+		{"delete-offsets", false, func(t *testing.T, c *testkit.Cluster, env coordEnv) {
 			src := coordSource(c)
 			g := testkit.Name(t, "delo")
 			c.Commit(g, src, map[int32]int64{0: 3, 1: 4})
-			fault([]string{g})
-			mustRun(t, c, 0, "delete-offsets", g, "--topic", src+":0", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "--timeout", "60s")
+			env.fault([]string{g})
+			env.ran(mustRun(t, c, 0, env.args("delete-offsets", g, "--topic", src+":0", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "--timeout", "60s")...).stderr)
 			if got := c.Committed(g)[src]; !sameOffsets(got, map[int32]int64{1: 4}) {
 				t.Errorf("committed %v after deleting partition 0, want only 1=4", got)
 			}
 		}},
-		{"delete-group", false, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+		{"delete-group", false, func(t *testing.T, c *testkit.Cluster, env coordEnv) {
 			src := coordSource(c)
 			g := testkit.Name(t, "delg")
 			c.Commit(g, src, map[int32]int64{0: 3})
-			fault([]string{g})
+			env.fault([]string{g})
 			// The DeleteGroups itself is also answered NOT_COORDINATOR once.
 			if c.Fake != nil {
 				hf := c.Fake.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.DeleteGroups}, Group: g, Err: kerr.NotCoordinator, Count: 1})
@@ -133,7 +152,8 @@ func coordCommands() []coordCommand {
 					hf.Remove()
 				}()
 			}
-			r := mustRun(t, c, 0, "delete-group", g, "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "-o", "json", "--timeout", "60s")
+			r := mustRun(t, c, 0, env.args("delete-group", g, "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "-o", "json", "--timeout", "60s")...)
+			env.ran(r.stderr)
 			var out struct {
 				Groups []struct{ Group, Status, Error string } `json:"groups"`
 			}
@@ -147,21 +167,26 @@ func coordCommands() []coordCommand {
 		}},
 		// A snapshot refuses a group that does not exist (exit 2), and on
 		// a fresh broker none does: kfake only, like the deletes.
-		{"snapshot", false, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+		{"snapshot", false, func(t *testing.T, c *testkit.Cluster, env coordEnv) {
 			src := coordSource(c)
 			g := testkit.Name(t, "snap")
 			c.Commit(g, src, map[int32]int64{0: 3, 1: 5})
 			committed := 2
-			fault([]string{g})
+			env.fault([]string{g})
 			var sr report.SnapshotResult
-			decodeJSON(t, mustRun(t, c, 0, "snapshot", g, "--out", filepath.Join(t.TempDir(), "s.csv"), "-o", "json", "--timeout", "60s"), &sr)
+			r := mustRun(t, c, 0, env.args("snapshot", g, "--out", filepath.Join(t.TempDir(), "s.csv"), "-o", "json", "--timeout", "60s")...)
+			env.ran(r.stderr)
+			decodeJSON(t, r, &sr)
 			if len(sr.Groups) != 1 || sr.Groups[0].Group != g || sr.Groups[0].Committed != committed {
 				t.Errorf("snapshot %+v, want %s with %d commits", sr, g, committed)
 			}
 		}},
-		{"semantics", true, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
-			fault(nil) // the experiment names its own groups
-			out := runSemantics(t, c, "--modes", "at-most-once,at-least-once", "--events", "12", "--batch", "4", "--crash-after", "6", "--timeout", "60s")
+		{"semantics", true, func(t *testing.T, c *testkit.Cluster, env coordEnv) {
+			env.fault(nil) // the experiment names its own groups
+			r := mustRun(t, c, 0, env.args("-o", "json", "semantics", "--modes", "at-most-once,at-least-once", "--events", "12", "--batch", "4", "--crash-after", "6", "--timeout", "60s")...)
+			env.ran(r.stderr)
+			var out semOut
+			decodeJSON(t, r, &out)
 			if r := out.row(t, "at-most-once"); r.Processed != 10 || r.Lost != 2 || r.Duplicates != 0 {
 				t.Errorf("at-most-once: %+v", r)
 			}
@@ -169,35 +194,38 @@ func coordCommands() []coordCommand {
 				t.Errorf("at-least-once: %+v", r)
 			}
 		}},
-		{"lag", true, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+		{"lag", true, func(t *testing.T, c *testkit.Cluster, env coordEnv) {
 			src := coordSource(c)
 			g := testkit.Name(t, "lag")
 			if c.Fake == nil {
 				// Nothing has committed on a fresh broker: the group
 				// does not exist, and that is the whole answer.
-				fault([]string{g})
-				r := mustRun(t, c, 1, "lag", g, "--timeout", "60s")
+				env.fault([]string{g})
+				r := mustRun(t, c, 1, env.args("lag", g, "--timeout", "60s")...)
+				env.ran(r.stderr)
 				if strings.Contains(r.stderr, "COORDINATOR") || !strings.Contains(r.stderr, g+": group does not exist") {
 					t.Errorf("stderr %q, want only that the group does not exist", r.stderr)
 				}
 				return
 			}
 			c.Commit(g, src, map[int32]int64{0: 3, 1: 5, 2: 10})
-			fault([]string{g})
-			r := mustRun(t, c, 0, "lag", g, "-o", "json", "--timeout", "60s")
+			env.fault([]string{g})
+			r := mustRun(t, c, 0, env.args("lag", g, "-o", "json", "--timeout", "60s")...)
+			env.ran(r.stderr)
 			if got, want := secLagOf(t, r, g), map[int32]int64{0: 7, 1: 5, 2: 0}; !sameOffsets(got, want) {
 				t.Errorf("lag %v, want %v", got, want)
 			}
 		}},
-		{"exporter", true, func(t *testing.T, c *testkit.Cluster, fault func([]string, ...string)) {
+		{"exporter", true, func(t *testing.T, c *testkit.Cluster, env coordEnv) {
 			src := coordSource(c)
 			g := testkit.Name(t, "exp")
 			if c.Fake != nil {
 				c.Commit(g, src, map[int32]int64{0: 3})
 			}
-			fault([]string{g})
-			e := startExporter(t, c, nil, "--interval", "1s", "--timeout", "60s", g)
+			env.fault([]string{g})
+			e := startExporter(t, c, nil, env.args("--interval", "1s", "--timeout", "60s", g)...)
 			fams := e.waitScrape(t, "a successful gather", gatheredOK)
+			env.ran(e.stderr.String())
 			if v, ok := value(fams, "offsetctl_gather_errors_total", ""); !ok || v != 0 {
 				t.Errorf("offsetctl_gather_errors_total = %v (%v), want 0: a gather failed\n%s", v, ok, e.stderr.String())
 			}
@@ -211,15 +239,40 @@ func coordCommands() []coordCommand {
 	}
 }
 
+// waitedKeys lists the keys --verbose said it waited for in stderr.
+func waitedKeys(stderr string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range waitedLine.FindAllStringSubmatch(stderr, -1) {
+		out[m[2]] = true
+	}
+	return out
+}
+
+// checkWaited fails t unless stderr says the run waited for every key in
+// keys (for any key when keys is empty).
+func checkWaited(t *testing.T, stderr string, keys []string) {
+	t.Helper()
+	waited := waitedKeys(stderr)
+	if len(keys) == 0 && len(waited) == 0 {
+		t.Errorf("the run never waited for a coordinator (no %q line with -v)", "waiting for the coordinator of")
+	}
+	for _, k := range keys {
+		if !waited[k] {
+			t.Errorf("the run did not say it waited for the coordinator of %s (waited for %v)", k, waited)
+		}
+	}
+}
+
 // TestCoordinatorNotAvailableCommands: on kfake, the first
 // coordFaultCount FindCoordinator requests of each key a command uses
 // answer COORDINATOR_NOT_AVAILABLE; every command still succeeds with the
-// right result, and every fault was met.
+// right result, every fault was met, and -v says what it waited for.
 func TestCoordinatorNotAvailableCommands(t *testing.T) {
 	for _, cmd := range coordCommands() {
 		t.Run(cmd.name, func(t *testing.T) {
 			c := kfakeCluster(t)
 			var handles []*kfake.FaultHandle
+			var keys []string
 			want := 0
 			fault := func(groups []string, txnIDs ...string) {
 				var fs []kfake.Fault
@@ -236,8 +289,15 @@ func TestCoordinatorNotAvailableCommands(t *testing.T) {
 					handles = append(handles, c.Fake.Fault(f))
 					want += f.Count
 				}
+				// A transactional id's InitProducerId is a plain
+				// coordinator request, which kgo retries itself (it logs
+				// "retrying request request=InitProducerID"); coordretry
+				// only bounds it past kgo's own retries. The faults' hits
+				// show those were met; the waits checked are the groups'.
+				keys = append(keys, groups...)
 			}
-			cmd.run(t, c, fault)
+			ran := func(stderr string) { checkWaited(t, stderr, keys) }
+			cmd.run(t, c, coordEnv{fault: fault, flags: []string{"-v"}, ran: ran})
 			got := 0
 			for _, h := range handles {
 				got += h.Hits()
@@ -312,7 +372,30 @@ func TestCoordinatorFreshBroker(t *testing.T) {
 			t.Setenv("KAFKA_BROKERS", addr)
 			c := testkit.New(t)
 			started := time.Since(start)
-			cmd.run(t, c, func([]string, ...string) {})
+			// -v says each wait on a coordinator: the run must have met
+			// at least one not yet available (that is what a fresh
+			// broker is for), unless it asks none (faulted is false).
+			faulted := false
+			var keys []string
+			fault := func(groups []string, _ ...string) {
+				faulted = true
+				keys = append(keys, groups...) // see TestCoordinatorNotAvailableCommands
+			}
+			ran := func(stderr string) {
+				waited := waitedKeys(stderr)
+				t.Logf("waited for the coordinators of %v", waited)
+				if !faulted {
+					return
+				}
+				met := len(keys) == 0 && len(waited) > 0
+				for _, k := range keys {
+					met = met || waited[k]
+				}
+				if !met {
+					t.Errorf("no request met an unavailable coordinator of %v: the broker was not fresh, or the wait was not reported", keys)
+				}
+			}
+			cmd.run(t, c, coordEnv{fault: fault, flags: []string{"-v"}, ran: ran})
 			t.Logf("broker start %s, command and checks %s", started.Round(100*time.Millisecond), (time.Since(start) - started).Round(100*time.Millisecond))
 		})
 	}

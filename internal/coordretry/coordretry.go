@@ -3,15 +3,19 @@
 // OffsetCommit, TxnOffsetCommit, InitProducerId, AddOffsetsToTxn, EndTxn,
 // the group describes, OffsetDelete, DeleteGroups, DescribeTransactions.
 //
-// Why offsetctl retries at all: kgo retries a coordinator error that a
-// coordinator answers, but not one that FindCoordinator answers. On a
-// freshly started Apache Kafka 4.4 broker the first FindCoordinator of a
-// group answers COORDINATOR_NOT_AVAILABLE while the broker creates
+// Why offsetctl retries at all: kgo retries a plain coordinator request
+// (InitProducerId, OffsetCommit, ...) whose FindCoordinator or answer says
+// the coordinator is not there, up to its own retry limit, but a request
+// it shards by coordinator (OffsetFetch, DescribeGroups, DeleteGroups,
+// ...) fails at once for the groups whose FindCoordinator failed (seen in
+// its debug log: "sharded request req=OffsetFetch destinations=[err]").
+// On a freshly started Apache Kafka 4.4 broker the first FindCoordinator
+// of a group answers COORDINATOR_NOT_AVAILABLE while the broker creates
 // __consumer_offsets and loads its partitions (measured: the first
-// transactional backfill on such a broker exited 1 at once; a run a few
-// seconds later worked), and a broker fenced for a moment makes kgo fail
-// with "... has broker coordinator N, but did not reply with that broker
-// in the broker list" once its own retries are spent.
+// transactional backfill on such a broker exited 1 at once reading its
+// position; a run a few seconds later worked), and a broker fenced for a
+// moment makes kgo fail with "... has broker coordinator N, but did not
+// reply with that broker in the broker list" once its retries are spent.
 //
 // What it retries proves the request was not applied: a coordinator error
 // is the broker refusing it, and a coordinator missing from the broker
@@ -78,6 +82,23 @@ func Wait(ctx context.Context, d time.Duration) bool {
 		return false
 	case <-t.C:
 		return true
+	}
+}
+
+type logKey struct{}
+
+// WithLog returns ctx with log, which each retry under ctx reports to
+// (--verbose): a wait on a coordinator is otherwise silent, and kgo does
+// not log FindCoordinator's error codes.
+func WithLog(ctx context.Context, log func(msg string)) context.Context {
+	return context.WithValue(ctx, logKey{}, log)
+}
+
+// Note reports, to ctx's log if it has one, that key's coordinator
+// answered err and is retried.
+func Note(ctx context.Context, key Key, err error) {
+	if log, ok := ctx.Value(logKey{}).(func(string)); ok && log != nil {
+		log(fmt.Sprintf("waiting for the coordinator of %s: %v", key, err))
 	}
 }
 
@@ -169,6 +190,7 @@ func Do(ctx context.Context, key Key, fn func() error) error {
 			return err
 		}
 		last = err
+		Note(ctx, key, err)
 		if !r.Next() {
 			return r.GaveUp(key, last)
 		}

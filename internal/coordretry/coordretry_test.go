@@ -79,13 +79,20 @@ func TestWaitBoundedByDeadline(t *testing.T) {
 func TestDoRetriesUntilAnswered(t *testing.T) {
 	errs := []error{kerr.CoordinatorNotAvailable, notListed, kerr.CoordinatorLoadInProgress, kerr.NotCoordinator, nil}
 	calls := 0
-	err := Do(context.Background(), Group("g"), func() error {
+	var logged []string
+	ctx := WithLog(context.Background(), func(msg string) { logged = append(logged, msg) })
+	err := Do(ctx, Group("g"), func() error {
 		calls++
 		return errs[calls-1]
 	})
 	if err != nil || calls != len(errs) {
 		t.Fatalf("Do = %v after %d calls, want nil after %d", err, calls, len(errs))
 	}
+	// Each wait is reported to the log, naming the key and the error.
+	if len(logged) != len(errs)-1 || !strings.HasPrefix(logged[0], "waiting for the coordinator of group g: COORDINATOR_NOT_AVAILABLE") || !strings.Contains(logged[1], "broker list") {
+		t.Errorf("logged %q", logged)
+	}
+	Note(context.Background(), Group("g"), kerr.NotCoordinator) // no log: nothing happens
 }
 
 func TestDoStopsOnOtherErrors(t *testing.T) {
