@@ -413,3 +413,39 @@ func TestCoordinatorFreshBroker(t *testing.T) {
 		})
 	}
 }
+
+// TestCoordinatorNotInBrokerList: FindCoordinator names a broker the
+// metadata does not list (as a broker fenced for a moment is named), so
+// kgo fails the request with its "did not reply with that broker in the
+// broker list" error; the lag run waits that out like the coordinator
+// errors and says so with -v, and its numbers are right.
+func TestCoordinatorNotInBrokerList(t *testing.T) {
+	c := kfakeCluster(t)
+	src := coordSource(c)
+	g := testkit.Name(t, "fenced")
+	c.Commit(g, src, map[int32]int64{0: 3, 1: 5, 2: 10})
+	left := 6
+	c.Fake.ControlKey(kmsg.FindCoordinator.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		fr := req.(*kmsg.FindCoordinatorRequest)
+		if left == 0 || len(fr.CoordinatorKeys) != 1 || fr.CoordinatorKeys[0] != g {
+			return nil, nil, false
+		}
+		c.Fake.KeepControl()
+		left--
+		resp := fr.ResponseKind().(*kmsg.FindCoordinatorResponse)
+		rc := kmsg.NewFindCoordinatorResponseCoordinator()
+		rc.Key, rc.NodeID, rc.Host, rc.Port = g, 99, "127.0.0.1", 1
+		resp.Coordinators = append(resp.Coordinators, rc)
+		return resp, nil, true
+	})
+	r := mustRun(t, c, 0, "lag", g, "-o", "json", "--timeout", "60s", "-v")
+	if left != 0 {
+		t.Fatalf("%d of 6 FindCoordinator answers naming an unlisted broker were not asked for", left)
+	}
+	if got, want := secLagOf(t, r, g), map[int32]int64{0: 7, 1: 5, 2: 0}; !sameOffsets(got, want) {
+		t.Errorf("lag %v, want %v", got, want)
+	}
+	if !regexp.MustCompile(`waiting for the coordinator of group ` + regexp.QuoteMeta(g) + `: .*did not reply with that broker in the broker list`).MatchString(r.stderr) {
+		t.Errorf("-v did not say it waited for the unlisted coordinator:\n%s", r.stderr)
+	}
+}
