@@ -449,3 +449,37 @@ func TestCoordinatorNotInBrokerList(t *testing.T) {
 		t.Errorf("-v did not say it waited for the unlisted coordinator:\n%s", r.stderr)
 	}
 }
+
+// TestCoordinatorEndTxnNotAvailable: a transactional reset's EndTxn(commit)
+// is answered COORDINATOR_NOT_AVAILABLE until --timeout. Apache Kafka also
+// answers that for a commit whose PrepareCommit append timed out and may
+// still land, so the run does not call it refused (nor resend it blindly
+// past the retries): it takes the transactional id over and reads back,
+// which on kfake aborts the transaction; it says so, exit 1, and the
+// group keeps its old offsets.
+func TestCoordinatorEndTxnNotAvailable(t *testing.T) {
+	c := kfakeCluster(t)
+	src := coordSource(c)
+	g := testkit.Name(t, "endtxn")
+	c.Commit(g, src, map[int32]int64{0: 3, 1: 5, 2: 7})
+	hf := c.Fake.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.EndTxn}, TopLevel: true, Err: kerr.CoordinatorNotAvailable, Count: -1, When: func(req kmsg.Request) bool {
+		return req.(*kmsg.EndTxnRequest).Commit
+	}})
+	defer hf.Remove()
+	r := mustRun(t, c, 1, "reset", g, "--topic", src, "--to", "latest", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "--timeout", "4s")
+	if hf.Hits() == 0 {
+		t.Fatal("no EndTxn was answered COORDINATOR_NOT_AVAILABLE")
+	}
+	for _, want := range []string{"may still have committed", "gave up waiting for the coordinator of transactional id", "read back: the transaction was aborted"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, r.stderr)
+		}
+	}
+	// The coordinator answered: the run does not say the cluster was silent.
+	if strings.Contains(r.stderr, "did not answer within") {
+		t.Errorf("stderr blames a silent cluster:\n%s", r.stderr)
+	}
+	if got := c.Committed(g)[src]; !sameOffsets(got, map[int32]int64{0: 3, 1: 5, 2: 7}) {
+		t.Errorf("committed %v, want the old offsets 0=3 1=5 2=7", got)
+	}
+}

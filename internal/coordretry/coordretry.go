@@ -129,9 +129,13 @@ type GaveUpError struct {
 	Waited time.Duration
 }
 
+// GaveUpText is in every GaveUpError's text, for callers that hold only
+// the text of an outcome (a plan's per-group error).
+const GaveUpText = "gave up waiting for the coordinator of"
+
 func (e *GaveUpError) Error() string {
-	return fmt.Sprintf("%v (still, after retrying for %s: gave up waiting for the coordinator of %s after %d attempts within --timeout)",
-		e.Last, e.Waited.Round(100*time.Millisecond), e.Key, e.Tries)
+	return fmt.Sprintf("%v (still, after retrying for %s: %s %s after %d attempts within --timeout)",
+		e.Last, e.Waited.Round(100*time.Millisecond), GaveUpText, e.Key, e.Tries)
 }
 
 func (e *GaveUpError) Unwrap() error { return e.Last }
