@@ -134,8 +134,12 @@ type GaveUpError struct {
 const GaveUpText = "gave up waiting for the coordinator of"
 
 func (e *GaveUpError) Error() string {
-	return fmt.Sprintf("%v (still, after retrying for %s: %s %s after %d attempts within --timeout)",
-		e.Last, e.Waited.Round(100*time.Millisecond), GaveUpText, e.Key, e.Tries)
+	attempts := "attempts"
+	if e.Tries == 1 {
+		attempts = "attempt"
+	}
+	return fmt.Sprintf("%v (still, after retrying for %s: %s %s after %d %s within --timeout)",
+		e.Last, e.Waited.Round(100*time.Millisecond), GaveUpText, e.Key, e.Tries, attempts)
 }
 
 func (e *GaveUpError) Unwrap() error { return e.Last }
