@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -565,8 +566,8 @@ func emptyLargeGroup(ctx context.Context, adm *cluster.Admin, r *DeleteGroupRow)
 // deleteGroupsOnce sends one DeleteGroups round (kadm: one request per
 // coordinator) for names and records each group's outcome in rows.
 func deleteGroupsOnce(ctx context.Context, adm *cluster.Admin, rows []DeleteGroupRow, names []string) error {
-	resp, err := adm.DeleteGroups(ctx, names...)
-	if err != nil && !isShardErr(err) {
+	resp, err := deleteGroupsRetrying(ctx, adm, names)
+	if err != nil {
 		return fmt.Errorf("deleting groups: %w", err)
 	}
 	want := map[string]bool{}
@@ -589,4 +590,37 @@ func deleteGroupsOnce(ctx context.Context, adm *cluster.Admin, rows []DeleteGrou
 		}
 	}
 	return nil
+}
+
+// deleteGroupsRetrying is kadm's DeleteGroups, retrying the groups whose
+// coordinator was not available (retryGroups). A retry is safe: a
+// coordinator error says the group was not deleted, except that Apache
+// Kafka also answers COORDINATOR_NOT_AVAILABLE when the tombstones' append
+// timed out and may still land; so a group that a retry finds gone
+// (GROUP_ID_NOT_FOUND) after such an answer counts as deleted, which is
+// the outcome asked for either way.
+func deleteGroupsRetrying(ctx context.Context, adm *cluster.Admin, names []string) (kadm.DeleteGroupResponses, error) {
+	var fatal error
+	asked := map[string]bool{}
+	out := retryGroups(ctx, names, func(groups []string) map[string]kadm.DeleteGroupResponse {
+		resp, err := adm.DeleteGroups(ctx, groups...)
+		if err != nil && !isShardErr(err) {
+			fatal = err
+			return nil
+		}
+		for g, r := range resp {
+			if asked[g] && errors.Is(r.Err, kerr.GroupIDNotFound) {
+				r.Err = nil
+				resp[g] = r
+			}
+		}
+		for _, g := range groups {
+			asked[g] = true
+		}
+		return resp
+	}, func(r *kadm.DeleteGroupResponse) *error { return &r.Err })
+	if fatal != nil {
+		return nil, fatal
+	}
+	return out, nil
 }

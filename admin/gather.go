@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/coordretry"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
@@ -435,84 +436,29 @@ func shardErrGroups(err error) map[string]error {
 }
 
 // IsCoordinatorErr reports whether err says a group's coordinator is not
-// there yet or has moved: COORDINATOR_NOT_AVAILABLE (e.g. a fresh cluster
-// still creating __consumer_offsets), COORDINATOR_LOAD_IN_PROGRESS (a
-// broker loading the group after a restart) or NOT_COORDINATOR. All pass
-// with time; kafka-consumer-groups.sh retries them too.
-func IsCoordinatorErr(err error) bool {
-	return errors.Is(err, kerr.CoordinatorNotAvailable) ||
-		errors.Is(err, kerr.CoordinatorLoadInProgress) ||
-		errors.Is(err, kerr.NotCoordinator)
-}
-
-// coordinatorBackoff is the wait before the retry after try failed ones:
-// 100ms doubling up to 1s (the Java admin client's retry.backoff.ms and
-// retry.backoff.max.ms).
-func coordinatorBackoff(try int) time.Duration {
-	return min(100*time.Millisecond<<min(try, 4), time.Second)
-}
+// there yet or has moved (coordretry.Retriable: the one policy every
+// coordinator-bound request of offsetctl follows).
+func IsCoordinatorErr(err error) bool { return coordretry.Retriable(err) }
 
 // retryCoordinator calls attempt with groups, then again with the groups
 // it returns (those whose answer was a coordinator error, see
-// IsCoordinatorErr) after a short backoff, until it returns none or ctx
-// would end before the next attempt: then the last answers stand, and
-// gaveUp wraps their errors to say how long they were retried.
+// coordretry.Retriable) after the policy's backoff, until it returns none
+// or ctx would end before the next attempt: then the last answers stand,
+// and gaveUp wraps a group's coordinator error to name the group, the
+// error and how long it was retried (coordretry.GaveUpError).
 //
-// kgo retries these errors when a coordinator answers with them, but not
-// when FindCoordinator does: on a fresh Apache Kafka cluster the first
-// FindCoordinator answers COORDINATOR_NOT_AVAILABLE while it creates
-// __consumer_offsets, and the request failed at once.
-func retryCoordinator(ctx context.Context, groups []string, attempt func(groups []string) (retry []string)) (gaveUp func(error) error) {
-	start := time.Now()
-	for try := 0; len(groups) > 0; try++ {
+// Every request retried this way is a read (OffsetFetch, the describes)
+// or a change the broker refused with the coordinator error, so a retry
+// never repeats an applied change.
+func retryCoordinator(ctx context.Context, groups []string, attempt func(groups []string) (retry []string)) (gaveUp func(group string, err error) error) {
+	r := coordretry.New(ctx)
+	for len(groups) > 0 {
 		groups = attempt(groups)
-		if len(groups) == 0 || !waitBackoff(ctx, coordinatorBackoff(try)) {
-			if try == 0 {
-				break
-			}
-			retried := time.Since(start).Round(100 * time.Millisecond)
-			return func(err error) error {
-				if !IsCoordinatorErr(err) {
-					return err
-				}
-				return &retriedError{err: err, retried: retried}
-			}
+		if len(groups) > 0 && !r.Next() {
+			return func(g string, err error) error { return r.GaveUp(coordretry.Group(g), err) }
 		}
 	}
-	return func(err error) error { return err }
-}
-
-// retriedError is a coordinator error that outlived its retries.
-type retriedError struct {
-	err     error
-	retried time.Duration
-}
-
-func (e *retriedError) Error() string {
-	return fmt.Sprintf("%v (still, after retrying for %s)", e.err, e.retried)
-}
-func (e *retriedError) Unwrap() error { return e.err }
-
-// waitBackoff waits d, unless ctx ends first or would end within d.
-func waitBackoff(ctx context.Context, d time.Duration) bool {
-	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= d {
-		return false
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
-// keepCoordinatorErr reports whether a retry's error should not replace
-// the coordinator error of the attempt before: a retry cut by the
-// deadline says less than the error that made it retry.
-func keepCoordinatorErr(prev, next error) bool {
-	return IsCoordinatorErr(prev) && (errors.Is(next, context.DeadlineExceeded) || errors.Is(next, context.Canceled))
+	return func(_ string, err error) error { return err }
 }
 
 // retryGroups asks ask for groups, then again, after a short backoff,
@@ -531,18 +477,19 @@ func retryGroups[T any](ctx context.Context, groups []string, ask func(groups []
 			if !ok {
 				continue
 			}
-			if prev, ok := out[g]; ok && keepCoordinatorErr(*errp(&prev), *errp(&a)) {
+			if prev, ok := out[g]; ok && coordretry.Keep(*errp(&prev), *errp(&a)) {
 				continue
 			}
 			out[g] = a
 			if IsCoordinatorErr(*errp(&a)) {
+				coordretry.Note(ctx, coordretry.Group(g), *errp(&a))
 				retry = append(retry, g)
 			}
 		}
 		return retry
 	})
 	for g, a := range out {
-		*errp(&a) = gaveUp(*errp(&a))
+		*errp(&a) = gaveUp(g, *errp(&a))
 		out[g] = a
 	}
 	return out
@@ -674,8 +621,8 @@ func ListOffsets(ctx context.Context, adm *cluster.Admin, topics []string, iso I
 		if first.IsZero() {
 			first = time.Now()
 		}
-		wait := coordinatorBackoff(try)
-		if err != nil || !to.leaderMoving() || time.Since(first)+wait > leaderWait || !waitBackoff(ctx, wait) {
+		wait := coordretry.Backoff(try)
+		if err != nil || !to.leaderMoving() || time.Since(first)+wait > leaderWait || !coordretry.Wait(ctx, wait) {
 			return to, err
 		}
 	}

@@ -15,28 +15,6 @@ import (
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
-func TestCoordinatorBackoff(t *testing.T) {
-	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, time.Second, time.Second, time.Second}
-	for try, w := range want {
-		if got := coordinatorBackoff(try); got != w {
-			t.Errorf("backoff after %d failed tries = %s, want %s", try, got, w)
-		}
-	}
-	if coordinatorBackoff(1000) != time.Second {
-		t.Errorf("no cap on a long run of retries: %s", coordinatorBackoff(1000))
-	}
-	for _, err := range []error{kerr.CoordinatorNotAvailable, kerr.CoordinatorLoadInProgress, kerr.NotCoordinator, &retriedError{err: kerr.NotCoordinator}} {
-		if !IsCoordinatorErr(err) {
-			t.Errorf("%v is a coordinator error", err)
-		}
-	}
-	for _, err := range []error{nil, kerr.GroupIDNotFound, kerr.GroupAuthorizationFailed, context.DeadlineExceeded} {
-		if IsCoordinatorErr(err) {
-			t.Errorf("%v is not a coordinator error", err)
-		}
-	}
-}
-
 // coordinatorFault answers the first count FindCoordinator requests for
 // group (every request with -1) with COORDINATOR_NOT_AVAILABLE, as a
 // fresh Apache Kafka cluster does while it creates __consumer_offsets.

@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/coordretry"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
@@ -252,8 +253,15 @@ func splitCommits(group string, os kadm.Offsets, limit int) []kadm.Offsets {
 // retried: a refused batch wrote nothing. It returns every partition's
 // outcome and the number of OffsetCommit requests sent.
 func commitInBatches(ctx context.Context, adm *cluster.Admin, group string, os kadm.Offsets) (kadm.OffsetResponses, int, error) {
-	return commitSplit(group, os, func(batch kadm.Offsets) (kadm.OffsetResponses, error) {
-		return adm.CommitOffsets(ctx, group, batch)
+	return commitSplit(group, os, func(batch kadm.Offsets) (resp kadm.OffsetResponses, err error) {
+		// A coordinator error says the batch was not applied (the
+		// coordinator refused it, or kgo never sent it): resending the
+		// same absolute offsets is safe, and the read-back checks them.
+		err = coordretry.Do(ctx, coordretry.Group(group), func() error {
+			resp, err = adm.CommitOffsets(ctx, group, batch)
+			return err
+		})
+		return resp, err
 	})
 }
 
@@ -299,7 +307,12 @@ func deleteInBatches(ctx context.Context, adm *cluster.Admin, group string, set 
 	for _, batch := range splitCommits(group, all, limit) {
 		bs := kadm.TopicsSet{}
 		batch.Each(func(o kadm.Offset) { bs.Add(o.Topic, o.Partition) })
-		resp, err := adm.DeleteOffsets(ctx, group, bs)
+		// Deleting an offset again is a no-op: safe to retry.
+		var resp kadm.DeleteOffsetsResponses
+		err := coordretry.Do(ctx, coordretry.Group(group), func() (err error) {
+			resp, err = adm.DeleteOffsets(ctx, group, bs)
+			return err
+		})
 		n++
 		if err != nil {
 			return out, n, err

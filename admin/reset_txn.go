@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/coordretry"
 )
 
 // DefaultTxnIDPrefix is the default prefix of the transactional id a
@@ -86,17 +87,20 @@ type txn struct {
 // transaction (CONCURRENT_TRANSACTIONS: InitProducerId waits for the
 // markers of an EndTxn, or of the abort it started itself).
 func retriableTxnErr(err error) bool {
-	return errors.Is(err, kerr.ConcurrentTransactions) || errors.Is(err, kerr.CoordinatorLoadInProgress) ||
-		errors.Is(err, kerr.NotCoordinator) || errors.Is(err, kerr.CoordinatorNotAvailable)
+	return errors.Is(err, kerr.ConcurrentTransactions) || coordretry.Retriable(err)
 }
 
 // initTxn takes the transactional id over: InitProducerId with the id
 // aborts any transaction a previous holder left open (a killed run) or
 // waits until its commit has completed, and fences that holder.
+//
+// Retrying InitProducerId is safe: taking the id over again only fences
+// this run's own earlier attempt, which had nothing open yet.
 func initTxn(ctx context.Context, cl *kgo.Client, group string, o TxnOptions) (*txn, error) {
 	id := o.ID
 	var last error
-	for try := 0; ; try++ {
+	r := coordretry.New(ctx)
+	for {
 		req := kmsg.NewPtrInitProducerIDRequest()
 		req.TransactionalID = &id
 		req.TransactionTimeoutMillis = int32(o.Timeout / time.Millisecond)
@@ -115,11 +119,12 @@ func initTxn(ctx context.Context, cl *kgo.Client, group string, o TxnOptions) (*
 			return nil, &TxnNotAllowedError{Group: group, Missing: "the cluster has no transaction support", Err: err}
 		case retriableTxnErr(err) && ctx.Err() == nil:
 			last = err
-			if !waitBackoff(ctx, coordinatorBackoff(try)) {
-				return nil, noCoordinator(group, last, ctx.Err())
+			coordretry.Note(ctx, coordretry.Txn(id), err)
+			if !r.Next() {
+				return nil, noCoordinator(group, r.GaveUp(coordretry.Txn(id), last), ctx.Err())
 			}
 		case ctx.Err() != nil && last != nil:
-			return nil, noCoordinator(group, last, ctx.Err())
+			return nil, noCoordinator(group, r.GaveUp(coordretry.Txn(id), last), ctx.Err())
 		default:
 			return nil, fmt.Errorf("group %s: taking transactional id %q: %w", group, id, err)
 		}
@@ -137,31 +142,53 @@ func noCoordinator(group string, last, ctxErr error) error {
 	return fmt.Errorf("group %s: taking the transactional id: %w (%v)", group, last, ctxErr)
 }
 
+// addOffsets adds the group to the open transaction. Retrying it is safe:
+// adding a group the transaction already has changes nothing.
 func (t *txn) addOffsets(ctx context.Context, group string) error {
-	for try := 0; ; try++ {
+	r := coordretry.New(ctx)
+	for {
 		req := kmsg.NewPtrAddOffsetsToTxnRequest()
 		req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Group = t.id, t.pid, t.epoch, group
 		resp, err := req.RequestWith(ctx, t.cl)
 		if err == nil {
 			err = kerr.ErrorForCode(resp.ErrorCode)
 		}
-		if err != nil && retriableTxnErr(err) && waitBackoff(ctx, coordinatorBackoff(try)) {
-			continue
+		if err != nil && retriableTxnErr(err) {
+			coordretry.Note(ctx, coordretry.Txn(t.id), err)
+			if r.Next() {
+				continue
+			}
+			return r.GaveUp(coordretry.Txn(t.id), err)
 		}
 		return err
 	}
 }
 
 // endTxn ends the transaction; commit false aborts it.
+//
+// A coordinator error (request or answer: kgo returns the answer's as the
+// request's once its own retries are spent) or CONCURRENT_TRANSACTIONS is
+// retried with the same producer id and epoch, as Kafka's own producer
+// does: NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS and a coordinator
+// missing from the broker list mean the commit was not acted on. But
+// Apache Kafka answers COORDINATOR_NOT_AVAILABLE also for a commit whose
+// PrepareCommit append timed out and may still land, so a commit answered
+// that way and then not with success is not taken as refused: it is
+// returned as a *noAnswerError, and endTxn takes the id over and reads
+// back (resolveLost) to learn the outcome.
 func (t *txn) end(ctx context.Context, commit bool) error {
-	for try := 0; ; try++ {
+	r := coordretry.New(ctx)
+	maybeApplied := false
+	for {
 		req := kmsg.NewPtrEndTxnRequest()
 		req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = t.id, t.pid, t.epoch, commit
 		resp, err := req.RequestWith(ctx, t.cl)
-		if err != nil {
+		switch {
+		case err != nil && !coordretry.Retriable(err):
 			return &noAnswerError{err}
+		case err == nil:
+			err = kerr.ErrorForCode(resp.ErrorCode)
 		}
-		err = kerr.ErrorForCode(resp.ErrorCode)
 		if err == nil && commit {
 			t.committed = &[2]int64{t.pid, int64(t.epoch)}
 			if resp.Version >= 5 && resp.ProducerID >= 0 && resp.ProducerEpoch >= 0 {
@@ -171,10 +198,17 @@ func (t *txn) end(ctx context.Context, commit bool) error {
 		// CONCURRENT_TRANSACTIONS: the coordinator is still finishing
 		// an abort (a run that took the id over) or the markers of a
 		// decided outcome; asking again gets the final answer.
-		if err != nil && retriableTxnErr(err) && waitBackoff(ctx, coordinatorBackoff(try)) {
-			continue
+		maybeApplied = maybeApplied || errors.Is(err, kerr.CoordinatorNotAvailable)
+		if err != nil && retriableTxnErr(err) {
+			coordretry.Note(ctx, coordretry.Txn(t.id), err)
+			if r.Next() {
+				continue
+			}
 		}
-		return err
+		if err != nil && commit && maybeApplied {
+			return &noAnswerError{fmt.Errorf("an attempt was answered COORDINATOR_NOT_AVAILABLE and may still have committed; the last answer: %w", r.GaveUp(coordretry.Txn(t.id), err))}
+		}
+		return r.GaveUp(coordretry.Txn(t.id), err)
 	}
 }
 
@@ -226,7 +260,14 @@ func (t *txn) commitBatch(ctx context.Context, group string, batch kadm.Offsets,
 		}
 		req.Topics = append(req.Topics, rt)
 	}
-	resp, err := req.RequestWith(ctx, t.cl)
+	// Staging the same offsets again in the same open transaction only
+	// overwrites them with themselves, and nothing is visible before
+	// EndTxn: safe to retry.
+	var resp *kmsg.TxnOffsetCommitResponse
+	err := coordretry.Do(ctx, coordretry.Group(group), func() (err error) {
+		resp, err = req.RequestWith(ctx, t.cl)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +456,7 @@ func readBackCommitted(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, t
 		if over || err != nil {
 			return fetched, over, err
 		}
-		if !waitBackoff(wctx, coordinatorBackoff(try)) {
+		if !coordretry.Wait(wctx, coordretry.Backoff(try)) {
 			return fetched, false, nil
 		}
 	}
@@ -575,9 +616,14 @@ func endTxn(ctx context.Context, adm *cluster.Admin, t *txn, gp *GroupPlan, o Tx
 		return groupFailed(gp, fmt.Errorf("group %s: describing it again before the commit: %v; the transaction was aborted: nothing changed by this run", gp.Group, err))
 	}
 	err = t.end(ctx, true)
+	var lost *noAnswerError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &lost):
+		// Checked before the refusals: an unknown outcome wraps the
+		// last answer, which may be one of them.
+		return resolveLost(ctx, adm, gp, o, err)
 	case errors.Is(err, kerr.ProducerFenced), errors.Is(err, kerr.InvalidProducerEpoch), errors.Is(err, kerr.InvalidProducerIDMapping),
 		errors.Is(err, kerr.InvalidTxnState):
 		// Another run took the id over (its InitProducerId aborted ours:
@@ -585,10 +631,6 @@ func endTxn(ctx context.Context, adm *cluster.Admin, t *txn, gp *GroupPlan, o Tx
 		// or the transaction timed out and was aborted. Not resolved by
 		// taking the id over: that would fence the other run in turn.
 		return groupFailed(gp, fmt.Errorf("group %s: the transaction coordinator no longer held this run's transaction (%v: another offsetctl took over transactional id %q, or the transaction timed out), so it was aborted: nothing changed by this run", gp.Group, err, t.id))
-	}
-	var lost *noAnswerError
-	if errors.As(err, &lost) {
-		return resolveLost(ctx, adm, gp, o, err)
 	}
 	// Any other answer refused the commit. The transaction is aborted
 	// (here, or by the timeout or the next run); no takeover, which

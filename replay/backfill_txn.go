@@ -10,6 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/internal/coordretry"
 )
 
 // An exactly-once backfill (--transactional-id) commits its copies in
@@ -46,12 +48,27 @@ func PositionGroup(id string) string { return "offsetctl-backfill-" + id }
 // complete) and reads the position group's committed offsets on the
 // source topic: partition → next source offset to copy.
 func (b *backfiller) takeOverAndResume(ctx context.Context) (map[int32]int64, error) {
-	if _, _, err := b.cl.ProducerID(ctx); err != nil {
+	// InitProducerId (kgo's, on first use) is safe to retry: taking the id
+	// over again only fences this run's own earlier attempt, which had
+	// nothing open. kgo keeps a failed load's error and tries again on the
+	// next call.
+	err := coordretry.Do(ctx, coordretry.Txn(b.opts.TransactionalID), func() error {
+		_, _, err := b.cl.ProducerID(ctx)
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("taking transactional id %q: %w", b.opts.TransactionalID, err)
 	}
 	// require_stable: pending positions of another transaction would
-	// otherwise be hidden, not waited for.
-	fetched, err := kadm.NewClient(b.cl).FetchOffsets(kadm.RequireStable(ctx), PositionGroup(b.opts.TransactionalID))
+	// otherwise be hidden, not waited for. A read: safe to retry (on a
+	// fresh cluster the first one meets COORDINATOR_NOT_AVAILABLE while
+	// the broker creates __consumer_offsets).
+	group := PositionGroup(b.opts.TransactionalID)
+	var fetched kadm.OffsetResponses
+	err = coordretry.Do(ctx, coordretry.Group(group), func() (err error) {
+		fetched, err = kadm.NewClient(b.cl).FetchOffsets(kadm.RequireStable(ctx), group)
+		return err
+	})
 	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
 		return nil, fmt.Errorf("reading the backfill position (group %s): %w", PositionGroup(b.opts.TransactionalID), err)
 	}
@@ -109,10 +126,15 @@ func (b *backfiller) commitPositions(ctx context.Context, pos map[int32]int64) e
 	group := PositionGroup(b.opts.TransactionalID)
 	add := kmsg.NewPtrAddOffsetsToTxnRequest()
 	add.TransactionalID, add.ProducerID, add.ProducerEpoch, add.Group = b.opts.TransactionalID, id, epoch, group
-	aresp, err := add.RequestWith(ctx, b.cl)
-	if err == nil {
-		err = kerr.ErrorForCode(aresp.ErrorCode)
-	}
+	// Adding a group the transaction already has changes nothing: safe
+	// to retry.
+	err = coordretry.Do(ctx, coordretry.Txn(b.opts.TransactionalID), func() error {
+		aresp, err := add.RequestWith(ctx, b.cl)
+		if err == nil {
+			err = kerr.ErrorForCode(aresp.ErrorCode)
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("adding the position group to the transaction: %w", err)
 	}
@@ -127,14 +149,30 @@ func (b *backfiller) commitPositions(ctx context.Context, pos map[int32]int64) e
 		rt.Partitions = append(rt.Partitions, rp)
 	}
 	req.Topics = append(req.Topics, rt)
-	resp, err := req.RequestWith(ctx, b.cl)
+	// Staging the same position again in the same open transaction only
+	// overwrites it with itself (nothing is visible before EndTxn): safe
+	// to retry. The EndTxn itself is kgo's (EndTransaction), whose lost
+	// answer finish resolves, never a resend from here.
+	var resp *kmsg.TxnOffsetCommitResponse
+	err = coordretry.Do(ctx, coordretry.Group(group), func() (err error) {
+		resp, err = req.RequestWith(ctx, b.cl)
+		if err == nil {
+			err = positionErr(resp)
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("committing the backfill position: %w", err)
 	}
+	return nil
+}
+
+// positionErr is the first partition error of a position commit.
+func positionErr(resp *kmsg.TxnOffsetCommitResponse) error {
 	for _, t := range resp.Topics {
 		for _, p := range t.Partitions {
 			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-				return fmt.Errorf("committing the backfill position of partition %d: %w", p.Partition, err)
+				return fmt.Errorf("partition %d: %w", p.Partition, err)
 			}
 		}
 	}

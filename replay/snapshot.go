@@ -19,6 +19,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/coordretry"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
@@ -68,12 +69,29 @@ func takeSnapshot(ctx context.Context, adm *cluster.Admin, topic string, partiti
 }
 
 // fetchTopicCommits fetches the committed offsets of groups on topic's
-// partitions, in one OffsetFetch per coordinator.
-// The map is keyed by group, then partition.
+// partitions, in one OffsetFetch per coordinator, retrying the whole read
+// while a group's coordinator is not available (coordretry: a read, safe
+// to repeat). The map is keyed by group, then partition.
 func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string, topic string, partitions []int32) (admin.PartitionMap[int64], error) {
+	r := coordretry.New(ctx)
+	for {
+		out, group, err := fetchTopicCommitsOnce(ctx, adm, groups, topic, partitions)
+		if !coordretry.Retriable(err) {
+			return out, err
+		}
+		coordretry.Note(ctx, coordretry.Group(group), err)
+		if !r.Next() {
+			return nil, r.GaveUp(coordretry.Group(group), err)
+		}
+	}
+}
+
+// fetchTopicCommitsOnce is one round of fetchTopicCommits; on an error it
+// also names the group it is about (the first of a failed request's).
+func fetchTopicCommitsOnce(ctx context.Context, adm *cluster.Admin, groups []string, topic string, partitions []int32) (_ admin.PartitionMap[int64], group string, _ error) {
 	out := make(admin.PartitionMap[int64], len(groups))
 	if len(groups) == 0 {
-		return out, nil
+		return out, "", nil
 	}
 	req := kmsg.NewPtrOffsetFetchRequest()
 	for _, g := range groups {
@@ -87,21 +105,21 @@ func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string,
 	}
 	for _, shard := range adm.Kgo.RequestSharded(ctx, req) {
 		if shard.Err != nil {
-			return nil, fmt.Errorf("proof: fetching committed offsets: %w", shard.Err)
+			return nil, firstGroup(shard.Req), fmt.Errorf("proof: fetching committed offsets: %w", shard.Err)
 		}
 		resp := shard.Resp.(*kmsg.OffsetFetchResponse)
 		if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
 			if errors.Is(err, kerr.GroupIDNotFound) {
 				continue // a single group that does not exist: no commits (kfake)
 			}
-			return nil, fmt.Errorf("proof: fetching committed offsets: %w", err)
+			return nil, firstGroup(shard.Req), fmt.Errorf("proof: fetching committed offsets: %w", err)
 		}
 		for _, g := range resp.Groups {
 			if err := kerr.ErrorForCode(g.ErrorCode); err != nil {
 				if errors.Is(err, kerr.GroupIDNotFound) {
 					continue // deleted since it was listed: no commits
 				}
-				return nil, fmt.Errorf("proof: fetching committed offsets of group %s: %w", safetext.Arg(g.Group), err)
+				return nil, g.Group, fmt.Errorf("proof: fetching committed offsets of group %s: %w", safetext.Arg(g.Group), err)
 			}
 			for _, t := range g.Topics {
 				if t.Topic != topic {
@@ -109,7 +127,7 @@ func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string,
 				}
 				for _, p := range t.Partitions {
 					if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-						return nil, fmt.Errorf("proof: committed offset of group %s topic %s partition %d: %w", safetext.Arg(g.Group), topic, p.Partition, err)
+						return nil, g.Group, fmt.Errorf("proof: committed offset of group %s topic %s partition %d: %w", safetext.Arg(g.Group), topic, p.Partition, err)
 					}
 					if p.Offset < 0 {
 						continue // no commit
@@ -119,5 +137,14 @@ func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string,
 			}
 		}
 	}
-	return out, nil
+	return out, "", nil
+}
+
+// firstGroup names the first group of an OffsetFetch, for an error about
+// the whole request.
+func firstGroup(req kmsg.Request) string {
+	if r, ok := req.(*kmsg.OffsetFetchRequest); ok && len(r.Groups) > 0 {
+		return r.Groups[0].Group
+	}
+	return ""
 }

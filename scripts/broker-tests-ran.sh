@@ -12,6 +12,7 @@ BROKER_TESTS=(
   TestStreamsGroups
   TestShareGroupLagMatchesApache
   TestShareGroupResetMatchesApache
+  TestCoordinatorFreshBroker
   TestFaultLagAcrossBrokerKill
   TestFaultReplayAcrossBrokerRestart
   TestFaultBackfillAcrossBrokerRestart

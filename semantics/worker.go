@@ -13,6 +13,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/coordretry"
 )
 
 // ErrCrash is returned by RunWorker when it stops on purpose after
@@ -326,7 +327,7 @@ func (w *worker) poll(ctx context.Context, n int) ([]*kgo.Record, error) {
 func (w *worker) handle(ctx context.Context, batch []*kgo.Record) error {
 	switch w.s.Mode {
 	case AtMostOnce:
-		if err := commitBatch(ctx, w.cl, batch); err != nil {
+		if err := commitBatch(ctx, w.cl, w.s.Group, batch); err != nil {
 			return err
 		}
 		return w.processAll(ctx, batch, nil)
@@ -334,7 +335,7 @@ func (w *worker) handle(ctx context.Context, batch []*kgo.Record) error {
 		if err := w.processAll(ctx, batch, nil); err != nil {
 			return err
 		}
-		return commitBatch(ctx, w.cl, batch)
+		return commitBatch(ctx, w.cl, w.s.Group, batch)
 	case Sync:
 		if err := w.processAll(ctx, batch, nil); err != nil {
 			return err
@@ -402,8 +403,11 @@ func (w *worker) processAll(ctx context.Context, batch []*kgo.Record, after func
 }
 
 // commitBatch commits, synchronously, the offsets after the batch's last
-// record of each partition.
-func commitBatch(ctx context.Context, cl *kgo.Client, batch []*kgo.Record) error {
+// record of each partition, retrying while the group's coordinator is not
+// available (coordretry): a commit refused with a coordinator error was
+// not applied, and committing the same absolute offsets again cannot move
+// the group anywhere else, so the experiment's counts are unchanged.
+func commitBatch(ctx context.Context, cl *kgo.Client, group string, batch []*kgo.Record) error {
 	offsets := admin.PartitionMap[kgo.EpochOffset]{}
 	for _, r := range batch {
 		eo := kgo.EpochOffset{Epoch: r.LeaderEpoch, Offset: r.Offset + 1}
@@ -411,19 +415,22 @@ func commitBatch(ctx context.Context, cl *kgo.Client, batch []*kgo.Record) error
 			offsets.Set(r.Topic, r.Partition, eo)
 		}
 	}
-	var rerr error
-	cl.CommitOffsetsSync(ctx, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
-		if err != nil {
-			rerr = err
-			return
-		}
-		for _, t := range resp.Topics {
-			for _, p := range t.Partitions {
-				if err := kerr.ErrorForCode(p.ErrorCode); err != nil && rerr == nil {
-					rerr = fmt.Errorf("%s partition %d: %w", t.Topic, p.Partition, err)
+	rerr := coordretry.Do(ctx, coordretry.Group(group), func() error {
+		var rerr error
+		cl.CommitOffsetsSync(ctx, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+			if err != nil {
+				rerr = err
+				return
+			}
+			for _, t := range resp.Topics {
+				for _, p := range t.Partitions {
+					if err := kerr.ErrorForCode(p.ErrorCode); err != nil && rerr == nil {
+						rerr = fmt.Errorf("%s partition %d: %w", t.Topic, p.Partition, err)
+					}
 				}
 			}
-		}
+		})
+		return rerr
 	})
 	if rerr != nil {
 		return fmt.Errorf("committing batch: %w", rerr)

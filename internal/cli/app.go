@@ -12,11 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"golang.org/x/term"
 
 	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/internal/buildinfo"
+	"github.com/offsetctl/offsetctl/internal/coordretry"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/internal/safetext"
@@ -202,6 +204,13 @@ Exit codes:
 				return exitcode.Flag("--output", err)
 			}
 			a.format = f
+			if a.verbose {
+				// Waits on a coordinator (coordretry) go to the
+				// client log too.
+				cmd.SetContext(coordretry.WithLog(cmd.Context(), func(msg string) {
+					stderrLogger{a.stderr}.Log(kgo.LogLevelDebug, msg)
+				}))
+			}
 			// CSV keeps a name's bytes (it quotes only commas, quotes and
 			// line breaks), so a group named with ESC or BEL reached a
 			// terminal raw with -o csv; there, stdout is escaped as stderr

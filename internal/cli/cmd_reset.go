@@ -12,6 +12,7 @@ import (
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/coordretry"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/internal/safetext"
@@ -314,7 +315,10 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 	errs := plan.Errors()
 	if len(errs) > 0 || len(groupErrs) > 0 {
 		all := summarizeErrors(append(groupErrs, errs...))
-		if ectx.Err() != nil {
+		// A coordinator that answered "not available" until the
+		// deadline did answer: its give-up line says what was waited
+		// for, not that the cluster was silent.
+		if ectx.Err() != nil && !strings.Contains(all.Error(), coordretry.GaveUpText) {
 			// Say what the deadline left behind (a group partly changed
 			// by --non-atomic, a transaction resolved), not only that
 			// the cluster stopped answering.
