@@ -168,6 +168,7 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, error) {
 		c.cache = cache
 	}
 	renderProduceRates(&text, topics, c.rates.ProduceRate)
+	renderBrokers(&text, g)
 	return &snapshot{text: text}, nil
 }
 

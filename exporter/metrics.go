@@ -47,7 +47,8 @@ var (
 
 	// lagFamilies is the order families are written in.
 	lagFamilies = []*family{famCurrentOffset, famLag, famLagSum, famLagSeconds, famMembers, famInfo,
-		famConsumeRate, famCatchUp, famBehind, famTopicEnd, famTopicStart, famProduceRate}
+		famConsumeRate, famCatchUp, famBehind, famTopicEnd, famTopicStart, famProduceRate,
+		famCurrentOffsetSum, famTopicPartitions, famBrokers} // the last three: kafkacompat.go
 
 	// The gather's own health: few series, read at scrape time (the age
 	// changes between gathers), so they stay client_golang metrics.
@@ -111,7 +112,7 @@ func renderGroups(s *samples, rep admin.LagReport, protocol map[string]string, v
 		if v, ok := views.behind[g.Group]; ok {
 			gauge(famBehind, v, g.Group)
 		}
-		sums := map[string]int64{}
+		sums, offSums := map[string]int64{}, map[string]int64{}
 		var order []string
 		for _, p := range g.Partitions {
 			lag, ok := rowLag(p)
@@ -128,9 +129,11 @@ func renderGroups(s *samples, rep admin.LagReport, protocol map[string]string, v
 				order = append(order, p.Topic)
 			}
 			sums[p.Topic] += lag
+			offSums[p.Topic] += *p.Committed
 		}
 		for _, t := range order {
 			gauge(famLagSum, float64(sums[t]), g.Group, t)
+			gauge(famCurrentOffsetSum, float64(offSums[t]), g.Group, t)
 		}
 	}
 }
@@ -153,6 +156,7 @@ func renderTopicOffsets(s *samples, offsets admin.TopicOffsets, written map[stri
 			parts = append(parts, p)
 		}
 		slices.Sort(parts)
+		s.add(famTopicPartitions, float64(len(parts)), t)
 		for _, p := range parts {
 			po := offsets.Partitions[t][p]
 			if po.Err != nil || po.End < 0 {

@@ -196,3 +196,39 @@ func TestExporterBasicAuthTiming(t *testing.T) {
 		t.Errorf("a cached right password took %v, half a bcrypt check is %v: not served from the cache", ca, k/2)
 	}
 }
+
+// TestExporterKafkaExporterFamilies: the kafka_exporter families its
+// dashboard reads hold kafka_exporter's meaning: kafka_brokers the
+// brokers of the cluster (three in-process, one on the single-node Apache
+// Kafka), kafka_topic_partitions every partition of a consumed topic
+// (one the group never committed on included), and
+// kafka_consumergroup_current_offset_sum the sum of the group's committed
+// offsets on the topic.
+func TestExporterKafkaExporterFamilies(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(3, nil)
+	c.Produce(topic, map[int32]int{0: 9, 1: 7, 2: 5}, time.Now())
+	g := testkit.Name(t, "exp-kx")
+	c.Commit(g, topic, map[int32]int64{0: 4, 1: 6})
+	e := startExporter(t, c, nil, "--interval", "1s", "--time-lag=false", g)
+	fams := e.waitScrape(t, "the group", gatheredOK)
+	brokers := 3.0
+	if testkit.Real() {
+		brokers = 1
+	}
+	for _, tc := range []struct {
+		name, labels string
+		want         float64
+	}{
+		{"kafka_brokers", "", brokers},
+		{"kafka_topic_partitions", "topic=" + topic, 3},
+		{"kafka_consumergroup_current_offset_sum", "consumergroup=" + g + ",topic=" + topic, 10},
+		{"kafka_consumergroup_lag_sum", "consumergroup=" + g + ",topic=" + topic, 6},
+		{"kafka_topic_partition_current_offset", "partition=2,topic=" + topic, 5},
+		{"kafka_topic_partition_oldest_offset", "partition=2,topic=" + topic, 0},
+	} {
+		if v, ok := value(fams, tc.name, tc.labels); !ok || v != tc.want {
+			t.Errorf("%s{%s} = %v (present %v), want %v; series %v", tc.name, tc.labels, v, ok, tc.want, series(fams, tc.name))
+		}
+	}
+}
