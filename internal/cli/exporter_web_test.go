@@ -1,18 +1,22 @@
 package cli
 
 import (
+	"bytes"
 	"compress/gzip"
 	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/offsetctl/offsetctl/internal/testkit"
@@ -230,5 +234,65 @@ func TestExporterKafkaExporterFamilies(t *testing.T) {
 		if v, ok := value(fams, tc.name, tc.labels); !ok || v != tc.want {
 			t.Errorf("%s{%s} = %v (present %v), want %v; series %v", tc.name, tc.labels, v, ok, tc.want, series(fams, tc.name))
 		}
+	}
+}
+
+// promtoolLint is the one finding `promtool check metrics` has on the
+// page: kafka_exporter's two names with a _sum suffix on a gauge, kept so
+// its dashboards and alerts work (docs/exporter.md).
+var promtoolLint = regexp.MustCompile(`^kafka_consumergroup_(lag|current_offset)_sum non-histogram and non-summary metrics should not have "_sum" suffix$`)
+
+// TestExporterPromtoolCheckMetrics pipes a real scrape (every family with
+// a line: a lagging group, rates from the second gather on) through
+// Prometheus' `promtool check metrics`: it parses, and the only lint is
+// the documented _sum one. Without promtool on PATH it skips, unless
+// OFFSETCTL_REQUIRE_PROMTOOL is set (CI sets it).
+func TestExporterPromtoolCheckMetrics(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("OFFSETCTL_REQUIRE_PROMTOOL") != "" {
+			t.Fatal("promtool not on PATH (Debian's prometheus package has it)")
+		}
+		t.Skip("promtool not on PATH")
+	}
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 9, 1: 7}, time.Now().Add(-time.Minute))
+	g := testkit.Name(t, "exp-promtool")
+	c.Commit(g, topic, map[int32]int64{0: 4, 1: 6})
+	e := startExporter(t, c, nil, "--interval", "1s", g)
+	e.waitScrape(t, "rates and time lag", func(f map[string]*dto.MetricFamily) bool {
+		return gatheredOK(f) && f["kafka_topic_produce_rate"] != nil && f["kafka_consumergroup_lag_seconds"] != nil
+	})
+	resp, err := http.Get(e.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(page)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	lints := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if line == "" {
+			continue
+		}
+		if !promtoolLint.MatchString(line) {
+			t.Errorf("promtool check metrics: %q", line)
+		}
+		lints++
+	}
+	if lints != 2 || code != 3 {
+		t.Errorf("promtool check metrics exited %d with %d lint lines, want 3 (lint findings) with the 2 _sum names:\n%s", code, lints, out)
 	}
 }
