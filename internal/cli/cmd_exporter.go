@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -148,8 +149,12 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 			web.cleanup()
 			return nil, fmt.Errorf("--web.listen-address: %w", err)
 		}
+		// ErrorLog: net/http's own lines (a failed TLS handshake) go
+		// through the command's stderr, free of control bytes, not the
+		// process's.
 		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
-			ReadTimeout: f.readTimeout, WriteTimeout: f.writeTimeout, IdleTimeout: f.idleTimeout}
+			ReadTimeout: f.readTimeout, WriteTimeout: f.writeTimeout, IdleTimeout: f.idleTimeout,
+			ErrorLog: log.New(a.stderr, "offsetctl: ", 0)}
 		servers = append(servers, exporterServer{srv: srv, ln: ln})
 		a.infof("offsetctl: exporter serving %s://%s/metrics (%d cluster(s), every %s)", web.scheme(), ln.Addr(), len(targets), f.interval)
 	}
