@@ -147,9 +147,10 @@ func TestExporterStalledReaders(t *testing.T) {
 	// Without a write timeout the readers hold one page per gather while
 	// they start, and the garbage collector's slack on top: +475 MiB with
 	// this page (24 pages) when measured. Cut off after 1 s, they hold one
-	// or two pages at a time: +75 to +104 MiB measured.
-	if limit := int64(8 * pageBytes); growth > limit {
-		t.Errorf("peak RSS grew by %d MiB with %d stalled readers, want at most %d MiB (8 pages)", growth>>20, readers, limit>>20)
+	// or two pages at a time: +75 to +122 MiB measured (kfake and Apache
+	// Kafka 4.4), the rest being the collector's slack.
+	if limit := int64(10 * pageBytes); growth > limit {
+		t.Errorf("peak RSS grew by %d MiB with %d stalled readers, want at most %d MiB (10 pages)", growth>>20, readers, limit>>20)
 	}
 	// The exporter still serves a real scraper afterwards.
 	if _, members := plainScrape(t, url); members != groups {
