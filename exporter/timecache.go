@@ -24,7 +24,7 @@ type timeCache map[timeKey]int64
 
 // readTimeLag is admin.FillTimeLag; a variable of the collector so tests
 // can count reads.
-type readTimeLag func(ctx context.Context, cfg cluster.Config, rep *admin.LagReport, iso admin.Isolation, now time.Time) error
+type readTimeLag func(ctx context.Context, cfg cluster.Config, rep *admin.LagReport, iso admin.Isolation, now time.Time) (missed int, err error)
 
 // nextOffset is the offset a lagging row's group reads next: its commit, or
 // the log start once the commit has expired (admin.FillTimeLag's rule).
@@ -71,7 +71,7 @@ func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep 
 	if len(back) == 0 {
 		return next, nil
 	}
-	if err := read(ctx, cfg, &miss, iso, now); err != nil {
+	if _, err := read(ctx, cfg, &miss, iso, now); err != nil {
 		return next, err
 	}
 	i := 0

@@ -13,7 +13,7 @@ func TestTimeLagCache(t *testing.T) {
 	now := time.UnixMilli(1_000_000)
 	var reads [][]int64 // next offsets asked for, per read
 	// The log: the record at offset o was written at o*10 ms.
-	read := func(_ context.Context, _ cluster.Config, rep *admin.LagReport, _ admin.Isolation, at time.Time) error {
+	read := func(_ context.Context, _ cluster.Config, rep *admin.LagReport, _ admin.Isolation, at time.Time) (int, error) {
 		var asked []int64
 		for gi := range rep.Groups {
 			for pi := range rep.Groups[gi].Partitions {
@@ -24,7 +24,7 @@ func TestTimeLagCache(t *testing.T) {
 			}
 		}
 		reads = append(reads, asked)
-		return nil
+		return 0, nil
 	}
 	rep := func(c0, c1 int64) admin.LagReport {
 		return lagRep("g", []*int64{i64(c0), i64(c1), nil}, []int64{90_000, 90_000, 90_000})
