@@ -643,9 +643,11 @@ func TestFaultExporterFreezeLongerThanSession(t *testing.T) {
 	}
 	e.waitScrape(t, "both groups read, the live one caught up", func(f map[string]*dto.MetricFamily) bool {
 		lag := series(f, "kafka_consumergroup_lag")
-		return complete(f) && lag[fmt.Sprintf("consumergroup=%s,partition=0,topic=%s", group, topic)] == 6 &&
-			lag[fmt.Sprintf("consumergroup=%s,partition=0,topic=%s", live, liveTopic)] == 0 &&
-			lag[fmt.Sprintf("consumergroup=%s,partition=1,topic=%s", live, liveTopic)] == 0
+		is := func(g string, p int, tp string, want float64) bool {
+			v, ok := lag[fmt.Sprintf("consumergroup=%s,partition=%d,topic=%s", g, p, tp)]
+			return ok && v == want
+		}
+		return complete(f) && is(group, 0, topic, 6) && is(live, 0, liveTopic, 0) && is(live, 1, liveTopic, 0)
 	})
 	scrapes, staleSeen := 0, false
 	check := func(f map[string]*dto.MetricFamily) {
@@ -711,6 +713,7 @@ func TestFaultExporterFreezeLongerThanSession(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	t.Logf("%d scrapes checked; stderr:\n%s", scrapes, e.stderr.String())
 	if v := good[fmt.Sprintf("kafka_consumergroup_lag{consumergroup=%s,partition=0,topic=%s}", group, topic)]; v != 6 {
 		t.Errorf("lag after the freeze %v, want 6", v)
 	}
