@@ -221,6 +221,7 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherSt
 		c.cache = cache
 	}
 	renderProduceRates(&text, topics, c.rates.ProduceRate)
+	renderBrokers(&text, g)
 	return &snapshot{text: text}, st, err
 }
 

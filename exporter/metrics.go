@@ -57,6 +57,7 @@ var (
 	// lagFamilies is the order families are written in.
 	lagFamilies = []*family{famCurrentOffset, famLag, famLagSum, famLagSeconds, famMembers, famInfo,
 		famConsumeRate, famCatchUp, famBehind, famTopicEnd, famTopicStart, famProduceRate,
+		famCurrentOffsetSum, famTopicPartitions, famBrokers, // kafkacompat.go
 		famLagStale, famGroupStale, famGroupLastOK}
 
 	// The gather's own health: few series, read at scrape time (the age
@@ -131,6 +132,7 @@ func renderTopicOffsets(s *samples, offsets admin.TopicOffsets, written map[stri
 			parts = append(parts, p)
 		}
 		slices.Sort(parts)
+		s.add(famTopicPartitions, float64(len(parts)), t)
 		for _, p := range parts {
 			po := offsets.Partitions[t][p]
 			if po.Err != nil || po.End < 0 {

@@ -161,7 +161,7 @@ func renderGroup(s *samples, name string, g *groupState) {
 	if g.ok&okBehind != 0 {
 		gauge(famBehind, g.behind, name)
 	}
-	var sum int64
+	var sum, offSum int64
 	for i, r := range g.rows {
 		part := strconv.Itoa(int(r.partition))
 		gauge(famCurrentOffset, float64(r.committed), name, part, r.topic)
@@ -173,9 +173,11 @@ func renderGroup(s *samples, name string, g *groupState) {
 			gauge(famLagStale, 1, name, part, r.topic)
 		}
 		sum += r.lag
+		offSum += r.committed
 		if i == len(g.rows)-1 || g.rows[i+1].topic != r.topic {
 			gauge(famLagSum, float64(sum), name, r.topic)
-			sum = 0
+			gauge(famCurrentOffsetSum, float64(offSum), name, r.topic)
+			sum, offSum = 0, 0
 		}
 	}
 	gauge(famGroupStale, b2f(g.anyStale()), name)

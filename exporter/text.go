@@ -48,12 +48,16 @@ func (s *samples) add(f *family, v float64, values ...string) {
 }
 
 // appendLabel writes name="value" with the text format's escapes
-// (backslash, double quote, line feed). Label values must be UTF-8: a byte
-// of a group or topic name that is not is written as the four characters
-// \xNN, so two names that differ only there stay two series (U+FFFD for
-// both would make one scrape hold the same series twice, which Prometheus
-// rejects). Apache Kafka decodes names as UTF-8, so only a cluster that
-// keeps raw bytes (the in-process one) has such names.
+// (backslash, double quote). Label values must be UTF-8: a byte of a group
+// or topic name that is not is written as the four characters \xNN, so two
+// names that differ only there stay two series (U+FFFD for both would make
+// one scrape hold the same series twice, which Prometheus rejects). Apache
+// Kafka decodes names as UTF-8, so only a cluster that keeps raw bytes (the
+// in-process one) has such names. Control characters (C0 including the line
+// feed, DEL, and the C1 runes U+0080-U+009F) are written the same way
+// (\x1b, \x0a, \u0085): a group id is anyone's to choose, and a label value
+// reaches terminals and dashboards raw, so none may move a cursor or split
+// a line there.
 func appendLabel(b []byte, sep byte, name, value string) []byte {
 	b = append(b, sep)
 	b = append(b, name...)
@@ -62,22 +66,24 @@ func appendLabel(b []byte, sep byte, name, value string) []byte {
 		c := value[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(value[i:])
-			if r == utf8.RuneError && size == 1 {
+			switch {
+			case r == utf8.RuneError && size == 1:
 				b = append(b, '\\', '\\', 'x', hexDigit[c>>4], hexDigit[c&15])
-				i++
-				continue
+			case r < 0xa0: // a C1 control
+				b = append(b, '\\', '\\', 'u', '0', '0', hexDigit[r>>4], hexDigit[r&15])
+			default:
+				b = append(b, value[i:i+size]...)
 			}
-			b = append(b, value[i:i+size]...)
 			i += size
 			continue
 		}
-		switch c {
-		case '\\':
+		switch {
+		case c == '\\':
 			b = append(b, '\\', '\\')
-		case '"':
+		case c == '"':
 			b = append(b, '\\', '"')
-		case '\n':
-			b = append(b, '\\', 'n')
+		case c < 0x20 || c == 0x7f:
+			b = append(b, '\\', '\\', 'x', hexDigit[c>>4], hexDigit[c&15])
 		default:
 			b = append(b, c)
 		}

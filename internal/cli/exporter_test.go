@@ -719,18 +719,20 @@ func TestFaultExporterFreezeLongerThanSession(t *testing.T) {
 	}
 }
 
-// TestExporterExactGroupNames: a group name with a quote, a backslash, a
-// newline and non-ASCII text is exported with its exact bytes as the
-// label value (the exposition format escapes it; a parser gets it back).
+// TestExporterExactGroupNames: a group name with a quote, a backslash and
+// non-ASCII text is exported with its exact bytes as the label value (the
+// exposition format escapes it; a parser gets it back); its line feed and
+// ESC come back as the text \x0a and \x1b, never raw.
 func TestExporterExactGroupNames(t *testing.T) {
 	c := testkit.New(t)
 	topic := c.Topic(1, nil)
 	c.Produce(topic, map[int32]int{0: 9}, time.Now())
-	g := testkit.Name(t, "ex") + "-\"q\"\\b\nline-é"
+	base := testkit.Name(t, "ex")
+	g := base + "-\"q\"\\b\nline-\x1b[2Ké"
 	c.Commit(g, topic, map[int32]int64{0: 2})
 	e := startExporter(t, c, nil, "--interval", "1s", "--time-lag=false", g)
 	fams := e.waitScrape(t, "the group", gatheredOK)
-	l := fmt.Sprintf("consumergroup=%s,partition=0,topic=%s", g, topic)
+	l := fmt.Sprintf("consumergroup=%s,partition=0,topic=%s", base+`-"q"\b\x0aline-\x1b[2Ké`, topic)
 	if v, ok := value(fams, "kafka_consumergroup_lag", l); !ok || v != 7 {
 		t.Fatalf("lag of the oddly named group %v (%v); series %v", v, ok, series(fams, "kafka_consumergroup_lag"))
 	}
@@ -738,7 +740,8 @@ func TestExporterExactGroupNames(t *testing.T) {
 
 // TestExporterTLSAndBasicAuth: with --web-tls-cert/--web-tls-key and
 // --web-basic-auth-file the exporter serves HTTPS and answers /metrics
-// only to a user of the file; /healthz stays open.
+// only to a user of the file (through exporter-toolkit, which guards
+// /healthz as well).
 func TestExporterTLSAndBasicAuth(t *testing.T) {
 	c := testkit.New(t)
 	topic := c.Topic(1, nil)
@@ -779,7 +782,10 @@ func TestExporterTLSAndBasicAuth(t *testing.T) {
 	if code, _ := get("/metrics", "prom", "wrong"); code != 401 {
 		t.Errorf("/metrics with a wrong password: %d, want 401", code)
 	}
-	if code, body := get("/healthz", "", ""); code != 200 || body != "ok\n" {
+	if code, _ := get("/healthz", "", ""); code != 401 {
+		t.Errorf("/healthz without credentials: %d, want 401", code)
+	}
+	if code, body := get("/healthz", "prom", "scrape-pw"); code != 200 || body != "ok\n" {
 		t.Errorf("/healthz: %d %q", code, body)
 	}
 	want := fmt.Sprintf("kafka_consumergroup_lag{consumergroup=%q,partition=\"0\",topic=%q} 3", g, topic)
