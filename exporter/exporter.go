@@ -62,9 +62,10 @@ type Collector struct {
 	open func() (gatherer, error)
 
 	// owned by the gather loop
-	rates *admin.Rates
-	cache timeCache
-	state map[string]*groupState // by group: what the latest page shows
+	rates     *admin.Rates
+	cache     timeCache
+	state     map[string]*groupState // by group: what the latest page shows
+	topicOffs topicOffsets           // the topics' offsets the latest page shows
 
 	mu        sync.Mutex
 	last      *snapshot // latest page; nil before the first gather that read anything
@@ -164,6 +165,7 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherSt
 	cache := timeCache{}
 	topics := map[string]bool{} // topics whose offsets are written
 	next := map[string]*groupState{}
+	nextOffs := topicOffsets{}
 	var st gatherStats
 	tlCtx, tlCancel := context.WithTimeout(ctx, c.opts.Interval/2)
 	defer tlCancel()
@@ -193,7 +195,7 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherSt
 				renderGroup(&text, gl.Group, gs)
 			}
 		}
-		renderTopicOffsets(&text, b.Snapshot.Offsets, topics)
+		renderTopicOffsets(&text, b.Snapshot.Offsets, topics, c.topicOffs, nextOffs)
 		return nil
 	})
 	// A failed gather still moves the rates by what it saw (as lag
@@ -216,7 +218,10 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherSt
 			}
 		}
 	}
-	c.state = next
+	if err != nil || !st.complete() {
+		carryTopics(&text, topics, c.topicOffs, nextOffs)
+	}
+	c.state, c.topicOffs = next, nextOffs
 	if c.opts.TimeLag {
 		c.cache = cache
 	}

@@ -114,10 +114,16 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(descAge, c.opts.Now().Sub(ok).Seconds())
 }
 
+// topicOffsets is the log start and end shown of each partition of the
+// written topics, by topic and partition.
+type topicOffsets map[string]map[int32]admin.PartitionOffsets
+
 // renderTopicOffsets writes the log start and end of the topics in
 // offsets not written yet (a topic read by groups of several batches is
-// written with its first batch's offsets).
-func renderTopicOffsets(s *samples, offsets admin.TopicOffsets, written map[string]bool) {
+// written with its first batch's offsets) and records them in next. A
+// partition whose offsets could not be listed keeps its values of prev
+// (the last good ones), as a group's lag does.
+func renderTopicOffsets(s *samples, offsets admin.TopicOffsets, written map[string]bool, prev, next topicOffsets) {
 	topics := make([]string, 0, len(offsets.Partitions))
 	for t := range offsets.Partitions {
 		if !written[t] {
@@ -127,20 +133,43 @@ func renderTopicOffsets(s *samples, offsets admin.TopicOffsets, written map[stri
 	}
 	sort.Strings(topics)
 	for _, t := range topics {
-		parts := make([]int32, 0, len(offsets.Partitions[t]))
-		for p := range offsets.Partitions[t] {
-			parts = append(parts, p)
-		}
-		slices.Sort(parts)
-		s.add(famTopicPartitions, float64(len(parts)), t)
-		for _, p := range parts {
-			po := offsets.Partitions[t][p]
+		shown := make(map[int32]admin.PartitionOffsets, len(offsets.Partitions[t]))
+		for p, po := range offsets.Partitions[t] {
 			if po.Err != nil || po.End < 0 {
-				continue
+				old, ok := prev[t][p]
+				if !ok {
+					continue
+				}
+				po = old
 			}
-			part := strconv.Itoa(int(p))
-			s.add(famTopicEnd, float64(po.End), part, t)
-			s.add(famTopicStart, float64(po.Start), part, t)
+			shown[p] = po
+		}
+		next[t] = shown
+		renderTopic(s, t, len(offsets.Partitions[t]), shown)
+	}
+}
+
+// renderTopic writes one topic's partition count and the offsets shown of
+// its partitions.
+func renderTopic(s *samples, topic string, partitions int, shown map[int32]admin.PartitionOffsets) {
+	s.add(famTopicPartitions, float64(partitions), topic)
+	for _, p := range slices.Sorted(maps.Keys(shown)) {
+		po := shown[p]
+		part := strconv.Itoa(int(p))
+		s.add(famTopicEnd, float64(po.End), part, topic)
+		s.add(famTopicStart, float64(po.Start), part, topic)
+	}
+}
+
+// carryTopics writes, for a gather that was not complete, the topics of
+// prev it did not write, with their last values: only a complete gather
+// may say a topic is no longer used.
+func carryTopics(s *samples, written map[string]bool, prev, next topicOffsets) {
+	for _, t := range slices.Sorted(maps.Keys(prev)) {
+		if !written[t] {
+			written[t] = true
+			next[t] = prev[t]
+			renderTopic(s, t, len(prev[t]), prev[t])
 		}
 	}
 }

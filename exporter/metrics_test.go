@@ -395,6 +395,17 @@ func TestPartialGatherKeepsLastValuesStale(t *testing.T) {
 	if c.Healthy() {
 		t.Error("Healthy after a gather that missed a group and a partition")
 	}
+	// The log end of orders p0 could not be listed: its last good value
+	// stays; p1's is read (50).
+	topicEnds := `
+# HELP kafka_topic_partition_current_offset Log end offset of a partition (the high watermark, or the last stable offset with --isolation committed).
+# TYPE kafka_topic_partition_current_offset gauge
+kafka_topic_partition_current_offset{partition="0",topic="orders"} 100
+kafka_topic_partition_current_offset{partition="1",topic="orders"} 50
+`
+	if err := testutil.GatherAndCompare(scraped(c), strings.NewReader(topicEnds), "kafka_topic_partition_current_offset"); err != nil {
+		t.Errorf("partition and group failed: %v", err)
+	}
 	gather()
 	check("complete again", want{1, 0, 0, map[string]float64{"billing": 40, "idle": 0}, map[string]float64{},
 		map[string]float64{"billing": 0, "idle": 0}, map[string]time.Time{"billing": t3, "idle": t3}})
@@ -407,6 +418,24 @@ func TestPartialGatherKeepsLastValuesStale(t *testing.T) {
 	_ = t2
 	if errs := testutil.ToFloat64(prometheus.CollectorFunc(func(ch chan<- prometheus.Metric) { c.Collect(filter(ch, "offsetctl_gather_errors_total")) })); errs != 2 {
 		t.Errorf("gather_errors_total %v after 2 incomplete gathers", errs)
+	}
+
+	// A gather that fails before any batch keeps every group and topic.
+	g.errs = make([]error, 6)
+	g.snaps = append(g.snaps, nil)
+	g.errs = append(g.errs, errors.New("listing groups: broker down"))
+	g.n = 6
+	gather()
+	if err := testutil.GatherAndCompare(scraped(c), strings.NewReader(`
+# HELP kafka_topic_partition_current_offset Log end offset of a partition (the high watermark, or the last stable offset with --isolation committed).
+# TYPE kafka_topic_partition_current_offset gauge
+kafka_topic_partition_current_offset{partition="0",topic="orders"} 110
+kafka_topic_partition_current_offset{partition="1",topic="orders"} 50
+`), "kafka_topic_partition_current_offset"); err != nil {
+		t.Errorf("a failed gather dropped topic offsets: %v", err)
+	}
+	if n, err := testutil.GatherAndCount(scraped(c), "offsetctl_lag_stale"); err != nil || n != 1 {
+		t.Errorf("%d stale partitions after a failed gather (%v), want billing's 1", n, err)
 	}
 
 	// A read that says the group does not exist removes it at once.
