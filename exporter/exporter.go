@@ -41,10 +41,14 @@ type Options struct {
 	Cluster string
 }
 
-// snapshot is what one gather produced, as the text a scrape serves;
-// scrapes read it, never Kafka.
+// snapshot is what one gather produced; scrapes read it, never Kafka. It
+// is never changed once published. The group families are written from
+// state at each scrape (WriteText): the compact state is a fraction of
+// their text, and the text of one gather is not held next to the next.
 type snapshot struct {
-	text samples
+	text   samples                // the topic and broker families, written once per gather
+	groups []string               // state's names, sorted
+	state  map[string]*groupState // by group
 }
 
 // rateViews are the rates of one batch's groups, computed by the loop
@@ -192,7 +196,6 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherSt
 			}
 			if gs != nil {
 				next[gl.Group] = gs
-				renderGroup(&text, gl.Group, gs)
 			}
 		}
 		renderTopicOffsets(&text, b.Snapshot.Offsets, topics, c.topicOffs, nextOffs)
@@ -207,7 +210,6 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherSt
 		for _, name := range slices.Sorted(maps.Keys(c.state)) {
 			if _, read := next[name]; !read {
 				next[name] = c.state[name].carried()
-				renderGroup(&text, name, next[name])
 				st.groupErrors++
 			}
 		}
@@ -227,7 +229,7 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherSt
 	}
 	renderProduceRates(&text, topics, c.rates.ProduceRate)
 	renderBrokers(&text, g)
-	return &snapshot{text: text}, st, err
+	return &snapshot{text: text, groups: slices.Sorted(maps.Keys(next)), state: next}, st, err
 }
 
 // withEarlierDeadline is ctx, ended also by other's deadline.

@@ -188,30 +188,31 @@ func renderProduceRates(s *samples, topics map[string]bool, rate func(topic stri
 // the Prometheus text format, each family once (HELP, TYPE, then every
 // collector's lines), leaving out families without a line.
 func WriteText(w io.Writer, cols ...*Collector) error {
-	texts := make([]samples, len(cols))
+	snaps := make([]*snapshot, len(cols))
 	for i, c := range cols {
 		c.mu.Lock()
-		if c.last != nil {
-			texts[i] = c.last.text
-		}
+		snaps[i] = c.last // never changed once published
 		c.mu.Unlock()
 	}
+	pw := &pageWriter{w: w, buf: make([]byte, 0, pageFlush+4<<10)}
 	for _, f := range lagFamilies {
-		wrote := false
-		for _, t := range texts {
-			b := t.lines[f]
-			if len(b) == 0 {
+		pw.family(f)
+		for _, s := range snaps {
+			if s == nil {
 				continue
 			}
-			if !wrote {
-				if err := writeHelp(w, f); err != nil {
-					return err
-				}
-				wrote = true
+			if !groupFamilies[f] {
+				pw.raw(s.text.lines[f])
+				continue
 			}
-			if _, err := w.Write(b); err != nil {
-				return err
+			pw.cluster = s.text.cluster
+			for _, name := range s.groups {
+				writeGroupFamily(pw, f, name, s.state[name])
 			}
+		}
+		pw.flush()
+		if pw.err != nil {
+			return pw.err
 		}
 	}
 	return nil

@@ -2,7 +2,6 @@ package exporter
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -147,42 +146,78 @@ func mergeGroup(prev *groupState, g admin.GroupLag, protocol string, views rateV
 	return next, 0, false
 }
 
-// renderGroup writes the group families of one group's state.
-func renderGroup(s *samples, name string, g *groupState) {
-	gauge := s.add
-	gauge(famMembers, float64(g.members), name)
-	gauge(famInfo, 1, name, g.protocol, g.state, g.typ)
-	if g.ok&okConsume != 0 {
-		gauge(famConsumeRate, g.consume, name)
-	}
-	if g.ok&okCatchUp != 0 {
-		gauge(famCatchUp, g.catchUp, name)
-	}
-	if g.ok&okBehind != 0 {
-		gauge(famBehind, g.behind, name)
-	}
-	var sum, offSum int64
-	for i, r := range g.rows {
-		part := strconv.Itoa(int(r.partition))
-		gauge(famCurrentOffset, float64(r.committed), name, part, r.topic)
-		gauge(famLag, float64(r.lag), name, part, r.topic)
-		if r.timeLagMs >= 0 {
-			gauge(famLagSeconds, float64(r.timeLagMs)/1000, name, part, r.topic)
+// groupFamilies are the families written from the groups' state at
+// scrape time (writeGroupFamily); the others are written once per gather.
+var groupFamilies = map[*family]bool{famCurrentOffset: true, famLag: true, famLagSum: true, famLagSeconds: true,
+	famMembers: true, famInfo: true, famConsumeRate: true, famCatchUp: true, famBehind: true,
+	famCurrentOffsetSum: true, famLagStale: true, famGroupStale: true, famGroupLastOK: true}
+
+// writeGroupFamily writes group name's lines of family f.
+func writeGroupFamily(pw *pageWriter, f *family, name string, g *groupState) {
+	switch f {
+	case famMembers:
+		pw.add(float64(g.members), name)
+	case famInfo:
+		pw.add(1, name, g.protocol, g.state, g.typ)
+	case famConsumeRate:
+		if g.ok&okConsume != 0 {
+			pw.add(g.consume, name)
 		}
-		if r.stale {
-			gauge(famLagStale, 1, name, part, r.topic)
+	case famCatchUp:
+		if g.ok&okCatchUp != 0 {
+			pw.add(g.catchUp, name)
 		}
-		sum += r.lag
-		offSum += r.committed
-		if i == len(g.rows)-1 || g.rows[i+1].topic != r.topic {
-			gauge(famLagSum, float64(sum), name, r.topic)
-			gauge(famCurrentOffsetSum, float64(offSum), name, r.topic)
-			sum, offSum = 0, 0
+	case famBehind:
+		if g.ok&okBehind != 0 {
+			pw.add(g.behind, name)
 		}
+	case famGroupStale:
+		pw.add(b2f(g.anyStale()), name)
+	case famGroupLastOK:
+		if !g.lastOK.IsZero() {
+			pw.add(float64(g.lastOK.UnixNano())/1e9, name)
+		}
+	case famLagSum, famCurrentOffsetSum:
+		var sum int64
+		for i, r := range g.rows {
+			if f == famLagSum {
+				sum += r.lag
+			} else {
+				sum += r.committed
+			}
+			if i == len(g.rows)-1 || g.rows[i+1].topic != r.topic {
+				pw.add(float64(sum), name, r.topic)
+				sum = 0
+			}
+		}
+	default:
+		writeRows(pw, f, name, g)
 	}
-	gauge(famGroupStale, b2f(g.anyStale()), name)
-	if !g.lastOK.IsZero() {
-		gauge(famGroupLastOK, float64(g.lastOK.UnixNano())/1e9, name)
+}
+
+// writeRows writes group name's per-partition lines of f.
+func writeRows(pw *pageWriter, f *family, name string, g *groupState) {
+	for _, r := range g.rows {
+		var v float64
+		switch f {
+		case famCurrentOffset:
+			v = float64(r.committed)
+		case famLag:
+			v = float64(r.lag)
+		case famLagSeconds:
+			if r.timeLagMs < 0 {
+				continue
+			}
+			v = float64(r.timeLagMs) / 1000
+		case famLagStale:
+			if !r.stale {
+				continue
+			}
+			v = 1
+		default:
+			return
+		}
+		pw.add(v, name, pw.partition(r.partition), r.topic)
 	}
 }
 
