@@ -169,6 +169,7 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherSt
 	cache := timeCache{}
 	topics := map[string]bool{} // topics whose offsets are written
 	next := map[string]*groupState{}
+	dropped := map[string]bool{} // groups a read said no longer exist
 	nextOffs := topicOffsets{}
 	var st gatherStats
 	tlCtx, tlCancel := context.WithTimeout(ctx, c.opts.Interval/2)
@@ -187,6 +188,7 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherSt
 		protocol := protocols(b.Snapshot)
 		for _, gl := range rep.Groups {
 			if gone(b.Snapshot, gl.Group) {
+				dropped[gl.Group] = true
 				continue
 			}
 			gs, failedRows, failed := mergeGroup(c.state[gl.Group], gl, protocol[gl.Group], views, now)
@@ -208,7 +210,7 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherSt
 		// The groups it did not reach keep their last values, stale:
 		// only a complete gather may say a group is gone.
 		for _, name := range slices.Sorted(maps.Keys(c.state)) {
-			if _, read := next[name]; !read {
+			if _, read := next[name]; !read && !dropped[name] {
 				next[name] = c.state[name].carried()
 				st.groupErrors++
 			}

@@ -438,9 +438,13 @@ kafka_topic_partition_current_offset{partition="1",topic="orders"} 50
 		t.Errorf("%d stale partitions after a failed gather (%v), want billing's 1", n, err)
 	}
 
-	// A read that says the group does not exist removes it at once.
+	// A read that says the group does not exist removes it at once, even
+	// in a gather cut later (the third: cut after its first batch, with
+	// idle's "does not exist" in that batch).
 	c = newTestCollector(&clock, &fakeGatherer{})
-	g2 := &fakeGatherer{snaps: []*admin.Snapshot{handSnapshot(70, 110), deleted}}
+	idleFirst := handSnapshot(70, 110)
+	idleFirst.Groups = []admin.GroupSnapshot{deleted.Groups[1], idleFirst.Groups[0]}
+	g2 := &fakeGatherer{batch: 1, cutAfter: map[int]int{3: 1}, snaps: []*admin.Snapshot{handSnapshot(70, 110), deleted, handSnapshot(70, 110), idleFirst}}
 	c.GatherOnce(context.Background(), g2)
 	c.GatherOnce(context.Background(), g2)
 	if n, err := testutil.GatherAndCount(scraped(c), "kafka_consumergroup_members"); err != nil || n != 1 {
@@ -448,5 +452,10 @@ kafka_topic_partition_current_offset{partition="1",topic="orders"} 50
 	}
 	if !c.Healthy() {
 		t.Error("a group that does not exist made the gather fail")
+	}
+	c.GatherOnce(context.Background(), g2) // idle is back
+	c.GatherOnce(context.Background(), g2) // idle gone, then cut before billing
+	if n, err := testutil.GatherAndCount(scraped(c), "kafka_consumergroup_members"); err != nil || n != 1 {
+		t.Errorf("%d members series after a cut gather read that idle does not exist (%v), want billing's 1", n, err)
 	}
 }
