@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -28,11 +27,15 @@ type samples struct {
 
 // add appends one sample line to f: name{cluster="..",l1="v1",...} v.
 func (s *samples) add(f *family, v float64, values ...string) {
-	b := s.lines[f]
+	s.lines[f] = appendSample(s.lines[f], f, s.cluster, v, values...)
+}
+
+// appendSample appends one sample line of f to b.
+func appendSample(b []byte, f *family, cluster string, v float64, values ...string) []byte {
 	b = append(b, f.name...)
 	sep := byte('{')
-	if s.cluster != "" {
-		b = appendLabel(b, sep, "cluster", s.cluster)
+	if cluster != "" {
+		b = appendLabel(b, sep, "cluster", cluster)
 		sep = ','
 	}
 	for i, name := range f.labels {
@@ -44,7 +47,7 @@ func (s *samples) add(f *family, v float64, values ...string) {
 	}
 	b = append(b, ' ')
 	b = appendValue(b, v)
-	s.lines[f] = append(b, '\n')
+	return append(b, '\n')
 }
 
 // appendLabel writes name="value" with the text format's escapes
@@ -106,10 +109,9 @@ func appendValue(b []byte, v float64) []byte {
 	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
 
-// writeHelp writes f's HELP and TYPE lines (every family is a gauge).
-func writeHelp(w io.Writer, f *family) error {
-	_, err := io.WriteString(w, "# HELP "+f.name+" "+escapeHelp(f.help)+"\n# TYPE "+f.name+" gauge\n")
-	return err
+// appendHelp appends f's HELP and TYPE lines (every family is a gauge).
+func appendHelp(b []byte, f *family) []byte {
+	return append(b, "# HELP "+f.name+" "+escapeHelp(f.help)+"\n# TYPE "+f.name+" gauge\n"...)
 }
 
 func escapeHelp(s string) string {

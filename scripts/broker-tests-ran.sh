@@ -16,6 +16,7 @@ BROKER_TESTS=(
   TestFaultReplayAcrossBrokerRestart
   TestFaultBackfillAcrossBrokerRestart
   TestFaultReplayFrozenBroker
+  TestFaultExporterFreezeLongerThanSession
   TestSecureBrokerOAuthBearer
   TestSecureBrokerLag
   TestSecureBrokerResetAndReplay
