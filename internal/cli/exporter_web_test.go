@@ -156,6 +156,19 @@ func TestExporterWebConfigBadInput(t *testing.T) {
 			t.Errorf("%v: stderr echoes the file: %q", tc.args, r.stderr)
 		}
 	}
+	// The new name's own errors name it.
+	for _, tc := range []struct{ addr, want string }{
+		{"hunter2", "offsetctl: --web.listen-address: want HOST:PORT or :PORT"},
+		{"127.0.0.1:99999", "offsetctl: --web.listen-address: the port must be a number from 0 to 65535"},
+	} {
+		r := mustRun(t, c, 2, "exporter", "--web.listen-address", "127.0.0.1:0", "--web.listen-address", tc.addr)
+		if !strings.HasPrefix(r.stderr, tc.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("--web.listen-address %s: stderr %q, want %q", tc.addr, r.stderr, tc.want)
+		}
+		if strings.Contains(r.stderr, "hunter2") {
+			t.Errorf("the address is echoed: %q", r.stderr)
+		}
+	}
 }
 
 // TestExporterBasicAuthTiming: a wrong password for a known user answers
