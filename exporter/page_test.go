@@ -2,8 +2,11 @@ package exporter
 
 import (
 	"bytes"
+	"io"
 	"strconv"
 	"testing"
+
+	"github.com/offsetctl/offsetctl/cluster"
 )
 
 // TestWriteRowsEqualsAppendSample: the per-partition lines written with
@@ -34,6 +37,30 @@ func TestWriteRowsEqualsAppendSample(t *testing.T) {
 			if !bytes.Equal(got.Bytes(), want) {
 				t.Errorf("%s (cluster %q):\n got %q\nwant %q", f.name, cluster, got.Bytes(), want)
 			}
+		}
+	}
+}
+
+// BenchmarkWriteText writes the page of 500 groups x 1,000 partitions
+// from state, as a scrape does (no broker: the state is made here).
+func BenchmarkWriteText(b *testing.B) {
+	state := map[string]*groupState{}
+	var names []string
+	for g := 0; g < 500; g++ {
+		gs := &groupState{members: 3, protocol: "consumer", state: "Stable", typ: "classic", ok: okConsume | okBehind, consume: 12.5}
+		for p := int32(0); p < 1000; p++ {
+			gs.rows = append(gs.rows, rowState{topic: "orders-events", partition: p, committed: 123456 + int64(p), lag: int64(p % 50), timeLagMs: -1})
+		}
+		name := "xbench-group-" + strconv.Itoa(g)
+		state[name] = gs
+		names = append(names, name)
+	}
+	c := New(cluster.Config{}, Options{})
+	c.last = &snapshot{text: samples{lines: map[*family][]byte{}}, groups: names, state: state}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := WriteText(io.Discard, c); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
