@@ -15,8 +15,7 @@ type pageWriter struct {
 	buf     []byte
 	f       *family
 	cluster string
-	helped  bool     // f's HELP and TYPE are written
-	parts   []string // partition numbers as text, by number
+	helped  bool // f's HELP and TYPE are written
 	err     error
 }
 
@@ -49,6 +48,20 @@ func (pw *pageWriter) raw(b []byte) {
 	}
 }
 
+// line writes one line of the current family: head, the number n, tail,
+// the value (writeRows' labels, escaped once per group and topic).
+func (pw *pageWriter) line(head []byte, n int64, tail []byte, v float64) {
+	pw.help()
+	b := append(pw.buf, head...)
+	b = strconv.AppendInt(b, n, 10)
+	b = append(b, tail...)
+	b = appendValue(b, v)
+	pw.buf = append(b, '\n')
+	if len(pw.buf) >= pageFlush {
+		pw.flush()
+	}
+}
+
 func (pw *pageWriter) help() {
 	if pw.helped {
 		return
@@ -64,15 +77,4 @@ func (pw *pageWriter) flush() {
 		_, pw.err = pw.w.Write(pw.buf)
 	}
 	pw.buf = pw.buf[:0]
-}
-
-// partition is p as text, made once per page for each number.
-func (pw *pageWriter) partition(p int32) string {
-	if p < 0 || p > 1<<20 {
-		return strconv.Itoa(int(p))
-	}
-	for int32(len(pw.parts)) <= p {
-		pw.parts = append(pw.parts, strconv.Itoa(len(pw.parts)))
-	}
-	return pw.parts[p]
 }
