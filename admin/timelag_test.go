@@ -43,11 +43,11 @@ func TestFillTimeLagSharedOffset(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
 	now := time.Now()
-	complete, err := fillTimeLag(ctx, c.Cfg, &rep, ReadUncommitted, now)
+	complete, missed, err := fillTimeLag(ctx, c.Cfg, &rep, ReadUncommitted, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !complete {
+	if !complete || missed != 0 {
 		t.Fatalf("the search ended before every offset was resolved (ran out its deadline):\n%s", dumpTimeLag(rep))
 	}
 	if ctx.Err() != nil {
@@ -105,11 +105,11 @@ func TestFillTimeLagUnreadablePartition(t *testing.T) {
 	}}}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
-	complete, err := fillTimeLag(ctx, c.Cfg, &rep, ReadUncommitted, time.Now())
+	complete, missed, err := fillTimeLag(ctx, c.Cfg, &rep, ReadUncommitted, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !complete {
+	if !complete || missed != 0 {
 		t.Fatalf("the search ran out its deadline:\n%s", dumpTimeLag(rep))
 	}
 	p0, p1 := rep.Groups[0].Partitions[0], rep.Groups[0].Partitions[1]
@@ -118,6 +118,94 @@ func TestFillTimeLagUnreadablePartition(t *testing.T) {
 	}
 	if p1.TimeLagMs != nil || !strings.Contains(p1.Note, "time lag unknown: TOPIC_AUTHORIZATION_FAILED") {
 		t.Errorf("partition 1 must say why its time lag is unknown:\n%s", dumpTimeLag(rep))
+	}
+}
+
+// TestFillTimeLagBudget: the search ends at its context's deadline even
+// when fetches to one broker never answer, and counts exactly the rows it
+// could not resolve; the others have their time lag. With the deadline
+// already past it reads nothing and counts every lagging row (lag 0 and
+// nothing-left rows are known without reading and never counted).
+func TestFillTimeLagBudget(t *testing.T) {
+	if testkit.Real() {
+		t.Skip("holds fetch answers with kfake")
+	}
+	c := testkit.New(t)
+	const parts = 60
+	topic := c.Topic(parts, nil)
+	per := map[int32]int{}
+	for p := int32(0); p < parts; p++ {
+		per[p] = 3
+	}
+	c.Produce(topic, per, time.Now().Add(-time.Minute))
+	leaders := map[int32]int32{}
+	md, err := c.Admin().Metadata(testkit.Ctx(t), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range md.Topics[topic].Partitions {
+		leaders[p.Partition] = p.Leader
+	}
+	slow := leaders[0]
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	c.Fake.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		if c.Fake.CurrentNode() == slow {
+			c.Fake.SleepControl(func() { <-release })
+		}
+		return nil, nil, false
+	})
+	report := func() LagReport {
+		var rows []PartitionLag
+		for p := int32(0); p < parts; p++ {
+			committed := int64(p % 3) // p%3 == 0: lag 3; 1, 2: lag 2, 1
+			rows = append(rows, PartitionLag{Topic: topic, Partition: p, LogStart: 0, LogEnd: 3, Committed: &committed, Lag: new(3 - committed)})
+		}
+		rows = append(rows, PartitionLag{Topic: topic, Partition: 0, LogStart: 0, LogEnd: 3, Committed: new(int64(3)), Lag: new(int64(0))})
+		return LagReport{Groups: []GroupLag{{Group: "g", Partitions: rows}}}
+	}
+	onSlow := 0
+	for p := int32(0); p < parts; p++ {
+		if leaders[p] == slow {
+			onSlow++
+		}
+	}
+	if onSlow == 0 || onSlow == parts {
+		t.Fatalf("%d of %d partitions led by broker %d: want some", onSlow, parts, slow)
+	}
+
+	rep := report()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	complete, missed, err := fillTimeLag(ctx, c.Cfg, &rep, ReadUncommitted, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Generous: the held fetches are never answered, so any wait for
+	// them would last until the test ends.
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("the search took %v with a 2s deadline", d)
+	}
+	if complete || missed != onSlow {
+		t.Fatalf("complete %v, missed %d: want false and the %d rows led by the held broker\n%s", complete, missed, onSlow, dumpTimeLag(rep))
+	}
+	for _, p := range rep.Groups[0].Partitions {
+		if got := p.TimeLagMs != nil; got == (leaders[p.Partition] == slow && *p.Lag > 0) {
+			t.Errorf("partition %d (leader %d, lag %d): time lag set %v", p.Partition, leaders[p.Partition], *p.Lag, got)
+		}
+	}
+
+	rep = report()
+	ended, stop := context.WithCancel(context.Background())
+	stop()
+	complete, missed, err = fillTimeLag(ended, c.Cfg, &rep, ReadUncommitted, time.Now())
+	if err != nil || complete || missed != parts {
+		t.Fatalf("an ended context: complete %v, missed %d, err %v; want false, %d, nil", complete, missed, err, parts)
+	}
+	if p := rep.Groups[0].Partitions[parts]; p.TimeLagMs == nil || *p.TimeLagMs != 0 {
+		t.Errorf("a row without lag has time lag 0 without reading, got %v", p.TimeLagMs)
 	}
 }
 

@@ -1,8 +1,11 @@
 // Package exporter serves consumer-group lag as Prometheus metrics. One
-// gather loop per cluster keeps the latest lag report; a scrape only turns
-// that report into constant metrics, so scrapes never reach Kafka and never
-// pile up on it, and a group that disappears from the report disappears
-// from the metrics at the next gather.
+// gather loop per cluster keeps the latest page; a scrape only serves it,
+// so scrapes never reach Kafka and never pile up on it.
+//
+// A gather is complete or it says so: a group or partition it could not
+// read keeps its last values, marked stale, and the gather's success is
+// 0; a group leaves the page only after a complete gather that does not
+// select it, or a read that says it does not exist (docs/exporter.md).
 //
 // Every number comes from admin.Gather and admin.ComputeLag, the same code
 // as `offsetctl lag`, so the exporter and `lag -o json` agree.
@@ -11,6 +14,7 @@ package exporter
 import (
 	"context"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -37,10 +41,14 @@ type Options struct {
 	Cluster string
 }
 
-// snapshot is what one gather produced, as the text a scrape serves;
-// scrapes read it, never Kafka.
+// snapshot is what one gather produced; scrapes read it, never Kafka. It
+// is never changed once published. The group families are written from
+// state at each scrape (WriteText): the compact state is a fraction of
+// their text, and the text of one gather is not held next to the next.
 type snapshot struct {
-	text samples
+	text   samples                // the topic and broker families, written once per gather
+	groups []string               // state's names, sorted
+	state  map[string]*groupState // by group
 }
 
 // rateViews are the rates of one batch's groups, computed by the loop
@@ -58,16 +66,26 @@ type Collector struct {
 	open func() (gatherer, error)
 
 	// owned by the gather loop
-	rates *admin.Rates
-	cache timeCache
+	rates     *admin.Rates
+	cache     timeCache
+	state     map[string]*groupState // by group: what the latest page shows
+	topicOffs topicOffsets           // the topics' offsets the latest page shows
 
-	mu       sync.Mutex
-	last     *snapshot // latest successful gather; nil before the first
-	lastOK   time.Time // when it finished
-	lastDur  time.Duration
-	lastFail bool
-	errors   float64
+	mu        sync.Mutex
+	last      *snapshot // latest page; nil before the first gather that read anything
+	lastOK    time.Time // when the latest complete gather finished
+	lastDur   time.Duration
+	lastFail  bool
+	lastStats gatherStats
+	errors    float64
 }
+
+// gatherStats counts what one gather could not read.
+type gatherStats struct {
+	groupErrors, partitionErrors, timeLagMissed int
+}
+
+func (s gatherStats) complete() bool { return s.groupErrors == 0 && s.partitionErrors == 0 }
 
 // gatherer is the part of a cluster admin client a gather needs: the lag
 // of the selected groups, a batch of groups at a time.
@@ -113,7 +131,7 @@ func New(cfg cluster.Config, opts Options) *Collector {
 func (c *Collector) Run(ctx context.Context) {
 	g, err := c.open()
 	if err != nil {
-		c.record(nil, 0, err)
+		c.record(nil, 0, gatherStats{}, err)
 		return
 	}
 	defer g.close()
@@ -129,46 +147,99 @@ func (c *Collector) Run(ctx context.Context) {
 	}
 }
 
-// GatherOnce runs one gather and keeps its result (or counts its failure).
+// GatherOnce runs one gather and publishes its page (or counts its
+// failure).
 func (c *Collector) GatherOnce(ctx context.Context, g gatherer) {
 	start := c.opts.Now()
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Interval)
 	defer cancel()
-	snap, err := c.gather(ctx, g)
-	c.record(snap, c.opts.Now().Sub(start), err)
+	snap, st, err := c.gather(ctx, g)
+	c.record(snap, c.opts.Now().Sub(start), st, err)
 }
 
-func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, error) {
+// gather reads every selected group, a batch at a time, into the next
+// state and its page. The time lag of a batch is read within what is left
+// of the round's time-lag budget, half the interval, so the search never
+// takes the time the batches after it need; what it could not read is
+// counted and has no series.
+func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherStats, error) {
 	now := c.opts.Now()
 	round := c.rates.Round(now)
 	text := samples{cluster: c.opts.Cluster, lines: map[*family][]byte{}}
 	cache := timeCache{}
 	topics := map[string]bool{} // topics whose offsets are written
-	err := g.stream(ctx, c.opts.Request, func(ctx context.Context, b admin.LagBatch) error {
+	next := map[string]*groupState{}
+	dropped := map[string]bool{} // groups a read said no longer exist
+	nextOffs := topicOffsets{}
+	var st gatherStats
+	tlCtx, tlCancel := context.WithTimeout(ctx, c.opts.Interval/2)
+	defer tlCancel()
+	err := g.stream(ctx, c.opts.Request, func(bctx context.Context, b admin.LagBatch) error {
 		rep := b.Report
 		if c.opts.TimeLag {
-			next, err := fillTimeLag(ctx, c.read, c.cfg, &rep, c.opts.Request.Isolation, now, c.cache)
-			if err != nil {
-				return err
-			}
-			maps.Copy(cache, next)
+			fctx, cancel := withEarlierDeadline(bctx, tlCtx)
+			found, missed := fillTimeLag(fctx, c.read, c.cfg, &rep, c.opts.Request.Isolation, now, c.cache)
+			cancel()
+			maps.Copy(cache, found)
+			st.timeLagMissed += missed
 		}
 		round.Observe(rep)
-		renderGroups(&text, rep, protocols(b.Snapshot), groupViews(rep, round.Progress))
-		renderTopicOffsets(&text, b.Snapshot.Offsets, topics)
+		views := groupViews(rep, round.Progress)
+		protocol := protocols(b.Snapshot)
+		for _, gl := range rep.Groups {
+			if gone(b.Snapshot, gl.Group) {
+				dropped[gl.Group] = true
+				continue
+			}
+			gs, failedRows, failed := mergeGroup(c.state[gl.Group], gl, protocol[gl.Group], views, now)
+			st.partitionErrors += failedRows
+			if failed {
+				st.groupErrors++
+			}
+			if gs != nil {
+				next[gl.Group] = gs
+			}
+		}
+		renderTopicOffsets(&text, b.Snapshot.Offsets, topics, c.topicOffs, nextOffs)
 		return nil
 	})
 	// A failed gather still moves the rates by what it saw (as lag
-	// --watch does); its text is dropped and the last one stays served.
+	// --watch does).
 	round.End(err == nil)
 	if err != nil {
-		return nil, err
+		// The groups it did not reach keep their last values, stale:
+		// only a complete gather may say a group is gone.
+		for _, name := range slices.Sorted(maps.Keys(c.state)) {
+			if _, read := next[name]; !read && !dropped[name] {
+				next[name] = c.state[name].carried()
+				st.groupErrors++
+			}
+		}
+		// Keep the time-lag positions of the groups not reached too.
+		for k, v := range c.cache {
+			if _, ok := cache[k]; !ok {
+				cache[k] = v
+			}
+		}
 	}
+	if err != nil || !st.complete() {
+		carryTopics(&text, topics, c.topicOffs, nextOffs)
+	}
+	c.state, c.topicOffs = next, nextOffs
 	if c.opts.TimeLag {
 		c.cache = cache
 	}
 	renderProduceRates(&text, topics, c.rates.ProduceRate)
-	return &snapshot{text: text}, nil
+	renderBrokers(&text, g)
+	return &snapshot{text: text, groups: slices.Sorted(maps.Keys(next)), state: next}, st, err
+}
+
+// withEarlierDeadline is ctx, ended also by other's deadline.
+func withEarlierDeadline(ctx, other context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := other.Deadline(); ok {
+		return context.WithDeadline(ctx, d)
+	}
+	return context.WithCancel(ctx)
 }
 
 // protocols maps each group of s to its protocol type.
@@ -203,26 +274,31 @@ func groupViews(rep admin.LagReport, progress func(admin.GroupLag) *admin.Progre
 	return v
 }
 
-// record keeps a successful gather, or counts a failed one and keeps the
-// previous result (served with its age, never as zero lag).
-func (c *Collector) record(s *snapshot, d time.Duration, err error) {
+// record publishes a gather's page (what it read fresh, what it could not
+// read carried and marked stale) and counts it as failed unless it read
+// everything: a partial gather is never published as complete.
+func (c *Collector) record(s *snapshot, d time.Duration, st gatherStats, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.lastDur = d
-	if err != nil {
+	c.lastStats = st
+	if s != nil {
+		c.last = s
+	}
+	if err != nil || !st.complete() {
 		c.lastFail = true
 		c.errors++
 		return
 	}
 	c.lastFail = false
-	c.last, c.lastOK = s, c.opts.Now()
+	c.lastOK = c.opts.Now()
 }
 
-// Healthy reports whether the latest gather succeeded.
+// Healthy reports whether the latest gather was complete.
 func (c *Collector) Healthy() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.last != nil && !c.lastFail
+	return !c.lastOK.IsZero() && !c.lastFail
 }
 
 // groupLag is the lag of a group's committed rows: the rows a consumer's

@@ -45,25 +45,43 @@ var (
 	famProduceRate = &family{"kafka_topic_produce_rate",
 		"Records per second appended to a topic, over the rate window.", []string{"topic"}}
 
+	// Staleness: which values are carried from an earlier gather because
+	// this one could not read them (docs/exporter.md).
+	famLagStale = &family{"offsetctl_lag_stale",
+		"1 for a partition whose offset and lag series keep the values of an earlier gather, as the latest could not read it; absent while the partition is read.", lGroupTP}
+	famGroupStale = &family{"offsetctl_consumergroup_stale",
+		"1 when any value shown for the group (members, state, rates, or a partition's) is carried from an earlier gather because the latest could not read it; else 0.", lGroup}
+	famGroupLastOK = &family{"offsetctl_consumergroup_last_success_timestamp_seconds",
+		"Unix time of the latest gather that read the whole group (absent until one has).", lGroup}
+
 	// lagFamilies is the order families are written in.
 	lagFamilies = []*family{famCurrentOffset, famLag, famLagSum, famLagSeconds, famMembers, famInfo,
-		famConsumeRate, famCatchUp, famBehind, famTopicEnd, famTopicStart, famProduceRate}
+		famConsumeRate, famCatchUp, famBehind, famTopicEnd, famTopicStart, famProduceRate,
+		famCurrentOffsetSum, famTopicPartitions, famBrokers, // kafkacompat.go
+		famLagStale, famGroupStale, famGroupLastOK}
 
 	// The gather's own health: few series, read at scrape time (the age
 	// changes between gathers), so they stay client_golang metrics.
 	descGatherDuration = prometheus.NewDesc("offsetctl_gather_duration_seconds",
 		"How long the latest gather took.", nil, nil)
 	descGatherErrors = prometheus.NewDesc("offsetctl_gather_errors_total",
-		"Gathers that failed; the metrics keep the last successful gather's values meanwhile.", nil, nil)
+		"Gathers that were not complete (failed, cut by the interval, or any group or partition not read); what they could not read keeps its last values, marked by offsetctl_lag_stale.", nil, nil)
 	descGatherSuccess = prometheus.NewDesc("offsetctl_gather_success",
-		"1 when the latest gather succeeded, 0 when it failed.", nil, nil)
+		"1 when the latest gather read every selected group and partition, 0 when any read failed.", nil, nil)
 	descLastGather = prometheus.NewDesc("offsetctl_last_gather_timestamp_seconds",
-		"Unix time the latest successful gather finished (absent before the first).", nil, nil)
+		"Unix time the latest complete gather finished (absent before the first).", nil, nil)
 	descAge = prometheus.NewDesc("offsetctl_snapshot_age_seconds",
-		"Seconds since the latest successful gather finished: how old the values served are.", nil, nil)
+		"Seconds since the latest complete gather finished: the age of the oldest value that may be served.", nil, nil)
+	descGroupErrors = prometheus.NewDesc("offsetctl_gather_group_errors",
+		"Groups the latest gather could not read (describe or committed offsets failed), or did not reach before it was cut.", nil, nil)
+	descPartitionErrors = prometheus.NewDesc("offsetctl_gather_partition_errors",
+		"Group-partitions whose read failed in the latest gather (committed offset or log offsets).", nil, nil)
+	descTimeLagMissed = prometheus.NewDesc("offsetctl_gather_time_lag_missed",
+		"Lagging group-partitions whose time lag the latest gather could not read within its time-lag budget (half the interval); their kafka_consumergroup_lag_seconds is absent.", nil, nil)
 )
 
-var healthDescs = []*prometheus.Desc{descGatherDuration, descGatherErrors, descGatherSuccess, descLastGather, descAge}
+var healthDescs = []*prometheus.Desc{descGatherDuration, descGatherErrors, descGatherSuccess, descLastGather, descAge,
+	descGroupErrors, descPartitionErrors, descTimeLagMissed}
 
 // Describe implements prometheus.Collector: the gather's health metrics.
 // The lag families are written by WriteText.
@@ -77,7 +95,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 // gather, never a call to Kafka.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
-	s, ok, dur, fail, errs := c.last, c.lastOK, c.lastDur, c.lastFail, c.errors
+	ok, dur, fail, errs, st := c.lastOK, c.lastDur, c.lastFail, c.errors, c.lastStats
 	c.mu.Unlock()
 
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
@@ -85,60 +103,27 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	gauge(descGatherDuration, dur.Seconds())
 	ch <- prometheus.MustNewConstMetric(descGatherErrors, prometheus.CounterValue, errs)
-	gauge(descGatherSuccess, b2f(!fail && s != nil))
-	if s == nil {
+	gauge(descGatherSuccess, b2f(!fail && !ok.IsZero()))
+	gauge(descGroupErrors, float64(st.groupErrors))
+	gauge(descPartitionErrors, float64(st.partitionErrors))
+	gauge(descTimeLagMissed, float64(st.timeLagMissed))
+	if ok.IsZero() {
 		return
 	}
 	gauge(descLastGather, float64(ok.UnixNano())/1e9)
 	gauge(descAge, c.opts.Now().Sub(ok).Seconds())
 }
 
-// renderGroups writes the group families of one batch's groups.
-func renderGroups(s *samples, rep admin.LagReport, protocol map[string]string, views rateViews) {
-	gauge := s.add
-	for _, g := range rep.Groups {
-		if g.Error != "" {
-			continue // a group that could not be read has no numbers
-		}
-		gauge(famMembers, float64(g.Members), g.Group)
-		gauge(famInfo, 1, g.Group, protocol[g.Group], g.State, g.Type)
-		if r, ok := views.consume[g.Group]; ok {
-			gauge(famConsumeRate, r, g.Group)
-		}
-		if v, ok := views.catchUp[g.Group]; ok {
-			gauge(famCatchUp, v, g.Group)
-		}
-		if v, ok := views.behind[g.Group]; ok {
-			gauge(famBehind, v, g.Group)
-		}
-		sums := map[string]int64{}
-		var order []string
-		for _, p := range g.Partitions {
-			lag, ok := rowLag(p)
-			if !ok {
-				continue
-			}
-			part := strconv.Itoa(int(p.Partition))
-			gauge(famCurrentOffset, float64(*p.Committed), g.Group, part, p.Topic)
-			gauge(famLag, float64(lag), g.Group, part, p.Topic)
-			if p.TimeLagMs != nil {
-				gauge(famLagSeconds, float64(*p.TimeLagMs)/1000, g.Group, part, p.Topic)
-			}
-			if _, seen := sums[p.Topic]; !seen {
-				order = append(order, p.Topic)
-			}
-			sums[p.Topic] += lag
-		}
-		for _, t := range order {
-			gauge(famLagSum, float64(sums[t]), g.Group, t)
-		}
-	}
-}
+// topicOffsets is the log start and end shown of each partition of the
+// written topics, by topic and partition.
+type topicOffsets map[string]map[int32]admin.PartitionOffsets
 
 // renderTopicOffsets writes the log start and end of the topics in
 // offsets not written yet (a topic read by groups of several batches is
-// written with its first batch's offsets).
-func renderTopicOffsets(s *samples, offsets admin.TopicOffsets, written map[string]bool) {
+// written with its first batch's offsets) and records them in next. A
+// partition whose offsets could not be listed keeps its values of prev
+// (the last good ones), as a group's lag does.
+func renderTopicOffsets(s *samples, offsets admin.TopicOffsets, written map[string]bool, prev, next topicOffsets) {
 	topics := make([]string, 0, len(offsets.Partitions))
 	for t := range offsets.Partitions {
 		if !written[t] {
@@ -148,19 +133,43 @@ func renderTopicOffsets(s *samples, offsets admin.TopicOffsets, written map[stri
 	}
 	sort.Strings(topics)
 	for _, t := range topics {
-		parts := make([]int32, 0, len(offsets.Partitions[t]))
-		for p := range offsets.Partitions[t] {
-			parts = append(parts, p)
-		}
-		slices.Sort(parts)
-		for _, p := range parts {
-			po := offsets.Partitions[t][p]
+		shown := make(map[int32]admin.PartitionOffsets, len(offsets.Partitions[t]))
+		for p, po := range offsets.Partitions[t] {
 			if po.Err != nil || po.End < 0 {
-				continue
+				old, ok := prev[t][p]
+				if !ok {
+					continue
+				}
+				po = old
 			}
-			part := strconv.Itoa(int(p))
-			s.add(famTopicEnd, float64(po.End), part, t)
-			s.add(famTopicStart, float64(po.Start), part, t)
+			shown[p] = po
+		}
+		next[t] = shown
+		renderTopic(s, t, len(offsets.Partitions[t]), shown)
+	}
+}
+
+// renderTopic writes one topic's partition count and the offsets shown of
+// its partitions.
+func renderTopic(s *samples, topic string, partitions int, shown map[int32]admin.PartitionOffsets) {
+	s.add(famTopicPartitions, float64(partitions), topic)
+	for _, p := range slices.Sorted(maps.Keys(shown)) {
+		po := shown[p]
+		part := strconv.Itoa(int(p))
+		s.add(famTopicEnd, float64(po.End), part, topic)
+		s.add(famTopicStart, float64(po.Start), part, topic)
+	}
+}
+
+// carryTopics writes, for a gather that was not complete, the topics of
+// prev it did not write, with their last values: only a complete gather
+// may say a topic is no longer used.
+func carryTopics(s *samples, written map[string]bool, prev, next topicOffsets) {
+	for _, t := range slices.Sorted(maps.Keys(prev)) {
+		if !written[t] {
+			written[t] = true
+			next[t] = prev[t]
+			renderTopic(s, t, len(prev[t]), prev[t])
 		}
 	}
 }
@@ -179,30 +188,31 @@ func renderProduceRates(s *samples, topics map[string]bool, rate func(topic stri
 // the Prometheus text format, each family once (HELP, TYPE, then every
 // collector's lines), leaving out families without a line.
 func WriteText(w io.Writer, cols ...*Collector) error {
-	texts := make([]samples, len(cols))
+	snaps := make([]*snapshot, len(cols))
 	for i, c := range cols {
 		c.mu.Lock()
-		if c.last != nil {
-			texts[i] = c.last.text
-		}
+		snaps[i] = c.last // never changed once published
 		c.mu.Unlock()
 	}
+	pw := &pageWriter{w: w, buf: make([]byte, 0, pageFlush+4<<10)}
 	for _, f := range lagFamilies {
-		wrote := false
-		for _, t := range texts {
-			b := t.lines[f]
-			if len(b) == 0 {
+		pw.family(f)
+		for _, s := range snaps {
+			if s == nil {
 				continue
 			}
-			if !wrote {
-				if err := writeHelp(w, f); err != nil {
-					return err
-				}
-				wrote = true
+			if !groupFamilies[f] {
+				pw.raw(s.text.lines[f])
+				continue
 			}
-			if _, err := w.Write(b); err != nil {
-				return err
+			pw.cluster = s.text.cluster
+			for _, name := range s.groups {
+				writeGroupFamily(pw, f, name, s.state[name])
 			}
+		}
+		pw.flush()
+		if pw.err != nil {
+			return pw.err
 		}
 	}
 	return nil

@@ -32,6 +32,9 @@ type fakeGatherer struct {
 	errs  []error
 	batch int
 	n     int
+	// cutAfter[i], when set, ends gather i with an error after that many
+	// batches (a round cut by its deadline).
+	cutAfter map[int]int
 }
 
 func (f *fakeGatherer) stream(ctx context.Context, req admin.GatherRequest, each func(context.Context, admin.LagBatch) error) error {
@@ -46,6 +49,9 @@ func (f *fakeGatherer) stream(ctx context.Context, req admin.GatherRequest, each
 		size = len(s.Groups)
 	}
 	for lo := 0; lo < len(s.Groups); lo += size {
+		if n, ok := f.cutAfter[i]; ok && lo/size == n {
+			return context.DeadlineExceeded
+		}
 		b := &admin.Snapshot{Groups: s.Groups[lo:min(lo+size, len(s.Groups))], Isolation: s.Isolation, At: s.At,
 			Offsets: admin.TopicOffsets{Partitions: map[string]map[int32]admin.PartitionOffsets{}}}
 		for _, g := range b.Groups {
@@ -142,20 +148,28 @@ kafka_topic_partition_oldest_offset{partition="1",topic="orders"} 0
 # HELP kafka_topic_produce_rate Records per second appended to a topic, over the rate window.
 # TYPE kafka_topic_produce_rate gauge
 kafka_topic_produce_rate{topic="orders"} 1
-# HELP offsetctl_gather_errors_total Gathers that failed; the metrics keep the last successful gather's values meanwhile.
+# HELP kafka_consumergroup_current_offset_sum Sum of kafka_consumergroup_current_offset over a group's partitions of one topic.
+# TYPE kafka_consumergroup_current_offset_sum gauge
+kafka_consumergroup_current_offset_sum{consumergroup="billing",topic="orders"} 70
+kafka_consumergroup_current_offset_sum{consumergroup="idle",topic="orders"} 110
+# HELP kafka_topic_partitions Number of partitions of a topic (topics the exported groups have committed on).
+# TYPE kafka_topic_partitions gauge
+kafka_topic_partitions{topic="orders"} 2
+# HELP offsetctl_gather_errors_total Gathers that were not complete (failed, cut by the interval, or any group or partition not read); what they could not read keeps its last values, marked by offsetctl_lag_stale.
 # TYPE offsetctl_gather_errors_total counter
 offsetctl_gather_errors_total 0
-# HELP offsetctl_gather_success 1 when the latest gather succeeded, 0 when it failed.
+# HELP offsetctl_gather_success 1 when the latest gather read every selected group and partition, 0 when any read failed.
 # TYPE offsetctl_gather_success gauge
 offsetctl_gather_success 1
-# HELP offsetctl_snapshot_age_seconds Seconds since the latest successful gather finished: how old the values served are.
+# HELP offsetctl_snapshot_age_seconds Seconds since the latest complete gather finished: the age of the oldest value that may be served.
 # TYPE offsetctl_snapshot_age_seconds gauge
 offsetctl_snapshot_age_seconds 3
 `
 	names := []string{"kafka_consumergroup_current_offset", "kafka_consumergroup_lag", "kafka_consumergroup_lag_sum",
 		"kafka_consumergroup_members", "kafka_consumergroup_info", "kafka_consumergroup_consume_rate",
 		"kafka_consumergroup_catchup_seconds", "kafka_consumergroup_falling_behind", "kafka_topic_partition_current_offset",
-		"kafka_topic_partition_oldest_offset", "kafka_topic_produce_rate", "offsetctl_gather_errors_total",
+		"kafka_topic_partition_oldest_offset", "kafka_topic_produce_rate", "kafka_consumergroup_current_offset_sum",
+		"kafka_topic_partitions", "kafka_brokers", "offsetctl_gather_errors_total",
 		"offsetctl_gather_success", "offsetctl_snapshot_age_seconds"}
 	if err := testutil.GatherAndCompare(scraped(c), strings.NewReader(want), names...); err != nil {
 		t.Fatal(err)
@@ -168,9 +182,9 @@ offsetctl_snapshot_age_seconds 3
 		t.Fatal(err)
 	}
 	for _, p := range problems {
-		// kafka_exporter's name, kept so existing dashboards work, is the
-		// one accepted lint finding.
-		if p.Metric == "kafka_consumergroup_lag_sum" && strings.Contains(p.Text, `"_sum" suffix`) {
+		// kafka_exporter's names, kept so existing dashboards work, are
+		// the one accepted lint finding.
+		if (p.Metric == "kafka_consumergroup_lag_sum" || p.Metric == "kafka_consumergroup_current_offset_sum") && strings.Contains(p.Text, `"_sum" suffix`) {
 			continue
 		}
 		t.Errorf("lint: %s: %s", p.Metric, p.Text)
@@ -251,13 +265,13 @@ func TestFailedGatherKeepsValuesAndCounts(t *testing.T) {
 		c.GatherOnce(context.Background(), g)
 	}
 	want := `
-# HELP offsetctl_gather_errors_total Gathers that failed; the metrics keep the last successful gather's values meanwhile.
+# HELP offsetctl_gather_errors_total Gathers that were not complete (failed, cut by the interval, or any group or partition not read); what they could not read keeps its last values, marked by offsetctl_lag_stale.
 # TYPE offsetctl_gather_errors_total counter
 offsetctl_gather_errors_total 2
-# HELP offsetctl_gather_success 1 when the latest gather succeeded, 0 when it failed.
+# HELP offsetctl_gather_success 1 when the latest gather read every selected group and partition, 0 when any read failed.
 # TYPE offsetctl_gather_success gauge
 offsetctl_gather_success 0
-# HELP offsetctl_snapshot_age_seconds Seconds since the latest successful gather finished: how old the values served are.
+# HELP offsetctl_snapshot_age_seconds Seconds since the latest complete gather finished: the age of the oldest value that may be served.
 # TYPE offsetctl_snapshot_age_seconds gauge
 offsetctl_snapshot_age_seconds 20
 # HELP kafka_consumergroup_lag Log end minus committed offset. No series for a partition the group never committed.
@@ -286,5 +300,162 @@ func TestGroupThatVanishesLeavesNoSeries(t *testing.T) {
 	c.GatherOnce(context.Background(), g)
 	if n, err := testutil.GatherAndCount(scraped(c), "kafka_consumergroup_members"); err != nil || n != 1 {
 		t.Fatalf("%d members series after the group vanished, want 1", n)
+	}
+}
+
+// TestPartialGatherKeepsLastValuesStale: a gather that could not read a
+// partition (its log offsets failed) or a group (describe failed), or
+// that was cut before reaching a group, publishes the last good values of
+// what it missed, marked stale, never fewer series and never a lower lag;
+// its success is 0 and it counts the groups and partitions it missed. A
+// complete gather clears the marks; a group goes only when a complete
+// gather no longer selects it, or a read says it does not exist.
+func TestPartialGatherKeepsLastValuesStale(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	clock := t0
+	failing := handSnapshot(70, 110) // billing moved on: lag 40 if read
+	failing.Offsets.Partitions["orders"][0] = admin.PartitionOffsets{Start: -1, End: -1, Err: errors.New("NOT_LEADER_OR_FOLLOWER")}
+	failing.Groups[1].Err = errors.New("COORDINATOR_NOT_AVAILABLE")
+	deleted := handSnapshot(70, 110)
+	deleted.Groups[1] = admin.GroupSnapshot{GroupInfo: admin.GroupInfo{Group: "idle", State: "Dead"}}
+	unlisted := handSnapshot(70, 110)
+	unlisted.Groups = unlisted.Groups[:1]
+	g := &fakeGatherer{batch: 1, cutAfter: map[int]int{3: 1},
+		snaps: []*admin.Snapshot{handSnapshot(40, 100), failing, handSnapshot(70, 110), handSnapshot(80, 120), unlisted, deleted}}
+	c := newTestCollector(&clock, g)
+	type want struct {
+		success, groupErrs, partErrs float64
+		lag                          map[string]float64 // by group, orders p0
+		stale                        map[string]float64 // offsetctl_lag_stale by group (absent: 0)
+		groupStale                   map[string]float64
+		lastOK                       map[string]time.Time
+	}
+	check := func(round string, w want) {
+		t.Helper()
+		fams, err := scraped(c).Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string]*dto.MetricFamily{}
+		for _, f := range fams {
+			byName[f.GetName()] = f
+		}
+		values := func(name string) map[string]float64 {
+			out := map[string]float64{}
+			if f := byName[name]; f != nil {
+				for _, m := range f.Metric {
+					var group string
+					for _, l := range m.Label {
+						if l.GetName() == "consumergroup" {
+							group = l.GetValue()
+						}
+					}
+					v := m.GetGauge().GetValue()
+					if m.Counter != nil {
+						v = m.GetCounter().GetValue()
+					}
+					out[group] = v
+				}
+			}
+			return out
+		}
+		eq := func(what string, got, want map[string]float64) {
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s: %s = %v, want %v", round, what, got, want)
+			}
+		}
+		eq("gather_success", values("offsetctl_gather_success"), map[string]float64{"": w.success})
+		eq("gather_group_errors", values("offsetctl_gather_group_errors"), map[string]float64{"": w.groupErrs})
+		eq("gather_partition_errors", values("offsetctl_gather_partition_errors"), map[string]float64{"": w.partErrs})
+		eq("kafka_consumergroup_lag", values("kafka_consumergroup_lag"), w.lag)
+		eq("offsetctl_lag_stale", values("offsetctl_lag_stale"), w.stale)
+		eq("offsetctl_consumergroup_stale", values("offsetctl_consumergroup_stale"), w.groupStale)
+		lastOK := map[string]float64{}
+		for grp, at := range w.lastOK {
+			lastOK[grp] = float64(at.Unix())
+		}
+		eq("offsetctl_consumergroup_last_success_timestamp_seconds", values("offsetctl_consumergroup_last_success_timestamp_seconds"), lastOK)
+		members := values("kafka_consumergroup_members")
+		if len(members) != len(w.lag) {
+			t.Errorf("%s: members series %v, want one per group of %v", round, members, w.lag)
+		}
+	}
+	gather := func() {
+		c.GatherOnce(context.Background(), g)
+		clock = clock.Add(10 * time.Second)
+	}
+	t1, t2, t3, t4 := t0, t0.Add(10*time.Second), t0.Add(20*time.Second), t0.Add(30*time.Second)
+
+	gather()
+	check("complete", want{1, 0, 0, map[string]float64{"billing": 60, "idle": 0}, map[string]float64{},
+		map[string]float64{"billing": 0, "idle": 0}, map[string]time.Time{"billing": t1, "idle": t1}})
+	gather()
+	check("partition and group failed", want{0, 1, 1, map[string]float64{"billing": 60, "idle": 0}, map[string]float64{"billing": 1, "idle": 1},
+		map[string]float64{"billing": 1, "idle": 1}, map[string]time.Time{"billing": t1, "idle": t1}})
+	if c.Healthy() {
+		t.Error("Healthy after a gather that missed a group and a partition")
+	}
+	// The log end of orders p0 could not be listed: its last good value
+	// stays; p1's is read (50).
+	topicEnds := `
+# HELP kafka_topic_partition_current_offset Log end offset of a partition (the high watermark, or the last stable offset with --isolation committed).
+# TYPE kafka_topic_partition_current_offset gauge
+kafka_topic_partition_current_offset{partition="0",topic="orders"} 100
+kafka_topic_partition_current_offset{partition="1",topic="orders"} 50
+`
+	if err := testutil.GatherAndCompare(scraped(c), strings.NewReader(topicEnds), "kafka_topic_partition_current_offset"); err != nil {
+		t.Errorf("partition and group failed: %v", err)
+	}
+	gather()
+	check("complete again", want{1, 0, 0, map[string]float64{"billing": 40, "idle": 0}, map[string]float64{},
+		map[string]float64{"billing": 0, "idle": 0}, map[string]time.Time{"billing": t3, "idle": t3}})
+	gather()
+	check("cut after billing", want{0, 1, 0, map[string]float64{"billing": 40, "idle": 0}, map[string]float64{"idle": 1},
+		map[string]float64{"billing": 0, "idle": 1}, map[string]time.Time{"billing": t4, "idle": t3}})
+	gather()
+	check("complete, idle no longer listed", want{1, 0, 0, map[string]float64{"billing": 40}, map[string]float64{},
+		map[string]float64{"billing": 0}, map[string]time.Time{"billing": t4.Add(10 * time.Second)}})
+	_ = t2
+	if errs := testutil.ToFloat64(prometheus.CollectorFunc(func(ch chan<- prometheus.Metric) { c.Collect(filter(ch, "offsetctl_gather_errors_total")) })); errs != 2 {
+		t.Errorf("gather_errors_total %v after 2 incomplete gathers", errs)
+	}
+
+	// A gather that fails before any batch keeps every group and topic.
+	g.errs = make([]error, 6)
+	g.snaps = append(g.snaps, nil)
+	g.errs = append(g.errs, errors.New("listing groups: broker down"))
+	g.n = 6
+	gather()
+	if err := testutil.GatherAndCompare(scraped(c), strings.NewReader(`
+# HELP kafka_topic_partition_current_offset Log end offset of a partition (the high watermark, or the last stable offset with --isolation committed).
+# TYPE kafka_topic_partition_current_offset gauge
+kafka_topic_partition_current_offset{partition="0",topic="orders"} 110
+kafka_topic_partition_current_offset{partition="1",topic="orders"} 50
+`), "kafka_topic_partition_current_offset"); err != nil {
+		t.Errorf("a failed gather dropped topic offsets: %v", err)
+	}
+	if n, err := testutil.GatherAndCount(scraped(c), "offsetctl_lag_stale"); err != nil || n != 1 {
+		t.Errorf("%d stale partitions after a failed gather (%v), want billing's 1", n, err)
+	}
+
+	// A read that says the group does not exist removes it at once, even
+	// in a gather cut later (the third: cut after its first batch, with
+	// idle's "does not exist" in that batch).
+	c = newTestCollector(&clock, &fakeGatherer{})
+	idleFirst := handSnapshot(70, 110)
+	idleFirst.Groups = []admin.GroupSnapshot{deleted.Groups[1], idleFirst.Groups[0]}
+	g2 := &fakeGatherer{batch: 1, cutAfter: map[int]int{3: 1}, snaps: []*admin.Snapshot{handSnapshot(70, 110), deleted, handSnapshot(70, 110), idleFirst}}
+	c.GatherOnce(context.Background(), g2)
+	c.GatherOnce(context.Background(), g2)
+	if n, err := testutil.GatherAndCount(scraped(c), "kafka_consumergroup_members"); err != nil || n != 1 {
+		t.Errorf("%d members series after a read said idle does not exist (%v), want 1", n, err)
+	}
+	if !c.Healthy() {
+		t.Error("a group that does not exist made the gather fail")
+	}
+	c.GatherOnce(context.Background(), g2) // idle is back
+	c.GatherOnce(context.Background(), g2) // idle gone, then cut before billing
+	if n, err := testutil.GatherAndCount(scraped(c), "kafka_consumergroup_members"); err != nil || n != 1 {
+		t.Errorf("%d members series after a cut gather read that idle does not exist (%v), want billing's 1", n, err)
 	}
 }

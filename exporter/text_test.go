@@ -15,15 +15,18 @@ import (
 	"github.com/offsetctl/offsetctl/cluster"
 )
 
-// Group and topic names are label values as they are: quotes, backslashes,
-// line feeds and UTF-8 come back from Prometheus' own parser byte for byte;
-// a byte that is not UTF-8 comes back as the text \xNN (label values must
-// be UTF-8), so names that differ only there stay distinct series, never a
-// broken scrape.
+// Group and topic names are label values as they are: quotes, backslashes
+// and UTF-8 come back from Prometheus' own parser byte for byte; a byte
+// that is not UTF-8 comes back as the text \xNN (label values must be
+// UTF-8), so names that differ only there stay distinct series, never a
+// broken scrape. Control characters (a line feed, ESC, DEL, a C1 control)
+// come back as the text \xNN or \u00NN: none reaches the page raw.
 func TestTextLabelValuesRoundTrip(t *testing.T) {
 	names := []string{`a"b`, `back\slash`, "line\nfeed", "ünïcødé-✓", `\"\n`, "bad\xffutf8", "{x=\"1\"} 2",
-		"dup\xffx", "dup\uFFFDx", "bad\xfe"}
-	label := map[string]string{"bad\xffutf8": `bad\xffutf8`, "dup\xffx": `dup\xffx`, "bad\xfe": `bad\xfe`}
+		"dup\xffx", "dup\uFFFDx", "bad\xfe", "evil\x1b[2K\x1b[1Gbilling", "tab\tdel\x7f", "nul\x00", "c1\u0085\u009bx"}
+	label := map[string]string{"bad\xffutf8": `bad\xffutf8`, "dup\xffx": `dup\xffx`, "bad\xfe": `bad\xfe`,
+		"line\nfeed": `line\x0afeed`, "evil\x1b[2K\x1b[1Gbilling": `evil\x1b[2K\x1b[1Gbilling`,
+		"tab\tdel\x7f": `tab\x09del\x7f`, "nul\x00": `nul\x00`, "c1\u0085\u009bx": `c1\u0085\u009bx`}
 	snap := &admin.Snapshot{Offsets: admin.TopicOffsets{Partitions: map[string]map[int32]admin.PartitionOffsets{}}}
 	for _, n := range names {
 		snap.Offsets.Partitions["t-"+n] = map[int32]admin.PartitionOffsets{0: {Start: 1, End: 9}}
@@ -36,6 +39,15 @@ func TestTextLabelValuesRoundTrip(t *testing.T) {
 	g := &fakeGatherer{snaps: []*admin.Snapshot{snap}}
 	c := newTestCollector(&clock, g)
 	c.GatherOnce(context.Background(), g)
+	var page strings.Builder
+	if err := WriteText(&page, c); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range page.String() {
+		if (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			t.Fatalf("control character %U raw on the page at byte %d", r, i)
+		}
+	}
 	fams, err := scraped(c).Gather()
 	if err != nil {
 		t.Fatalf("the scrape does not parse: %v", err)

@@ -24,7 +24,7 @@ type timeCache map[timeKey]int64
 
 // readTimeLag is admin.FillTimeLag; a variable of the collector so tests
 // can count reads.
-type readTimeLag func(ctx context.Context, cfg cluster.Config, rep *admin.LagReport, iso admin.Isolation, now time.Time) error
+type readTimeLag func(ctx context.Context, cfg cluster.Config, rep *admin.LagReport, iso admin.Isolation, now time.Time) (missed int, err error)
 
 // nextOffset is the offset a lagging row's group reads next: its commit, or
 // the log start once the commit has expired (admin.FillTimeLag's rule).
@@ -37,10 +37,12 @@ func nextOffset(p admin.PartitionLag) int64 {
 
 // fillTimeLag sets TimeLagMs on rep's committed, lagging rows: from cache
 // where the next offset is known, else by one admin.FillTimeLag over the
-// rows that missed. It returns the cache for the next round, holding only
-// this round's keys, so it never outgrows the report.
-func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep *admin.LagReport, iso admin.Isolation, now time.Time, cache timeCache) (timeCache, error) {
-	next := timeCache{}
+// rows that missed, within ctx. It returns the positions read this round
+// (the cache's part for rep: it never outgrows the report) and how many
+// rows got no time lag: not read in time, or the read failed (their
+// series is absent; the round goes on).
+func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep *admin.LagReport, iso admin.Isolation, now time.Time, cache timeCache) (next timeCache, missed int) {
+	next = timeCache{}
 	miss := admin.LagReport{Isolation: rep.Isolation}
 	type at struct{ g, p int }
 	var back []at
@@ -69,10 +71,11 @@ func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep 
 		}
 	}
 	if len(back) == 0 {
-		return next, nil
+		return next, 0
 	}
-	if err := read(ctx, cfg, &miss, iso, now); err != nil {
-		return next, err
+	missed, err := read(ctx, cfg, &miss, iso, now)
+	if err != nil {
+		return next, len(back)
 	}
 	i := 0
 	for _, g := range miss.Groups {
@@ -88,5 +91,5 @@ func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep 
 			}
 		}
 	}
-	return next, nil
+	return next, missed
 }

@@ -17,6 +17,7 @@ BROKER_TESTS=(
   TestFaultReplayAcrossBrokerRestart
   TestFaultBackfillAcrossBrokerRestart
   TestFaultReplayFrozenBroker
+  TestFaultExporterFreezeLongerThanSession
   TestSecureBrokerOAuthBearer
   TestSecureBrokerLag
   TestSecureBrokerResetAndReplay

@@ -3,9 +3,15 @@ package cli
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
+	"log"
+	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +19,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/spf13/cobra"
 
 	"github.com/offsetctl/offsetctl/admin"
@@ -23,7 +30,13 @@ import (
 
 type exporterFlags struct {
 	sel             groupSelect
-	listen          string
+	listen          []string // --web.listen-address
+	listenAlias     string   // --listen
+	webConfig       string
+	readTimeout     time.Duration
+	writeTimeout    time.Duration
+	idleTimeout     time.Duration
+	maxRequests     int
 	interval        time.Duration
 	rateWindow      time.Duration
 	timeLag         bool
@@ -47,7 +60,10 @@ names and labels are kafka_exporter's (kafka_consumergroup_lag, ..._lag_sum,
 read from the log), consume and produce rates, the catch-up ETA
 (kafka_consumergroup_catchup_seconds = lag / (consume rate − produce rate),
 absent with kafka_consumergroup_falling_behind 1 when the group does not
-gain), and the exporter's own health (offsetctl_gather_*). A failed gather
+gain), and the exporter's own health (offsetctl_gather_*). TLS, client
+certificates, HTTP/2 and bcrypt basic auth come from --web.config.file, the
+web configuration YAML of every Prometheus exporter (exporter-toolkit). A
+failed gather
 keeps the previous values and shows in offsetctl_gather_errors_total and
 offsetctl_snapshot_age_seconds, never as zero lag. /healthz answers 200
 while the process serves.
@@ -57,9 +73,9 @@ own and a cluster="NAME" label; one failing cluster does not blank the
 others. Without GROUP arguments every consumer group is exported. The
 exporter stops cleanly on SIGTERM or Ctrl-C (exit 0).`,
 		Example: `  offsetctl exporter
-  offsetctl exporter --listen 127.0.0.1:9308 --interval 30s --regex 'billing-.*' --exclude '.*-test'
+  offsetctl exporter --web.listen-address 127.0.0.1:9308 --interval 30s --regex 'billing-.*' --exclude '.*-test'
   offsetctl exporter --profile prod-eu,prod-us
-  offsetctl exporter --web-tls-cert web.crt --web-tls-key web.key --web-basic-auth-file scrapers.htpasswd`,
+  offsetctl exporter --web.config.file web-config.yml`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			run, err := a.exporterSetup(cmd, args, f)
 			if err != nil {
@@ -70,14 +86,20 @@ exporter stops cleanly on SIGTERM or Ctrl-C (exit 0).`,
 	}
 	fl := cmd.Flags()
 	f.sel.flags(fl, "every consumer group (the default without GROUP arguments)")
-	fl.StringVar(&f.listen, "listen", ":9308", "address to serve /metrics and /healthz on")
+	fl.StringArrayVar(&f.listen, "web.listen-address", []string{":9308"}, "address to serve /metrics and /healthz on (repeatable)")
+	fl.StringVar(&f.listenAlias, "listen", "", "the same as --web.listen-address (the older name)")
+	fl.StringVar(&f.webConfig, "web.config.file", "", "exporter-toolkit web configuration YAML: TLS, client certificates, HTTP/2, basic_auth_users")
+	fl.DurationVar(&f.readTimeout, "web.read-timeout", 10*time.Second, "longest time to read a request")
+	fl.DurationVar(&f.writeTimeout, "web.write-timeout", 30*time.Second, "longest time to write a response: a scraper that does not read is cut off then")
+	fl.DurationVar(&f.idleTimeout, "web.idle-timeout", 60*time.Second, "how long an idle keep-alive connection stays open")
+	fl.IntVar(&f.maxRequests, "web.max-requests", 10, "scrapes of /metrics served at once; more are answered 503 (0: no limit)")
 	fl.DurationVar(&f.interval, "interval", 15*time.Second, "time between gathers (a gather is cut at this interval)")
 	fl.DurationVar(&f.rateWindow, "rate-window", 0, "span of the consume and produce rates (default 4 × --interval)")
 	fl.BoolVar(&f.timeLag, "time-lag", true, "read kafka_consumergroup_lag_seconds from the log (one record per lagging partition whose position moved)")
 	fl.StringVar(&f.isolation, "isolation", "uncommitted", "log end: uncommitted (high watermark) or committed (last stable offset)")
-	fl.StringVar(&f.tlsCert, "web-tls-cert", "", "serve HTTPS with this certificate (PEM; with --web-tls-key)")
+	fl.StringVar(&f.tlsCert, "web-tls-cert", "", "serve HTTPS with this certificate (PEM; with --web-tls-key; older than --web.config.file)")
 	fl.StringVar(&f.tlsKey, "web-tls-key", "", "private key of --web-tls-cert (PEM)")
-	fl.StringVar(&f.basicAuthFile, "web-basic-auth-file", "", "require HTTP basic auth for /metrics: USER:BCRYPT-HASH lines, as htpasswd -nbB prints")
+	fl.StringVar(&f.basicAuthFile, "web-basic-auth-file", "", "require HTTP basic auth for /metrics: USER:BCRYPT-HASH lines, as htpasswd -nbBC 10 prints (older than --web.config.file)")
 	return cmd
 }
 
@@ -88,7 +110,7 @@ type exporterTarget struct {
 }
 
 // exporterSetup checks the flags and builds the collectors and the HTTP
-// server; everything that can be bad input fails here, before serving.
+// servers; everything that can be bad input fails here, before serving.
 func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) (func(context.Context) error, error) {
 	req, err := exporterRequest(args, f)
 	if err != nil {
@@ -97,29 +119,54 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 	if f.interval < time.Second {
 		return nil, exitcode.Usagef("--interval must be at least 1s, got %s", f.interval)
 	}
-	if err := checkListen(f.listen); err != nil {
+	listen, err := listenAddresses(cmd, f)
+	if err != nil {
 		return nil, err
 	}
 	if f.rateWindow < 0 {
 		return nil, exitcode.Usagef("--rate-window must not be negative")
 	}
-	if (f.tlsCert == "") != (f.tlsKey == "") {
-		return nil, exitcode.Usagef("--web-tls-cert and --web-tls-key go together")
+	if f.readTimeout < 0 || f.writeTimeout < 0 || f.idleTimeout < 0 || f.maxRequests < 0 {
+		return nil, exitcode.Usagef("--web.read-timeout, --web.write-timeout, --web.idle-timeout and --web.max-requests must not be negative")
 	}
-	var auth exporter.BasicAuth
-	if f.basicAuthFile != "" {
-		data, err := inputfile.Read(f.basicAuthFile, inputfile.ConfigLimit, a.timeout)
-		if err == nil {
-			auth, err = exporter.ParseBasicAuth(data)
-		}
-		if err != nil {
-			return nil, exitcode.Usagef("--web-basic-auth-file: %v", err)
-		}
-	}
-	targets, err := a.exporterTargets(req, f)
+	web, err := a.webConfig(f)
 	if err != nil {
 		return nil, err
 	}
+	targets, err := a.exporterTargets(req, f)
+	if err != nil {
+		web.cleanup()
+		return nil, err
+	}
+	handler := a.exporterMux(targets, f.maxRequests)
+	var servers []exporterServer
+	for _, addr := range listen {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			for _, s := range servers {
+				s.ln.Close()
+			}
+			web.cleanup()
+			return nil, fmt.Errorf("--web.listen-address: %w", err)
+		}
+		// ErrorLog: net/http's own lines (a failed TLS handshake) go
+		// through the command's stderr, free of control bytes, not the
+		// process's.
+		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout: f.readTimeout, WriteTimeout: f.writeTimeout, IdleTimeout: f.idleTimeout,
+			ErrorLog: log.New(a.stderr, "offsetctl: ", 0)}
+		servers = append(servers, exporterServer{srv: srv, ln: ln})
+		a.infof("offsetctl: exporter serving %s://%s/metrics (%d cluster(s), every %s)", web.scheme(), ln.Addr(), len(targets), f.interval)
+	}
+	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return func(ctx context.Context) error {
+		defer web.cleanup()
+		return serveExporter(ctx, servers, web.path, logger, targets)
+	}, nil
+}
+
+// exporterMux is /metrics (behind the concurrency limit) and /healthz.
+func (a *app) exporterMux(targets []exporterTarget, maxRequests int) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cols := make([]*exporter.Collector, len(targets))
@@ -132,43 +179,163 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 		cols[i] = t.col
 	}
 	mux := http.NewServeMux()
-	metrics := exporter.Handler(reg, cols...)
-	if auth != nil {
-		metrics = auth.Wrap(metrics)
-	}
-	mux.Handle("/metrics", metrics)
+	mux.Handle("/metrics", exporter.Limit(maxRequests, exporter.Handler(reg, cols...)))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
-	ln, err := net.Listen("tcp", f.listen)
-	if err != nil {
-		return nil, fmt.Errorf("--listen: %w", err)
+	return mux
+}
+
+// listenAddresses is --web.listen-address, or --listen (its older name).
+func listenAddresses(cmd *cobra.Command, f exporterFlags) ([]string, error) {
+	listen, flag := f.listen, "--web.listen-address"
+	if cmd.Flags().Changed("listen") {
+		if cmd.Flags().Changed("web.listen-address") {
+			return nil, exitcode.Usagef("--listen is the older name of --web.listen-address: give one of them")
+		}
+		listen, flag = []string{f.listenAlias}, "--listen"
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	scheme := "http"
+	for _, addr := range listen {
+		if err := checkListen(flag, addr); err != nil {
+			return nil, err
+		}
+	}
+	return listen, nil
+}
+
+// webSetup is the web config the servers read: --web.config.file, or one
+// written from the older flags (removed by cleanup), or none.
+type webSetup struct {
+	path string
+	tls  bool
+	temp bool
+}
+
+func (w webSetup) scheme() string {
+	if w.tls {
+		return "https"
+	}
+	return "http"
+}
+
+func (w webSetup) cleanup() {
+	if w.temp {
+		os.Remove(w.path)
+	}
+}
+
+// webConfig checks --web.config.file (the toolkit's own validation, then
+// the bcrypt costs), or turns --web-tls-cert/--web-tls-key and
+// --web-basic-auth-file into the same YAML in a private temporary file.
+func (a *app) webConfig(f exporterFlags) (webSetup, error) {
+	legacy := f.tlsCert != "" || f.tlsKey != "" || f.basicAuthFile != ""
+	if f.webConfig != "" {
+		if legacy {
+			return webSetup{}, exitcode.Usagef("--web.config.file replaces --web-tls-cert, --web-tls-key and --web-basic-auth-file: give it alone (docs/exporter.md shows the YAML)")
+		}
+		return a.checkWebConfig(f.webConfig)
+	}
+	if !legacy {
+		return webSetup{}, nil
+	}
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return webSetup{}, exitcode.Usagef("--web-tls-cert and --web-tls-key go together")
+	}
+	var auth exporter.BasicAuth
+	if f.basicAuthFile != "" {
+		data, err := inputfile.Read(f.basicAuthFile, inputfile.ConfigLimit, a.timeout)
+		if err == nil {
+			auth, err = exporter.ParseBasicAuth(data)
+		}
+		if err != nil {
+			return webSetup{}, exitcode.Usagef("--web-basic-auth-file: %v", err)
+		}
+	}
 	if f.tlsCert != "" {
 		// Loaded now, so a bad pair is bad input before anything serves.
-		pair, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey)
-		if err != nil {
-			ln.Close()
-			return nil, exitcode.Usagef("--web-tls-cert/--web-tls-key: %v", err)
+		if _, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey); err != nil {
+			return webSetup{}, exitcode.Usagef("--web-tls-cert/--web-tls-key: %v", err)
 		}
-		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
-		scheme = "https"
 	}
-	a.infof("offsetctl: exporter serving %s://%s/metrics (%d cluster(s), every %s)", scheme, ln.Addr(), len(targets), f.interval)
-	return func(ctx context.Context) error { return serveExporter(ctx, srv, ln, targets) }, nil
+	return a.writeLegacyWebConfig(f, auth)
+}
+
+// writeLegacyWebConfig writes the older flags' web config to a 0600 file.
+func (a *app) writeLegacyWebConfig(f exporterFlags, auth exporter.BasicAuth) (webSetup, error) {
+	cert, key := f.tlsCert, f.tlsKey
+	if cert != "" {
+		var err error
+		if cert, err = filepath.Abs(cert); err == nil {
+			key, err = filepath.Abs(key)
+		}
+		if err != nil {
+			return webSetup{}, err
+		}
+	}
+	data, err := exporter.LegacyWebConfig(cert, key, auth)
+	if err != nil {
+		return webSetup{}, err
+	}
+	if info, err := exporter.WebUsers(data); err == nil {
+		a.warnCosts("--web-basic-auth-file", info)
+	}
+	tmp, err := os.CreateTemp("", "offsetctl-web-*.yml")
+	if err != nil {
+		return webSetup{}, fmt.Errorf("writing the web config of --web-tls-cert/--web-basic-auth-file: %w", err)
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	w := webSetup{path: tmp.Name(), tls: cert != "", temp: true}
+	if err != nil {
+		w.cleanup()
+		return webSetup{}, fmt.Errorf("writing the web config of --web-tls-cert/--web-basic-auth-file: %w", err)
+	}
+	return w, nil
+}
+
+// yamlQuoted matches the values YAML errors quote, left out of messages
+// (a misplaced key or password must not reach a log).
+var yamlQuoted = regexp.MustCompile("`[^`]*`")
+
+// checkWebConfig validates a --web.config.file before anything serves.
+func (a *app) checkWebConfig(path string) (webSetup, error) {
+	data, err := inputfile.Read(path, inputfile.ConfigLimit, a.timeout)
+	if err != nil {
+		return webSetup{}, exitcode.Usagef("--web.config.file: %v", err)
+	}
+	info, err := exporter.WebUsers(data)
+	if err != nil {
+		return webSetup{}, exitcode.Usagef("--web.config.file: %v", err)
+	}
+	if err := web.Validate(path); err != nil {
+		msg := yamlQuoted.ReplaceAllString(strings.ReplaceAll(err.Error(), "\n", " "), "`…`")
+		return webSetup{}, exitcode.Usagef("--web.config.file: %s", msg)
+	}
+	a.warnCosts("--web.config.file", info)
+	return webSetup{path: path, tls: info.TLS}, nil
+}
+
+// warnCosts warns of users whose hash cost differs from the toolkit's hash
+// for unknown users (a timing difference that tells user names apart).
+func (a *app) warnCosts(flag string, info exporter.WebConfigInfo) {
+	if len(info.OtherCost) == 0 {
+		return
+	}
+	a.warnf("%s: %d user(s) have a bcrypt cost other than %d (first %s): a wrong password for them answers faster or slower than for an unknown user, which tells which user names exist; make the hashes with htpasswd -nbBC %d",
+		flag, len(info.OtherCost), exporter.ToolkitUnknownUserCost, strconv.Quote(info.OtherCost[0]), exporter.ToolkitUnknownUserCost)
 }
 
 // checkListen refuses a --listen that is not HOST:PORT or :PORT as bad
 // input (exit 2) before anything serves; a port in use or an address not
 // on this machine stays an operational failure (exit 1) from Listen. The
 // value is never echoed (net's errors quote it).
-func checkListen(addr string) error {
+func checkListen(flag, addr string) error {
 	_, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return exitcode.Usagef("--listen: want HOST:PORT or :PORT (e.g. :9308)")
+		return exitcode.Usagef("%s: want HOST:PORT or :PORT (e.g. :9308)", flag)
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return exitcode.Usagef("--listen: the port must be a number from 0 to 65535")
+		return exitcode.Usagef("%s: the port must be a number from 0 to 65535", flag)
 	}
 	return nil
 }
@@ -220,30 +387,40 @@ func (a *app) exporterTargets(req admin.GatherRequest, f exporterFlags) ([]expor
 	return out, nil
 }
 
-// serveExporter runs the gather loops and the server until ctx ends, then
-// shuts both down: a SIGTERM is a clean stop (exit 0).
-func serveExporter(ctx context.Context, srv *http.Server, ln net.Listener, targets []exporterTarget) error {
+// exporterServer is one listener and its server.
+type exporterServer struct {
+	srv *http.Server
+	ln  net.Listener
+}
+
+// serveExporter runs the gather loops and the servers until ctx ends, then
+// shuts them down: a SIGTERM is a clean stop (exit 0). Each server is
+// exporter-toolkit's web.Serve over the web config (TLS, basic auth).
+func serveExporter(ctx context.Context, servers []exporterServer, webConfig string, logger *slog.Logger, targets []exporterTarget) error {
 	var wg sync.WaitGroup
 	for _, t := range targets {
 		wg.Add(1)
 		go func() { defer wg.Done(); t.col.Run(ctx) }()
 	}
-	served := make(chan error, 1)
-	go func() {
-		if srv.TLSConfig != nil {
-			served <- srv.ServeTLS(ln, "", "")
-			return
-		}
-		served <- srv.Serve(ln)
-	}()
+	served := make(chan error, len(servers))
+	for _, s := range servers {
+		go func() { served <- web.Serve(s.ln, s.srv, &web.FlagConfig{WebConfigFile: &webConfig}, logger) }()
+	}
 	var err error
 	select {
 	case err = <-served:
 	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err = srv.Shutdown(sctx)
-		cancel()
 	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	for _, s := range servers {
+		if serr := s.srv.Shutdown(sctx); err == nil || errors.Is(err, http.ErrServerClosed) {
+			err = serr
+		}
+	}
+	cancel()
 	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
 	return err
 }

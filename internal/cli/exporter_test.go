@@ -567,18 +567,173 @@ func TestFaultExporterFrozenBroker(t *testing.T) {
 	e.waitScrape(t, "a successful gather after SIGCONT", func(f map[string]*dto.MetricFamily) bool { return gatheredOK(f) && lagsAre(f) })
 }
 
-// TestExporterExactGroupNames: a group name with a quote, a backslash, a
-// newline and non-ASCII text is exported with its exact bytes as the
-// label value (the exposition format escapes it; a parser gets it back).
+// TestExporterTimeLagBudget: with every fetch to one broker held
+// unanswered, exporter rounds at --interval 2s still complete (no round is
+// cut: gather_errors_total stays 0, the second batch of groups is read
+// after the first one's time-lag search), the time lag the round could not
+// read is absent and counted in offsetctl_gather_time_lag_missed.
+func TestExporterTimeLagBudget(t *testing.T) {
+	if testkit.Real() {
+		t.Skip("holds fetch answers with kfake")
+	}
+	c := testkit.New(t)
+	prefix := testkit.Name(t, "tlb")
+	topic := c.LagFleet(prefix, 30, 40) // two batches of groups
+	md, err := c.Admin().Metadata(testkit.Ctx(t), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := md.Topics[topic].Partitions[0].Leader
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	c.Fake.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		if c.Fake.CurrentNode() == slow {
+			c.Fake.SleepControl(func() { <-release })
+		}
+		return nil, nil, false
+	})
+	e := startExporter(t, c, nil, "--interval", "2s", "-r", regexp.QuoteMeta(prefix)+"-.*")
+	fams := e.waitScrape(t, "a complete round with time lag missed", func(f map[string]*dto.MetricFamily) bool {
+		missed, _ := value(f, "offsetctl_gather_time_lag_missed", "")
+		return gatheredOK(f) && missed > 0 && len(series(f, "kafka_consumergroup_lag")) == 30*40
+	})
+	lags, secs := series(fams, "kafka_consumergroup_lag"), series(fams, "kafka_consumergroup_lag_seconds")
+	missing := 0
+	for k, lag := range lags {
+		if _, ok := secs[k]; !ok {
+			if lag == 0 {
+				t.Errorf("%s: no lag_seconds without lag", k)
+			}
+			missing++
+		}
+	}
+	if missed, _ := value(fams, "offsetctl_gather_time_lag_missed", ""); float64(missing) != missed {
+		t.Errorf("%d lagging series without lag_seconds, offsetctl_gather_time_lag_missed %v", missing, missed)
+	}
+	if errs, _ := value(fams, "offsetctl_gather_errors_total", ""); errs != 0 {
+		t.Errorf("%v rounds failed or were cut: the held time-lag reads blocked them", errs)
+	}
+}
+
+// TestFaultExporterFreezeLongerThanSession: the real broker frozen
+// (SIGSTOP) for 12 s, longer than its consumer session timeout (10 s in
+// scripts/kafka-secure.sh), during 1 s exporter rounds, with an Empty
+// group that lags and a live KIP-848 group. On every scrape, frozen and
+// after: no lag or offset series of the last complete gather is missing
+// and, until a complete gather says otherwise, none is below its last
+// good value; while frozen the groups are marked stale and success is 0;
+// after SIGCONT a complete gather clears the marks.
+func TestFaultExporterFreezeLongerThanSession(t *testing.T) {
+	b := needSecureBroker(t)
+	topic, group := b.fixture(t)
+	live := testkit.Name(t, "live")
+	liveTopic := b.c.Topic(2, nil)
+	b.c.Produce(liveTopic, map[int32]int{0: 5, 1: 5}, time.Time{})
+	b.c.Consumer(live, liveTopic, true)
+	e := startExporter(t, b.c, nil, "--interval", "1s", "--timeout", "800ms", group, live)
+	families := []string{"kafka_consumergroup_lag", "kafka_consumergroup_current_offset"}
+	good := map[string]float64{}
+	complete := func(f map[string]*dto.MetricFamily) bool {
+		for _, v := range series(f, "offsetctl_consumergroup_stale") {
+			if v != 0 {
+				return false
+			}
+		}
+		return gatheredOK(f)
+	}
+	e.waitScrape(t, "both groups read, the live one caught up", func(f map[string]*dto.MetricFamily) bool {
+		lag := series(f, "kafka_consumergroup_lag")
+		is := func(g string, p int, tp string, want float64) bool {
+			v, ok := lag[fmt.Sprintf("consumergroup=%s,partition=%d,topic=%s", g, p, tp)]
+			return ok && v == want
+		}
+		return complete(f) && is(group, 0, topic, 6) && is(live, 0, liveTopic, 0) && is(live, 1, liveTopic, 0)
+	})
+	scrapes, staleSeen := 0, false
+	check := func(f map[string]*dto.MetricFamily) {
+		t.Helper()
+		scrapes++
+		ok := complete(f)
+		for _, name := range families {
+			got := series(f, name)
+			for k, v := range good {
+				if !strings.HasPrefix(k, name+"{") {
+					continue
+				}
+				labels := strings.TrimSuffix(strings.TrimPrefix(k, name+"{"), "}")
+				now, present := got[labels]
+				switch {
+				case !present:
+					t.Fatalf("scrape %d: %s{%s} vanished (complete gather: %v)", scrapes, name, labels, ok)
+				case now < v && !ok:
+					t.Fatalf("scrape %d: %s{%s} = %v below its last good %v in an incomplete gather", scrapes, name, labels, now, v)
+				}
+			}
+			if ok {
+				for labels, v := range got {
+					good[name+"{"+labels+"}"] = v
+				}
+			}
+		}
+		if s, _ := value(f, "offsetctl_consumergroup_stale", "consumergroup="+group); s == 1 {
+			staleSeen = true
+			if v, _ := value(f, "offsetctl_gather_success", ""); v != 0 {
+				t.Fatalf("scrape %d: a stale group with gather_success %v", scrapes, v)
+			}
+		}
+	}
+	check(e.scrape(t))
+	if len(good) != 2*(3+2) {
+		t.Fatalf("last good values %v: want lag and offset of 5 partitions", good)
+	}
+	secureScript(t, b, "freeze")
+	thawed := false
+	t.Cleanup(func() {
+		if !thawed {
+			secureScript(t, b, "thaw")
+		}
+	})
+	for end := time.Now().Add(12 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		check(e.scrape(t))
+	}
+	secureScript(t, b, "thaw")
+	thawed = true
+	if !staleSeen {
+		t.Errorf("no scrape in 12 s of freeze marked group %s stale", group)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		f := e.scrape(t)
+		check(f)
+		if complete(f) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no complete gather within 60 s of SIGCONT\nstderr:\n%s", e.stderr.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("%d scrapes checked; stderr:\n%s", scrapes, e.stderr.String())
+	if v := good[fmt.Sprintf("kafka_consumergroup_lag{consumergroup=%s,partition=0,topic=%s}", group, topic)]; v != 6 {
+		t.Errorf("lag after the freeze %v, want 6", v)
+	}
+}
+
+// TestExporterExactGroupNames: a group name with a quote, a backslash and
+// non-ASCII text is exported with its exact bytes as the label value (the
+// exposition format escapes it; a parser gets it back); its line feed and
+// ESC come back as the text \x0a and \x1b, never raw.
 func TestExporterExactGroupNames(t *testing.T) {
 	c := testkit.New(t)
 	topic := c.Topic(1, nil)
 	c.Produce(topic, map[int32]int{0: 9}, time.Now())
-	g := testkit.Name(t, "ex") + "-\"q\"\\b\nline-é"
+	base := testkit.Name(t, "ex")
+	g := base + "-\"q\"\\b\nline-\x1b[2Ké"
 	c.Commit(g, topic, map[int32]int64{0: 2})
 	e := startExporter(t, c, nil, "--interval", "1s", "--time-lag=false", g)
 	fams := e.waitScrape(t, "the group", gatheredOK)
-	l := fmt.Sprintf("consumergroup=%s,partition=0,topic=%s", g, topic)
+	l := fmt.Sprintf("consumergroup=%s,partition=0,topic=%s", base+`-"q"\b\x0aline-\x1b[2Ké`, topic)
 	if v, ok := value(fams, "kafka_consumergroup_lag", l); !ok || v != 7 {
 		t.Fatalf("lag of the oddly named group %v (%v); series %v", v, ok, series(fams, "kafka_consumergroup_lag"))
 	}
@@ -586,7 +741,8 @@ func TestExporterExactGroupNames(t *testing.T) {
 
 // TestExporterTLSAndBasicAuth: with --web-tls-cert/--web-tls-key and
 // --web-basic-auth-file the exporter serves HTTPS and answers /metrics
-// only to a user of the file; /healthz stays open.
+// only to a user of the file (through exporter-toolkit, which guards
+// /healthz as well).
 func TestExporterTLSAndBasicAuth(t *testing.T) {
 	c := testkit.New(t)
 	topic := c.Topic(1, nil)
@@ -627,7 +783,10 @@ func TestExporterTLSAndBasicAuth(t *testing.T) {
 	if code, _ := get("/metrics", "prom", "wrong"); code != 401 {
 		t.Errorf("/metrics with a wrong password: %d, want 401", code)
 	}
-	if code, body := get("/healthz", "", ""); code != 200 || body != "ok\n" {
+	if code, _ := get("/healthz", "", ""); code != 401 {
+		t.Errorf("/healthz without credentials: %d, want 401", code)
+	}
+	if code, body := get("/healthz", "prom", "scrape-pw"); code != 200 || body != "ok\n" {
 		t.Errorf("/healthz: %d %q", code, body)
 	}
 	want := fmt.Sprintf("kafka_consumergroup_lag{consumergroup=%q,partition=\"0\",topic=%q} 3", g, topic)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/internal/testkit"
@@ -420,6 +423,67 @@ func TestLagTimeLag(t *testing.T) {
 	}
 	if r1 := row(t, gl, topic, 1); r1.TimeLagMs == nil || *r1.TimeLagMs != 0 {
 		t.Errorf("caught-up partition time lag = %v, want 0", r1.TimeLagMs)
+	}
+}
+
+// TestLagTimeLagBudget: `lag --time-lag --timeout 2s` over many lagging
+// partitions, with every fetch to one broker held unanswered, returns
+// (well within the bound, which the held fetches would outlast), exits 0
+// and counts on stderr exactly the rows shown without time lag. The
+// batches share one time-lag deadline: the second batch (groups 26-30)
+// is gathered after the first batch's search used it up, so none of its
+// rows gets a time lag, rather than each batch waiting its own 2 s.
+func TestLagTimeLagBudget(t *testing.T) {
+	if testkit.Real() {
+		t.Skip("holds fetch answers with kfake")
+	}
+	c := testkit.New(t)
+	prefix := testkit.Name(t, "tlb")
+	topic := c.LagFleet(prefix, 30, 400)
+	md, err := c.Admin().Metadata(testkit.Ctx(t), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := md.Topics[topic].Partitions[0].Leader
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	c.Fake.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		if c.Fake.CurrentNode() == slow {
+			c.Fake.SleepControl(func() { <-release })
+		}
+		return nil, nil, false
+	})
+	start := time.Now()
+	r := mustRun(t, c, 0, "lag", "-r", regexp.QuoteMeta(prefix)+"-.*", "--time-lag", "--timeout", "2s", "-o", "json")
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("lag --time-lag --timeout 2s took %v", d)
+	}
+	var out lagJSON
+	decodeJSON(t, r, &out)
+	if len(out.Groups) != 30 {
+		t.Fatalf("%d groups, want 30", len(out.Groups))
+	}
+	missing, lagging := 0, 0
+	for i, g := range out.Groups {
+		for _, p := range g.Partitions {
+			if lagv(p) <= 0 {
+				continue
+			}
+			lagging++
+			if p.TimeLagMs == nil {
+				missing++
+			} else if i >= admin.LagBatchGroups {
+				t.Fatalf("group %s of the second batch has a time lag on partition %d: its batch had its own deadline", g.Group, p.Partition)
+			}
+		}
+	}
+	if missing == 0 || missing == lagging {
+		t.Fatalf("%d of %d lagging rows without time lag: want those led by the held broker and the second batch", missing, lagging)
+	}
+	want := fmt.Sprintf("time lag not read within --timeout for %d partition row(s)", missing)
+	if !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr does not count the %d rows: want %q in\n%s", missing, want, r.stderr)
 	}
 }
 
