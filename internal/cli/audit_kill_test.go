@@ -121,7 +121,7 @@ func (s *killSweep) after(t *testing.T, name, want string) {
 // 10,000 partitions (10 topics of 1,000 with names over 120 characters,
 // several TxnOffsetCommits). On Apache Kafka each point is a request
 // written or answered in the child's --verbose log (31 points); on kfake
-// a request held by kfake, dropped or processed (16 points, each outcome
+// a request held by kfake, dropped or processed (18 points, each outcome
 // known exactly).
 func TestResetAuditKillNine(t *testing.T) {
 	if testing.Short() {
@@ -193,20 +193,23 @@ func (s *killSweep) sweepFake(t *testing.T) {
 		key    kmsg.Key
 		nth    int
 		stable bool
-		want   string // if processed; dropped it is old unless noted
+		want   string // if processed
+		// dropNew: dropped, the group is new too (after EndTxn)
+		dropNew bool
 	}{
-		{"gather DescribeGroups", kmsg.DescribeGroups, 1, false, "old"},
-		{"gather ListOffsets", kmsg.ListOffsets, 1, false, "old"},
-		{"check InitProducerId", kmsg.InitProducerID, 1, false, "old"},
-		{"InitProducerId", kmsg.InitProducerID, 2, false, "old"},
-		{"re-read before staging", kmsg.OffsetFetch, 1, true, "old"},
-		{"AddOffsetsToTxn", kmsg.AddOffsetsToTxn, 1, false, "old"},
-		{"TxnOffsetCommit 2", kmsg.TxnOffsetCommit, 2, false, "old"},
-		{"EndTxn", kmsg.EndTxn, 1, false, "new"},
+		{"gather DescribeGroups", kmsg.DescribeGroups, 1, false, "old", false},
+		{"gather ListOffsets", kmsg.ListOffsets, 1, false, "old", false},
+		{"check InitProducerId", kmsg.InitProducerID, 1, false, "old", false},
+		{"InitProducerId", kmsg.InitProducerID, 2, false, "old", false},
+		{"re-read before staging", kmsg.OffsetFetch, 1, true, "old", false},
+		{"AddOffsetsToTxn", kmsg.AddOffsetsToTxn, 1, false, "old", false},
+		{"TxnOffsetCommit 2", kmsg.TxnOffsetCommit, 2, false, "old", false},
+		{"EndTxn", kmsg.EndTxn, 1, false, "new", false},
+		{"read-back", kmsg.OffsetFetch, 2, true, "new", true},
 	} {
 		for _, process := range []bool{false, true} {
 			want := "old"
-			if process {
+			if process || p.dropNew {
 				want = p.want
 			}
 			points = append(points, killPoint{name: fmt.Sprintf("%s %s", p.name, map[bool]string{true: "processed", false: "dropped"}[process]),
