@@ -208,6 +208,49 @@ func TestAuditOutcomeNotWritten(t *testing.T) {
 	}
 	mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(dir, "u.csv"))
 	f.wantAt(t, walOld)
+	// Undone, the intent's groups hold their offsets before: an undo of
+	// the intent again has nothing to restore (and says so).
+	u := mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute")
+	if !strings.Contains(u.stderr, "every partition holds its offset before the change, which did not reach the cluster: nothing to undo") {
+		t.Fatalf("undo of an intent at before:\n%s", u.stderr)
+	}
+}
+
+// TestAuditIntentBeforeDeleteAndProduce: delete-offsets, delete-group and
+// a backfill have their intent in the log when the first OffsetDelete,
+// DeleteGroups or Produce reaches the broker; their outcome follows.
+func TestAuditIntentBeforeDeleteAndProduce(t *testing.T) {
+	f := newWAL(t)
+	intentAt := map[kmsg.Key]*atomic.Bool{}
+	for _, k := range []kmsg.Key{kmsg.OffsetDelete, kmsg.DeleteGroups, kmsg.Produce} {
+		ok := &atomic.Bool{}
+		intentAt[k] = ok
+		f.c.Fake.ControlKey(int16(k), func(kmsg.Request) (kmsg.Response, error, bool) {
+			f.c.Fake.KeepControl()
+			if es, err := audit.ReadFile(f.log); err == nil && len(es) > 0 && es[len(es)-1].Kind == audit.KindIntent {
+				ok.Store(true)
+			}
+			return nil, nil, false
+		})
+	}
+	dir := t.TempDir()
+	mustRun(t, f.c, 0, "--audit-log", f.log, "delete-offsets", f.group, "--topic", f.topic+":0", "--execute", "--backup", filepath.Join(dir, "d.csv"))
+	mustRun(t, f.c, 0, "--audit-log", f.log, "delete-group", f.group, "--execute", "--backup", filepath.Join(dir, "g.csv"))
+	dst := f.c.Topic(3, nil)
+	mustRun(t, f.c, 0, "--audit-log", f.log, "replay", f.topic, "--produce-to", dst, "--format", "none", "-q")
+	for k, ok := range intentAt {
+		if !ok.Load() {
+			t.Errorf("no intent in the log when the first %s arrived", k.Name())
+		}
+	}
+	es := historyOf(t, "--audit-log", f.log)
+	var got []string
+	for _, e := range es {
+		got = append(got, e.Action+":"+e.Outcome)
+	}
+	if strings.Join(got, " ") != "delete-offsets:applied delete-group:applied backfill:applied" || *es[0].Changed != 1 || *es[1].Changed != 2 || *es[2].Produced != 30 {
+		t.Fatalf("history: %v %+v", got, es)
+	}
 }
 
 // TestAuditOutcomeLostEndTxn: the EndTxn answer is lost (held past the

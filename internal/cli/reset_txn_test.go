@@ -685,7 +685,8 @@ func TestResetNonAtomicPartlyChanged(t *testing.T) {
 		return nil, fmt.Errorf("gone"), true
 	})
 	backup := filepath.Join(t.TempDir(), "b.csv")
-	r := guarded(t, nil, append([]string{"-b", c.BrokerList(), "reset", group, "--to", "2", "--execute", "--non-atomic", "--backup", backup, "-o", "json", "--timeout", "5s"}, bg.scope()...)...)
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	r := guarded(t, nil, append([]string{"-b", c.BrokerList(), "--audit-log", log, "reset", group, "--to", "2", "--execute", "--non-atomic", "--backup", backup, "-o", "json", "--timeout", "5s"}, bg.scope()...)...)
 	close(finished)
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
@@ -714,6 +715,12 @@ func TestResetNonAtomicPartlyChanged(t *testing.T) {
 	undo := "undo: offsetctl reset " + group + " --to file:" + backup + " --execute"
 	if !strings.Contains(r.stderr, "PARTLY CHANGED") || !strings.Contains(r.stderr, fmt.Sprintf("%d of %d partitions were applied", applied, applied+notApplied)) || !strings.Contains(r.stderr, undo) {
 		t.Fatalf("stderr does not say the group is partly changed, how much, and how to undo:\n%s", r.stderr)
+	}
+	// The entry says the same: partly, with the acknowledged commits as
+	// written and changed (issue 21).
+	es := historyOf(t, "--audit-log", log)
+	if len(es) != 1 || es[0].Outcome != audit.Partly || *es[0].Written != applied || *es[0].Changed != applied || !strings.Contains(r.stderr, "(outcome: partly)") {
+		t.Fatalf("entry %+v\nstderr:\n%s", es, r.stderr)
 	}
 	mustRun(t, c, 0, "reset", group, "--to", "file:"+backup, "--execute", "--backup", filepath.Join(t.TempDir(), "b2.csv"))
 	if st := bg.state(t, c, group, 2); st != "old" {
