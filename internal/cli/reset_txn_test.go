@@ -287,8 +287,11 @@ func TestResetTxnKillNine(t *testing.T) {
 		}
 		t.Logf("killed: %s, then the next reset applied", st)
 	}
+	// The audit trail across the same kills (issue 21), on these topics.
+	sweep := func(t *testing.T) { auditKillSweep(t, c, bg) }
 	if c.Fake == nil {
 		killOnLog(t, c, bg, run, after)
+		t.Run("audit", sweep)
 		return
 	}
 	points := []killPoint{
@@ -348,6 +351,7 @@ func TestResetTxnKillNine(t *testing.T) {
 			after(group, pt.want, 2)
 		})
 	}
+	t.Run("audit", sweep)
 }
 
 // killOnLog (real broker): the child runs with --verbose, whose franz-go
