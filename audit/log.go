@@ -167,8 +167,23 @@ func openAppend(path string, explicit bool) (*os.File, kind, error) {
 		return nil, 0, fmt.Errorf("audit log %s: %w", shown, unwrapPath(err))
 	}
 	k, err := checkKind(st, explicit)
+	if err == nil && k == kindFile {
+		// Read-write, to see whether the file ends with a newline; opened
+		// write-only first, as a FIFO with no reader must fail to open.
+		var rw *os.File
+		if rw, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND|openFlags, 0); err == nil {
+			f.Close()
+			f = rw
+			if st2, serr := f.Stat(); serr != nil || !sameFile(st, st2) {
+				err = errors.New("replaced while it was opened")
+			}
+		}
+	}
 	if err != nil {
 		f.Close()
+		if errors.Is(err, errNotRegular) {
+			return nil, 0, fmt.Errorf("audit log %s: %w; to keep no log use --no-audit", shown, err)
+		}
 		return nil, 0, fmt.Errorf("audit log %s: %w", shown, err)
 	}
 	return f, k, nil
@@ -188,8 +203,10 @@ func checkKind(st fs.FileInfo, explicit bool) (kind, error) {
 	case m&fs.ModeNamedPipe != 0:
 		return 0, errors.New("a FIFO: name it with --audit-log to use a pipe as the log")
 	}
-	return 0, errors.New("not a regular file (a device, a directory or a socket); to keep no log use --no-audit")
+	return 0, errNotRegular
 }
+
+var errNotRegular = errors.New("not a regular file (a device, a directory or a socket)")
 
 // unwrapPath drops os's own copy of the path (the caller shows it once,
 // made safe).

@@ -106,6 +106,10 @@ type ReadOptions struct {
 	Explicit bool
 	Stdin    io.Reader
 	PipeWait time.Duration
+	// IDPrefix, when set, reads only the files that may hold an entry
+	// whose id starts with it (FilesFor), and decodes only the lines that
+	// contain it: undo finds one entry in any log in about a second.
+	IDPrefix string
 }
 
 // Read parses one log stream with the default bound. Lines that are not
@@ -170,6 +174,9 @@ func Walk(path string, o ReadOptions, fn func(e *Entry, line []byte) error) (Iss
 		return is, scan(o.Stdin, "-", o, &is, fn)
 	}
 	files, err := Files(path)
+	if o.IDPrefix != "" {
+		files, err = FilesFor(path, o.IDPrefix)
+	}
 	if err != nil {
 		return is, err
 	}
@@ -194,6 +201,9 @@ func walkFile(name string, o ReadOptions, is *Issues, fn func(*Entry, []byte) er
 		_ = f.SetReadDeadline(time.Now().Add(o.PipeWait)) // a FIFO's writer that never ends
 	}
 	var r io.Reader = f
+	if st, err := f.Stat(); err == nil && st.Mode()&fs.ModeNamedPipe != 0 {
+		r = &nonEmpty{r: f}
+	}
 	if strings.HasSuffix(name, ".gz") {
 		zr, err := gzip.NewReader(bufio.NewReaderSize(f, 64<<10))
 		if err != nil {
@@ -206,6 +216,25 @@ func walkFile(name string, o ReadOptions, is *Issues, fn func(*Entry, []byte) er
 		return fmt.Errorf("audit log %s: %w", safetext.Arg(name), err)
 	}
 	return nil
+}
+
+// nonEmpty fails a pipe that ends before its first byte: a FIFO with no
+// writer (opened O_NONBLOCK, it reads as end of file at once) is a log
+// nobody is writing, not an empty one.
+type nonEmpty struct {
+	r    io.Reader
+	seen bool
+}
+
+func (n *nonEmpty) Read(p []byte) (int, error) {
+	k, err := n.r.Read(p)
+	if k > 0 {
+		n.seen = true
+	}
+	if err == io.EOF && !n.seen {
+		return k, errors.New("a pipe with no writer, or that ended with no data")
+	}
+	return k, err
 }
 
 // openRead opens one of the log's files for reading under the writer's
@@ -255,6 +284,7 @@ func scan(r io.Reader, name string, o ReadOptions, is *Issues, fn func(*Entry, [
 		case over:
 			is.Oversized = append(is.Oversized, spot)
 		case len(t) == 0:
+		case o.IDPrefix != "" && !bytes.Contains(t, []byte(o.IDPrefix)):
 		default:
 			if ferr := decodeLine(t, o.Summary, spot, is, fn); ferr != nil {
 				return ferr

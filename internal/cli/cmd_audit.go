@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,7 +39,7 @@ func (a *app) historyCmd() *cobra.Command {
 				}
 				f.Since = t
 			}
-			entries, err := a.readTrail(cmd.Context())
+			entries, err := a.readTrail(cmd.Context(), a.format != report.JSON, "")
 			if err != nil {
 				return err
 			}
@@ -54,12 +53,14 @@ func (a *app) historyCmd() *cobra.Command {
 	return cmd
 }
 
-// readTrail reads the local audit log; lines that are not entries are
-// skipped with a warning (the rest of the trail still counts).
-func (a *app) readTrail(ctx context.Context) ([]audit.Entry, error) {
-	var entries []audit.Entry
-	var err error
-	path := ""
+// readTrail reads the trail: the local log (every file of it, rotated
+// and gzip'd ones too) or the shared topic. Lines that are not entries,
+// oversized lines and entries of an unknown format version are reported
+// with a warning each (the rest of the trail still counts). summary
+// leaves the changes out (history's table needs only the counts); a
+// non-empty id reads only what may hold that entry. A log that cannot be
+// read is exit 1 (docs/audit.md: the same code for every command).
+func (a *app) readTrail(ctx context.Context, summary bool, id string) ([]audit.Entry, error) {
 	if a.auditTopic != "" || a.profile != "" {
 		// The shared trail, when the flag or the profile names one.
 		if _, err := a.clusterConfig(); err != nil {
@@ -67,33 +68,41 @@ func (a *app) readTrail(ctx context.Context) ([]audit.Entry, error) {
 		}
 	}
 	if a.trailTopic != "" {
-		path = "audit topic " + a.trailTopic
-		cfg, adm, aerr := a.admin(ctx)
-		if aerr != nil {
-			return nil, aerr
+		cfg, adm, err := a.admin(ctx)
+		if err != nil {
+			return nil, err
 		}
 		defer adm.Close()
 		rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 		defer cancel()
-		entries, err = audit.ReadTopic(rctx, cfg, adm, a.trailTopic)
-	} else {
-		if path, err = a.auditPath(); err != nil {
-			return nil, exitcode.AsUsage(err)
+		entries, err := audit.ReadTopic(rctx, cfg, adm, a.trailTopic)
+		var ce *audit.CorruptError
+		if errors.As(err, &ce) {
+			a.warnf("audit topic %s: %v", a.trailTopic, err)
+			err = nil
 		}
-		entries, err = audit.ReadFile(path)
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			// The file named cannot be read (a device, a pipe with no
-			// writer, a directory, no permission): the path is bad input.
-			err = exitcode.AsUsage(err)
+		return entries, err
+	}
+	path, err := a.auditPath()
+	if err != nil {
+		return nil, &exitcode.Error{Code: exitcode.Failure, Err: err}
+	}
+	o := audit.ReadOptions{Summary: summary, Explicit: a.auditExplicit(), Stdin: a.stdin, PipeWait: a.timeout, IDPrefix: strings.ToUpper(strings.TrimSpace(id))}
+	var entries []audit.Entry
+	is, err := audit.Walk(path, o, func(e *audit.Entry, line []byte) error {
+		if id != "" && !strings.HasPrefix(e.ID, o.IDPrefix) {
+			return nil
 		}
+		entries = append(entries, *e)
+		return nil
+	})
+	for _, w := range is.Warnings() {
+		a.warnf("%s", w)
 	}
-	var ce *audit.CorruptError
-	if errors.As(err, &ce) {
-		a.warnf("%s: %v", path, err)
-		err = nil
+	if err != nil {
+		return nil, &exitcode.Error{Code: exitcode.Failure, Err: fmt.Errorf("%w: the audit log cannot be read", err)}
 	}
-	return entries, err
+	return entries, nil
 }
 
 func (a *app) undoCmd() *cobra.Command {
@@ -127,13 +136,19 @@ members), its own backup and read-back, and it is recorded in the trail too.`,
 }
 
 func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup string) error {
-	entries, err := a.readTrail(cmd.Context())
+	entries, err := a.readTrail(cmd.Context(), false, id)
 	if err != nil {
 		return err
 	}
 	e, err := audit.Find(entries, id)
 	if err != nil {
 		return exitcode.AsUsage(err)
+	}
+	if !audit.KnownVersion(e.V) {
+		return fmt.Errorf("entry %s is in audit format version %d, which this offsetctl does not know (it knows 1 to %d): it is never acted on; undo it with the offsetctl that wrote it", e.ID, e.V, audit.Version)
+	}
+	if e, err = a.loadChanges(e); err != nil {
+		return err
 	}
 	if why := audit.Undoable(e); why != "" {
 		return exitcode.Usagef("%s", why)
@@ -183,6 +198,19 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 	}
 	rc.SetArgs(args)
 	return rc.ExecuteContext(cmd.Context())
+}
+
+// loadChanges reads and checks the changes file of an entry that keeps
+// its changes beside the log (more than audit.MaxInlineChanges).
+func (a *app) loadChanges(e audit.Entry) (audit.Entry, error) {
+	if e.ChangesFile == "" {
+		return e, nil
+	}
+	path, err := a.auditPath()
+	if err != nil {
+		return e, err
+	}
+	return audit.LoadChanges(path, e)
 }
 
 // appliedGroups is the groups of e (in its order) with a change made.
