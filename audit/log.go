@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/filelock"
@@ -158,6 +159,8 @@ func openAppend(path string, explicit bool) (*os.File, kind, error) {
 		return nil, 0, fmt.Errorf("audit log %s: a pipe with no reader", shown)
 	case errors.Is(err, errSymlink):
 		return nil, 0, fmt.Errorf("audit log %s: a symbolic link: refused (the log is never reached through a link; name the file itself)", shown)
+	case errors.Is(err, syscall.EISDIR):
+		return nil, 0, fmt.Errorf("audit log %s: %w; to keep no log use --no-audit", shown, errNotRegular)
 	case err != nil:
 		return nil, 0, fmt.Errorf("audit log %s: %w", shown, unwrapPath(err))
 	}

@@ -31,7 +31,12 @@ func History(w io.Writer, f Format, entries []audit.Entry) error {
 		// A group name may hold a comma or a blank: safetext.List quotes
 		// such a name, and counts the groups beyond historyGroups (JSON
 		// and CSV list them all).
-		row := []string{e.ID, e.Time.UTC().Format(time.RFC3339), who, e.Action, safetext.List(e.Groups, historyGroups), e.Outcome, changes, Dash(e.Backup)}
+		outcome := e.Outcome
+		if e.V > audit.Version {
+			// A newer offsetctl's entry: its fields may mean other things.
+			outcome = fmt.Sprintf("format-v%d?", e.V)
+		}
+		row := []string{e.ID, e.Time.UTC().Format(time.RFC3339), who, e.Action, safetext.List(e.Groups, historyGroups), outcome, changes, Dash(e.Backup)}
 		if f == CSV {
 			records := ""
 			if e.Records != nil {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,5 +45,26 @@ func TestHistoryTableGroups(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("history table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestHistoryUnknownVersion: an entry written by a newer offsetctl shows
+// its version instead of an outcome whose meaning may have changed.
+func TestHistoryUnknownVersion(t *testing.T) {
+	at := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	entries := []audit.Entry{
+		{V: audit.Version, ID: "01", Time: at, Action: "reset", Outcome: "applied"},
+		{V: audit.Version + 1, ID: "02", Time: at, Action: "reset", Outcome: "applied"},
+	}
+	var buf bytes.Buffer
+	if err := History(&buf, Table, entries); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	if !strings.Contains(lines[1], " applied ") || strings.Contains(lines[1], "format-v") {
+		t.Errorf("known version: %q", lines[1])
+	}
+	if want := " format-v" + strconv.Itoa(audit.Version+1) + "? "; !strings.Contains(lines[2], want) || strings.Contains(lines[2], "applied") {
+		t.Errorf("unknown version: %q, want %q", lines[2], want)
 	}
 }

@@ -83,6 +83,9 @@ func (a *app) readTrail(ctx context.Context, summary bool, id string) ([]audit.E
 		}
 		return entries, err
 	}
+	if _, err := a.auditOptions(ctx); err != nil {
+		return nil, err // a bad --audit-rotate-size is bad usage here too
+	}
 	path, err := a.auditPath()
 	if err != nil {
 		return nil, &exitcode.Error{Code: exitcode.Failure, Err: err}
