@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,5 +68,38 @@ func TestHistoryUnknownVersion(t *testing.T) {
 	}
 	if want := " format-v" + strconv.Itoa(audit.Version+1) + "? "; !strings.Contains(lines[2], want) || strings.Contains(lines[2], "applied") {
 		t.Errorf("unknown version: %q, want %q", lines[2], want)
+	}
+}
+
+// TestHistoryJSONMatchesHistory: the streamed JSON is byte for byte what
+// History writes, for no entry, one and several (with changes, HTML
+// characters and nil offsets); an error of next stops it.
+func TestHistoryJSONMatchesHistory(t *testing.T) {
+	off := int64(7)
+	all := []audit.Entry{
+		{V: 1, ID: "01", Action: "reset", Groups: []string{"a<b>&c"}, Changes: []audit.Change{{Group: "g", Topic: "t", Before: &off}}},
+		{V: 1, ID: "02", Action: "undo", UndoOf: "01"},
+		{V: 1, ID: "03", Action: "replay"},
+	}
+	for n := 0; n <= len(all); n++ {
+		var want, got bytes.Buffer
+		if err := History(&want, JSON, all[:n]); err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		err := HistoryJSON(&got, func() (*audit.Entry, error) {
+			if i == n {
+				return nil, nil
+			}
+			i++
+			return &all[i-1], nil
+		})
+		if err != nil || got.String() != want.String() {
+			t.Errorf("%d entries: %v\ngot:\n%s\nwant:\n%s", n, err, got.String(), want.String())
+		}
+	}
+	boom := errors.New("boom")
+	if err := HistoryJSON(io.Discard, func() (*audit.Entry, error) { return nil, boom }); err != boom {
+		t.Errorf("next's error: %v", err)
 	}
 }

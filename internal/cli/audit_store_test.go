@@ -338,3 +338,30 @@ func TestAuditSidecarUndo(t *testing.T) {
 	mustRun(t, c, 0, "--audit-log", log, "undo", big.ID, "--execute", "--backup", filepath.Join(dir, "2.csv"))
 	wantCommitted(t, c, group, topic, map[int32]int64{0: 2})
 }
+
+// TestAuditLogStdio: --audit-log - writes a change's entries to stderr
+// (stdout keeps the command's data), and history reads a log from
+// standard input (e.g. `zcat old.jsonl.gz | offsetctl --audit-log - history`).
+func TestAuditLogStdio(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	group := testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 10}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 2})
+	r := mustRun(t, c, 0, "--audit-log", "-", "reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "-o", "json")
+	var line string
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if strings.HasPrefix(l, "{") {
+			line = l
+		}
+	}
+	es, err := audit.Read(strings.NewReader(line + "\n"))
+	if err != nil || len(es) != 1 || es[0].Groups[0] != group || strings.Contains(r.stdout, es[0].ID+`"`) {
+		t.Fatalf("entry on stderr: %v %+v\nstdout:\n%s\nstderr:\n%s", err, es, r.stdout, r.stderr)
+	}
+	var out, errb strings.Builder
+	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(line + "\n"), getenv: testEnv(t, nil), now: time.Now}
+	if code := a.execute(context.Background(), []string{"--audit-log", "-", "history", "-o", "json"}); code != 0 || !strings.Contains(out.String(), es[0].ID) || !strings.Contains(out.String(), `"changes": [`) {
+		t.Fatalf("history from stdin: exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+}

@@ -39,9 +39,21 @@ func (a *app) historyCmd() *cobra.Command {
 				}
 				f.Since = t
 			}
-			entries, err := a.readTrail(cmd.Context(), a.format != report.JSON, "")
+			// Summaries first (no changes): what is selected, in order.
+			// Standard input is read once: whole.
+			logPath, _ := a.auditPath()
+			stdin := logPath == audit.Stdio
+			entries, err := a.readTrail(cmd.Context(), !stdin, "")
 			if err != nil {
 				return err
+			}
+			if a.format == report.JSON && a.trailTopic == "" && !stdin {
+				return a.historyJSON(cmd.Context(), audit.Select(entries, f))
+			}
+			if a.trailTopic == "" && a.format != report.JSON {
+				for i := range entries {
+					entries[i].Changes = nil // the table shows the counts
+				}
 			}
 			return report.History(a.stdout, a.format, audit.Select(entries, f))
 		},
@@ -106,6 +118,69 @@ func (a *app) readTrail(ctx context.Context, summary bool, id string) ([]audit.E
 		return nil, &exitcode.Error{Code: exitcode.Failure, Err: fmt.Errorf("%w: the audit log cannot be read", err)}
 	}
 	return entries, nil
+}
+
+// historyJSON streams the selected entries, changes included, in the
+// order of sel: a second read of the log sends each on as soon as its
+// turn comes (a log is appended nearly in id order, so few wait), and
+// JSON over a gigabyte of log never holds it all.
+func (a *app) historyJSON(ctx context.Context, sel []audit.Entry) error {
+	rank := make(map[string]int, len(sel))
+	for i, e := range sel {
+		rank[e.ID] = i
+	}
+	path, err := a.auditPath()
+	if err != nil {
+		return &exitcode.Error{Code: exitcode.Failure, Err: err}
+	}
+	ch := make(chan *audit.Entry)
+	stop := make(chan struct{})
+	defer close(stop)
+	var werr error
+	go func() {
+		defer close(ch)
+		held := map[int]audit.Entry{}
+		turn := 0
+		send := func(e audit.Entry) bool {
+			select {
+			case ch <- &e:
+				return true
+			case <-stop:
+				return false
+			}
+		}
+		o := audit.ReadOptions{Explicit: a.auditExplicit(), Stdin: a.stdin, PipeWait: a.timeout}
+		_, werr = audit.Walk(path, o, func(e *audit.Entry, _ []byte) error {
+			i, ok := rank[e.ID]
+			if !ok || i < turn {
+				return nil // not selected, or a second copy
+			}
+			held[i] = *e
+			for ; ; turn++ {
+				next, ok := held[turn]
+				if !ok {
+					return nil
+				}
+				delete(held, turn)
+				if !send(next) {
+					return errors.New("stopped")
+				}
+			}
+		})
+		for ; turn < len(sel); turn++ { // gone since the first read: skipped
+			if next, ok := held[turn]; ok && !send(next) {
+				return
+			}
+		}
+	}()
+	err = report.HistoryJSON(a.stdout, func() (*audit.Entry, error) { return <-ch, nil })
+	if err != nil {
+		return err
+	}
+	if werr != nil {
+		return &exitcode.Error{Code: exitcode.Failure, Err: fmt.Errorf("%w: the audit log cannot be read", werr)}
+	}
+	return nil
 }
 
 func (a *app) undoCmd() *cobra.Command {
