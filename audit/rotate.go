@@ -234,7 +234,7 @@ func appendIndex(path string, ie IndexEntry) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(indexPath(path), os.O_WRONLY|os.O_APPEND|os.O_CREATE|openFlags, 0o600)
+	f, err := os.OpenFile(indexPath(path), os.O_RDWR|os.O_APPEND|os.O_CREATE|openFlags, 0o600)
 	if err != nil {
 		return unwrapPath(err)
 	}

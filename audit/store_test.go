@@ -1,11 +1,14 @@
 package audit
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -270,6 +273,9 @@ func TestRotation(t *testing.T) {
 	if err != nil || len(idx) != len(files)-1 || len(idx) < 5 {
 		t.Fatalf("index %d entries (%v), files %d", len(idx), err, len(files))
 	}
+	if b, _ := os.ReadFile(indexPath(path)); strings.Contains(string(b), "\n\n") {
+		t.Errorf("blank lines in the index:\n%s", b)
+	}
 	gz := 0
 	for _, f := range files {
 		if strings.HasSuffix(f, ".gz") {
@@ -401,5 +407,50 @@ func FuzzReadChanges(f *testing.F) {
 		if err != nil || fmt.Sprint(derefAll(again)) != fmt.Sprint(derefAll(cs)) {
 			t.Fatalf("round trip: %v", err)
 		}
+	})
+}
+
+// TestSummaryMatchesFull: the summary read (changes cut out by a byte
+// loop) gives the same entry as a full read without its changes, for
+// names holding brackets, quotes and backslashes.
+func TestSummaryMatchesFull(t *testing.T) {
+	e := Entry{V: 1, ID: "01M8T8W8Y1KCK5XWQG09MTTSDA", Action: ActReset, Groups: []string{`g]"\[`}, Backup: "b,\"changes\":[x]",
+		Changes: []Change{{Group: `]]"}`, Topic: `\\`, Before: p(1)}, {Group: "{[", Error: `"]`}}, Outcome: Applied, Applied: 2}
+	b, _ := Marshal(e)
+	checkSummary(t, b)
+	if _, ok := cutChanges([]byte(`{"id":"x","changes":[{"group":"]`)); ok {
+		t.Error("cut an unterminated array")
+	}
+}
+
+func checkSummary(t *testing.T, line []byte) {
+	t.Helper()
+	var full Entry
+	if json.Unmarshal(bytes.TrimSpace(line), &full) != nil || full.ID == "" {
+		return
+	}
+	full.Changes = nil
+	var is Issues
+	var got []Entry
+	if err := scan(bytes.NewReader(line), "", ReadOptions{Summary: true}, &is, func(e *Entry, _ []byte) error {
+		got = append(got, *e)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !reflect.DeepEqual(got[0], full) {
+		t.Fatalf("summary of %q:\n%+v\nwant\n%+v", line, got, full)
+	}
+}
+
+func FuzzSummary(f *testing.F) {
+	b, _ := Marshal(Entry{ID: "A", Groups: []string{"]"}, Changes: []Change{{Group: `"]`}}})
+	f.Add(b)
+	f.Add([]byte(`{"id":"A","changes":[],"changes":[1],"x":{"changes":[2]}}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if bytes.IndexByte(line, '\n') >= 0 {
+			return
+		}
+		checkSummary(t, line)
 	})
 }
