@@ -115,6 +115,13 @@ type Entry struct {
 	Written *int     `json:"written,omitempty"`
 	Changed *int     `json:"changed,omitempty"`
 	Changes []Change `json:"changes"`
+	// ChangesFile holds the changes instead of Changes when there are
+	// more than MaxInlineChanges (a file name in the log's directory):
+	// ChangesCount rows, ChangesSHA256 its hex SHA-256, checked on read.
+	// One entry stays a bounded line however large the change.
+	ChangesFile   string `json:"changes_file,omitempty"`
+	ChangesSHA256 string `json:"changes_sha256,omitempty"`
+	ChangesCount  int    `json:"changes_count,omitempty"`
 	// Backup is the backup file written before the change (absolute
 	// path) and BackupSHA256 its hex SHA-256, checked by undo.
 	Backup       string `json:"backup,omitempty"`

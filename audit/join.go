@@ -44,6 +44,9 @@ func Join(entries []Entry) []Entry {
 	return out
 }
 
+// JoinPair is intent e joined with its outcome o, as Join joins them.
+func JoinPair(e, o Entry) Entry { return joinOne(e, o, true) }
+
 // joinOne is intent e with its outcome o (found: o exists).
 func joinOne(e, o Entry, found bool) Entry {
 	if !found {

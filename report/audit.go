@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -31,7 +32,12 @@ func History(w io.Writer, f Format, entries []audit.Entry) error {
 		// A group name may hold a comma or a blank: safetext.List quotes
 		// such a name, and counts the groups beyond historyGroups (JSON
 		// and CSV list them all).
-		row := []string{e.ID, e.Time.UTC().Format(time.RFC3339), who, e.Action, safetext.List(e.Groups, historyGroups), e.Outcome, changes, Dash(e.Backup)}
+		outcome := e.Outcome
+		if e.V > audit.Version {
+			// A newer offsetctl's entry: its fields may mean other things.
+			outcome = fmt.Sprintf("format-v%d?", e.V)
+		}
+		row := []string{e.ID, e.Time.UTC().Format(time.RFC3339), who, e.Action, safetext.List(e.Groups, historyGroups), outcome, changes, Dash(e.Backup)}
 		if f == CSV {
 			records := ""
 			if e.Records != nil {
@@ -165,4 +171,41 @@ func Snapshot(w io.Writer, f Format, s SnapshotResult) error {
 		rows = append(rows, []string{g.Group, fmt.Sprint(g.Committed), fmt.Sprint(g.NoCommit)})
 	}
 	return Rows(w, f, []string{"GROUP", "COMMITTED", "NO-COMMIT"}, rows)
+}
+
+// HistoryJSON writes history's JSON ({"entries":[...]}, byte for byte
+// what History writes) one entry at a time: next returns the entries in
+// order, nil at the end. A log of a gigabyte is never held at once.
+func HistoryJSON(w io.Writer, next func() (*audit.Entry, error)) error {
+	n := 0
+	for {
+		e, err := next()
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			break
+		}
+		b, err := json.MarshalIndent(e, "    ", "  ")
+		if err != nil {
+			return err
+		}
+		sep := ",\n    "
+		if n == 0 {
+			sep = "{\n  \"entries\": [\n    "
+		}
+		if _, err := io.WriteString(w, sep); err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		n++
+	}
+	end := "\n  ]\n}\n"
+	if n == 0 {
+		end = "{\n  \"entries\": []\n}\n"
+	}
+	_, err := io.WriteString(w, end)
+	return err
 }

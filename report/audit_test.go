@@ -2,6 +2,9 @@ package report
 
 import (
 	"bytes"
+	"errors"
+	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +47,60 @@ func TestHistoryTableGroups(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("history table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestHistoryUnknownVersion: an entry written by a newer offsetctl shows
+// its version instead of an outcome whose meaning may have changed.
+func TestHistoryUnknownVersion(t *testing.T) {
+	at := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	entries := []audit.Entry{
+		{V: audit.Version, ID: "01", Time: at, Action: "reset", Outcome: "applied"},
+		{V: audit.Version + 1, ID: "02", Time: at, Action: "reset", Outcome: "applied"},
+	}
+	var buf bytes.Buffer
+	if err := History(&buf, Table, entries); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	if !strings.Contains(lines[1], " applied ") || strings.Contains(lines[1], "format-v") {
+		t.Errorf("known version: %q", lines[1])
+	}
+	if want := " format-v" + strconv.Itoa(audit.Version+1) + "? "; !strings.Contains(lines[2], want) || strings.Contains(lines[2], "applied") {
+		t.Errorf("unknown version: %q, want %q", lines[2], want)
+	}
+}
+
+// TestHistoryJSONMatchesHistory: the streamed JSON is byte for byte what
+// History writes, for no entry, one and several (with changes, HTML
+// characters and nil offsets); an error of next stops it.
+func TestHistoryJSONMatchesHistory(t *testing.T) {
+	off := int64(7)
+	all := []audit.Entry{
+		{V: 1, ID: "01", Action: "reset", Groups: []string{"a<b>&c"}, Changes: []audit.Change{{Group: "g", Topic: "t", Before: &off}}},
+		{V: 1, ID: "02", Action: "undo", UndoOf: "01"},
+		{V: 1, ID: "03", Action: "replay"},
+	}
+	for n := 0; n <= len(all); n++ {
+		var want, got bytes.Buffer
+		if err := History(&want, JSON, all[:n]); err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		err := HistoryJSON(&got, func() (*audit.Entry, error) {
+			if i == n {
+				return nil, nil
+			}
+			i++
+			return &all[i-1], nil
+		})
+		if err != nil || got.String() != want.String() {
+			t.Errorf("%d entries: %v\ngot:\n%s\nwant:\n%s", n, err, got.String(), want.String())
+		}
+	}
+	boom := errors.New("boom")
+	if err := HistoryJSON(io.Discard, func() (*audit.Entry, error) { return nil, boom }); err != boom {
+		t.Errorf("next's error: %v", err)
 	}
 }
 

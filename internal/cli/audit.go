@@ -63,6 +63,36 @@ func (a *app) auditPath() (string, error) {
 	return audit.DefaultPath(a.getenv)
 }
 
+// auditExplicit says whether the user named the log (the flag or the
+// variable): only then is a FIFO or "-" accepted.
+func (a *app) auditExplicit() bool {
+	return a.auditLog != "" || a.getenv(audit.EnvLog) != ""
+}
+
+// auditOptions are the log's options for a command: the append deadline
+// is --timeout; rotation from --audit-rotate-size or its variable.
+func (a *app) auditOptions(ctx context.Context) (audit.Options, error) {
+	o := audit.Options{
+		Explicit: a.auditExplicit(), Stream: a.stderr, Context: ctx, Deadline: a.timeout,
+		Gzip: a.auditGzip, Warn: func(s string) { a.warnf("%s", s) },
+	}
+	flag, v := "--audit-rotate-size", a.auditRotate
+	if v == "" {
+		flag, v = "$"+audit.EnvRotateSize, a.getenv(audit.EnvRotateSize)
+	}
+	if v != "" {
+		n, err := audit.ParseSize(v)
+		if err != nil {
+			return o, exitcode.Flag(flag, err)
+		}
+		o.RotateSize = n
+		if n == 0 {
+			o.RotateSize = -1
+		}
+	}
+	return o, nil
+}
+
 // beginAudit opens the audit log before a change, so that a log that
 // cannot be written stops the change (exit 1, nothing changed).
 func (a *app) beginAudit(ctx context.Context, adm *cluster.Admin, action string) (*auditRec, error) {
@@ -74,7 +104,11 @@ func (a *app) beginAudit(ctx context.Context, adm *cluster.Admin, action string)
 	if err != nil {
 		return nil, fmt.Errorf("nothing was changed: %w", err)
 	}
-	l, err := audit.Open(path)
+	opt, err := a.auditOptions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := audit.OpenWith(path, opt)
 	if err != nil {
 		return nil, fmt.Errorf("nothing was changed: the audit log cannot be written (%v); fix it, point --audit-log elsewhere, or opt out with --no-audit", err)
 	}

@@ -134,12 +134,21 @@ func TestAuditIntentBeforeCommit(t *testing.T) {
 }
 
 // TestAuditIntentNotWritten: a log that opens but cannot take the intent
-// (/dev/full: ENOSPC) stops the reset before any commit (exit 1): nothing
-// changed, and no request that can change the group was sent.
+// (on a full file system: a tiny tmpfs, filled) stops the reset before any
+// commit (exit 1): nothing changed, and no request that can change the
+// group was sent.
 func TestAuditIntentNotWritten(t *testing.T) {
-	if _, err := os.Stat("/dev/full"); err != nil {
-		t.Skip("no /dev/full")
+	full := t.TempDir()
+	if err := syscall.Mount("tmpfs", full, "tmpfs", 0, "size=16k"); err != nil {
+		t.Skipf("mounting a tmpfs needs root: %v", err)
 	}
+	defer syscall.Unmount(full, 0)
+	log := filepath.Join(full, "audit.jsonl")
+	if err := os.WriteFile(log, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Fill it: the log opens, and no line fits.
+	_ = os.WriteFile(filepath.Join(full, "filler"), make([]byte, 64<<10), 0o600)
 	f := newWAL(t)
 	var sent atomic.Int32
 	for _, k := range []kmsg.Key{kmsg.TxnOffsetCommit, kmsg.OffsetCommit, kmsg.EndTxn, kmsg.OffsetDelete, kmsg.DeleteGroups} {
@@ -149,13 +158,13 @@ func TestAuditIntentNotWritten(t *testing.T) {
 			return nil, nil, false
 		})
 	}
-	f.log = "/dev/full"
+	f.log = log
 	r := f.reset(t, 1, "latest")
 	f.wantAt(t, walOld)
 	if sent.Load() != 0 || !strings.Contains(r.stderr, "nothing was changed: the audit intent could not be written") {
 		t.Fatalf("%d change requests sent; stderr:\n%s", sent.Load(), r.stderr)
 	}
-	r = mustRun(t, f.c, 1, "--audit-log", "/dev/full", "delete-offsets", f.group, "--topic", f.topic, "--execute", "--backup", filepath.Join(t.TempDir(), "d.csv"))
+	r = mustRun(t, f.c, 1, "--audit-log", log, "delete-offsets", f.group, "--topic", f.topic, "--execute", "--backup", filepath.Join(t.TempDir(), "d.csv"))
 	f.wantAt(t, walOld)
 	if sent.Load() != 0 || !strings.Contains(r.stderr, "nothing was changed: the audit intent could not be written") {
 		t.Fatalf("delete-offsets: %d change requests sent; stderr:\n%s", sent.Load(), r.stderr)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -50,9 +49,21 @@ change, the planned one, or neither.`,
 				}
 				f.Since = t
 			}
-			entries, err := a.readTrail(cmd.Context())
+			// Summaries first (no changes): what is selected, in order.
+			// Standard input is read once: whole.
+			logPath, _ := a.auditPath()
+			stdin := logPath == audit.Stdio
+			entries, err := a.readTrail(cmd.Context(), !stdin, "")
 			if err != nil {
 				return err
+			}
+			if a.format == report.JSON && a.trailTopic == "" && !stdin {
+				return a.historyJSON(cmd.Context(), audit.Select(entries, f))
+			}
+			if a.trailTopic == "" && a.format != report.JSON {
+				for i := range entries {
+					entries[i].Changes = nil // the table shows the counts
+				}
 			}
 			return report.History(a.stdout, a.format, audit.Select(entries, f))
 		},
@@ -70,7 +81,7 @@ change, the planned one, or neither.`,
 
 // runVerify is history --verify ID: the change's partitions read now.
 func (a *app) runVerify(cmd *cobra.Command, id string) error {
-	entries, err := a.readTrail(cmd.Context())
+	entries, err := a.readTrail(cmd.Context(), false, id)
 	if err != nil {
 		return err
 	}
@@ -106,12 +117,14 @@ func verifyWords(v audit.Verification) string {
 	return "some partitions hold neither their offset before nor the planned one: the groups moved since (see MATCHES)"
 }
 
-// readTrail reads the local audit log; lines that are not entries are
-// skipped with a warning (the rest of the trail still counts).
-func (a *app) readTrail(ctx context.Context) ([]audit.Entry, error) {
-	var entries []audit.Entry
-	var err error
-	path := ""
+// readTrail reads the trail: the local log (every file of it, rotated
+// and gzip'd ones too) or the shared topic. Lines that are not entries,
+// oversized lines and entries of an unknown format version are reported
+// with a warning each (the rest of the trail still counts). summary
+// leaves the changes out (history's table needs only the counts); a
+// non-empty id reads only what may hold that entry. A log that cannot be
+// read is exit 1 (docs/audit.md: the same code for every command).
+func (a *app) readTrail(ctx context.Context, summary bool, id string) ([]audit.Entry, error) {
 	if a.auditTopic != "" || a.profile != "" {
 		// The shared trail, when the flag or the profile names one.
 		if _, err := a.clusterConfig(); err != nil {
@@ -119,34 +132,133 @@ func (a *app) readTrail(ctx context.Context) ([]audit.Entry, error) {
 		}
 	}
 	if a.trailTopic != "" {
-		path = "audit topic " + a.trailTopic
-		cfg, adm, aerr := a.admin(ctx)
-		if aerr != nil {
-			return nil, aerr
+		cfg, adm, err := a.admin(ctx)
+		if err != nil {
+			return nil, err
 		}
 		defer adm.Close()
 		rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 		defer cancel()
-		entries, err = audit.ReadTopic(rctx, cfg, adm, a.trailTopic)
-	} else {
-		if path, err = a.auditPath(); err != nil {
-			return nil, exitcode.AsUsage(err)
+		entries, err := audit.ReadTopic(rctx, cfg, adm, a.trailTopic)
+		var ce *audit.CorruptError
+		if errors.As(err, &ce) {
+			a.warnf("audit topic %s: %v", a.trailTopic, err)
+			err = nil
 		}
-		entries, err = audit.ReadFile(path)
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			// The file named cannot be read (a device, a pipe with no
-			// writer, a directory, no permission): the path is bad input.
-			err = exitcode.AsUsage(err)
-		}
+		return audit.Join(entries), err
 	}
-	var ce *audit.CorruptError
-	if errors.As(err, &ce) {
-		a.warnf("%s: %v", path, err)
-		err = nil
+	if _, err := a.auditOptions(ctx); err != nil {
+		return nil, err // a bad --audit-rotate-size is bad usage here too
+	}
+	path, err := a.auditPath()
+	if err != nil {
+		return nil, &exitcode.Error{Code: exitcode.Failure, Err: err}
+	}
+	o := audit.ReadOptions{Summary: summary, Explicit: a.auditExplicit(), Stdin: a.stdin, PipeWait: a.timeout, IDPrefix: strings.ToUpper(strings.TrimSpace(id))}
+	var entries []audit.Entry
+	is, err := audit.Walk(path, o, func(e *audit.Entry, line []byte) error {
+		// The change's outcome names its intent's id.
+		if id != "" && !strings.HasPrefix(e.ID, o.IDPrefix) && !strings.HasPrefix(e.Intent, o.IDPrefix) {
+			return nil
+		}
+		entries = append(entries, *e)
+		return nil
+	})
+	for _, w := range is.Warnings() {
+		a.warnf("%s", w)
+	}
+	if err != nil {
+		return nil, &exitcode.Error{Code: exitcode.Failure, Err: fmt.Errorf("%w: the audit log cannot be read", err)}
 	}
 	// One row per change: each intent with its outcome.
-	return audit.Join(entries), err
+	return audit.Join(entries), nil
+}
+
+// historyJSON streams the selected entries, changes included, in the
+// order of sel: a second read of the log sends each on as soon as its
+// turn comes (a log is appended nearly in id order, so few wait), and
+// JSON over a gigabyte of log never holds it all.
+func (a *app) historyJSON(ctx context.Context, sel []audit.Entry) error {
+	rank := make(map[string]int, len(sel))
+	for i, e := range sel {
+		rank[e.ID] = i
+	}
+	path, err := a.auditPath()
+	if err != nil {
+		return &exitcode.Error{Code: exitcode.Failure, Err: err}
+	}
+	ch := make(chan *audit.Entry)
+	stop := make(chan struct{})
+	defer close(stop)
+	var werr error
+	go func() {
+		defer close(ch)
+		held := map[int]audit.Entry{}
+		turn := 0
+		send := func(e audit.Entry) bool {
+			select {
+			case ch <- &e:
+				return true
+			case <-stop:
+				return false
+			}
+		}
+		// An intent waits for its outcome (a few lines later, as a rule)
+		// and goes on joined with it; one the first read found without
+		// an outcome goes on at once, as unknown.
+		intents := map[string]audit.Entry{}
+		o := audit.ReadOptions{Explicit: a.auditExplicit(), Stdin: a.stdin, PipeWait: a.timeout}
+		_, werr = audit.Walk(path, o, func(e *audit.Entry, _ []byte) error {
+			id := e.ID
+			if e.Kind == audit.KindOutcome {
+				id = e.Intent
+			}
+			i, ok := rank[id]
+			if !ok || i < turn {
+				return nil // not selected, or a second copy
+			}
+			switch in, waiting := intents[id]; {
+			case e.Kind == audit.KindOutcome && waiting:
+				delete(intents, id)
+				held[i] = audit.JoinPair(in, *e)
+			case e.Kind == audit.KindOutcome:
+				return nil // its intent is not read yet (a log cut by hand)
+			case e.Kind == audit.KindIntent && sel[i].Outcome == audit.Unknown && sel[i].Error == fmt.Sprintf(audit.NoOutcome, id):
+				held[i] = audit.Join([]audit.Entry{*e})[0]
+			case e.Kind == audit.KindIntent:
+				intents[id] = *e
+				return nil
+			default:
+				held[i] = *e
+			}
+			for ; ; turn++ {
+				next, ok := held[turn]
+				if !ok {
+					return nil
+				}
+				delete(held, turn)
+				if !send(next) {
+					return errors.New("stopped")
+				}
+			}
+		})
+		for id, in := range intents { // the outcome was not found again
+			held[rank[id]] = audit.Join([]audit.Entry{in})[0]
+		}
+		for ; turn < len(sel); turn++ { // gone since the first read: skipped
+			if next, ok := held[turn]; ok && !send(next) {
+				return
+			}
+		}
+	}()
+	err = report.HistoryJSON(a.stdout, func() (*audit.Entry, error) { return <-ch, nil })
+	if err != nil {
+		return err
+	}
+	if werr != nil {
+		return &exitcode.Error{Code: exitcode.Failure, Err: fmt.Errorf("%w: the audit log cannot be read", werr)}
+	}
+	return nil
 }
 
 func (a *app) undoCmd() *cobra.Command {
@@ -180,13 +292,19 @@ members), its own backup and read-back, and it is recorded in the trail too.`,
 }
 
 func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup string) error {
-	entries, err := a.readTrail(cmd.Context())
+	entries, err := a.readTrail(cmd.Context(), false, id)
 	if err != nil {
 		return err
 	}
 	e, err := audit.Find(entries, id)
 	if err != nil {
 		return exitcode.AsUsage(err)
+	}
+	if !audit.KnownVersion(e.V) {
+		return fmt.Errorf("entry %s is in audit format version %d, which this offsetctl does not know (it knows 1 to %d): it is never acted on; undo it with the offsetctl that wrote it", e.ID, e.V, audit.Version)
+	}
+	if e, err = a.loadChanges(e); err != nil {
+		return err
 	}
 	if why := audit.Undoable(e); why != "" {
 		return exitcode.Usagef("%s", why)
@@ -243,6 +361,19 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 	}
 	rc.SetArgs(args)
 	return rc.ExecuteContext(cmd.Context())
+}
+
+// loadChanges reads and checks the changes file of an entry that keeps
+// its changes beside the log (more than audit.MaxInlineChanges).
+func (a *app) loadChanges(e audit.Entry) (audit.Entry, error) {
+	if e.ChangesFile == "" {
+		return e, nil
+	}
+	path, err := a.auditPath()
+	if err != nil {
+		return e, err
+	}
+	return audit.LoadChanges(path, e)
 }
 
 // appliedGroups is the groups of e (in its order) with a change made.
