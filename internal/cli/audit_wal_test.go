@@ -211,6 +211,10 @@ func TestAuditOutcomeNotWritten(t *testing.T) {
 	if len(es) != 1 || es[0].Outcome != audit.Unknown || !strings.Contains(es[0].Error, "history --verify "+es[0].ID) {
 		t.Fatalf("history of an intent alone: %+v", es)
 	}
+	if h := mustRun(t, nil, 0, "--audit-log", f.log, "history"); !strings.Contains(h.stdout, " unknown ") ||
+		!strings.Contains(h.stderr, "1 change(s) with outcome unknown ("+es[0].ID+"): see where each left its groups with: offsetctl history --verify ID") {
+		t.Fatalf("history of an intent alone:\n%s\n%s", h.stdout, h.stderr)
+	}
 	v := mustRun(t, f.c, 0, "--audit-log", f.log, "history", "--verify", es[0].ID)
 	if !strings.Contains(v.stderr, "every partition (3) holds its planned offset: the change is applied") || strings.Count(v.stdout, " planned\n") != 3 {
 		t.Fatalf("--verify:\n%s\n%s", v.stdout, v.stderr)

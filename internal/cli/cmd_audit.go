@@ -57,15 +57,17 @@ change, the planned one, or neither.`,
 			if err != nil {
 				return err
 			}
+			sel := audit.Select(entries, f)
+			defer a.unknownHint(sel)
 			if a.format == report.JSON && a.trailTopic == "" && !stdin {
-				return a.historyJSON(cmd.Context(), audit.Select(entries, f))
+				return a.historyJSON(cmd.Context(), sel)
 			}
 			if a.trailTopic == "" && a.format != report.JSON {
-				for i := range entries {
-					entries[i].Changes = nil // the table shows the counts
+				for i := range sel {
+					sel[i].Changes = nil // the table shows the counts
 				}
 			}
-			return report.History(a.stdout, a.format, audit.Select(entries, f))
+			return report.History(a.stdout, a.format, sel)
 		},
 	}
 	fl := cmd.Flags()
@@ -77,6 +79,20 @@ change, the planned one, or neither.`,
 	cmd.MarkFlagsMutuallyExclusive("verify", "topic")
 	cmd.MarkFlagsMutuallyExclusive("verify", "since")
 	return cmd
+}
+
+// unknownHint says on stderr which listed changes have no recorded
+// outcome, and how to find out where they left the groups.
+func (a *app) unknownHint(sel []audit.Entry) {
+	var ids []string
+	for _, e := range sel {
+		if e.Outcome == audit.Unknown {
+			ids = append(ids, e.ID)
+		}
+	}
+	if len(ids) > 0 {
+		a.notef("%d change(s) with outcome unknown (%s): see where each left its groups with: offsetctl history --verify ID", len(ids), textlist.Short(ids, 3, ", "))
+	}
 }
 
 // runVerify is history --verify ID: the change's partitions read now.
