@@ -30,9 +30,10 @@ type walFixture struct {
 	log, backup  string
 }
 
+// newWAL stages faults with kfake's control functions: kfake only.
 func newWAL(t *testing.T) walFixture {
 	t.Helper()
-	c := testkit.New(t)
+	c := kfakeCluster(t)
 	f := walFixture{c: c, topic: c.Topic(3, nil), group: testkit.Name(t, "g")}
 	c.Produce(f.topic, map[int32]int{0: 10, 1: 10, 2: 10}, time.Time{})
 	c.Commit(f.group, f.topic, map[int32]int64{0: 1, 1: 2, 2: 3})
