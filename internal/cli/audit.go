@@ -357,7 +357,7 @@ func resetAudit(plan *admin.Plan) auditFill {
 		}
 		e.Topics = sortedKeys(topics)
 		res.refused = len(plan.Refusals()) > 0 && res.applied == 0
-		res.outcome = audit.Combine(outcomes)
+		res.outcome = combined(outcomes)
 		if res.refused {
 			res.outcome = audit.Refused
 		}
@@ -437,6 +437,15 @@ func prefixed(prefix, s string) string {
 	return prefix + s
 }
 
+// combined is the outcome of a change's parts, or "" (classified from
+// the command's error) when it has none.
+func combined(parts []string) string {
+	if len(parts) == 0 {
+		return ""
+	}
+	return audit.Combine(parts)
+}
+
 func sortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -477,7 +486,7 @@ func deleteOffsetsAudit(plans []admin.DeleteOffsetsPlan) auditFill {
 			}
 		}
 		e.Topics = sortedKeys(topics)
-		res.outcome = audit.Combine(outcomes)
+		res.outcome = combined(outcomes)
 		return res
 	}
 }
@@ -521,7 +530,7 @@ func deleteGroupAudit(backup *string, rows []admin.DeleteGroupRow, bgs []admin.B
 			}
 		}
 		e.Topics = sortedKeys(topics)
-		res.outcome = audit.Combine(outcomes)
+		res.outcome = combined(outcomes)
 		return res
 	}
 }
