@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -363,5 +364,55 @@ func TestAuditLogStdio(t *testing.T) {
 	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(line + "\n"), getenv: testEnv(t, nil), now: time.Now}
 	if code := a.execute(context.Background(), []string{"--audit-log", "-", "history", "-o", "json"}); code != 0 || !strings.Contains(out.String(), es[0].ID) || !strings.Contains(out.String(), `"changes": [`) {
 		t.Fatalf("history from stdin: exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+}
+
+// TestAuditStalledFIFOSIGTERM: the real process, blocked on an append to
+// a FIFO whose reader stalled (--timeout 60s), ends on SIGTERM within
+// seconds, exit 1, naming the change's state; QA's run was deaf to it.
+func TestAuditStalledFIFOSIGTERM(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	group := testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 2, 1: 3})
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "--brokers", c.BrokerList(), "--audit-log", stalledFIFO(t), "--timeout", "60s",
+		"reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"))
+	cmd.Env = append(os.Environ(), semanticsWorkerEnv+"=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	// Once the change is visible the process is in its append; if it
+	// never shows, the append before the change is what waits.
+	for i := 0; i < 50 && c.Committed(group)[topic][0] != 10; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	sent := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("still running 20s after SIGTERM; stderr:\n%s", stderr.String())
+	}
+	last := lastLine(stderr.String())
+	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(last, "was interrupted") {
+		t.Fatalf("exit %v after %s, stderr:\n%s", err, time.Since(sent), stderr.String())
+	}
+	t.Logf("ended %s after SIGTERM: %s", time.Since(sent).Round(time.Millisecond), last)
+	got := c.Committed(group)[topic][0]
+	if !(strings.Contains(last, "nothing was changed") && got == 2 || strings.Contains(last, "the change was made") && got == 10) {
+		t.Fatalf("the state said (%s) is not the group's (%d)", last, got)
 	}
 }
