@@ -298,7 +298,7 @@ func TestOutcome(t *testing.T) {
 		{nil, false, 0, Applied},
 		{boom, true, 0, Refused},
 		{boom, false, 0, Failed},
-		{boom, false, 2, Partial},
+		{boom, false, 2, Partly},
 	}
 	for _, c := range cases {
 		if got := Outcome(c.err, c.refused, c.applied); got != c.want {

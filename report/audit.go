@@ -25,7 +25,7 @@ func History(w io.Writer, f Format, entries []audit.Entry) error {
 	var rows [][]string
 	for _, e := range entries {
 		who := e.User + "@" + e.Host
-		changes := fmt.Sprintf("%d/%d", e.Applied, e.Partitions)
+		changes := fmt.Sprintf("%d/%d", changedOf(e), e.Partitions)
 		if e.Records != nil {
 			changes = fmt.Sprintf("%d records", *e.Records)
 		}
@@ -45,7 +45,7 @@ func History(w io.Writer, f Format, entries []audit.Entry) error {
 			}
 			row = []string{e.ID, e.Time.UTC().Format(time.RFC3339Nano), e.User, e.Host, e.ClusterID, e.Profile, e.Action,
 				strings.Join(e.Groups, " "), strings.Join(e.Topics, " "), e.Outcome, fmt.Sprint(e.ExitCode),
-				fmt.Sprint(e.Partitions), fmt.Sprint(e.Applied), e.Backup, e.BackupSHA256, records, e.Digest, e.UndoOf,
+				fmt.Sprint(e.Partitions), fmt.Sprint(e.Applied), fmt.Sprint(changedOf(e)), e.Backup, e.BackupSHA256, records, e.Digest, e.UndoOf,
 				strings.Join(e.Command, " ")}
 		}
 		rows = append(rows, row)
@@ -53,12 +53,51 @@ func History(w io.Writer, f Format, entries []audit.Entry) error {
 	header := []string{"ID", "TIME", "WHO", "ACTION", "GROUPS", "OUTCOME", "CHANGED", "BACKUP"}
 	if f == CSV {
 		header = []string{"ID", "TIME", "USER", "HOST", "CLUSTER-ID", "PROFILE", "ACTION", "GROUPS", "TOPICS", "OUTCOME", "EXIT-CODE",
-			"PARTITIONS", "APPLIED", "BACKUP", "BACKUP-SHA256", "RECORDS", "DIGEST", "UNDO-OF", "COMMAND"}
+			"PARTITIONS", "APPLIED", "CHANGED", "BACKUP", "BACKUP-SHA256", "RECORDS", "DIGEST", "UNDO-OF", "COMMAND"}
 	}
 	if f == CSV {
 		return WriteCSV(w, header, rows)
 	}
 	return writeTable(w, header, rows, 4) // GROUPS is a safetext.List
+}
+
+// changedOf is the partitions an entry changed: Changed (version 2, the
+// offsets the change moved, as the console counted them), else Applied
+// (version 1 counted every partition written).
+func changedOf(e audit.Entry) int {
+	if e.Changed != nil {
+		return *e.Changed
+	}
+	return e.Applied
+}
+
+// Verify renders history --verify: JSON, or one row per partition with
+// its offsets before, planned and now, and which of them it matches.
+func Verify(w io.Writer, f Format, v audit.Verification) error {
+	if f == JSON {
+		return WriteJSON(w, v)
+	}
+	rows := make([][]string, 0, len(v.Rows))
+	for _, r := range v.Rows {
+		if f == CSV {
+			rows = append(rows, []string{r.Group, r.Topic, fmt.Sprint(r.Partition), OptCSV(r.Before), OptCSV(r.Planned), OptCSV(r.Now), r.Matches})
+			continue
+		}
+		rows = append(rows, []string{safetext.Name(r.Group), safetext.Name(r.Topic), fmt.Sprint(r.Partition), noCommit(r.Before), noCommit(r.Planned), noCommit(r.Now), r.Matches})
+	}
+	header := []string{"GROUP", "TOPIC", "PARTITION", "BEFORE", "PLANNED", "NOW", "MATCHES"}
+	if f == CSV {
+		return WriteCSV(w, header, rows)
+	}
+	return WriteTable(w, header, rows)
+}
+
+// noCommit formats an offset of a verification: "no commit" when nil.
+func noCommit(v *int64) string {
+	if v == nil {
+		return "no commit"
+	}
+	return I64(*v)
 }
 
 // historyGroups is how many group names a history row shows: an

@@ -103,3 +103,72 @@ func TestHistoryJSONMatchesHistory(t *testing.T) {
 		t.Errorf("next's error: %v", err)
 	}
 }
+
+// history's CHANGED column counts the partitions a version-2 entry moved
+// (a reset to the current offsets wrote 3 and changed none), and a
+// version-1 entry's applied partitions; CSV has both counts.
+func TestHistoryChangedColumn(t *testing.T) {
+	at := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	zero, three := 0, 3
+	entries := []audit.Entry{
+		{ID: "01", Time: at, User: "u", Host: "h", Action: "reset", Outcome: "applied", Partitions: 3, Applied: 3},
+		{ID: "02", Time: at, User: "u", Host: "h", Action: "reset", Outcome: "applied", Partitions: 3, Applied: 3, Written: &three, Changed: &zero},
+	}
+	var buf bytes.Buffer
+	if err := History(&buf, Table, entries); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	if !strings.Contains(lines[1], " 3/3 ") || !strings.Contains(lines[2], " 0/3 ") {
+		t.Fatalf("CHANGED column:\n%s", buf.String())
+	}
+	buf.Reset()
+	if err := History(&buf, CSV, entries); err != nil {
+		t.Fatal(err)
+	}
+	lines = strings.Split(buf.String(), "\n")
+	if !strings.Contains(lines[0], ",PARTITIONS,APPLIED,CHANGED,BACKUP,") || !strings.Contains(lines[1], ",3,3,3,") || !strings.Contains(lines[2], ",3,3,0,") {
+		t.Fatalf("CSV counts:\n%s", buf.String())
+	}
+}
+
+// history --verify: one row per partition, "no commit" for a nil offset,
+// which recorded offset it holds now; CSV leaves a nil offset empty; JSON
+// is the verification itself.
+func TestVerifyTable(t *testing.T) {
+	one, two := int64(1), int64(2)
+	v := audit.Verification{ID: "01", Outcome: "unknown", Matches: "mixed", Rows: []audit.VerifyRow{
+		{Group: "g", Topic: "t", Partition: 0, Before: &one, Planned: &two, Now: &two, Matches: audit.MatchPlanned},
+		{Group: "g", Topic: "t", Partition: 1, Before: nil, Planned: &two, Now: nil, Matches: audit.MatchBefore},
+	}}
+	var buf bytes.Buffer
+	if err := Verify(&buf, Table, v); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"GROUP  TOPIC  PARTITION  BEFORE     PLANNED  NOW        MATCHES",
+		"g      t      0          1          2        2          planned",
+		"g      t      1          no commit  2        no commit  before",
+	}
+	got := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	for i := range got {
+		got[i] = strings.TrimRight(got[i], " ")
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("verify table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	buf.Reset()
+	if err := Verify(&buf, CSV, v); err != nil {
+		t.Fatal(err)
+	}
+	if want := "GROUP,TOPIC,PARTITION,BEFORE,PLANNED,NOW,MATCHES\ng,t,0,1,2,2,planned\ng,t,1,,2,,before\n"; buf.String() != want {
+		t.Fatalf("verify CSV:\n%q\nwant\n%q", buf.String(), want)
+	}
+	buf.Reset()
+	if err := Verify(&buf, JSON, v); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"matches": "mixed"`) || !strings.Contains(buf.String(), `"now": null`) {
+		t.Fatalf("verify JSON:\n%s", buf.String())
+	}
+}

@@ -230,7 +230,7 @@ func TestAuditHistoryOversizedLine(t *testing.T) {
 	}
 	second := recordedID(t, mustRun(t, c, 0, "--audit-log", log, "reset", group, "--topic", topic, "--to", "7", "--execute", "--backup", filepath.Join(dir, "2.csv")))
 	r := mustRun(t, c, 0, "--audit-log", log, "history")
-	if !strings.Contains(r.stdout, first) || !strings.Contains(r.stdout, second) || !strings.Contains(r.stderr, "1 line(s) of the audit log are oversized") || !strings.Contains(r.stderr, "line 2") {
+	if !strings.Contains(r.stdout, first) || !strings.Contains(r.stdout, second) || !strings.Contains(r.stderr, "1 line(s) of the audit log are oversized") || !strings.Contains(r.stderr, "line 3") { // after the first reset's intent and outcome
 		t.Fatalf("history:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	}
 	mustRun(t, c, 0, "--audit-log", log, "undo", second, "--execute", "--backup", filepath.Join(dir, "3.csv"))
@@ -307,13 +307,13 @@ func TestAuditSidecarUndo(t *testing.T) {
 	dir := t.TempDir()
 	id := recordedID(t, mustRun(t, c, 0, "--audit-log", log, "reset", group, "--topic", topic, "--to", "8", "--execute", "--backup", filepath.Join(dir, "1.csv")))
 	es, err := audit.ReadFile(log)
-	if err != nil || len(es) != 1 || es[0].ID != id {
+	if err != nil || len(es) != 2 || es[0].ID != id { // its intent and outcome
 		t.Fatalf("log: %+v, %v", es, err)
 	}
 	// The same change padded past the inline bound with changes that
 	// failed (undo compares and restores only the ones made).
-	big := es[0]
-	big.ID = audit.NewID(time.Now())
+	big := audit.JoinPair(es[0], es[1])
+	big.Kind, big.ID = "", audit.NewID(time.Now()) // one self-contained entry
 	for p := 1; p <= audit.MaxInlineChanges; p++ {
 		big.Changes = append(big.Changes, audit.Change{Group: group, Topic: topic, Partition: int32(p), Error: "padding"})
 	}
@@ -321,10 +321,10 @@ func TestAuditSidecarUndo(t *testing.T) {
 		t.Fatal(err)
 	}
 	es, _ = audit.ReadFile(log)
-	if es[1].ChangesFile == "" || len(es[1].Changes) != 0 {
-		t.Fatalf("the big entry inlined its changes: %d, file %q", len(es[1].Changes), es[1].ChangesFile)
+	if es[2].ChangesFile == "" || len(es[2].Changes) != 0 {
+		t.Fatalf("the big entry inlined its changes: %d, file %q", len(es[2].Changes), es[2].ChangesFile)
 	}
-	side := filepath.Join(filepath.Dir(log), es[1].ChangesFile)
+	side := filepath.Join(filepath.Dir(log), es[2].ChangesFile)
 	b, _ := os.ReadFile(side)
 	if err := os.WriteFile(side, append(b, []byte(group+","+topic+",0,9,9,\n")...), 0o600); err != nil {
 		t.Fatal(err)
