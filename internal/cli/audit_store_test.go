@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -414,5 +415,35 @@ func TestAuditStalledFIFOSIGTERM(t *testing.T) {
 	got := c.Committed(group)[topic][0]
 	if !(strings.Contains(last, "nothing was changed") && got == 2 || strings.Contains(last, "the change was made") && got == 10) {
 		t.Fatalf("the state said (%s) is not the group's (%d)", last, got)
+	}
+}
+
+// TestAuditSidecarJoin: an intent whose plan is in a sidecar, joined with
+// its outcome naming a partition not changed: undo and --verify read the
+// plan from the sidecar with that partition's error, as for an inline one.
+func TestAuditSidecarJoin(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	at := time.Now()
+	in := audit.Entry{V: audit.Version, Kind: audit.KindIntent, ID: audit.NewID(at), Time: at, Action: audit.ActReset, Groups: []string{"g"}, Outcome: audit.Unknown}
+	for p := 0; p <= audit.MaxInlineChanges; p++ {
+		before, after := int64(p), int64(p+1)
+		in.Changes = append(in.Changes, audit.Change{Group: "g", Topic: "t", Partition: int32(p), Before: &before, After: &after})
+	}
+	out := audit.Entry{V: audit.Version, Kind: audit.KindOutcome, ID: audit.NewID(at.Add(time.Second)), Intent: in.ID, Action: audit.ActReset, Outcome: audit.Partly,
+		Changes: []audit.Change{{Group: "g", Topic: "t", Partition: 7, Error: "refused by the broker"}}}
+	for _, e := range []audit.Entry{in, out} {
+		if err := audit.Append(log, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := &app{stdout: io.Discard, stderr: io.Discard, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now, auditLog: log, timeout: time.Minute}
+	es, err := a.readTrail(context.Background(), false, in.ID)
+	if err != nil || len(es) != 1 || len(es[0].Changes) != len(in.Changes) || es[0].Outcome != audit.Partly {
+		t.Fatalf("readTrail: %v, %d entries", err, len(es))
+	}
+	for _, c := range es[0].Changes {
+		if (c.Partition == 7) != (c.Error == "refused by the broker") {
+			t.Fatalf("partition %d: error %q", c.Partition, c.Error)
+		}
 	}
 }
