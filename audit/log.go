@@ -278,9 +278,9 @@ func (l *Log) AppendContext(ctx context.Context, e Entry) error {
 		}
 		return nil
 	case <-timer.C:
-		why = fmt.Sprintf("did not finish within %s", l.opt.Deadline)
+		why = fmt.Sprintf("did not finish within %s (a stalled disk, network mount or pipe)", l.opt.Deadline)
 	case <-ctx.Done():
-		why = fmt.Sprintf("was interrupted (%v)", context.Cause(ctx))
+		why = fmt.Sprintf("was interrupted while it waited (%v)", context.Cause(ctx))
 	}
 	close(stop)
 	if l.kind == kindFIFO {
@@ -292,7 +292,7 @@ func (l *Log) AppendContext(ctx context.Context, e Entry) error {
 	} else {
 		l.stuck = true
 	}
-	return fmt.Errorf("writing audit log %s: the append %s (a stalled disk, network mount or pipe): the entry may be missing or cut short", safetext.Arg(l.path), why)
+	return fmt.Errorf("writing audit log %s: the append %s: the entry may be missing or cut short", safetext.Arg(l.path), why)
 }
 
 func orBackground(ctx context.Context) context.Context {

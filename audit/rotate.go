@@ -205,8 +205,8 @@ func (l *Log) rotateLocked(stop <-chan struct{}) error {
 	return nil
 }
 
-// idRange reads the log's ids: its first, lowest and highest, and how
-// many entries it holds.
+// idRange reads the log's ids: its first, lowest and highest (an
+// outcome's intent id counts), and how many entries it holds.
 func idRange(path string) (IndexEntry, error) {
 	var ie IndexEntry
 	_, err := Walk1(path, func(e *Entry) {
@@ -214,6 +214,11 @@ func idRange(path string) (IndexEntry, error) {
 			ie.First, ie.Min, ie.Max = e.ID, e.ID, e.ID
 		}
 		ie.Min, ie.Max = min(ie.Min, e.ID), max(ie.Max, e.ID)
+		if e.Intent != "" {
+			// An outcome is found by its intent's id: a rotation between
+			// the two must not rule its file out.
+			ie.Min, ie.Max = min(ie.Min, e.Intent), max(ie.Max, e.Intent)
+		}
 		ie.Entries++
 	})
 	return ie, err

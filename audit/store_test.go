@@ -454,3 +454,35 @@ func FuzzSummary(f *testing.F) {
 		checkSummary(t, line)
 	})
 }
+
+// TestRotationBetweenIntentAndOutcome: a rotation between a change's
+// intent and its outcome leaves them in two files; the index still lets
+// a search by the intent's id find both.
+func TestRotationBetweenIntentAndOutcome(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	at := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	l, err := OpenWith(path, Options{RotateSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	in := Entry{V: Version, Kind: KindIntent, ID: NewID(at), Action: ActReset}
+	// Later changes fill the files between (each append rotates).
+	for i, e := range []Entry{in, {V: Version, ID: NewID(at.Add(time.Hour)), Action: ActReset}, {V: Version, Kind: KindOutcome, ID: NewID(at.Add(2 * time.Hour)), Intent: in.ID, Action: ActReset}} {
+		if err := l.Append(e); err != nil {
+			t.Fatalf("append %d: %v", i, err)
+		}
+	}
+	var found []string
+	if _, err := Walk(path, ReadOptions{IDPrefix: in.ID}, func(e *Entry, _ []byte) error {
+		found = append(found, e.Kind)
+		return nil
+	}); err != nil || fmt.Sprint(found) != "[intent outcome]" {
+		t.Fatalf("found %v, %v", found, err)
+	}
+	few, _ := FilesFor(path, in.ID)
+	all, _ := Files(path)
+	if len(few) != len(all)-1 {
+		t.Fatalf("FilesFor %v of %v: the file between should be ruled out", few, all)
+	}
+}

@@ -177,7 +177,7 @@ func Snapshot(w io.Writer, f Format, s SnapshotResult) error {
 // what History writes) one entry at a time: next returns the entries in
 // order, nil at the end. A log of a gigabyte is never held at once.
 func HistoryJSON(w io.Writer, next func() (*audit.Entry, error)) error {
-	n := 0
+	first := true
 	for {
 		e, err := next()
 		if err != nil {
@@ -191,7 +191,7 @@ func HistoryJSON(w io.Writer, next func() (*audit.Entry, error)) error {
 			return err
 		}
 		sep := ",\n    "
-		if n == 0 {
+		if first {
 			sep = "{\n  \"entries\": [\n    "
 		}
 		if _, err := io.WriteString(w, sep); err != nil {
@@ -200,10 +200,10 @@ func HistoryJSON(w io.Writer, next func() (*audit.Entry, error)) error {
 		if _, err := w.Write(b); err != nil {
 			return err
 		}
-		n++
+		first = false
 	}
 	end := "\n  ]\n}\n"
-	if n == 0 {
+	if first {
 		end = "{\n  \"entries\": []\n}\n"
 	}
 	_, err := io.WriteString(w, end)

@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -363,5 +365,85 @@ func TestAuditLogStdio(t *testing.T) {
 	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(line + "\n"), getenv: testEnv(t, nil), now: time.Now}
 	if code := a.execute(context.Background(), []string{"--audit-log", "-", "history", "-o", "json"}); code != 0 || !strings.Contains(out.String(), es[0].ID) || !strings.Contains(out.String(), `"changes": [`) {
 		t.Fatalf("history from stdin: exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+}
+
+// TestAuditStalledFIFOSIGTERM: the real process, blocked on an append to
+// a FIFO whose reader stalled (--timeout 60s), ends on SIGTERM within
+// seconds, exit 1, naming the change's state; QA's run was deaf to it.
+func TestAuditStalledFIFOSIGTERM(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	group := testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 2, 1: 3})
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "--brokers", c.BrokerList(), "--audit-log", stalledFIFO(t), "--timeout", "60s",
+		"reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"))
+	cmd.Env = append(os.Environ(), semanticsWorkerEnv+"=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	// Once the change is visible the process is in its append; if it
+	// never shows, the append before the change is what waits.
+	for i := 0; i < 50 && c.Committed(group)[topic][0] != 10; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	sent := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("still running 20s after SIGTERM; stderr:\n%s", stderr.String())
+	}
+	last := lastLine(stderr.String())
+	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(last, "was interrupted") {
+		t.Fatalf("exit %v after %s, stderr:\n%s", err, time.Since(sent), stderr.String())
+	}
+	t.Logf("ended %s after SIGTERM: %s", time.Since(sent).Round(time.Millisecond), last)
+	got := c.Committed(group)[topic][0]
+	if !(strings.Contains(last, "nothing was changed") && got == 2 || strings.Contains(last, "the change was made") && got == 10) {
+		t.Fatalf("the state said (%s) is not the group's (%d)", last, got)
+	}
+}
+
+// TestAuditSidecarJoin: an intent whose plan is in a sidecar, joined with
+// its outcome naming a partition not changed: undo and --verify read the
+// plan from the sidecar with that partition's error, as for an inline one.
+func TestAuditSidecarJoin(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	at := time.Now()
+	in := audit.Entry{V: audit.Version, Kind: audit.KindIntent, ID: audit.NewID(at), Time: at, Action: audit.ActReset, Groups: []string{"g"}, Outcome: audit.Unknown}
+	for p := 0; p <= audit.MaxInlineChanges; p++ {
+		before, after := int64(p), int64(p+1)
+		in.Changes = append(in.Changes, audit.Change{Group: "g", Topic: "t", Partition: int32(p), Before: &before, After: &after})
+	}
+	out := audit.Entry{V: audit.Version, Kind: audit.KindOutcome, ID: audit.NewID(at.Add(time.Second)), Intent: in.ID, Action: audit.ActReset, Outcome: audit.Partly,
+		Changes: []audit.Change{{Group: "g", Topic: "t", Partition: 7, Error: "refused by the broker"}}}
+	for _, e := range []audit.Entry{in, out} {
+		if err := audit.Append(log, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := &app{stdout: io.Discard, stderr: io.Discard, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now, auditLog: log, timeout: time.Minute}
+	es, err := a.readTrail(context.Background(), false, in.ID)
+	if err != nil || len(es) != 1 || len(es[0].Changes) != len(in.Changes) || es[0].Outcome != audit.Partly {
+		t.Fatalf("readTrail: %v, %d entries", err, len(es))
+	}
+	for _, c := range es[0].Changes {
+		if (c.Partition == 7) != (c.Error == "refused by the broker") {
+			t.Fatalf("partition %d: error %q", c.Partition, c.Error)
+		}
 	}
 }

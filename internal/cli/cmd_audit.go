@@ -186,6 +186,15 @@ func (a *app) readTrail(ctx context.Context, summary bool, id string) ([]audit.E
 	if err != nil {
 		return nil, &exitcode.Error{Code: exitcode.Failure, Err: fmt.Errorf("%w: the audit log cannot be read", err)}
 	}
+	// The changes a sidecar holds are read (and checked) before the join:
+	// the outcome names the partitions not changed among them.
+	for i, e := range entries {
+		if id != "" && e.ChangesFile != "" && audit.KnownVersion(e.V) {
+			if entries[i], err = audit.LoadChanges(path, e); err != nil {
+				return nil, &exitcode.Error{Code: exitcode.Failure, Err: err}
+			}
+		}
+	}
 	// One row per change: each intent with its outcome.
 	return audit.Join(entries), nil
 }
@@ -319,9 +328,6 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 	if !audit.KnownVersion(e.V) {
 		return fmt.Errorf("entry %s is in audit format version %d, which this offsetctl does not know (it knows 1 to %d): it is never acted on; undo it with the offsetctl that wrote it", e.ID, e.V, audit.Version)
 	}
-	if e, err = a.loadChanges(e); err != nil {
-		return err
-	}
 	if why := audit.Undoable(e); why != "" {
 		return exitcode.Usagef("%s", why)
 	}
@@ -377,19 +383,6 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 	}
 	rc.SetArgs(args)
 	return rc.ExecuteContext(cmd.Context())
-}
-
-// loadChanges reads and checks the changes file of an entry that keeps
-// its changes beside the log (more than audit.MaxInlineChanges).
-func (a *app) loadChanges(e audit.Entry) (audit.Entry, error) {
-	if e.ChangesFile == "" {
-		return e, nil
-	}
-	path, err := a.auditPath()
-	if err != nil {
-		return e, err
-	}
-	return audit.LoadChanges(path, e)
 }
 
 // appliedGroups is the groups of e (in its order) with a change made.
