@@ -107,9 +107,10 @@ type Entry struct {
 	Partitions int `json:"partitions"`
 	// Applied counts the partitions changed as planned (version 1: also
 	// those written with their own offset). Written (version 2) counts
-	// the partitions sent in a request that can change the cluster, and
-	// Changed those whose committed offset the change actually moved
-	// (made, and After differs from Before): a reset to the current
+	// the partitions whose write the broker acknowledged or left
+	// unanswered (not those of an aborted transaction, nor refused
+	// ones), and Changed the acknowledged ones whose committed offset
+	// actually moved (After differs from Before): a reset to the current
 	// offsets writes every partition and changes none.
 	Applied int      `json:"applied"`
 	Written *int     `json:"written,omitempty"`
