@@ -69,6 +69,9 @@ type GroupPlan struct {
 	// Error is a group-level operational failure (describe or offset
 	// fetch failed).
 	Error string `json:"error,omitempty"`
+	// Outcome, once executed, is what the broker acknowledged and a
+	// read-back showed (OutcomeApplied, ...), never which step failed.
+	Outcome string `json:"outcome,omitempty"`
 	// CommitRequests is how many OffsetCommit requests --execute sent
 	// (1 unless the commit exceeded the coordinator's batch limit).
 	CommitRequests int `json:"-"`

@@ -400,6 +400,54 @@ func (g GroupPlan) Applied() bool {
 	return false
 }
 
+// The outcomes of a group's execution (GroupPlan.Outcome), the words of
+// the audit trail's outcomes. Refused is the plan's (the guard), not set
+// here.
+const (
+	// OutcomeApplied: the broker acknowledged every change (an answered
+	// EndTxn, or a lost answer read back as committed), even when the
+	// read-back after it failed.
+	OutcomeApplied = "applied"
+	// OutcomeFailed: the broker changed nothing of the group.
+	OutcomeFailed = "failed"
+	// OutcomePartly: some partitions changed, others did not.
+	OutcomePartly = "partly"
+	// OutcomeUnknown: a request that could change the group got no
+	// answer, and nothing settled whether it was applied.
+	OutcomeUnknown = "unknown"
+)
+
+// partitionsOutcome is the outcome of an execution whose every request
+// was answered: by the partitions the broker refused (a commit: or delete:
+// error) among those planned.
+func partitionsOutcome(gp *GroupPlan) string {
+	planned, refused := 0, 0
+	for _, pp := range gp.Partitions {
+		if pp.Action == ActSkip {
+			continue
+		}
+		planned++
+		if strings.HasPrefix(pp.Error, commitErrPrefix) || strings.HasPrefix(pp.Error, deleteErrPrefix) {
+			refused++
+		}
+	}
+	switch refused {
+	case 0:
+		return OutcomeApplied
+	case planned:
+		return OutcomeFailed
+	}
+	return OutcomePartly
+}
+
+// unanswered says whether err is a request left without an answer (a
+// lost connection, the deadline) rather than the broker's refusal: then
+// whether the broker applied it is unknown.
+func unanswered(err error) bool {
+	var ke *kerr.Error
+	return !errors.As(err, &ke)
+}
+
 // The prefixes of partition errors the broker gave to the commit or the
 // delete itself (nothing of that partition changed).
 const (
@@ -436,11 +484,19 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 		gp.CommitRequests = n
 		if err != nil && markApplied(gp, resp) > 0 {
 			gp.Executed = true
+			gp.Outcome = OutcomePartly
 			gp.Error = fmt.Sprintf("committing offsets of group %s: %s; the group is PARTLY CHANGED: %d of %d partitions were applied before the failure (see \"applied\")", gp.Group, ExplainError(err), countApplied(gp), batchLen(commits))
 			return errors.New(gp.Error)
 		}
 		if err != nil {
+			gp.Outcome = OutcomeFailed
 			gp.Error = fmt.Sprintf("committing offsets of group %s: %s", safetext.Arg(gp.Group), ExplainError(err))
+			if unanswered(err) && n > 0 {
+				// A request sent and not answered may have been
+				// applied (all of it: one request is atomic).
+				gp.Outcome = OutcomeUnknown
+				gp.Error += "; the commit got no answer, so whether it was applied is unknown"
+			}
 			return errors.New(gp.Error)
 		}
 		resp.Each(func(r kadm.OffsetResponse) {
@@ -465,10 +521,12 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 		}
 	}
 	gp.Executed = true
-	// Read back and compare with the plan.
+	gp.Outcome = partitionsOutcome(gp)
+	// Read back and compare with the plan. The outcome stands whatever
+	// the read-back says: it is what the broker acknowledged.
 	fetched, err := FetchOffsets(ctx, adm, gp.Group)
 	if err != nil {
-		gp.Error = fmt.Sprintf("reading back offsets of group %s: %v", safetext.Arg(gp.Group), err)
+		gp.Error = fmt.Sprintf("reading back offsets of group %s: %v (the broker acknowledged the change: %s)", safetext.Arg(gp.Group), err, gp.Outcome)
 		return errors.New(gp.Error)
 	}
 	verifyReadBack(gp, fetched)

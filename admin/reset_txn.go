@@ -341,6 +341,9 @@ func ExecuteResetTxn(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o T
 		o.Timeout = DefaultTxnTimeout
 	}
 	commits, deletes := planOffsets(gp)
+	// Every failure before EndTxn(commit) changed nothing: staged
+	// offsets are discarded with the transaction.
+	gp.Outcome = OutcomeFailed
 	t, err := initTxn(ctx, adm.Kgo, gp.Group, o)
 	if err != nil {
 		return groupFailed(gp, nothingChanged(err))
@@ -353,10 +356,11 @@ func ExecuteResetTxn(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o T
 			return err
 		}
 		if err := endTxn(ctx, adm, t, gp, o); err != nil {
-			return err
+			return err // endTxn set the outcome
 		}
 	}
 	gp.Executed = true
+	gp.Outcome = OutcomeApplied
 	// The commit is decided (EndTxn answered, or a lost answer resolved
 	// as committed): the deletes and the read-back get a window of their
 	// own, bounded by the resolution's, even when ctx ends now. A broker
@@ -366,6 +370,7 @@ func ExecuteResetTxn(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o T
 	defer cancel()
 	if len(deletes) > 0 {
 		deleteNoCommit(ctx, adm, gp, deletes)
+		gp.Outcome = partitionsOutcome(gp)
 	}
 	fetched, over, err := readBackCommitted(ctx, adm, gp, t)
 	if err != nil {
@@ -534,12 +539,28 @@ func differing(gp *GroupPlan, fetched kadm.OffsetResponses, want func(PartitionP
 	return out
 }
 
+// abort aborts the transaction and says what became of it. Whatever the
+// answer, the commit was never sent, so nothing of the plan is applied;
+// the words say whether the abort itself was answered (an abort that got
+// no answer is finished by the coordinator: at the transaction timeout,
+// or when the next run takes the id over).
+func (t *txn) abort(ctx context.Context) string {
+	err := t.end(ctx, false)
+	var lost *noAnswerError
+	switch {
+	case err == nil:
+		return "the transaction was aborted"
+	case errors.As(err, &lost):
+		return fmt.Sprintf("the abort got no answer (%v), but the commit was never sent: the transaction coordinator aborts it (at its timeout, or when the next run takes the id over)", err)
+	}
+	return fmt.Sprintf("the abort was refused (%v), but the commit was never sent: the transaction coordinator aborts it (at its timeout, or when the next run takes the id over)", err)
+}
+
 // stageCommits adds the group to the transaction and stages commits; on
 // any failure it aborts, so nothing of the plan is applied.
 func stageCommits(ctx context.Context, adm *cluster.Admin, t *txn, gp *GroupPlan, commits kadm.Offsets) error {
 	abort := func(err error) error {
-		_ = t.end(ctx, false) // best effort: the next run's InitProducerId aborts it too
-		return groupFailed(gp, fmt.Errorf("group %s: %w; the transaction was aborted: nothing changed by this run", gp.Group, err))
+		return groupFailed(gp, fmt.Errorf("group %s: %w; %s: nothing changed by this run", gp.Group, err, t.abort(ctx)))
 	}
 	if err := t.addOffsets(ctx, gp.Group); err != nil {
 		return abort(fmt.Errorf("adding the group to the transaction: %s", explainTxnErr(err, t.id)))
@@ -608,12 +629,10 @@ func liveNow(ctx context.Context, adm *cluster.Admin, group string) (string, err
 func endTxn(ctx context.Context, adm *cluster.Admin, t *txn, gp *GroupPlan, o TxnOptions) error {
 	live, err := liveNow(ctx, adm, gp.Group)
 	if err == nil && live != "" {
-		_ = t.end(ctx, false)
-		return groupFailed(gp, fmt.Errorf("group %s %s: it became active after the check, so the transaction was aborted: nothing changed by this run; stop its consumers and retry", gp.Group, live))
+		return groupFailed(gp, fmt.Errorf("group %s %s: it became active after the check, so %s: nothing changed by this run; stop its consumers and retry", gp.Group, live, t.abort(ctx)))
 	}
 	if err != nil {
-		_ = t.end(ctx, false)
-		return groupFailed(gp, fmt.Errorf("group %s: describing it again before the commit: %v; the transaction was aborted: nothing changed by this run", gp.Group, err))
+		return groupFailed(gp, fmt.Errorf("group %s: describing it again before the commit: %v; %s: nothing changed by this run", gp.Group, err, t.abort(ctx)))
 	}
 	err = t.end(ctx, true)
 	var lost *noAnswerError
@@ -635,7 +654,7 @@ func endTxn(ctx context.Context, adm *cluster.Admin, t *txn, gp *GroupPlan, o Tx
 	// Any other answer refused the commit. The transaction is aborted
 	// (here, or by the timeout or the next run); no takeover, which
 	// could fence another run that holds the id now.
-	_ = t.end(ctx, false)
+	_ = t.end(ctx, false) // the refusal says it all: nothing changed
 	return groupFailed(gp, fmt.Errorf("group %s: the transaction coordinator refused the commit (%v): nothing changed by this run", gp.Group, err))
 }
 
@@ -657,6 +676,7 @@ func resolveLost(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o TxnOp
 	defer cancel()
 	lost := fmt.Sprintf("group %s: the answer to the transaction's commit was lost (%v)", gp.Group, endErr)
 	undetermined := func(what string, err error) error {
+		gp.Outcome = OutcomeUnknown
 		return groupFailed(gp, fmt.Errorf("%s and %s within %s more (%v): offsetctl could not tell whether the transaction was committed: the group is either all at its old or all at its new offsets, never mixed; run `offsetctl lag %s` to see which",
 			lost, what, resolveBound(o), err, gp.Group))
 	}
@@ -676,11 +696,14 @@ func resolveLost(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o TxnOp
 	switch {
 	case len(differing(gp, fetched, target)) == 0:
 		gp.Note = "the commit's answer was lost; read back: the transaction was committed"
-		return nil
+		return nil // applied
 	case len(differing(gp, fetched, func(pp PartitionPlan) *int64 { return pp.Current })) == 0:
 		return groupFailed(gp, fmt.Errorf("%s; read back: the transaction was aborted, the group is entirely at its old offsets, nothing changed", lost))
 	}
-	return groupFailed(gp, fmt.Errorf("%s; read back: the group holds neither the old offsets nor the new ones (another run changed it since?)", lost))
+	// Committed and changed again since, or aborted and changed since:
+	// the read-back cannot tell.
+	gp.Outcome = OutcomeUnknown
+	return groupFailed(gp, fmt.Errorf("%s; read back: the group holds neither the old offsets nor the new ones (another run changed it since?), so whether this run's transaction was committed is unknown", lost))
 }
 
 // deleteNoCommit deletes the partitions restored to "no commit" after the

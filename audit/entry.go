@@ -3,11 +3,19 @@
 // back for history, undo, snapshot and diff. It imports admin; admin never
 // imports audit.
 //
-// The log format, version 1: UTF-8 JSON Lines, one Entry per line, each
+// The log format, version 2: UTF-8 JSON Lines, one Entry per line, each
 // line written with a single write(2) on a file opened O_APPEND, then
 // fsynced. Readers ignore unknown fields (newer writers may add some) and
 // a torn last line (a writer killed mid-write). V says which version wrote
 // the entry; a change of meaning of an existing field bumps it.
+//
+// Version 2 is write-ahead: a change to a cluster is two lines, an intent
+// (Kind "intent") appended and fsynced before the first request that can
+// change anything, and an outcome (Kind "outcome", Intent naming the
+// intent's id) once the outcome is known. Join folds them into one entry
+// per change; an intent without its outcome reads as Unknown. A command
+// that stopped before any such request (refused, bad plan) and a replay
+// are one self-contained line (no Kind), as every version-1 line is.
 package audit
 
 import (
@@ -17,7 +25,13 @@ import (
 )
 
 // Version is the format version written in Entry.V.
-const Version = 1
+const Version = 2
+
+// The kinds of a version-2 line; "" is a self-contained entry.
+const (
+	KindIntent  = "intent"
+	KindOutcome = "outcome"
+)
 
 // The actions an entry records.
 const (
@@ -29,16 +43,28 @@ const (
 	ActBackfill      = "backfill"
 )
 
-// The outcomes. A dry run changes nothing and is not logged.
+// The outcomes. A dry run changes nothing and is not logged. They are
+// decided from what the broker acknowledged and what a read-back showed,
+// never from which step returned an error.
 const (
-	// Applied: every planned change was made and read back.
+	// Applied: the broker acknowledged every planned change (a
+	// transaction's EndTxn was answered, or a lost answer was read back
+	// as committed), even if the read-back after it failed.
 	Applied = "applied"
 	// Refused: the guard (live members, a moved group) or a check
 	// refused before anything was sent; nothing changed.
 	Refused = "refused"
 	// Failed: nothing was changed (or the replay failed).
 	Failed = "failed"
-	// Partial: some changes were made and some were not.
+	// Partly: some changes were made and some were not (a --non-atomic
+	// reset cut between its commits, deletes after a transaction, one
+	// group of several).
+	Partly = "partly"
+	// Unknown: a request that could change the cluster got no answer and
+	// nothing settled it, or the run left an intent and no outcome (it
+	// was killed): history --verify ID reads which it is.
+	Unknown = "unknown"
+	// Partial is version 1's name for Partly; Join reads it as Partly.
 	Partial = "partial"
 )
 
@@ -59,8 +85,12 @@ type Change struct {
 // Entry is one line of the log: one command that changed a cluster, or
 // one replay.
 type Entry struct {
-	V      int       `json:"v"`
-	ID     string    `json:"id"`
+	V  int    `json:"v"`
+	ID string `json:"id"`
+	// Kind is KindIntent, KindOutcome or "" (a self-contained entry);
+	// Intent is, in an outcome, the id of its intent.
+	Kind   string    `json:"kind,omitempty"`
+	Intent string    `json:"intent,omitempty"`
 	Time   time.Time `json:"time"`
 	Action string    `json:"action"`
 	// Who and where.
@@ -74,9 +104,25 @@ type Entry struct {
 	Topics  []string `json:"topics"`
 	// Partitions counts the planned partitions; Applied those changed
 	// and read back.
-	Partitions int      `json:"partitions"`
-	Applied    int      `json:"applied"`
-	Changes    []Change `json:"changes"`
+	Partitions int `json:"partitions"`
+	// Applied counts the partitions changed as planned (version 1: also
+	// those written with their own offset). Written (version 2) counts
+	// the partitions whose write the broker acknowledged or left
+	// unanswered (not those of an aborted transaction, nor refused
+	// ones), and Changed the acknowledged ones whose committed offset
+	// actually moved (After differs from Before): a reset to the current
+	// offsets writes every partition and changes none.
+	Applied int      `json:"applied"`
+	Written *int     `json:"written,omitempty"`
+	Changed *int     `json:"changed,omitempty"`
+	Changes []Change `json:"changes"`
+	// ChangesFile holds the changes instead of Changes when there are
+	// more than MaxInlineChanges (a file name in the log's directory):
+	// ChangesCount rows, ChangesSHA256 its hex SHA-256, checked on read.
+	// One entry stays a bounded line however large the change.
+	ChangesFile   string `json:"changes_file,omitempty"`
+	ChangesSHA256 string `json:"changes_sha256,omitempty"`
+	ChangesCount  int    `json:"changes_count,omitempty"`
 	// Backup is the backup file written before the change (absolute
 	// path) and BackupSHA256 its hex SHA-256, checked by undo.
 	Backup       string `json:"backup,omitempty"`
@@ -133,8 +179,9 @@ func encodeID(ms uint64, rnd [10]byte) string {
 	return string(b[:])
 }
 
-// Outcome classifies a finished change: refused when the guard stopped it,
-// applied when no error, failed when nothing was applied, else partial.
+// Outcome classifies a finished command that reports no outcome of its
+// own (a replay, a backfill, a refusal): refused when the guard stopped
+// it, applied when no error, failed when nothing was applied, else partly.
 func Outcome(err error, refused bool, applied int) string {
 	switch {
 	case refused:
@@ -144,5 +191,31 @@ func Outcome(err error, refused bool, applied int) string {
 	case applied == 0:
 		return Failed
 	}
-	return Partial
+	return Partly
+}
+
+// Combine is the outcome of a change made of independent parts (the
+// groups of a reset), from each part's outcome: all the same is that
+// outcome (refused and failed both changed nothing: failed); any unknown
+// is unknown, since the cluster may be in either state; otherwise some
+// parts changed and some did not: partly.
+func Combine(parts []string) string {
+	if len(parts) == 0 {
+		return Failed
+	}
+	same, changedNone, unknown := true, true, false
+	for _, p := range parts {
+		same = same && p == parts[0]
+		changedNone = changedNone && (p == Failed || p == Refused)
+		unknown = unknown || p == Unknown
+	}
+	switch {
+	case same:
+		return parts[0]
+	case unknown:
+		return Unknown
+	case changedNone:
+		return Failed
+	}
+	return Partly
 }

@@ -109,7 +109,9 @@ func StateOfCommits(groups map[string]admin.GroupSnapshot) (s State, failed map[
 
 // Moved lists the partitions that e changed and that no longer hold what
 // e left there: Before is what e left, After what live holds now. Changes
-// that failed (Error set) are not compared: e did not move them.
+// that failed (Error set) are not compared: e did not move them. Of an
+// entry whose outcome is unknown, a partition still at its offset before
+// has not moved either: e never reached it (undo leaves it alone).
 func Moved(e Entry, live State) []Change {
 	var out []Change
 	for _, c := range e.Changes {
@@ -117,6 +119,9 @@ func Moved(e Entry, live State) []Change {
 			continue
 		}
 		now := live[c.Group][c.Topic][c.Partition]
+		if e.Outcome == Unknown && sameOffset(now, c.Before) {
+			continue
+		}
 		if !sameOffset(now, c.After) {
 			out = append(out, Change{Group: c.Group, Topic: c.Topic, Partition: c.Partition, Before: c.After, After: now})
 		}
@@ -126,7 +131,8 @@ func Moved(e Entry, live State) []Change {
 }
 
 // Undoable says why e cannot be undone, or "" when it can: it must have
-// changed something and have a backup of what was there before.
+// changed something, or may have (Unknown: an intent alone is undone from
+// its backup), and have a backup of what was there before.
 func Undoable(e Entry) string {
 	switch {
 	case e.Action == ActReplay || e.Action == ActBackfill:

@@ -1,25 +1,44 @@
 package audit
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
-	"github.com/offsetctl/offsetctl/internal/inputfile"
+	"github.com/offsetctl/offsetctl/internal/filelock"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
-// Environment variables that place the log.
+// Environment variables that place the log and say when it rotates.
 const (
-	EnvLog       = "OFFSETCTL_AUDIT_LOG"
-	envStateHome = "XDG_STATE_HOME"
+	EnvLog        = "OFFSETCTL_AUDIT_LOG"
+	EnvRotateSize = "OFFSETCTL_AUDIT_ROTATE_SIZE"
+	envStateHome  = "XDG_STATE_HOME"
 )
+
+// Defaults of Options.
+const (
+	// DefaultDeadline bounds one append: taking the writers' lock,
+	// write(2) and fsync. A local disk takes milliseconds; a stalled NFS
+	// mount or a FIFO whose reader stopped reading would take forever.
+	DefaultDeadline = 30 * time.Second
+	// DefaultRotateSize is the size at which the log is rotated: small
+	// enough that one rotated file is read in well under a second.
+	DefaultRotateSize = 64 << 20
+)
+
+// Stdio is the log's path that names the standard streams: a command
+// that changes something writes its entries to Options.Stream (standard
+// error: stdout is the command's data), history and undo read standard
+// input.
+const Stdio = "-"
 
 // DefaultPath is where the log lives when --audit-log is not given:
 // $OFFSETCTL_AUDIT_LOG, else $XDG_STATE_HOME/offsetctl/audit.jsonl, else
@@ -38,71 +57,370 @@ func DefaultPath(getenv func(string) string) (string, error) {
 	return "", fmt.Errorf("no place for the audit log: set $%s, $%s or $HOME, or pass --audit-log FILE (or --no-audit)", EnvLog, envStateHome)
 }
 
-// Log is the audit log opened for appending.
-type Log struct {
-	f    *os.File
-	path string
+// ParseSize parses a rotation size: bytes, or a number with KiB, MiB or
+// GiB (K, M, G too); 0 turns rotation off.
+func ParseSize(s string) (int64, error) {
+	mult := int64(1)
+	num := s
+	for _, u := range []struct {
+		suffix string
+		m      int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}} {
+		if len(s) > len(u.suffix) && s[len(s)-len(u.suffix):] == u.suffix {
+			mult, num = u.m, s[:len(s)-len(u.suffix)]
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > (1<<50)/mult {
+		return 0, fmt.Errorf("%q: want a size such as 64MiB, 1GiB or 1048576 (0: never rotate)", safetext.Arg(s))
+	}
+	return n * mult, nil
 }
 
-// Open opens (creating, mode 0600, in a directory created 0700) the log
-// at path for appending. Opening proves the log writable before a change
-// is made.
-func Open(path string) (*Log, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("audit log %s: %w", path, err)
+// Options say how a log is opened and appended to.
+type Options struct {
+	// Explicit says the user named the path (--audit-log or
+	// $OFFSETCTL_AUDIT_LOG): only then is a FIFO, or "-", accepted.
+	Explicit bool
+	// Stream is where "-" writes.
+	Stream io.Writer
+	// Context: a cancellation (SIGTERM) while an append waits ends it.
+	Context context.Context
+	// Deadline bounds each append; 0 is DefaultDeadline.
+	Deadline time.Duration
+	// RotateSize: the log is rotated once it is this large; 0 is
+	// DefaultRotateSize, negative never.
+	RotateSize int64
+	// Gzip compresses rotated files.
+	Gzip bool
+	// Warn receives what went wrong after an entry was safely written
+	// (a rotation that failed): never a reason to fail the command.
+	Warn func(string)
+}
+
+type kind int
+
+const (
+	kindFile kind = iota
+	kindFIFO
+	kindStream
+)
+
+// Log is the audit log opened for appending.
+type Log struct {
+	f     *os.File
+	path  string
+	kind  kind
+	opt   Options
+	torn  bool // a FIFO or stream whose last write was cut short
+	stuck bool // an append outlived its deadline: the file is left alone
+	due   bool // the last append reached the rotation size
+}
+
+// Open opens the log at path as a path the user named (a FIFO is
+// accepted), with the default deadline and rotation.
+func Open(path string) (*Log, error) { return OpenWith(path, Options{Explicit: true}) }
+
+// OpenWith opens (creating, mode 0600, in a directory created 0700) the
+// log at path for appending. Opening proves the log writable before a
+// change is made. The log must be a regular file owned by the user, not
+// reached through a symbolic link; a FIFO or "-" only when o.Explicit.
+func OpenWith(path string, o Options) (*Log, error) {
+	if o.Deadline <= 0 {
+		o.Deadline = DefaultDeadline
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|openNonblock, 0o600)
-	if errors.Is(err, errNoReader) {
-		return nil, fmt.Errorf("audit log %s: a pipe with no reader", path)
+	if o.RotateSize == 0 {
+		o.RotateSize = DefaultRotateSize
+	}
+	if path == Stdio {
+		if !o.Explicit || o.Stream == nil {
+			return nil, errors.New("audit log -: the standard streams are only used when --audit-log - is given")
+		}
+		return &Log{path: path, kind: kindStream, opt: o}, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("audit log %s: %w", safetext.Arg(path), err)
+	}
+	f, k, err := openAppend(path, o.Explicit)
+	if err != nil {
+		return nil, err
+	}
+	syncDir(filepath.Dir(path)) // best effort: a new file's directory entry
+	return &Log{f: f, path: path, kind: k, opt: o}, nil
+}
+
+// openAppend opens path for appending and checks what it is.
+func openAppend(path string, explicit bool) (*os.File, kind, error) {
+	shown := safetext.Arg(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|openFlags, 0o600)
+	switch {
+	case errors.Is(err, errNoReader):
+		return nil, 0, fmt.Errorf("audit log %s: a pipe with no reader", shown)
+	case errors.Is(err, errSymlink):
+		return nil, 0, fmt.Errorf("audit log %s: a symbolic link: refused (the log is never reached through a link; name the file itself)", shown)
+	case errors.Is(err, syscall.EISDIR):
+		return nil, 0, fmt.Errorf("audit log %s: %w; to keep no log use --no-audit", shown, errNotRegular)
+	case err != nil:
+		return nil, 0, fmt.Errorf("audit log %s: %w", shown, unwrapPath(err))
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("audit log %s: %w", shown, unwrapPath(err))
+	}
+	k, err := checkKind(st, explicit)
+	if err == nil && k == kindFile {
+		// Read-write, to see whether the file ends with a newline; opened
+		// write-only first, as a FIFO with no reader must fail to open.
+		var rw *os.File
+		if rw, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND|openFlags, 0); err == nil {
+			f.Close()
+			f = rw
+			if st2, serr := f.Stat(); serr != nil || !sameFile(st, st2) {
+				err = errors.New("replaced while it was opened")
+			}
+		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("audit log %s: %w", path, err)
-	}
-	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() && st.Mode()&os.ModeNamedPipe == 0 && st.Mode()&os.ModeCharDevice == 0 {
 		f.Close()
-		return nil, fmt.Errorf("audit log %s: not a regular file", path)
+		if errors.Is(err, errNotRegular) {
+			return nil, 0, fmt.Errorf("audit log %s: %w; to keep no log use --no-audit", shown, err)
+		}
+		return nil, 0, fmt.Errorf("audit log %s: %w", shown, err)
 	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // best effort: a new file's directory entry
-		_ = d.Close()
+	return f, k, nil
+}
+
+// checkKind accepts a regular file owned by the user, and a FIFO the user
+// named.
+func checkKind(st fs.FileInfo, explicit bool) (kind, error) {
+	switch m := st.Mode(); {
+	case m.IsRegular():
+		if !ownedByUs(st) {
+			return 0, errors.New("owned by another user: refused (its entries are not yours to trust or add to)")
+		}
+		return kindFile, nil
+	case m&fs.ModeNamedPipe != 0 && explicit:
+		return kindFIFO, nil
+	case m&fs.ModeNamedPipe != 0:
+		return 0, errors.New("a FIFO: name it with --audit-log to use a pipe as the log")
 	}
-	return &Log{f: f, path: path}, nil
+	return 0, errNotRegular
+}
+
+var errNotRegular = errors.New("not a regular file (a device, a directory or a socket)")
+
+// unwrapPath drops os's own copy of the path (the caller shows it once,
+// made safe).
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
 }
 
 // Path is where the log is.
 func (l *Log) Path() string { return l.path }
 
-// Append writes e as one line with one write(2) and fsyncs. On a file
-// opened O_APPEND, Linux moves the offset to the end and writes under the
-// inode's lock in one step, so lines of two processes appending at once
-// never interleave (POSIX: "the file offset shall be set to the end of the
-// file prior to each write and no intervening file modification operation
-// shall occur").
-func (l *Log) Append(e Entry) error {
-	line, err := Marshal(e)
+// Append writes e under the log's options (see AppendContext).
+func (l *Log) Append(e Entry) error { return l.AppendContext(l.opt.Context, e) }
+
+// AppendContext writes e as one line and fsyncs, within the deadline.
+//
+// Each line is one write(2) on a file opened O_APPEND, under the writers'
+// lock (LOCK_EX on PATH.lock): Linux moves the offset to the end and
+// writes under the inode's lock in one step, and the lock keeps the check
+// of the last byte and a rotation from racing another writer. When the
+// file does not end with a newline (an earlier write cut short by a full
+// disk or a kill), the line starts with one, so a torn fragment is never
+// glued to the next entry.
+//
+// The write runs beside the caller: when it outlives the deadline (a
+// stalled mount or a FIFO whose reader stopped reading) or ctx is
+// cancelled while it waits, AppendContext returns an error and the log is
+// left alone (not even closed: close(2) would wait for the stuck write).
+// A ctx already cancelled when the append starts does not stop it: the
+// record of a change made before a SIGTERM still gets its chance, within
+// the deadline.
+func (l *Log) AppendContext(ctx context.Context, e Entry) error {
+	if ctx == nil || ctx.Err() != nil {
+		ctx = context.WithoutCancel(orBackground(ctx))
+	}
+	if l.stuck {
+		return fmt.Errorf("writing audit log %s: an earlier append is still stuck", safetext.Arg(l.path))
+	}
+	if l.kind == kindFIFO {
+		// The poller owns a FIFO: the deadline ends a write that waits.
+		_ = l.f.SetWriteDeadline(time.Now().Add(l.opt.Deadline))
+	}
+	done := make(chan error, 1)
+	stop := make(chan struct{})
+	go func() {
+		line, err := l.encode(e)
+		if err == nil {
+			err = l.write(line, stop)
+		}
+		done <- err
+	}()
+	timer := time.NewTimer(l.opt.Deadline)
+	defer timer.Stop()
+	var why string
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("writing audit log %s: %w", safetext.Arg(l.path), err)
+		}
+		if l.due {
+			l.due = false
+			l.rotateIfDue()
+		}
+		return nil
+	case <-timer.C:
+		why = fmt.Sprintf("did not finish within %s (a stalled disk, network mount or pipe)", l.opt.Deadline)
+	case <-ctx.Done():
+		why = fmt.Sprintf("was interrupted while it waited (%v)", context.Cause(ctx))
+	}
+	close(stop)
+	if l.kind == kindFIFO {
+		_ = l.f.SetWriteDeadline(time.Now()) // wakes the write: it ends
+		if err := <-done; err == nil {
+			return nil // it went through at the last moment
+		}
+		l.torn = true
+	} else {
+		l.stuck = true
+	}
+	return fmt.Errorf("writing audit log %s: the append %s: the entry may be missing or cut short", safetext.Arg(l.path), why)
+}
+
+func orBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
+}
+
+// write does one append; stop is closed when the caller gave up.
+func (l *Log) write(line []byte, stop <-chan struct{}) error {
+	switch l.kind {
+	case kindStream:
+		return l.writeStream(l.opt.Stream, line)
+	case kindFIFO:
+		return l.writeStream(l.f, line)
+	}
+	lock, err := l.lock(stop)
 	if err != nil {
 		return err
 	}
-	n, err := l.f.Write(line)
-	if err == nil && n < len(line) {
-		err = io.ErrShortWrite
+	defer lock.Unlock()
+	if err := l.reopenIfRotated(); err != nil {
+		return err
 	}
+	st, err := l.f.Stat()
 	if err != nil {
-		return fmt.Errorf("writing audit log %s: %w", l.path, err)
+		return err
 	}
-	// fsync(2) answers EINVAL on a file that cannot be synced (a pipe, a
-	// character device such as /dev/null), which Open accepts: the line
-	// was written, so that is no failure (it made a reset with
-	// --audit-log /dev/null exit 1 after its change, "NOT recorded").
-	if err := l.f.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) && !errors.Is(err, syscall.EINVAL) {
-		return fmt.Errorf("syncing audit log %s: %w", l.path, err)
+	if !endsWithNewline(l.f, st.Size()) {
+		line = append([]byte{'\n'}, line...)
 	}
+	if err := writeAll(l.f, line); err != nil {
+		return err
+	}
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("fsync: %w", err)
+	}
+	l.due = l.opt.RotateSize > 0 && st.Size()+int64(len(line)) >= l.opt.RotateSize
 	return nil
 }
 
-// Close closes the log.
-func (l *Log) Close() error { return l.f.Close() }
+// writeStream writes line to a FIFO or stream, starting with a newline
+// when its last write was cut short. fsync answers EINVAL on a pipe: the
+// line was written, so that is no failure.
+func (l *Log) writeStream(w io.Writer, line []byte) error {
+	if l.torn {
+		line = append([]byte{'\n'}, line...)
+	}
+	n, err := w.Write(line)
+	if err == nil && n < len(line) {
+		err = io.ErrShortWrite
+	}
+	l.torn = err != nil && n > 0
+	return err
+}
+
+func writeAll(f *os.File, b []byte) error {
+	n, err := f.Write(b)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	if err != nil && n > 0 {
+		return fmt.Errorf("%w (%d of %d bytes written: a torn line the next entry will not be glued to)", err, n, len(b))
+	}
+	return err
+}
+
+// endsWithNewline says whether the file of size bytes ends with '\n' (an
+// empty file does); a byte that cannot be read counts as no newline, which
+// costs at most a blank line.
+func endsWithNewline(f *os.File, size int64) bool {
+	if size == 0 {
+		return true
+	}
+	var b [1]byte
+	n, err := f.ReadAt(b[:], size-1)
+	return n == 1 && err == nil && b[0] == '\n'
+}
+
+// lockPath is the writers' lock beside the log.
+func lockPath(path string) string { return path + ".lock" }
+
+// lock takes the writers' lock, waiting until stop is closed.
+func (l *Log) lock(stop <-chan struct{}) (*filelock.Lock, error) {
+	wait := time.Millisecond
+	for {
+		lk, err := filelock.TryLock(lockPath(l.path))
+		if !errors.Is(err, filelock.ErrLocked) {
+			return lk, err
+		}
+		select {
+		case <-stop:
+			return nil, errors.New("another offsetctl holds the audit log's lock")
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 100*time.Millisecond)
+	}
+}
+
+// reopenIfRotated reopens the log when the file at its path is no longer
+// the one this Log holds (another writer rotated it since), so that no
+// entry lands in a rotated file.
+func (l *Log) reopenIfRotated() error {
+	held, err := l.f.Stat()
+	if err != nil {
+		return err
+	}
+	now, err := os.Lstat(l.path)
+	if err == nil && sameFile(held, now) {
+		return nil
+	}
+	f, _, err := openAppend(l.path, l.opt.Explicit)
+	if err != nil {
+		return err
+	}
+	l.f.Close()
+	l.f = f
+	return nil
+}
+
+// Close closes the log (a log whose append is stuck is left open).
+func (l *Log) Close() error {
+	if l.f == nil || l.stuck {
+		return nil
+	}
+	return l.f.Close()
+}
 
 // Append opens the log at path, appends e and closes it.
 func Append(path string, e Entry) error {
@@ -117,78 +435,10 @@ func Append(path string, e Entry) error {
 	return l.Close()
 }
 
-// Marshal encodes e as one log line, newline included. JSON escapes
-// control characters, so a line never holds a raw line break.
-func Marshal(e Entry) ([]byte, error) {
-	if e.V == 0 {
-		e.V = Version
+// syncDir fsyncs a directory, best effort: a new or renamed file's entry.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
 	}
-	b, err := json.Marshal(e)
-	if err != nil {
-		return nil, fmt.Errorf("encoding audit entry: %w", err)
-	}
-	return append(b, '\n'), nil
-}
-
-// CorruptError reports complete lines that are not entries. Read returns
-// it with every entry it could read.
-type CorruptError struct{ Lines []int }
-
-func (e *CorruptError) Error() string {
-	return fmt.Sprintf("%d line(s) of the audit log are not entries (first: line %d); they were skipped", len(e.Lines), e.Lines[0])
-}
-
-// maxLine bounds one entry (a reset of tens of thousands of partitions
-// fits).
-const maxLine = 256 << 20
-
-// Read parses a log. A last line without its newline that does not parse
-// is a write cut short (a killed writer, or one still writing) and is
-// ignored. Other lines that do not parse are skipped and reported in a
-// *CorruptError returned with the entries; an I/O error stops the read.
-func Read(r io.Reader) ([]Entry, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var out []Entry
-	var bad []int
-	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
-		if len(line) > maxLine {
-			return out, fmt.Errorf("line %d: longer than %d bytes", n, maxLine)
-		}
-		if err != nil && err != io.EOF {
-			return out, err
-		}
-		torn := err == io.EOF
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			var e Entry
-			switch jerr := json.Unmarshal(t, &e); {
-			case jerr == nil && e.ID != "":
-				out = append(out, e)
-			case !torn:
-				bad = append(bad, n)
-			}
-		}
-		if torn {
-			break
-		}
-	}
-	if len(bad) > 0 {
-		return out, &CorruptError{Lines: bad}
-	}
-	return out, nil
-}
-
-// ReadFile reads the log at path; a log that does not exist yet is empty.
-// It is read through inputfile: never from a device, bounded, a pipe only
-// for a while.
-func ReadFile(path string) ([]Entry, error) {
-	f, err := inputfile.Open(path, inputfile.LogLimit, 30*time.Second)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("audit log: %w", err)
-	}
-	defer f.Close()
-	return Read(f)
 }

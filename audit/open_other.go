@@ -2,10 +2,21 @@
 
 package audit
 
-import "errors"
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
 
-// openNonblock: no FIFOs to guard against here (see open_unix.go).
-const openNonblock = 0
+// openFlags: no FIFOs nor O_NOFOLLOW here (see open_unix.go).
+const openFlags = 0
 
-// errNoReader never happens here.
-var errNoReader = errors.New("no reader")
+// errNoReader and errSymlink never happen here.
+var (
+	errNoReader = errors.New("no reader")
+	errSymlink  = errors.New("symbolic link")
+)
+
+func ownedByUs(fs.FileInfo) bool { return true }
+
+func sameFile(a, b fs.FileInfo) bool { return os.SameFile(a, b) }

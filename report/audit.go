@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -24,14 +25,19 @@ func History(w io.Writer, f Format, entries []audit.Entry) error {
 	var rows [][]string
 	for _, e := range entries {
 		who := e.User + "@" + e.Host
-		changes := fmt.Sprintf("%d/%d", e.Applied, e.Partitions)
+		changes := fmt.Sprintf("%d/%d", changedOf(e), e.Partitions)
 		if e.Records != nil {
 			changes = fmt.Sprintf("%d records", *e.Records)
 		}
 		// A group name may hold a comma or a blank: safetext.List quotes
 		// such a name, and counts the groups beyond historyGroups (JSON
 		// and CSV list them all).
-		row := []string{e.ID, e.Time.UTC().Format(time.RFC3339), who, e.Action, safetext.List(e.Groups, historyGroups), e.Outcome, changes, Dash(e.Backup)}
+		outcome := e.Outcome
+		if e.V > audit.Version {
+			// A newer offsetctl's entry: its fields may mean other things.
+			outcome = fmt.Sprintf("format-v%d?", e.V)
+		}
+		row := []string{e.ID, e.Time.UTC().Format(time.RFC3339), who, e.Action, safetext.List(e.Groups, historyGroups), outcome, changes, Dash(e.Backup)}
 		if f == CSV {
 			records := ""
 			if e.Records != nil {
@@ -39,7 +45,7 @@ func History(w io.Writer, f Format, entries []audit.Entry) error {
 			}
 			row = []string{e.ID, e.Time.UTC().Format(time.RFC3339Nano), e.User, e.Host, e.ClusterID, e.Profile, e.Action,
 				strings.Join(e.Groups, " "), strings.Join(e.Topics, " "), e.Outcome, fmt.Sprint(e.ExitCode),
-				fmt.Sprint(e.Partitions), fmt.Sprint(e.Applied), e.Backup, e.BackupSHA256, records, e.Digest, e.UndoOf,
+				fmt.Sprint(e.Partitions), fmt.Sprint(e.Applied), fmt.Sprint(changedOf(e)), e.Backup, e.BackupSHA256, records, e.Digest, e.UndoOf,
 				strings.Join(e.Command, " ")}
 		}
 		rows = append(rows, row)
@@ -47,12 +53,51 @@ func History(w io.Writer, f Format, entries []audit.Entry) error {
 	header := []string{"ID", "TIME", "WHO", "ACTION", "GROUPS", "OUTCOME", "CHANGED", "BACKUP"}
 	if f == CSV {
 		header = []string{"ID", "TIME", "USER", "HOST", "CLUSTER-ID", "PROFILE", "ACTION", "GROUPS", "TOPICS", "OUTCOME", "EXIT-CODE",
-			"PARTITIONS", "APPLIED", "BACKUP", "BACKUP-SHA256", "RECORDS", "DIGEST", "UNDO-OF", "COMMAND"}
+			"PARTITIONS", "APPLIED", "CHANGED", "BACKUP", "BACKUP-SHA256", "RECORDS", "DIGEST", "UNDO-OF", "COMMAND"}
 	}
 	if f == CSV {
 		return WriteCSV(w, header, rows)
 	}
 	return writeTable(w, header, rows, 4) // GROUPS is a safetext.List
+}
+
+// changedOf is the partitions an entry changed: Changed (version 2, the
+// offsets the change moved, as the console counted them), else Applied
+// (version 1 counted every partition written).
+func changedOf(e audit.Entry) int {
+	if e.Changed != nil {
+		return *e.Changed
+	}
+	return e.Applied
+}
+
+// Verify renders history --verify: JSON, or one row per partition with
+// its offsets before, planned and now, and which of them it matches.
+func Verify(w io.Writer, f Format, v audit.Verification) error {
+	if f == JSON {
+		return WriteJSON(w, v)
+	}
+	rows := make([][]string, 0, len(v.Rows))
+	for _, r := range v.Rows {
+		if f == CSV {
+			rows = append(rows, []string{r.Group, r.Topic, fmt.Sprint(r.Partition), OptCSV(r.Before), OptCSV(r.Planned), OptCSV(r.Now), r.Matches})
+			continue
+		}
+		rows = append(rows, []string{safetext.Name(r.Group), safetext.Name(r.Topic), fmt.Sprint(r.Partition), noCommit(r.Before), noCommit(r.Planned), noCommit(r.Now), r.Matches})
+	}
+	header := []string{"GROUP", "TOPIC", "PARTITION", "BEFORE", "PLANNED", "NOW", "MATCHES"}
+	if f == CSV {
+		return WriteCSV(w, header, rows)
+	}
+	return WriteTable(w, header, rows)
+}
+
+// noCommit formats an offset of a verification: "no commit" when nil.
+func noCommit(v *int64) string {
+	if v == nil {
+		return "no commit"
+	}
+	return I64(*v)
 }
 
 // historyGroups is how many group names a history row shows: an
@@ -126,4 +171,41 @@ func Snapshot(w io.Writer, f Format, s SnapshotResult) error {
 		rows = append(rows, []string{g.Group, fmt.Sprint(g.Committed), fmt.Sprint(g.NoCommit)})
 	}
 	return Rows(w, f, []string{"GROUP", "COMMITTED", "NO-COMMIT"}, rows)
+}
+
+// HistoryJSON writes history's JSON ({"entries":[...]}, byte for byte
+// what History writes) one entry at a time: next returns the entries in
+// order, nil at the end. A log of a gigabyte is never held at once.
+func HistoryJSON(w io.Writer, next func() (*audit.Entry, error)) error {
+	first := true
+	for {
+		e, err := next()
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			break
+		}
+		b, err := json.MarshalIndent(e, "    ", "  ")
+		if err != nil {
+			return err
+		}
+		sep := ",\n    "
+		if first {
+			sep = "{\n  \"entries\": [\n    "
+		}
+		if _, err := io.WriteString(w, sep); err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		first = false
+	}
+	end := "\n  ]\n}\n"
+	if first {
+		end = "{\n  \"entries\": []\n}\n"
+	}
+	_, err := io.WriteString(w, end)
+	return err
 }

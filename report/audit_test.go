@@ -2,6 +2,9 @@ package report
 
 import (
 	"bytes"
+	"errors"
+	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,5 +47,128 @@ func TestHistoryTableGroups(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("history table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestHistoryUnknownVersion: an entry written by a newer offsetctl shows
+// its version instead of an outcome whose meaning may have changed.
+func TestHistoryUnknownVersion(t *testing.T) {
+	at := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	entries := []audit.Entry{
+		{V: audit.Version, ID: "01", Time: at, Action: "reset", Outcome: "applied"},
+		{V: audit.Version + 1, ID: "02", Time: at, Action: "reset", Outcome: "applied"},
+	}
+	var buf bytes.Buffer
+	if err := History(&buf, Table, entries); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	if !strings.Contains(lines[1], " applied ") || strings.Contains(lines[1], "format-v") {
+		t.Errorf("known version: %q", lines[1])
+	}
+	if want := " format-v" + strconv.Itoa(audit.Version+1) + "? "; !strings.Contains(lines[2], want) || strings.Contains(lines[2], "applied") {
+		t.Errorf("unknown version: %q, want %q", lines[2], want)
+	}
+}
+
+// TestHistoryJSONMatchesHistory: the streamed JSON is byte for byte what
+// History writes, for no entry, one and several (with changes, HTML
+// characters and nil offsets); an error of next stops it.
+func TestHistoryJSONMatchesHistory(t *testing.T) {
+	off := int64(7)
+	all := []audit.Entry{
+		{V: 1, ID: "01", Action: "reset", Groups: []string{"a<b>&c"}, Changes: []audit.Change{{Group: "g", Topic: "t", Before: &off}}},
+		{V: 1, ID: "02", Action: "undo", UndoOf: "01"},
+		{V: 1, ID: "03", Action: "replay"},
+	}
+	for n := 0; n <= len(all); n++ {
+		var want, got bytes.Buffer
+		if err := History(&want, JSON, all[:n]); err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		err := HistoryJSON(&got, func() (*audit.Entry, error) {
+			if i == n {
+				return nil, nil
+			}
+			i++
+			return &all[i-1], nil
+		})
+		if err != nil || got.String() != want.String() {
+			t.Errorf("%d entries: %v\ngot:\n%s\nwant:\n%s", n, err, got.String(), want.String())
+		}
+	}
+	boom := errors.New("boom")
+	if err := HistoryJSON(io.Discard, func() (*audit.Entry, error) { return nil, boom }); err != boom {
+		t.Errorf("next's error: %v", err)
+	}
+}
+
+// history's CHANGED column counts the partitions a version-2 entry moved
+// (a reset to the current offsets wrote 3 and changed none), and a
+// version-1 entry's applied partitions; CSV has both counts.
+func TestHistoryChangedColumn(t *testing.T) {
+	at := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	zero, three := 0, 3
+	entries := []audit.Entry{
+		{ID: "01", Time: at, User: "u", Host: "h", Action: "reset", Outcome: "applied", Partitions: 3, Applied: 3},
+		{ID: "02", Time: at, User: "u", Host: "h", Action: "reset", Outcome: "applied", Partitions: 3, Applied: 3, Written: &three, Changed: &zero},
+	}
+	var buf bytes.Buffer
+	if err := History(&buf, Table, entries); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	if !strings.Contains(lines[1], " 3/3 ") || !strings.Contains(lines[2], " 0/3 ") {
+		t.Fatalf("CHANGED column:\n%s", buf.String())
+	}
+	buf.Reset()
+	if err := History(&buf, CSV, entries); err != nil {
+		t.Fatal(err)
+	}
+	lines = strings.Split(buf.String(), "\n")
+	if !strings.Contains(lines[0], ",PARTITIONS,APPLIED,CHANGED,BACKUP,") || !strings.Contains(lines[1], ",3,3,3,") || !strings.Contains(lines[2], ",3,3,0,") {
+		t.Fatalf("CSV counts:\n%s", buf.String())
+	}
+}
+
+// history --verify: one row per partition, "no commit" for a nil offset,
+// which recorded offset it holds now; CSV leaves a nil offset empty; JSON
+// is the verification itself.
+func TestVerifyTable(t *testing.T) {
+	one, two := int64(1), int64(2)
+	v := audit.Verification{ID: "01", Outcome: "unknown", Matches: "mixed", Rows: []audit.VerifyRow{
+		{Group: "g", Topic: "t", Partition: 0, Before: &one, Planned: &two, Now: &two, Matches: audit.MatchPlanned},
+		{Group: "g", Topic: "t", Partition: 1, Before: nil, Planned: &two, Now: nil, Matches: audit.MatchBefore},
+	}}
+	var buf bytes.Buffer
+	if err := Verify(&buf, Table, v); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"GROUP  TOPIC  PARTITION  BEFORE     PLANNED  NOW        MATCHES",
+		"g      t      0          1          2        2          planned",
+		"g      t      1          no commit  2        no commit  before",
+	}
+	got := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	for i := range got {
+		got[i] = strings.TrimRight(got[i], " ")
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("verify table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	buf.Reset()
+	if err := Verify(&buf, CSV, v); err != nil {
+		t.Fatal(err)
+	}
+	if want := "GROUP,TOPIC,PARTITION,BEFORE,PLANNED,NOW,MATCHES\ng,t,0,1,2,2,planned\ng,t,1,,2,,before\n"; buf.String() != want {
+		t.Fatalf("verify CSV:\n%q\nwant\n%q", buf.String(), want)
+	}
+	buf.Reset()
+	if err := Verify(&buf, JSON, v); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"matches": "mixed"`) || !strings.Contains(buf.String(), `"now": null`) {
+		t.Fatalf("verify JSON:\n%s", buf.String())
 	}
 }

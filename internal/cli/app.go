@@ -61,7 +61,11 @@ type app struct {
 	// mark a reset run by undo.
 	auditLog, auditAction, undoOf string
 	noAudit                       bool
-	args, secrets                 []string
+	// auditRotate is --audit-rotate-size (else $OFFSETCTL_AUDIT_ROTATE_SIZE),
+	// auditGzip --audit-gzip.
+	auditRotate   string
+	auditGzip     bool
+	args, secrets []string
 	// auditTopic is --audit-topic; trailTopic the resolved one (the flag,
 	// else the profile's audit_topic).
 	auditTopic, trailTopic string
@@ -268,6 +272,8 @@ Exit codes:
 	pf.StringVar(&a.commandConfig, "command-config", "", "Java client properties file (as for kafka-consumer-groups.sh --command-config)")
 	pf.StringVar(&a.auditLog, "audit-log", "", "audit log of every change (env "+audit.EnvLog+", default $XDG_STATE_HOME/offsetctl/audit.jsonl or ~/.local/state/offsetctl/audit.jsonl)")
 	pf.BoolVar(&a.noAudit, "no-audit", false, "do not record changes in the audit log")
+	pf.StringVar(&a.auditRotate, "audit-rotate-size", "", "rotate the audit log once it is this large (env "+audit.EnvRotateSize+", default 64MiB; 0: never)")
+	pf.BoolVar(&a.auditGzip, "audit-gzip", false, "compress rotated audit log files with gzip")
 	pf.StringVar(&a.auditTopic, "audit-topic", "", "also write each audit entry to this Kafka topic, keyed by group (a shared trail; also a profile's audit_topic)")
 	pf.Var((*profileList)(&a.profile), "profile", "named cluster profile from $"+cluster.EnvConfig+" or ~/.config/offsetctl/config.yaml (the exporter takes several: a,b or repeated)")
 

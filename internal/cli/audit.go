@@ -11,6 +11,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -23,18 +24,36 @@ import (
 	"github.com/offsetctl/offsetctl/replay"
 )
 
-// auditRec is one audited command: the log opened before the change and
-// the entry appended once the change returns.
+// auditRec is one audited command: the log opened before the change, the
+// intent appended before the first request that can change the cluster,
+// and the outcome (or, for a command that changed nothing, one
+// self-contained entry) appended once the change returns.
 type auditRec struct {
 	a     *app
 	log   *audit.Log // nil with --no-audit
 	entry audit.Entry
 	start time.Time
+	// intent is the id of the intent on the record, "" before.
+	intent string
+	// done: the outcome (or the entry) is written, or the log failed
+	// before the change: nothing more is appended.
+	done bool
 }
 
-// auditFill fills an entry from a command's result once it has run, and
-// says how many changes were applied and whether the guard refused.
-type auditFill func(e *audit.Entry) (applied int, refused bool)
+// auditResult is what a command's fill reports of its result.
+type auditResult struct {
+	// applied counts the partitions changed as planned (Entry.Applied),
+	// written those sent, changed those whose offset moved.
+	applied, written, changed int
+	// refused: the guard refused and nothing was sent.
+	refused bool
+	// outcome, when the command knows it (from the broker's answers
+	// and its read-back), else "" and it is classified from the error.
+	outcome string
+}
+
+// auditFill fills an entry from a command's plan or result.
+type auditFill func(e *audit.Entry) auditResult
 
 // auditPath is the log's path: --audit-log, else audit.DefaultPath.
 func (a *app) auditPath() (string, error) {
@@ -42,6 +61,36 @@ func (a *app) auditPath() (string, error) {
 		return a.auditLog, nil
 	}
 	return audit.DefaultPath(a.getenv)
+}
+
+// auditExplicit says whether the user named the log (the flag or the
+// variable): only then is a FIFO or "-" accepted.
+func (a *app) auditExplicit() bool {
+	return a.auditLog != "" || a.getenv(audit.EnvLog) != ""
+}
+
+// auditOptions are the log's options for a command: the append deadline
+// is --timeout; rotation from --audit-rotate-size or its variable.
+func (a *app) auditOptions(ctx context.Context) (audit.Options, error) {
+	o := audit.Options{
+		Explicit: a.auditExplicit(), Stream: a.stderr, Context: ctx, Deadline: a.timeout,
+		Gzip: a.auditGzip, Warn: func(s string) { a.warnf("%s", s) },
+	}
+	flag, v := "--audit-rotate-size", a.auditRotate
+	if v == "" {
+		flag, v = "$"+audit.EnvRotateSize, a.getenv(audit.EnvRotateSize)
+	}
+	if v != "" {
+		n, err := audit.ParseSize(v)
+		if err != nil {
+			return o, exitcode.Flag(flag, err)
+		}
+		o.RotateSize = n
+		if n == 0 {
+			o.RotateSize = -1
+		}
+	}
+	return o, nil
 }
 
 // beginAudit opens the audit log before a change, so that a log that
@@ -55,7 +104,11 @@ func (a *app) beginAudit(ctx context.Context, adm *cluster.Admin, action string)
 	if err != nil {
 		return nil, fmt.Errorf("nothing was changed: %w", err)
 	}
-	l, err := audit.Open(path)
+	opt, err := a.auditOptions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := audit.OpenWith(path, opt)
 	if err != nil {
 		return nil, fmt.Errorf("nothing was changed: the audit log cannot be written (%v); fix it, point --audit-log elsewhere, or opt out with --no-audit", err)
 	}
@@ -88,18 +141,46 @@ func (a *app) beginAudit(ctx context.Context, adm *cluster.Admin, action string)
 	return r, nil
 }
 
-// finish appends the entry for a change that returned err, and returns
-// err. When the append fails after a change, the change is still reported
-// (err and what was applied are kept) and the run fails (exit 1) with a
-// line saying the trail is missing this entry.
-func (r *auditRec) finish(err error, fill auditFill) error {
+// id is the id the change is recorded under ("" without a log).
+func (r *auditRec) id() string {
 	if r == nil || r.log == nil {
-		return err
+		return ""
 	}
-	defer r.log.Close()
-	e := &r.entry
-	applied, refused := fill(e)
-	e.Applied = applied
+	return r.entry.ID
+}
+
+// writeIntent appends and fsyncs the intent: the entry fill makes of the
+// plan (groups, partitions, before and planned after, the backup and its
+// SHA-256), before the first request that can change the cluster. An
+// intent that cannot be written stops the change: nothing was changed
+// (exit 1), and nothing more is appended.
+func (r *auditRec) writeIntent(fill auditFill) error {
+	if r == nil || r.log == nil {
+		return nil
+	}
+	e := r.entry
+	fill(&e)
+	e.Kind, e.Outcome = audit.KindIntent, audit.Unknown
+	for i := range e.Changes {
+		e.Changes[i].Error = "" // a plan: nothing has failed yet
+	}
+	r.prepare(&e)
+	err := r.log.Append(e)
+	if err == nil && r.a.trailTopic != "" {
+		err = r.a.produceTrail(e)
+	}
+	if err != nil {
+		r.done = true
+		r.log.Close()
+		return fmt.Errorf("nothing was changed: the audit intent could not be written (%v); fix it, point --audit-log elsewhere, or opt out with --no-audit", err)
+	}
+	r.intent = e.ID
+	return nil
+}
+
+// prepare completes an entry before it is appended: the counts, the
+// backup's absolute path and SHA-256, secrets redacted.
+func (r *auditRec) prepare(e *audit.Entry) {
 	e.Partitions = len(e.Changes)
 	if e.Backup != "" {
 		if abs, aerr := filepath.Abs(e.Backup); aerr == nil {
@@ -109,18 +190,6 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 			e.BackupSHA256 = sum
 		}
 	}
-	if err == nil && applied == 0 && len(e.Changes) == 0 && e.Records == nil {
-		return nil // nothing was in scope: nothing changed, nothing to record
-	}
-	if exitcode.Code(err) == exitcode.Usage && applied == 0 {
-		return err // bad input: nothing was done
-	}
-	e.Outcome = audit.Outcome(err, refused, applied)
-	e.ExitCode = exitcode.Code(err)
-	e.DurationMs = r.a.now().Sub(r.start).Milliseconds()
-	if err != nil {
-		e.Error = errorLine(err)
-	}
 	// A secret typed anywhere (even into a file name) never reaches the
 	// log.
 	e.Backup = audit.RedactString(e.Backup, r.a.secrets)
@@ -129,29 +198,101 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 	if e.Changes == nil {
 		e.Changes = []audit.Change{}
 	}
-	aerr := r.log.Append(*e)
+}
+
+// finish appends, for a change that returned err, its outcome (after an
+// intent) or its one entry, and returns err. When the append fails after
+// a change, the change is still reported (err and what was applied are
+// kept) and the run fails (exit 1) with a line saying the trail is
+// missing this outcome: the intent, on the record, reads as unknown.
+func (r *auditRec) finish(err error, fill auditFill) error {
+	if r == nil || r.log == nil || r.done {
+		return err
+	}
+	r.done = true
+	defer r.log.Close()
+	e := &r.entry
+	res := fill(e)
+	e.Applied = res.applied
+	if r.intent == "" {
+		if err == nil && res.applied == 0 && len(e.Changes) == 0 && e.Records == nil {
+			return nil // nothing was in scope: nothing changed, nothing to record
+		}
+		if exitcode.Code(err) == exitcode.Usage && res.applied == 0 {
+			return err // bad input: nothing was done
+		}
+	}
+	e.Outcome = res.outcome
+	if e.Outcome == "" {
+		e.Outcome = audit.Outcome(err, res.refused, res.applied)
+	}
+	e.ExitCode = exitcode.Code(err)
+	e.DurationMs = r.a.now().Sub(r.start).Milliseconds()
+	if err != nil {
+		e.Error = errorLine(err)
+	}
+	if r.intent != "" {
+		written, changed := res.written, res.changed
+		e.Written, e.Changed = &written, &changed
+	}
+	r.prepare(e)
+	line := *e
+	if r.intent != "" {
+		line = outcomeOf(*e, r.intent, r.a.now())
+	}
+	aerr := r.log.Append(line)
 	if aerr == nil && r.a.trailTopic != "" {
-		aerr = r.a.produceTrail(*e)
+		aerr = r.a.produceTrail(line)
 	}
 	if aerr != nil {
 		what := "the change was made"
-		if applied == 0 {
+		if res.applied == 0 {
 			what = "the command ran"
 		}
-		loud := fmt.Errorf("%s (outcome %s, %d partition(s) applied), but audit entry %s is NOT recorded: %v", what, e.Outcome, applied, e.ID, aerr)
+		loud := fmt.Errorf("%s (outcome %s, %d partition(s) applied), but audit entry %s is NOT recorded: %v", what, e.Outcome, res.applied, e.ID, aerr)
+		if r.intent != "" {
+			loud = fmt.Errorf("outcome %s (%d partition(s) changed), but the outcome of audit entry %s is NOT recorded (%v): its intent is, and reads as unknown; check with: offsetctl history --verify %s", e.Outcome, res.changed, e.ID, aerr, e.ID)
+		}
 		fmt.Fprintln(r.a.stderr, "offsetctl: error: "+errorLine(loud))
 		if err == nil {
 			return &exitcode.Error{Code: exitcode.Failure, Err: loud}
 		}
 		return errors.Join(err, loud)
 	}
-	if err == nil || (applied > 0 && e.Backup != "") {
+	switch {
+	case r.intent != "" && (err == nil || e.Backup != ""):
+		// The console names the outcome in the entry's word. A failed
+		// backfill (no backup, no undo) ends on its error and resume
+		// line alone.
+		r.a.infof("audit: recorded as %s in %s (outcome: %s)", e.ID, r.log.Path(), e.Outcome)
+		if e.Outcome == audit.Unknown {
+			r.a.infof("whether the change reached the cluster is unknown: check with: offsetctl history --verify %s", e.ID)
+		}
+	case err == nil || (res.applied > 0 && e.Backup != ""):
 		// A partial offset change names its entry too (undo needs the
 		// id); the error still comes last. A failed replay or backfill
 		// ends on its error and resume line alone.
 		r.a.infof("audit: recorded as %s in %s", e.ID, r.log.Path())
 	}
 	return err
+}
+
+// outcomeOf is the outcome line of the change e, recorded under intent:
+// the result, the counts and only the partitions not changed as planned
+// (the intent holds the plan; Join folds the two).
+func outcomeOf(e audit.Entry, intent string, now time.Time) audit.Entry {
+	o := audit.Entry{V: audit.Version, ID: audit.NewID(now), Kind: audit.KindOutcome, Intent: intent, Time: now.UTC(),
+		Action: e.Action, User: e.User, Host: e.Host, ClusterID: e.ClusterID, Profile: e.Profile,
+		Groups: e.Groups, Topics: e.Topics, Partitions: e.Partitions, Applied: e.Applied, Written: e.Written, Changed: e.Changed,
+		UndoOf: e.UndoOf, Records: e.Records, Digest: e.Digest, PayloadDigest: e.PayloadDigest, Proof: e.Proof,
+		Target: e.Target, Produced: e.Produced, Checkpoint: e.Checkpoint, PossibleDuplicates: e.PossibleDuplicates,
+		Outcome: e.Outcome, ExitCode: e.ExitCode, DurationMs: e.DurationMs, Error: e.Error, Changes: []audit.Change{}}
+	for _, c := range e.Changes {
+		if c.Error != "" {
+			o.Changes = append(o.Changes, c)
+		}
+	}
+	return o
 }
 
 func fileSHA256(path string) (string, error) {
@@ -181,16 +322,20 @@ func hostName() string {
 }
 
 // resetAudit fills an entry from a reset plan: every planned partition
-// with its offset before and the target (nil: the commit is deleted).
+// with its offset before and the target (nil: the commit is deleted); once
+// executed, each group's outcome (admin decides it from the broker's
+// answers and the read-back) and which partitions it changed.
 func resetAudit(plan *admin.Plan) auditFill {
-	return func(e *audit.Entry) (int, bool) {
-		applied := 0
+	return func(e *audit.Entry) auditResult {
+		var res auditResult
+		var outcomes []string
 		topics := map[string]bool{}
 		for _, g := range plan.Groups {
 			if len(g.Partitions) == 0 && g.Refused == "" {
 				continue
 			}
 			e.Groups = append(e.Groups, g.Group)
+			outcomes = append(outcomes, groupOutcome(g))
 			if g.Backup != "" {
 				e.Backup = g.Backup
 			}
@@ -203,21 +348,102 @@ func resetAudit(plan *admin.Plan) auditFill {
 				if pp.Action == admin.ActCommit {
 					c.After = pp.Target
 				}
-				if c.Error == "" && g.Error != "" {
-					c.Error = g.Error
-				}
-				if !g.Executed && c.Error == "" && g.Refused != "" {
-					c.Error = "refused: " + g.Refused
-				}
-				if g.Executed && c.Error == "" {
-					applied++
+				res.count(c, partitionWritten(g, pp), g.Outcome != admin.OutcomeUnknown)
+				if !partitionWritten(g, pp) && c.Error == "" {
+					c.Error = firstNonEmpty(g.Error, prefixed("refused: ", g.Refused), "not changed")
 				}
 				e.Changes = append(e.Changes, c)
 			}
 		}
 		e.Topics = sortedKeys(topics)
-		return applied, len(plan.Refusals()) > 0 && applied == 0
+		res.refused = len(plan.Refusals()) > 0 && res.applied == 0
+		res.outcome = combined(outcomes)
+		if res.refused {
+			res.outcome = audit.Refused
+		}
+		return res
 	}
+}
+
+// count adds a partition's change to the counts: written (sent, and not
+// refused), changed (written, known to be applied, and moved: After is
+// not Before), applied (changed as planned and read back).
+func (r *auditResult) count(c audit.Change, written, known bool) {
+	if !written {
+		return
+	}
+	r.written++
+	if !known {
+		return
+	}
+	if !sameOffset(c.Before, c.After) {
+		r.changed++
+	}
+	if c.Error == "" {
+		r.applied++
+	}
+}
+
+func sameOffset(a, b *int64) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+// groupOutcome is the outcome of one group of a reset: the one its
+// execution decided, else refused (the guard), failed (never executed),
+// or for an execution that decides none (share groups) applied or failed
+// by whether anything was applied.
+func groupOutcome(g admin.GroupPlan) string {
+	switch {
+	case g.Outcome != "":
+		return g.Outcome
+	case g.Refused != "":
+		return audit.Refused
+	case g.Executed && g.Applied():
+		return audit.Applied
+	}
+	return audit.Failed
+}
+
+// partitionWritten says whether the change of a partition was sent and
+// not refused by the broker: the whole group of an applied or unknown
+// transaction, the acknowledged commits of a partly changed one.
+func partitionWritten(g admin.GroupPlan, pp admin.PartitionPlan) bool {
+	refused := strings.HasPrefix(pp.Error, "commit: ") || strings.HasPrefix(pp.Error, "delete: ")
+	switch groupOutcome(g) {
+	case audit.Applied, audit.Unknown:
+		return !refused
+	case audit.Partly:
+		if pp.Applied != nil {
+			return *pp.Applied
+		}
+		return !refused
+	}
+	return false
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func prefixed(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
+}
+
+// combined is the outcome of a change's parts, or "" (classified from
+// the command's error) when it has none.
+func combined(parts []string) string {
+	if len(parts) == 0 {
+		return ""
+	}
+	return audit.Combine(parts)
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -231,9 +457,10 @@ func sortedKeys(m map[string]bool) []string {
 
 // deleteOffsetsAudit fills an entry from delete-offsets plans.
 func deleteOffsetsAudit(plans []admin.DeleteOffsetsPlan) auditFill {
-	return func(e *audit.Entry) (int, bool) {
+	return func(e *audit.Entry) auditResult {
 		topics := map[string]bool{}
-		applied := 0
+		var res auditResult
+		var outcomes []string
 		for _, plan := range plans {
 			e.Groups, e.Backup = append(e.Groups, plan.Group), plan.Backup
 			for _, r := range plan.Partitions {
@@ -242,23 +469,32 @@ func deleteOffsetsAudit(plans []admin.DeleteOffsetsPlan) auditFill {
 				}
 				topics[r.Topic] = true
 				c := audit.Change{Group: plan.Group, Topic: r.Topic, Partition: r.Partition, Before: r.Current, Error: r.Error}
-				if r.Status == "deleted" {
-					applied++
-				} else if c.Error == "" {
-					c.Error = r.Status
+				deleted := r.Status == "deleted"
+				switch {
+				case r.Unanswered:
+					// Maybe deleted: undo restores it (no error).
+					c.Error = ""
+					outcomes = append(outcomes, audit.Unknown)
+				case deleted:
+					outcomes = append(outcomes, audit.Applied)
+				default:
+					c.Error = firstNonEmpty(c.Error, r.Status)
+					outcomes = append(outcomes, audit.Failed)
 				}
+				res.count(c, deleted || r.Unanswered, !r.Unanswered)
 				e.Changes = append(e.Changes, c)
 			}
 		}
 		e.Topics = sortedKeys(topics)
-		return applied, false
+		res.outcome = combined(outcomes)
+		return res
 	}
 }
 
 // deleteGroupAudit fills an entry from a delete-group run: the backed-up
 // offsets of each group, gone once the group is deleted.
 func deleteGroupAudit(backup *string, rows []admin.DeleteGroupRow, bgs []admin.BackupGroup) auditFill {
-	return func(e *audit.Entry) (int, bool) {
+	return func(e *audit.Entry) auditResult {
 		e.Backup = *backup
 		status := map[string]admin.DeleteGroupRow{}
 		for _, r := range rows {
@@ -266,36 +502,46 @@ func deleteGroupAudit(backup *string, rows []admin.DeleteGroupRow, bgs []admin.B
 			e.Groups = append(e.Groups, r.Group)
 		}
 		topics := map[string]bool{}
-		applied := 0
+		var res auditResult
+		var outcomes []string
 		for _, bg := range bgs {
 			row := status[bg.Group]
+			gone := row.Status == "deleted"
+			// A group too large for one request, deleted in part: which
+			// offsets went is not known per partition, so its changes
+			// carry no error (undo restores the whole group).
+			partly := row.Status == admin.PartlyDeleted
+			outcomes = append(outcomes, map[bool]string{true: audit.Applied, false: audit.Failed}[gone])
+			if partly {
+				outcomes[len(outcomes)-1] = audit.Partly
+			}
 			for _, pr := range bg.Rows {
 				topics[pr.Topic] = true
 				off := pr.Offset
 				c := audit.Change{Group: bg.Group, Topic: pr.Topic, Partition: pr.Partition, Before: &off}
-				if row.Status == "deleted" {
-					applied++
-				} else {
-					c.Error = row.Error
+				if !gone && !partly {
+					c.Error = firstNonEmpty(row.Error, row.Status, "not deleted")
 				}
+				res.count(c, gone || partly, !partly)
 				e.Changes = append(e.Changes, c)
 			}
-			if row.Status == "deleted" && len(bg.Rows) == 0 {
-				applied++ // a group without offsets was still deleted
+			if gone && len(bg.Rows) == 0 {
+				res.applied++ // a group without offsets was still deleted
 			}
 		}
 		e.Topics = sortedKeys(topics)
-		return applied, false
+		res.outcome = combined(outcomes)
+		return res
 	}
 }
 
 // replayAudit fills an entry from a replay (or backfill) result: what was
 // read, its digests and the proof's verdict.
 func replayAudit(res **replay.Result) auditFill {
-	return func(e *audit.Entry) (int, bool) {
+	return func(e *audit.Entry) auditResult {
 		r := *res
 		if r == nil {
-			return 0, false
+			return auditResult{}
 		}
 		e.Topics = []string{r.Topic}
 		e.Groups = r.Verification.Groups
@@ -324,9 +570,10 @@ func replayAudit(res **replay.Result) auditFill {
 				dups := c.PossibleDuplicates
 				e.PossibleDuplicates = &dups
 			}
-			return int(min(produced, 1<<31-1)), false
+			n := int(min(produced, 1<<31-1))
+			return auditResult{applied: n, written: n}
 		}
-		return 0, false
+		return auditResult{}
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,14 +16,24 @@ import (
 )
 
 func (a *app) historyCmd() *cobra.Command {
-	var group, topic, since string
+	var group, topic, since, verify string
 	cmd := &cobra.Command{
-		Use:   "history [--group G] [--topic T] [--since 24h|TIME]",
+		Use:   "history [--group G] [--topic T] [--since 24h|TIME] | --verify ID",
 		Short: "List the audit trail: who changed which group's offsets, when, with which backup (and every replay)",
+		Long: `history lists the audit trail, one row per change: who changed which
+group's offsets, when, with which backup and outcome (and every replay).
+A change whose outcome was never recorded (the run was killed after its
+intent) is shown as unknown. --verify ID reads the groups of change ID now
+and says, partition by partition, whether each holds the offset before the
+change, the planned one, or neither.`,
 		Example: `  offsetctl history --group orders-billing --since 7d
-  offsetctl history --since 2026-11-30 -o json`,
+  offsetctl history --since 2026-11-30 -o json
+  offsetctl history --verify 01JE4Z8Q6M3T9V2XKQ0R5B7C1D`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if changed(cmd.Flags(), "verify") {
+				return a.runVerify(cmd, verify)
+			}
 			// An empty filter matched every entry: `--group "$G"` with G
 			// unset listed the whole trail.
 			for _, fl := range []struct{ name, v string }{{"group", group}, {"topic", topic}} {
@@ -40,26 +49,98 @@ func (a *app) historyCmd() *cobra.Command {
 				}
 				f.Since = t
 			}
-			entries, err := a.readTrail(cmd.Context())
+			// Summaries first (no changes): what is selected, in order.
+			// Standard input is read once: whole.
+			logPath, _ := a.auditPath()
+			stdin := logPath == audit.Stdio
+			entries, err := a.readTrail(cmd.Context(), !stdin, "")
 			if err != nil {
 				return err
 			}
-			return report.History(a.stdout, a.format, audit.Select(entries, f))
+			sel := audit.Select(entries, f)
+			defer a.unknownHint(sel)
+			if a.format == report.JSON && a.trailTopic == "" && !stdin {
+				return a.historyJSON(cmd.Context(), sel)
+			}
+			if a.trailTopic == "" && a.format != report.JSON {
+				for i := range sel {
+					sel[i].Changes = nil // the table shows the counts
+				}
+			}
+			return report.History(a.stdout, a.format, sel)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&group, "group", "", "only entries that changed (or replayed past) this group")
 	fl.StringVarP(&topic, "topic", "t", "", "only entries about this topic")
 	fl.StringVar(&since, "since", "", "only entries from this long ago (24h, 7d, PT90M) or since this time (RFC 3339, YYYY-MM-DD, unix ms)")
+	fl.StringVar(&verify, "verify", "", "read the groups of change ID now: which partitions hold the offsets before it, which the planned ones")
+	cmd.MarkFlagsMutuallyExclusive("verify", "group")
+	cmd.MarkFlagsMutuallyExclusive("verify", "topic")
+	cmd.MarkFlagsMutuallyExclusive("verify", "since")
 	return cmd
 }
 
-// readTrail reads the local audit log; lines that are not entries are
-// skipped with a warning (the rest of the trail still counts).
-func (a *app) readTrail(ctx context.Context) ([]audit.Entry, error) {
-	var entries []audit.Entry
-	var err error
-	path := ""
+// unknownHint says on stderr which listed changes have no recorded
+// outcome, and how to find out where they left the groups.
+func (a *app) unknownHint(sel []audit.Entry) {
+	var ids []string
+	for _, e := range sel {
+		if e.Outcome == audit.Unknown {
+			ids = append(ids, e.ID)
+		}
+	}
+	if len(ids) > 0 {
+		a.notef("%d change(s) with outcome unknown (%s): see where each left its groups with: offsetctl history --verify ID", len(ids), textlist.Short(ids, 3, ", "))
+	}
+}
+
+// runVerify is history --verify ID: the change's partitions read now.
+func (a *app) runVerify(cmd *cobra.Command, id string) error {
+	entries, err := a.readTrail(cmd.Context(), false, id)
+	if err != nil {
+		return err
+	}
+	e, err := audit.Find(entries, id)
+	if err != nil {
+		return exitcode.Flag("--verify", err)
+	}
+	if e.Action == audit.ActReplay || e.Action == audit.ActBackfill {
+		return exitcode.Usagef("--verify: entry %s is a %s: it moved no group's offsets", e.ID, e.Action)
+	}
+	live, err := a.changeState(cmd, e)
+	if err != nil {
+		return err
+	}
+	v := audit.Verify(e, live)
+	if err := report.Verify(a.stdout, a.format, v); err != nil {
+		return err
+	}
+	a.infof("entry %s (recorded outcome: %s): %s", e.ID, e.Outcome, verifyWords(v))
+	return nil
+}
+
+// verifyWords says in one line which state a verification found.
+func verifyWords(v audit.Verification) string {
+	switch v.Matches {
+	case audit.MatchPlanned:
+		return fmt.Sprintf("every partition (%d) holds its planned offset: the change is applied", len(v.Rows))
+	case audit.MatchBefore:
+		return fmt.Sprintf("every partition (%d) holds its offset before the change: it is not applied", len(v.Rows))
+	case "mixed":
+		return "some partitions hold their planned offsets and the others their offsets before: the change is partly applied"
+	}
+	return "some partitions hold neither their offset before nor the planned one: the groups moved since (see MATCHES)"
+}
+
+// readTrail reads the trail: the local log (every file of it, rotated
+// and gzip'd ones too) or the shared topic. Lines that are not entries,
+// oversized lines and entries of an unknown format version are reported
+// with a warning each (the rest of the trail still counts). summary
+// leaves the changes out (history's table needs only the counts); a
+// non-empty id reads only what may hold that entry. A log that cannot be
+// read is exit 1 (docs/audit.md: the same code for every command).
+func (a *app) readTrail(ctx context.Context, summary bool, id string) ([]audit.Entry, error) {
 	if a.auditTopic != "" || a.profile != "" {
 		// The shared trail, when the flag or the profile names one.
 		if _, err := a.clusterConfig(); err != nil {
@@ -67,33 +148,142 @@ func (a *app) readTrail(ctx context.Context) ([]audit.Entry, error) {
 		}
 	}
 	if a.trailTopic != "" {
-		path = "audit topic " + a.trailTopic
-		cfg, adm, aerr := a.admin(ctx)
-		if aerr != nil {
-			return nil, aerr
+		cfg, adm, err := a.admin(ctx)
+		if err != nil {
+			return nil, err
 		}
 		defer adm.Close()
 		rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 		defer cancel()
-		entries, err = audit.ReadTopic(rctx, cfg, adm, a.trailTopic)
-	} else {
-		if path, err = a.auditPath(); err != nil {
-			return nil, exitcode.AsUsage(err)
+		entries, err := audit.ReadTopic(rctx, cfg, adm, a.trailTopic)
+		var ce *audit.CorruptError
+		if errors.As(err, &ce) {
+			a.warnf("audit topic %s: %v", a.trailTopic, err)
+			err = nil
 		}
-		entries, err = audit.ReadFile(path)
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			// The file named cannot be read (a device, a pipe with no
-			// writer, a directory, no permission): the path is bad input.
-			err = exitcode.AsUsage(err)
+		return audit.Join(entries), err
+	}
+	if _, err := a.auditOptions(ctx); err != nil {
+		return nil, err // a bad --audit-rotate-size is bad usage here too
+	}
+	path, err := a.auditPath()
+	if err != nil {
+		return nil, &exitcode.Error{Code: exitcode.Failure, Err: err}
+	}
+	o := audit.ReadOptions{Summary: summary, Explicit: a.auditExplicit(), Stdin: a.stdin, PipeWait: a.timeout, IDPrefix: strings.ToUpper(strings.TrimSpace(id))}
+	var entries []audit.Entry
+	is, err := audit.Walk(path, o, func(e *audit.Entry, line []byte) error {
+		// The change's outcome names its intent's id.
+		if id != "" && !strings.HasPrefix(e.ID, o.IDPrefix) && !strings.HasPrefix(e.Intent, o.IDPrefix) {
+			return nil
+		}
+		entries = append(entries, *e)
+		return nil
+	})
+	for _, w := range is.Warnings() {
+		a.warnf("%s", w)
+	}
+	if err != nil {
+		return nil, &exitcode.Error{Code: exitcode.Failure, Err: fmt.Errorf("%w: the audit log cannot be read", err)}
+	}
+	// The changes a sidecar holds are read (and checked) before the join:
+	// the outcome names the partitions not changed among them.
+	for i, e := range entries {
+		if id != "" && e.ChangesFile != "" && audit.KnownVersion(e.V) {
+			if entries[i], err = audit.LoadChanges(path, e); err != nil {
+				return nil, &exitcode.Error{Code: exitcode.Failure, Err: err}
+			}
 		}
 	}
-	var ce *audit.CorruptError
-	if errors.As(err, &ce) {
-		a.warnf("%s: %v", path, err)
-		err = nil
+	// One row per change: each intent with its outcome.
+	return audit.Join(entries), nil
+}
+
+// historyJSON streams the selected entries, changes included, in the
+// order of sel: a second read of the log sends each on as soon as its
+// turn comes (a log is appended nearly in id order, so few wait), and
+// JSON over a gigabyte of log never holds it all.
+func (a *app) historyJSON(ctx context.Context, sel []audit.Entry) error {
+	rank := make(map[string]int, len(sel))
+	for i, e := range sel {
+		rank[e.ID] = i
 	}
-	return entries, err
+	path, err := a.auditPath()
+	if err != nil {
+		return &exitcode.Error{Code: exitcode.Failure, Err: err}
+	}
+	ch := make(chan *audit.Entry)
+	stop := make(chan struct{})
+	defer close(stop)
+	var werr error
+	go func() {
+		defer close(ch)
+		held := map[int]audit.Entry{}
+		turn := 0
+		send := func(e audit.Entry) bool {
+			select {
+			case ch <- &e:
+				return true
+			case <-stop:
+				return false
+			}
+		}
+		// An intent waits for its outcome (a few lines later, as a rule)
+		// and goes on joined with it; one the first read found without
+		// an outcome goes on at once, as unknown.
+		intents := map[string]audit.Entry{}
+		o := audit.ReadOptions{Explicit: a.auditExplicit(), Stdin: a.stdin, PipeWait: a.timeout}
+		_, werr = audit.Walk(path, o, func(e *audit.Entry, _ []byte) error {
+			id := e.ID
+			if e.Kind == audit.KindOutcome {
+				id = e.Intent
+			}
+			i, ok := rank[id]
+			if !ok || i < turn {
+				return nil // not selected, or a second copy
+			}
+			switch in, waiting := intents[id]; {
+			case e.Kind == audit.KindOutcome && waiting:
+				delete(intents, id)
+				held[i] = audit.JoinPair(in, *e)
+			case e.Kind == audit.KindOutcome:
+				return nil // its intent is not read yet (a log cut by hand)
+			case e.Kind == audit.KindIntent && sel[i].Outcome == audit.Unknown && sel[i].Error == fmt.Sprintf(audit.NoOutcome, id):
+				held[i] = audit.Join([]audit.Entry{*e})[0]
+			case e.Kind == audit.KindIntent:
+				intents[id] = *e
+				return nil
+			default:
+				held[i] = *e
+			}
+			for ; ; turn++ {
+				next, ok := held[turn]
+				if !ok {
+					return nil
+				}
+				delete(held, turn)
+				if !send(next) {
+					return errors.New("stopped")
+				}
+			}
+		})
+		for id, in := range intents { // the outcome was not found again
+			held[rank[id]] = audit.Join([]audit.Entry{in})[0]
+		}
+		for ; turn < len(sel); turn++ { // gone since the first read: skipped
+			if next, ok := held[turn]; ok && !send(next) {
+				return
+			}
+		}
+	}()
+	err = report.HistoryJSON(a.stdout, func() (*audit.Entry, error) { return <-ch, nil })
+	if err != nil {
+		return err
+	}
+	if werr != nil {
+		return &exitcode.Error{Code: exitcode.Failure, Err: fmt.Errorf("%w: the audit log cannot be read", werr)}
+	}
+	return nil
 }
 
 func (a *app) undoCmd() *cobra.Command {
@@ -127,13 +317,16 @@ members), its own backup and read-back, and it is recorded in the trail too.`,
 }
 
 func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup string) error {
-	entries, err := a.readTrail(cmd.Context())
+	entries, err := a.readTrail(cmd.Context(), false, id)
 	if err != nil {
 		return err
 	}
 	e, err := audit.Find(entries, id)
 	if err != nil {
 		return exitcode.AsUsage(err)
+	}
+	if !audit.KnownVersion(e.V) {
+		return fmt.Errorf("entry %s is in audit format version %d, which this offsetctl does not know (it knows 1 to %d): it is never acted on; undo it with the offsetctl that wrote it", e.ID, e.V, audit.Version)
 	}
 	if why := audit.Undoable(e); why != "" {
 		return exitcode.Usagef("%s", why)
@@ -145,10 +338,17 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 	if e.BackupSHA256 != "" && sum != e.BackupSHA256 {
 		return fmt.Errorf("backup %s of entry %s has changed since it was written (SHA-256 %s, recorded %s): it is not the state before that change", e.Backup, e.ID, sum, e.BackupSHA256)
 	}
-	moved, err := a.movedSince(cmd, e)
+	live, err := a.changeState(cmd, e)
 	if err != nil {
 		return err
 	}
+	if e.Outcome == audit.Unknown {
+		if v := audit.Verify(e, live); v.Matches == audit.MatchBefore {
+			a.infof("entry %s (outcome unknown): every partition holds its offset before the change, which did not reach the cluster: nothing to undo", e.ID)
+			return nil
+		}
+	}
+	moved := audit.Moved(e, live)
 	if len(moved) > 0 {
 		lines := make([]string, len(moved))
 		for i, c := range moved {
@@ -202,9 +402,8 @@ func appliedGroups(e audit.Entry) []string {
 	return out
 }
 
-// movedSince fetches the groups e changed and lists the partitions that
-// no longer hold what e left.
-func (a *app) movedSince(cmd *cobra.Command, e audit.Entry) ([]audit.Change, error) {
+// changeState fetches the committed offsets of the groups e changed.
+func (a *app) changeState(cmd *cobra.Command, e audit.Entry) (audit.State, error) {
 	var groups []string
 	seen := map[string]bool{}
 	for _, c := range e.Changes {
@@ -232,7 +431,7 @@ func (a *app) movedSince(cmd *cobra.Command, e audit.Entry) ([]audit.Change, err
 		}
 		return nil, fmt.Errorf("cannot tell whether the groups moved since entry %s: %s", e.ID, strings.Join(lines, "; "))
 	}
-	return audit.Moved(e, live), nil
+	return live, nil
 }
 
 // refuseUndo refuses an undo (exit 1); with --execute the refusal is on
@@ -247,9 +446,9 @@ func (a *app) refuseUndo(cmd *cobra.Command, e audit.Entry, execute bool, why st
 	if aerr != nil {
 		return errors.Join(err, aerr)
 	}
-	return rec.finish(err, func(u *audit.Entry) (int, bool) {
+	return rec.finish(err, func(u *audit.Entry) auditResult {
 		u.Groups, u.Topics, u.Backup = e.Groups, e.Topics, e.Backup
-		return 0, true
+		return auditResult{refused: true}
 	})
 }
 

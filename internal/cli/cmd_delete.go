@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/change"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
@@ -190,32 +192,46 @@ func (a *app) executeDeleteOffsets(ctx context.Context, cfg cluster.Config, adm 
 	for i := range plans {
 		bgs[i] = plans[i].BackupRows()
 	}
-	backup, err := writeBackup(path, a.now(), bgs)
-	if err != nil {
-		return fmt.Errorf("nothing was deleted: %w", err)
-	}
-	var failed []string
-	for i := range plans {
-		plans[i].Backup = backup
-		ectx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-		err := admin.ExecuteDeleteOffsets(ectx, adm, &plans[i])
-		cancel()
-		if err != nil {
-			failed = append(failed, fmt.Sprintf("group %s: %v", safetext.Arg(plans[i].Group), err))
-		}
-	}
-	if err := render(); err != nil {
-		return err
-	}
-	for _, p := range plans {
-		if p.DeleteRequests > 1 {
-			a.notef("group %s: the delete exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetDelete requests, each atomic", safetext.Arg(p.Group), p.DeleteRequests)
-		}
-	}
-	for _, line := range deleteOffsetsBackupLines(plans) {
-		a.infof("%s", line)
-	}
-	return reportErrors(append(failed, deleteOffsetsErrors(plans, false)...))
+	return change.Execute(change.Steps{
+		Backup: func() error {
+			backup, err := writeBackup(path, a.now(), bgs)
+			if err != nil {
+				return fmt.Errorf("nothing was deleted: %w", err)
+			}
+			for i := range plans {
+				plans[i].Backup = backup
+			}
+			return nil
+		},
+		Intent: func() error { return rec.writeIntent(deleteOffsetsAudit(plans)) },
+		Apply: func() error {
+			var failed []string
+			for i := range plans {
+				ectx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+				err := admin.ExecuteDeleteOffsets(ectx, adm, &plans[i])
+				cancel()
+				if err != nil {
+					failed = append(failed, fmt.Sprintf("group %s: %v", safetext.Arg(plans[i].Group), err))
+				}
+			}
+			return reportErrors(append(failed, deleteOffsetsErrors(plans, false)...))
+		},
+		Outcome: func(err error) error { return rec.finish(err, deleteOffsetsAudit(plans)) },
+		Report: func(err error) error {
+			if rerr := render(); rerr != nil {
+				return errors.Join(err, rerr)
+			}
+			for _, p := range plans {
+				if p.DeleteRequests > 1 {
+					a.notef("group %s: the delete exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetDelete requests, each atomic", safetext.Arg(p.Group), p.DeleteRequests)
+				}
+			}
+			for _, line := range deleteOffsetsBackupLines(plans) {
+				a.infof("%s", line)
+			}
+			return err
+		},
+	})
 }
 
 func (a *app) deleteGroupCmd() *cobra.Command {
@@ -304,21 +320,33 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 			}
 			var written string
 			defer func() { err = rec.finish(err, deleteGroupAudit(&written, rows, bgs)) }()
-			backup, err := writeBackup(backup, a.now(), bgs)
-			written = backup
-			if err != nil {
-				return fmt.Errorf("nothing was deleted: %w", err)
-			}
-			ectx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
-			defer cancel()
-			if err := admin.ExecuteDeleteGroups(ectx, adm, rows); err != nil {
-				return err
-			}
-			if err := show(); err != nil {
-				return err
-			}
-			a.infof("%s", deleteGroupBackupLine(backup, rows, bgs))
-			return deleteGroupErrs(rows, false)
+			return change.Execute(change.Steps{
+				Backup: func() error {
+					path, err := writeBackup(backup, a.now(), bgs)
+					if err != nil {
+						return fmt.Errorf("nothing was deleted: %w", err)
+					}
+					written = path
+					return nil
+				},
+				Intent: func() error { return rec.writeIntent(deleteGroupAudit(&written, rows, bgs)) },
+				Apply: func() error {
+					ectx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
+					defer cancel()
+					if err := admin.ExecuteDeleteGroups(ectx, adm, rows); err != nil {
+						return err
+					}
+					return deleteGroupErrs(rows, false)
+				},
+				Outcome: func(err error) error { return rec.finish(err, deleteGroupAudit(&written, rows, bgs)) },
+				Report: func(err error) error {
+					if rerr := show(); rerr != nil {
+						return errors.Join(err, rerr)
+					}
+					a.infof("%s", deleteGroupBackupLine(written, rows, bgs))
+					return err
+				},
+			})
 		},
 	}
 	fl := cmd.Flags()
@@ -399,6 +427,17 @@ func deleteOffsetsBackupLines(plans []admin.DeleteOffsetsPlan) []string {
 // deleteOffsetsBackupLine is the line saying where the backup is and how
 // to undo what was deleted.
 func deleteOffsetsBackupLine(plan admin.DeleteOffsetsPlan) string {
+	unknown := 0
+	for _, r := range plan.Partitions {
+		if r.Unanswered {
+			unknown++
+		}
+	}
+	if unknown > 0 {
+		// Never "nothing was deleted" when it may have been.
+		return fmt.Sprintf("backup of the previous offsets: %s (whether %d offset(s) were deleted is unknown: check with: offsetctl lag %s; restore whatever was deleted: offsetctl reset %s --to %s --execute)",
+			safetext.Arg(plan.Backup), unknown, groupArg(plan.Group), groupArg(plan.Group), shellQuote("file:"+plan.Backup))
+	}
 	undo, label := deleteOffsetsUndo(plan)
 	if undo == "" {
 		return fmt.Sprintf("backup of the offsets: %s (nothing was deleted)", safetext.Arg(plan.Backup))

@@ -188,6 +188,18 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		prev := debug.SetMemoryLimit(replayMemoryLimit)
 		defer debug.SetMemoryLimit(prev)
 	}
+	if opts.Produce != nil {
+		// A backfill writes to a topic: its intent is on the record
+		// before the first record is produced (a replay only reads, and
+		// is one entry once it ends).
+		target := opts.Produce.Topic
+		if err := rec.writeIntent(func(e *audit.Entry) auditResult {
+			e.Topics, e.Target = []string{topic}, target
+			return auditResult{}
+		}); err != nil {
+			return err
+		}
+	}
 	res, runErr := replay.Run(cmd.Context(), cfg, opts)
 	if c, ok := opts.Sink.(io.Closer); ok && opts.Sink != a.stdout {
 		if err := c.Close(); err != nil && runErr == nil {

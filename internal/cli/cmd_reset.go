@@ -12,6 +12,7 @@ import (
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/change"
 	"github.com/offsetctl/offsetctl/internal/coordretry"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
@@ -216,11 +217,13 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 	for _, w := range plan.Warnings {
 		a.warnf("%s", w)
 	}
+	var rec *auditRec
 	if f.execute {
 		// The result err, not a shadow: finish must see what the
-		// command returns.
-		rec, aerr := a.beginAudit(cmd.Context(), adm, audit.ActReset)
-		if aerr != nil {
+		// command returns. After an intent, the change engine records
+		// the outcome itself and this finish does nothing.
+		var aerr error
+		if rec, aerr = a.beginAudit(cmd.Context(), adm, audit.ActReset); aerr != nil {
 			return aerr
 		}
 		defer func() { err = rec.finish(err, resetAudit(&plan)) }()
@@ -250,7 +253,7 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 		a.infof("dry run: nothing changed. Add --execute to apply this plan.")
 		return nil
 	}
-	return a.executeReset(cmd.Context(), cfg, adm, &plan, f, render)
+	return a.executeReset(cmd.Context(), cfg, adm, &plan, f, render, rec)
 }
 
 // planErr classifies a gather or planning failure: usage (exit 2), an
@@ -265,7 +268,7 @@ func (a *app) planErr(cfg cluster.Config, ctx context.Context, err error) error 
 	return err
 }
 
-func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, plan *admin.Plan, f resetFlags, render func() error) error {
+func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, plan *admin.Plan, f resetFlags, render func() error, rec *auditRec) error {
 	var backups []admin.BackupGroup
 	var todo []int
 	for i, g := range plan.Groups {
@@ -285,46 +288,79 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 	ectx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	if g, ok := firstTxnGroup(plan, todo); ok && !f.nonAtomic {
+		// InitProducerId changes no offsets (it aborts only a dead
+		// run's transaction, which changed none): it may come before
+		// the intent.
 		if err := admin.CheckTxnAllowed(ectx, adm, g, txnOptions(f, g, cfg.Timeout)); err != nil {
 			return fmt.Errorf("%w; grant it, or rerun with --non-atomic (plain split commits: not all-or-nothing)", err)
 		}
 	}
-	at := a.now()
-	path, err := writeBackup(f.backup, at, backups)
-	if err != nil {
-		return fmt.Errorf("nothing was committed: %w", err)
-	}
+	var path string
+	return change.Execute(change.Steps{
+		Backup: func() error {
+			p, err := writeBackup(f.backup, a.now(), backups)
+			if err != nil {
+				return fmt.Errorf("nothing was committed: %w", err)
+			}
+			path = p
+			for _, i := range todo {
+				plan.Groups[i].Backup = path
+			}
+			return nil
+		},
+		Intent: func() error { return rec.writeIntent(resetAudit(plan)) },
+		Apply:  func() error { return a.applyReset(ectx, cfg, adm, plan, todo, f) },
+		Outcome: func(err error) error {
+			return rec.finish(err, resetAudit(plan))
+		},
+		Report: func(err error) error { return a.reportReset(plan, todo, f, path, rec.id(), render, err) },
+	})
+}
+
+// applyReset executes each group's plan in turn and returns the reset's
+// error: every group and partition failure, and what the deadline left
+// behind.
+func (a *app) applyReset(ectx context.Context, cfg cluster.Config, adm *cluster.Admin, plan *admin.Plan, todo []int, f resetFlags) error {
 	var groupErrs []string
 	for _, i := range todo {
-		plan.Groups[i].Backup = path
 		// A group error is also the group's Error, which plan.Errors()
 		// lists: only an error that is not is added here.
 		if err := a.executeGroup(ectx, adm, &plan.Groups[i], f); err != nil && plan.Groups[i].Error == "" {
 			groupErrs = append(groupErrs, err.Error())
 		}
 	}
+	errs := plan.Errors()
+	if len(errs) == 0 && len(groupErrs) == 0 {
+		return nil
+	}
+	all := summarizeErrors(append(groupErrs, errs...))
+	// A coordinator that answered "not available" until the deadline did
+	// answer: its give-up line says what was waited for, not that the
+	// cluster was silent.
+	if ectx.Err() != nil && !strings.Contains(all.Error(), coordretry.GaveUpText) {
+		// Say what the deadline left behind (a group partly changed by
+		// --non-atomic, a transaction resolved), not only that the
+		// cluster stopped answering.
+		return fmt.Errorf("%v: %w", cfg.Unreachable(ectx.Err()), all)
+	}
+	return all
+}
+
+// reportReset prints the plan (stdout), the backup and undo line and what
+// was done (stderr), and returns the reset's error err, or a failure to
+// print the plan.
+func (a *app) reportReset(plan *admin.Plan, todo []int, f resetFlags, path, id string, render func() error, err error) error {
 	// The plan goes to stdout; what was done goes to stderr whatever
 	// happens to stdout (a closed pipe must not hide a commit).
 	renderErr := render()
-	a.infof("%s", resetBackupLine(path, plan, todo))
+	a.infof("%s", resetBackupLine(path, plan, todo, id))
 	for _, i := range todo {
 		if n := plan.Groups[i].CommitRequests; n > 1 && f.nonAtomic {
 			a.notef("group %s: the commit exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetCommit requests, each atomic", safetext.Arg(plan.Groups[i].Group), n)
 		}
 	}
-	errs := plan.Errors()
-	if len(errs) > 0 || len(groupErrs) > 0 {
-		all := summarizeErrors(append(groupErrs, errs...))
-		// A coordinator that answered "not available" until the
-		// deadline did answer: its give-up line says what was waited
-		// for, not that the cluster was silent.
-		if ectx.Err() != nil && !strings.Contains(all.Error(), coordretry.GaveUpText) {
-			// Say what the deadline left behind (a group partly changed
-			// by --non-atomic, a transaction resolved), not only that
-			// the cluster stopped answering.
-			return fmt.Errorf("%v: %w", cfg.Unreachable(ectx.Err()), all)
-		}
-		return all
+	if err != nil {
+		return err
 	}
 	changed, unchanged, superseded := 0, 0, 0
 	for _, i := range todo {
@@ -333,6 +369,8 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 		if gp := plan.Groups[i]; gp.Superseded {
 			superseded++
 			a.notef("group %s: %s", safetext.Arg(gp.Group), gp.Note)
+		} else if gp.Note != "" {
+			a.notef("group %s: %s", safetext.Arg(gp.Group), gp.Note) // a lost answer, resolved
 		}
 	}
 	verified := "read back and verified"
@@ -350,14 +388,34 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 // naming only the groups the reset changed: a group whose every commit was
 // refused (a consumer joined after the check) is unchanged, and restoring
 // it from the backup would only be refused in turn.
-func resetBackupLine(path string, plan *admin.Plan, todo []int) string {
-	var applied []string
+//
+// A group whose outcome is unknown (the commit's answer lost and not
+// settled) is named too: restoring it is right if the commit landed and
+// changes nothing if it did not. With id (the audit entry), the line says
+// how to find out which.
+func resetBackupLine(path string, plan *admin.Plan, todo []int, id string) string {
+	var applied, unknown []string
 	for _, i := range todo {
-		if plan.Groups[i].Applied() {
+		switch groupOutcome(plan.Groups[i]) {
+		case audit.Applied, audit.Partly:
 			applied = append(applied, plan.Groups[i].Group)
+		case audit.Unknown:
+			applied = append(applied, plan.Groups[i].Group)
+			unknown = append(unknown, plan.Groups[i].Group)
 		}
 	}
 	file := shellQuote("file:" + path)
+	if len(unknown) > 0 {
+		check := "offsetctl lag " + groupArg(unknown[0])
+		if id != "" {
+			check = "offsetctl history --verify " + id
+		}
+		args := make([]string, len(applied))
+		for i, g := range applied {
+			args[i] = groupArg(g)
+		}
+		return fmt.Sprintf("backup of the previous offsets: %s (whether the change of %d group(s) reached the cluster is unknown: check with: %s; undo whatever landed: offsetctl reset %s --to %s --execute)", safetext.Name(path), len(unknown), check, strings.Join(args, " "), file)
+	}
 	switch {
 	case len(applied) == 0:
 		return fmt.Sprintf("backup of the previous offsets: %s (nothing was committed, so there is nothing to undo)", safetext.Name(path))

@@ -241,10 +241,11 @@ func TestDemoKeepsItsFiles(t *testing.T) {
 	if rows != 3 {
 		t.Errorf("backup %s:\n%s\nwant 3 rows orders-at-least-once,orders,P,20", undo[1], data)
 	}
-	// The tour's two resets and its replay are recorded in its own audit
-	// log, never in the user's (here the test's OFFSETCTL_AUDIT_LOG).
+	// The tour's two resets (each an intent and an outcome) and its
+	// replay are recorded in its own audit log, never in the user's (here
+	// the test's OFFSETCTL_AUDIT_LOG).
 	trail, err := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
-	if err != nil || strings.Count(string(trail), `"action":"reset"`) != 2 || strings.Count(string(trail), `"action":"replay"`) != 1 {
+	if err != nil || strings.Count(string(trail), `"action":"reset"`) != 4 || strings.Count(string(trail), `"action":"replay"`) != 1 {
 		t.Errorf("demo audit log: %v\n%s", err, trail)
 	}
 	if _, err := os.Stat(env("OFFSETCTL_AUDIT_LOG")); err == nil {

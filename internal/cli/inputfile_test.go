@@ -69,7 +69,6 @@ func TestEndlessAndBlockingFilesRefused(t *testing.T) {
 		{"exporter --web-basic-auth-file", func(p string) ([]string, map[string]string) {
 			return []string{"exporter", "--listen", "127.0.0.1:0", "--web-basic-auth-file", p}, nil
 		}},
-		{"history --audit-log", func(p string) ([]string, map[string]string) { return []string{"--audit-log", p, "history"}, nil }},
 	}
 	for _, c := range cases {
 		for _, p := range []string{"/dev/zero", fifo, dir} {

@@ -25,6 +25,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -286,8 +287,11 @@ func TestResetTxnKillNine(t *testing.T) {
 		}
 		t.Logf("killed: %s, then the next reset applied", st)
 	}
+	// The audit trail across the same kills (issue 21), on these topics.
+	sweep := func(t *testing.T) { auditKillSweep(t, c, bg) }
 	if c.Fake == nil {
 		killOnLog(t, c, bg, run, after)
+		t.Run("audit", sweep)
 		return
 	}
 	points := []killPoint{
@@ -347,6 +351,7 @@ func TestResetTxnKillNine(t *testing.T) {
 			after(group, pt.want, 2)
 		})
 	}
+	t.Run("audit", sweep)
 }
 
 // killOnLog (real broker): the child runs with --verbose, whose franz-go
@@ -684,7 +689,8 @@ func TestResetNonAtomicPartlyChanged(t *testing.T) {
 		return nil, fmt.Errorf("gone"), true
 	})
 	backup := filepath.Join(t.TempDir(), "b.csv")
-	r := guarded(t, nil, append([]string{"-b", c.BrokerList(), "reset", group, "--to", "2", "--execute", "--non-atomic", "--backup", backup, "-o", "json", "--timeout", "5s"}, bg.scope()...)...)
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	r := guarded(t, nil, append([]string{"-b", c.BrokerList(), "--audit-log", log, "reset", group, "--to", "2", "--execute", "--non-atomic", "--backup", backup, "-o", "json", "--timeout", "5s"}, bg.scope()...)...)
 	close(finished)
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
@@ -713,6 +719,12 @@ func TestResetNonAtomicPartlyChanged(t *testing.T) {
 	undo := "undo: offsetctl reset " + group + " --to file:" + backup + " --execute"
 	if !strings.Contains(r.stderr, "PARTLY CHANGED") || !strings.Contains(r.stderr, fmt.Sprintf("%d of %d partitions were applied", applied, applied+notApplied)) || !strings.Contains(r.stderr, undo) {
 		t.Fatalf("stderr does not say the group is partly changed, how much, and how to undo:\n%s", r.stderr)
+	}
+	// The entry says the same: partly, with the acknowledged commits as
+	// written and changed (issue 21).
+	es := historyOf(t, "--audit-log", log)
+	if len(es) != 1 || es[0].Outcome != audit.Partly || *es[0].Written != applied || *es[0].Changed != applied || !strings.Contains(r.stderr, "(outcome: partly)") {
+		t.Fatalf("entry %+v\nstderr:\n%s", es, r.stderr)
 	}
 	mustRun(t, c, 0, "reset", group, "--to", "file:"+backup, "--execute", "--backup", filepath.Join(t.TempDir(), "b2.csv"))
 	if st := bg.state(t, c, group, 2); st != "old" {
@@ -745,7 +757,11 @@ func stateSaid(stderr, group string) string {
 // answered: committed, although the read-back gets no answer), or, when
 // the EndTxn answer is lost and the broker stays frozen through the
 // resolution window too, says plainly that it could not tell and to run
-// offsetctl lag to see which; it is never a bare deadline.
+// offsetctl lag to see which; it is never a bare deadline. The audit trail
+// agrees (issue 21): a run whose group moved has an entry saying applied,
+// or unknown and then history --verify says applied, and undo of it
+// restores the old offsets; a run whose group did not move is not
+// recorded as applied.
 func TestFaultResetTxnBrokerFrozen(t *testing.T) {
 	b := needSecureBroker(t)
 	c := b.c
@@ -779,7 +795,8 @@ func TestFaultResetTxnBrokerFrozen(t *testing.T) {
 	} {
 		g := fmt.Sprintf("%s-%02d-%s", strings.Repeat("group-", 8), i, testkit.Name(t, "g"))
 		bg.commitOld(t, c, g)
-		args := append([]string{"reset", g, "--to", "2", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "--timeout", "5s"}, bg.scope()...)
+		log := filepath.Join(t.TempDir(), "audit.jsonl")
+		args := append([]string{"--audit-log", log, "reset", g, "--to", "2", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "--timeout", "5s"}, bg.scope()...)
 		err, reached, stderr := childAtLog(t, c, args, pt.steps, func(*exec.Cmd) {
 			if pt.fast {
 				if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
@@ -823,9 +840,41 @@ func TestFaultResetTxnBrokerFrozen(t *testing.T) {
 		if said := stateSaid(stderr, g); err != nil && (said == "" || said != "either" && said != st) {
 			t.Fatalf("the run failed saying the group is %q, but it is %s:\n%s", said, st, stderr)
 		}
+		frozenAudit(t, c, bg, g, log, st)
 		mustRun(t, c, 0, append([]string{"reset", g, "--to", "0", "--execute", "--backup", filepath.Join(t.TempDir(), "n.csv"), "--timeout", "20s"}, bg.scope()...)...)
 		if st := bg.state(t, c, g, 0); st != "new" {
 			t.Fatalf("the next reset after the thaw left %s", st)
 		}
 	}
+}
+
+// frozenAudit checks the audit entry of a run the frozen broker cut
+// short, against the state st ("old" or "new") the group is in.
+func frozenAudit(t *testing.T, c *testkit.Cluster, bg bigGroup, g, log, st string) {
+	t.Helper()
+	raw, err := audit.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := audit.Join(raw)
+	if st == "old" {
+		if len(es) == 1 && es[0].Outcome == audit.Applied {
+			t.Fatalf("group %s did not move, but its entry says applied: %+v", g, es[0])
+		}
+		return
+	}
+	if len(es) != 1 || es[0].Outcome != audit.Applied && es[0].Outcome != audit.Unknown {
+		t.Fatalf("group %s moved; its entries: %+v", g, es)
+	}
+	if es[0].Outcome == audit.Unknown {
+		v := mustRun(t, c, 0, "--audit-log", log, "history", "--verify", es[0].ID)
+		if !strings.Contains(v.stderr, "the change is applied") {
+			t.Fatalf("--verify of an unknown change that landed:\n%s", v.stderr)
+		}
+	}
+	mustRun(t, c, 0, "--audit-log", log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(t.TempDir(), "u.csv"), "--timeout", "20s")
+	if st := bg.state(t, c, g, 2); st != "old" {
+		t.Fatalf("undo %s (%s) left group %s %s", es[0].ID, es[0].Outcome, g, st)
+	}
+	t.Logf("entry %s said %s; undo restored the old offsets", es[0].ID, es[0].Outcome)
 }

@@ -1,0 +1,151 @@
+package audit
+
+import "fmt"
+
+// NoOutcome is the Error Join gives an intent whose outcome was never
+// recorded (%s: the entry's id).
+const NoOutcome = "no outcome was recorded (the run was killed, or could not write its log after the change): the change may or may not have reached the cluster; check with: offsetctl history --verify %s"
+
+// Join folds a log's version-2 intents and outcomes into one entry per
+// change, in log order: the intent (who, where, the plan, the backup)
+// with its outcome's result (outcome, exit code, duration, error, counts,
+// and the partitions the outcome names as not changed). An intent whose
+// outcome is missing is Unknown with the NoOutcome error. An outcome
+// whose intent is missing (a log cut by hand) is kept as it is. A
+// self-contained entry is kept, a version-1 "partial" read as Partly.
+func Join(entries []Entry) []Entry {
+	outcomes := map[string]Entry{}
+	intents := map[string]bool{}
+	for _, e := range entries {
+		switch e.Kind {
+		case KindOutcome:
+			outcomes[e.Intent] = e
+		case KindIntent:
+			intents[e.ID] = true
+		}
+	}
+	out := make([]Entry, 0, len(entries))
+	for _, e := range entries {
+		switch e.Kind {
+		case KindOutcome:
+			if !intents[e.Intent] {
+				out = append(out, e)
+			}
+		case KindIntent:
+			o, ok := outcomes[e.ID]
+			out = append(out, joinOne(e, o, ok))
+		default:
+			if e.Outcome == Partial {
+				e.Outcome = Partly
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// JoinPair is intent e joined with its outcome o, as Join joins them.
+func JoinPair(e, o Entry) Entry { return joinOne(e, o, true) }
+
+// joinOne is intent e with its outcome o (found: o exists).
+func joinOne(e, o Entry, found bool) Entry {
+	if !found {
+		e.Outcome = Unknown
+		e.Error = fmt.Sprintf(NoOutcome, e.ID)
+		return e
+	}
+	e.Outcome, e.ExitCode, e.DurationMs, e.Error = o.Outcome, o.ExitCode, o.DurationMs, o.Error
+	e.Applied, e.Written, e.Changed = o.Applied, o.Written, o.Changed
+	e.Records, e.Digest, e.PayloadDigest, e.Proof = o.Records, o.Digest, o.PayloadDigest, o.Proof
+	e.Produced, e.PossibleDuplicates = o.Produced, o.PossibleDuplicates
+	if o.Target != "" {
+		e.Target = o.Target
+	}
+	if o.Checkpoint != "" {
+		e.Checkpoint = o.Checkpoint
+	}
+	failed := map[changeKey]string{}
+	for _, c := range o.Changes {
+		failed[changeKey{c.Group, c.Topic, c.Partition}] = c.Error
+	}
+	changes := make([]Change, len(e.Changes))
+	for i, c := range e.Changes {
+		if msg, ok := failed[changeKey{c.Group, c.Topic, c.Partition}]; ok {
+			c.Error = msg
+		}
+		changes[i] = c
+	}
+	e.Changes = changes
+	return e
+}
+
+type changeKey struct {
+	group, topic string
+	partition    int32
+}
+
+// The matches of Verify: which recorded offset a partition holds now.
+const (
+	MatchPlanned = "planned"
+	MatchBefore  = "before"
+	// MatchBoth: the change planned the offset the partition had.
+	MatchBoth    = "before and planned"
+	MatchNeither = "neither"
+)
+
+// VerifyRow is one partition of a change read again now.
+type VerifyRow struct {
+	Group     string `json:"group"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Before    *int64 `json:"before"`
+	Planned   *int64 `json:"planned"`
+	Now       *int64 `json:"now"`
+	Matches   string `json:"matches"`
+}
+
+// Verification is what history --verify says of a change: each planned
+// partition, and over all of them which state the groups are in.
+type Verification struct {
+	ID      string      `json:"id"`
+	Outcome string      `json:"outcome"`
+	Matches string      `json:"matches"`
+	Rows    []VerifyRow `json:"partitions"`
+}
+
+// Verify compares the offsets live holds now with e's before and planned
+// offsets, partition by partition. Matches over all is MatchPlanned
+// when every partition holds its planned offset, MatchBefore when every
+// one holds its offset before, "mixed" when each holds one or the other
+// but not all the same, else MatchNeither (something else moved it).
+func Verify(e Entry, live State) Verification {
+	v := Verification{ID: e.ID, Outcome: e.Outcome, Rows: []VerifyRow{}}
+	planned, before, neither := true, true, false
+	for _, c := range e.Changes {
+		now := live[c.Group][c.Topic][c.Partition]
+		r := VerifyRow{Group: c.Group, Topic: c.Topic, Partition: c.Partition, Before: c.Before, Planned: c.After, Now: now}
+		isPlanned, isBefore := sameOffset(now, c.After), sameOffset(now, c.Before)
+		switch {
+		case isPlanned && isBefore:
+			r.Matches = MatchBoth
+		case isPlanned:
+			r.Matches, before = MatchPlanned, false
+		case isBefore:
+			r.Matches, planned = MatchBefore, false
+		default:
+			r.Matches, planned, before, neither = MatchNeither, false, false, true
+		}
+		v.Rows = append(v.Rows, r)
+	}
+	switch {
+	case neither:
+		v.Matches = MatchNeither
+	case planned:
+		v.Matches = MatchPlanned
+	case before:
+		v.Matches = MatchBefore
+	default:
+		v.Matches = "mixed"
+	}
+	return v
+}

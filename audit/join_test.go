@@ -1,0 +1,126 @@
+package audit
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func at(v int64) *int64 { return &v }
+
+// Join: an intent with its outcome is one entry with the outcome's
+// result and the partitions it names as failed; an intent alone is
+// unknown with the hint; a self-contained entry stays, a version-1
+// "partial" reads as partly; an outcome whose intent is gone is kept.
+func TestJoin(t *testing.T) {
+	plan := []Change{{Group: "g", Topic: "t", Partition: 0, Before: at(1), After: at(5)}, {Group: "g", Topic: "t", Partition: 1, Before: at(2), After: at(5)}}
+	three, two := 3, 2
+	log := []Entry{
+		{V: 1, ID: "A", Action: ActReset, Outcome: Partial, Applied: 1},
+		{V: 2, ID: "B", Kind: KindIntent, Action: ActReset, Outcome: Unknown, Changes: plan, Backup: "/b.csv"},
+		{V: 2, ID: "C", Kind: KindIntent, Action: ActReset, Outcome: Unknown, Changes: plan},
+		{V: 2, ID: "D", Kind: KindOutcome, Intent: "B", Outcome: Partly, ExitCode: 1, Error: "boom", Applied: 1, Written: &three, Changed: &two,
+			Changes: []Change{{Group: "g", Topic: "t", Partition: 1, Before: at(2), After: at(5), Error: "commit: refused"}}},
+		{V: 2, ID: "E", Kind: KindOutcome, Intent: "GONE", Outcome: Applied},
+		{V: 2, ID: "F", Action: ActReplay, Outcome: Applied},
+	}
+	got := Join(log)
+	var ids []string
+	for _, e := range got {
+		ids = append(ids, e.ID+":"+e.Outcome)
+	}
+	if strings.Join(ids, " ") != "A:partly B:partly C:unknown E:applied F:applied" {
+		t.Fatalf("joined: %s", strings.Join(ids, " "))
+	}
+	b := got[1]
+	if b.ExitCode != 1 || b.Error != "boom" || b.Applied != 1 || *b.Written != 3 || *b.Changed != 2 || b.Backup != "/b.csv" ||
+		b.Changes[0].Error != "" || b.Changes[1].Error != "commit: refused" || len(b.Changes) != 2 {
+		t.Fatalf("B joined: %+v", b)
+	}
+	if plan[1].Error != "" {
+		t.Fatal("Join wrote into the intent's changes")
+	}
+	if c := got[2]; c.Error != fmt.Sprintf(NoOutcome, "C") {
+		t.Fatalf("C: %q", c.Error)
+	}
+	// Undo takes an intent alone, never a failed change.
+	if why := Undoable(Entry{ID: "C", Action: ActReset, Outcome: Unknown, Backup: "/b"}); why != "" {
+		t.Fatalf("an unknown change is not undoable: %s", why)
+	}
+	if why := Undoable(Entry{ID: "X", Action: ActReset, Outcome: Failed, Backup: "/b"}); !strings.Contains(why, "changed nothing") {
+		t.Fatalf("a failed change: %q", why)
+	}
+}
+
+// Combine: one outcome per group to the change's.
+func TestCombine(t *testing.T) {
+	for _, tc := range []struct {
+		in   []string
+		want string
+	}{
+		{nil, Failed},
+		{[]string{Applied}, Applied},
+		{[]string{Applied, Applied}, Applied},
+		{[]string{Refused, Refused}, Refused},
+		{[]string{Refused, Failed}, Failed},
+		{[]string{Failed, Refused}, Failed},
+		{[]string{Applied, Failed}, Partly},
+		{[]string{Failed, Applied}, Partly},
+		{[]string{Partly}, Partly},
+		{[]string{Applied, Unknown}, Unknown},
+		{[]string{Unknown, Unknown}, Unknown},
+		{[]string{Failed, Unknown}, Unknown},
+		{[]string{Applied, Refused}, Partly},
+	} {
+		if got := Combine(tc.in); got != tc.want {
+			t.Errorf("Combine(%v) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// Verify: each partition matched against before and planned, and the
+// whole: planned, before, mixed or neither. Moved of an unknown change
+// leaves a partition still at its before alone.
+func TestVerifyAndMovedUnknown(t *testing.T) {
+	e := Entry{ID: "I", Outcome: Unknown, Changes: []Change{
+		{Group: "g", Topic: "t", Partition: 0, Before: at(1), After: at(5)},
+		{Group: "g", Topic: "t", Partition: 1, Before: nil, After: at(5)},
+		{Group: "g", Topic: "t", Partition: 2, Before: at(7), After: at(7)},
+	}}
+	state := func(p0, p1 *int64) State {
+		s := State{}
+		s.Set("g", "t", 0, p0)
+		s.Set("g", "t", 1, p1)
+		s.Set("g", "t", 2, at(7))
+		return s
+	}
+	for _, tc := range []struct {
+		p0, p1 *int64
+		want   string
+		rows   string
+		moved  int
+	}{
+		{at(5), at(5), MatchPlanned, "planned planned before and planned", 0},
+		{at(1), nil, MatchBefore, "before before before and planned", 0},
+		{at(5), nil, "mixed", "planned before before and planned", 0},
+		{at(9), at(5), MatchNeither, "neither planned before and planned", 1},
+	} {
+		live := state(tc.p0, tc.p1)
+		v := Verify(e, live)
+		var rows []string
+		for _, r := range v.Rows {
+			rows = append(rows, r.Matches)
+		}
+		if v.Matches != tc.want || strings.Join(rows, " ") != tc.rows || v.ID != "I" || v.Outcome != Unknown {
+			t.Errorf("Verify(%v, %v) = %s [%s], want %s [%s]", tc.p0, tc.p1, v.Matches, strings.Join(rows, " "), tc.want, tc.rows)
+		}
+		if n := len(Moved(e, live)); n != tc.moved {
+			t.Errorf("Moved(%v, %v): %d, want %d", tc.p0, tc.p1, n, tc.moved)
+		}
+	}
+	// An applied change whose partition is back at its before moved.
+	e.Outcome = Applied
+	if n := len(Moved(e, state(at(1), at(5)))); n != 1 {
+		t.Errorf("Moved of an applied change back at before: %d, want 1", n)
+	}
+}

@@ -1,0 +1,55 @@
+// Package change runs a change to a cluster's offsets (reset, undo,
+// delete-offsets, delete-group) in the one order of side effects that
+// docs/atomicity.md and docs/audit.md describe, so that the order can be
+// read, and checked against them, in this one file:
+//
+//  1. the plan is validated (by the caller, before Execute);
+//  2. Backup writes and fsyncs the backup of what the change replaces;
+//  3. Intent appends and fsyncs the audit intent (the plan, the backup
+//     and its SHA-256), before the first request that can change the
+//     cluster: if it cannot be written, nothing is sent;
+//  4. Apply commits (one transaction per group, or --non-atomic, or the
+//     deletes) and reads back, and decides the outcome from what the
+//     broker acknowledged and what the read-back showed;
+//  5. Outcome appends the audit outcome naming the intent;
+//  6. Report prints what was done and the undo line.
+//
+// A step that fails stops the steps after it, except that once Apply has
+// run its outcome is always recorded and reported: a change that reached
+// the cluster is never left with an intent alone by this run.
+package change
+
+// Steps are one change's side effects, in the order Execute runs them.
+// The commands supply them; none of them may send a request that changes
+// the cluster except Apply.
+type Steps struct {
+	// Backup writes and fsyncs the backup; an error means nothing was
+	// changed (and says so).
+	Backup func() error
+	// Intent appends and fsyncs the intent; an error means nothing was
+	// changed (and says so).
+	Intent func() error
+	// Apply makes the change and reads it back; it returns the change's
+	// error, nil when it was applied and verified.
+	Apply func() error
+	// Outcome records Apply's result and returns the command's error
+	// (Apply's, or a failure to record).
+	Outcome func(applyErr error) error
+	// Report prints the result and the undo line, and returns the
+	// command's final error (at least Outcome's).
+	Report func(err error) error
+}
+
+// Execute runs the steps in order: backup, intent, apply, outcome,
+// report.
+func Execute(s Steps) error {
+	if err := s.Backup(); err != nil {
+		return err
+	}
+	if err := s.Intent(); err != nil {
+		return err
+	}
+	err := s.Apply()
+	err = s.Outcome(err)
+	return s.Report(err)
+}

@@ -1,0 +1,450 @@
+package cli
+
+// The write-ahead audit trail (issue 21): an intent on the record before
+// the first request that can change the cluster, an outcome decided from
+// what the broker acknowledged and the read-back, history joining them,
+// history --verify, and undo from an intent alone.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/audit"
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// walFixture is a group committed at 1, 2, 3 on a 3-partition topic with
+// 10 records each, a log and a backup path.
+type walFixture struct {
+	c            *testkit.Cluster
+	topic, group string
+	log, backup  string
+}
+
+// newWAL stages faults with kfake's control functions: kfake only.
+func newWAL(t *testing.T) walFixture {
+	t.Helper()
+	c := kfakeCluster(t)
+	f := walFixture{c: c, topic: c.Topic(3, nil), group: testkit.Name(t, "g")}
+	c.Produce(f.topic, map[int32]int{0: 10, 1: 10, 2: 10}, time.Time{})
+	c.Commit(f.group, f.topic, map[int32]int64{0: 1, 1: 2, 2: 3})
+	dir := t.TempDir()
+	f.log, f.backup = filepath.Join(dir, "audit.jsonl"), filepath.Join(dir, "b.csv")
+	return f
+}
+
+// reset runs reset --execute to target with the fixture's log and backup.
+func (f walFixture) reset(t *testing.T, want int, target string, extra ...string) result {
+	t.Helper()
+	args := append([]string{"--audit-log", f.log, "reset", f.group, "--topic", f.topic, "--to", target, "--execute", "--backup", f.backup}, extra...)
+	return mustRun(t, f.c, want, args...)
+}
+
+// raw reads the log's lines as they are (not joined).
+func (f walFixture) raw(t *testing.T) []audit.Entry {
+	t.Helper()
+	es, err := audit.ReadFile(f.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return es
+}
+
+// history is the log's joined entries of the fixture's group.
+func (f walFixture) history(t *testing.T) []audit.Entry {
+	t.Helper()
+	return historyOf(t, "--audit-log", f.log, "--group", f.group)
+}
+
+func (f walFixture) wantAt(t *testing.T, want map[int32]int64) {
+	t.Helper()
+	wantCommitted(t, f.c, f.group, f.topic, want)
+}
+
+var walOld = map[int32]int64{0: 1, 1: 2, 2: 3}
+var walNew = map[int32]int64{0: 10, 1: 10, 2: 10}
+
+// TestAuditIntentBeforeCommit: when the first TxnOffsetCommit reaches the
+// broker, the intent is already in the log (read from the log there),
+// with the plan (before → planned) and the backup's SHA-256; the outcome
+// follows naming it, and history shows one row. A reset that moves
+// nothing writes every partition and changes none, and the console and
+// history agree on it.
+func TestAuditIntentBeforeCommit(t *testing.T) {
+	f := newWAL(t)
+	var seen atomic.Pointer[audit.Entry]
+	var logErr atomic.Value
+	f.c.Fake.ControlKey(int16(kmsg.TxnOffsetCommit), func(kmsg.Request) (kmsg.Response, error, bool) {
+		es, err := audit.ReadFile(f.log)
+		if err != nil || len(es) == 0 {
+			logErr.Store(fmt.Sprintf("log at the first TxnOffsetCommit: %d entries, %v", len(es), err))
+			return nil, nil, false
+		}
+		e := es[len(es)-1]
+		seen.Store(&e)
+		return nil, nil, false
+	})
+	r := f.reset(t, 0, "latest")
+	if v := logErr.Load(); v != nil {
+		t.Fatal(v)
+	}
+	in := seen.Load()
+	if in == nil {
+		t.Fatal("no TxnOffsetCommit seen")
+	}
+	sum, _ := fileSHA256(f.backup)
+	if in.Kind != audit.KindIntent || in.V != audit.Version || in.Outcome != audit.Unknown || in.BackupSHA256 != sum || in.BackupSHA256 == "" ||
+		fmt.Sprint(changeWords(in.Changes)) != fmt.Sprintf("[%[1]s/0:1→10 %[1]s/1:2→10 %[1]s/2:3→10]", f.topic) {
+		t.Fatalf("intent at the first commit request: %+v", *in)
+	}
+	raw := f.raw(t)
+	if len(raw) != 2 || raw[1].Kind != audit.KindOutcome || raw[1].Intent != in.ID || raw[1].Outcome != audit.Applied || len(raw[1].Changes) != 0 {
+		t.Fatalf("log: %+v", raw)
+	}
+	es := f.history(t)
+	if len(es) != 1 || es[0].ID != in.ID || es[0].Outcome != audit.Applied || *es[0].Written != 3 || *es[0].Changed != 3 || es[0].Applied != 3 {
+		t.Fatalf("history: %+v", es)
+	}
+	if !strings.Contains(r.stderr, "audit: recorded as "+in.ID) || !strings.Contains(r.stderr, "(outcome: applied)") || !strings.Contains(r.stderr, "3 partition(s) changed, 0 unchanged") {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+
+	// Again to latest: every partition written, none changed.
+	f.backup = filepath.Join(t.TempDir(), "again.csv")
+	r = f.reset(t, 0, "latest")
+	if !strings.Contains(r.stderr, "0 partition(s) changed, 3 unchanged") {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+	es = f.history(t)
+	if len(es) != 2 || *es[1].Written != 3 || *es[1].Changed != 0 {
+		t.Fatalf("history of a reset that changes nothing: %+v", es[1])
+	}
+	table := mustRun(t, nil, 0, "--audit-log", f.log, "history", "--group", f.group).stdout
+	if !strings.Contains(table, es[1].ID) || !strings.Contains(strings.Split(table, es[1].ID)[1], " 0/3 ") {
+		t.Fatalf("history table:\n%s", table)
+	}
+}
+
+// TestAuditIntentNotWritten: a log that opens but cannot take the intent
+// (on a full file system: a tiny tmpfs, filled) stops the reset before any
+// commit (exit 1): nothing changed, and no request that can change the
+// group was sent.
+func TestAuditIntentNotWritten(t *testing.T) {
+	full := t.TempDir()
+	if err := syscall.Mount("tmpfs", full, "tmpfs", 0, "size=16k"); err != nil {
+		t.Skipf("mounting a tmpfs needs root: %v", err)
+	}
+	defer syscall.Unmount(full, 0)
+	log := filepath.Join(full, "audit.jsonl")
+	if err := os.WriteFile(log, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Fill it: the log opens, and no line fits.
+	_ = os.WriteFile(filepath.Join(full, "filler"), make([]byte, 64<<10), 0o600)
+	f := newWAL(t)
+	var sent atomic.Int32
+	for _, k := range []kmsg.Key{kmsg.TxnOffsetCommit, kmsg.OffsetCommit, kmsg.EndTxn, kmsg.OffsetDelete, kmsg.DeleteGroups} {
+		f.c.Fake.ControlKey(int16(k), func(kmsg.Request) (kmsg.Response, error, bool) {
+			sent.Add(1)
+			f.c.Fake.KeepControl()
+			return nil, nil, false
+		})
+	}
+	f.log = log
+	r := f.reset(t, 1, "latest")
+	f.wantAt(t, walOld)
+	if sent.Load() != 0 || !strings.Contains(r.stderr, "nothing was changed: the audit intent could not be written") {
+		t.Fatalf("%d change requests sent; stderr:\n%s", sent.Load(), r.stderr)
+	}
+	r = mustRun(t, f.c, 1, "--audit-log", log, "delete-offsets", f.group, "--topic", f.topic, "--execute", "--backup", filepath.Join(t.TempDir(), "d.csv"))
+	f.wantAt(t, walOld)
+	if sent.Load() != 0 || !strings.Contains(r.stderr, "nothing was changed: the audit intent could not be written") {
+		t.Fatalf("delete-offsets: %d change requests sent; stderr:\n%s", sent.Load(), r.stderr)
+	}
+}
+
+// TestAuditOutcomeNotWritten: the intent is written, the commit applied,
+// and then the log refuses the outcome (a FIFO whose reader left after
+// the intent: EPIPE). The run fails loudly (exit 1) saying the change was
+// applied; the intent on the record reads as unknown, --verify says the
+// planned offsets are there, and undo restores the offsets before.
+func TestAuditOutcomeNotWritten(t *testing.T) {
+	f := newWAL(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "audit.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	rd, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var intent []byte
+	f.c.Fake.ControlKey(int16(kmsg.TxnOffsetCommit), func(kmsg.Request) (kmsg.Response, error, bool) {
+		// The intent is in the pipe; the reader keeps it and leaves.
+		buf := make([]byte, 1<<20)
+		n, _ := rd.Read(buf)
+		intent = buf[:n]
+		rd.Close()
+		return nil, nil, false
+	})
+	f.log = fifo
+	r := f.reset(t, 1, "latest")
+	f.wantAt(t, walNew)
+	if !strings.Contains(r.stderr, "outcome applied (3 partition(s) changed), but the outcome of audit entry ") || !strings.Contains(r.stderr, "is NOT recorded") {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+	// The intent alone, as a log that lost the outcome holds it.
+	f.log = filepath.Join(dir, "audit.jsonl")
+	if err := os.WriteFile(f.log, intent, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	es := f.history(t)
+	if len(es) != 1 || es[0].Outcome != audit.Unknown || !strings.Contains(es[0].Error, "history --verify "+es[0].ID) {
+		t.Fatalf("history of an intent alone: %+v", es)
+	}
+	if h := mustRun(t, nil, 0, "--audit-log", f.log, "history"); !strings.Contains(h.stdout, " unknown ") ||
+		!strings.Contains(h.stderr, "1 change(s) with outcome unknown ("+es[0].ID+"): see where each left its groups with: offsetctl history --verify ID") {
+		t.Fatalf("history of an intent alone:\n%s\n%s", h.stdout, h.stderr)
+	}
+	v := mustRun(t, f.c, 0, "--audit-log", f.log, "history", "--verify", es[0].ID)
+	if !strings.Contains(v.stderr, "every partition (3) holds its planned offset: the change is applied") || strings.Count(v.stdout, " planned\n") != 3 {
+		t.Fatalf("--verify:\n%s\n%s", v.stdout, v.stderr)
+	}
+	mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(dir, "u.csv"))
+	f.wantAt(t, walOld)
+	// Undone, the intent's groups hold their offsets before: an undo of
+	// the intent again has nothing to restore (and says so).
+	u := mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute")
+	if !strings.Contains(u.stderr, "every partition holds its offset before the change, which did not reach the cluster: nothing to undo") {
+		t.Fatalf("undo of an intent at before:\n%s", u.stderr)
+	}
+}
+
+// TestAuditIntentBeforeDeleteAndProduce: delete-offsets, delete-group and
+// a backfill have their intent in the log when the first OffsetDelete,
+// DeleteGroups or Produce reaches the broker; their outcome follows.
+func TestAuditIntentBeforeDeleteAndProduce(t *testing.T) {
+	f := newWAL(t)
+	intentAt := map[kmsg.Key]*atomic.Bool{}
+	for _, k := range []kmsg.Key{kmsg.OffsetDelete, kmsg.DeleteGroups, kmsg.Produce} {
+		ok := &atomic.Bool{}
+		intentAt[k] = ok
+		f.c.Fake.ControlKey(int16(k), func(kmsg.Request) (kmsg.Response, error, bool) {
+			f.c.Fake.KeepControl()
+			if es, err := audit.ReadFile(f.log); err == nil && len(es) > 0 && es[len(es)-1].Kind == audit.KindIntent {
+				ok.Store(true)
+			}
+			return nil, nil, false
+		})
+	}
+	dir := t.TempDir()
+	mustRun(t, f.c, 0, "--audit-log", f.log, "delete-offsets", f.group, "--topic", f.topic+":0", "--execute", "--backup", filepath.Join(dir, "d.csv"))
+	mustRun(t, f.c, 0, "--audit-log", f.log, "delete-group", f.group, "--execute", "--backup", filepath.Join(dir, "g.csv"))
+	dst := f.c.Topic(3, nil)
+	mustRun(t, f.c, 0, "--audit-log", f.log, "replay", f.topic, "--produce-to", dst, "--format", "none", "-q")
+	for k, ok := range intentAt {
+		if !ok.Load() {
+			t.Errorf("no intent in the log when the first %s arrived", k.Name())
+		}
+	}
+	es := historyOf(t, "--audit-log", f.log)
+	var got []string
+	for _, e := range es {
+		got = append(got, e.Action+":"+e.Outcome)
+	}
+	if strings.Join(got, " ") != "delete-offsets:applied delete-group:applied backfill:applied" || *es[0].Changed != 1 || *es[1].Changed != 2 || *es[2].Produced != 30 {
+		t.Fatalf("history: %v %+v", got, es)
+	}
+}
+
+// TestAuditOutcomeLostEndTxn: the EndTxn answer is lost (held past the
+// run's --timeout). When the broker then commits, the resolution reads
+// the commit back: applied, exit 0. When it never arrives: failed, the
+// console and the entry say the same words, and undo refuses (nothing to
+// undo). When the resolution gets no answer either: unknown; --verify
+// reads which it is, and undo restores the offsets before.
+func TestAuditOutcomeLostEndTxn(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		arrives  bool
+		noSettle bool
+		code     int
+		outcome  string
+		words    string
+		at       map[int32]int64
+	}{
+		{name: "committed", arrives: true, code: 0, outcome: audit.Applied, words: "the commit's answer was lost; read back: the transaction was committed", at: walNew},
+		{name: "aborted", code: 1, outcome: audit.Failed, words: "read back: the transaction was aborted, the group is entirely at its old offsets, nothing changed", at: walOld},
+		{name: "unsettled", arrives: true, noSettle: true, code: 1, outcome: audit.Unknown, words: "offsetctl could not tell whether the transaction was committed", at: walNew},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newWAL(t)
+			var held atomic.Bool
+			f.c.Fake.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+				if !req.(*kmsg.EndTxnRequest).Commit || !held.CompareAndSwap(false, true) {
+					f.c.Fake.KeepControl()
+					return nil, nil, false
+				}
+				f.c.Fake.SleepControl(func() { time.Sleep(2500 * time.Millisecond) })
+				if !tc.arrives {
+					return nil, errors.New("dropped"), true
+				}
+				return nil, nil, false
+			})
+			var inits atomic.Int32
+			if tc.noSettle {
+				// The check, the execution, then the resolution's
+				// takeover: that one gets no answer within the window.
+				f.c.Fake.ControlKey(int16(kmsg.InitProducerID), func(kmsg.Request) (kmsg.Response, error, bool) {
+					if inits.Add(1) != 3 {
+						f.c.Fake.KeepControl()
+						return nil, nil, false
+					}
+					f.c.Fake.SleepControl(func() { time.Sleep(2500 * time.Millisecond) })
+					return nil, errors.New("dropped"), true
+				})
+			}
+			r := f.reset(t, tc.code, "latest", "--timeout", "2s")
+			f.wantAt(t, tc.at)
+			es := f.history(t)
+			if len(es) != 1 || es[0].Outcome != tc.outcome || !strings.Contains(r.stderr, "(outcome: "+tc.outcome+")") {
+				t.Fatalf("history %+v\nstderr:\n%s", es, r.stderr)
+			}
+			e := es[0]
+			if !strings.Contains(r.stderr, tc.words) || tc.code != 0 && !strings.Contains(e.Error, tc.words) {
+				t.Fatalf("console and entry do not say %q:\nstderr:\n%s\nentry error: %s", tc.words, r.stderr, e.Error)
+			}
+			if tc.outcome == audit.Failed {
+				if strings.Contains(r.stderr, "undo:") {
+					t.Fatalf("a failed reset prints an undo line:\n%s", r.stderr)
+				}
+				u := mustRun(t, f.c, 2, "--audit-log", f.log, "undo", e.ID, "--execute")
+				if !strings.Contains(u.stderr, "was failed: it changed nothing") {
+					t.Fatalf("undo of a failed entry:\n%s", u.stderr)
+				}
+				return
+			}
+			if tc.outcome == audit.Unknown {
+				if !strings.Contains(r.stderr, "is unknown: check with: offsetctl history --verify "+e.ID) {
+					t.Fatalf("no hint:\n%s", r.stderr)
+				}
+				v := mustRun(t, f.c, 0, "--audit-log", f.log, "history", "--verify", e.ID)
+				if !strings.Contains(v.stderr, "(recorded outcome: unknown): every partition (3) holds its planned offset") {
+					t.Fatalf("--verify:\n%s", v.stderr)
+				}
+			}
+			mustRun(t, f.c, 0, "--audit-log", f.log, "undo", e.ID, "--execute", "--backup", filepath.Join(t.TempDir(), "u.csv"))
+			f.wantAt(t, walOld)
+		})
+	}
+}
+
+// TestAuditOutcomeReadBackFails: EndTxn is answered, then the read-back's
+// OffsetFetch gets no answer. The run fails (exit 1) but the entry and the
+// console say applied, with an undo line; undo restores the offsets.
+func TestAuditOutcomeReadBackFails(t *testing.T) {
+	f := newWAL(t)
+	var fetches atomic.Int32
+	f.c.Fake.ControlKey(int16(kmsg.OffsetFetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		// The first require_stable fetch is the re-read before staging;
+		// the second is the read-back.
+		if !req.(*kmsg.OffsetFetchRequest).RequireStable || fetches.Add(1) != 2 {
+			f.c.Fake.KeepControl()
+			return nil, nil, false
+		}
+		f.c.Fake.SleepControl(func() { time.Sleep(2500 * time.Millisecond) })
+		return nil, errors.New("dropped"), true
+	})
+	r := f.reset(t, 1, "latest", "--timeout", "2s")
+	f.wantAt(t, walNew)
+	es := f.history(t)
+	if len(es) != 1 || es[0].Outcome != audit.Applied || *es[0].Changed != 3 || !strings.Contains(r.stderr, "(outcome: applied)") ||
+		!strings.Contains(r.stderr, "the transaction was committed (the coordinator acknowledged the commit)") || !strings.Contains(r.stderr, "undo: offsetctl reset") {
+		t.Fatalf("history %+v\nstderr:\n%s", es, r.stderr)
+	}
+	mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(t.TempDir(), "u.csv"))
+	f.wantAt(t, walOld)
+}
+
+// TestAuditAbortUnanswered: a consumer joins after the plan, so the run
+// aborts before EndTxn, and the abort gets no answer: the run says so
+// (not "the transaction was aborted") and that nothing changed; failed.
+func TestAuditAbortUnanswered(t *testing.T) {
+	f := newWAL(t)
+	var staged atomic.Bool
+	f.c.Fake.ControlKey(int16(kmsg.TxnOffsetCommit), func(kmsg.Request) (kmsg.Response, error, bool) {
+		staged.Store(true)
+		f.c.Fake.KeepControl()
+		return nil, nil, false
+	})
+	f.c.Fake.ControlKey(int16(kmsg.DescribeGroups), func(kmsg.Request) (kmsg.Response, error, bool) {
+		f.c.Fake.KeepControl()
+		if staged.Load() {
+			// The describe right before EndTxn fails.
+			return nil, errors.New("dropped"), true
+		}
+		return nil, nil, false
+	})
+	f.c.Fake.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if req.(*kmsg.EndTxnRequest).Commit {
+			f.c.Fake.KeepControl()
+			return nil, nil, false
+		}
+		f.c.Fake.SleepControl(func() { time.Sleep(2500 * time.Millisecond) })
+		return nil, errors.New("dropped"), true
+	})
+	r := f.reset(t, 1, "latest", "--timeout", "2s")
+	f.wantAt(t, walOld)
+	if strings.Contains(r.stderr, "the transaction was aborted") || !strings.Contains(r.stderr, "the abort got no answer") || !strings.Contains(r.stderr, "nothing changed by this run") {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+	if es := f.history(t); len(es) != 1 || es[0].Outcome != audit.Failed || !strings.Contains(es[0].Error, "the abort got no answer") {
+		t.Fatalf("history: %+v", es)
+	}
+}
+
+// TestAuditDeleteOffsetsUnanswered: the OffsetDelete reaches the broker,
+// which applies it, and its answer is lost. The run does not say
+// "nothing was deleted": the entry and the console say unknown, and undo
+// restores the offsets.
+func TestAuditDeleteOffsetsUnanswered(t *testing.T) {
+	f := newWAL(t)
+	var held atomic.Bool
+	f.c.Fake.ControlKey(int16(kmsg.OffsetDelete), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if !held.CompareAndSwap(false, true) {
+			f.c.Fake.KeepControl()
+			return nil, nil, false
+		}
+		// Applied, then the answer is lost: the broker answers after
+		// the run gave up.
+		f.c.Fake.SleepControl(func() { time.Sleep(2500 * time.Millisecond) })
+		return nil, nil, false
+	})
+	dir := t.TempDir()
+	r := mustRun(t, f.c, 1, "--audit-log", f.log, "delete-offsets", f.group, "--topic", f.topic, "--execute", "--backup", filepath.Join(dir, "d.csv"), "--timeout", "2s")
+	if strings.Contains(r.stderr, "nothing was deleted") || !strings.Contains(r.stderr, "whether 3 offset(s) were deleted is unknown") || !strings.Contains(r.stderr, "(outcome: unknown)") {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+	time.Sleep(time.Second) // the held delete is applied by now
+	f.wantAt(t, nil)
+	es := f.history(t)
+	if len(es) != 1 || es[0].Outcome != audit.Unknown || *es[0].Written != 3 || *es[0].Changed != 0 {
+		t.Fatalf("history: %+v", es)
+	}
+	v := mustRun(t, f.c, 0, "--audit-log", f.log, "history", "--verify", es[0].ID)
+	if !strings.Contains(v.stderr, "the change is applied") {
+		t.Fatalf("--verify:\n%s", v.stderr)
+	}
+	mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(dir, "u.csv"))
+	f.wantAt(t, walOld)
+}
