@@ -41,6 +41,9 @@ type IndexEntry struct {
 // indexPath is the index beside the log.
 func indexPath(path string) string { return path + ".index" }
 
+// idShape is an id as NewID makes it: what a rotated file is named by.
+var idShape = regexp.MustCompile(`^[0-9A-HJKMNP-TV-Z]{26}$`)
+
 // rotatedPattern matches the rotated files of the log at path.
 func rotatedPattern(path string) *regexp.Regexp {
 	base := filepath.Base(path)
@@ -173,8 +176,10 @@ func (l *Log) rotateLocked(stop <-chan struct{}) error {
 		return err
 	}
 	ie.Bytes, ie.Rotated = st.Size(), time.Now().UTC()
-	if ie.First == "" {
-		ie.First = NewID(ie.Rotated) // a log of torn lines only still rotates
+	if !idShape.MatchString(ie.First) {
+		// A log of torn lines only still rotates; an id not of
+		// offsetctl's shape (a hand-edited log) never names a file.
+		ie.First = NewID(ie.Rotated)
 	}
 	dir := filepath.Dir(l.path)
 	ext := filepath.Ext(l.path)

@@ -486,3 +486,32 @@ func TestRotationBetweenIntentAndOutcome(t *testing.T) {
 		t.Fatalf("FilesFor %v of %v: the file between should be ruled out", few, all)
 	}
 }
+
+// TestRotationNamesOnlyFromIDs: an id not of offsetctl's shape (a
+// hand-edited log, "../x") never names the rotated file: it would leave
+// the directory, or be a file no reader lists.
+func TestRotationNamesOnlyFromIDs(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "log", "audit.jsonl")
+	if err := Append(path, Entry{ID: "../../escaped", Action: ActReset}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := OpenWith(path, Options{RotateSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Append(Entry{ID: "01M8T8W8Y1KCK5XWQG09MTTSDB", Action: ActReset}); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*escaped*")); len(m) > 0 {
+		t.Fatalf("rotated out of the log's directory: %v", m)
+	}
+	if files, _ := Files(path); len(files) != 2 {
+		t.Fatalf("files %v: want one rotated file and the log", files)
+	}
+	got, _ := ids(t, path)
+	if fmt.Sprint(got) != "[../../escaped 01M8T8W8Y1KCK5XWQG09MTTSDB]" {
+		t.Fatalf("read %v", got)
+	}
+}
