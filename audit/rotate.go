@@ -126,8 +126,14 @@ func ReadIndex(path string) ([]IndexEntry, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return parseIndex(f), nil
+}
+
+// parseIndex reads index lines; lines that are not index entries (or
+// longer than 64 KiB) are skipped.
+func parseIndex(r io.Reader) []IndexEntry {
 	var out []IndexEntry
-	lr := lineReader{br: bufio.NewReader(f), max: 64 << 10}
+	lr := lineReader{br: bufio.NewReader(r), max: 64 << 10}
 	for {
 		line, _, over, err := lr.next()
 		var ie IndexEntry
@@ -135,7 +141,7 @@ func ReadIndex(path string) ([]IndexEntry, error) {
 			out = append(out, ie)
 		}
 		if err != nil {
-			return out, nil
+			return out
 		}
 	}
 }

@@ -515,3 +515,14 @@ func TestRotationNamesOnlyFromIDs(t *testing.T) {
 		t.Fatalf("read %v", got)
 	}
 }
+
+func FuzzParseIndex(f *testing.F) {
+	f.Add([]byte(`{"file":"audit-01M8T8W8Y1KCK5XWQG09MTTSDB.jsonl","first_id":"01M8T8W8Y1KCK5XWQG09MTTSDB","min_id":"0","max_id":"Z"}` + "\n\n{}\nnot json"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, ie := range parseIndex(bytes.NewReader(data)) {
+			if ie.File == "" {
+				t.Fatalf("an index entry without a file: %+v", ie)
+			}
+		}
+	})
+}
