@@ -378,9 +378,18 @@ func lockPath(path string) string { return path + ".lock" }
 
 // lock takes the writers' lock, waiting until stop is closed.
 func (l *Log) lock(stop <-chan struct{}) (*filelock.Lock, error) {
+	// The lock file is made here, 0600, never through a link (filelock
+	// would create it 0644 and follow one).
+	lp := lockPath(l.path)
+	if f, err := os.OpenFile(lp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|openFlags, 0o600); err == nil {
+		f.Close()
+	}
+	if st, err := os.Lstat(lp); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("the lock %s is not a regular file (a symbolic link?): refused", safetext.Arg(lp))
+	}
 	wait := time.Millisecond
 	for {
-		lk, err := filelock.TryLock(lockPath(l.path))
+		lk, err := filelock.TryLock(lp)
 		if !errors.Is(err, filelock.ErrLocked) {
 			return lk, err
 		}

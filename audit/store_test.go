@@ -201,6 +201,14 @@ func TestOpenRefuses(t *testing.T) {
 	if b, _ := os.ReadFile(target); string(b) != "keep\n" {
 		t.Fatalf("the link's target was written: %q", b)
 	}
+	// A link at the writers' lock is refused too.
+	real := filepath.Join(dir, "real.jsonl")
+	if err := os.Symlink(target, real+".lock"); err != nil {
+		t.Fatal(err)
+	}
+	if err := Append(real, Entry{ID: "01M8T8W8Y1KCK5XWQG09MTTSDB"}); err == nil || !strings.Contains(err.Error(), "is not a regular file (a symbolic link?)") {
+		t.Fatalf("Append with a link at the lock: %v", err)
+	}
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
