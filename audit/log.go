@@ -269,6 +269,10 @@ func (l *Log) AppendContext(ctx context.Context, e Entry) error {
 	var why string
 	select {
 	case err := <-done:
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// A FIFO's own deadline (the same) may end the write first.
+			return fmt.Errorf("writing audit log %s: the append did not finish within %s (a stalled disk, network mount or pipe): the entry may be missing or cut short", safetext.Arg(l.path), l.opt.Deadline)
+		}
 		if err != nil {
 			return fmt.Errorf("writing audit log %s: %w", safetext.Arg(l.path), err)
 		}
