@@ -24,6 +24,9 @@ type DeleteOffsetsRow struct {
 	// WouldFail is, in a plan, the error --execute is expected to get
 	// (GROUP_SUBSCRIBED_TO_TOPIC for a topic live members consume).
 	WouldFail string `json:"-"`
+	// Unanswered: the delete of this partition was sent, or may have
+	// been, and got no answer: whether it was applied is unknown.
+	Unanswered bool `json:"-"`
 }
 
 // DeleteOffsetsPlan is the plan of `delete-offsets`.
@@ -329,6 +332,14 @@ func executeDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffs
 		r := &p.Partitions[i]
 		perr, ok := resp[r.Topic][r.Partition]
 		r.setOutcome(err, ok, perr)
+		if !ok && err != nil && n > 0 && unanswered(err) && r.Current != nil {
+			// The request cut off may have been applied (all of it:
+			// one OffsetDelete is one batch); later ones were not sent,
+			// but which is which is not known here: unknown, never
+			// "failed", which would promise nothing changed.
+			r.Unanswered = true
+			r.Error += "; the delete got no answer, so whether it was applied is unknown"
+		}
 	}
 	if !p.Executed {
 		return nil

@@ -357,7 +357,7 @@ func resetAudit(plan *admin.Plan) auditFill {
 		}
 		e.Topics = sortedKeys(topics)
 		res.refused = len(plan.Refusals()) > 0 && res.applied == 0
-		res.outcome = audit.Combine(outcomes)
+		res.outcome = combined(outcomes)
 		if res.refused {
 			res.outcome = audit.Refused
 		}
@@ -437,16 +437,13 @@ func prefixed(prefix, s string) string {
 	return prefix + s
 }
 
-// countsOutcome is the outcome of n planned parts of which made were
-// made: applied, failed or partly.
-func countsOutcome(made, n int) string {
-	switch made {
-	case n:
-		return audit.Applied
-	case 0:
-		return audit.Failed
+// combined is the outcome of a change's parts, or "" (classified from
+// the command's error) when it has none.
+func combined(parts []string) string {
+	if len(parts) == 0 {
+		return ""
 	}
-	return audit.Partly
+	return audit.Combine(parts)
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -463,6 +460,7 @@ func deleteOffsetsAudit(plans []admin.DeleteOffsetsPlan) auditFill {
 	return func(e *audit.Entry) auditResult {
 		topics := map[string]bool{}
 		var res auditResult
+		var outcomes []string
 		for _, plan := range plans {
 			e.Groups, e.Backup = append(e.Groups, plan.Group), plan.Backup
 			for _, r := range plan.Partitions {
@@ -472,15 +470,23 @@ func deleteOffsetsAudit(plans []admin.DeleteOffsetsPlan) auditFill {
 				topics[r.Topic] = true
 				c := audit.Change{Group: plan.Group, Topic: r.Topic, Partition: r.Partition, Before: r.Current, Error: r.Error}
 				deleted := r.Status == "deleted"
-				if !deleted && c.Error == "" {
-					c.Error = r.Status
+				switch {
+				case r.Unanswered:
+					// Maybe deleted: undo restores it (no error).
+					c.Error = ""
+					outcomes = append(outcomes, audit.Unknown)
+				case deleted:
+					outcomes = append(outcomes, audit.Applied)
+				default:
+					c.Error = firstNonEmpty(c.Error, r.Status)
+					outcomes = append(outcomes, audit.Failed)
 				}
-				res.count(c, deleted, true)
+				res.count(c, deleted || r.Unanswered, !r.Unanswered)
 				e.Changes = append(e.Changes, c)
 			}
 		}
 		e.Topics = sortedKeys(topics)
-		res.outcome = countsOutcome(res.written, len(e.Changes))
+		res.outcome = combined(outcomes)
 		return res
 	}
 }
@@ -497,21 +503,26 @@ func deleteGroupAudit(backup *string, rows []admin.DeleteGroupRow, bgs []admin.B
 		}
 		topics := map[string]bool{}
 		var res auditResult
-		deleted := 0
+		var outcomes []string
 		for _, bg := range bgs {
 			row := status[bg.Group]
 			gone := row.Status == "deleted"
-			if gone {
-				deleted++
+			// A group too large for one request, deleted in part: which
+			// offsets went is not known per partition, so its changes
+			// carry no error (undo restores the whole group).
+			partly := row.Status == admin.PartlyDeleted
+			outcomes = append(outcomes, map[bool]string{true: audit.Applied, false: audit.Failed}[gone])
+			if partly {
+				outcomes[len(outcomes)-1] = audit.Partly
 			}
 			for _, pr := range bg.Rows {
 				topics[pr.Topic] = true
 				off := pr.Offset
 				c := audit.Change{Group: bg.Group, Topic: pr.Topic, Partition: pr.Partition, Before: &off}
-				if !gone {
+				if !gone && !partly {
 					c.Error = firstNonEmpty(row.Error, row.Status, "not deleted")
 				}
-				res.count(c, gone, true)
+				res.count(c, gone || partly, !partly)
 				e.Changes = append(e.Changes, c)
 			}
 			if gone && len(bg.Rows) == 0 {
@@ -519,7 +530,7 @@ func deleteGroupAudit(backup *string, rows []admin.DeleteGroupRow, bgs []admin.B
 			}
 		}
 		e.Topics = sortedKeys(topics)
-		res.outcome = countsOutcome(deleted, len(bgs))
+		res.outcome = combined(outcomes)
 		return res
 	}
 }

@@ -30,9 +30,10 @@ type walFixture struct {
 	log, backup  string
 }
 
+// newWAL stages faults with kfake's control functions: kfake only.
 func newWAL(t *testing.T) walFixture {
 	t.Helper()
-	c := testkit.New(t)
+	c := kfakeCluster(t)
 	f := walFixture{c: c, topic: c.Topic(3, nil), group: testkit.Name(t, "g")}
 	c.Produce(f.topic, map[int32]int{0: 10, 1: 10, 2: 10}, time.Time{})
 	c.Commit(f.group, f.topic, map[int32]int64{0: 1, 1: 2, 2: 3})
@@ -410,4 +411,40 @@ func TestAuditAbortUnanswered(t *testing.T) {
 	if es := f.history(t); len(es) != 1 || es[0].Outcome != audit.Failed || !strings.Contains(es[0].Error, "the abort got no answer") {
 		t.Fatalf("history: %+v", es)
 	}
+}
+
+// TestAuditDeleteOffsetsUnanswered: the OffsetDelete reaches the broker,
+// which applies it, and its answer is lost. The run does not say
+// "nothing was deleted": the entry and the console say unknown, and undo
+// restores the offsets.
+func TestAuditDeleteOffsetsUnanswered(t *testing.T) {
+	f := newWAL(t)
+	var held atomic.Bool
+	f.c.Fake.ControlKey(int16(kmsg.OffsetDelete), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if !held.CompareAndSwap(false, true) {
+			f.c.Fake.KeepControl()
+			return nil, nil, false
+		}
+		// Applied, then the answer is lost: the broker answers after
+		// the run gave up.
+		f.c.Fake.SleepControl(func() { time.Sleep(2500 * time.Millisecond) })
+		return nil, nil, false
+	})
+	dir := t.TempDir()
+	r := mustRun(t, f.c, 1, "--audit-log", f.log, "delete-offsets", f.group, "--topic", f.topic, "--execute", "--backup", filepath.Join(dir, "d.csv"), "--timeout", "2s")
+	if strings.Contains(r.stderr, "nothing was deleted") || !strings.Contains(r.stderr, "whether 3 offset(s) were deleted is unknown") || !strings.Contains(r.stderr, "(outcome: unknown)") {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+	time.Sleep(time.Second) // the held delete is applied by now
+	f.wantAt(t, nil)
+	es := f.history(t)
+	if len(es) != 1 || es[0].Outcome != audit.Unknown || *es[0].Written != 3 || *es[0].Changed != 0 {
+		t.Fatalf("history: %+v", es)
+	}
+	v := mustRun(t, f.c, 0, "--audit-log", f.log, "history", "--verify", es[0].ID)
+	if !strings.Contains(v.stderr, "the change is applied") {
+		t.Fatalf("--verify:\n%s", v.stderr)
+	}
+	mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(dir, "u.csv"))
+	f.wantAt(t, walOld)
 }

@@ -409,6 +409,17 @@ func deleteOffsetsBackupLines(plans []admin.DeleteOffsetsPlan) []string {
 // deleteOffsetsBackupLine is the line saying where the backup is and how
 // to undo what was deleted.
 func deleteOffsetsBackupLine(plan admin.DeleteOffsetsPlan) string {
+	unknown := 0
+	for _, r := range plan.Partitions {
+		if r.Unanswered {
+			unknown++
+		}
+	}
+	if unknown > 0 {
+		// Never "nothing was deleted" when it may have been.
+		return fmt.Sprintf("backup of the previous offsets: %s (whether %d offset(s) were deleted is unknown: check with: offsetctl lag %s; restore whatever was deleted: offsetctl reset %s --to %s --execute)",
+			safetext.Arg(plan.Backup), unknown, groupArg(plan.Group), groupArg(plan.Group), shellQuote("file:"+plan.Backup))
+	}
 	undo, label := deleteOffsetsUndo(plan)
 	if undo == "" {
 		return fmt.Sprintf("backup of the offsets: %s (nothing was deleted)", safetext.Arg(plan.Backup))
