@@ -377,12 +377,19 @@ func TestSelectFindMoved(t *testing.T) {
 // binary, re-executed) append to one log at once: every line parses.
 func TestConcurrentAppendProcesses(t *testing.T) {
 	if path := os.Getenv("AUDIT_TEST_WRITER"); path != "" {
+		// One open log per process, rotated every MiB by whichever
+		// process crosses it: the others must notice and reopen.
+		l, err := OpenWith(path, Options{RotateSize: 1 << 20, Gzip: os.Getpid()%2 == 0, Warn: func(s string) { t.Error(s) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
 		for i := 0; i < 50; i++ {
 			e := Entry{ID: fmt.Sprintf("p%d-%d", os.Getpid(), i), Action: ActReset}
 			for j := 0; j < (i*131)%3000; j++ {
 				e.Changes = append(e.Changes, Change{Group: "g", Topic: "topic", Partition: int32(j), After: p(int64(j))})
 			}
-			if err := Append(path, e); err != nil {
+			if err := l.Append(e); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -405,7 +412,14 @@ func TestConcurrentAppendProcesses(t *testing.T) {
 		}
 	}
 	es, err := ReadFile(path)
-	if err != nil || len(es) != procs*50 {
+	seen := map[string]bool{}
+	for _, e := range es {
+		seen[e.ID] = true
+	}
+	if files, _ := Files(path); len(files) < 5 {
+		t.Errorf("%d files: the log did not rotate", len(files))
+	}
+	if err != nil || len(es) != procs*50 || len(seen) != procs*50 {
 		t.Fatalf("read %d entries, want %d: %v", len(es), procs*50, err)
 	}
 }

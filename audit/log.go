@@ -269,6 +269,10 @@ func (l *Log) AppendContext(ctx context.Context, e Entry) error {
 	var why string
 	select {
 	case err := <-done:
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// A FIFO's own deadline (the same) may end the write first.
+			return fmt.Errorf("writing audit log %s: the append did not finish within %s (a stalled disk, network mount or pipe): the entry may be missing or cut short", safetext.Arg(l.path), l.opt.Deadline)
+		}
 		if err != nil {
 			return fmt.Errorf("writing audit log %s: %w", safetext.Arg(l.path), err)
 		}
@@ -378,9 +382,18 @@ func lockPath(path string) string { return path + ".lock" }
 
 // lock takes the writers' lock, waiting until stop is closed.
 func (l *Log) lock(stop <-chan struct{}) (*filelock.Lock, error) {
+	// The lock file is made here, 0600, never through a link (filelock
+	// would create it 0644 and follow one).
+	lp := lockPath(l.path)
+	if f, err := os.OpenFile(lp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|openFlags, 0o600); err == nil {
+		f.Close()
+	}
+	if st, err := os.Lstat(lp); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("the lock %s is not a regular file (a symbolic link?): refused", safetext.Arg(lp))
+	}
 	wait := time.Millisecond
 	for {
-		lk, err := filelock.TryLock(lockPath(l.path))
+		lk, err := filelock.TryLock(lp)
 		if !errors.Is(err, filelock.ErrLocked) {
 			return lk, err
 		}

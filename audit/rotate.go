@@ -41,6 +41,9 @@ type IndexEntry struct {
 // indexPath is the index beside the log.
 func indexPath(path string) string { return path + ".index" }
 
+// idShape is an id as NewID makes it: what a rotated file is named by.
+var idShape = regexp.MustCompile(`^[0-9A-HJKMNP-TV-Z]{26}$`)
+
 // rotatedPattern matches the rotated files of the log at path.
 func rotatedPattern(path string) *regexp.Regexp {
 	base := filepath.Base(path)
@@ -123,8 +126,14 @@ func ReadIndex(path string) ([]IndexEntry, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return parseIndex(f), nil
+}
+
+// parseIndex reads index lines; lines that are not index entries (or
+// longer than 64 KiB) are skipped.
+func parseIndex(r io.Reader) []IndexEntry {
 	var out []IndexEntry
-	lr := lineReader{br: bufio.NewReader(f), max: 64 << 10}
+	lr := lineReader{br: bufio.NewReader(r), max: 64 << 10}
 	for {
 		line, _, over, err := lr.next()
 		var ie IndexEntry
@@ -132,7 +141,7 @@ func ReadIndex(path string) ([]IndexEntry, error) {
 			out = append(out, ie)
 		}
 		if err != nil {
-			return out, nil
+			return out
 		}
 	}
 }
@@ -173,8 +182,10 @@ func (l *Log) rotateLocked(stop <-chan struct{}) error {
 		return err
 	}
 	ie.Bytes, ie.Rotated = st.Size(), time.Now().UTC()
-	if ie.First == "" {
-		ie.First = NewID(ie.Rotated) // a log of torn lines only still rotates
+	if !idShape.MatchString(ie.First) {
+		// A log of torn lines only still rotates; an id not of
+		// offsetctl's shape (a hand-edited log) never names a file.
+		ie.First = NewID(ie.Rotated)
 	}
 	dir := filepath.Dir(l.path)
 	ext := filepath.Ext(l.path)

@@ -201,6 +201,14 @@ func TestOpenRefuses(t *testing.T) {
 	if b, _ := os.ReadFile(target); string(b) != "keep\n" {
 		t.Fatalf("the link's target was written: %q", b)
 	}
+	// A link at the writers' lock is refused too.
+	real := filepath.Join(dir, "real.jsonl")
+	if err := os.Symlink(target, real+".lock"); err != nil {
+		t.Fatal(err)
+	}
+	if err := Append(real, Entry{ID: "01M8T8W8Y1KCK5XWQG09MTTSDB"}); err == nil || !strings.Contains(err.Error(), "is not a regular file (a symbolic link?)") {
+		t.Fatalf("Append with a link at the lock: %v", err)
+	}
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
@@ -485,4 +493,44 @@ func TestRotationBetweenIntentAndOutcome(t *testing.T) {
 	if len(few) != len(all)-1 {
 		t.Fatalf("FilesFor %v of %v: the file between should be ruled out", few, all)
 	}
+}
+
+// TestRotationNamesOnlyFromIDs: an id not of offsetctl's shape (a
+// hand-edited log, "../x") never names the rotated file: it would leave
+// the directory, or be a file no reader lists.
+func TestRotationNamesOnlyFromIDs(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "log", "audit.jsonl")
+	if err := Append(path, Entry{ID: "../../escaped", Action: ActReset}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := OpenWith(path, Options{RotateSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Append(Entry{ID: "01M8T8W8Y1KCK5XWQG09MTTSDB", Action: ActReset}); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*escaped*")); len(m) > 0 {
+		t.Fatalf("rotated out of the log's directory: %v", m)
+	}
+	if files, _ := Files(path); len(files) != 2 {
+		t.Fatalf("files %v: want one rotated file and the log", files)
+	}
+	got, _ := ids(t, path)
+	if fmt.Sprint(got) != "[../../escaped 01M8T8W8Y1KCK5XWQG09MTTSDB]" {
+		t.Fatalf("read %v", got)
+	}
+}
+
+func FuzzParseIndex(f *testing.F) {
+	f.Add([]byte(`{"file":"audit-01M8T8W8Y1KCK5XWQG09MTTSDB.jsonl","first_id":"01M8T8W8Y1KCK5XWQG09MTTSDB","min_id":"0","max_id":"Z"}` + "\n\n{}\nnot json"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, ie := range parseIndex(bytes.NewReader(data)) {
+			if ie.File == "" {
+				t.Fatalf("an index entry without a file: %+v", ie)
+			}
+		}
+	})
 }
