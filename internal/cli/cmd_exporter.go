@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -148,8 +149,12 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 			web.cleanup()
 			return nil, fmt.Errorf("--web.listen-address: %w", err)
 		}
+		// ErrorLog: net/http's own lines (a failed TLS handshake) go
+		// through the command's stderr, free of control bytes, not the
+		// process's.
 		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
-			ReadTimeout: f.readTimeout, WriteTimeout: f.writeTimeout, IdleTimeout: f.idleTimeout}
+			ReadTimeout: f.readTimeout, WriteTimeout: f.writeTimeout, IdleTimeout: f.idleTimeout,
+			ErrorLog: log.New(a.stderr, "offsetctl: ", 0)}
 		servers = append(servers, exporterServer{srv: srv, ln: ln})
 		a.infof("offsetctl: exporter serving %s://%s/metrics (%d cluster(s), every %s)", web.scheme(), ln.Addr(), len(targets), f.interval)
 	}
@@ -181,15 +186,15 @@ func (a *app) exporterMux(targets []exporterTarget, maxRequests int) http.Handle
 
 // listenAddresses is --web.listen-address, or --listen (its older name).
 func listenAddresses(cmd *cobra.Command, f exporterFlags) ([]string, error) {
-	listen := f.listen
+	listen, flag := f.listen, "--web.listen-address"
 	if cmd.Flags().Changed("listen") {
 		if cmd.Flags().Changed("web.listen-address") {
 			return nil, exitcode.Usagef("--listen is the older name of --web.listen-address: give one of them")
 		}
-		listen = []string{f.listenAlias}
+		listen, flag = []string{f.listenAlias}, "--listen"
 	}
 	for _, addr := range listen {
-		if err := checkListen(addr); err != nil {
+		if err := checkListen(flag, addr); err != nil {
 			return nil, err
 		}
 	}
@@ -324,13 +329,13 @@ func (a *app) warnCosts(flag string, info exporter.WebConfigInfo) {
 // input (exit 2) before anything serves; a port in use or an address not
 // on this machine stays an operational failure (exit 1) from Listen. The
 // value is never echoed (net's errors quote it).
-func checkListen(addr string) error {
+func checkListen(flag, addr string) error {
 	_, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return exitcode.Usagef("--listen: want HOST:PORT or :PORT (e.g. :9308)")
+		return exitcode.Usagef("%s: want HOST:PORT or :PORT (e.g. :9308)", flag)
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return exitcode.Usagef("--listen: the port must be a number from 0 to 65535")
+		return exitcode.Usagef("%s: the port must be a number from 0 to 65535", flag)
 	}
 	return nil
 }

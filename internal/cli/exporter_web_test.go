@@ -3,9 +3,16 @@ package cli
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"os"
 	"os/exec"
@@ -147,6 +154,19 @@ func TestExporterWebConfigBadInput(t *testing.T) {
 		}
 		if strings.Contains(r.stderr, "AAAA") || strings.Contains(r.stderr, "secret-value") {
 			t.Errorf("%v: stderr echoes the file: %q", tc.args, r.stderr)
+		}
+	}
+	// The new name's own errors name it.
+	for _, tc := range []struct{ addr, want string }{
+		{"hunter2", "offsetctl: --web.listen-address: want HOST:PORT or :PORT"},
+		{"127.0.0.1:99999", "offsetctl: --web.listen-address: the port must be a number from 0 to 65535"},
+	} {
+		r := mustRun(t, c, 2, "exporter", "--web.listen-address", "127.0.0.1:0", "--web.listen-address", tc.addr)
+		if !strings.HasPrefix(r.stderr, tc.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("--web.listen-address %s: stderr %q, want %q", tc.addr, r.stderr, tc.want)
+		}
+		if strings.Contains(r.stderr, "hunter2") {
+			t.Errorf("the address is echoed: %q", r.stderr)
 		}
 	}
 }
@@ -294,5 +314,78 @@ func TestExporterPromtoolCheckMetrics(t *testing.T) {
 	}
 	if lints != 2 || code != 3 {
 		t.Errorf("promtool check metrics exited %d with %d lint lines, want 3 (lint findings) with the 2 _sum names:\n%s", code, lints, out)
+	}
+}
+
+// clientCA makes a CA (written to dir/scrapers-ca.crt) and a client
+// certificate it signed, for mTLS.
+func clientCA(t *testing.T, dir string) (caFile string, client tls.Certificate) {
+	t.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(10), Subject: pkix.Name{CommonName: "offsetctl-test-scrapers-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caCert, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(11), Subject: pkix.Name{CommonName: "prometheus"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile = filepath.Join(dir, "scrapers-ca.crt")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return caFile, tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// TestExporterWebConfigClientCerts: with client_auth_type
+// RequireAndVerifyClientCert a scraper without a certificate of the
+// configured CA gets no answer at all; one with it gets the page.
+func TestExporterWebConfigClientCerts(t *testing.T) {
+	c := testkit.New(t)
+	dir := t.TempDir()
+	certFile, keyFile, pool := selfSigned(t, dir)
+	caFile, client := clientCA(t, dir)
+	cfg := writeWebConfig(t, dir, fmt.Sprintf("tls_server_config:\n  cert_file: %s\n  key_file: %s\n  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: %s\n",
+		filepath.Base(certFile), filepath.Base(keyFile), filepath.Base(caFile)))
+	e := startExporter(t, c, nil, "--interval", "1m", "--web.config.file", cfg)
+	get := func(certs []tls.Certificate) (int, error) {
+		cl := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: certs}}}
+		resp, err := cl.Get(e.url + "/healthz")
+		if err != nil {
+			return 0, err
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	if code, err := get(nil); err == nil {
+		t.Errorf("without a client certificate: HTTP %d, want the handshake refused", code)
+	}
+	_, other := clientCA(t, t.TempDir()) // signed by another CA
+	if code, err := get([]tls.Certificate{other}); err == nil {
+		t.Errorf("with a certificate of another CA: HTTP %d, want the handshake refused", code)
+	}
+	if code, err := get([]tls.Certificate{client}); err != nil || code != 200 {
+		t.Errorf("with the scrapers' certificate: %d, %v; want 200", code, err)
 	}
 }
