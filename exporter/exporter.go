@@ -163,75 +163,95 @@ func (c *Collector) GatherOnce(ctx context.Context, g gatherer) {
 // takes the time the batches after it need; what it could not read is
 // counted and has no series.
 func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherStats, error) {
-	now := c.opts.Now()
-	round := c.rates.Round(now)
-	text := samples{cluster: c.opts.Cluster, lines: map[*family][]byte{}}
-	cache := timeCache{}
-	topics := map[string]bool{} // topics whose offsets are written
-	next := map[string]*groupState{}
-	dropped := map[string]bool{} // groups a read said no longer exist
-	nextOffs := topicOffsets{}
-	var st gatherStats
-	tlCtx, tlCancel := context.WithTimeout(ctx, c.opts.Interval/2)
-	defer tlCancel()
-	err := g.stream(ctx, c.opts.Request, func(bctx context.Context, b admin.LagBatch) error {
-		rep := b.Report
-		if c.opts.TimeLag {
-			fctx, cancel := withEarlierDeadline(bctx, tlCtx)
-			found, missed := fillTimeLag(fctx, c.read, c.cfg, &rep, c.opts.Request.Isolation, now, c.cache)
-			cancel()
-			maps.Copy(cache, found)
-			st.timeLagMissed += missed
-		}
-		round.Observe(rep)
-		views := groupViews(rep, round.Progress)
-		protocol := protocols(b.Snapshot)
-		for _, gl := range rep.Groups {
-			if gone(b.Snapshot, gl.Group) {
-				dropped[gl.Group] = true
-				continue
-			}
-			gs, failedRows, failed := mergeGroup(c.state[gl.Group], gl, protocol[gl.Group], views, now)
-			st.partitionErrors += failedRows
-			if failed {
-				st.groupErrors++
-			}
-			if gs != nil {
-				next[gl.Group] = gs
-			}
-		}
-		renderTopicOffsets(&text, b.Snapshot.Offsets, topics, c.topicOffs, nextOffs)
-		return nil
-	})
+	gr := &gatherRound{c: c, now: c.opts.Now(), text: samples{cluster: c.opts.Cluster, lines: map[*family][]byte{}},
+		cache: timeCache{}, topics: map[string]bool{}, next: map[string]*groupState{}, dropped: map[string]bool{}, offs: topicOffsets{}}
+	gr.rates = c.rates.Round(gr.now)
+	var cancel context.CancelFunc
+	gr.tlCtx, cancel = context.WithTimeout(ctx, c.opts.Interval/2)
+	defer cancel()
+	err := g.stream(ctx, c.opts.Request, gr.batch)
 	// A failed gather still moves the rates by what it saw (as lag
 	// --watch does).
-	round.End(err == nil)
-	if err != nil {
-		// The groups it did not reach keep their last values, stale:
-		// only a complete gather may say a group is gone.
-		for _, name := range slices.Sorted(maps.Keys(c.state)) {
-			if _, read := next[name]; !read && !dropped[name] {
-				next[name] = c.state[name].carried()
-				st.groupErrors++
-			}
-		}
-		// Keep the time-lag positions of the groups not reached too.
-		for k, v := range c.cache {
-			if _, ok := cache[k]; !ok {
-				cache[k] = v
-			}
-		}
-	}
-	if err != nil || !st.complete() {
-		carryTopics(&text, topics, c.topicOffs, nextOffs)
-	}
-	c.state, c.topicOffs = next, nextOffs
+	gr.rates.End(err == nil)
+	gr.finish(err)
+	renderProduceRates(&gr.text, gr.topics, c.rates.ProduceRate)
+	renderBrokers(&gr.text, g)
+	return &snapshot{text: gr.text, groups: slices.Sorted(maps.Keys(gr.next)), state: gr.next}, gr.st, err
+}
+
+// gatherRound is one gather in progress: the next state, built from the
+// collector's (read only until finish).
+type gatherRound struct {
+	c       *Collector
+	now     time.Time
+	rates   *admin.RatesRound
+	tlCtx   context.Context // ends at the round's time-lag budget
+	text    samples         // the topic and broker families
+	cache   timeCache       // time-lag positions read or used this round
+	topics  map[string]bool // topics whose offsets are written
+	next    map[string]*groupState
+	dropped map[string]bool // groups a read said no longer exist
+	offs    topicOffsets
+	st      gatherStats
+}
+
+// batch takes one batch of groups: their time lag, rates, next state and
+// topic offsets.
+func (gr *gatherRound) batch(bctx context.Context, b admin.LagBatch) error {
+	c, rep := gr.c, b.Report
 	if c.opts.TimeLag {
-		c.cache = cache
+		fctx, cancel := withEarlierDeadline(bctx, gr.tlCtx)
+		found, missed := fillTimeLag(fctx, c.read, c.cfg, &rep, c.opts.Request.Isolation, gr.now, c.cache)
+		cancel()
+		maps.Copy(gr.cache, found)
+		gr.st.timeLagMissed += missed
 	}
-	renderProduceRates(&text, topics, c.rates.ProduceRate)
-	renderBrokers(&text, g)
-	return &snapshot{text: text, groups: slices.Sorted(maps.Keys(next)), state: next}, st, err
+	gr.rates.Observe(rep)
+	views := groupViews(rep, gr.rates.Progress)
+	protocol := protocols(b.Snapshot)
+	for _, gl := range rep.Groups {
+		if gone(b.Snapshot, gl.Group) {
+			gr.dropped[gl.Group] = true
+			continue
+		}
+		gs, failedRows, failed := mergeGroup(c.state[gl.Group], gl, protocol[gl.Group], views, gr.now)
+		gr.st.partitionErrors += failedRows
+		if failed {
+			gr.st.groupErrors++
+		}
+		if gs != nil {
+			gr.next[gl.Group] = gs
+		}
+	}
+	renderTopicOffsets(&gr.text, b.Snapshot.Offsets, gr.topics, c.topicOffs, gr.offs)
+	return nil
+}
+
+// finish makes the round's state the collector's. A gather that failed
+// or was cut keeps what it did not reach (groups, stale; topics; time-lag
+// positions): only a complete gather may say something is gone.
+func (gr *gatherRound) finish(err error) {
+	c := gr.c
+	if err != nil {
+		for _, name := range slices.Sorted(maps.Keys(c.state)) {
+			if _, read := gr.next[name]; !read && !gr.dropped[name] {
+				gr.next[name] = c.state[name].carried()
+				gr.st.groupErrors++
+			}
+		}
+		for k, v := range c.cache {
+			if _, ok := gr.cache[k]; !ok {
+				gr.cache[k] = v
+			}
+		}
+	}
+	if err != nil || !gr.st.complete() {
+		carryTopics(&gr.text, gr.topics, c.topicOffs, gr.offs)
+	}
+	c.state, c.topicOffs = gr.next, gr.offs
+	if c.opts.TimeLag {
+		c.cache = gr.cache
+	}
 }
 
 // withEarlierDeadline is ctx, ended also by other's deadline.
