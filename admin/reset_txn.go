@@ -405,15 +405,27 @@ func takenOver(ctx context.Context, adm *cluster.Admin, t *txn) (bool, error) {
 	if t == nil || t.committed == nil {
 		return false, nil
 	}
-	described, err := adm.DescribeTransactions(ctx, t.id)
-	if err != nil {
-		if ctx.Err() != nil {
-			return false, fmt.Errorf("describing transactional id %q: %w", t.id, ctx.Err())
+	// The transaction coordinator not being there yet (or having moved)
+	// is waited out under the one policy (coordretry, issue 28): read as
+	// "no takeover", it made the read-back report a mismatch when another
+	// run had in fact taken the id over. Describing changes nothing, so
+	// asking again is safe.
+	var d kadm.DescribedTransaction
+	var ok bool
+	err := coordretry.Do(ctx, coordretry.Txn(t.id), func() error {
+		described, err := adm.DescribeTransactions(ctx, t.id)
+		if err != nil {
+			return err
 		}
-		return false, nil
+		if d, ok = described[t.id]; ok {
+			return d.Err
+		}
+		return nil
+	})
+	if err != nil && ctx.Err() != nil {
+		return false, fmt.Errorf("describing transactional id %q: %w", t.id, ctx.Err())
 	}
-	d, ok := described[t.id]
-	if !ok || d.Err != nil {
+	if err != nil || !ok {
 		return false, nil
 	}
 	return d.ProducerID != t.committed[0] || int64(d.ProducerEpoch) > t.committed[1], nil

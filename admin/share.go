@@ -22,6 +22,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/coordretry"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/internal/textlist"
@@ -333,7 +334,7 @@ func ExecuteShareReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) e
 		}
 	}
 	if len(topics) > 0 {
-		resp, err := adm.DeleteShareGroupOffsets(ctx, gp.Group, topics...)
+		resp, err := deleteShareOffsets(ctx, adm, gp.Group, topics)
 		gp.CommitRequests++
 		if err != nil {
 			gp.Error = fmt.Sprintf("deleting share-group start offsets of group %s: %s", safetext.Arg(gp.Group), ExplainError(err))
@@ -347,7 +348,14 @@ func ExecuteShareReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) e
 		}
 	}
 	if len(alters) > 0 {
-		resp, err := adm.AlterShareGroupOffsets(ctx, gp.Group, alters)
+		var resp kadm.AlterShareGroupOffsetsResponses
+		// A coordinator error is the broker refusing the whole request
+		// (kadm returns the top-level code as err): nothing was altered,
+		// so it is safe to send again (coordretry, issue 28).
+		err := coordretry.Do(ctx, coordretry.Group(gp.Group), func() (err error) {
+			resp, err = adm.AlterShareGroupOffsets(ctx, gp.Group, alters)
+			return err
+		})
 		gp.CommitRequests++
 		if err != nil {
 			gp.Error = fmt.Sprintf("altering share-group start offsets of group %s: %s", safetext.Arg(gp.Group), ExplainError(err))
@@ -404,7 +412,7 @@ func executeShareDelete(ctx context.Context, adm *cluster.Admin, p *DeleteOffset
 	if len(topics) == 0 {
 		return nil
 	}
-	resp, err := adm.DeleteShareGroupOffsets(ctx, p.Group, topics...)
+	resp, err := deleteShareOffsets(ctx, adm, p.Group, topics)
 	p.DeleteRequests = 1
 	p.Executed = err == nil
 	for i := range p.Partitions {
@@ -475,4 +483,16 @@ func FetchGroupCommits(ctx context.Context, adm *cluster.Admin, groups []string)
 		return nil, err
 	}
 	return fetchAllCommits(ctx, adm, groups, listed), nil
+}
+
+// deleteShareOffsets is DeleteShareGroupOffsets under the coordinator
+// retry policy: a coordinator error is the broker refusing the whole
+// request (kadm returns the top-level code as err), so nothing was deleted
+// and sending it again is safe (issue 28).
+func deleteShareOffsets(ctx context.Context, adm *cluster.Admin, group string, topics []string) (resp kadm.DeleteShareGroupOffsetsResponses, err error) {
+	err = coordretry.Do(ctx, coordretry.Group(group), func() (err error) {
+		resp, err = adm.DeleteShareGroupOffsets(ctx, group, topics...)
+		return err
+	})
+	return resp, err
 }

@@ -1,7 +1,8 @@
 // Package coordretry is offsetctl's one retry policy for requests that go
 // to a coordinator (a group's or a transactional id's): OffsetFetch,
 // OffsetCommit, TxnOffsetCommit, InitProducerId, AddOffsetsToTxn, EndTxn,
-// the group describes, OffsetDelete, DeleteGroups, DescribeTransactions.
+// the group describes, OffsetDelete, DeleteGroups, DescribeTransactions,
+// AlterShareGroupOffsets and DeleteShareGroupOffsets.
 //
 // Why offsetctl retries at all: kgo retries a plain coordinator request
 // (InitProducerId, OffsetCommit, ...) whose FindCoordinator or answer says
