@@ -535,6 +535,12 @@ func ExecuteDeleteGroups(ctx context.Context, adm *cluster.Admin, rows []DeleteG
 	return flush()
 }
 
+// DeleteUnknown is the status of a group whose DeleteGroups was sent and
+// got no answer: it may or may not be gone.
+const DeleteUnknown = "unknown"
+
+const deleteNoAnswer = "the delete got no answer, so whether the group was deleted is unknown"
+
 // PartlyDeleted is the status of a group too large for one DeleteGroups
 // whose offsets were deleted in part before a failure.
 const PartlyDeleted = "partly deleted"
@@ -578,12 +584,23 @@ func emptyLargeGroup(ctx context.Context, adm *cluster.Admin, r *DeleteGroupRow)
 // coordinator) for names and records each group's outcome in rows.
 func deleteGroupsOnce(ctx context.Context, adm *cluster.Admin, rows []DeleteGroupRow, names []string) error {
 	resp, err := deleteGroupsRetrying(ctx, adm, names)
-	if err != nil {
-		return fmt.Errorf("deleting groups: %w", err)
-	}
 	want := map[string]bool{}
 	for _, n := range names {
 		want[n] = true
+	}
+	if err != nil {
+		if unanswered(err) {
+			// Sent, or maybe sent, and no answer (a dropped connection,
+			// the deadline): the groups may be gone. Unknown, never
+			// "failed", which would promise that nothing changed
+			// (issue 21: outcomes from what the broker answered).
+			for i := range rows {
+				if r := &rows[i]; r.Error == "" && want[r.Group] {
+					r.Status, r.Error = DeleteUnknown, deleteNoAnswer
+				}
+			}
+		}
+		return fmt.Errorf("deleting groups: %w", err)
 	}
 	for i := range rows {
 		r := &rows[i]
@@ -593,7 +610,9 @@ func deleteGroupsOnce(ctx context.Context, adm *cluster.Admin, rows []DeleteGrou
 		d, ok := resp[r.Group]
 		switch {
 		case !ok:
-			r.Status, r.Error = "failed", "missing from the broker's response"
+			// Its coordinator's answer was lost (kadm reports a shard
+			// that did not answer by leaving its groups out).
+			r.Status, r.Error = DeleteUnknown, deleteNoAnswer
 		case d.Err != nil:
 			r.Status, r.Error = "failed", ExplainError(d.Err)
 		default:

@@ -511,18 +511,24 @@ func deleteGroupAudit(backup *string, rows []admin.DeleteGroupRow, bgs []admin.B
 			// offsets went is not known per partition, so its changes
 			// carry no error (undo restores the whole group).
 			partly := row.Status == admin.PartlyDeleted
+			// Sent without an answer: maybe gone, so undo restores it
+			// (its changes carry no error) and the outcome is unknown.
+			unknown := row.Status == admin.DeleteUnknown
 			outcomes = append(outcomes, map[bool]string{true: audit.Applied, false: audit.Failed}[gone])
 			if partly {
 				outcomes[len(outcomes)-1] = audit.Partly
+			}
+			if unknown {
+				outcomes[len(outcomes)-1] = audit.Unknown
 			}
 			for _, pr := range bg.Rows {
 				topics[pr.Topic] = true
 				off := pr.Offset
 				c := audit.Change{Group: bg.Group, Topic: pr.Topic, Partition: pr.Partition, Before: &off}
-				if !gone && !partly {
+				if !gone && !partly && !unknown {
 					c.Error = firstNonEmpty(row.Error, row.Status, "not deleted")
 				}
-				res.count(c, gone || partly, !partly)
+				res.count(c, gone || partly || unknown, !partly && !unknown)
 				e.Changes = append(e.Changes, c)
 			}
 			if gone && len(bg.Rows) == 0 {

@@ -448,3 +448,36 @@ func TestAuditDeleteOffsetsUnanswered(t *testing.T) {
 	mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(dir, "u.csv"))
 	f.wantAt(t, walOld)
 }
+
+// A DeleteGroups applied but unanswered (the answer comes after the run's
+// deadline) is unknown, never "nothing was deleted": the entry says so,
+// --verify finds the group gone, and undo restores it exactly.
+func TestAuditDeleteGroupUnanswered(t *testing.T) {
+	f := newWAL(t)
+	var held atomic.Bool
+	f.c.Fake.ControlKey(int16(kmsg.DeleteGroups), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if !held.CompareAndSwap(false, true) {
+			f.c.Fake.KeepControl()
+			return nil, nil, false
+		}
+		f.c.Fake.SleepControl(func() { time.Sleep(2500 * time.Millisecond) })
+		return nil, nil, false
+	})
+	dir := t.TempDir()
+	r := mustRun(t, f.c, 1, "--audit-log", f.log, "delete-group", f.group, "--execute", "--backup", filepath.Join(dir, "d.csv"), "--timeout", "2s")
+	if strings.Contains(r.stderr, "nothing was deleted") || !strings.Contains(r.stderr, "whether the group was deleted is unknown") || !strings.Contains(r.stderr, "(outcome: unknown)") {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+	time.Sleep(time.Second) // the held delete is applied by now
+	f.wantAt(t, nil)
+	es := f.history(t)
+	if len(es) != 1 || es[0].Outcome != audit.Unknown || *es[0].Written != 3 {
+		t.Fatalf("history: %+v", es)
+	}
+	v := mustRun(t, f.c, 0, "--audit-log", f.log, "history", "--verify", es[0].ID)
+	if !strings.Contains(v.stderr, "the change is applied") {
+		t.Fatalf("--verify:\n%s", v.stderr)
+	}
+	mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(dir, "u.csv"))
+	f.wantAt(t, walOld)
+}

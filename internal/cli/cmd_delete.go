@@ -484,12 +484,13 @@ func deleteGroupBackupLine(backup string, rows []admin.DeleteGroupRow, bgs []adm
 	var restore []string // deleted groups with offsets to restore
 	deleted, all := 0, true
 	for _, bg := range bgs {
-		if status[bg.Group] != "deleted" && status[bg.Group] != admin.PartlyDeleted {
+		st := status[bg.Group]
+		if st != "deleted" && st != admin.PartlyDeleted && st != admin.DeleteUnknown {
 			all = false
 			continue
 		}
-		if status[bg.Group] == admin.PartlyDeleted {
-			all = false // name the groups: this one still exists
+		if st != "deleted" {
+			all = false // name the groups: this one may still exist
 		}
 		deleted++
 		if len(bg.Rows) > 0 {
