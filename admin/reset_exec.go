@@ -281,7 +281,7 @@ func commitSplit(group string, os kadm.Offsets, commit func(batch kadm.Offsets) 
 		resp, err := commit(batch)
 		n++
 		if err != nil {
-			return out, n, err
+			return out, n, &batchError{batch: batch, err: err}
 		}
 		if batchLen(batch) > 1 && allTooLarge(resp) {
 			queue = append(splitCommits(group, batch, batchBytes(group, batch)/2), queue...)
@@ -290,6 +290,27 @@ func commitSplit(group string, os kadm.Offsets, commit func(batch kadm.Offsets) 
 		resp.Each(func(r kadm.OffsetResponse) { out.Add(r) })
 	}
 	return out, n, nil
+}
+
+// batchError is the error of the batch a split commit stopped at, naming
+// the batch: when it got no answer, its partitions may have been applied
+// (one request is atomic) while the batches after it were never sent.
+type batchError struct {
+	batch kadm.Offsets
+	err   error
+}
+
+func (e *batchError) Error() string { return e.err.Error() }
+func (e *batchError) Unwrap() error { return e.err }
+
+// unansweredBatch is the batch err stopped a split commit at when that
+// batch got no answer (it may have been applied), else nil.
+func unansweredBatch(err error) kadm.Offsets {
+	var be *batchError
+	if errors.As(err, &be) && unanswered(err) {
+		return be.batch
+	}
+	return nil
 }
 
 // deleteInBatches deletes group's offsets of set with as few OffsetDeletes
@@ -482,10 +503,13 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 	if len(commits) > 0 {
 		resp, n, err := commitInBatches(ctx, adm, gp.Group, commits)
 		gp.CommitRequests = n
-		if err != nil && markApplied(gp, resp) > 0 {
+		if err != nil && markApplied(gp, resp, unansweredBatch(err)) > 0 {
 			gp.Executed = true
 			gp.Outcome = OutcomePartly
 			gp.Error = fmt.Sprintf("committing offsets of group %s: %s; the group is PARTLY CHANGED: %d of %d partitions were applied before the failure (see \"applied\")", gp.Group, ExplainError(err), countApplied(gp), batchLen(commits))
+			if maybe := batchLen(unansweredBatch(err)); maybe > 0 {
+				gp.Error += fmt.Sprintf("; %d more got no answer, so whether they were applied is unknown (\"applied\" null)", maybe)
+			}
 			return errors.New(gp.Error)
 		}
 		if err != nil {
@@ -535,12 +559,25 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 
 // markApplied records, after split commits failed part way, which
 // partitions the answered batches applied (Applied and a note on every
-// partition to commit). It returns how many were applied.
-func markApplied(gp *GroupPlan, resp kadm.OffsetResponses) int {
+// partition to change). The partitions of maybe, the batch sent without an
+// answer, keep Applied nil: whether they were applied is unknown. Those
+// never sent (later batches, the deletes after the commits) are not
+// applied. It returns how many were applied.
+func markApplied(gp *GroupPlan, resp kadm.OffsetResponses, maybe kadm.Offsets) int {
 	n := 0
 	for i := range gp.Partitions {
 		pp := &gp.Partitions[i]
+		if pp.Action == ActDelete {
+			notSent := false
+			pp.Applied = &notSent
+			pp.Note = joinNote(pp.Note, "NOT applied")
+			continue
+		}
 		if pp.Action != ActCommit || pp.Target == nil {
+			continue
+		}
+		if _, sent := maybe.Lookup(pp.Topic, pp.Partition); sent {
+			pp.Note = joinNote(pp.Note, "NO ANSWER: maybe applied")
 			continue
 		}
 		r, ok := resp.Lookup(pp.Topic, pp.Partition)

@@ -348,7 +348,11 @@ func resetAudit(plan *admin.Plan) auditFill {
 				if pp.Action == admin.ActCommit {
 					c.After = pp.Target
 				}
-				res.count(c, partitionWritten(g, pp), g.Outcome != admin.OutcomeUnknown)
+				// A partition of a partly changed group whose batch got
+				// no answer (Applied nil) may have been applied: written,
+				// not known, and undo restores it (no error).
+				known := g.Outcome != admin.OutcomeUnknown && (g.Outcome != admin.OutcomePartly || pp.Applied != nil)
+				res.count(c, partitionWritten(g, pp), known)
 				if !partitionWritten(g, pp) && c.Error == "" {
 					c.Error = firstNonEmpty(g.Error, prefixed("refused: ", g.Refused), "not changed")
 				}
