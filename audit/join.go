@@ -54,6 +54,11 @@ func joinOne(e, o Entry, found bool) Entry {
 		e.Error = fmt.Sprintf(NoOutcome, e.ID)
 		return e
 	}
+	if !KnownVersion(o.V) {
+		// An outcome this reader cannot read: the change is shown in
+		// its version, never acted on (undo refuses it).
+		e.V = o.V
+	}
 	e.Outcome, e.ExitCode, e.DurationMs, e.Error = o.Outcome, o.ExitCode, o.DurationMs, o.Error
 	e.Applied, e.Written, e.Changed = o.Applied, o.Written, o.Changed
 	e.Records, e.Digest, e.PayloadDigest, e.Proof = o.Records, o.Digest, o.PayloadDigest, o.Proof
