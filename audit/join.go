@@ -19,7 +19,11 @@ func Join(entries []Entry) []Entry {
 	for _, e := range entries {
 		switch e.Kind {
 		case KindOutcome:
-			outcomes[e.Intent] = e
+			// A second outcome for one intent is damage: the first,
+			// the one its run wrote, counts (as history -o json reads it).
+			if _, dup := outcomes[e.Intent]; !dup {
+				outcomes[e.Intent] = e
+			}
 		case KindIntent:
 			intents[e.ID] = true
 		}

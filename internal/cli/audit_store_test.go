@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -445,5 +446,52 @@ func TestAuditSidecarJoin(t *testing.T) {
 		if (c.Partition == 7) != (c.Error == "refused by the broker") {
 			t.Fatalf("partition %d: error %q", c.Partition, c.Error)
 		}
+	}
+}
+
+// TestAuditHistoryJSONAgrees: history -o json (which reads the log a
+// second time to stream the changes) lists the same changes with the
+// same outcomes as the table, on logs a hand or a cleanup has damaged:
+// an outcome whose intent is gone (its rotated file deleted), an intent
+// with two outcomes (the first, the one its run wrote, counts), and an
+// outcome placed before its intent (files concatenated out of order).
+func TestAuditHistoryJSONAgrees(t *testing.T) {
+	c := testkit.New(t)
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	ent := func(id, kind, intent, outcome string) string {
+		return fmt.Sprintf(`{"v":2,"id":%q,"kind":%q,"intent":%q,"action":"reset","groups":["g"],"topics":["t"],"partitions":1,"outcome":%q,"backup":"/b.csv","changes":[{"group":"g","topic":"t","partition":0,"before":1,"after":2}]}`, id, kind, intent, outcome)
+	}
+	lines := []string{
+		ent("01M8T8W8Y1KCK5XWQG09MTTSD1", "outcome", "01M8T8W8Y1KCK5XWQG09MTTSD0", "applied"), // its intent is gone
+		ent("01M8T8W8Y1KCK5XWQG09MTTSD2", "intent", "", "unknown"),
+		ent("01M8T8W8Y1KCK5XWQG09MTTSD3", "outcome", "01M8T8W8Y1KCK5XWQG09MTTSD2", "applied"),
+		ent("01M8T8W8Y1KCK5XWQG09MTTSD4", "outcome", "01M8T8W8Y1KCK5XWQG09MTTSD2", "failed"), // a second outcome
+		ent("01M8T8W8Y1KCK5XWQG09MTTSD6", "outcome", "01M8T8W8Y1KCK5XWQG09MTTSD5", "partly"), // before its intent
+		ent("01M8T8W8Y1KCK5XWQG09MTTSD5", "intent", "", "unknown"),
+	}
+	if err := os.WriteFile(log, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := "01M8T8W8Y1KCK5XWQG09MTTSD1:applied 01M8T8W8Y1KCK5XWQG09MTTSD2:applied 01M8T8W8Y1KCK5XWQG09MTTSD5:partly"
+	var table []string
+	for _, row := range strings.Split(strings.TrimSpace(mustRun(t, c, 0, "--audit-log", log, "history", "-o", "csv").stdout), "\n")[1:] {
+		f := strings.Split(row, ",")
+		table = append(table, f[0]+":"+f[9])
+	}
+	if got := strings.Join(table, " "); got != want {
+		t.Fatalf("history -o csv: %s, want %s", got, want)
+	}
+	var doc struct {
+		Entries []audit.Entry `json:"entries"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, c, 0, "--audit-log", log, "history", "-o", "json").stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var js []string
+	for _, e := range doc.Entries {
+		js = append(js, e.ID+":"+e.Outcome)
+	}
+	if got := strings.Join(js, " "); got != want {
+		t.Fatalf("history -o json: %s, want %s (as the table)", got, want)
 	}
 }

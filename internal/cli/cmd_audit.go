@@ -231,11 +231,14 @@ func (a *app) historyJSON(ctx context.Context, sel []audit.Entry) error {
 		// An intent waits for its outcome (a few lines later, as a rule)
 		// and goes on joined with it; one the first read found without
 		// an outcome goes on at once, as unknown.
-		intents := map[string]audit.Entry{}
+		// An outcome read before its intent (files concatenated out of
+		// order) waits for it; one selected as itself (its intent gone)
+		// goes on as it is, as the first read listed it.
+		intents, early := map[string]audit.Entry{}, map[string]audit.Entry{}
 		o := audit.ReadOptions{Explicit: a.auditExplicit(), Stdin: a.stdin, PipeWait: a.timeout}
 		_, werr = audit.Walk(path, o, func(e *audit.Entry, _ []byte) error {
 			id := e.ID
-			if e.Kind == audit.KindOutcome {
+			if _, alone := rank[id]; e.Kind == audit.KindOutcome && !alone {
 				id = e.Intent
 			}
 			i, ok := rank[id]
@@ -246,11 +249,18 @@ func (a *app) historyJSON(ctx context.Context, sel []audit.Entry) error {
 			case e.Kind == audit.KindOutcome && waiting:
 				delete(intents, id)
 				held[i] = audit.JoinPair(in, *e)
-			case e.Kind == audit.KindOutcome:
-				return nil // its intent is not read yet (a log cut by hand)
+			case e.Kind == audit.KindOutcome && id == e.Intent:
+				if _, dup := early[id]; !dup {
+					early[id] = *e // its intent is not read yet
+				}
+				return nil
 			case e.Kind == audit.KindIntent && sel[i].Outcome == audit.Unknown && sel[i].Error == fmt.Sprintf(audit.NoOutcome, id):
 				held[i] = audit.Join([]audit.Entry{*e})[0]
 			case e.Kind == audit.KindIntent:
+				if out, ok := early[id]; ok {
+					held[i] = audit.JoinPair(*e, out)
+					break
+				}
 				intents[id] = *e
 				return nil
 			default:
