@@ -495,3 +495,31 @@ func TestAuditHistoryJSONAgrees(t *testing.T) {
 		t.Fatalf("history -o json: %s, want %s (as the table)", got, want)
 	}
 }
+
+// TestAuditReusedID: a log holding two different entries with one id
+// (an edit: ids are 80 random bits) is never acted on, as either one
+// could restore the wrong offsets: undo and --verify refuse, naming the
+// id; an identical copy (a file concatenated twice) is still one entry.
+func TestAuditReusedID(t *testing.T) {
+	c := testkit.New(t)
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	ent := func(before int) string {
+		return fmt.Sprintf(`{"v":2,"id":"01M8T8W8Y1KCK5XWQG09MTTSD2","kind":"intent","action":"reset","groups":["g"],"topics":["t"],"partitions":1,"outcome":"unknown","backup":"/nonexistent.csv","changes":[{"group":"g","topic":"t","partition":0,"before":%d,"after":9}]}`, before)
+	}
+	if err := os.WriteFile(log, []byte(ent(1)+"\n"+ent(1)+"\n"+ent(5)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"undo", "01M8T8W8Y1KCK5XWQG09MTTSD2"}, {"history", "--verify", "01M8T8W8Y1KCK5XWQG09MTTSD2"}} {
+		r := offsetctl(t, c, append([]string{"--audit-log", log}, args...)...)
+		if r.code == 0 || !strings.Contains(r.stderr, "two different entries with id 01M8T8W8Y1KCK5XWQG09MTTSD2") {
+			t.Fatalf("%v: exit %d, stderr:\n%s", args, r.code, r.stderr)
+		}
+	}
+	if err := os.WriteFile(log, []byte(ent(1)+"\n"+ent(1)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, c, 1, "--audit-log", log, "undo", "01M8T8W8Y1KCK5XWQG09MTTSD2")
+	if strings.Contains(r.stderr, "two different entries") || !strings.Contains(r.stderr, "nonexistent.csv") {
+		t.Fatalf("an identical copy: %s", r.stderr)
+	}
+}
