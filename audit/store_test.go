@@ -534,3 +534,57 @@ func FuzzParseIndex(f *testing.F) {
 		}
 	})
 }
+
+// TestDamagedGzip: a rotated file whose gzip stream is damaged (cut short
+// by a copy, a bad block) is damage like a torn line: its lines before the
+// damage and every other file are read, and the damage is reported. It
+// used to stop the whole read, so one bad old file hid every change since.
+func TestDamagedGzip(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func([]byte) []byte
+		before int // entries of the damaged file still read
+	}{
+		{"cut short", func(b []byte) []byte { return b[:len(b)*2/3] }, -1},
+		{"not gzip", func([]byte) []byte { return []byte("garbage\n") }, 0},
+		{"bad checksum", func(b []byte) []byte { b = append([]byte(nil), b...); b[len(b)-8] ^= 0xff; return b }, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "audit.jsonl")
+			l, err := OpenWith(path, Options{RotateSize: 2 << 10, Gzip: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all []string
+			for i := 0; i < 40; i++ {
+				e := Entry{ID: NewID(time.Now()), Action: ActReset, Groups: []string{fmt.Sprintf("group-%03d-%s", i, strings.Repeat("x", 100))}}
+				if err := l.Append(e); err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, e.ID)
+			}
+			l.Close()
+			files, _ := Files(path)
+			if len(files) < 4 || !strings.HasSuffix(files[0], ".gz") {
+				t.Fatalf("files: %v", files)
+			}
+			b, err := os.ReadFile(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(files[0], tc.damage(b), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, is := ids(t, path)
+			if len(is.Damaged) != 1 || is.Damaged[0].File != files[0] || !strings.Contains(strings.Join(is.Warnings(), "\n"), "are damaged") {
+				t.Fatalf("issues %+v, warnings %q", is, is.Warnings())
+			}
+			if got[len(got)-1] != all[len(all)-1] || len(got) < len(all)-15 {
+				t.Fatalf("read %d of %d entries, last %s", len(got), len(all), got[len(got)-1])
+			}
+			if tc.before == 0 && got[0] == all[0] {
+				t.Fatalf("the damaged file's entries were read: %v", got[:2])
+			}
+		})
+	}
+}
