@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -64,11 +65,14 @@ type Issues struct {
 	// Damaged compressed files end in a stream that does not decompress
 	// (cut short, a bad block): what came before is read, the rest not.
 	Damaged []Spot
+	// Missing rotated files are listed in the index but gone (Line is
+	// the entries the index says each held): their entries are not read.
+	Missing []Spot
 }
 
 // Empty says nothing was skipped or doubtful.
 func (i *Issues) Empty() bool {
-	return len(i.Torn)+len(i.Oversized)+len(i.Unknown)+len(i.Damaged) == 0
+	return len(i.Torn)+len(i.Oversized)+len(i.Unknown)+len(i.Damaged)+len(i.Missing) == 0
 }
 
 // Warnings are one line per kind of issue, for stderr.
@@ -82,6 +86,9 @@ func (i *Issues) Warnings() []string {
 	}
 	if n := len(i.Damaged); n > 0 {
 		out = append(out, fmt.Sprintf("%d compressed file(s) of the audit log are damaged (first: %s, after %d line(s)): the rest of each is not read, the other files are", n, safetext.Arg(i.Damaged[0].File), i.Damaged[0].Line))
+	}
+	if n := len(i.Missing); n > 0 {
+		out = append(out, fmt.Sprintf("%d rotated file(s) the index lists are missing (first: %s, %d entries): their entries are not read, so a change whose outcome was in one reads as unknown (deleted on purpose? remove its line from the index beside the log)", n, safetext.Arg(i.Missing[0].File), i.Missing[0].Line))
 	}
 	if n := len(i.Unknown); n > 0 {
 		out = append(out, fmt.Sprintf("%d entr(ies) of the audit log are in a format this offsetctl does not know (first: %s, version %d; it knows 1 to %d): shown as read, never undone", n, i.Unknown[0], i.Unknown[0].V, Version))
@@ -194,7 +201,34 @@ func Walk(path string, o ReadOptions, fn func(e *Entry, line []byte) error) (Iss
 			return is, err
 		}
 	}
+	if o.IDPrefix == "" {
+		is.Missing = missing(path, files)
+	}
 	return is, nil
+}
+
+// missing lists the rotated files the index names that are in neither
+// form (plain nor .gz) among files.
+func missing(path string, files []string) []Spot {
+	idx, _ := ReadIndex(path) // no index (or a damaged one): nothing to compare
+	have := map[string]bool{}
+	for _, f := range files {
+		have[strings.TrimSuffix(filepath.Base(f), ".gz")] = true
+	}
+	var out []Spot
+	for _, ie := range idx {
+		if have[ie.File] || exists(filepath.Join(filepath.Dir(path), ie.File)) {
+			continue // read, or rotated during this read (its lines were read from the log)
+		}
+		out = append(out, Spot{File: ie.File, Line: ie.Entries, Bytes: ie.Bytes})
+	}
+	return out
+}
+
+func exists(name string) bool {
+	_, err := os.Lstat(name)
+	_, gzErr := os.Lstat(name + ".gz")
+	return err == nil || gzErr == nil
 }
 
 func walkFile(name string, o ReadOptions, is *Issues, fn func(*Entry, []byte) error) error {

@@ -588,3 +588,39 @@ func TestDamagedGzip(t *testing.T) {
 		})
 	}
 }
+
+// TestMissingRotatedFile: a rotated file the index lists but that is gone
+// (deleted by hand or a cleanup) is reported, with how many entries it
+// held: without a word, a change whose outcome was in it read as unknown
+// and the changes it held were simply missing from history.
+func TestMissingRotatedFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := OpenWith(path, Options{RotateSize: 2 << 10, Gzip: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 40; i++ {
+		if err := l.Append(Entry{ID: NewID(time.Now()), Action: ActReset, Groups: []string{strings.Repeat("g", 200)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	if _, is := ids(t, path); !is.Empty() {
+		t.Fatalf("issues before: %+v", is)
+	}
+	idx, _ := ReadIndex(path)
+	if len(idx) < 3 {
+		t.Fatalf("index: %+v", idx)
+	}
+	if err := os.Remove(filepath.Join(filepath.Dir(path), idx[1].File+".gz")); err != nil {
+		t.Fatal(err)
+	}
+	got, is := ids(t, path)
+	w := strings.Join(is.Warnings(), "\n")
+	if len(is.Missing) != 1 || is.Missing[0].File != idx[1].File || !strings.Contains(w, fmt.Sprintf("(first: %s, %d entries)", idx[1].File, idx[1].Entries)) {
+		t.Fatalf("issues %+v, warnings %q", is, w)
+	}
+	if len(got) != 40-idx[1].Entries {
+		t.Fatalf("read %d entries, want %d", len(got), 40-idx[1].Entries)
+	}
+}
