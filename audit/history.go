@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -73,6 +74,12 @@ func Find(entries []Entry, id string) (Entry, error) {
 				match = append(match, e)
 			}
 		}
+	}
+	switch {
+	case id == "":
+		return Entry{}, errors.New("the audit entry id is empty (see offsetctl history)")
+	case len(match) == 0 && len(id) < 6:
+		return Entry{}, fmt.Errorf("no audit entry %s (an id prefix needs at least 6 characters)", id)
 	}
 	switch len(match) {
 	case 0:

@@ -523,3 +523,20 @@ func TestAuditReusedID(t *testing.T) {
 		t.Fatalf("an identical copy: %s", r.stderr)
 	}
 }
+
+// TestAuditIDBadInput: an id too short to be a prefix, or empty, is bad
+// input named as such, for undo and --verify alike: "01M8W" (a prefix of
+// every id of a day) said only "no audit entry 01M8W", and --verify's
+// line read "--verify no audit entry".
+func TestAuditIDBadInput(t *testing.T) {
+	c := testkit.New(t)
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	line := `{"v":2,"id":"01M8T8W8Y1KCK5XWQG09MTTSD2","kind":"intent","action":"reset","groups":["g"],"outcome":"unknown"}`
+	if err := os.WriteFile(log, []byte(line+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	badInput(t, c, "offsetctl: no audit entry 01M8T (an id prefix needs at least 6 characters)", "--audit-log", log, "undo", "01M8T")
+	badInput(t, c, "offsetctl: --verify: no audit entry 01M8T (an id prefix needs at least 6 characters)", "--audit-log", log, "history", "--verify", "01m8t")
+	badInput(t, c, "offsetctl: --verify: no audit entry ZZZZZZZZ\n", "--audit-log", log, "history", "--verify", "zzzzzzzz")
+	badInput(t, c, "offsetctl: the audit entry id is empty", "--audit-log", log, "undo", " ")
+}

@@ -103,7 +103,7 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 	}
 	e, err := audit.Find(entries, id)
 	if err != nil {
-		return exitcode.Flag("--verify", err)
+		return exitcode.Flag("--verify:", err)
 	}
 	if e.Action == audit.ActReplay || e.Action == audit.ActBackfill {
 		return exitcode.Usagef("--verify: entry %s is a %s: it moved no group's offsets", e.ID, e.Action)
