@@ -540,3 +540,25 @@ func TestAuditIDBadInput(t *testing.T) {
 	badInput(t, c, "offsetctl: --verify: no audit entry ZZZZZZZZ\n", "--audit-log", log, "history", "--verify", "zzzzzzzz")
 	badInput(t, c, "offsetctl: the audit entry id is empty", "--audit-log", log, "undo", " ")
 }
+
+// TestAuditHistoryJSONVersion1: a version-1 entry's outcome "partial"
+// reads as "partly" in history -o json as in the table (docs/audit.md):
+// the streamed JSON wrote it as recorded.
+func TestAuditHistoryJSONVersion1(t *testing.T) {
+	c := testkit.New(t)
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	line := `{"v":1,"id":"01M8T8W8Y1KCK5XWQG09MTTSD2","action":"reset","groups":["g"],"topics":["t"],"partitions":2,"applied":1,"outcome":"partial","backup":"/b.csv","changes":[{"group":"g","topic":"t","partition":0,"before":1,"after":2}]}`
+	if err := os.WriteFile(log, []byte(line+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := mustRun(t, c, 0, "--audit-log", log, "history", "-o", "csv"); !strings.Contains(r.stdout, ",reset,g,t,partly,") {
+		t.Fatalf("csv: %s", r.stdout)
+	}
+	var doc struct {
+		Entries []audit.Entry `json:"entries"`
+	}
+	decodeJSON(t, mustRun(t, c, 0, "--audit-log", log, "history", "-o", "json"), &doc)
+	if len(doc.Entries) != 1 || doc.Entries[0].Outcome != audit.Partly || len(doc.Entries[0].Changes) != 1 {
+		t.Fatalf("json: %+v", doc.Entries)
+	}
+}

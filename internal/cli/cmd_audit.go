@@ -263,8 +263,8 @@ func (a *app) historyJSON(ctx context.Context, sel []audit.Entry) error {
 				}
 				intents[id] = *e
 				return nil
-			default:
-				held[i] = *e
+			default: // self-contained: read as Join reads it (v1 "partial" is partly)
+				held[i] = audit.Join([]audit.Entry{*e})[0]
 			}
 			for ; ; turn++ {
 				next, ok := held[turn]
