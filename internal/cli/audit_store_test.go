@@ -562,3 +562,19 @@ func TestAuditHistoryJSONVersion1(t *testing.T) {
 		t.Fatalf("json: %+v", doc.Entries)
 	}
 }
+
+// TestAuditVerifyNothingPlanned: --verify of an entry that records no
+// partition (a refused undo) says there is nothing to verify; it said
+// "every partition (0) holds its planned offset: the change is applied".
+func TestAuditVerifyNothingPlanned(t *testing.T) {
+	c := testkit.New(t)
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	line := `{"v":2,"id":"01M8T8W8Y1KCK5XWQG09MTTSD2","action":"undo","groups":["g"],"topics":["t"],"outcome":"refused","exit_code":1,"changes":[]}`
+	if err := os.WriteFile(log, []byte(line+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, c, 0, "--audit-log", log, "history", "--verify", "01M8T8W8Y1KCK5XWQG09MTTSD2")
+	if !strings.Contains(r.stderr, "(recorded outcome: refused): the entry records no partition it changed or planned: there is nothing to verify") || strings.Contains(r.stderr, "applied") {
+		t.Fatalf("stderr: %s", r.stderr)
+	}
+}

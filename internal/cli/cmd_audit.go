@@ -122,6 +122,9 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 
 // verifyWords says in one line which state a verification found.
 func verifyWords(v audit.Verification) string {
+	if len(v.Rows) == 0 { // a refused or failed run that planned nothing
+		return "the entry records no partition it changed or planned: there is nothing to verify"
+	}
 	switch v.Matches {
 	case audit.MatchPlanned:
 		return fmt.Sprintf("every partition (%d) holds its planned offset: the change is applied", len(v.Rows))
