@@ -578,3 +578,36 @@ func TestAuditVerifyNothingPlanned(t *testing.T) {
 		t.Fatalf("stderr: %s", r.stderr)
 	}
 }
+
+// TestAuditVerifyMovedBack: a change recorded as applied whose groups
+// were reset back since reads "before" now; --verify says the groups
+// moved back, not "it is not applied", which contradicted the record
+// (and a failed change whose planned offsets another change left).
+func TestAuditVerifyMovedBack(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	group := testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 10}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 2})
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	dir := t.TempDir()
+	id := recordedID(t, mustRun(t, c, 0, "--audit-log", log, "reset", group, "--topic", topic, "--to", "8", "--execute", "--backup", filepath.Join(dir, "1.csv")))
+	mustRun(t, c, 0, "--audit-log", log, "reset", group, "--topic", topic, "--to", "2", "--execute", "--backup", filepath.Join(dir, "2.csv"))
+	r := mustRun(t, c, 0, "--audit-log", log, "history", "--verify", id)
+	if !strings.Contains(r.stderr, "holds its offset before the change, but the change was recorded as applied: the groups moved back since") {
+		t.Fatalf("stderr: %s", r.stderr)
+	}
+	failed := fmt.Sprintf(`{"v":2,"id":"01M8T8W8Y1KCK5XWQG09MTTSD2","action":"reset","groups":[%q],"topics":[%q],"partitions":1,"outcome":"failed","exit_code":1,"changes":[{"group":%q,"topic":%q,"partition":0,"before":5,"after":2,"error":"aborted"}]}`, group, topic, group, topic)
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(failed + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r = mustRun(t, c, 0, "--audit-log", log, "history", "--verify", "01M8T8W8Y1KCK5XWQG09MTTSD2")
+	if !strings.Contains(r.stderr, "holds its planned offset, but the change was recorded as failed: another change left the same offsets since") {
+		t.Fatalf("stderr: %s", r.stderr)
+	}
+}

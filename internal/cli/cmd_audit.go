@@ -120,10 +120,18 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 	return nil
 }
 
-// verifyWords says in one line which state a verification found.
+// verifyWords says in one line which state a verification found. The
+// offsets now cannot tell a change from a later one that left the same
+// offsets: where they contradict the recorded outcome, the record wins
+// and the line says the groups moved since.
 func verifyWords(v audit.Verification) string {
-	if len(v.Rows) == 0 { // a refused or failed run that planned nothing
+	switch {
+	case len(v.Rows) == 0: // a refused or failed run that planned nothing
 		return "the entry records no partition it changed or planned: there is nothing to verify"
+	case v.Matches == audit.MatchPlanned && (v.Outcome == audit.Failed || v.Outcome == audit.Refused):
+		return fmt.Sprintf("every partition (%d) holds its planned offset, but the change was recorded as %s: another change left the same offsets since", len(v.Rows), v.Outcome)
+	case v.Matches == audit.MatchBefore && v.Outcome == audit.Applied:
+		return fmt.Sprintf("every partition (%d) holds its offset before the change, but the change was recorded as applied: the groups moved back since", len(v.Rows))
 	}
 	switch v.Matches {
 	case audit.MatchPlanned:
