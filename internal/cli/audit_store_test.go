@@ -611,3 +611,22 @@ func TestAuditVerifyMovedBack(t *testing.T) {
 		t.Fatalf("stderr: %s", r.stderr)
 	}
 }
+
+// TestAuditUndoTwice: undoing a change a second time is refused, as the
+// group moved since, and the line names the undo that already restored
+// it, rather than only "add --force" (which would restore it again).
+func TestAuditUndoTwice(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	group := testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 10}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 2})
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	dir := t.TempDir()
+	id := recordedID(t, mustRun(t, c, 0, "--audit-log", log, "reset", group, "--topic", topic, "--to", "8", "--execute", "--backup", filepath.Join(dir, "1.csv")))
+	u := recordedID(t, mustRun(t, c, 0, "--audit-log", log, "undo", id, "--execute", "--backup", filepath.Join(dir, "2.csv")))
+	r := mustRun(t, c, 1, "--audit-log", log, "undo", id[:10], "--execute", "--backup", filepath.Join(dir, "3.csv"))
+	if !strings.Contains(lastLine(r.stderr), "(it was undone already by entry "+u+")") {
+		t.Fatalf("second undo: %s", r.stderr)
+	}
+}

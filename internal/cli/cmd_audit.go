@@ -120,6 +120,18 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 	return nil
 }
 
+// undosOf lists the undo entries of entries that undid id, whatever
+// their outcome (an undo killed after its intent reads unknown).
+func undosOf(entries []audit.Entry, id string) []string {
+	var out []string
+	for _, u := range entries {
+		if u.Action == audit.ActUndo && u.UndoOf == id && u.Outcome != audit.Refused && u.Outcome != audit.Failed {
+			out = append(out, u.ID)
+		}
+	}
+	return out
+}
+
 // verifyWords says in one line which state a verification found. The
 // offsets now cannot tell a change from a later one that left the same
 // offsets: where they contradict the recorded outcome, the record wins
@@ -185,7 +197,8 @@ func (a *app) readTrail(ctx context.Context, summary bool, id string) ([]audit.E
 	var entries []audit.Entry
 	is, err := audit.Walk(path, o, func(e *audit.Entry, line []byte) error {
 		// The change's outcome names its intent's id.
-		if id != "" && !strings.HasPrefix(e.ID, o.IDPrefix) && !strings.HasPrefix(e.Intent, o.IDPrefix) {
+		// An undo of it names it too: undo says it was undone already.
+		if id != "" && !strings.HasPrefix(e.ID, o.IDPrefix) && !strings.HasPrefix(e.Intent, o.IDPrefix) && !strings.HasPrefix(e.UndoOf, o.IDPrefix) {
 			return nil
 		}
 		entries = append(entries, *e)
@@ -376,6 +389,9 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 			lines[i] = fmt.Sprintf("group %s topic %s partition %d: %s after the change, %s now", c.Group, c.Topic, c.Partition, offsetWord(c.Before), offsetWord(c.After))
 		}
 		what := fmt.Sprintf("%d partition(s) moved since entry %s: %s", len(moved), e.ID, textlist.Short(lines, 5, "; "))
+		if undos := undosOf(entries, e.ID); len(undos) > 0 {
+			what += fmt.Sprintf(" (it was undone already by entry %s)", textlist.Short(undos, 3, ", "))
+		}
 		if !force {
 			return a.refuseUndo(cmd, e, execute, what+"; undoing would overwrite those commits: add --force to restore the backup anyway")
 		}
