@@ -624,3 +624,19 @@ func TestMissingRotatedFile(t *testing.T) {
 		t.Fatalf("read %d entries, want %d", len(got), 40-idx[1].Entries)
 	}
 }
+
+// TestUnknownKind: a line of a known format version whose kind is none
+// of intent, outcome or empty (an edit: a new kind would bump the
+// version) is damage, skipped and reported, never read as a
+// self-contained change that undo would act on.
+func TestUnknownKind(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	bogus := `{"v":2,"id":"01M8T8W8Y1KCK5XWQG09MTTSDA","kind":"bogus","action":"reset","outcome":"applied","backup":"/b.csv"}`
+	if err := os.WriteFile(path, []byte(bogus+"\n"+line("01M8T8W8Y1KCK5XWQG09MTTSDB")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, is := ids(t, path)
+	if len(got) != 1 || got[0] != "01M8T8W8Y1KCK5XWQG09MTTSDB" || len(is.Torn) != 1 || is.Torn[0].Line != 1 {
+		t.Fatalf("ids %v issues %+v", got, is)
+	}
+}
