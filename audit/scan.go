@@ -392,7 +392,7 @@ func decodeLine(t []byte, summary bool, spot Spot, is *Issues, fn func(*Entry, [
 	}
 	// A kind this version does not have is an edit or damage (a new kind
 	// would bump the version): not read as a self-contained change.
-	if err != nil || e.ID == "" || KnownVersion(e.V) && e.Kind != "" && e.Kind != KindIntent && e.Kind != KindOutcome {
+	if err != nil || e.ID == "" || e.V <= Version && e.Kind != "" && e.Kind != KindIntent && e.Kind != KindOutcome {
 		is.Torn = append(is.Torn, spot)
 		return nil
 	}
