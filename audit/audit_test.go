@@ -145,6 +145,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(line("A") + line("B")))
 	f.Add([]byte(line("A")[:10]))
 	f.Add([]byte("{}\n\n\r\n{\"id\":\"x\",\"changes\":[{\"before\":null}]}"))
+	f.Add([]byte(`{"id":"x","kind":"bogus"}` + "\n" + `{"v":3,"id":"y","kind":"new"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		es, err := Read(bytes.NewReader(data))
 		var ce *CorruptError

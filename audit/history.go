@@ -1,7 +1,9 @@
 package audit
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -63,15 +65,21 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 func Find(entries []Entry, id string) (Entry, error) {
 	id = strings.ToUpper(strings.TrimSpace(id))
 	var match []Entry
-	for _, e := range entries {
+	for i, e := range entries {
 		switch {
 		case e.ID == id:
-			return e, nil
+			return e, distinct(entries[i+1:], e)
 		case len(id) >= 6 && strings.HasPrefix(e.ID, id):
 			if len(match) == 0 || match[len(match)-1].ID != e.ID {
 				match = append(match, e)
 			}
 		}
+	}
+	switch {
+	case id == "":
+		return Entry{}, errors.New("the audit entry id is empty (see offsetctl history)")
+	case len(match) == 0 && len(id) < 6:
+		return Entry{}, fmt.Errorf("no audit entry %s (an id prefix needs at least 6 characters)", id)
 	}
 	switch len(match) {
 	case 0:
@@ -80,6 +88,19 @@ func Find(entries []Entry, id string) (Entry, error) {
 		return match[0], nil
 	}
 	return Entry{}, fmt.Errorf("%s names %d audit entries (%s, %s, ...): give more of the id", id, len(match), match[0].ID, match[1].ID)
+}
+
+// distinct refuses a second, different entry with e's id: ids are 80
+// random bits, so it is an edit or damage, and acting on either one
+// could restore the wrong offsets. Copies of one entry (a shared trail
+// holds one per group, a file read twice) are the same entry.
+func distinct(rest []Entry, e Entry) error {
+	for _, o := range rest {
+		if o.ID == e.ID && !reflect.DeepEqual(o, e) {
+			return fmt.Errorf("the audit log holds two different entries with id %s (an edit or damage): neither is acted on; compare them with: offsetctl history -o json", e.ID)
+		}
+	}
+	return nil
 }
 
 // StateOfCommits is the state of fetched commits (admin.FetchCommits).

@@ -19,7 +19,11 @@ func Join(entries []Entry) []Entry {
 	for _, e := range entries {
 		switch e.Kind {
 		case KindOutcome:
-			outcomes[e.Intent] = e
+			// A second outcome for one intent is damage: the first,
+			// the one its run wrote, counts (as history -o json reads it).
+			if _, dup := outcomes[e.Intent]; !dup {
+				outcomes[e.Intent] = e
+			}
 		case KindIntent:
 			intents[e.ID] = true
 		}
@@ -53,6 +57,11 @@ func joinOne(e, o Entry, found bool) Entry {
 		e.Outcome = Unknown
 		e.Error = fmt.Sprintf(NoOutcome, e.ID)
 		return e
+	}
+	if !KnownVersion(o.V) {
+		// An outcome this reader cannot read: the change is shown in
+		// its version, never acted on (undo refuses it).
+		e.V = o.V
 	}
 	e.Outcome, e.ExitCode, e.DurationMs, e.Error = o.Outcome, o.ExitCode, o.DurationMs, o.Error
 	e.Applied, e.Written, e.Changed = o.Applied, o.Written, o.Changed

@@ -124,3 +124,21 @@ func TestVerifyAndMovedUnknown(t *testing.T) {
 		t.Errorf("Moved of an applied change back at before: %d, want 1", n)
 	}
 }
+
+// An outcome of a format version this reader does not know cannot be
+// read as a result (its fields may mean something else): the joined
+// change carries that version, so history shows it as unknown format and
+// undo refuses it, as for an intent of that version.
+func TestJoinUnknownVersionOutcome(t *testing.T) {
+	plan := []Change{{Group: "g", Topic: "t", Partition: 0, Before: at(1), After: at(5)}}
+	got := Join([]Entry{
+		{V: 2, ID: "B", Kind: KindIntent, Action: ActReset, Outcome: Unknown, Changes: plan, Backup: "/b.csv"},
+		{V: 9, ID: "D", Kind: KindOutcome, Intent: "B", Outcome: Applied, Applied: 1},
+	})
+	if len(got) != 1 || got[0].V != 9 || KnownVersion(got[0].V) {
+		t.Fatalf("joined with a version-9 outcome: %+v", got)
+	}
+	if j := JoinPair(Entry{V: 2, ID: "B", Kind: KindIntent}, Entry{V: 2, ID: "D", Kind: KindOutcome, Intent: "B"}); j.V != 2 {
+		t.Fatalf("a known outcome changed the version: %d", j.V)
+	}
+}

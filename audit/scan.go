@@ -3,6 +3,7 @@ package audit
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -60,10 +62,18 @@ type Issues struct {
 	// Unknown entries are of a format version this reader does not know:
 	// shown, never acted on.
 	Unknown []Spot
+	// Damaged compressed files end in a stream that does not decompress
+	// (cut short, a bad block): what came before is read, the rest not.
+	Damaged []Spot
+	// Missing rotated files are listed in the index but gone (Line is
+	// the entries the index says each held): their entries are not read.
+	Missing []Spot
 }
 
 // Empty says nothing was skipped or doubtful.
-func (i *Issues) Empty() bool { return len(i.Torn)+len(i.Oversized)+len(i.Unknown) == 0 }
+func (i *Issues) Empty() bool {
+	return len(i.Torn)+len(i.Oversized)+len(i.Unknown)+len(i.Damaged)+len(i.Missing) == 0
+}
 
 // Warnings are one line per kind of issue, for stderr.
 func (i *Issues) Warnings() []string {
@@ -73,6 +83,12 @@ func (i *Issues) Warnings() []string {
 	}
 	if n := len(i.Oversized); n > 0 {
 		out = append(out, fmt.Sprintf("%d line(s) of the audit log are oversized (first: %s, %d bytes): skipped unread", n, i.Oversized[0], i.Oversized[0].Bytes))
+	}
+	if n := len(i.Damaged); n > 0 {
+		out = append(out, fmt.Sprintf("%d compressed file(s) of the audit log are damaged (first: %s, after %d line(s)): the rest of each is not read, the other files are", n, safetext.Arg(i.Damaged[0].File), i.Damaged[0].Line))
+	}
+	if n := len(i.Missing); n > 0 {
+		out = append(out, fmt.Sprintf("%d rotated file(s) the index lists are missing (first: %s, %d entries): their entries are not read, so a change whose outcome was in one reads as unknown (deleted on purpose? remove its line from the index beside the log)", n, safetext.Arg(i.Missing[0].File), i.Missing[0].Line))
 	}
 	if n := len(i.Unknown); n > 0 {
 		out = append(out, fmt.Sprintf("%d entr(ies) of the audit log are in a format this offsetctl does not know (first: %s, version %d; it knows 1 to %d): shown as read, never undone", n, i.Unknown[0], i.Unknown[0].V, Version))
@@ -185,7 +201,34 @@ func Walk(path string, o ReadOptions, fn func(e *Entry, line []byte) error) (Iss
 			return is, err
 		}
 	}
+	if o.IDPrefix == "" {
+		is.Missing = missing(path, files)
+	}
 	return is, nil
+}
+
+// missing lists the rotated files the index names that are in neither
+// form (plain nor .gz) among files.
+func missing(path string, files []string) []Spot {
+	idx, _ := ReadIndex(path) // no index (or a damaged one): nothing to compare
+	have := map[string]bool{}
+	for _, f := range files {
+		have[strings.TrimSuffix(filepath.Base(f), ".gz")] = true
+	}
+	var out []Spot
+	for _, ie := range idx {
+		if have[ie.File] || exists(filepath.Join(filepath.Dir(path), ie.File)) {
+			continue // read, or rotated during this read (its lines were read from the log)
+		}
+		out = append(out, Spot{File: ie.File, Line: ie.Entries, Bytes: ie.Bytes})
+	}
+	return out
+}
+
+func exists(name string) bool {
+	_, err := os.Lstat(name)
+	_, gzErr := os.Lstat(name + ".gz")
+	return err == nil || gzErr == nil
 }
 
 func walkFile(name string, o ReadOptions, is *Issues, fn func(*Entry, []byte) error) error {
@@ -204,18 +247,54 @@ func walkFile(name string, o ReadOptions, is *Issues, fn func(*Entry, []byte) er
 	if st, err := f.Stat(); err == nil && st.Mode()&fs.ModeNamedPipe != 0 {
 		r = &nonEmpty{r: f}
 	}
+	var dr *damageReader
 	if strings.HasSuffix(name, ".gz") {
 		zr, err := gzip.NewReader(bufio.NewReaderSize(f, 64<<10))
+		if isDamage(err) {
+			is.Damaged = append(is.Damaged, Spot{File: name})
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("audit log %s: %w", safetext.Arg(name), err)
 		}
 		defer zr.Close()
-		r = zr
+		dr = &damageReader{r: zr}
+		r = dr
 	}
 	if err := scan(r, name, o, is, fn); err != nil {
 		return fmt.Errorf("audit log %s: %w", safetext.Arg(name), err)
 	}
+	if dr != nil && dr.damaged {
+		is.Damaged = append(is.Damaged, Spot{File: name, Line: dr.lines, Bytes: dr.n})
+	}
 	return nil
+}
+
+// isDamage says err is a compressed stream that does not decompress, as
+// opposed to a file that cannot be read (an I/O error stops the read).
+func isDamage(err error) bool {
+	var ce flate.CorruptInputError
+	return errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ce)
+}
+
+// damageReader ends a damaged stream as if it ended there, so its lines
+// before the damage are read like the rest, and remembers it.
+type damageReader struct {
+	r       io.Reader
+	n       int64 // bytes and whole lines read before the damage
+	lines   int
+	damaged bool
+}
+
+func (d *damageReader) Read(p []byte) (int, error) {
+	k, err := d.r.Read(p)
+	d.n += int64(k)
+	d.lines += bytes.Count(p[:k], []byte{'\n'})
+	if isDamage(err) {
+		d.damaged = true
+		return k, io.EOF
+	}
+	return k, err
 }
 
 // nonEmpty fails a pipe that ends before its first byte: a FIFO with no
@@ -311,7 +390,9 @@ func decodeLine(t []byte, summary bool, spot Spot, is *Issues, fn func(*Entry, [
 	} else {
 		err = json.Unmarshal(t, &e)
 	}
-	if err != nil || e.ID == "" {
+	// A kind this version does not have is an edit or damage (a new kind
+	// would bump the version): not read as a self-contained change.
+	if err != nil || e.ID == "" || e.V <= Version && e.Kind != "" && e.Kind != KindIntent && e.Kind != KindOutcome {
 		is.Torn = append(is.Torn, spot)
 		return nil
 	}

@@ -534,3 +534,109 @@ func FuzzParseIndex(f *testing.F) {
 		}
 	})
 }
+
+// TestDamagedGzip: a rotated file whose gzip stream is damaged (cut short
+// by a copy, a bad block) is damage like a torn line: its lines before the
+// damage and every other file are read, and the damage is reported. It
+// used to stop the whole read, so one bad old file hid every change since.
+func TestDamagedGzip(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func([]byte) []byte
+		before int // entries of the damaged file still read
+	}{
+		{"cut short", func(b []byte) []byte { return b[:len(b)*2/3] }, -1},
+		{"not gzip", func([]byte) []byte { return []byte("garbage\n") }, 0},
+		{"bad checksum", func(b []byte) []byte { b = append([]byte(nil), b...); b[len(b)-8] ^= 0xff; return b }, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "audit.jsonl")
+			l, err := OpenWith(path, Options{RotateSize: 2 << 10, Gzip: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all []string
+			for i := 0; i < 40; i++ {
+				e := Entry{ID: NewID(time.Now()), Action: ActReset, Groups: []string{fmt.Sprintf("group-%03d-%s", i, strings.Repeat("x", 100))}}
+				if err := l.Append(e); err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, e.ID)
+			}
+			l.Close()
+			files, _ := Files(path)
+			if len(files) < 4 || !strings.HasSuffix(files[0], ".gz") {
+				t.Fatalf("files: %v", files)
+			}
+			b, err := os.ReadFile(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(files[0], tc.damage(b), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, is := ids(t, path)
+			if len(is.Damaged) != 1 || is.Damaged[0].File != files[0] || !strings.Contains(strings.Join(is.Warnings(), "\n"), "are damaged") {
+				t.Fatalf("issues %+v, warnings %q", is, is.Warnings())
+			}
+			if got[len(got)-1] != all[len(all)-1] || len(got) < len(all)-15 {
+				t.Fatalf("read %d of %d entries, last %s", len(got), len(all), got[len(got)-1])
+			}
+			if tc.before == 0 && got[0] == all[0] {
+				t.Fatalf("the damaged file's entries were read: %v", got[:2])
+			}
+		})
+	}
+}
+
+// TestMissingRotatedFile: a rotated file the index lists but that is gone
+// (deleted by hand or a cleanup) is reported, with how many entries it
+// held: without a word, a change whose outcome was in it read as unknown
+// and the changes it held were simply missing from history.
+func TestMissingRotatedFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := OpenWith(path, Options{RotateSize: 2 << 10, Gzip: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 40; i++ {
+		if err := l.Append(Entry{ID: NewID(time.Now()), Action: ActReset, Groups: []string{strings.Repeat("g", 200)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	if _, is := ids(t, path); !is.Empty() {
+		t.Fatalf("issues before: %+v", is)
+	}
+	idx, _ := ReadIndex(path)
+	if len(idx) < 3 {
+		t.Fatalf("index: %+v", idx)
+	}
+	if err := os.Remove(filepath.Join(filepath.Dir(path), idx[1].File+".gz")); err != nil {
+		t.Fatal(err)
+	}
+	got, is := ids(t, path)
+	w := strings.Join(is.Warnings(), "\n")
+	if len(is.Missing) != 1 || is.Missing[0].File != idx[1].File || !strings.Contains(w, fmt.Sprintf("(first: %s, %d entries)", idx[1].File, idx[1].Entries)) {
+		t.Fatalf("issues %+v, warnings %q", is, w)
+	}
+	if len(got) != 40-idx[1].Entries {
+		t.Fatalf("read %d entries, want %d", len(got), 40-idx[1].Entries)
+	}
+}
+
+// TestUnknownKind: a line of a known format version whose kind is none
+// of intent, outcome or empty (an edit: a new kind would bump the
+// version) is damage, skipped and reported, never read as a
+// self-contained change that undo would act on.
+func TestUnknownKind(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	bogus := `{"v":2,"id":"01M8T8W8Y1KCK5XWQG09MTTSDA","kind":"bogus","action":"reset","outcome":"applied","backup":"/b.csv"}`
+	if err := os.WriteFile(path, []byte(bogus+"\n"+line("01M8T8W8Y1KCK5XWQG09MTTSDB")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, is := ids(t, path)
+	if len(got) != 1 || got[0] != "01M8T8W8Y1KCK5XWQG09MTTSDB" || len(is.Torn) != 1 || is.Torn[0].Line != 1 {
+		t.Fatalf("ids %v issues %+v", got, is)
+	}
+}

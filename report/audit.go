@@ -83,7 +83,7 @@ func Verify(w io.Writer, f Format, v audit.Verification) error {
 			rows = append(rows, []string{r.Group, r.Topic, fmt.Sprint(r.Partition), OptCSV(r.Before), OptCSV(r.Planned), OptCSV(r.Now), r.Matches})
 			continue
 		}
-		rows = append(rows, []string{safetext.Name(r.Group), safetext.Name(r.Topic), fmt.Sprint(r.Partition), noCommit(r.Before), noCommit(r.Planned), noCommit(r.Now), r.Matches})
+		rows = append(rows, []string{r.Group, r.Topic, fmt.Sprint(r.Partition), noCommit(r.Before), noCommit(r.Planned), noCommit(r.Now), r.Matches})
 	}
 	header := []string{"GROUP", "TOPIC", "PARTITION", "BEFORE", "PLANNED", "NOW", "MATCHES"}
 	if f == CSV {

@@ -172,3 +172,21 @@ func TestVerifyTable(t *testing.T) {
 		t.Fatalf("verify JSON:\n%s", buf.String())
 	}
 }
+
+// history --verify's table quotes a group name that would not show
+// safely once, as every table does (the table writer quotes each cell):
+// quoting it before too printed "\"ctl\\x1b[31mred\"".
+func TestVerifyTableHostileName(t *testing.T) {
+	one := int64(1)
+	v := audit.Verification{ID: "01", Matches: audit.MatchBefore, Rows: []audit.VerifyRow{
+		{Group: "ctl\x1b[31mred", Topic: "t", Partition: 0, Before: &one, Planned: &one, Now: &one, Matches: audit.MatchBoth},
+	}}
+	var buf bytes.Buffer
+	if err := Verify(&buf, Table, v); err != nil {
+		t.Fatal(err)
+	}
+	row := strings.Split(buf.String(), "\n")[1]
+	if !strings.HasPrefix(row, `"ctl\x1b[31mred"  t`) || strings.ContainsRune(buf.String(), 0x1b) {
+		t.Fatalf("verify row: %q", row)
+	}
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -445,5 +446,187 @@ func TestAuditSidecarJoin(t *testing.T) {
 		if (c.Partition == 7) != (c.Error == "refused by the broker") {
 			t.Fatalf("partition %d: error %q", c.Partition, c.Error)
 		}
+	}
+}
+
+// TestAuditHistoryJSONAgrees: history -o json (which reads the log a
+// second time to stream the changes) lists the same changes with the
+// same outcomes as the table, on logs a hand or a cleanup has damaged:
+// an outcome whose intent is gone (its rotated file deleted), an intent
+// with two outcomes (the first, the one its run wrote, counts), and an
+// outcome placed before its intent (files concatenated out of order).
+func TestAuditHistoryJSONAgrees(t *testing.T) {
+	c := testkit.New(t)
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	ent := func(id, kind, intent, outcome string) string {
+		return fmt.Sprintf(`{"v":2,"id":%q,"kind":%q,"intent":%q,"action":"reset","groups":["g"],"topics":["t"],"partitions":1,"outcome":%q,"backup":"/b.csv","changes":[{"group":"g","topic":"t","partition":0,"before":1,"after":2}]}`, id, kind, intent, outcome)
+	}
+	lines := []string{
+		ent("01M8T8W8Y1KCK5XWQG09MTTSD1", "outcome", "01M8T8W8Y1KCK5XWQG09MTTSD0", "applied"), // its intent is gone
+		ent("01M8T8W8Y1KCK5XWQG09MTTSD2", "intent", "", "unknown"),
+		ent("01M8T8W8Y1KCK5XWQG09MTTSD3", "outcome", "01M8T8W8Y1KCK5XWQG09MTTSD2", "applied"),
+		ent("01M8T8W8Y1KCK5XWQG09MTTSD4", "outcome", "01M8T8W8Y1KCK5XWQG09MTTSD2", "failed"), // a second outcome
+		ent("01M8T8W8Y1KCK5XWQG09MTTSD6", "outcome", "01M8T8W8Y1KCK5XWQG09MTTSD5", "partly"), // before its intent
+		ent("01M8T8W8Y1KCK5XWQG09MTTSD5", "intent", "", "unknown"),
+	}
+	if err := os.WriteFile(log, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := "01M8T8W8Y1KCK5XWQG09MTTSD1:applied 01M8T8W8Y1KCK5XWQG09MTTSD2:applied 01M8T8W8Y1KCK5XWQG09MTTSD5:partly"
+	var table []string
+	for _, row := range strings.Split(strings.TrimSpace(mustRun(t, c, 0, "--audit-log", log, "history", "-o", "csv").stdout), "\n")[1:] {
+		f := strings.Split(row, ",")
+		table = append(table, f[0]+":"+f[9])
+	}
+	if got := strings.Join(table, " "); got != want {
+		t.Fatalf("history -o csv: %s, want %s", got, want)
+	}
+	var doc struct {
+		Entries []audit.Entry `json:"entries"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, c, 0, "--audit-log", log, "history", "-o", "json").stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var js []string
+	for _, e := range doc.Entries {
+		js = append(js, e.ID+":"+e.Outcome)
+	}
+	if got := strings.Join(js, " "); got != want {
+		t.Fatalf("history -o json: %s, want %s (as the table)", got, want)
+	}
+}
+
+// TestAuditReusedID: a log holding two different entries with one id
+// (an edit: ids are 80 random bits) is never acted on, as either one
+// could restore the wrong offsets: undo and --verify refuse, naming the
+// id; an identical copy (a file concatenated twice) is still one entry.
+func TestAuditReusedID(t *testing.T) {
+	c := testkit.New(t)
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	ent := func(before int) string {
+		return fmt.Sprintf(`{"v":2,"id":"01M8T8W8Y1KCK5XWQG09MTTSD2","kind":"intent","action":"reset","groups":["g"],"topics":["t"],"partitions":1,"outcome":"unknown","backup":"/nonexistent.csv","changes":[{"group":"g","topic":"t","partition":0,"before":%d,"after":9}]}`, before)
+	}
+	if err := os.WriteFile(log, []byte(ent(1)+"\n"+ent(1)+"\n"+ent(5)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"undo", "01M8T8W8Y1KCK5XWQG09MTTSD2"}, {"history", "--verify", "01M8T8W8Y1KCK5XWQG09MTTSD2"}} {
+		r := offsetctl(t, c, append([]string{"--audit-log", log}, args...)...)
+		if r.code == 0 || !strings.Contains(r.stderr, "two different entries with id 01M8T8W8Y1KCK5XWQG09MTTSD2") {
+			t.Fatalf("%v: exit %d, stderr:\n%s", args, r.code, r.stderr)
+		}
+	}
+	if err := os.WriteFile(log, []byte(ent(1)+"\n"+ent(1)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, c, 1, "--audit-log", log, "undo", "01M8T8W8Y1KCK5XWQG09MTTSD2")
+	if strings.Contains(r.stderr, "two different entries") || !strings.Contains(r.stderr, "nonexistent.csv") {
+		t.Fatalf("an identical copy: %s", r.stderr)
+	}
+}
+
+// TestAuditIDBadInput: an id too short to be a prefix, or empty, is bad
+// input named as such, for undo and --verify alike: "01M8W" (a prefix of
+// every id of a day) said only "no audit entry 01M8W", and --verify's
+// line read "--verify no audit entry".
+func TestAuditIDBadInput(t *testing.T) {
+	c := testkit.New(t)
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	line := `{"v":2,"id":"01M8T8W8Y1KCK5XWQG09MTTSD2","kind":"intent","action":"reset","groups":["g"],"outcome":"unknown"}`
+	if err := os.WriteFile(log, []byte(line+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	badInput(t, c, "offsetctl: no audit entry 01M8T (an id prefix needs at least 6 characters)", "--audit-log", log, "undo", "01M8T")
+	badInput(t, c, "offsetctl: --verify: no audit entry 01M8T (an id prefix needs at least 6 characters)", "--audit-log", log, "history", "--verify", "01m8t")
+	badInput(t, c, "offsetctl: --verify: no audit entry ZZZZZZZZ\n", "--audit-log", log, "history", "--verify", "zzzzzzzz")
+	badInput(t, c, "offsetctl: the audit entry id is empty", "--audit-log", log, "undo", " ")
+}
+
+// TestAuditHistoryJSONVersion1: a version-1 entry's outcome "partial"
+// reads as "partly" in history -o json as in the table (docs/audit.md):
+// the streamed JSON wrote it as recorded.
+func TestAuditHistoryJSONVersion1(t *testing.T) {
+	c := testkit.New(t)
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	line := `{"v":1,"id":"01M8T8W8Y1KCK5XWQG09MTTSD2","action":"reset","groups":["g"],"topics":["t"],"partitions":2,"applied":1,"outcome":"partial","backup":"/b.csv","changes":[{"group":"g","topic":"t","partition":0,"before":1,"after":2}]}`
+	if err := os.WriteFile(log, []byte(line+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := mustRun(t, c, 0, "--audit-log", log, "history", "-o", "csv"); !strings.Contains(r.stdout, ",reset,g,t,partly,") {
+		t.Fatalf("csv: %s", r.stdout)
+	}
+	var doc struct {
+		Entries []audit.Entry `json:"entries"`
+	}
+	decodeJSON(t, mustRun(t, c, 0, "--audit-log", log, "history", "-o", "json"), &doc)
+	if len(doc.Entries) != 1 || doc.Entries[0].Outcome != audit.Partly || len(doc.Entries[0].Changes) != 1 {
+		t.Fatalf("json: %+v", doc.Entries)
+	}
+}
+
+// TestAuditVerifyNothingPlanned: --verify of an entry that records no
+// partition (a refused undo) says there is nothing to verify; it said
+// "every partition (0) holds its planned offset: the change is applied".
+func TestAuditVerifyNothingPlanned(t *testing.T) {
+	c := testkit.New(t)
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	line := `{"v":2,"id":"01M8T8W8Y1KCK5XWQG09MTTSD2","action":"undo","groups":["g"],"topics":["t"],"outcome":"refused","exit_code":1,"changes":[]}`
+	if err := os.WriteFile(log, []byte(line+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, c, 0, "--audit-log", log, "history", "--verify", "01M8T8W8Y1KCK5XWQG09MTTSD2")
+	if !strings.Contains(r.stderr, "(recorded outcome: refused): the entry records no partition it changed or planned: there is nothing to verify") || strings.Contains(r.stderr, "applied") {
+		t.Fatalf("stderr: %s", r.stderr)
+	}
+}
+
+// TestAuditVerifyMovedBack: a change recorded as applied whose groups
+// were reset back since reads "before" now; --verify says the groups
+// moved back, not "it is not applied", which contradicted the record
+// (and a failed change whose planned offsets another change left).
+func TestAuditVerifyMovedBack(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	group := testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 10}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 2})
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	dir := t.TempDir()
+	id := recordedID(t, mustRun(t, c, 0, "--audit-log", log, "reset", group, "--topic", topic, "--to", "8", "--execute", "--backup", filepath.Join(dir, "1.csv")))
+	mustRun(t, c, 0, "--audit-log", log, "reset", group, "--topic", topic, "--to", "2", "--execute", "--backup", filepath.Join(dir, "2.csv"))
+	r := mustRun(t, c, 0, "--audit-log", log, "history", "--verify", id)
+	if !strings.Contains(r.stderr, "holds its offset before the change, but the change was recorded as applied: the groups moved back since") {
+		t.Fatalf("stderr: %s", r.stderr)
+	}
+	failed := fmt.Sprintf(`{"v":2,"id":"01M8T8W8Y1KCK5XWQG09MTTSD2","action":"reset","groups":[%q],"topics":[%q],"partitions":1,"outcome":"failed","exit_code":1,"changes":[{"group":%q,"topic":%q,"partition":0,"before":5,"after":2,"error":"aborted"}]}`, group, topic, group, topic)
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(failed + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r = mustRun(t, c, 0, "--audit-log", log, "history", "--verify", "01M8T8W8Y1KCK5XWQG09MTTSD2")
+	if !strings.Contains(r.stderr, "holds its planned offset, but the change was recorded as failed: another change left the same offsets since") {
+		t.Fatalf("stderr: %s", r.stderr)
+	}
+}
+
+// TestAuditUndoTwice: undoing a change a second time is refused, as the
+// group moved since, and the line names the undo that already restored
+// it, rather than only "add --force" (which would restore it again).
+func TestAuditUndoTwice(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	group := testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 10}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 2})
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	dir := t.TempDir()
+	id := recordedID(t, mustRun(t, c, 0, "--audit-log", log, "reset", group, "--topic", topic, "--to", "8", "--execute", "--backup", filepath.Join(dir, "1.csv")))
+	u := recordedID(t, mustRun(t, c, 0, "--audit-log", log, "undo", id, "--execute", "--backup", filepath.Join(dir, "2.csv")))
+	r := mustRun(t, c, 1, "--audit-log", log, "undo", id[:10], "--execute", "--backup", filepath.Join(dir, "3.csv"))
+	if !strings.Contains(lastLine(r.stderr), "(it was undone already by entry "+u+")") {
+		t.Fatalf("second undo: %s", r.stderr)
 	}
 }

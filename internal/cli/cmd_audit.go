@@ -103,7 +103,7 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 	}
 	e, err := audit.Find(entries, id)
 	if err != nil {
-		return exitcode.Flag("--verify", err)
+		return exitcode.Flag("--verify:", err)
 	}
 	if e.Action == audit.ActReplay || e.Action == audit.ActBackfill {
 		return exitcode.Usagef("--verify: entry %s is a %s: it moved no group's offsets", e.ID, e.Action)
@@ -120,8 +120,31 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 	return nil
 }
 
-// verifyWords says in one line which state a verification found.
+// undosOf lists the undo entries of entries that undid id, whatever
+// their outcome (an undo killed after its intent reads unknown).
+func undosOf(entries []audit.Entry, id string) []string {
+	var out []string
+	for _, u := range entries {
+		if u.Action == audit.ActUndo && u.UndoOf == id && u.Outcome != audit.Refused && u.Outcome != audit.Failed {
+			out = append(out, u.ID)
+		}
+	}
+	return out
+}
+
+// verifyWords says in one line which state a verification found. The
+// offsets now cannot tell a change from a later one that left the same
+// offsets: where they contradict the recorded outcome, the record wins
+// and the line says the groups moved since.
 func verifyWords(v audit.Verification) string {
+	switch {
+	case len(v.Rows) == 0: // a refused or failed run that planned nothing
+		return "the entry records no partition it changed or planned: there is nothing to verify"
+	case v.Matches == audit.MatchPlanned && (v.Outcome == audit.Failed || v.Outcome == audit.Refused):
+		return fmt.Sprintf("every partition (%d) holds its planned offset, but the change was recorded as %s: another change left the same offsets since", len(v.Rows), v.Outcome)
+	case v.Matches == audit.MatchBefore && v.Outcome == audit.Applied:
+		return fmt.Sprintf("every partition (%d) holds its offset before the change, but the change was recorded as applied: the groups moved back since", len(v.Rows))
+	}
 	switch v.Matches {
 	case audit.MatchPlanned:
 		return fmt.Sprintf("every partition (%d) holds its planned offset: the change is applied", len(v.Rows))
@@ -174,7 +197,8 @@ func (a *app) readTrail(ctx context.Context, summary bool, id string) ([]audit.E
 	var entries []audit.Entry
 	is, err := audit.Walk(path, o, func(e *audit.Entry, line []byte) error {
 		// The change's outcome names its intent's id.
-		if id != "" && !strings.HasPrefix(e.ID, o.IDPrefix) && !strings.HasPrefix(e.Intent, o.IDPrefix) {
+		// An undo of it names it too: undo says it was undone already.
+		if id != "" && !strings.HasPrefix(e.ID, o.IDPrefix) && !strings.HasPrefix(e.Intent, o.IDPrefix) && !strings.HasPrefix(e.UndoOf, o.IDPrefix) {
 			return nil
 		}
 		entries = append(entries, *e)
@@ -231,11 +255,14 @@ func (a *app) historyJSON(ctx context.Context, sel []audit.Entry) error {
 		// An intent waits for its outcome (a few lines later, as a rule)
 		// and goes on joined with it; one the first read found without
 		// an outcome goes on at once, as unknown.
-		intents := map[string]audit.Entry{}
+		// An outcome read before its intent (files concatenated out of
+		// order) waits for it; one selected as itself (its intent gone)
+		// goes on as it is, as the first read listed it.
+		intents, early := map[string]audit.Entry{}, map[string]audit.Entry{}
 		o := audit.ReadOptions{Explicit: a.auditExplicit(), Stdin: a.stdin, PipeWait: a.timeout}
 		_, werr = audit.Walk(path, o, func(e *audit.Entry, _ []byte) error {
 			id := e.ID
-			if e.Kind == audit.KindOutcome {
+			if _, alone := rank[id]; e.Kind == audit.KindOutcome && !alone {
 				id = e.Intent
 			}
 			i, ok := rank[id]
@@ -246,15 +273,22 @@ func (a *app) historyJSON(ctx context.Context, sel []audit.Entry) error {
 			case e.Kind == audit.KindOutcome && waiting:
 				delete(intents, id)
 				held[i] = audit.JoinPair(in, *e)
-			case e.Kind == audit.KindOutcome:
-				return nil // its intent is not read yet (a log cut by hand)
+			case e.Kind == audit.KindOutcome && id == e.Intent:
+				if _, dup := early[id]; !dup {
+					early[id] = *e // its intent is not read yet
+				}
+				return nil
 			case e.Kind == audit.KindIntent && sel[i].Outcome == audit.Unknown && sel[i].Error == fmt.Sprintf(audit.NoOutcome, id):
 				held[i] = audit.Join([]audit.Entry{*e})[0]
 			case e.Kind == audit.KindIntent:
+				if out, ok := early[id]; ok {
+					held[i] = audit.JoinPair(*e, out)
+					break
+				}
 				intents[id] = *e
 				return nil
-			default:
-				held[i] = *e
+			default: // self-contained: read as Join reads it (v1 "partial" is partly)
+				held[i] = audit.Join([]audit.Entry{*e})[0]
 			}
 			for ; ; turn++ {
 				next, ok := held[turn]
@@ -355,6 +389,9 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 			lines[i] = fmt.Sprintf("group %s topic %s partition %d: %s after the change, %s now", c.Group, c.Topic, c.Partition, offsetWord(c.Before), offsetWord(c.After))
 		}
 		what := fmt.Sprintf("%d partition(s) moved since entry %s: %s", len(moved), e.ID, textlist.Short(lines, 5, "; "))
+		if undos := undosOf(entries, e.ID); len(undos) > 0 {
+			what += fmt.Sprintf(" (it was undone already by entry %s)", textlist.Short(undos, 3, ", "))
+		}
 		if !force {
 			return a.refuseUndo(cmd, e, execute, what+"; undoing would overwrite those commits: add --force to restore the backup anyway")
 		}
