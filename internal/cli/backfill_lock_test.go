@@ -47,7 +47,7 @@ func runChild(t *testing.T, c *testkit.Cluster, args []string) (int, string) {
 // the end.
 func TestBackfillCheckpointLock(t *testing.T) {
 	c := testkit.New(t)
-	src, dst := ckptSource(t, c, 3000)
+	src, dst := ckptSource(t, c, 10000)
 	want, _, _ := replayJSON(t, c, 0, src, "--payload-digest", "--format", "none", "--no-verify")
 	dir := t.TempDir()
 	ckpt := filepath.Join(dir, "bf.ckpt")
