@@ -21,6 +21,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/coordretry"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
+	"github.com/offsetctl/offsetctl/internal/iostreams"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
@@ -31,7 +32,10 @@ type app struct {
 	stdout, stderr io.Writer
 	stdin          io.Reader
 	getenv         func(string) string
-	now            func() time.Time
+	// io holds the terminal facts, decided once before any stream is
+	// wrapped (iostreams); every command asks it, never a writer.
+	io  *iostreams.IOStreams
+	now func() time.Time
 
 	brokers  string
 	timeout  time.Duration
@@ -94,6 +98,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...O
 	for _, o := range opts {
 		o(a)
 	}
+	a.io = iostreams.System(a.stdin, a.stdout, a.stderr, a.getenv)
 	return a.execute(ctx, args)
 }
 
@@ -103,6 +108,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...O
 func Command(opts ...Option) *cobra.Command {
 	a := &app{stdout: io.Discard, stderr: io.Discard, stdin: strings.NewReader(""),
 		getenv: func(string) string { return "" }, now: time.Now}
+	a.io = iostreams.Test(a.stdin, a.stdout, a.stderr)
 	for _, o := range opts {
 		o(a)
 	}
@@ -114,6 +120,10 @@ func Command(opts ...Option) *cobra.Command {
 }
 
 func (a *app) execute(ctx context.Context, args []string) int {
+	// The terminal facts are read from the streams as they were handed in,
+	// before the filter below hides their file descriptors (tests that
+	// build an app set io themselves, or get it decided here).
+	a.ios()
 	// Whatever reaches stderr (errors, warnings, the undo line, progress,
 	// the client log) is free of raw control bytes: messages quote names
 	// where they are built, and this is the net under them.
@@ -219,7 +229,7 @@ Exit codes:
 			// line breaks), so a group named with ESC or BEL reached a
 			// terminal raw with -o csv; there, stdout is escaped as stderr
 			// is. A file or a pipe still gets the exact bytes.
-			if f == report.CSV && isTerminal(a.stdout) {
+			if f == report.CSV && a.ios().IsStdoutTTY() {
 				a.stdout = safetext.Lines(a.stdout)
 			}
 			if a.noAudit && changed(cmd.Flags(), "audit-topic") {
@@ -449,13 +459,13 @@ func (a *app) flagSettings() (cluster.Settings, error) {
 // passwordPrompt reads a secret from the terminal without echo, or is nil
 // when stdin is not a terminal (scripts get a clear error instead).
 func (a *app) passwordPrompt() func(string) (string, error) {
-	f, ok := a.stdin.(*os.File)
-	if !ok || a.noPrompt || !term.IsTerminal(int(f.Fd())) {
+	fd := a.ios().StdinFd()
+	if a.noPrompt || !a.ios().IsStdinTTY() || fd < 0 {
 		return nil
 	}
 	return func(prompt string) (string, error) {
 		fmt.Fprint(a.stderr, prompt)
-		b, err := term.ReadPassword(int(f.Fd()))
+		b, err := term.ReadPassword(fd)
 		fmt.Fprintln(a.stderr)
 		return string(b), err
 	}
@@ -496,6 +506,16 @@ func (a *app) notef(format string, args ...any) {
 // (dry run, backup and undo, summary), which reads as the command's result.
 func (a *app) infof(format string, args ...any) {
 	fmt.Fprintf(a.stderr, format+"\n", args...)
+}
+
+// ios returns the invocation's terminal facts, deciding them from the
+// streams on first use when Run did not (tests, and the apps a command
+// runs inside itself, build an app directly).
+func (a *app) ios() *iostreams.IOStreams {
+	if a.io == nil {
+		a.io = iostreams.System(a.stdin, a.stdout, a.stderr, a.getenv)
+	}
+	return a.io
 }
 
 // changed reports whether a flag was set on the command line.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/cluster"
@@ -346,7 +345,7 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 	// Rates and the catch-up ETA span the last four rounds, as the
 	// exporter's do by default.
 	w := watchRound{a: a, cfg: cfg, adm: adm, req: req, o: o, every: every, rates: admin.NewRates(4 * every),
-		tty: isTerminal(a.stdout) && a.format == report.Table} // JSON and CSV are streams: never cleared
+		tty: a.ios().IsStdoutTTY() && a.format == report.Table} // JSON and CSV are streams: never cleared
 	for {
 		err, breaches, werr := w.run(ctx, rounds+1)
 		if ctx.Err() != nil {
@@ -453,12 +452,6 @@ func (w watchRound) run(ctx context.Context, n int) (roundErr error, breaches []
 type watchError struct {
 	Time  string `json:"time"`
 	Error string `json:"error"`
-}
-
-func isTerminal(w any) bool {
-	type fder interface{ Fd() uintptr }
-	f, ok := w.(fder)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // groupsOrAll words the error when the group selection is missing or
