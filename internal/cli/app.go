@@ -203,13 +203,8 @@ func (a *app) rootCmd() *cobra.Command {
 undo, replays topics without touching any group (and proves it), and runs the
 commit-semantics crash experiment. Try it with no broker: offsetctl demo.
 
-Exit codes:
-  0  success
-  1  operational failure, including any partial failure (never 0 after one)
-  2  bad usage or input; nothing on the cluster was changed
-  3  replay verification failed: a group's committed offsets changed during a replay
-  4  a --fail-if threshold was crossed
-  141  replay: the reader of the records went away (| head) before every record asked for was written`,
+How to reach a cluster: offsetctl help connection. Exit codes: offsetctl help
+exit-codes.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -297,6 +292,7 @@ Exit codes:
 	root.SetErr(a.stderr)
 	root.InitDefaultCompletionCmd()
 	a.registerCompletions(root)
+	a.setupHelp(root)
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" {
 			completionExamples(c)
