@@ -247,7 +247,7 @@ exit-codes.`,
 	// the flag once Version is set; -v stays --verbose).
 	root.Version = buildinfo.Read(a.stamped).Version
 	root.SetVersionTemplate("offsetctl {{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.AsUsage(err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.AsUsage(unwrapEnumError(err)) })
 	// --bootstrap-server, as kafka-consumer-groups.sh and the other Apache
 	// tools spell it, is --brokers.
 	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
@@ -259,7 +259,8 @@ exit-codes.`,
 	pf := root.PersistentFlags()
 	pf.StringVarP(&a.brokers, "brokers", "b", "", "comma-separated bootstrap brokers, also spelt --bootstrap-server (env KAFKA_BROKERS, default "+cluster.DefaultBrokers+")")
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "how long to wait for the cluster before failing")
-	pf.StringVarP(&a.output, "output", "o", "table", "output format: table, json or csv")
+	enumVar(pf, &a.output, "output", "o", "table", "output format", enum{choices: []string{string(report.Table), string(report.JSON), string(report.CSV)},
+		parse: func(s string) error { _, err := report.ParseFormat(s); return err }})
 	pf.StringVar(&a.clientID, "client-id", "", "client id sent to the brokers (default offsetctl)")
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log client activity (connections, requests, retries) to stderr, secrets redacted")
 	pf.BoolVar(&a.tlsOn, "tls", false, "connect with TLS (implied by any other --tls-* flag)")
@@ -291,6 +292,7 @@ exit-codes.`,
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.InitDefaultCompletionCmd()
+	a.registerEnumCompletions(root)
 	a.registerCompletions(root)
 	a.setupHelp(root)
 	for _, c := range root.Commands() {

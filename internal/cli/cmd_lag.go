@@ -119,7 +119,8 @@ func (a *app) lagCmd() *cobra.Command {
 	fl.StringArrayVarP(&f.topics, "topic", "t", nil, "only this topic, or TOPIC:P,P for some partitions (repeatable)")
 	fl.StringVar(&f.isolation, "isolation", "uncommitted", "log end: uncommitted (high watermark) or committed (last stable offset)")
 	fl.BoolVar(&f.timeLag, "time-lag", false, "also show how long ago the next unconsumed record was written")
-	fl.StringVar(&f.assumeReset, "assume-reset", "", "lag of a partition with no committed offset, as if the consumer's auto.offset.reset were earliest or latest (default: unknown, shown as -)")
+	enumVar(fl, &f.assumeReset, "assume-reset", "", "", "lag of a partition with no committed offset, unknown (-) unless set: as if the consumer's auto.offset.reset were",
+		enum{choices: []string{string(admin.AssumeEarliest), string(admin.AssumeLatest)}, parse: func(s string) error { _, err := admin.ParseAssumeReset(s); return err }})
 	fl.DurationVar(&f.watch, "watch", 0, "redraw every interval until Ctrl-C")
 	fl.BoolVar(&f.members, "members", false, "one row per member: member id, instance id, client id, host and partition count (idle members too)")
 	fl.BoolVar(&f.state, "state", false, "one row per group: type, coordinator, assignor, state and members")
