@@ -3,6 +3,7 @@ module github.com/offsetctl/offsetctl
 go 1.26.0
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/klauspost/compress v1.20.3
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/prometheus/client_golang v1.25.0

@@ -21,6 +21,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/coordretry"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
+	"github.com/offsetctl/offsetctl/internal/iostreams"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
@@ -31,7 +32,10 @@ type app struct {
 	stdout, stderr io.Writer
 	stdin          io.Reader
 	getenv         func(string) string
-	now            func() time.Time
+	// io holds the terminal facts, decided once before any stream is
+	// wrapped (iostreams); every command asks it, never a writer.
+	io  *iostreams.IOStreams
+	now func() time.Time
 
 	brokers  string
 	timeout  time.Duration
@@ -94,6 +98,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...O
 	for _, o := range opts {
 		o(a)
 	}
+	a.io = iostreams.System(a.stdin, a.stdout, a.stderr, a.getenv)
 	return a.execute(ctx, args)
 }
 
@@ -103,6 +108,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...O
 func Command(opts ...Option) *cobra.Command {
 	a := &app{stdout: io.Discard, stderr: io.Discard, stdin: strings.NewReader(""),
 		getenv: func(string) string { return "" }, now: time.Now}
+	a.io = iostreams.Test(a.stdin, a.stdout, a.stderr)
 	for _, o := range opts {
 		o(a)
 	}
@@ -114,6 +120,10 @@ func Command(opts ...Option) *cobra.Command {
 }
 
 func (a *app) execute(ctx context.Context, args []string) int {
+	// The terminal facts are read from the streams as they were handed in,
+	// before the filter below hides their file descriptors (tests that
+	// build an app set io themselves, or get it decided here).
+	a.ios()
 	// Whatever reaches stderr (errors, warnings, the undo line, progress,
 	// the client log) is free of raw control bytes: messages quote names
 	// where they are built, and this is the net under them.
@@ -193,13 +203,8 @@ func (a *app) rootCmd() *cobra.Command {
 undo, replays topics without touching any group (and proves it), and runs the
 commit-semantics crash experiment. Try it with no broker: offsetctl demo.
 
-Exit codes:
-  0  success
-  1  operational failure, including any partial failure (never 0 after one)
-  2  bad usage or input; nothing on the cluster was changed
-  3  replay verification failed: a group's committed offsets changed during a replay
-  4  a --fail-if threshold was crossed
-  141  replay: the reader of the records went away (| head) before every record asked for was written`,
+How to reach a cluster: offsetctl help connection. Exit codes: offsetctl help
+exit-codes.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -219,7 +224,7 @@ Exit codes:
 			// line breaks), so a group named with ESC or BEL reached a
 			// terminal raw with -o csv; there, stdout is escaped as stderr
 			// is. A file or a pipe still gets the exact bytes.
-			if f == report.CSV && isTerminal(a.stdout) {
+			if f == report.CSV && a.ios().IsStdoutTTY() {
 				a.stdout = safetext.Lines(a.stdout)
 			}
 			if a.noAudit && changed(cmd.Flags(), "audit-topic") {
@@ -242,7 +247,7 @@ Exit codes:
 	// the flag once Version is set; -v stays --verbose).
 	root.Version = buildinfo.Read(a.stamped).Version
 	root.SetVersionTemplate("offsetctl {{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.AsUsage(err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.AsUsage(unwrapEnumError(err)) })
 	// --bootstrap-server, as kafka-consumer-groups.sh and the other Apache
 	// tools spell it, is --brokers.
 	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
@@ -254,7 +259,8 @@ Exit codes:
 	pf := root.PersistentFlags()
 	pf.StringVarP(&a.brokers, "brokers", "b", "", "comma-separated bootstrap brokers, also spelt --bootstrap-server (env KAFKA_BROKERS, default "+cluster.DefaultBrokers+")")
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "how long to wait for the cluster before failing")
-	pf.StringVarP(&a.output, "output", "o", "table", "output format: table, json or csv")
+	enumVar(pf, &a.output, "output", "o", "table", "output format", enum{choices: []string{string(report.Table), string(report.JSON), string(report.CSV)},
+		parse: func(s string) error { _, err := report.ParseFormat(s); return err }})
 	pf.StringVar(&a.clientID, "client-id", "", "client id sent to the brokers (default offsetctl)")
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log client activity (connections, requests, retries) to stderr, secrets redacted")
 	pf.BoolVar(&a.tlsOn, "tls", false, "connect with TLS (implied by any other --tls-* flag)")
@@ -286,7 +292,9 @@ Exit codes:
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.InitDefaultCompletionCmd()
+	a.registerEnumCompletions(root)
 	a.registerCompletions(root)
+	a.setupHelp(root)
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" {
 			completionExamples(c)
@@ -449,13 +457,13 @@ func (a *app) flagSettings() (cluster.Settings, error) {
 // passwordPrompt reads a secret from the terminal without echo, or is nil
 // when stdin is not a terminal (scripts get a clear error instead).
 func (a *app) passwordPrompt() func(string) (string, error) {
-	f, ok := a.stdin.(*os.File)
-	if !ok || a.noPrompt || !term.IsTerminal(int(f.Fd())) {
+	fd := a.ios().StdinFd()
+	if a.noPrompt || !a.ios().IsStdinTTY() || fd < 0 {
 		return nil
 	}
 	return func(prompt string) (string, error) {
 		fmt.Fprint(a.stderr, prompt)
-		b, err := term.ReadPassword(int(f.Fd()))
+		b, err := term.ReadPassword(fd)
 		fmt.Fprintln(a.stderr)
 		return string(b), err
 	}
@@ -496,6 +504,16 @@ func (a *app) notef(format string, args ...any) {
 // (dry run, backup and undo, summary), which reads as the command's result.
 func (a *app) infof(format string, args ...any) {
 	fmt.Fprintf(a.stderr, format+"\n", args...)
+}
+
+// ios returns the invocation's terminal facts, deciding them from the
+// streams on first use when Run did not (tests, and the apps a command
+// runs inside itself, build an app directly).
+func (a *app) ios() *iostreams.IOStreams {
+	if a.io == nil {
+		a.io = iostreams.System(a.stdin, a.stdout, a.stderr, a.getenv)
+	}
+	return a.io
 }
 
 // changed reports whether a flag was set on the command line.

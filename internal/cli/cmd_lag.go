@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/offsetctl/offsetctl/admin"
 	"github.com/offsetctl/offsetctl/cluster"
@@ -120,7 +119,8 @@ func (a *app) lagCmd() *cobra.Command {
 	fl.StringArrayVarP(&f.topics, "topic", "t", nil, "only this topic, or TOPIC:P,P for some partitions (repeatable)")
 	fl.StringVar(&f.isolation, "isolation", "uncommitted", "log end: uncommitted (high watermark) or committed (last stable offset)")
 	fl.BoolVar(&f.timeLag, "time-lag", false, "also show how long ago the next unconsumed record was written")
-	fl.StringVar(&f.assumeReset, "assume-reset", "", "lag of a partition with no committed offset, as if the consumer's auto.offset.reset were earliest or latest (default: unknown, shown as -)")
+	enumVar(fl, &f.assumeReset, "assume-reset", "", "", "lag of a partition with no committed offset, unknown (-) unless set: as if the consumer's auto.offset.reset were",
+		enum{choices: []string{string(admin.AssumeEarliest), string(admin.AssumeLatest)}, parse: func(s string) error { _, err := admin.ParseAssumeReset(s); return err }})
 	fl.DurationVar(&f.watch, "watch", 0, "redraw every interval until Ctrl-C")
 	fl.BoolVar(&f.members, "members", false, "one row per member: member id, instance id, client id, host and partition count (idle members too)")
 	fl.BoolVar(&f.state, "state", false, "one row per group: type, coordinator, assignor, state and members")
@@ -346,7 +346,7 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 	// Rates and the catch-up ETA span the last four rounds, as the
 	// exporter's do by default.
 	w := watchRound{a: a, cfg: cfg, adm: adm, req: req, o: o, every: every, rates: admin.NewRates(4 * every),
-		tty: isTerminal(a.stdout) && a.format == report.Table} // JSON and CSV are streams: never cleared
+		tty: a.ios().IsStdoutTTY() && a.format == report.Table} // JSON and CSV are streams: never cleared
 	for {
 		err, breaches, werr := w.run(ctx, rounds+1)
 		if ctx.Err() != nil {
@@ -453,12 +453,6 @@ func (w watchRound) run(ctx context.Context, n int) (roundErr error, breaches []
 type watchError struct {
 	Time  string `json:"time"`
 	Error string `json:"error"`
-}
-
-func isTerminal(w any) bool {
-	type fder interface{ Fd() uintptr }
-	f, ok := w.(fder)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // groupsOrAll words the error when the group selection is missing or

@@ -165,7 +165,7 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 			// escape sequences, so there they are escaped, as every
 			// other output to a terminal is. A file or a pipe gets the
 			// exact bytes.
-			if isTerminal(a.stdout) {
+			if a.ios().IsStdoutTTY() {
 				opts.Sink = safetext.Lines(a.stdout)
 			}
 		} else {
@@ -177,7 +177,10 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 			opts.Sink = file
 		}
 	}
-	if !f.quiet && isTerminal(a.stderr) {
+	// The bar is drawn on the terminal as it was handed in (a.ios().ErrOut):
+	// the filter on a.stderr would print its carriage returns as text. It
+	// holds no cluster data, only counts.
+	if !f.quiet && a.ios().ProgressAllowed() {
 		opts.Progress = a.replayProgress()
 	}
 	// A soft memory limit keeps the resident set flat: the live heap of a
@@ -340,7 +343,8 @@ func (a *app) produceOptions(cfg cluster.Config, f replayFlags) (*replay.Produce
 
 // replayProgress draws the replay's progress bar on stderr (a terminal).
 func (a *app) replayProgress() func(replay.Progress) {
-	bar := newReplayBar(a.stderr)
+	w := a.ios().ErrOut
+	bar := newReplayBar(w)
 	return func(p replay.Progress) {
 		if p.Total >= 0 && bar.GetMax64() != p.Total {
 			bar.ChangeMax64(p.Total)
@@ -348,7 +352,7 @@ func (a *app) replayProgress() func(replay.Progress) {
 		_ = bar.Set64(p.Records)
 		if p.Done {
 			_ = bar.Finish()
-			fmt.Fprintln(a.stderr)
+			fmt.Fprintln(w)
 		}
 	}
 }

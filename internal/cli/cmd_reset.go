@@ -78,7 +78,8 @@ Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
 	}
 	fl := cmd.Flags()
 	f.sel.flags(fl, "every consumer group (active groups and share groups are skipped with a warning; so are they with --regex)")
-	fl.StringVar(&f.to, "to", "", "target: earliest, latest, current, N, shift:±N, time:T, ago:D, file:PLAN.csv, group:OTHER")
+	enumVar(fl, &f.to, "to", "", "", "target: an offset N or", enum{choices: []string{"earliest", "latest", "current", "shift:±N", "time:T", "ago:D", "file:PLAN.csv", "group:OTHER"},
+		complete: a.completeResetTarget})
 	fl.StringArrayVarP(&f.topics, "topic", "t", nil, "scope: TOPIC (every partition) or TOPIC:P,P (repeatable)")
 	fl.BoolVar(&f.allTopics, "all-topics", false, "scope: every partition the group has committed offsets on (not with --topic)")
 	fl.BoolVar(&f.execute, "execute", false, "apply the plan (default: dry run)")

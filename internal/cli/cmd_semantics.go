@@ -98,7 +98,8 @@ func (f *semanticsFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&f.partitions, "partitions", semantics.DefaultPartitions, "partitions of the scratch topic (1 to 1000)")
 	fl.IntVar(&f.batch, "batch", semantics.DefaultBatch, "records per batch (exactly; fewer only at the end of the topic); at most 100000 batches")
 	fl.IntVar(&f.crashAfter, "crash-after", semantics.DefaultCrashAfter, "the first consumer of each mode crashes right after processing this many events (1 to --events - 1)")
-	fl.StringVar(&f.modes, "modes", "all", "comma-separated: at-most-once, at-least-once, auto, sync, async, auto-greedy; all = the first five")
+	enumVar(fl, &f.modes, "modes", "", "all", "comma-separated modes; all = every one but auto-greedy", enum{choices: modeChoices(), list: true,
+		parse: func(s string) error { _, err := semantics.ParseModes(s); return err }})
 	fl.DurationVar(&f.workDelay, "work-delay", 0, "time spent processing each record before it counts as processed; at most 15m in all per run")
 	fl.DurationVar(&f.commitInterval, "commit-interval", semantics.DefaultCommitInterval, "auto-commit / background flush interval of auto, auto-greedy and async (Kafka's default is 5s); at least 100ms (franz-go's floor)")
 	fl.DurationVar(&f.session, "session-timeout", semantics.DefaultSessionTimeout, "group session timeout of the workers (1s to 30m, and within the brokers' group.min/max.session.timeout.ms)")

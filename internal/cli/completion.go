@@ -34,7 +34,6 @@ func (a *app) registerCompletions(root *cobra.Command) {
 	fixed := func(vals ...string) cobra.CompletionFunc {
 		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
 	}
-	_ = root.RegisterFlagCompletionFunc("output", fixed("table", "json", "csv"))
 	_ = root.RegisterFlagCompletionFunc("sasl-mechanism", fixed(cluster.Mechanisms...))
 	for _, c := range root.Commands() {
 		switch c.Name() {
@@ -62,7 +61,6 @@ func (a *app) registerCompletions(root *cobra.Command) {
 		}
 		if c.Name() == "reset" {
 			_ = c.RegisterFlagCompletionFunc("group", flagGroups)
-			_ = c.RegisterFlagCompletionFunc("to", a.completeResetTarget)
 		}
 	}
 }

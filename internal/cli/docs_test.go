@@ -36,7 +36,8 @@ func TestReadmeSize(t *testing.T) {
 }
 
 // TestExitCodesDocumented: the README's exit-code table and the root
-// command's --help list the same codes with the same meaning's first words.
+// command's help topic (offsetctl help exit-codes) list the same codes with
+// the same meaning's first words.
 func TestExitCodesDocumented(t *testing.T) {
 	row := regexp.MustCompile(`(?m)^\| (\d+) \| ((?:[^|\\]|\\\|)+) \|$`)
 	readme := map[string]string{}
@@ -45,7 +46,7 @@ func TestExitCodesDocumented(t *testing.T) {
 	}
 	line := regexp.MustCompile(`(?m)^  (\d+)  (.+)$`)
 	help := map[string]string{}
-	r := mustRun(t, nil, 0, "--help")
+	r := mustRun(t, nil, 0, "help", "exit-codes")
 	for _, m := range line.FindAllStringSubmatch(r.stdout, -1) {
 		help[m[1]] = m[2]
 	}
@@ -158,9 +159,11 @@ func TestDocsCommandsExist(t *testing.T) {
 	}
 	a := &app{stdin: strings.NewReader(""), getenv: func(string) string { return "" }, now: time.Now}
 	root := a.rootCmd()
-	// cobra adds --help and --version when it executes; add them now.
+	// cobra adds --help, --version and the help command (`offsetctl help
+	// connection`) when it executes; add them now.
 	root.InitDefaultHelpFlag()
 	root.InitDefaultVersionFlag()
+	root.InitDefaultHelpCmd()
 	checked := map[string]int{}
 	for _, f := range files {
 		for _, line := range docCommandLines(repoFile(t, f)) {

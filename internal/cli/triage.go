@@ -157,7 +157,8 @@ func (f *triageFlags) flags(fl *pflag.FlagSet, withBy bool) {
 	fl.StringVar(&f.minLag, "min-lag", "", "only partitions with lag ≥ `N` (groups with none are left out)")
 	fl.StringVar(&f.minTimeLag, "min-time-lag", "", "only partitions whose next record is at least `D` old (implies --time-lag)")
 	if withBy {
-		fl.StringVar(&f.by, "by", "partition", "roll rows up: partition, topic or group")
+		enumVar(fl, &f.by, "by", "", "partition", "roll rows up", enum{choices: []string{string(admin.ByPartition), string(admin.ByTopic), string(admin.ByGroup)},
+			parse: func(s string) error { _, err := admin.ParseLagBy(s); return err }})
 	}
 	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit 4 when a row or group crosses `EXPR`: lag>N, total-lag>N or time-lag>D (repeatable; e.g. lag>10000, total-lag>1e6, time-lag>5m)")
 }

@@ -51,6 +51,19 @@ func generate(dir string) error {
 	if err := doc.GenManTree(root, header, manDir); err != nil {
 		return fmt.Errorf("man pages: %w", err)
 	}
+	// The help topics (offsetctl help connection, ...) are hidden
+	// commands, which the trees skip: each gets its own page.
+	for _, c := range root.Commands() {
+		if c.Annotations[cli.HelpTopicAnnotation] == "" {
+			continue
+		}
+		if err := doc.GenMarkdownTree(c, mdDir); err != nil {
+			return fmt.Errorf("markdown: %w", err)
+		}
+		if err := doc.GenManTree(c, header, manDir); err != nil {
+			return fmt.Errorf("man pages: %w", err)
+		}
+	}
 	return nil
 }
 

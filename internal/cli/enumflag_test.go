@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestEnumFlagsComplete: each enum flag's choices complete through cobra's
+// __complete command (what the bash script calls), filtered by the typed
+// prefix; a prefix choice (--to shift:) gets no space after it, and a list
+// flag completes its last item.
+func TestEnumFlagsComplete(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+		dir  string
+	}{
+		{[]string{"lag", "g", "--by", ""}, []string{"partition", "topic", "group"}, ":4"},
+		{[]string{"lag", "g", "--by", "t"}, []string{"topic"}, ":4"},
+		{[]string{"lag", "g", "--assume-reset", ""}, []string{"earliest", "latest"}, ":4"},
+		{[]string{"lag", "g", "-o", ""}, []string{"table", "json", "csv"}, ":4"},
+		{[]string{"-o", "j"}, []string{"json"}, ":4"},
+		{[]string{"replay", "t", "--output", "c"}, []string{"csv"}, ":4"},
+		{[]string{"semantics", "--modes", "at-"}, []string{"at-least-once", "at-most-once"}, ":4"},
+		{[]string{"semantics", "--modes", "sync,as"}, []string{"sync,async"}, ":4"},
+		{[]string{"semantics", "--modes", "sync,"}, []string{"sync,all", "sync,async", "sync,at-least-once", "sync,at-most-once", "sync,auto", "sync,auto-greedy"}, ":4"},
+		{[]string{"reset", "g", "--to", "sh"}, []string{"shift:"}, ":6"},
+		{[]string{"reset", "g", "--to", "l"}, []string{"latest"}, ":4"},
+		{[]string{"reset", "g", "--to", ""}, []string{"ago:", "current", "earliest", "file:", "group:", "latest", "shift:", "time:"}, ":6"},
+	} {
+		words, dir := complete(t, c.args...)
+		if !slices.Equal(words, c.want) || dir != c.dir {
+			t.Errorf("%v<TAB> = %v %s, want %v %s", c.args, words, dir, c.want, c.dir)
+		}
+	}
+}
+
+// TestEnumFlagsListChoicesInHelp: --help lists each enum flag's choices.
+func TestEnumFlagsListChoicesInHelp(t *testing.T) {
+	for _, c := range []struct{ cmd, want string }{
+		{"lag", "--by string             roll rows up {partition|topic|group}"},
+		{"lag", "{earliest|latest}"},
+		{"lag", "{table|json|csv}"},
+		{"semantics", "{at-most-once|at-least-once|auto|auto-greedy|sync|async|all}"},
+		{"reset", "{earliest|latest|current|shift:±N|time:T|ago:D|file:PLAN.csv|group:OTHER}"},
+	} {
+		if out := mustRun(t, nil, 0, c.cmd, "--help").stdout; !strings.Contains(out, c.want) {
+			t.Errorf("%s --help lacks %q", c.cmd, c.want)
+		}
+	}
+}
+
+// TestEnumFlagsRefuseAsBefore: a value outside the choices is refused as
+// the flag is parsed, with the line the package's parser always gave
+// (exit 2), before anything connects.
+func TestEnumFlagsRefuseAsBefore(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"lag", "g", "--by", "host"}, `offsetctl: --by host: want partition, topic or group`},
+		{[]string{"lag", "g", "--assume-reset", "none"}, `offsetctl: --assume-reset "none": want earliest or latest`},
+		{[]string{"lag", "g", "-o", "yaml"}, `offsetctl: --output "yaml": want table, json or csv`},
+		{[]string{"semantics", "--modes", "sync,sync"}, `offsetctl: --modes "sync,sync": sync given twice`},
+	} {
+		r := offsetctl(t, nil, append([]string{"--brokers", "127.0.0.1:1"}, c.args...)...)
+		if r.code != 2 || strings.TrimSpace(r.stderr) != c.want {
+			t.Errorf("%v: exit %d, stderr %q; want 2, %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+	// A good value is kept: case and spaces as the parsers allow.
+	r := offsetctl(t, nil, "lag", "g", "--by", " Topic ", "--help")
+	if r.code != 0 {
+		t.Errorf("--by ' Topic ': exit %d %s", r.code, r.stderr)
+	}
+}

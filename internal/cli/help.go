@@ -1,0 +1,289 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// commandGroups are the headings of the root help, in order, and the
+// commands under each (gh's grouping of `gh --help`). A command not named
+// here is listed under "Additional Commands" (completion, help, version).
+var commandGroups = []struct {
+	id, title string
+	commands  []string
+}{
+	{"inspect", "Inspect:", []string{"groups", "lag"}},
+	{"change", "Change offsets (dry run by default):", []string{"reset", "delete-offsets", "delete-group", "undo"}},
+	{"replay", "Replay:", []string{"replay"}},
+	{"record", "Record and compare:", []string{"history", "snapshot", "diff"}},
+	{"serve", "Serve:", []string{"exporter"}},
+	{"learn", "Learn:", []string{"demo", "playground", "semantics"}},
+}
+
+// connectionFlagNames are the global flags that say how to reach and
+// authenticate to a cluster. They work on every command but are described
+// once, in `offsetctl help connection`, not under every command's help.
+var connectionFlagNames = []string{
+	"brokers", "timeout", "client-id", "command-config", "profile",
+	"tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure-skip-verify",
+	"sasl-mechanism", "sasl-user", "sasl-password-file", "sasl-token-file",
+}
+
+func isConnectionFlag(name string) bool {
+	for _, n := range connectionFlagNames {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// setupHelp groups root's commands, adds the help topics and installs the
+// usage text that leaves the connection flags to their topic.
+func (a *app) setupHelp(root *cobra.Command) {
+	for _, g := range commandGroups {
+		root.AddGroup(&cobra.Group{ID: g.id, Title: g.title})
+	}
+	for _, c := range root.Commands() {
+		for _, g := range commandGroups {
+			for _, name := range g.commands {
+				if c.Name() == name {
+					c.GroupID = g.id
+				}
+			}
+		}
+	}
+	for _, t := range helpTopics(root) {
+		root.AddCommand(t)
+	}
+	root.SetUsageFunc(usage)
+}
+
+// HelpTopicAnnotation marks a help topic's command (hidden: it is read
+// with `offsetctl help TOPIC`, listed by the root help, and given its own
+// page by internal/tools/gendocs).
+const HelpTopicAnnotation = "offsetctl/help-topic"
+
+func helpTopics(root *cobra.Command) []*cobra.Command {
+	topic := func(name, short, long string) *cobra.Command {
+		return &cobra.Command{Use: name, Short: short, Long: long, Hidden: true,
+			Annotations: map[string]string{HelpTopicAnnotation: "true"}}
+	}
+	return []*cobra.Command{
+		topic("connection", "How to reach and authenticate to a cluster: the flags every command takes", connectionHelp(root.PersistentFlags())),
+		topic("environment", "Every environment variable offsetctl reads", environmentHelp),
+		topic("formatting", "Output formats (-o table|json|csv), the JSON shapes and what stays stable", formattingHelp),
+		topic("exit-codes", "What each exit code means", exitCodesHelp),
+	}
+}
+
+// usage is cobra's default usage text but for two things: the connection
+// flags are left to `offsetctl help connection` (one line points there),
+// and the root lists the help topics.
+func usage(c *cobra.Command) error {
+	w := c.OutOrStderr()
+	fmt.Fprint(w, "Usage:")
+	if c.Runnable() {
+		fmt.Fprintf(w, "\n  %s", c.UseLine())
+	}
+	if c.HasAvailableSubCommands() {
+		fmt.Fprintf(w, "\n  %s [command]", c.CommandPath())
+	}
+	if len(c.Aliases) > 0 {
+		fmt.Fprintf(w, "\n\nAliases:\n  %s", c.NameAndAliases())
+	}
+	if c.HasExample() {
+		fmt.Fprintf(w, "\n\nExamples:\n%s", c.Example)
+	}
+	if c.HasAvailableSubCommands() {
+		writeCommands(w, c)
+	}
+	local, hidLocal := withoutConnection(c.LocalFlags())
+	inherited, hidInherited := withoutConnection(c.InheritedFlags())
+	if local.HasAvailableFlags() {
+		fmt.Fprintf(w, "\n\nFlags:\n%s", strings.TrimRight(local.FlagUsages(), " \n"))
+	}
+	if inherited.HasAvailableFlags() {
+		fmt.Fprintf(w, "\n\nGlobal Flags:\n%s", strings.TrimRight(inherited.FlagUsages(), " \n"))
+	}
+	if hidLocal || hidInherited {
+		fmt.Fprintf(w, "\n\nConnection flags (--brokers, --profile, --command-config, --timeout, TLS, SASL):\n  offsetctl help connection")
+	}
+	if c == c.Root() {
+		fmt.Fprintf(w, "\n\nHelp topics:")
+		for _, t := range c.Commands() {
+			if t.Annotations[HelpTopicAnnotation] != "" {
+				fmt.Fprintf(w, "\n  %-12s %s", t.Name(), t.Short)
+			}
+		}
+	}
+	if c.HasAvailableSubCommands() {
+		fmt.Fprintf(w, "\n\nUse \"%s [command] --help\" for more information about a command.", c.CommandPath())
+		if c == c.Root() {
+			fmt.Fprintf(w, "\nUse \"%s help TOPIC\" to read a help topic.", c.CommandPath())
+		}
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// writeCommands lists c's subcommands under their groups' headings.
+func writeCommands(w io.Writer, c *cobra.Command) {
+	line := func(sub *cobra.Command) {
+		fmt.Fprintf(w, "\n  %-*s %s", sub.NamePadding(), sub.Name(), sub.Short)
+	}
+	shown := func(sub *cobra.Command) bool { return sub.IsAvailableCommand() || sub.Name() == "help" }
+	if len(c.Groups()) == 0 {
+		fmt.Fprint(w, "\n\nAvailable Commands:")
+		for _, sub := range c.Commands() {
+			if shown(sub) {
+				line(sub)
+			}
+		}
+		return
+	}
+	for _, g := range c.Groups() {
+		fmt.Fprintf(w, "\n\n%s", g.Title)
+		for _, sub := range c.Commands() {
+			if sub.GroupID == g.ID && shown(sub) {
+				line(sub)
+			}
+		}
+	}
+	fmt.Fprint(w, "\n\nAdditional Commands:")
+	for _, sub := range c.Commands() {
+		if sub.GroupID == "" && shown(sub) {
+			line(sub)
+		}
+	}
+}
+
+// withoutConnection copies fs without the connection flags, and says
+// whether it left any out.
+func withoutConnection(fs *pflag.FlagSet) (*pflag.FlagSet, bool) {
+	out := pflag.NewFlagSet("", pflag.ContinueOnError)
+	left := false
+	fs.VisitAll(func(f *pflag.Flag) {
+		if isConnectionFlag(f.Name) {
+			left = left || !f.Hidden
+			return
+		}
+		out.AddFlag(f)
+	})
+	return out, left
+}
+
+// connectionHelp is `offsetctl help connection`: the connection flags,
+// described once, with where each setting can also come from.
+func connectionHelp(fs *pflag.FlagSet) string {
+	conn := pflag.NewFlagSet("", pflag.ContinueOnError)
+	for _, name := range connectionFlagNames {
+		if f := fs.Lookup(name); f != nil {
+			conn.AddFlag(f)
+		}
+	}
+	conn.SortFlags = false
+	return `Every command that talks to a cluster takes these flags (before or after the
+command name). They are left out of each command's --help to keep it short.
+
+A setting is taken from the first of: the flags below; the Java client
+properties file of --command-config (as kafka-consumer-groups.sh reads it);
+the profile named by --profile (in $OFFSETCTL_CONFIG, else
+$XDG_CONFIG_HOME/offsetctl/config.yaml or ~/.config/offsetctl/config.yaml);
+the environment ($KAFKA_BROKERS, then
+localhost:9092). A secret never comes from a flag: a SASL password comes from
+$KAFKA_SASL_PASSWORD, --sasl-password-file or a terminal prompt, a token from
+$KAFKA_SASL_TOKEN or --sasl-token-file. See docs/security.md.
+
+Flags:
+` + strings.TrimRight(conn.FlagUsages(), " \n") + `
+
+Examples:
+  offsetctl --brokers kafka-1:9092,kafka-2:9092 groups
+  offsetctl --bootstrap-server kafka-1:9092 --command-config client.properties lag orders-billing
+  offsetctl --profile prod --timeout 10s lag --all-groups
+  KAFKA_SASL_PASSWORD=... offsetctl --tls --sasl-mechanism scram-sha-512 --sasl-user ana groups`
+}
+
+const environmentHelp = `Every environment variable offsetctl reads. A flag, where there is one, wins.
+
+Connection (offsetctl help connection):
+  KAFKA_BROKERS                bootstrap brokers when no flag, --command-config or profile names
+                               them (default localhost:9092)
+  KAFKA_SASL_PASSWORD          the SASL password (never a flag); not read for a backfill's target
+  KAFKA_SASL_TOKEN             the OAUTHBEARER token (else --sasl-token-file); not read for a
+                               backfill's target
+  AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN
+                               credentials of --sasl-mechanism aws-msk-iam
+  (a profile's sasl.password_env or sasl.token_env names another variable: it is read too)
+  OFFSETCTL_CONFIG             the profiles file of --profile (else $XDG_CONFIG_HOME/offsetctl/
+                               config.yaml, else ~/.config/offsetctl/config.yaml)
+  XDG_CONFIG_HOME, HOME        where the profiles file is; HOME also expands ~ in a profile
+
+The audit trail (docs/audit.md):
+  OFFSETCTL_AUDIT_LOG          the audit log (--audit-log wins; default
+                               $XDG_STATE_HOME/offsetctl/audit.jsonl, else
+                               ~/.local/state/offsetctl/audit.jsonl)
+  OFFSETCTL_AUDIT_ROTATE_SIZE  rotate the log once it is this large (--audit-rotate-size wins;
+                               default 64MiB; 0: never)
+  XDG_STATE_HOME, HOME         where the default audit log is
+  USER                         the user named in each audit entry, when the system's user
+                               database cannot say
+
+Running:
+  GOMEMLIMIT                   Go's soft memory limit; when unset, replay sets 64 MiB for itself
+  TMPDIR                       where demo keeps its files
+  NO_COLOR                     set and not empty: no colour (https://no-color.org). offsetctl
+                               writes no colour today; the setting is read at start-up so any
+                               colour added later obeys it`
+
+const formattingHelp = `-o/--output chooses the format of what a command writes to stdout:
+
+  table  for people: aligned columns; unknown values show as -. Its layout may change in any
+         release: do not parse it.
+  json   for programs: one document (an object, or an array where the command says so);
+         lag --watch writes one document per line per round (JSON lines, each with "time").
+  csv    for spreadsheets: one header row, then rows; an unknown value is an empty field, numbers
+         carry no + sign.
+
+Only data goes to stdout. Warnings, notes, progress, the undo line and errors go to stderr, so
+"offsetctl ... -o json | jq" always reads clean JSON. On a terminal, names holding control bytes
+are escaped; a file or a pipe gets their exact bytes (docs/bad-input.md).
+
+The JSON shapes (full field lists in docs/lag.md, docs/reset.md, docs/replay.md, docs/audit.md,
+docs/semantics.md):
+  lag                {"isolation","groups":[{"group","type","state","members","topics","total_lag",
+                     "note","partitions":[{"topic","partition","log_start","committed","log_end",
+                     "lag","member","client_id","host","note","error"}]}]}
+                     log_start/log_end are -1 when unknown; committed and lag are null when there
+                     is none; time_lag_ms only with --time-lag, assume_reset only with --assume-reset
+  lag --by topic     {"isolation","groups":[{...,"topics":[{"topic","partitions","lag","max_lag",
+                     "max_time_lag_ms"}]}]}
+  lag --by group     {"groups":[...]} in the shape of groups
+  reset, delete-*    an object when exactly one group is named, else an array (possibly []): the
+                     shape follows the command line, never the cluster
+  replay             {"topic","isolation","records","bytes","digest","digest_version",...,
+                     "partitions":[...],"verification":{...}}
+  semantics          {"events","batch",...,"results":[{"mode","group","processed","duplicates",
+                     "lost",...}],"replay":{...}}
+  version            {"version","revision","go","os","arch"}
+
+What stays stable: offsetctl follows Semantic Versioning (CHANGELOG.md). Its JSON and CSV output
+are its interface to programs: within a major version a JSON key or CSV column is not removed or
+renamed and does not change type or meaning; new keys and columns may be added, so read JSON by
+key and ignore keys you do not know. The table is not part of that promise.`
+
+const exitCodesHelp = `Exit codes:
+  0  success
+  1  operational failure, including any partial failure (never 0 after one)
+  2  bad usage or input; nothing on the cluster was changed
+  3  replay verification failed: a group's committed offsets changed during a replay
+  4  a --fail-if threshold was crossed
+  141  replay: the reader of the records went away (| head) before every record asked for was written
+
+A bad-input error is one line on stderr, "offsetctl: ...", naming the value it refuses
+(docs/bad-input.md).`

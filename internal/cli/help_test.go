@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestRootHelpGrouped: the root help lists every command under one of the
+// six headings (cobra groups), the rest (completion, help, version) under
+// "Additional Commands", and the help topics.
+func TestRootHelpGrouped(t *testing.T) {
+	out := mustRun(t, nil, 0, "--help").stdout
+	section := func(title string) string {
+		i := strings.Index(out, "\n"+title+"\n")
+		if i < 0 {
+			t.Fatalf("--help has no %q heading:\n%s", title, out)
+		}
+		rest := out[i+len(title)+2:]
+		if j := strings.Index(rest, "\n\n"); j >= 0 {
+			rest = rest[:j]
+		}
+		return rest
+	}
+	listed := func(title string) []string {
+		var names []string
+		for _, l := range strings.Split(section(title), "\n") {
+			if f := strings.Fields(l); len(f) > 0 {
+				names = append(names, f[0])
+			}
+		}
+		return names
+	}
+	var all []string
+	for _, g := range commandGroups {
+		got := listed(g.title)
+		want := slices.Clone(g.commands)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s lists %v, want %v", g.title, got, want)
+		}
+		all = append(all, got...)
+	}
+	if got := listed("Additional Commands:"); !slices.Equal(got, []string{"completion", "help", "version"}) {
+		t.Errorf("Additional Commands: %v", got)
+	}
+	if got := listed("Help topics:"); !slices.Equal(got, []string{"connection", "environment", "exit-codes", "formatting"}) {
+		t.Errorf("Help topics: %v", got)
+	}
+	// Every command a user can run is under a heading.
+	a := &app{stdout: &strings.Builder{}, stderr: &strings.Builder{}, stdin: strings.NewReader(""), getenv: func(string) string { return "" }}
+	for _, c := range a.rootCmd().Commands() {
+		if !c.Hidden && !slices.Contains(all, c.Name()) && !slices.Contains([]string{"completion", "help", "version"}, c.Name()) {
+			t.Errorf("command %s is in no group", c.Name())
+		}
+	}
+}
+
+// TestConnectionFlagsShownOnce: a command's --help leaves the connection
+// flags out and points at `offsetctl help connection`, which describes
+// each; the flags still work on the command (and keep their error lines).
+func TestConnectionFlagsShownOnce(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"lag", "--help"}, {"reset", "--help"}, {"replay", "--help"}, {"semantics", "count", "--help"}} {
+		out := mustRun(t, nil, 0, args...).stdout
+		for _, name := range connectionFlagNames {
+			if strings.Contains(out, "--"+name+" ") {
+				t.Errorf("%v lists --%s", args, name)
+			}
+		}
+		if !strings.Contains(out, "offsetctl help connection") || !strings.Contains(out, "--output") {
+			t.Errorf("%v: no pointer to help connection, or -o missing:\n%s", args, out)
+		}
+	}
+	out := mustRun(t, nil, 0, "help", "connection").stdout
+	for _, name := range connectionFlagNames {
+		if !strings.Contains(out, "--"+name+" ") {
+			t.Errorf("help connection does not describe --%s", name)
+		}
+	}
+	if strings.Contains(out, "--sasl-password ") || strings.Contains(out, "--audit-log") {
+		t.Errorf("help connection lists a hidden or non-connection flag:\n%s", out)
+	}
+	// Still a flag of every command: its own bad-input line, exit 2.
+	r := offsetctl(t, nil, "lag", "g", "--timeout", "0s")
+	if r.code != 2 || !strings.Contains(r.stderr, "--timeout must be positive") {
+		t.Errorf("lag --timeout 0s: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+// envRead finds the environment variables the code reads: getenv("X"),
+// Getenv("X") and Env... = "X" constants, in every non-test Go file of
+// the module but the developer tools and the test kit.
+var envRead = regexp.MustCompile(`(?:[gG]etenv|LookupEnv)\("([A-Z_][A-Z0-9_]*)"\)|\w*Env\w*\s*=\s*"([A-Z_][A-Z0-9_]*)"`)
+
+// TestHelpEnvironmentListsEveryVariable: `offsetctl help environment`
+// names every variable the code reads, so a new one cannot go unlisted.
+func TestHelpEnvironmentListsEveryVariable(t *testing.T) {
+	out := mustRun(t, nil, 0, "help", "environment").stdout
+	found := map[string]bool{}
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() && (strings.HasPrefix(rel, ".") && rel != "." || rel == "internal/tools" || rel == "internal/testkit") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, m := range envRead.FindAllStringSubmatch(string(b), -1) {
+			found[m[1]+m[2]] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Set for a worker child process, read only by the test binary's
+	// TestMain (cmd_semantics.go): offsetctl never reads it.
+	delete(found, semanticsWorkerEnv)
+	for _, v := range []string{"KAFKA_BROKERS", "OFFSETCTL_AUDIT_LOG", "GOMEMLIMIT", "NO_COLOR", "HOME", "TMPDIR"} {
+		if !found[v] {
+			t.Errorf("the source scan missed %s: is the pattern still right?", v)
+		}
+	}
+	for v := range found {
+		if !regexp.MustCompile(`\b` + v + `\b`).MatchString(out) {
+			t.Errorf("help environment does not name %s, which the code reads", v)
+		}
+	}
+}
+
+// TestHelpFormatting: the formatting topic names the three formats, the
+// commands' JSON shapes and the stability promise.
+func TestHelpFormatting(t *testing.T) {
+	out := mustRun(t, nil, 0, "help", "formatting").stdout
+	for _, want := range []string{"table", "json", "csv", `"partitions"`, "Semantic Versioning", "reset, delete-*", "replay", "not part of that promise"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help formatting lacks %q", want)
+		}
+	}
+}
