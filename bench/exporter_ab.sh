@@ -13,8 +13,10 @@
 #   SETTLE    seconds each exporter keeps running after its first page
 #             before the scrapes (default 0; with INTERVAL=5s and SETTLE=30
 #             the scrapes and the peak include gathers back to back)
-#   SCRAPES   scrapes per round after the first page (default 3)
+#   SCRAPES   scrapes per round after the first page (default 3; 0: the
+#             first page only, e.g. for an exporter that takes minutes)
 #   KEEP      a directory to keep each side's last scraped page in (A.prom, B.prom)
+#   OC_ARGS   extra arguments for offsetctl's exporter (e.g. --regex 'x-0[0-4].')
 #   KE_FLAGS  extra flags for kafka_exporter
 # A binary whose file name starts with kafka_exporter is run with that
 # exporter's flags (--kafka.server, --web.listen-address, KE_FLAGS); it reads
@@ -30,13 +32,13 @@ for r in $(seq "$runs"); do
   for v in A B; do
     bin=${bins[0]}; [ "$v" = B ] && bin=${bins[1]}
     wait_s=$settle
+    # shellcheck disable=SC2086 # OC_ARGS and KE_FLAGS are split into arguments
     case $(basename "$bin") in
       kafka_exporter*)
         wait_s=0
-        # shellcheck disable=SC2086
         "$bin" --kafka.server="$B" --web.listen-address=127.0.0.1:$port ${KE_FLAGS:-} >/dev/null 2>&1 & ;;
       *)
-        "$bin" -b "$B" exporter --listen 127.0.0.1:$port --interval "$interval" --time-lag=false --timeout 120s 2>/dev/null & ;;
+        "$bin" -b "$B" exporter --listen 127.0.0.1:$port --interval "$interval" --time-lag=false --timeout 120s ${OC_ARGS:-} 2>/dev/null & ;;
     esac
     pid=$!
     start=$(date +%s.%N)
@@ -47,6 +49,7 @@ for r in $(seq "$runs"); do
     for i in $(seq "$scrapes"); do
       t=$(curl -s -o "$work/body" -w '%{time_total}' http://127.0.0.1:$port/metrics); lat="$lat $t"
     done
+    [ "$scrapes" -gt 0 ] || cp "$work/probe" "$work/body" # SCRAPES=0: the first page only
     lines=$(grep -vc '^#' "$work/body")
     hwm=$(awk '/VmHWM/ {print int($2/1024)}' /proc/$pid/status)
     kill $pid; wait $pid 2>/dev/null || true
