@@ -140,3 +140,48 @@ func deref(p *Progress) any {
 	}
 	return *p.CatchUpSeconds
 }
+
+// TestRatesPositionsByPartition: a group's consumption counts only the
+// partitions it had committed on in the previous round: one it never
+// committed on below the highest (a hole), one added past the last, and a
+// negative partition number (no such partition) add nothing, and a later
+// round counts each from its own previous offset.
+func TestRatesPositionsByPartition(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	r := NewRates(time.Minute)
+	// Round 1: only p1 committed (p0 a hole), p2 not in the group yet.
+	r.Observe(lagRep("g", []*int64{nil, i64(10)}, []int64{500, 500}), t0)
+	// Round 2, 10 s later: p0 committed at 300 (first seen: adds
+	// nothing), p1 moves 10 -> 30 (20), p2 appears at 400 (adds nothing).
+	r.Observe(lagRep("g", []*int64{i64(300), i64(30), i64(400)}, []int64{500, 500, 500}), t0.Add(10*time.Second))
+	if c, ok := r.ConsumeRate("g"); !ok || c != 2 {
+		t.Fatalf("consume rate after round 2 = %v, %v; want 2 (20 records in 10 s)", c, ok)
+	}
+	// Round 3: each moves 10 from its own last offset: 30 more in 10 s.
+	r.Observe(lagRep("g", []*int64{i64(310), i64(40), i64(410)}, []int64{500, 500, 500}), t0.Add(20*time.Second))
+	if c, ok := r.ConsumeRate("g"); !ok || c != 2.5 {
+		t.Fatalf("consume rate after round 3 = %v, %v; want 2.5 (50 records in 20 s)", c, ok)
+	}
+	ps := positions{}
+	ps.set("t", -1, 5)
+	ps.set("t", 0, 0)
+	if len(ps["t"]) != 1 {
+		t.Fatalf("positions after a negative partition and p0: %v; want one slot", ps["t"])
+	}
+	if _, ok := ps.get("t", -1); ok {
+		t.Fatal("a negative partition has a position")
+	}
+	if v, ok := ps.get("t", 0); !ok || v != 0 {
+		t.Fatalf("p0 = %v, %v; want 0, true (offset 0 is a position)", v, ok)
+	}
+	if _, ok := ps.get("t", 1); ok {
+		t.Fatal("p1, past the last set, has a position")
+	}
+	ps.set("t", 3, 7)
+	if _, ok := ps.get("t", 2); ok {
+		t.Fatal("p2, a hole below p3, has a position")
+	}
+	if v, ok := ps.get("t", 3); !ok || v != 7 {
+		t.Fatalf("p3 = %v, %v; want 7, true", v, ok)
+	}
+}

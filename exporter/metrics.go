@@ -190,6 +190,8 @@ func renderProduceRates(s *samples, topics map[string]bool, rate func(topic stri
 func WriteText(w io.Writer, cols ...*Collector) error {
 	snaps := make([]*snapshot, len(cols))
 	for i, c := range cols {
+		c.scraping.Add(1)
+		defer c.scraping.Add(-1)
 		c.mu.Lock()
 		snaps[i] = c.last // never changed once published
 		c.mu.Unlock()

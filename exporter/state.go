@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -9,16 +10,24 @@ import (
 )
 
 // rowState is what the page shows of one group-partition: the values of
-// the last read of it that succeeded.
+// the last read of it that succeeded. Its topic is its run's (topicRun):
+// 32 bytes a row, the bulk of the state at 500 groups x 1,000 partitions,
+// held twice while a gather builds the next (bench/exporter.md).
 type rowState struct {
-	topic     string
 	partition int32
+	// stale: this gather's read of the partition failed; the values are
+	// an earlier gather's.
+	stale     bool
 	committed int64
 	lag       int64
 	timeLagMs int64 // -1: no time lag (not read within the round's budget)
-	// stale: this gather's read of the partition failed; the values are
-	// an earlier gather's.
-	stale bool
+}
+
+// topicRun says which rows are one topic's: rows[end of the run before
+// : end].
+type topicRun struct {
+	topic string
+	end   int
 }
 
 // groupState is what the page shows of one group. A gather builds the
@@ -34,6 +43,7 @@ type groupState struct {
 	consume, catchUp, behind float64
 	ok                       uint8
 	rows                     []rowState // sorted by topic, then partition
+	runs                     []topicRun // the rows' topics, sorted; never changed once built
 	// lastOK is when a gather last read the whole group (zero: never).
 	lastOK time.Time
 	// stale: the group-level values (members, state, rates) are an
@@ -72,23 +82,44 @@ func (g *groupState) carried() *groupState {
 	return &c
 }
 
+// add appends the row r of topic (rows come sorted by topic, then
+// partition).
+func (g *groupState) add(topic string, r rowState) {
+	if n := len(g.runs); n == 0 || g.runs[n-1].topic != topic {
+		g.runs = append(g.runs, topicRun{topic: topic})
+	}
+	g.rows = append(g.rows, r)
+	g.runs[len(g.runs)-1].end = len(g.rows)
+}
+
+// eachTopic calls fn with each topic of g and its rows, in order.
+func (g *groupState) eachTopic(fn func(topic string, rows []rowState)) {
+	start := 0
+	for _, t := range g.runs {
+		fn(t.topic, g.rows[start:t.end])
+		start = t.end
+	}
+}
+
 // row is g's row of a partition, if it has one.
 func (g *groupState) row(topic string, partition int32) (rowState, bool) {
 	if g == nil {
 		return rowState{}, false
 	}
-	i, found := slices.BinarySearchFunc(g.rows, rowState{topic: topic, partition: partition}, compareRows)
+	t, found := slices.BinarySearchFunc(g.runs, topic, func(r topicRun, topic string) int { return strings.Compare(r.topic, topic) })
 	if !found {
 		return rowState{}, false
 	}
-	return g.rows[i], true
-}
-
-func compareRows(a, b rowState) int {
-	if c := strings.Compare(a.topic, b.topic); c != 0 {
-		return c
+	start := 0
+	if t > 0 {
+		start = g.runs[t-1].end
 	}
-	return int(a.partition) - int(b.partition)
+	rows := g.rows[start:g.runs[t].end]
+	i, found := slices.BinarySearchFunc(rows, partition, func(r rowState, p int32) int { return cmp.Compare(r.partition, p) })
+	if !found {
+		return rowState{}, false
+	}
+	return rows[i], true
 }
 
 // mergeGroup is the next state of group g read this gather, given its
@@ -105,13 +136,14 @@ func mergeGroup(prev *groupState, g admin.GroupLag, protocol string, views rateV
 		}
 		return prev.carried(), 0, true
 	}
-	next = &groupState{members: g.Members, protocol: protocol, state: g.State, typ: g.Type, lastOK: now}
+	next = &groupState{members: g.Members, protocol: protocol, state: g.State, typ: g.Type, lastOK: now,
+		rows: make([]rowState, 0, len(g.Partitions))}
 	for _, p := range g.Partitions {
 		if p.Error != "" {
 			failedRows++
 			if r, ok := prev.row(p.Topic, p.Partition); ok {
 				r.stale = true
-				next.rows = append(next.rows, r)
+				next.add(p.Topic, r)
 			}
 			continue
 		}
@@ -119,11 +151,11 @@ func mergeGroup(prev *groupState, g admin.GroupLag, protocol string, views rateV
 		if !ok {
 			continue // never committed: no series (see metrics.go)
 		}
-		r := rowState{topic: p.Topic, partition: p.Partition, committed: *p.Committed, lag: lag, timeLagMs: -1}
+		r := rowState{partition: p.Partition, committed: *p.Committed, lag: lag, timeLagMs: -1}
 		if p.TimeLagMs != nil {
 			r.timeLagMs = *p.TimeLagMs
 		}
-		next.rows = append(next.rows, r)
+		next.add(p.Topic, r)
 	}
 	if failedRows > 0 {
 		// Rates over part of the group's partitions would understate
@@ -178,18 +210,17 @@ func writeGroupFamily(pw *pageWriter, f *family, name string, g *groupState) {
 			pw.add(float64(g.lastOK.UnixNano())/1e9, name)
 		}
 	case famLagSum, famCurrentOffsetSum:
-		var sum int64
-		for i, r := range g.rows {
-			if f == famLagSum {
-				sum += r.lag
-			} else {
-				sum += r.committed
+		g.eachTopic(func(topic string, rows []rowState) {
+			var sum int64
+			for _, r := range rows {
+				if f == famLagSum {
+					sum += r.lag
+				} else {
+					sum += r.committed
+				}
 			}
-			if i == len(g.rows)-1 || g.rows[i+1].topic != r.topic {
-				pw.add(float64(sum), name, r.topic)
-				sum = 0
-			}
-		}
+			pw.add(float64(sum), name, topic)
+		})
 	default:
 		writeRows(pw, f, name, g)
 	}
@@ -200,45 +231,46 @@ func writeGroupFamily(pw *pageWriter, f *family, name string, g *groupState) {
 // each scrape, so the escaped text of the labels that repeat (the cluster,
 // the group, the topic of a run of rows) is made once, not per line.
 func writeRows(pw *pageWriter, f *family, name string, g *groupState) {
-	var head, topic []byte // `NAME{cluster="..",consumergroup="..",partition="` and `",topic=".."}`
-	last := ""
-	for i, r := range g.rows {
-		var v float64
-		switch f {
-		case famCurrentOffset:
-			v = float64(r.committed)
-		case famLag:
-			v = float64(r.lag)
-		case famLagSeconds:
-			if r.timeLagMs < 0 {
-				continue
+	var head, tail []byte // `NAME{cluster="..",consumergroup="..",partition="` and `",topic=".."} `
+	g.eachTopic(func(topic string, rows []rowState) {
+		tail = tail[:0]
+		for _, r := range rows {
+			var v float64
+			switch f {
+			case famCurrentOffset:
+				v = float64(r.committed)
+			case famLag:
+				v = float64(r.lag)
+			case famLagSeconds:
+				if r.timeLagMs < 0 {
+					continue
+				}
+				v = float64(r.timeLagMs) / 1000
+			case famLagStale:
+				if !r.stale {
+					continue
+				}
+				v = 1
+			default:
+				return
 			}
-			v = float64(r.timeLagMs) / 1000
-		case famLagStale:
-			if !r.stale {
-				continue
+			if head == nil {
+				head = append(head, f.name...)
+				sep := byte('{')
+				if pw.cluster != "" {
+					head = appendLabel(head, sep, "cluster", pw.cluster)
+					sep = ','
+				}
+				head = appendLabel(head, sep, "consumergroup", name)
+				head = append(head, `,partition="`...)
 			}
-			v = 1
-		default:
-			return
-		}
-		if head == nil {
-			head = append(head, f.name...)
-			sep := byte('{')
-			if pw.cluster != "" {
-				head = appendLabel(head, sep, "cluster", pw.cluster)
-				sep = ','
+			if len(tail) == 0 {
+				tail = appendLabel(append(tail, '"'), ',', "topic", topic)
+				tail = append(tail, '}', ' ')
 			}
-			head = appendLabel(head, sep, "consumergroup", name)
-			head = append(head, `,partition="`...)
+			pw.line(head, int64(r.partition), tail, v)
 		}
-		if i == 0 || topic == nil || r.topic != last {
-			topic = appendLabel(append(topic[:0], '"'), ',', "topic", r.topic)
-			topic = append(topic, '}', ' ')
-			last = r.topic
-		}
-		pw.line(head, int64(r.partition), topic, v)
-	}
+	})
 }
 
 // gone reports whether the batch's read says group no longer exists (a

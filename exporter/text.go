@@ -107,6 +107,12 @@ func appendValue(b []byte, v float64) []byte {
 		return append(b, "-Inf"...)
 	case math.IsNaN(v):
 		return append(b, "NaN"...)
+	case v > -1e6 && v < 1e6 && v == math.Trunc(v) && (v != 0 || !math.Signbit(v)):
+		// Most values of a page are small whole numbers (lags, counts),
+		// which 'g' writes as integers below 1e6 (1e6 is "1e+06"); the
+		// float formatting was over half of a scrape's CPU at 500 groups x
+		// 1,000 partitions.
+		return strconv.AppendInt(b, int64(v), 10)
 	}
 	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }

@@ -2,9 +2,11 @@ package exporter
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -162,5 +164,20 @@ func TestTextBatchesEqualOneGather(t *testing.T) {
 	}
 	if n := strings.Count(strings.Join(single, "\n"), `kafka_topic_partition_current_offset{partition="0",topic="orders"}`); n != 1 {
 		t.Errorf("orders/0 log end written %d times, want once", n)
+	}
+}
+
+// TestAppendValueIntegers: the integer fast path writes what 'g' writes,
+// at and around its bounds, for -0 and for fractions next to integers.
+func TestAppendValueIntegers(t *testing.T) {
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, 7, 42, 999999, -999999, 1e6, -1e6, 1e6 + 1, 123456789, 1 << 40,
+		0.5, -0.5, 999999.5, 1e-7, 3.0000001, math.MaxInt64, math.MinInt64}
+	for v := -2000.0; v <= 2000; v++ {
+		vals = append(vals, v, v*499.0, v*v*0.25)
+	}
+	for _, v := range vals {
+		if got, want := string(appendValue(nil, v)), strconv.FormatFloat(v, 'g', -1, 64); got != want {
+			t.Errorf("appendValue(%v) = %q; want %q", v, got, want)
+		}
 	}
 }
