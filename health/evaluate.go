@@ -21,8 +21,8 @@ type LogEnd struct {
 
 // Partition is what is known of one partition of a group: its commits,
 // oldest first (the newest may be older than the window: it is then the
-// last commit known), and its log ends, oldest first, the last one
-// current.
+// last commit known; a zero Time says only that it is older than the
+// window), and its log ends, oldest first, the last one current.
 type Partition struct {
 	Topic     string
 	Partition int32
@@ -139,6 +139,9 @@ func stopped(p Partition, in []Commit, lag int64, o Options) (Result, bool) {
 		return Result{}, false
 	}
 	if len(in) == 0 {
+		if last.Time.IsZero() { // known only as older than the window
+			return Result{Status: STOP, Reason: fmt.Sprintf("no commit in the %s window with lag %d", o.Window, lag)}, true
+		}
 		return Result{Status: STOP, Reason: fmt.Sprintf("no commit for %s (window %s) with lag %d", round(idle), o.Window, lag)}, true
 	}
 	if span := last.Time.Sub(in[0].Time); len(in) > 1 && idle > span {
@@ -162,29 +165,41 @@ func stalled(p Partition, in []Commit, lag int64, _ Options) (Result, bool) {
 }
 
 // lagGrowing is WARN, the wiki's rule 3: the offset moves, but the lag at
-// every commit of the window is at least the one before, and the last is
-// greater than the first (the consumer is not keeping up). A lag of zero
-// anywhere in the window is OK (rule 1).
-func lagGrowing(p Partition, in []Commit, _ int64, _ Options) (Result, bool) {
-	if len(in) < 2 {
-		return Result{}, false
-	}
-	prev := int64(-1)
-	first := int64(-1)
-	for _, c := range in {
-		l := logEndAt(p.LogEnds, c.Time) - c.Offset
-		if l <= 0 || l < prev {
+// every point of the window is at least the one before, and the last is
+// greater than the first (the consumer is not keeping up). A point is a
+// log end observed in the window against the offset committed by then; a
+// lag of zero at any point is OK (rule 1).
+func lagGrowing(p Partition, in []Commit, _ int64, o Options) (Result, bool) {
+	since := o.Now.Add(-o.Window)
+	var lags []int64
+	for _, e := range p.LogEnds {
+		c, ok := committedAt(p.Commits, e.Time)
+		if e.Time.Before(since) || !ok {
+			continue
+		}
+		l := e.Offset - c
+		if l <= 0 || (len(lags) > 0 && l < lags[len(lags)-1]) {
 			return Result{}, false
 		}
-		if first < 0 {
-			first = l
-		}
-		prev = l
+		lags = append(lags, l)
 	}
-	if prev <= first {
+	if len(lags) < 2 || lags[len(lags)-1] <= lags[0] {
 		return Result{}, false
 	}
-	return Result{Status: WARN, Reason: fmt.Sprintf("lag grew from %d to %d over %d commits in %s", first, prev, len(in), round(in[len(in)-1].Time.Sub(in[0].Time)))}, true
+	return Result{Status: WARN, Reason: fmt.Sprintf("lag grew from %d to %d at each of %d points in %s", lags[0], lags[len(lags)-1], len(lags), o.Window)}, true
+}
+
+// committedAt is the offset committed at t: the newest commit at or
+// before it.
+func committedAt(cs []Commit, t time.Time) (int64, bool) {
+	off, ok := int64(0), false
+	for _, c := range cs {
+		if c.Time.After(t) {
+			break
+		}
+		off, ok = c.Offset, true
+	}
+	return off, ok
 }
 
 // logEndAt is the log end known at t: the newest observation at or before

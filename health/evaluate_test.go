@@ -82,10 +82,12 @@ func TestRuleStall(t *testing.T) {
 // least the one before, and grew: WARN.
 func TestRuleWarn(t *testing.T) {
 	runRules(t, []ruleCase{
-		{name: "gaining but falling behind", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 120, 140)}, want: WARN, reason: "lag grew from 90 to 110 over 3 commits"},
+		{name: "gaining but falling behind", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 120, 140)}, want: WARN, reason: "lag grew from 90 to 110 at each of 3 points"},
 		{name: "flat then growing", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 110, 130)}, want: WARN},
 		{name: "flat lag is not growth", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 110, 120)}, want: OK},
 		{name: "one step down", p: Partition{Commits: commits(10, 30, 40), LogEnds: ends(100, 110, 140)}, want: OK},
+		{name: "log ends before the first commit do not count", p: Partition{Commits: []Commit{{10, at(60)}, {20, at(120)}}, LogEnds: []LogEnd{{500, at(0)}, {100, at(60)}, {120, at(120)}}}, now: at(150), want: WARN, reason: "from 90 to 100 at each of 2 points"},
+		{name: "log ends before the window do not count", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 105, 120)}, now: at(120 + 30 + 9*60 + 30), want: OK},
 		{name: "sampled too", p: Partition{Commits: []Commit{{10, at(0)}, {20, at(30)}}, LogEnds: []LogEnd{{100, at(0)}, {150, at(30)}}, Sampled: true}, now: at(30), want: WARN},
 	})
 }
@@ -97,6 +99,7 @@ func TestRuleStop(t *testing.T) {
 		{name: "no commit in the window", p: Partition{Commits: commits(10, 20), LogEnds: ends(100)}, now: at(60 + 11*60), want: STOP, reason: "no commit for 11m0s (window 10m0s) with lag 80"},
 		{name: "silent longer than its commits took", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100)}, now: at(120 + 121), want: STOP, reason: "longer than the 2m0s"},
 		{name: "silent, but not that long", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100)}, now: at(120 + 119), want: OK},
+		{name: "last commit before the window, time unknown", p: Partition{Commits: []Commit{{Offset: 10}}, LogEnds: ends(100)}, want: STOP, reason: "no commit in the 10m0s window with lag 90"},
 		{name: "stopped at the log end", p: Partition{Commits: commits(10, 20), LogEnds: ends(20)}, now: at(3600), want: OK, reason: "caught up"},
 	})
 }

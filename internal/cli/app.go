@@ -32,6 +32,9 @@ type app struct {
 	stdin          io.Reader
 	getenv         func(string) string
 	now            func() time.Time
+	// sleep waits between lag --status's samples; nil is a real wait
+	// (tests act on the cluster there instead).
+	sleep func(ctx context.Context, d time.Duration) error
 
 	brokers  string
 	timeout  time.Duration
