@@ -37,6 +37,7 @@ type Partition struct {
 
 // Rewind is a committed offset that went backwards, for an Explainer.
 type Rewind struct {
+	Group     string // set by EvaluateGroup
 	Topic     string
 	Partition int32
 	From, To  Commit

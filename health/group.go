@@ -31,6 +31,12 @@ const maxNamed = 3
 // reason.
 func EvaluateGroup(group string, ps []Partition, o Options) GroupStatus {
 	g := GroupStatus{Group: group, Status: OK}
+	if explain := o.Explain; explain != nil {
+		o.Explain = func(r Rewind) (string, bool) {
+			r.Group = group
+			return explain(r)
+		}
+	}
 	for _, p := range ps {
 		r := PartitionStatus{Topic: p.Topic, Partition: p.Partition, Result: Evaluate(p, o)}
 		g.Partitions = append(g.Partitions, r)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/cluster"
 	"github.com/offsetctl/offsetctl/health"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
@@ -70,6 +71,7 @@ func (a *app) judge(o *statusOpts, cfg cluster.Config, adm *cluster.Admin, iso a
 		sleep = sleepCtx
 	}
 	return &health.Judge{
+		Explain:   a.auditExplainer(),
 		Admin:     adm,
 		Reader:    health.TopicReader{Admin: adm.Client, NewClient: cfg.NewClient},
 		Mode:      o.mode,
@@ -162,4 +164,31 @@ func statusBreaches(rep admin.LagReport, ths []statusThreshold) []string {
 		}
 	}
 	return out
+}
+
+// auditExplainer explains rewinds by the resets in offsetctl's audit log,
+// read at the first rewind (a reset made while sampling counts); a log
+// that cannot be read is said on stderr and explains nothing.
+func (a *app) auditExplainer() health.Explainer {
+	var explain health.Explainer
+	read := false
+	return func(r health.Rewind) (string, bool) {
+		if !read {
+			read = true
+			path, err := a.auditPath()
+			var entries []audit.Entry
+			if err == nil {
+				entries, err = audit.ReadFile(path)
+			}
+			if err != nil {
+				a.warnf("status: the audit log cannot be read, so no rewind is explained by a reset: %s", safetext.Text(err.Error()))
+				return "", false
+			}
+			explain = health.AuditExplainer(entries)
+		}
+		if explain == nil {
+			return "", false
+		}
+		return explain(r)
+	}
 }

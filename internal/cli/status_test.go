@@ -38,13 +38,16 @@ func statusRun(t *testing.T, c *testkit.Cluster, between func(), args ...string)
 type statusGroups struct {
 	busy, quiet                             string
 	gaining, behind, stopped, rewound, idle string
+	reset                                   string // rewound by offsetctl reset
+	backup                                  string
 }
 
 func newStatusGroups(t *testing.T, c *testkit.Cluster) statusGroups {
 	s := statusGroups{busy: c.Topic(1, nil), quiet: c.Topic(1, nil)}
 	c.Produce(s.busy, map[int32]int{0: 100}, time.Now())
 	c.Produce(s.quiet, map[int32]int{0: 10}, time.Now())
-	for _, g := range []*string{&s.gaining, &s.behind, &s.stopped, &s.rewound} {
+	s.backup = t.TempDir() + "/backup.csv"
+	for _, g := range []*string{&s.gaining, &s.behind, &s.stopped, &s.rewound, &s.reset} {
 		*g = testkit.Name(t, "health")
 		c.Commit(*g, s.busy, map[int32]int64{0: 10})
 	}
@@ -57,8 +60,9 @@ func newStatusGroups(t *testing.T, c *testkit.Cluster) statusGroups {
 // gaining consumer goes from lag 90 to 50, the one falling behind from
 // 90 to 130 though it commits, the stopped one does nothing, the rewound
 // one goes back to 5; the idle one stays at its log end.
-func (s statusGroups) between(c *testkit.Cluster) func() {
+func (s statusGroups) between(t *testing.T, c *testkit.Cluster) func() {
 	return func() {
+		mustRun(t, c, 0, "reset", s.reset, "--topic", s.busy, "--to", "5", "--execute", "--backup", s.backup)
 		c.Produce(s.busy, map[int32]int{0: 50}, time.Now())
 		c.Commit(s.gaining, s.busy, map[int32]int64{0: 100})
 		c.Commit(s.behind, s.busy, map[int32]int64{0: 20})
@@ -67,16 +71,17 @@ func (s statusGroups) between(c *testkit.Cluster) func() {
 }
 
 // lag --status on kfake, which has no readable __consumer_offsets: the
-// sampling fallback, said on stderr and in JSON, judges each group; the
+// sampling fallback, said on stderr and in JSON, judges each group (a
+// rewind by offsetctl reset, in the audit log, is OK and named); the
 // statuses show in JSON, CSV and the table; --fail-if status>=STOP exits 4
 // naming the stopped group only.
 func TestLagStatusSampled(t *testing.T) {
 	c := testkit.New(t)
 	s := newStatusGroups(t, c)
-	groups := []string{s.gaining, s.behind, s.stopped, s.rewound, s.idle}
-	want := map[string]string{s.gaining: "OK", s.behind: "WARN", s.stopped: "STOP", s.rewound: "REWIND", s.idle: "OK"}
+	groups := []string{s.gaining, s.behind, s.stopped, s.rewound, s.idle, s.reset}
+	want := map[string]string{s.gaining: "OK", s.behind: "WARN", s.stopped: "STOP", s.rewound: "REWIND", s.idle: "OK", s.reset: "OK"}
 
-	r := statusRun(t, c, s.between(c), append([]string{"lag", "--status", "--sample", "7s", "-o", "json"}, groups...)...)
+	r := statusRun(t, c, s.between(t, c), append([]string{"lag", "--status", "--sample", "7s", "-o", "json"}, groups...)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -101,11 +106,18 @@ func TestLagStatusSampled(t *testing.T) {
 		s.stopped: "offset 10 did not move",
 		s.rewound: "offset went back from 10 to 5",
 		s.idle:    "caught up",
+		s.reset:   "rewound from 10 to 5 at ",
 	} {
 		for _, got := range rep.Groups {
 			if got.Group == g && !strings.Contains(got.Partitions[0].StatusReason, reason) {
 				t.Errorf("%s: reason %q, want %q", g, got.Partitions[0].StatusReason, reason)
 			}
+		}
+	}
+
+	for _, g := range rep.Groups {
+		if g.Group == s.reset && !strings.Contains(g.Partitions[0].StatusReason, " by offsetctl reset (audit ") {
+			t.Errorf("the reset is not named: %q", g.Partitions[0].StatusReason)
 		}
 	}
 
@@ -127,8 +139,8 @@ func TestLagStatusSampled(t *testing.T) {
 	// --fail-if status>=STOP: exit 4 on the stopped group only (the
 	// others here are OK, WARN and REWIND), on fresh groups.
 	s = newStatusGroups(t, c)
-	groups = []string{s.gaining, s.behind, s.stopped, s.rewound, s.idle}
-	r = statusRun(t, c, s.between(c), append([]string{"lag", "--sample", "7s", "--fail-if", "status>=STOP"}, groups...)...)
+	groups = []string{s.gaining, s.behind, s.stopped, s.rewound, s.idle, s.reset}
+	r = statusRun(t, c, s.between(t, c), append([]string{"lag", "--sample", "7s", "--fail-if", "status>=STOP"}, groups...)...)
 	if r.code != 4 || !strings.Contains(r.stderr, "threshold crossed by group "+s.stopped+" status STOP") || strings.Count(r.stderr, " status ") != 1 {
 		t.Errorf("--fail-if status>=STOP: exit %d\n%s", r.code, r.stderr)
 	}
