@@ -184,10 +184,18 @@ func lagGrowing(p Partition, in []Commit, _ int64, o Options) (Result, bool) {
 		}
 		lags = append(lags, l)
 	}
-	if len(lags) < 2 || lags[len(lags)-1] <= lags[0] {
+	if len(lags) < 2 || lags[len(lags)-1] <= lags[0] || !moved(p.Commits, since) {
 		return Result{}, false
 	}
 	return Result{Status: WARN, Reason: fmt.Sprintf("lag grew from %d to %d at each of %d points in %s", lags[0], lags[len(lags)-1], len(lags), o.Window)}, true
+}
+
+// moved reports whether the committed offset went up inside the window:
+// lag that grows under an offset that does not move is a STALL or STOP
+// question (or, with one commit, too little to judge), not a WARN.
+func moved(cs []Commit, since time.Time) bool {
+	in := inWindow(cs, since)
+	return len(in) > 1 && in[len(in)-1].Offset > in[0].Offset
 }
 
 // committedAt is the offset committed at t: the newest commit at or

@@ -88,6 +88,7 @@ func TestRuleWarn(t *testing.T) {
 		{name: "one step down", p: Partition{Commits: commits(10, 30, 40), LogEnds: ends(100, 110, 140)}, want: OK},
 		{name: "log ends before the first commit do not count", p: Partition{Commits: []Commit{{10, at(60)}, {20, at(120)}}, LogEnds: []LogEnd{{500, at(0)}, {100, at(60)}, {120, at(120)}}}, now: at(150), want: WARN, reason: "from 90 to 100 at each of 2 points"},
 		{name: "log ends before the window do not count", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 105, 120)}, now: at(120 + 30 + 9*60 + 30), want: OK},
+		{name: "one commit under a growing log end", p: Partition{Commits: commits(10), LogEnds: []LogEnd{{50, at(0)}, {90, at(30)}}}, now: at(30), want: OK},
 		{name: "sampled too", p: Partition{Commits: []Commit{{10, at(0)}, {20, at(30)}}, LogEnds: []LogEnd{{100, at(0)}, {150, at(30)}}, Sampled: true}, now: at(30), want: WARN},
 	})
 }
