@@ -93,10 +93,11 @@ func judgeBatch(ctx context.Context, j *health.Judge, cfg cluster.Config, rep *a
 		return nil
 	}
 	rep.Status = true
-	jctx, cancel := batchTimeout(ctx, cfg.Timeout)
-	if cfg.Timeout > 0 {
-		jctx, cancel = context.WithTimeout(ctx, cfg.Timeout+j.Sample)
+	limit := cfg.Timeout
+	if limit > 0 {
+		limit += j.Sample
 	}
+	jctx, cancel := batchTimeout(ctx, limit)
 	defer cancel()
 	return j.Judge(jctx, rep, at)
 }
