@@ -91,7 +91,7 @@ func TestLagStatusSampled(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	if mode == "auto" && !strings.Contains(r.stderr, "the offsets topic cannot be read") || !strings.Contains(r.stderr, "sampling the committed offsets twice, 7s apart") {
+	if mode == "auto" && (!strings.Contains(r.stderr, "the offsets topic cannot be read") || !strings.Contains(r.stderr, "sampling the committed offsets twice, 7s apart")) {
 		t.Errorf("stderr does not say sampling was used:\n%s", r.stderr)
 	}
 	var rep admin.LagReport
