@@ -55,7 +55,8 @@ type TopicReader struct {
 	Admin     *kadm.Client
 	NewClient func(opts ...kgo.Opt) (*kgo.Client, error)
 	// Idle ends a read that got no record for this long before reaching
-	// the end (compaction can leave the last offsets empty); 0 means 3s.
+	// the end (compaction can leave the last offsets empty), three times
+	// as long before the first fetch; 0 means 3s.
 	Idle time.Duration
 }
 
@@ -149,8 +150,9 @@ func (r TopicReader) consume(ctx context.Context, want map[int32]kgo.Offset, lef
 	if idle <= 0 {
 		idle = 3 * time.Second
 	}
+	wait := 3 * idle // the first fetch also connects and finds the leaders
 	for len(left) > 0 {
-		pctx, cancel := context.WithTimeout(ctx, idle)
+		pctx, cancel := context.WithTimeout(ctx, wait)
 		fs := cl.PollFetches(pctx)
 		cancel()
 		if ctx.Err() != nil {
@@ -162,6 +164,7 @@ func (r TopicReader) consume(ctx context.Context, want map[int32]kgo.Offset, lef
 		if err := fetchError(fs); err != nil {
 			return r.wrap("reading it", err)
 		}
+		wait = idle
 		fs.EachRecord(func(rec *kgo.Record) {
 			if end, ok := left[rec.Partition]; ok && rec.Offset+1 >= end {
 				delete(left, rec.Partition)
