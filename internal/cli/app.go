@@ -118,6 +118,9 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	// the client log) is free of raw control bytes: messages quote names
 	// where they are built, and this is the net under them.
 	a.stderr = safetext.Lines(a.stderr)
+	// stdout's reader going away is one rule for every command: see
+	// stdout.go.
+	a.stdout = outputWriter{a.stdout}
 	a.args = append([]string(nil), args...)
 	root := a.rootCmd()
 	root.SetArgs(args)
@@ -135,6 +138,10 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	}
 	if errors.As(err, &ee) && ee.Quiet {
 		return code
+	}
+	if a.ran && stdoutClosed(err) {
+		// The reader left (`| head`): quietly, as cat does.
+		return exitcode.OutputClosed
 	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		fmt.Fprintln(a.stderr, "offsetctl: interrupted")
@@ -199,7 +206,8 @@ Exit codes:
   2  bad usage or input; nothing on the cluster was changed
   3  replay verification failed: a group's committed offsets changed during a replay
   4  a --fail-if threshold was crossed
-  141  replay: the reader of the records went away (| head) before every record asked for was written`,
+  141  the reader of stdout went away (| head) before everything asked for was written
+       (any command that only reads; one that changed a cluster exits 1 instead)`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {

@@ -302,7 +302,7 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 		}
 	}
 	var path string
-	return change.Execute(change.Steps{
+	return executeChange(change.Steps{
 		Backup: func() error {
 			p, err := writeBackup(f.backup, a.now(), backups)
 			if err != nil {
