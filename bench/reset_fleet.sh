@@ -12,7 +12,8 @@
 #
 # Env: NGROUPS (20; not GROUPS, which bash reserves), PARTITIONS (100, one topic; 2 records each), RUNS (>= 5, default 5), BASE (a git
 # ref to compare with, default main; BASE= to skip), APACHE (1; 0 to skip), PARALLEL (unset: the
-# default --parallel-groups, 16), KAFKA_SH (scripts/kafka.sh). The targets alternate run by run
+# default --parallel-groups, 16), PARALLEL_B (a second --parallel-groups for this build, run as one
+# more interleaved contender), KAFKA_SH (scripts/kafka.sh). The targets alternate run by run
 # (latest, earliest, ...) so every run moves every offset. offsetctl's defaults otherwise: the
 # transactional path (no --non-atomic), --timeout 30s raised to 120s for the slowest runs.
 set -euo pipefail
@@ -54,6 +55,7 @@ run() {
 	[ "$to" = latest ] && off=2
 	case $name in
 	offsetctl) /usr/bin/time -f '%e %M' -o "$work/t" "$work/offsetctl" -b "$B" reset -r "$P-.*" --all-topics --to "$to" --execute $par --backup "$work/b-$RANDOM$RANDOM.csv" --timeout 120s >/dev/null 2>"$work/err" || rc=$? ;;
+	par) /usr/bin/time -f '%e %M' -o "$work/t" "$work/offsetctl" -b "$B" reset -r "$P-.*" --all-topics --to "$to" --execute --parallel-groups "$PARALLEL_B" --backup "$work/b-$RANDOM$RANDOM.csv" --timeout 120s >/dev/null 2>"$work/err" || rc=$? ;;
 	base) /usr/bin/time -f '%e %M' -o "$work/t" "$work/offsetctl-base" -b "$B" reset -r "$P-.*" --all-topics --to "$to" --execute --backup "$work/b-$RANDOM$RANDOM.csv" --timeout 120s >/dev/null 2>"$work/err" || rc=$? ;;
 	apache) # shellcheck disable=SC2086
 		/usr/bin/time -f '%e %M' -o "$work/t" bash "$KAFKA_SH" consumer-groups --bootstrap-server "$B" --reset-offsets $apache_groups --all-topics --to-"$to" --execute >"$work/err" 2>&1 || rc=$?
@@ -65,6 +67,7 @@ run() {
 	echo "$name to $to: $(cut -d ' ' -f 1 "$work/t")s, verified" >&2
 }
 names=(offsetctl)
+[ -n "${PARALLEL_B:-}" ] && names+=(par)
 [ -n "$BASE" ] && names+=(base)
 [ "$APACHE" = 1 ] && names+=(apache)
 echo "broker: Apache Kafka at $B; $NG groups x $NP partitions; $(nproc) cores; load $(cut -d ' ' -f 1-3 /proc/loadavg); --parallel-groups ${PARALLEL:-default (16)}; base: ${BASE:-none}"
@@ -78,12 +81,12 @@ for r in $(seq "$RUNS"); do
 		run "$n" "$to"
 	done
 done
-python3 - "$work/runs" "$BASE" <<'PY'
+python3 - "$work/runs" "$BASE" "${PARALLEL_B:-}" <<'PY'
 import statistics, sys
 runs = {}
 for line in open(sys.argv[1]):
     n, s, kb = line.split(); runs.setdefault(n, []).append((float(s), int(kb)))
-label = {"offsetctl": "offsetctl (this build)", "base": f"offsetctl ({sys.argv[2]})", "apache": "kafka-consumer-groups"}
+label = {"par": f"offsetctl (this build) --parallel-groups {sys.argv[3]}", "offsetctl": "offsetctl (this build)", "base": f"offsetctl ({sys.argv[2]})", "apache": "kafka-consumer-groups"}
 print("| command | runs | min s | median s | peak RSS MiB | every run, s |")
 print("|---|---|---|---|---|---|")
 for n, rs in runs.items():
