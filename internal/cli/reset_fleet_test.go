@@ -8,6 +8,7 @@ package cli
 // Kafka with KAFKA_BROKERS.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os/exec"
@@ -22,6 +23,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/audit"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -165,17 +167,20 @@ func TestResetFleetLiveGroupRefusedAlone(t *testing.T) {
 // TestResetFleetKillNine: a child offsetctl resetting 10 groups, 4 in
 // flight, is killed with SIGKILL right after it has sent its nth EndTxn
 // (n = 1, 4, 8; read from its --verbose log, so it works on both
-// clusters). Every group is then entirely before or entirely planned (how
-// many of each is logged: whether the nth EndTxn landed is a race), and
-// the next run over the same groups, with a
-// --timeout below the dead run's transaction timeout, changes every one
-// of them at once: it takes each transactional id over.
+// clusters). Once each transactional id is taken over (as the next run
+// would: that completes a decided commit or aborts an open transaction),
+// every group is entirely before or entirely planned (how many of each is
+// logged: whether the nth EndTxn landed is a race); the run's audit intent
+// reads unknown and names every group, and undo of it puts every group
+// back; and the next run over the same groups, with a --timeout below the
+// dead run's transaction timeout, changes every one of them at once.
 func TestResetFleetKillNine(t *testing.T) {
 	c := testkit.New(t)
 	for _, n := range []int{1, 4, 8} {
 		t.Run(fmt.Sprintf("after EndTxn %d", n), func(t *testing.T) {
 			f := newFleet(t, c, 10, 3)
-			args := []string{"reset", "-r", f.prefix + "-.*", "--all-topics", "--to", "latest", "--execute", "--parallel-groups", "4", "--backup", filepath.Join(t.TempDir(), "b.csv"), "--timeout", "40s"}
+			log := filepath.Join(t.TempDir(), "audit.jsonl")
+			args := []string{"--audit-log", log, "reset", "-r", f.prefix + "-.*", "--all-topics", "--to", "latest", "--execute", "--parallel-groups", "4", "--backup", filepath.Join(t.TempDir(), "b.csv"), "--timeout", "40s"}
 			steps := make([]string, n)
 			for i := range steps {
 				steps[i] = "wrote EndTxn"
@@ -184,11 +189,25 @@ func TestResetFleetKillNine(t *testing.T) {
 			if !reached {
 				t.Fatalf("the child never sent EndTxn %d: %v\n%s", n, err, stderr)
 			}
+			settle(t, c, f.groups)
 			counts := map[string]int{}
 			for _, g := range f.groups {
 				counts[f.allOldOrNew(t, c, g, 1, 5)]++
 			}
 			t.Logf("killed after EndTxn %d: %d groups before, %d planned", n, counts["old"], counts["new"])
+			// The run's intent, written before its first group started,
+			// is on the record without an outcome: unknown, naming every
+			// group, and undo of it puts every group back before.
+			es := historyOf(t, "--audit-log", log)
+			if len(es) != 1 || es[0].Outcome != audit.Unknown || len(es[0].Groups) != len(f.groups) {
+				t.Fatalf("audit after the kill: %+v", es)
+			}
+			mustRun(t, c, 0, "--audit-log", log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(t.TempDir(), "u.csv"), "--timeout", "20s")
+			for _, g := range f.groups {
+				if ok, says := f.at(t, c, g, 1); !ok {
+					t.Fatalf("after undo %s, group %s: %s", es[0].ID, g, says)
+				}
+			}
 			mustRun(t, c, 0, "reset", "-r", f.prefix+"-.*", "--all-topics", "--to", "earliest", "--execute", "--backup", filepath.Join(t.TempDir(), "next.csv"), "--timeout", "20s")
 			for _, g := range f.groups {
 				if ok, says := f.at(t, c, g, 0); !ok {
@@ -249,4 +268,20 @@ func TestResetFleetConcurrentRunsLoseNoUpdate(t *testing.T) {
 		t.Errorf("only %d group changes applied over %d runs: every group should have been changed by at least one", total, runs)
 	}
 	t.Logf("%d group changes applied by %d concurrent runs over %d groups", total, runs, len(f.groups))
+}
+
+// settle takes each group's transactional id over, as the next run would,
+// so that a killed run's transactions are completed or aborted and the
+// committed offsets are final.
+func settle(t *testing.T, c *testkit.Cluster, groups []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	adm := c.Admin()
+	defer adm.Close()
+	for _, g := range groups {
+		if err := admin.CheckTxnAllowed(ctx, adm, g, admin.TxnOptions{ID: admin.TxnID(admin.DefaultTxnIDPrefix, g), Timeout: time.Minute}); err != nil {
+			t.Fatalf("taking the id of %s over: %v", g, err)
+		}
+	}
 }
