@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -82,4 +83,56 @@ func TestStdoutClosedEarlyOneRule(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestChangeClosedStdoutStaysLoud: a change command whose stdout's reader
+// is gone still changes the cluster, says so with the write error (exit
+// 1, not the quiet 141 of a read), and prints its backup line on stderr
+// (delete-offsets and delete-group used to drop it when the table could
+// not be written). A dry run of the same command is the quiet 141.
+func TestChangeClosedStdoutStaysLoud(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 3, 1: 3}, time.Time{})
+	for _, tc := range []struct {
+		name string
+		args func(g, backup string) []string
+	}{
+		{"delete-offsets", func(g, backup string) []string {
+			return []string{"delete-offsets", g, "--topic", topic + ":0", "--execute", "--backup", backup}
+		}},
+		{"delete-group", func(g, backup string) []string {
+			return []string{"delete-group", g, "--execute", "--backup", backup}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := testkit.Name(t, "g")
+			c.Commit(g, topic, map[int32]int64{0: 1, 1: 2})
+			backup := filepath.Join(t.TempDir(), "b.csv")
+			dry := tc.args(g, backup)
+			dry = dry[:len(dry)-3] // no --execute --backup F
+			if code, errb := closedStdoutRun(t, c, dry...); code != exitcode.OutputClosed || strings.Contains(errb, "broken pipe") {
+				t.Fatalf("dry run with a closed stdout: exit %d, stderr %s", code, errb)
+			}
+			code, errb := closedStdoutRun(t, c, tc.args(g, backup)...)
+			if code != exitcode.Failure || !strings.Contains(errb, "broken pipe") || !strings.Contains(errb, "backup of the ") {
+				t.Fatalf("exit %d, want 1 with the write error and the backup line; stderr:\n%s", code, errb)
+			}
+			if _, ok := c.Committed(g)[topic][0]; ok {
+				t.Fatalf("partition 0 of %s still has a commit: the change was not made", g)
+			}
+		})
+	}
+}
+
+// closedStdoutRun runs offsetctl in-process with a stdout whose every
+// write fails as a closed pipe does (EPIPE).
+func closedStdoutRun(t *testing.T, c *testkit.Cluster, args ...string) (int, string) {
+	t.Helper()
+	errb := newSyncBuffer()
+	a := &app{stdout: &failingWriter{}, stderr: errb, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	code := a.execute(ctx, append([]string{"--brokers", c.BrokerList()}, args...))
+	return code, errb.String()
 }
