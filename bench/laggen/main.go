@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -96,5 +98,21 @@ func fill(ctx context.Context, cl *kgo.Client, adm *kadm.Client, topic string, p
 			recs = append(recs, &kgo.Record{Partition: p, Value: []byte("v")})
 		}
 	}
-	return cl.ProduceSync(ctx, recs...).FirstErr()
+	// A loaded broker may elect the new topic's leaders after the
+	// second above: UNKNOWN_TOPIC_OR_PARTITION until then. Only the
+	// records that failed are sent again, so none is written twice.
+	for try := 0; ; try++ {
+		var failed []*kgo.Record
+		var err error
+		for _, r := range cl.ProduceSync(ctx, recs...) {
+			if r.Err != nil {
+				failed, err = append(failed, r.Record), r.Err
+			}
+		}
+		if err == nil || !errors.Is(err, kerr.UnknownTopicOrPartition) || try == 30 {
+			return err
+		}
+		recs = failed
+		time.Sleep(time.Second)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -44,6 +45,57 @@ func TestExecuteOrder(t *testing.T) {
 			}
 			if tc.wantErrContains == "" && err != nil || tc.wantErrContains != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErrContains)) {
 				t.Fatalf("error %v, want %q", err, tc.wantErrContains)
+			}
+		})
+	}
+}
+
+// TestEachBound: every index runs exactly once, never more than limit at
+// once, and the bound is reached when there is enough work.
+func TestEachBound(t *testing.T) {
+	for _, tc := range []struct{ n, limit, wantPeak int }{
+		{n: 0, limit: 4, wantPeak: 0},
+		{n: 1, limit: 4, wantPeak: 1},
+		{n: 50, limit: 4, wantPeak: 4},
+		{n: 7, limit: 0, wantPeak: 1},
+		{n: 3, limit: 10, wantPeak: 3},
+	} {
+		t.Run(fmt.Sprintf("n%d-limit%d", tc.n, tc.limit), func(t *testing.T) {
+			var mu sync.Mutex
+			inFlight, peak := 0, 0
+			ran := make([]int, tc.n)
+			release := make(chan struct{})
+			arrived := make(chan struct{}, tc.n)
+			go func() {
+				// Hold every call until as many as may run have
+				// started, so the peak is the bound, not luck.
+				for k := 0; k < tc.wantPeak; k++ {
+					<-arrived
+				}
+				close(release)
+			}()
+			Each(tc.n, tc.limit, func(i int) {
+				mu.Lock()
+				inFlight++
+				peak = max(peak, inFlight)
+				ran[i]++
+				mu.Unlock()
+				arrived <- struct{}{}
+				<-release
+				mu.Lock()
+				inFlight--
+				mu.Unlock()
+			})
+			if tc.n == 0 {
+				close(arrived)
+			}
+			if peak != tc.wantPeak {
+				t.Errorf("peak in flight %d, want %d", peak, tc.wantPeak)
+			}
+			for i, r := range ran {
+				if r != 1 {
+					t.Errorf("index %d ran %d times", i, r)
+				}
 			}
 		})
 	}

@@ -131,6 +131,9 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	// the client log) is free of raw control bytes: messages quote names
 	// where they are built, and this is the net under them.
 	a.stderr = safetext.Lines(a.stderr)
+	// stdout's reader going away is one rule for every command: see
+	// stdout.go.
+	a.stdout = outputWriter{a.stdout}
 	a.args = append([]string(nil), args...)
 	root := a.rootCmd()
 	root.SetArgs(args)
@@ -148,6 +151,10 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	}
 	if errors.As(err, &ee) && ee.Quiet {
 		return code
+	}
+	if a.ran && stdoutClosed(err) {
+		// The reader left (`| head`): quietly, as cat does.
+		return exitcode.OutputClosed
 	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		fmt.Fprintln(a.stderr, "offsetctl: interrupted")

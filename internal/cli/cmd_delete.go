@@ -192,7 +192,7 @@ func (a *app) executeDeleteOffsets(ctx context.Context, cfg cluster.Config, adm 
 	for i := range plans {
 		bgs[i] = plans[i].BackupRows()
 	}
-	return change.Execute(change.Steps{
+	return executeChange(change.Steps{
 		Backup: func() error {
 			backup, err := writeBackup(path, a.now(), bgs)
 			if err != nil {
@@ -218,9 +218,9 @@ func (a *app) executeDeleteOffsets(ctx context.Context, cfg cluster.Config, adm 
 		},
 		Outcome: func(err error) error { return rec.finish(err, deleteOffsetsAudit(plans)) },
 		Report: func(err error) error {
-			if rerr := render(); rerr != nil {
-				return errors.Join(err, rerr)
-			}
+			// What was done goes to stderr whatever happens to
+			// stdout: a closed pipe must not hide the undo line.
+			rerr := render()
 			for _, p := range plans {
 				if p.DeleteRequests > 1 {
 					a.notef("group %s: the delete exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetDelete requests, each atomic", safetext.Arg(p.Group), p.DeleteRequests)
@@ -228,6 +228,9 @@ func (a *app) executeDeleteOffsets(ctx context.Context, cfg cluster.Config, adm 
 			}
 			for _, line := range deleteOffsetsBackupLines(plans) {
 				a.infof("%s", line)
+			}
+			if rerr != nil {
+				return errors.Join(err, rerr)
 			}
 			return err
 		},
@@ -320,7 +323,7 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 			}
 			var written string
 			defer func() { err = rec.finish(err, deleteGroupAudit(&written, rows, bgs)) }()
-			return change.Execute(change.Steps{
+			return executeChange(change.Steps{
 				Backup: func() error {
 					path, err := writeBackup(backup, a.now(), bgs)
 					if err != nil {
@@ -340,10 +343,12 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 				},
 				Outcome: func(err error) error { return rec.finish(err, deleteGroupAudit(&written, rows, bgs)) },
 				Report: func(err error) error {
-					if rerr := show(); rerr != nil {
+					// The backup line whatever happens to stdout.
+					rerr := show()
+					a.infof("%s", deleteGroupBackupLine(written, rows, bgs))
+					if rerr != nil {
 						return errors.Join(err, rerr)
 					}
-					a.infof("%s", deleteGroupBackupLine(written, rows, bgs))
 					return err
 				},
 			})

@@ -220,6 +220,11 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		// shell gives a Unix tool ended by SIGPIPE.
 		runErr = &exitcode.Error{Code: exitcode.OutputClosed, Err: runErr, Quiet: true}
 	}
+	if opts.Produce != nil {
+		// A backfill copied records to a topic: a closed stdout
+		// stays a failure (see stdout.go).
+		runErr = loudAfterChange(runErr)
+	}
 	return rec.finish(runErr, replayAudit(&res))
 }
 

@@ -33,6 +33,8 @@ type resetFlags struct {
 	// commits in plain split OffsetCommits instead (no transaction).
 	txnPrefix string
 	nonAtomic bool
+	// parallel bounds how many groups are changed at once.
+	parallel int
 
 	// Apache's kafka-consumer-groups scenario flags, as aliases of --to.
 	toEarliest, toLatest, toCurrent bool
@@ -88,6 +90,7 @@ Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
 	fl.StringVar(&f.backup, "backup", "", "with --execute: backup file written before it commits (default offsetctl-backup-GROUP-UTCTIME.csv)")
 	fl.StringVar(&f.txnPrefix, "transactional-id-prefix", admin.DefaultTxnIDPrefix, "--execute commits each group in one transaction with id PREFIX+GROUP; runs with the same id fence each other")
 	fl.BoolVar(&f.nonAtomic, "non-atomic", false, "commit without a transaction (plain OffsetCommits, split at the 1 MiB batch limit: a failure between them leaves the group partly changed)")
+	fl.IntVar(&f.parallel, "parallel-groups", change.DefaultParallel, "with --execute and several groups: how many groups are changed at once (each in its own transaction; results are reported in plan order)")
 	fl.BoolVar(&f.toEarliest, "to-earliest", false, "alias of --to earliest")
 	fl.BoolVar(&f.toLatest, "to-latest", false, "alias of --to latest")
 	fl.BoolVar(&f.toCurrent, "to-current", false, "alias of --to current")
@@ -142,6 +145,9 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 	}
 	if f.execute && f.dryRun {
 		return exitcode.Usagef("--execute and --dry-run contradict each other")
+	}
+	if f.parallel < 1 || f.parallel > maxParallelGroups {
+		return exitcode.Usagef("--parallel-groups must be between 1 and %d, got %d", maxParallelGroups, f.parallel)
 	}
 	if f.allTopics && len(f.topics) > 0 {
 		return exitcode.Usagef("--topic and --all-topics contradict each other")
@@ -297,7 +303,7 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 		}
 	}
 	var path string
-	return change.Execute(change.Steps{
+	return executeChange(change.Steps{
 		Backup: func() error {
 			p, err := writeBackup(f.backup, a.now(), backups)
 			if err != nil {
@@ -318,23 +324,40 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 	})
 }
 
-// applyReset executes each group's plan in turn and returns the reset's
-// error: every group and partition failure, and what the deadline left
-// behind.
+// maxParallelGroups bounds --parallel-groups: each group in flight holds
+// a transactional id and a few requests at the coordinators; more than
+// this only queues requests at the broker.
+const maxParallelGroups = 256
+
+// applyReset executes the groups' plans, up to --parallel-groups at once
+// (each group in its own transaction, with its own fencing, live check
+// and read-back: groups share nothing but the deadline), and returns the
+// reset's error: every group and partition failure, in plan order, and
+// what the deadline left behind.
 func (a *app) applyReset(ectx context.Context, cfg cluster.Config, adm *cluster.Admin, plan *admin.Plan, todo []int, f resetFlags) error {
-	var groupErrs []string
+	// Said before the groups start, in plan order, not as they finish.
 	for _, i := range todo {
-		// A group error is also the group's Error, which plan.Errors()
-		// lists: only an error that is not is added here.
-		if err := a.executeGroup(ectx, adm, &plan.Groups[i], f); err != nil && plan.Groups[i].Error == "" {
-			groupErrs = append(groupErrs, err.Error())
+		if plan.Groups[i].Type == admin.ShareType {
+			a.notef("group %s is a share group: its start offsets are set with AlterShareGroupOffsets, not in a transaction and not all-or-nothing across partitions", safetext.Arg(plan.Groups[i].Group))
 		}
 	}
-	errs := plan.Errors()
-	if len(errs) == 0 && len(groupErrs) == 0 {
+	errs := make([]error, len(todo))
+	change.Each(len(todo), f.parallel, func(k int) {
+		errs[k] = a.executeGroup(ectx, adm, &plan.Groups[todo[k]], f)
+	})
+	var groupErrs []string
+	for k, i := range todo {
+		// A group error is also the group's Error, which plan.Errors()
+		// lists: only an error that is not is added here.
+		if errs[k] != nil && plan.Groups[i].Error == "" {
+			groupErrs = append(groupErrs, errs[k].Error())
+		}
+	}
+	errList := plan.Errors()
+	if len(errList) == 0 && len(groupErrs) == 0 {
 		return nil
 	}
-	all := summarizeErrors(append(groupErrs, errs...))
+	all := summarizeErrors(append(groupErrs, errList...))
 	// A coordinator that answered "not available" until the deadline did
 	// answer: its give-up line says what was waited for, not that the
 	// cluster was silent.
@@ -436,8 +459,8 @@ func resetBackupLine(path string, plan *admin.Plan, todo []int, id string) strin
 func (a *app) executeGroup(ctx context.Context, adm *cluster.Admin, gp *admin.GroupPlan, f resetFlags) error {
 	if gp.Type == admin.ShareType {
 		// No transaction exists for share-group start offsets (no
-		// TxnOffsetCommit for share groups): --non-atomic or not.
-		a.notef("group %s is a share group: its start offsets are set with AlterShareGroupOffsets, not in a transaction and not all-or-nothing across partitions", safetext.Arg(gp.Group))
+		// TxnOffsetCommit for share groups): --non-atomic or not
+		// (applyReset said so).
 		return admin.ExecuteShareReset(ctx, adm, gp)
 	}
 	if f.nonAtomic {

@@ -283,7 +283,8 @@ const exitCodesHelp = `Exit codes:
   2  bad usage or input; nothing on the cluster was changed
   3  replay verification failed: a group's committed offsets changed during a replay
   4  a --fail-if threshold was crossed
-  141  replay: the reader of the records went away (| head) before every record asked for was written
+  141  the reader of stdout went away (| head) before everything asked for was written
+       (any command that only reads; one that changed a cluster exits 1 instead)
 
 A bad-input error is one line on stderr, "offsetctl: ...", naming the value it refuses
 (docs/bad-input.md).`

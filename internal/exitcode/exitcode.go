@@ -1,6 +1,6 @@
 // Package exitcode classifies errors into the process exit codes offsetctl
 // promises: 0 ok, 1 operational failure, 2 bad usage or input, 3 replay
-// verification failed, 4 a --fail-if threshold crossed, 141 a replay's
+// verification failed, 4 a --fail-if threshold crossed, 141 stdout's
 // reader went away early.
 //
 // Bad input has one convention. A library package (admin, replay, ...) that
@@ -23,8 +23,9 @@ const (
 	// Threshold: lag or groups printed their report, and a row or group
 	// crossed a --fail-if threshold (a check for cron, CI, Kubernetes).
 	Threshold = 4
-	// OutputClosed: the reader of a replay's records (`| head`) went away
-	// before every record asked for was written. It is 128+SIGPIPE, the
+	// OutputClosed: the reader of stdout (`| head`) went away before
+	// everything asked for was written (any command that only reads: lag,
+	// groups, history, a dry run, replay). It is 128+SIGPIPE, the
 	// status a shell shows for cat or kcat ended by the same closed pipe,
 	// so `set -o pipefail` scripts can tell it from a failure (1).
 	OutputClosed = 141
