@@ -137,13 +137,12 @@ type backfiller struct {
 	firstErr error
 	errAt    string
 
-	// pending counts copies not yet acknowledged; acks counts the
-	// acknowledged ones. The watchdog reads the clock, not the copies:
-	// a clock read per record was a measurable part of a backfill.
-	pending atomic.Int64
-	acks    atomic.Int64
-	stall   time.Duration
-	stop    chan struct{}
+	// pending counts copies not yet acknowledged; progress is the last
+	// time (UnixNano) one was, or a copy started with none pending.
+	pending  atomic.Int64
+	progress atomic.Int64
+	stall    time.Duration
+	stop     chan struct{}
 	// batchMax bounds a record batch (see targetBatchMax).
 	batchMax int32
 	wg       sync.WaitGroup
@@ -163,10 +162,7 @@ type backfiller struct {
 	// began, the positions and copy counts the last commit made
 	// visible, how many transactions committed, and the positions a
 	// previous run had committed (where this one resumed).
-	// txnDue is set by txnTimer once the open transaction has been open
-	// for TxnInterval: copy tests a flag instead of reading the clock.
-	txnDue          atomic.Bool
-	txnTimer        *time.Timer
+	txnStart        time.Time
 	txnBytes        int64 // what the open transaction's copies hold (recordBatchFloor)
 	committed       map[int32]int64
 	committedCopied map[int32]int64
@@ -270,6 +266,7 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 	for _, pp := range plan.Partitions {
 		b.parts[pp.Partition] = &inflight{}
 	}
+	b.progress.Store(time.Now().UnixNano())
 	if b.txn {
 		pos, err := b.takeOverAndResume(actx)
 		if err != nil {
@@ -394,19 +391,14 @@ func (b *backfiller) watchdog() {
 	defer b.wg.Done()
 	tick := time.NewTicker(b.stall / 10)
 	defer tick.Stop()
-	seen, since := b.acks.Load(), time.Now()
 	for {
 		select {
 		case <-b.stop:
 			return
-		case now := <-tick.C:
-			if n := b.acks.Load(); n != seen || b.pending.Load() == 0 {
-				seen, since = n, now
-				continue
-			}
-			if now.Sub(since) < b.stall {
-				continue
-			}
+		case <-tick.C:
+		}
+		if b.pending.Load() == 0 || time.Since(time.Unix(0, b.progress.Load())) < b.stall {
+			continue
 		}
 		b.fail(fmt.Errorf("no acknowledgement from the target for %s (broker down or unreachable?)", b.stall), "")
 		b.pcancel() // a Produce waiting for buffer space returns
@@ -418,9 +410,6 @@ func (b *backfiller) watchdog() {
 }
 
 func (b *backfiller) close() {
-	if b.txnTimer != nil {
-		b.txnTimer.Stop()
-	}
 	b.pcancel()
 	close(b.stop)
 	b.wg.Wait()
@@ -451,8 +440,8 @@ func (b *backfiller) copy(r *kgo.Record) error {
 			return b.err()
 		}
 		b.started = true
-		b.armTxnTimer()
-	} else if b.txn && (b.txnDue.Load() || b.txnBytes >= b.opts.TxnMaxBytes) {
+		b.txnStart = time.Now()
+	} else if b.txn && (time.Since(b.txnStart) >= b.opts.TxnInterval || b.txnBytes >= b.opts.TxnMaxBytes) {
 		if err := b.checkpoint(); err != nil {
 			return err
 		}
@@ -483,7 +472,9 @@ func (b *backfiller) copy(r *kgo.Record) error {
 	seq := inf.base + int64(len(inf.queue))
 	inf.queue = append(inf.queue, slot{offset: off})
 	b.mu.Unlock()
-	b.pending.Add(1)
+	if b.pending.Add(1) == 1 {
+		b.progress.Store(time.Now().UnixNano())
+	}
 	b.cl.Produce(b.pctx, out, func(rec *kgo.Record, err error) { b.answer(p, seq, off, rec, err) })
 	return nil
 }
@@ -492,10 +483,10 @@ func (b *backfiller) copy(r *kgo.Record) error {
 // at offset off (sequence seq of its partition), and tells the checkpoint
 // loop, which writes a checkpoint covering it.
 func (b *backfiller) answer(p int32, seq, off int64, rec *kgo.Record, err error) {
-	if err == nil {
-		b.acks.Add(1)
-	}
 	b.pending.Add(-1)
+	if err == nil {
+		b.progress.Store(time.Now().UnixNano())
+	}
 	b.mu.Lock()
 	if err == nil {
 		if last, ok := b.lastOffset[rec.Partition]; !ok || rec.Offset > last {

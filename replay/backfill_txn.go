@@ -200,21 +200,8 @@ func (b *backfiller) checkpoint() error {
 		b.fail(fmt.Errorf("beginning the next transaction: %w", err), "")
 		return b.err()
 	}
-	b.txnBytes = 0
-	b.armTxnTimer()
+	b.txnStart, b.txnBytes = time.Now(), 0
 	return nil
-}
-
-// armTxnTimer starts the open transaction's interval: txnDue is set once
-// it has passed.
-func (b *backfiller) armTxnTimer() {
-	if b.txnTimer == nil {
-		b.txnTimer = time.AfterFunc(b.opts.TxnInterval, func() { b.txnDue.Store(true) })
-		return
-	}
-	b.txnTimer.Stop()
-	b.txnDue.Store(false)
-	b.txnTimer.Reset(b.opts.TxnInterval)
 }
 
 // endTxn stages the position and commits the open transaction, recording
