@@ -419,17 +419,7 @@ func TestAuditAbortUnanswered(t *testing.T) {
 // restores the offsets.
 func TestAuditDeleteOffsetsUnanswered(t *testing.T) {
 	f := newWAL(t)
-	var held atomic.Bool
-	f.c.Fake.ControlKey(int16(kmsg.OffsetDelete), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		if !held.CompareAndSwap(false, true) {
-			f.c.Fake.KeepControl()
-			return nil, nil, false
-		}
-		// Applied, then the answer is lost: the broker answers after
-		// the run gave up.
-		f.c.Fake.SleepControl(func() { time.Sleep(2500 * time.Millisecond) })
-		return nil, nil, false
-	})
+	f.answerLate(kmsg.OffsetDelete)
 	dir := t.TempDir()
 	r := mustRun(t, f.c, 1, "--audit-log", f.log, "delete-offsets", f.group, "--topic", f.topic, "--execute", "--backup", filepath.Join(dir, "d.csv"), "--timeout", "2s")
 	if strings.Contains(r.stderr, "nothing was deleted") || !strings.Contains(r.stderr, "whether 3 offset(s) were deleted is unknown") || !strings.Contains(r.stderr, "(outcome: unknown)") {
@@ -454,15 +444,7 @@ func TestAuditDeleteOffsetsUnanswered(t *testing.T) {
 // --verify finds the group gone, and undo restores it exactly.
 func TestAuditDeleteGroupUnanswered(t *testing.T) {
 	f := newWAL(t)
-	var held atomic.Bool
-	f.c.Fake.ControlKey(int16(kmsg.DeleteGroups), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		if !held.CompareAndSwap(false, true) {
-			f.c.Fake.KeepControl()
-			return nil, nil, false
-		}
-		f.c.Fake.SleepControl(func() { time.Sleep(2500 * time.Millisecond) })
-		return nil, nil, false
-	})
+	f.answerLate(kmsg.DeleteGroups)
 	dir := t.TempDir()
 	r := mustRun(t, f.c, 1, "--audit-log", f.log, "delete-group", f.group, "--execute", "--backup", filepath.Join(dir, "d.csv"), "--timeout", "2s")
 	if strings.Contains(r.stderr, "nothing was deleted") || !strings.Contains(r.stderr, "whether the group was deleted is unknown") || !strings.Contains(r.stderr, "(outcome: unknown)") {
@@ -480,4 +462,18 @@ func TestAuditDeleteGroupUnanswered(t *testing.T) {
 	}
 	mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(dir, "u.csv"))
 	f.wantAt(t, walOld)
+}
+
+// answerLate applies the first request of key the run sends and answers
+// it only after the run's 2 s deadline: applied, its answer lost.
+func (f walFixture) answerLate(key kmsg.Key) {
+	var held atomic.Bool
+	f.c.Fake.ControlKey(int16(key), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if !held.CompareAndSwap(false, true) {
+			f.c.Fake.KeepControl()
+			return nil, nil, false
+		}
+		f.c.Fake.SleepControl(func() { time.Sleep(2500 * time.Millisecond) })
+		return nil, nil, false
+	})
 }
