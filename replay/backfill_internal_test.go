@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/admin"
 )
 
 // TestRefusedCopyIsNotReplayed pins the invariant behind every resume

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/textlist"
 )
 

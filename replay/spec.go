@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/admin"
 )
 
 // StartKind says how a start position is given.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/offsetctl/offsetctl/audit"
+	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offsetctl/offsetctl/audit"
+	"github.com/offsetctl/offsetctl/internal/audit"
 )
 
 // history's GROUPS column names the groups unambiguously: a name holding a

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/admin"
 )
 
 // DeleteOffsets renders a delete-offsets plan or outcome.

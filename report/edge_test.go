@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/semantics"
 	"github.com/offsetctl/offsetctl/replay"
-	"github.com/offsetctl/offsetctl/semantics"
 )
 
 // A large table of wide characters (CJK, two columns each on a terminal)

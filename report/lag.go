@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/admin"
 )
 
 // LagByTopic renders `lag --by topic`: one row per group and topic.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/admin"
 )
 
 func TestLagTableProgress(t *testing.T) {

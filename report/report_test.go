@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/admin"
 )
 
 func TestParseFormat(t *testing.T) {

@@ -3,7 +3,7 @@ package report
 import (
 	"io"
 
-	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/admin"
 )
 
 // Reset renders a reset plan (or its outcome after --execute). JSON is one

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/admin"
 )
 
 // The fast table writer prints exactly what WriteTable prints.

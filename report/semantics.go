@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/offsetctl/offsetctl/internal/safetext"
-	"github.com/offsetctl/offsetctl/semantics"
+	"github.com/offsetctl/offsetctl/internal/semantics"
 )
 
 // Semantics renders the commit-semantics experiment: the table of modes,

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/admin"
 )
 
 // GroupStates renders `lag --state`: one row per group with its

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/semantics"
 	"github.com/offsetctl/offsetctl/replay"
-	"github.com/offsetctl/offsetctl/semantics"
 )
 
 // These tests assert whole outputs: every line of a table, every row and

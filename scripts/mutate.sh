@@ -38,16 +38,16 @@ WORKERS="${MUTATE_WORKERS:-2}"
 MAX="${MUTATE_MAX:-150}"
 BASELINE=scripts/mutate-baseline
 GREMLINS_VERSION=v0.6.0
-ALL=(admin replay cluster report)
+ALL=(internal/admin replay internal/cluster report)
 
 # The files mutated are the pure ones (parsing, planning, digests,
 # rendering); gathering and executing are I/O against a cluster, covered by
 # the integration tests in internal/cli, not by their package's tests.
 excludes() {
   case "$1" in
-    admin) echo 'gather\.go$ reset_exec\.go$ reset_txn\.go$ describe848\.go$ timelag\.go$ delete\.go$ lagstream\.go$' ;;
+    internal/admin) echo 'gather\.go$ reset_exec\.go$ reset_txn\.go$ describe848\.go$ timelag\.go$ delete\.go$ lagstream\.go$' ;;
     replay) echo 'run\.go$ consume\.go$ snapshot\.go$ backfill[^/]*\.go$ pool\.go$' ;;
-    cluster) echo 'security[^/]*\.go$ profile\.go$ embedded\.go$ commit\.go$' ;;
+    internal/cluster) echo 'security[^/]*\.go$ profile\.go$ embedded\.go$ commit\.go$' ;;
     *) echo '' ;;
   esac
 }
@@ -59,7 +59,7 @@ excludes() {
 # survives, so skipping them can only lower a score.
 skips() {
   case "$1" in
-    admin) echo '^(TestExecuteResetTxn.*|TestFetchOffsetsRetriesCoordinator|TestDescribeGroupsRetriesCoordinator)$' ;;
+    internal/admin) echo '^(TestExecuteResetTxn.*|TestFetchOffsetsRetriesCoordinator|TestDescribeGroupsRetriesCoordinator)$' ;;
     *) echo '' ;;
   esac
 }
@@ -192,7 +192,7 @@ for p in "${pkgs[@]}"; do
   secs=$(( $(date +%s) - start ))
   echo "($secs s)"
   # "admin: killed 1, lived 2, equivalent (excluded) 3, not covered/... 4: efficacy 5.0% ..."
-  summary+=("$(sed -n 's/^\([a-z]*\): killed \([0-9]*\), lived \([0-9]*\), equivalent (excluded) \([0-9]*\), [^0-9]* \([0-9]*\): efficacy \([0-9.]*%\).*/\1 \2 \3 \4 \5 \6/p' <<<"$line") $secs $WORKERS")
+  summary+=("$(sed -n 's/^\([a-z/]*\): killed \([0-9]*\), lived \([0-9]*\), equivalent (excluded) \([0-9]*\), [^0-9]* \([0-9]*\): efficacy \([0-9.]*%\).*/\1 \2 \3 \4 \5 \6/p' <<<"$line") $secs $WORKERS")
 done
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "mutate: below the floor or failed: ${failed[*]}" >&2

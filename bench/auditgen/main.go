@@ -13,7 +13,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/offsetctl/offsetctl/audit"
+	"github.com/offsetctl/offsetctl/internal/audit"
 )
 
 func main() {

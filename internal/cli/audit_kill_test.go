@@ -19,8 +19,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/offsetctl/offsetctl/admin"
-	"github.com/offsetctl/offsetctl/audit"
+	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 

@@ -19,7 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
-	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 	"github.com/offsetctl/offsetctl/replay"
 )

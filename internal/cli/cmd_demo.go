@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/semantics"
 	"github.com/offsetctl/offsetctl/report"
-	"github.com/offsetctl/offsetctl/semantics"
 )
 
 func (a *app) playgroundCmd() *cobra.Command {

@@ -22,9 +22,9 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/spf13/cobra"
 
-	"github.com/offsetctl/offsetctl/admin"
-	"github.com/offsetctl/offsetctl/exporter"
+	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/exporter"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
 )
 

@@ -13,11 +13,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
+	"github.com/offsetctl/offsetctl/internal/semantics"
 	"github.com/offsetctl/offsetctl/report"
-	"github.com/offsetctl/offsetctl/semantics"
 )
 
 // semanticsWorkerEnv marks a worker child process. offsetctl itself does

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/offsetctl/offsetctl/admin"
-	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/cluster"
 )
 
 // completionTimeout bounds the cluster round trip behind a TAB press when

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 

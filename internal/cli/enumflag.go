@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/offsetctl/offsetctl/internal/exitcode"
-	"github.com/offsetctl/offsetctl/semantics"
+	"github.com/offsetctl/offsetctl/internal/semantics"
 )
 
 // enum describes a flag whose values come from a fixed set (gh's

@@ -30,7 +30,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 	"github.com/offsetctl/offsetctl/replay"
 )

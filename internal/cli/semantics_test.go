@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/offsetctl/offsetctl/cluster"
+	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/semantics"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 	"github.com/offsetctl/offsetctl/report"
-	"github.com/offsetctl/offsetctl/semantics"
 )
 
 // semRow is one decoded result row.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offsetctl/offsetctl/admin"
+	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 

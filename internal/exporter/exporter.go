@@ -1,0 +1,372 @@
+// Package exporter serves consumer-group lag as Prometheus metrics. One
+// gather loop per cluster keeps the latest page; a scrape only serves it,
+// so scrapes never reach Kafka and never pile up on it.
+//
+// A gather is complete or it says so: a group or partition it could not
+// read keeps its last values, marked stale, and the gather's success is
+// 0; a group leaves the page only after a complete gather that does not
+// select it, or a read that says it does not exist (docs/exporter.md).
+//
+// Every number comes from admin.Gather and admin.ComputeLag, the same code
+// as `offsetctl lag`, so the exporter and `lag -o json` agree.
+package exporter
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/cluster"
+)
+
+// Options say what a Collector gathers and how often.
+type Options struct {
+	// Interval between the starts of two gathers; a gather that runs
+	// longer is cut at Interval so rounds never overlap.
+	Interval time.Duration
+	// Request selects the groups (AllGroups with an optional Match) and
+	// the isolation level.
+	Request admin.GatherRequest
+	// TimeLag reads the age of each lagging partition's next record.
+	TimeLag bool
+	// RateWindow is the span of the consume/produce rates.
+	RateWindow time.Duration
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// Cluster, when set, is the cluster label of every lag series (one
+	// Collector per --profile cluster).
+	Cluster string
+}
+
+// snapshot is what one gather produced; scrapes read it, never Kafka. It
+// is never changed once published. The group families are written from
+// state at each scrape (WriteText): the compact state is a fraction of
+// their text, and the text of one gather is not held next to the next.
+type snapshot struct {
+	text   samples                // the topic and broker families, written once per gather
+	groups []string               // state's names, sorted
+	state  map[string]*groupState // by group
+}
+
+// rateViews are the rates of one batch's groups, computed by the loop
+// that owns Rates.
+type rateViews struct {
+	consume, catchUp, behind map[string]float64 // by group
+}
+
+// Collector gathers one cluster's lag on its own schedule and implements
+// prometheus.Collector over the latest result.
+type Collector struct {
+	cfg  cluster.Config
+	opts Options
+	read readTimeLag
+	open func() (gatherer, error)
+
+	// owned by the gather loop
+	rates     *admin.Rates
+	cache     timeCache
+	state     map[string]*groupState // by group: what the latest page shows
+	topicOffs topicOffsets           // the topics' offsets the latest page shows
+
+	// scraping counts the scrapes writing the page now (WriteText); a
+	// gather waits for them between batches (yieldToScrapes).
+	scraping atomic.Int32
+
+	mu        sync.Mutex
+	last      *snapshot // latest page; nil before the first gather that read anything
+	lastOK    time.Time // when the latest complete gather finished
+	lastDur   time.Duration
+	lastFail  bool
+	lastStats gatherStats
+	errors    float64
+}
+
+// gatherStats counts what one gather could not read.
+type gatherStats struct {
+	groupErrors, partitionErrors, timeLagMissed int
+	yielded                                     time.Duration // waited for scrapes
+}
+
+func (s gatherStats) complete() bool { return s.groupErrors == 0 && s.partitionErrors == 0 }
+
+// gatherer is the part of a cluster admin client a gather needs: the lag
+// of the selected groups, a batch of groups at a time.
+type gatherer interface {
+	stream(ctx context.Context, req admin.GatherRequest, each func(context.Context, admin.LagBatch) error) error
+	close()
+}
+
+type adminGatherer struct{ adm *cluster.Admin }
+
+// stream is `lag --all-groups`' gathering (admin.StreamLag): batches of
+// admin.LagBatchGroups groups, each written out and dropped before the
+// next is gathered, so a gather holds one batch and the text, not the
+// whole report.
+func (g adminGatherer) stream(ctx context.Context, req admin.GatherRequest, each func(context.Context, admin.LagBatch) error) error {
+	return admin.StreamLag(ctx, g.adm, req, admin.LagOptions{Scope: req.Scope}, admin.StreamOptions{}, each)
+}
+func (g adminGatherer) close() { g.adm.Close() }
+
+// New returns a Collector for the cluster cfg. Call Run to start gathering.
+func New(cfg cluster.Config, opts Options) *Collector {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = 15 * time.Second
+	}
+	if opts.RateWindow <= 0 {
+		opts.RateWindow = 4 * opts.Interval
+	}
+	c := &Collector{cfg: cfg, opts: opts, read: admin.FillTimeLag, rates: admin.NewRates(opts.RateWindow)}
+	c.open = func() (gatherer, error) {
+		adm, err := cfg.NewAdmin()
+		if err != nil {
+			return nil, err
+		}
+		return adminGatherer{adm}, nil
+	}
+	return c
+}
+
+// Run gathers at once and then every Interval until ctx ends.
+func (c *Collector) Run(ctx context.Context) {
+	g, err := c.open()
+	if err != nil {
+		c.record(nil, 0, gatherStats{}, err)
+		return
+	}
+	defer g.close()
+	t := time.NewTicker(c.opts.Interval)
+	defer t.Stop()
+	for {
+		c.GatherOnce(ctx, g)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// GatherOnce runs one gather and publishes its page (or counts its
+// failure).
+func (c *Collector) GatherOnce(ctx context.Context, g gatherer) {
+	start := c.opts.Now()
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Interval)
+	defer cancel()
+	snap, st, err := c.gather(ctx, g)
+	c.record(snap, c.opts.Now().Sub(start), st, err)
+}
+
+// gather reads every selected group, a batch at a time, into the next
+// state and its page. The time lag of a batch is read within what is left
+// of the round's time-lag budget, half the interval, so the search never
+// takes the time the batches after it need; what it could not read is
+// counted and has no series.
+func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherStats, error) {
+	gr := &gatherRound{c: c, now: c.opts.Now(), text: samples{cluster: c.opts.Cluster, lines: map[*family][]byte{}},
+		cache: timeCache{}, topics: map[string]bool{}, next: map[string]*groupState{}, dropped: map[string]bool{}, offs: topicOffsets{}}
+	gr.rates = c.rates.Round(gr.now)
+	var cancel context.CancelFunc
+	gr.tlCtx, cancel = context.WithTimeout(ctx, c.opts.Interval/2)
+	defer cancel()
+	err := g.stream(ctx, c.opts.Request, gr.batch)
+	// A failed gather still moves the rates by what it saw (as lag
+	// --watch does).
+	gr.rates.End(err == nil)
+	gr.finish(err)
+	renderProduceRates(&gr.text, gr.topics, c.rates.ProduceRate)
+	renderBrokers(&gr.text, g)
+	return &snapshot{text: gr.text, groups: slices.Sorted(maps.Keys(gr.next)), state: gr.next}, gr.st, err
+}
+
+// gatherRound is one gather in progress: the next state, built from the
+// collector's (read only until finish).
+type gatherRound struct {
+	c       *Collector
+	now     time.Time
+	rates   *admin.RatesRound
+	tlCtx   context.Context // ends at the round's time-lag budget
+	text    samples         // the topic and broker families
+	cache   timeCache       // time-lag positions read or used this round
+	topics  map[string]bool // topics whose offsets are written
+	next    map[string]*groupState
+	dropped map[string]bool // groups a read said no longer exist
+	offs    topicOffsets
+	st      gatherStats
+}
+
+// batch takes one batch of groups: their time lag, rates, next state and
+// topic offsets.
+func (gr *gatherRound) batch(bctx context.Context, b admin.LagBatch) error {
+	c, rep := gr.c, b.Report
+	if c.opts.TimeLag {
+		fctx, cancel := withEarlierDeadline(bctx, gr.tlCtx)
+		found, missed := fillTimeLag(fctx, c.read, c.cfg, &rep, c.opts.Request.Isolation, gr.now, c.cache)
+		cancel()
+		maps.Copy(gr.cache, found)
+		gr.st.timeLagMissed += missed
+	}
+	gr.rates.Observe(rep)
+	views := groupViews(rep, gr.rates.Progress)
+	protocol := protocols(b.Snapshot)
+	for _, gl := range rep.Groups {
+		if gone(b.Snapshot, gl.Group) {
+			gr.dropped[gl.Group] = true
+			continue
+		}
+		gs, failedRows, failed := mergeGroup(c.state[gl.Group], gl, protocol[gl.Group], views, gr.now)
+		gr.st.partitionErrors += failedRows
+		if failed {
+			gr.st.groupErrors++
+		}
+		if gs != nil {
+			gr.next[gl.Group] = gs
+		}
+	}
+	renderTopicOffsets(&gr.text, b.Snapshot.Offsets, gr.topics, c.topicOffs, gr.offs)
+	gr.yieldToScrapes(bctx)
+	return nil
+}
+
+// yieldStep is how often a gather waiting for scrapes looks again.
+const yieldStep = 5 * time.Millisecond
+
+// yieldToScrapes waits, before the next batch is gathered, while a scrape
+// is writing the page, for at most a quarter of the interval in all per
+// round, so a scrape never waits for the round but a stream of scrapes (or
+// a stalled scraper, until the write timeout) cannot hold a round up. A
+// scrape that shared the 2 cores with a gather and the broker answering
+// it took about twice as long with gathers back to back at 500 groups x
+// 1,000 partitions (bench/exporter.md).
+func (gr *gatherRound) yieldToScrapes(ctx context.Context) {
+	for gr.c.scraping.Load() > 0 && gr.st.yielded < gr.c.opts.Interval/4 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(yieldStep):
+		}
+		gr.st.yielded += yieldStep
+	}
+}
+
+// finish makes the round's state the collector's. A gather that failed
+// or was cut keeps what it did not reach (groups, stale; topics; time-lag
+// positions): only a complete gather may say something is gone.
+func (gr *gatherRound) finish(err error) {
+	c := gr.c
+	if err != nil {
+		for _, name := range slices.Sorted(maps.Keys(c.state)) {
+			if _, read := gr.next[name]; !read && !gr.dropped[name] {
+				gr.next[name] = c.state[name].carried()
+				gr.st.groupErrors++
+			}
+		}
+		for k, v := range c.cache {
+			if _, ok := gr.cache[k]; !ok {
+				gr.cache[k] = v
+			}
+		}
+	}
+	if err != nil || !gr.st.complete() {
+		carryTopics(&gr.text, gr.topics, c.topicOffs, gr.offs)
+	}
+	c.state, c.topicOffs = gr.next, gr.offs
+	if c.opts.TimeLag {
+		c.cache = gr.cache
+	}
+}
+
+// withEarlierDeadline is ctx, ended also by other's deadline.
+func withEarlierDeadline(ctx, other context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := other.Deadline(); ok {
+		return context.WithDeadline(ctx, d)
+	}
+	return context.WithCancel(ctx)
+}
+
+// protocols maps each group of s to its protocol type.
+func protocols(s *admin.Snapshot) map[string]string {
+	out := make(map[string]string, len(s.Groups))
+	for _, gs := range s.Groups {
+		p := gs.ProtocolType
+		if p == "" && gs.Type == "consumer" {
+			p = "consumer" // KIP-848 groups have no protocol type field
+		}
+		out[gs.Group] = p
+	}
+	return out
+}
+
+// groupViews reads the rates and ETAs of the groups in rep.
+func groupViews(rep admin.LagReport, progress func(admin.GroupLag) *admin.Progress) rateViews {
+	v := rateViews{consume: map[string]float64{}, catchUp: map[string]float64{}, behind: map[string]float64{}}
+	for _, g := range rep.Groups {
+		if g.Error != "" {
+			continue
+		}
+		g.TotalLag = groupLag(g)
+		if pr := progress(g); pr != nil {
+			v.consume[g.Group] = pr.ConsumeRate
+			v.behind[g.Group] = b2f(pr.FallingBehind)
+			if pr.CatchUpSeconds != nil {
+				v.catchUp[g.Group] = *pr.CatchUpSeconds
+			}
+		}
+	}
+	return v
+}
+
+// record publishes a gather's page (what it read fresh, what it could not
+// read carried and marked stale) and counts it as failed unless it read
+// everything: a partial gather is never published as complete.
+func (c *Collector) record(s *snapshot, d time.Duration, st gatherStats, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lastDur = d
+	c.lastStats = st
+	if s != nil {
+		c.last = s
+	}
+	if err != nil || !st.complete() {
+		c.lastFail = true
+		c.errors++
+		return
+	}
+	c.lastFail = false
+	c.lastOK = c.opts.Now()
+}
+
+// Healthy reports whether the latest gather was complete.
+func (c *Collector) Healthy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.lastOK.IsZero() && !c.lastFail
+}
+
+// groupLag is the lag of a group's committed rows: the rows a consumer's
+// position is known for (never-committed partitions have no lag series, as
+// `lag` shows "-" for them).
+func groupLag(g admin.GroupLag) int64 {
+	var n int64
+	for _, p := range g.Partitions {
+		if lag, ok := rowLag(p); ok {
+			n += lag
+		}
+	}
+	return n
+}
+
+// rowLag is a row's lag when it has one to export: read without error and
+// committed (admin leaves Lag nil for a never-committed partition).
+func rowLag(p admin.PartitionLag) (int64, bool) {
+	if p.Error != "" || p.Committed == nil || p.Lag == nil {
+		return 0, false
+	}
+	return *p.Lag, true
+}

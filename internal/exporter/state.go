@@ -1,0 +1,283 @@
+package exporter
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/offsetctl/offsetctl/internal/admin"
+)
+
+// rowState is what the page shows of one group-partition: the values of
+// the last read of it that succeeded. Its topic is its run's (topicRun):
+// 32 bytes a row, the bulk of the state at 500 groups x 1,000 partitions,
+// held twice while a gather builds the next (bench/exporter.md).
+type rowState struct {
+	partition int32
+	// stale: this gather's read of the partition failed; the values are
+	// an earlier gather's.
+	stale     bool
+	committed int64
+	lag       int64
+	timeLagMs int64 // -1: no time lag (not read within the round's budget)
+}
+
+// topicRun says which rows are one topic's: rows[end of the run before
+// : end].
+type topicRun struct {
+	topic string
+	end   int
+}
+
+// groupState is what the page shows of one group. A gather builds the
+// next state of every group it reads from the previous one: what it read
+// replaces, what it failed to read is carried and marked stale. The page
+// is written from it, so a failed read never shows as a missing series
+// (which a sum or an alert reads as zero lag).
+type groupState struct {
+	members              int
+	protocol, state, typ string
+	// rates: the consume rate, catch-up ETA and falling-behind flag, each
+	// when known (ok bits 1, 2, 4).
+	consume, catchUp, behind float64
+	ok                       uint8
+	rows                     []rowState // sorted by topic, then partition
+	runs                     []topicRun // the rows' topics, sorted; never changed once built
+	// lastOK is when a gather last read the whole group (zero: never).
+	lastOK time.Time
+	// stale: the group-level values (members, state, rates) are an
+	// earlier gather's, as this one could not read the group.
+	stale bool
+}
+
+const (
+	okConsume = 1 << iota
+	okCatchUp
+	okBehind
+)
+
+// anyStale reports whether anything of the group shown is carried.
+func (g *groupState) anyStale() bool {
+	if g.stale {
+		return true
+	}
+	for _, r := range g.rows {
+		if r.stale {
+			return true
+		}
+	}
+	return false
+}
+
+// carried is g as shown when a gather could not read the group at all:
+// every value kept, every one marked stale.
+func (g *groupState) carried() *groupState {
+	c := *g
+	c.stale = true
+	c.rows = slices.Clone(g.rows)
+	for i := range c.rows {
+		c.rows[i].stale = true
+	}
+	return &c
+}
+
+// add appends the row r of topic (rows come sorted by topic, then
+// partition).
+func (g *groupState) add(topic string, r rowState) {
+	if n := len(g.runs); n == 0 || g.runs[n-1].topic != topic {
+		g.runs = append(g.runs, topicRun{topic: topic})
+	}
+	g.rows = append(g.rows, r)
+	g.runs[len(g.runs)-1].end = len(g.rows)
+}
+
+// eachTopic calls fn with each topic of g and its rows, in order.
+func (g *groupState) eachTopic(fn func(topic string, rows []rowState)) {
+	start := 0
+	for _, t := range g.runs {
+		fn(t.topic, g.rows[start:t.end])
+		start = t.end
+	}
+}
+
+// row is g's row of a partition, if it has one.
+func (g *groupState) row(topic string, partition int32) (rowState, bool) {
+	if g == nil {
+		return rowState{}, false
+	}
+	t, found := slices.BinarySearchFunc(g.runs, topic, func(r topicRun, topic string) int { return strings.Compare(r.topic, topic) })
+	if !found {
+		return rowState{}, false
+	}
+	start := 0
+	if t > 0 {
+		start = g.runs[t-1].end
+	}
+	rows := g.rows[start:g.runs[t].end]
+	i, found := slices.BinarySearchFunc(rows, partition, func(r rowState, p int32) int { return cmp.Compare(r.partition, p) })
+	if !found {
+		return rowState{}, false
+	}
+	return rows[i], true
+}
+
+// mergeGroup is the next state of group g read this gather, given its
+// previous state (nil when none). A group whose read failed (g.Error)
+// keeps its previous state, all stale (nil when it has none: nothing
+// known, nothing shown); a partition whose read failed keeps its previous
+// row, stale (none when it had none). failedRows counts the partitions
+// whose read failed; a group with any keeps its previous rates and
+// lastOK, as a partial read is not a read of the whole group.
+func mergeGroup(prev *groupState, g admin.GroupLag, protocol string, views rateViews, now time.Time) (next *groupState, failedRows int, failed bool) {
+	if g.Error != "" {
+		if prev == nil {
+			return nil, 0, true
+		}
+		return prev.carried(), 0, true
+	}
+	next = &groupState{members: g.Members, protocol: protocol, state: g.State, typ: g.Type, lastOK: now,
+		rows: make([]rowState, 0, len(g.Partitions))}
+	for _, p := range g.Partitions {
+		if p.Error != "" {
+			failedRows++
+			if r, ok := prev.row(p.Topic, p.Partition); ok {
+				r.stale = true
+				next.add(p.Topic, r)
+			}
+			continue
+		}
+		lag, ok := rowLag(p)
+		if !ok {
+			continue // never committed: no series (see metrics.go)
+		}
+		r := rowState{partition: p.Partition, committed: *p.Committed, lag: lag, timeLagMs: -1}
+		if p.TimeLagMs != nil {
+			r.timeLagMs = *p.TimeLagMs
+		}
+		next.add(p.Topic, r)
+	}
+	if failedRows > 0 {
+		// Rates over part of the group's partitions would understate
+		// its lag and its ETA: keep the last whole read's.
+		next.lastOK = time.Time{}
+		if prev != nil {
+			next.consume, next.catchUp, next.behind, next.ok, next.lastOK = prev.consume, prev.catchUp, prev.behind, prev.ok, prev.lastOK
+		}
+		return next, failedRows, false
+	}
+	if v, ok := views.consume[g.Group]; ok {
+		next.consume, next.ok = v, next.ok|okConsume
+	}
+	if v, ok := views.catchUp[g.Group]; ok {
+		next.catchUp, next.ok = v, next.ok|okCatchUp
+	}
+	if v, ok := views.behind[g.Group]; ok {
+		next.behind, next.ok = v, next.ok|okBehind
+	}
+	return next, 0, false
+}
+
+// groupFamilies are the families written from the groups' state at
+// scrape time (writeGroupFamily); the others are written once per gather.
+var groupFamilies = map[*family]bool{famCurrentOffset: true, famLag: true, famLagSum: true, famLagSeconds: true,
+	famMembers: true, famInfo: true, famConsumeRate: true, famCatchUp: true, famBehind: true,
+	famCurrentOffsetSum: true, famLagStale: true, famGroupStale: true, famGroupLastOK: true}
+
+// writeGroupFamily writes group name's lines of family f.
+func writeGroupFamily(pw *pageWriter, f *family, name string, g *groupState) {
+	switch f {
+	case famMembers:
+		pw.add(float64(g.members), name)
+	case famInfo:
+		pw.add(1, name, g.protocol, g.state, g.typ)
+	case famConsumeRate:
+		if g.ok&okConsume != 0 {
+			pw.add(g.consume, name)
+		}
+	case famCatchUp:
+		if g.ok&okCatchUp != 0 {
+			pw.add(g.catchUp, name)
+		}
+	case famBehind:
+		if g.ok&okBehind != 0 {
+			pw.add(g.behind, name)
+		}
+	case famGroupStale:
+		pw.add(b2f(g.anyStale()), name)
+	case famGroupLastOK:
+		if !g.lastOK.IsZero() {
+			pw.add(float64(g.lastOK.UnixNano())/1e9, name)
+		}
+	case famLagSum, famCurrentOffsetSum:
+		g.eachTopic(func(topic string, rows []rowState) {
+			var sum int64
+			for _, r := range rows {
+				if f == famLagSum {
+					sum += r.lag
+				} else {
+					sum += r.committed
+				}
+			}
+			pw.add(float64(sum), name, topic)
+		})
+	default:
+		writeRows(pw, f, name, g)
+	}
+}
+
+// writeRows writes group name's per-partition lines of f. They are most
+// of the page (a million at 500 groups x 1,000 partitions) and written at
+// each scrape, so the escaped text of the labels that repeat (the cluster,
+// the group, the topic of a run of rows) is made once, not per line.
+func writeRows(pw *pageWriter, f *family, name string, g *groupState) {
+	var head, tail []byte // `NAME{cluster="..",consumergroup="..",partition="` and `",topic=".."} `
+	g.eachTopic(func(topic string, rows []rowState) {
+		tail = tail[:0]
+		for _, r := range rows {
+			var v float64
+			switch f {
+			case famCurrentOffset:
+				v = float64(r.committed)
+			case famLag:
+				v = float64(r.lag)
+			case famLagSeconds:
+				if r.timeLagMs < 0 {
+					continue
+				}
+				v = float64(r.timeLagMs) / 1000
+			case famLagStale:
+				if !r.stale {
+					continue
+				}
+				v = 1
+			default:
+				return
+			}
+			if head == nil {
+				head = append(head, f.name...)
+				sep := byte('{')
+				if pw.cluster != "" {
+					head = appendLabel(head, sep, "cluster", pw.cluster)
+					sep = ','
+				}
+				head = appendLabel(head, sep, "consumergroup", name)
+				head = append(head, `,partition="`...)
+			}
+			if len(tail) == 0 {
+				tail = appendLabel(append(tail, '"'), ',', "topic", topic)
+				tail = append(tail, '}', ' ')
+			}
+			pw.line(head, int64(r.partition), tail, v)
+		}
+	})
+}
+
+// gone reports whether the batch's read says group no longer exists (a
+// describe that answered "no such group" and no commits): the one read,
+// besides a complete gather that does not list it, after which a group
+// leaves the page.
+func gone(s *admin.Snapshot, group string) bool {
+	gs, ok := s.Group(group)
+	return ok && gs.Err == nil && gs.CommitErr == nil && !gs.Exists
+}

@@ -1,0 +1,145 @@
+package exporter
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/cluster"
+)
+
+func TestTimeLagCache(t *testing.T) {
+	now := time.UnixMilli(1_000_000)
+	var reads [][]int64 // next offsets asked for, per read
+	// The log: the record at offset o was written at o*10 ms.
+	read := func(_ context.Context, _ cluster.Config, rep *admin.LagReport, _ admin.Isolation, at time.Time) (int, error) {
+		var asked []int64
+		for gi := range rep.Groups {
+			for pi := range rep.Groups[gi].Partitions {
+				p := &rep.Groups[gi].Partitions[pi]
+				off := nextOffset(*p)
+				asked = append(asked, off)
+				p.TimeLagMs = new(at.UnixMilli() - off*10)
+			}
+		}
+		reads = append(reads, asked)
+		return 0, nil
+	}
+	rep := func(c0, c1 int64) admin.LagReport {
+		return lagRep("g", []*int64{i64(c0), i64(c1), nil}, []int64{90_000, 90_000, 90_000})
+	}
+
+	r1 := rep(100, 200)
+	cache, missed := fillTimeLag(context.Background(), read, cluster.Config{}, &r1, admin.ReadUncommitted, now, nil)
+	if missed != 0 {
+		t.Fatalf("%d rows missed", missed)
+	}
+	if len(reads) != 1 || len(reads[0]) != 2 {
+		t.Fatalf("first round read %v, want both committed lagging partitions once", reads)
+	}
+	if got := *r1.Groups[0].Partitions[0].TimeLagMs; got != 1_000_000-1000 {
+		t.Fatalf("time lag %d", got)
+	}
+	if r1.Groups[0].Partitions[2].TimeLagMs != nil {
+		t.Error("a never-committed row got a time lag")
+	}
+
+	// Second round 5 s later: partition 0 did not move (served from the
+	// cache, its age grows by 5 s), partition 1 moved to 300 (read again).
+	later := now.Add(5 * time.Second)
+	r2 := rep(100, 300)
+	cache, missed = fillTimeLag(context.Background(), read, cluster.Config{}, &r2, admin.ReadUncommitted, later, cache)
+	if missed != 0 {
+		t.Fatalf("%d rows missed", missed)
+	}
+	if len(reads) != 2 || len(reads[1]) != 1 || reads[1][0] != 300 {
+		t.Fatalf("second round read %v, want only offset 300", reads)
+	}
+	if got := *r2.Groups[0].Partitions[0].TimeLagMs; got != 1_005_000-1000 {
+		t.Errorf("cached time lag %d, want %d", got, 1_005_000-1000)
+	}
+	if got := *r2.Groups[0].Partitions[1].TimeLagMs; got != 1_005_000-3000 {
+		t.Errorf("re-read time lag %d", got)
+	}
+	// The cache holds this round's keys only: offset 200 is gone.
+	if _, ok := cache[timeKey{"t", 1, 200}]; ok || len(cache) != 2 {
+		t.Errorf("cache %v, want only offsets 100 and 300", cache)
+	}
+
+	// A third round with nothing moved reads nothing.
+	r3 := rep(100, 300)
+	if _, missed := fillTimeLag(context.Background(), read, cluster.Config{}, &r3, admin.ReadUncommitted, later, cache); missed != 0 {
+		t.Fatalf("%d rows missed", missed)
+	}
+	if len(reads) != 2 {
+		t.Errorf("an unchanged round read the log: %v", reads)
+	}
+}
+
+func i64(v int64) *int64 { return &v }
+
+// lagRep is a one-group, one-topic report with the given committed offsets
+// and log ends per partition (nil committed: never committed, no lag).
+func lagRep(group string, committed []*int64, ends []int64) admin.LagReport {
+	g := admin.GroupLag{Group: group, Type: "classic", State: "Stable"}
+	for i := range committed {
+		p := admin.PartitionLag{Topic: "t", Partition: int32(i), LogStart: 0, LogEnd: ends[i], Committed: committed[i]}
+		if committed[i] != nil {
+			p.Lag = new(ends[i] - *committed[i])
+		}
+		g.Partitions = append(g.Partitions, p)
+	}
+	return admin.LagReport{Groups: []admin.GroupLag{g}}
+}
+
+// TestRoundTimeLagBudget: a time-lag read that would never finish (it
+// waits for its context) is cut at the round's time-lag budget (half the
+// interval); the round still reads every batch after it, is complete
+// (time lag is not a read of offsets), has no lag_seconds series for the
+// rows left out and counts them; the rows without lag still get 0.
+func TestRoundTimeLagBudget(t *testing.T) {
+	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	g := &fakeGatherer{batch: 1, snaps: []*admin.Snapshot{handSnapshot(40, 100)}}
+	c := New(cluster.Config{}, Options{Interval: time.Second, TimeLag: true, Now: func() time.Time { return clock }})
+	calls := 0
+	c.read = func(ctx context.Context, _ cluster.Config, rep *admin.LagReport, _ admin.Isolation, _ time.Time) (int, error) {
+		calls++
+		<-ctx.Done()
+		n := 0
+		for _, g := range rep.Groups {
+			n += len(g.Partitions)
+		}
+		return n, nil
+	}
+	done := make(chan struct{})
+	go func() { c.GatherOnce(context.Background(), g); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the round did not end: the time-lag read held it")
+	}
+	if calls != 1 {
+		t.Errorf("%d time-lag reads, want 1 (billing's lagging partition; idle has no lag)", calls)
+	}
+	want := `
+# HELP kafka_consumergroup_lag_seconds Age of the next record the group has not consumed, read from the log's own timestamps (0 without lag).
+# TYPE kafka_consumergroup_lag_seconds gauge
+kafka_consumergroup_lag_seconds{consumergroup="idle",partition="0",topic="orders"} 0
+# HELP offsetctl_gather_success 1 when the latest gather read every selected group and partition, 0 when any read failed.
+# TYPE offsetctl_gather_success gauge
+offsetctl_gather_success 1
+# HELP offsetctl_gather_time_lag_missed Lagging group-partitions whose time lag the latest gather could not read within its time-lag budget (half the interval); their kafka_consumergroup_lag_seconds is absent.
+# TYPE offsetctl_gather_time_lag_missed gauge
+offsetctl_gather_time_lag_missed 1
+`
+	if err := testutil.GatherAndCompare(scraped(c), strings.NewReader(want), "kafka_consumergroup_lag_seconds", "offsetctl_gather_success", "offsetctl_gather_time_lag_missed"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := testutil.GatherAndCount(scraped(c), "kafka_consumergroup_lag"); err != nil || n != 2 {
+		t.Errorf("%d lag series (%v): the batch after the cut search was not read", n, err)
+	}
+}
