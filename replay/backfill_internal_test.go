@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // TestRefusedCopyIsNotReplayed pins the invariant behind every resume
@@ -28,7 +28,7 @@ func TestRefusedCopyIsNotReplayed(t *testing.T) {
 	if resp, err := adm.CreateTopic(ctx, 3, 1, nil, "dst"); err != nil || resp.Err != nil {
 		t.Fatalf("creating dst: %v %v", err, resp.Err)
 	}
-	g, err := Gather(ctx, adm, "t", admin.ReadCommitted, nil, time.Now())
+	g, err := Gather(ctx, adm, "t", lag.ReadCommitted, nil, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // pstate is the consuming state of one partition.
@@ -110,7 +110,7 @@ func newConsumer(cfg cluster.Config, plan Plan, opts Options, copier *backfiller
 
 func (c *consumer) clientOpts() []kgo.Opt {
 	isoOpt := kgo.FetchIsolationLevel(kgo.ReadCommitted())
-	if c.opts.Isolation == admin.ReadUncommitted {
+	if c.opts.Isolation == lag.ReadUncommitted {
 		isoOpt = kgo.FetchIsolationLevel(kgo.ReadUncommitted())
 	}
 	fetchMax := c.opts.FetchMaxBytes

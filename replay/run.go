@@ -14,9 +14,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/textlist"
 )
 
@@ -38,7 +38,7 @@ type Options struct {
 	Follow bool
 	// Isolation is ReadCommitted (what consumers see; the default of the
 	// command) or ReadUncommitted.
-	Isolation admin.Isolation
+	Isolation lag.Isolation
 
 	// Sink receives the records in Format; nil means none.
 	Sink   io.Writer
@@ -185,9 +185,9 @@ func unbounded(plan Plan) bool {
 
 // Gather reads the topic's partitions, their log start and end (for iso)
 // and the offsets of the given timestamps, with the admin client.
-func Gather(ctx context.Context, adm *cluster.Admin, topic string, iso admin.Isolation, times []int64, now time.Time) (Gathered, error) {
+func Gather(ctx context.Context, adm *cluster.Admin, topic string, iso lag.Isolation, times []int64, now time.Time) (Gathered, error) {
 	g := Gathered{Topic: topic, Partitions: map[int32]PartitionState{}, TimeOffsets: map[int64]map[int32]int64{}, At: now}
-	to, err := admin.ListOffsets(ctx, adm, []string{topic}, iso)
+	to, err := lag.ListOffsets(ctx, adm, []string{topic}, iso)
 	if err != nil {
 		return g, err
 	}

@@ -17,9 +17,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/coordretry"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
@@ -30,14 +30,14 @@ import (
 // ListGroups, one OffsetFetch per coordinator restricted to the topic's
 // partitions, and describes of the groups with commits only.
 func takeSnapshot(ctx context.Context, adm *cluster.Admin, topic string, partitions []int32, named []string) (proofSnapshot, error) {
-	listed, err := admin.ListGroups(ctx, adm)
+	listed, err := lag.ListGroups(ctx, adm)
 	if err != nil {
 		return nil, fmt.Errorf("proof: %w", err)
 	}
 	groups := append([]string(nil), named...)
 	sort.Strings(groups)
 	if len(groups) == 0 {
-		groups = admin.ConsumerGroupNames(listed)
+		groups = lag.ConsumerGroupNames(listed)
 	}
 	commits, err := fetchTopicCommits(ctx, adm, groups, topic, partitions)
 	if err != nil {
@@ -49,7 +49,7 @@ func takeSnapshot(ctx context.Context, adm *cluster.Admin, topic string, partiti
 			relevant = append(relevant, g)
 		}
 	}
-	infos, err := admin.DescribeGroups(ctx, adm, relevant, listed)
+	infos, err := lag.DescribeGroups(ctx, adm, relevant, listed)
 	if err != nil {
 		return nil, fmt.Errorf("proof: %w", err)
 	}
@@ -72,7 +72,7 @@ func takeSnapshot(ctx context.Context, adm *cluster.Admin, topic string, partiti
 // partitions, in one OffsetFetch per coordinator, retrying the whole read
 // while a group's coordinator is not available (coordretry: a read, safe
 // to repeat). The map is keyed by group, then partition.
-func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string, topic string, partitions []int32) (admin.PartitionMap[int64], error) {
+func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string, topic string, partitions []int32) (lag.PartitionMap[int64], error) {
 	r := coordretry.New(ctx)
 	for {
 		out, group, err := fetchTopicCommitsOnce(ctx, adm, groups, topic, partitions)
@@ -88,8 +88,8 @@ func fetchTopicCommits(ctx context.Context, adm *cluster.Admin, groups []string,
 
 // fetchTopicCommitsOnce is one round of fetchTopicCommits; on an error it
 // also names the group it is about (the first of a failed request's).
-func fetchTopicCommitsOnce(ctx context.Context, adm *cluster.Admin, groups []string, topic string, partitions []int32) (_ admin.PartitionMap[int64], group string, _ error) {
-	out := make(admin.PartitionMap[int64], len(groups))
+func fetchTopicCommitsOnce(ctx context.Context, adm *cluster.Admin, groups []string, topic string, partitions []int32) (_ lag.PartitionMap[int64], group string, _ error) {
+	out := make(lag.PartitionMap[int64], len(groups))
 	if len(groups) == 0 {
 		return out, "", nil
 	}

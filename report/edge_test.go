@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/semantics"
 	"github.com/offsetctl/offsetctl/replay"
 )
@@ -38,7 +39,7 @@ func TestLargeTableOfWideCharactersStaysAligned(t *testing.T) {
 // after it are printed too.
 func TestLagTableGroupWithoutRowsFirst(t *testing.T) {
 	r := lagWhole()
-	r.Groups = []admin.GroupLag{r.Groups[1], r.Groups[0]}
+	r.Groups = []lag.GroupLag{r.Groups[1], r.Groups[0]}
 	got := render(t, func(w *bytes.Buffer) error { return Lag(w, Table, r) })
 	if !strings.HasPrefix(got, "GROUP h  TYPE consumer  STATE Dead  MEMBERS 0  TOTAL-LAG 0  ERROR group does not exist\n\nGROUP g  TYPE classic") ||
 		strings.Count(got, "\n") != 8 || !strings.HasSuffix(got, "no committed offset\n") {

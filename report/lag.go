@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // Lag renders a lag report. The table prints one block of rows per group,
 // with the group's state and total lag above its rows; CSV prints one row
 // per group-partition under one header; JSON is the report itself.
-func Lag(w io.Writer, f Format, r admin.LagReport) error {
+func Lag(w io.Writer, f Format, r lag.LagReport) error {
 	s := NewLagStream(w, f, r, LagStreamOptions{})
 	for _, g := range r.Groups {
 		if err := s.Group(g); err != nil {
@@ -45,7 +46,7 @@ type LagStreamOptions struct {
 type LagStream struct {
 	w      *bufio.Writer
 	f      Format
-	meta   admin.LagReport // Groups unused
+	meta   lag.LagReport // Groups unused
 	opt    LagStreamOptions
 	cw     *csv.Writer // one for the stream: each has a 4 KiB buffer
 	groups int
@@ -55,14 +56,14 @@ type LagStream struct {
 // NewLagStream starts a stream; meta gives the report's fields other than
 // its groups (isolation, time, assume_reset, whether there is time lag).
 // Nothing is written before the first Group or Close.
-func NewLagStream(w io.Writer, f Format, meta admin.LagReport, opt LagStreamOptions) *LagStream {
+func NewLagStream(w io.Writer, f Format, meta lag.LagReport, opt LagStreamOptions) *LagStream {
 	meta.Groups = nil
 	return &LagStream{w: bufio.NewWriterSize(w, 64<<10), f: f, meta: meta, opt: opt}
 }
 
 // Group writes one group. The first write error is kept and returned by
 // every later call.
-func (s *LagStream) Group(g admin.GroupLag) error {
+func (s *LagStream) Group(g lag.GroupLag) error {
 	if s.err != nil {
 		return s.err
 	}
@@ -110,7 +111,7 @@ func (s *LagStream) begin() error {
 	return nil
 }
 
-func (s *LagStream) group(g admin.GroupLag, i int) error {
+func (s *LagStream) group(g lag.GroupLag, i int) error {
 	switch s.f {
 	case JSON:
 		return s.jsonGroup(g, i)
@@ -154,7 +155,7 @@ func (s *LagStream) csv(row []string, first string) error {
 }
 
 // jsonBegin writes the report's fields up to the groups' opening bracket
-// in the order and indentation encoding/json gives admin.LagReport.
+// in the order and indentation encoding/json gives lag.LagReport.
 func (s *LagStream) jsonBegin() error {
 	head, err := json.Marshal(s.meta) // {"time":...,"isolation":...,"groups":null}
 	if err != nil {
@@ -175,7 +176,7 @@ func (s *LagStream) jsonBegin() error {
 }
 
 // jsonGroup writes one group as an element of the groups array.
-func (s *LagStream) jsonGroup(g admin.GroupLag, i int) error {
+func (s *LagStream) jsonGroup(g lag.GroupLag, i int) error {
 	var b []byte
 	var err error
 	sep := ","
@@ -202,7 +203,7 @@ func (s *LagStream) jsonGroup(g admin.GroupLag, i int) error {
 
 // lagTableGroup writes one group's block: a blank line between groups,
 // the group line, then its rows as a table.
-func lagTableGroup(w io.Writer, timeLag bool, g admin.GroupLag, i int) error {
+func lagTableGroup(w io.Writer, timeLag bool, g lag.GroupLag, i int) error {
 	if i > 0 {
 		if _, err := fmt.Fprintln(w); err != nil {
 			return err
@@ -229,7 +230,7 @@ func lagTableGroup(w io.Writer, timeLag bool, g admin.GroupLag, i int) error {
 // seconds) in front of the usual columns, and the header only on the first
 // round, so the whole stream is one CSV. A round that failed (roundErr) is
 // one row with its time and the error in the ERROR column.
-func LagWatchCSV(w io.Writer, r admin.LagReport, at time.Time, first bool, roundErr error) error {
+func LagWatchCSV(w io.Writer, r lag.LagReport, at time.Time, first bool, roundErr error) error {
 	stamp := admin.FormatTime(at)
 	if roundErr != nil {
 		header := append([]string{"TIME"}, lagHeader(r.TimeLag, true)...)
@@ -266,7 +267,7 @@ func lagHeader(timeLag, withGroup bool) []string {
 
 // lagRows are one group's rows: the table's (withGroup false) or CSV's,
 // where a group without rows still gets one row carrying its error.
-func lagRows(timeLag bool, g admin.GroupLag, withGroup bool) [][]string {
+func lagRows(timeLag bool, g lag.GroupLag, withGroup bool) [][]string {
 	rows := make([][]string, 0, len(g.Partitions))
 	for _, p := range g.Partitions {
 		row := []string{p.Topic, I64(int64(p.Partition)), Known(p.LogStart), Opt(p.Committed), Known(p.LogEnd), Opt(p.Lag)}
@@ -320,10 +321,10 @@ func timeLagText(ms *int64) string {
 }
 
 // Groups renders `groups` rows.
-func Groups(w io.Writer, f Format, gs []admin.GroupSummary) error {
+func Groups(w io.Writer, f Format, gs []lag.GroupSummary) error {
 	if f == JSON {
 		return WriteJSON(w, struct {
-			Groups []admin.GroupSummary `json:"groups"`
+			Groups []lag.GroupSummary `json:"groups"`
 		}{gs})
 	}
 	rows := make([][]string, 0, len(gs))
@@ -343,7 +344,7 @@ func Groups(w io.Writer, f Format, gs []admin.GroupSummary) error {
 
 // progressText is a --watch group line's rates and catch-up ETA: "caught up
 // in 4m10s" at a glance for a backfill operator.
-func progressText(p *admin.Progress) string {
+func progressText(p *lag.Progress) string {
 	if p == nil {
 		return ""
 	}

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // LagByTopic renders `lag --by topic`: one row per group and topic.
-func LagByTopic(w io.Writer, f Format, r admin.TopicReport) error {
+func LagByTopic(w io.Writer, f Format, r lag.TopicReport) error {
 	if f == JSON {
 		return WriteJSON(w, r)
 	}

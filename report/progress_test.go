@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 func TestLagTableProgress(t *testing.T) {
@@ -13,19 +13,19 @@ func TestLagTableProgress(t *testing.T) {
 	zero := 0.0
 	for _, tc := range []struct {
 		name string
-		p    *admin.Progress
+		p    *lag.Progress
 		want string
 	}{
 		{"first round", nil, "GROUP g  TYPE classic  STATE Stable  MEMBERS 1  TOTAL-LAG 7"},
-		{"catching up", &admin.Progress{ConsumeRate: 12.25, ProduceRate: 2, CatchUpSeconds: &eta},
+		{"catching up", &lag.Progress{ConsumeRate: 12.25, ProduceRate: 2, CatchUpSeconds: &eta},
 			"GROUP g  TYPE classic  STATE Stable  MEMBERS 1  TOTAL-LAG 7  CONSUMING 12.2/s  PRODUCED 2.0/s  CATCH-UP 4m10s"},
-		{"behind", &admin.Progress{ConsumeRate: 1, ProduceRate: 3, FallingBehind: true},
+		{"behind", &lag.Progress{ConsumeRate: 1, ProduceRate: 3, FallingBehind: true},
 			"GROUP g  TYPE classic  STATE Stable  MEMBERS 1  TOTAL-LAG 7  CONSUMING 1.0/s  PRODUCED 3.0/s  FALLING BEHIND"},
-		{"caught up", &admin.Progress{ConsumeRate: 5, ProduceRate: 5, CatchUpSeconds: &zero},
+		{"caught up", &lag.Progress{ConsumeRate: 5, ProduceRate: 5, CatchUpSeconds: &zero},
 			"GROUP g  TYPE classic  STATE Stable  MEMBERS 1  TOTAL-LAG 7  CONSUMING 5.0/s  PRODUCED 5.0/s  CAUGHT UP"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := admin.LagReport{Groups: []admin.GroupLag{{Group: "g", Type: "classic", State: "Stable", Members: 1, TotalLag: 7, Progress: tc.p}}}
+			rep := lag.LagReport{Groups: []lag.GroupLag{{Group: "g", Type: "classic", State: "Stable", Members: 1, TotalLag: 7, Progress: tc.p}}}
 			var b bytes.Buffer
 			if err := Lag(&b, Table, rep); err != nil {
 				t.Fatal(err)

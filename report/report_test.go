@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 func TestParseFormat(t *testing.T) {
@@ -23,11 +23,11 @@ func TestParseFormat(t *testing.T) {
 
 // sample's t/1 has no commit and an unknown lag (issue 11: like Apache's
 // "-"; it was end - start = 10 and counted in the total before).
-func sample() admin.LagReport {
+func sample() lag.LagReport {
 	c := int64(4)
-	return admin.LagReport{Isolation: "uncommitted", Groups: []admin.GroupLag{{
+	return lag.LagReport{Isolation: "uncommitted", Groups: []lag.GroupLag{{
 		Group: "g", Type: "classic", State: "Empty", TotalLag: 6,
-		Partitions: []admin.PartitionLag{
+		Partitions: []lag.PartitionLag{
 			{Topic: "t", Partition: 0, LogStart: 0, Committed: &c, LogEnd: 10, Lag: new(int64(6))},
 			{Topic: "t", Partition: 1, LogStart: 2, LogEnd: 12, Note: "no committed offset"},
 			{Topic: "gone", Partition: 0, LogStart: -1, LogEnd: -1, Error: "topic gone does not exist"},
@@ -109,9 +109,9 @@ func BenchmarkLagTable(b *testing.B) {
 			name = "one-wide-name"
 		}
 		b.Run(name, func(b *testing.B) {
-			rep := admin.LagReport{}
+			rep := lag.LagReport{}
 			for g := 0; g < 100; g++ {
-				gl := admin.GroupLag{Group: "group-" + strings.Repeat("x", g%7), State: "Empty", Type: "classic"}
+				gl := lag.GroupLag{Group: "group-" + strings.Repeat("x", g%7), State: "Empty", Type: "classic"}
 				if wide && g == 50 {
 					gl.Group = "订单-billing"
 				}
@@ -121,7 +121,7 @@ func BenchmarkLagTable(b *testing.B) {
 					if wide && g == 50 && p == 500 {
 						topic = "订单"
 					}
-					gl.Partitions = append(gl.Partitions, admin.PartitionLag{Topic: topic, Partition: int32(p), LogStart: 0, Committed: &c, LogEnd: 5000, Lag: new(5000 - c)})
+					gl.Partitions = append(gl.Partitions, lag.PartitionLag{Topic: topic, Partition: int32(p), LogStart: 0, Committed: &c, LogEnd: 5000, Lag: new(5000 - c)})
 				}
 				rep.Groups = append(rep.Groups, gl)
 			}
@@ -142,13 +142,13 @@ func TestLagStreamMatchesEncodingJSON(t *testing.T) {
 	full := sample()
 	second := full.Groups[0]
 	second.Group, second.Note = "h<&>", "no active members"
-	full.Groups = append(full.Groups, second, admin.GroupLag{Group: "nope", State: "Dead", Error: "group does not exist", Partitions: []admin.PartitionLag{}, Topics: []string{}})
-	reports := map[string]admin.LagReport{
+	full.Groups = append(full.Groups, second, lag.GroupLag{Group: "nope", State: "Dead", Error: "group does not exist", Partitions: []lag.PartitionLag{}, Topics: []string{}})
+	reports := map[string]lag.LagReport{
 		"sample":   sample(),
 		"three":    full,
-		"empty":    {Isolation: "committed", Groups: []admin.GroupLag{}},
+		"empty":    {Isolation: "committed", Groups: []lag.GroupLag{}},
 		"time":     {Time: "2026-12-01T10:00:00Z", Isolation: "uncommitted", AssumeReset: "earliest", Groups: full.Groups},
-		"timeOnly": {Time: "2026-12-01T10:00:00.5Z", Isolation: "uncommitted", Groups: []admin.GroupLag{}},
+		"timeOnly": {Time: "2026-12-01T10:00:00.5Z", Isolation: "uncommitted", Groups: []lag.GroupLag{}},
 	}
 	for name, r := range reports {
 		var want, got bytes.Buffer

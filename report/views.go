@@ -5,15 +5,15 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // GroupStates renders `lag --state`: one row per group with its
 // coordinator, assignor, state and member count.
-func GroupStates(w io.Writer, f Format, gs []admin.GroupState) error {
+func GroupStates(w io.Writer, f Format, gs []lag.GroupState) error {
 	if f == JSON {
 		return WriteJSON(w, struct {
-			Groups []admin.GroupState `json:"groups"`
+			Groups []lag.GroupState `json:"groups"`
 		}{gs})
 	}
 	rows := make([][]string, 0, len(gs))
@@ -36,10 +36,10 @@ func GroupStates(w io.Writer, f Format, gs []admin.GroupState) error {
 
 // GroupMembers renders `lag --members`: one row per member, idle members
 // (no partitions) included.
-func GroupMembers(w io.Writer, f Format, ms []admin.MemberRow) error {
+func GroupMembers(w io.Writer, f Format, ms []lag.MemberRow) error {
 	if f == JSON {
 		return WriteJSON(w, struct {
-			Members []admin.MemberRow `json:"members"`
+			Members []lag.MemberRow `json:"members"`
 		}{ms})
 	}
 	rows := make([][]string, 0, len(ms))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/semantics"
 	"github.com/offsetctl/offsetctl/replay"
 )
@@ -24,15 +25,15 @@ func i64p(v int64) *int64 { return &v }
 // lagWhole has a row of every kind: normal, a note, no commit (lag
 // unknown), an unreadable topic (log start and end unknown, an error), a
 // member, and a second group that failed with no rows.
-func lagWhole() admin.LagReport {
-	return admin.LagReport{Isolation: "uncommitted", Groups: []admin.GroupLag{
-		{Group: "g", Type: "classic", State: "Stable", Members: 1, Topics: []string{"secret", "t"}, TotalLag: 16, Partitions: []admin.PartitionLag{
+func lagWhole() lag.LagReport {
+	return lag.LagReport{Isolation: "uncommitted", Groups: []lag.GroupLag{
+		{Group: "g", Type: "classic", State: "Stable", Members: 1, Topics: []string{"secret", "t"}, TotalLag: 16, Partitions: []lag.PartitionLag{
 			{Topic: "secret", Partition: 0, LogStart: -1, Committed: i64p(7), LogEnd: -1, Error: "TOPIC_AUTHORIZATION_FAILED"},
 			{Topic: "t", Partition: 0, LogStart: 0, Committed: i64p(4), LogEnd: 10, Lag: i64p(6), Member: "m-1", ClientID: "app", Host: "/10.0.0.1"},
 			{Topic: "t", Partition: 1, LogStart: 5, Committed: i64p(2), LogEnd: 15, Lag: i64p(13), Note: "3 records expired unread"},
 			{Topic: "t", Partition: 2, LogStart: 2, LogEnd: 12, Note: "no committed offset"},
 		}},
-		{Group: "h", Type: "consumer", State: "Dead", Error: "group does not exist", Partitions: []admin.PartitionLag{}, Topics: []string{}},
+		{Group: "h", Type: "consumer", State: "Dead", Error: "group does not exist", Partitions: []lag.PartitionLag{}, Topics: []string{}},
 	}}
 }
 
@@ -105,7 +106,7 @@ func TestLagJSONDecodesToTheReport(t *testing.T) {
 	in := lagWhole()
 	in.TimeLag = true // not part of the JSON
 	got := render(t, func(w *bytes.Buffer) error { return Lag(w, JSON, in) })
-	var back admin.LagReport
+	var back lag.LagReport
 	dec := json.NewDecoder(strings.NewReader(got))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&back); err != nil {
@@ -131,7 +132,7 @@ func TestLagJSONDecodesToTheReport(t *testing.T) {
 }
 
 func TestGroupsWhole(t *testing.T) {
-	gs := admin.Summarize(lagWhole(), nil)
+	gs := lag.Summarize(lagWhole(), nil)
 	got := render(t, func(w *bytes.Buffer) error { return Groups(w, Table, gs) })
 	want := "" +
 		"GROUP  TYPE      STATE   MEMBERS  TOPICS    TOTAL-LAG  ERROR\n" +
@@ -145,7 +146,7 @@ func TestGroupsWhole(t *testing.T) {
 	sameText(t, "groups csv", got, want)
 	got = render(t, func(w *bytes.Buffer) error { return Groups(w, JSON, gs) })
 	var back struct {
-		Groups []admin.GroupSummary `json:"groups"`
+		Groups []lag.GroupSummary `json:"groups"`
 	}
 	if err := json.Unmarshal([]byte(got), &back); err != nil || !reflect.DeepEqual(back.Groups, gs) {
 		t.Errorf("groups json %s (%v)", got, err)
@@ -463,7 +464,7 @@ func TestRenderersReturnWriteErrors(t *testing.T) {
 	renderers := map[string]func(w io.Writer, f Format) error{
 		"lag":       func(w io.Writer, f Format) error { return Lag(w, f, lagWhole()) },
 		"lag large": func(w io.Writer, f Format) error { return Lag(w, f, big) },
-		"groups":    func(w io.Writer, f Format) error { return Groups(w, f, admin.Summarize(lagWhole(), nil)) },
+		"groups":    func(w io.Writer, f Format) error { return Groups(w, f, lag.Summarize(lagWhole(), nil)) },
 		"replay":    func(w io.Writer, f Format) error { return Replay(w, f, replayWhole()) },
 		"reset": func(w io.Writer, f Format) error {
 			return Reset(w, f, admin.Plan{Groups: []admin.GroupPlan{{Group: "g", Note: "n"}}}, true)
@@ -502,7 +503,7 @@ func TestRenderersReturnWriteErrors(t *testing.T) {
 // lists, so it is never left out).
 func TestGroupMembersWhole(t *testing.T) {
 	inst := "web-1"
-	ms := []admin.MemberRow{
+	ms := []lag.MemberRow{
 		{Group: "g", MemberID: "m-1", InstanceID: &inst, ClientID: "app", Host: "/10.0.0.1", Partitions: 2},
 		{Group: "g", MemberID: "m-2", ClientID: "app", Host: "/10.0.0.2"},
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
@@ -89,7 +90,7 @@ func (r *DeleteOffsetsRow) setOutcome(reqErr error, answered bool, itemErr error
 
 // PlanDeleteOffsets lists the scoped partitions of group with their
 // commits. Unknown topics or partitions are bad input (exitcode.Usage).
-func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPlan, error) {
+func PlanDeleteOffsets(s *lag.Snapshot, group string, scope lag.Scope) (DeleteOffsetsPlan, error) {
 	p := DeleteOffsetsPlan{Group: group, Partitions: []DeleteOffsetsRow{}}
 	g, ok := s.Group(group)
 	if !ok {
@@ -132,7 +133,7 @@ func PlanDeleteOffsets(s *Snapshot, group string, scope Scope) (DeleteOffsetsPla
 	}
 	for _, t := range scope.TopicNames() {
 		if err := s.Offsets.TopicErr[t]; err != nil {
-			return p, TopicFailure(err)
+			return p, lag.TopicFailure(err)
 		}
 		parts, ok := s.Offsets.Partitions[t]
 		if !ok {
@@ -182,7 +183,7 @@ func (p DeleteOffsetsPlan) HasCommits() bool {
 
 // BackupRows returns the pre-delete state of the plan's partitions.
 func (p DeleteOffsetsPlan) BackupRows() BackupGroup {
-	bg := BackupGroup{Group: p.Group, Share: p.GroupType == ShareType}
+	bg := BackupGroup{Group: p.Group, Share: p.GroupType == lag.ShareType}
 	for _, r := range p.Partitions {
 		row := PlanRow{Group: p.Group, Topic: r.Topic, Partition: r.Partition, NoCommit: r.Current == nil}
 		if r.Current != nil {
@@ -314,7 +315,7 @@ func ExecuteDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffs
 }
 
 func executeDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffsetsPlan, limit int) error {
-	if p.GroupType == ShareType {
+	if p.GroupType == lag.ShareType {
 		return executeShareDelete(ctx, adm, p)
 	}
 	set := kadm.TopicsSet{}
@@ -345,7 +346,7 @@ func executeDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffs
 	if !p.Executed {
 		return nil
 	}
-	fetched, err := FetchOffsets(ctx, adm, p.Group)
+	fetched, err := lag.FetchOffsets(ctx, adm, p.Group)
 	if err != nil {
 		p.Error = fmt.Sprintf("reading back offsets of group %s: %v", safetext.Arg(p.Group), err)
 		return nil
@@ -380,7 +381,7 @@ type DeleteGroupRow struct {
 }
 
 // PlanDeleteGroups describes what deleting the groups would do.
-func PlanDeleteGroups(s *Snapshot, groups []string) []DeleteGroupRow {
+func PlanDeleteGroups(s *lag.Snapshot, groups []string) []DeleteGroupRow {
 	var out []DeleteGroupRow
 	for _, name := range groups {
 		row := DeleteGroupRow{Group: name, Status: "would delete"}
@@ -432,12 +433,12 @@ func DeleteGroupsRefusals(rows []DeleteGroupRow) []string {
 // hasMembers reports whether the broker would refuse to delete the group
 // as NON_EMPTY_GROUP: it has members, or (classic) is not Empty or Dead.
 // A Connect worker group is judged like any other, not by reset's guard.
-func hasMembers(gi GroupInfo) bool {
+func hasMembers(gi lag.GroupInfo) bool {
 	if len(gi.Members) > 0 {
 		return true
 	}
 	switch gi.Type {
-	case "consumer", ShareType:
+	case "consumer", lag.ShareType:
 		return false
 	}
 	switch gi.State {
@@ -449,7 +450,7 @@ func hasMembers(gi GroupInfo) bool {
 
 // BackupGroups returns the committed offsets of the groups that exist, for
 // a backup before deleting them.
-func BackupGroups(s *Snapshot, groups []string) []BackupGroup {
+func BackupGroups(s *lag.Snapshot, groups []string) []BackupGroup {
 	var out []BackupGroup
 	for _, name := range groups {
 		g, ok := s.Group(name)
@@ -549,7 +550,7 @@ const PartlyDeleted = "partly deleted"
 // one DeleteGroups, in OffsetDeletes under the batch limit. It returns how
 // many offsets were deleted.
 func emptyLargeGroup(ctx context.Context, adm *cluster.Admin, r *DeleteGroupRow) (int, error) {
-	fetched, err := FetchOffsets(ctx, adm, r.Group)
+	fetched, err := lag.FetchOffsets(ctx, adm, r.Group)
 	if err != nil {
 		return 0, fmt.Errorf("fetching its offsets to delete them in batches: %w", err)
 	}
@@ -623,7 +624,7 @@ func deleteGroupsOnce(ctx context.Context, adm *cluster.Admin, rows []DeleteGrou
 }
 
 // deleteGroupsRetrying is kadm's DeleteGroups, retrying the groups whose
-// coordinator was not available (retryGroups). A retry is safe: a
+// coordinator was not available (RetryGroups). A retry is safe: a
 // coordinator error says the group was not deleted, except that Apache
 // Kafka also answers COORDINATOR_NOT_AVAILABLE when the tombstones' append
 // timed out and may still land; so a group that a retry finds gone
@@ -632,9 +633,9 @@ func deleteGroupsOnce(ctx context.Context, adm *cluster.Admin, rows []DeleteGrou
 func deleteGroupsRetrying(ctx context.Context, adm *cluster.Admin, names []string) (kadm.DeleteGroupResponses, error) {
 	var fatal error
 	asked := map[string]bool{}
-	out := retryGroups(ctx, names, func(groups []string) map[string]kadm.DeleteGroupResponse {
+	out := lag.RetryGroups(ctx, names, func(groups []string) map[string]kadm.DeleteGroupResponse {
 		resp, err := adm.DeleteGroups(ctx, groups...)
-		if err != nil && !isShardErr(err) {
+		if err != nil && !lag.IsShardErr(err) {
 			fatal = err
 			return nil
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // A live group's refusal is one item per group and error, naming at most
@@ -79,12 +81,12 @@ func TestDeleteOffsetsUndoScope(t *testing.T) {
 // run's refusals name it (with StreamsRefusal), whatever else was named,
 // and a run of only deletable, missing or live groups has none.
 func TestDeleteGroupsRefusals(t *testing.T) {
-	c := func(o int64) Commit { return Commit{Offset: o, LeaderEpoch: -1} }
-	snap := &Snapshot{Groups: []GroupSnapshot{
-		{GroupInfo: GroupInfo{Group: "g", Type: "classic", State: "Empty", Exists: true}, Commits: map[string]map[int32]Commit{"t": {0: c(4)}}},
-		{GroupInfo: GroupInfo{Group: "app", Type: "streams", State: "Empty", Exists: true}, Commits: map[string]map[int32]Commit{"t": {0: c(4)}}},
-		{GroupInfo: GroupInfo{Group: "live", Type: "consumer", State: "Stable", Exists: true, Members: []Member{{ID: "m"}}}},
-		{GroupInfo: GroupInfo{Group: "gone", Type: "classic", State: "Dead"}},
+	c := func(o int64) lag.Commit { return lag.Commit{Offset: o, LeaderEpoch: -1} }
+	snap := &lag.Snapshot{Groups: []lag.GroupSnapshot{
+		{GroupInfo: lag.GroupInfo{Group: "g", Type: "classic", State: "Empty", Exists: true}, Commits: map[string]map[int32]lag.Commit{"t": {0: c(4)}}},
+		{GroupInfo: lag.GroupInfo{Group: "app", Type: "streams", State: "Empty", Exists: true}, Commits: map[string]map[int32]lag.Commit{"t": {0: c(4)}}},
+		{GroupInfo: lag.GroupInfo{Group: "live", Type: "consumer", State: "Stable", Exists: true, Members: []lag.Member{{ID: "m"}}}},
+		{GroupInfo: lag.GroupInfo{Group: "gone", Type: "classic", State: "Dead"}},
 	}}
 	for _, tc := range []struct {
 		groups []string

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/lag"
 
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
@@ -188,11 +190,11 @@ func ParsePlanCSV(data []byte) (PlanFile, error) {
 			}
 			row.Group, row.NoCommit = g, true
 		}
-		if err := validTopicName(f[0]); err != nil {
+		if err := lag.CheckTopicName(f[0]); err != nil {
 			return pf, fmt.Errorf("line %d: topic %q: %v", n, f[0], err)
 		}
 		row.Topic = f[0]
-		p, err := ParsePartition(f[1])
+		p, err := lag.ParsePartition(f[1])
 		if err != nil {
 			return pf, fmt.Errorf("line %d: %v", n, err)
 		}

@@ -1,12 +1,14 @@
 package admin
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/internal/textlist"
 )
@@ -104,16 +106,16 @@ type TimeOffset struct {
 
 // ResetInput is everything PlanReset needs, gathered beforehand.
 type ResetInput struct {
-	Snapshot *Snapshot
+	Snapshot *lag.Snapshot
 	// Groups are the groups to reset, in order. With --all-groups these
 	// are the listed groups, and AllGroups is set.
 	Groups    []string
 	AllGroups bool
 	Target    Target
-	Scope     Scope
+	Scope     lag.Scope
 	AllTopics bool
 	// Times holds ListOffsets-by-time results for ToTime.
-	Times PartitionMap[TimeOffset]
+	Times lag.PartitionMap[TimeOffset]
 	// File is the parsed plan for ToFile.
 	File *PlanFile
 	// GroupsFromFile: Groups are the plan file's (see ResetRequest).
@@ -129,7 +131,7 @@ const StreamsRefusal = "is a Kafka Streams group (KIP-1071): offsetctl does not 
 // LiveGroupReason returns why a group counts as live for the guard, or ""
 // when it may be reset: a classic group not Empty/Dead, a KIP-848 group with
 // any member.
-func LiveGroupReason(gi GroupInfo) string {
+func LiveGroupReason(gi lag.GroupInfo) string {
 	if r := liveReason(gi); r != "" {
 		return "group " + gi.Group + " " + r
 	}
@@ -137,7 +139,7 @@ func LiveGroupReason(gi GroupInfo) string {
 }
 
 // liveReason is LiveGroupReason without the group's name in front.
-func liveReason(gi GroupInfo) string {
+func liveReason(gi lag.GroupInfo) string {
 	if gi.IsShare() {
 		return shareLiveReason(gi)
 	}
@@ -181,14 +183,14 @@ func PlanReset(in ResetInput) (Plan, error) {
 	if in.Target.Kind == ToFile && in.File.Columns == 3 && len(in.Groups) != 1 {
 		return plan, exitcode.Usagef("plan %s has topic,partition,offset rows, which apply to one group; name exactly one group or use group,topic,partition,offset rows", in.Target.Path)
 	}
-	var other *GroupSnapshot
+	var other *lag.GroupSnapshot
 	if in.Target.Kind == ToGroup {
 		o, ok := in.Snapshot.Group(in.Target.Group)
 		if !ok {
 			return plan, exitcode.Usagef("group %s (to copy from) was not gathered", safetext.Arg(in.Target.Group))
 		}
 		if o.Err != nil || o.CommitErr != nil {
-			return plan, fmt.Errorf("group %s (to copy from): %v", safetext.Arg(in.Target.Group), firstErr(o.Err, o.CommitErr))
+			return plan, fmt.Errorf("group %s (to copy from): %v", safetext.Arg(in.Target.Group), cmp.Or(o.Err, o.CommitErr))
 		}
 		other = o
 	}
@@ -235,8 +237,8 @@ func PlanReset(in ResetInput) (Plan, error) {
 		}
 		// Listed as an active group is, with no rows: nothing is backed
 		// up or changed (executeReset skips a plan without partitions).
-		plan.Groups = append(plan.Groups, GroupPlan{Group: name, GroupType: ShareType, Note: "skipped: share group: " + ShareSkipped("reset it"), Partitions: []PartitionPlan{}})
-		plan.Warnings = append(plan.Warnings, ShareSkipWarning(name, "reset it"))
+		plan.Groups = append(plan.Groups, GroupPlan{Group: name, GroupType: lag.ShareType, Note: "skipped: share group: " + lag.ShareSkipped("reset it"), Partitions: []PartitionPlan{}})
+		plan.Warnings = append(plan.Warnings, lag.ShareSkipWarning(name, "reset it"))
 	}
 	if fileGroups {
 		if w := unappliedFileGroups(in.File, plan, in.Target.Path); w != "" {
@@ -306,18 +308,9 @@ func unappliedFileGroups(pf *PlanFile, plan Plan, path string) string {
 	return fmt.Sprintf("plan %s: the rows of %d group(s) were not applied: %s", path, len(out), strings.Join(out, ", "))
 }
 
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}
-
 // planGroup plans one group in two steps: the scope (which partitions)
 // and the target (where each goes).
-func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan, []string, error) {
+func planGroup(in ResetInput, g *lag.GroupSnapshot, other *lag.GroupSnapshot) (GroupPlan, []string, error) {
 	if err := shareFileMismatch(in.File, g); err != nil {
 		return GroupPlan{}, nil, err
 	}
@@ -328,8 +321,8 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 	}
 	gp, warns, stop := planGroupState(in, g)
 	if g.IsShare() {
-		gp.GroupType, gp.Atomic = ShareType, new(false)
-		gp.Note = joinNote(gp.Note, NoteShareReset)
+		gp.GroupType, gp.Atomic = lag.ShareType, new(false)
+		gp.Note = lag.JoinNote(gp.Note, NoteShareReset)
 	}
 	if stop {
 		return gp, warns, nil
@@ -363,7 +356,7 @@ func planGroup(in ResetInput, g *GroupSnapshot, other *GroupSnapshot) (GroupPlan
 // planGroupState starts a group's plan from its state: an error describing
 // it, or a live group, which --all-groups skips (stop) and a named reset
 // refuses.
-func planGroupState(in ResetInput, g *GroupSnapshot) (gp GroupPlan, warns []string, stop bool) {
+func planGroupState(in ResetInput, g *lag.GroupSnapshot) (gp GroupPlan, warns []string, stop bool) {
 	gp = GroupPlan{Group: g.Group, State: g.State, Type: g.Type, Members: len(g.Members), Partitions: []PartitionPlan{}}
 	if !g.Exists {
 		gp.State = "Dead"
@@ -391,8 +384,8 @@ func planGroupState(in ResetInput, g *GroupSnapshot) (gp GroupPlan, warns []stri
 
 // groupScope is the scope step's answer for one group.
 type groupScope struct {
-	keys     []TP           // the partitions to plan, by topic then partition
-	fileRows map[TP]PlanRow // a file plan's row of each key
+	keys     []lag.TP           // the partitions to plan, by topic then partition
+	fileRows map[lag.TP]PlanRow // a file plan's row of each key
 	warns    []string
 	skip     bool // a file plan has no rows for the group inside --topic: skip it
 }
@@ -400,7 +393,7 @@ type groupScope struct {
 // planScope picks the partitions to plan: a file plan's rows (inside
 // --topic), every committed partition (--all-topics), or the named topics'
 // partitions.
-func planScope(in ResetInput, g *GroupSnapshot) (groupScope, error) {
+func planScope(in ResetInput, g *lag.GroupSnapshot) (groupScope, error) {
 	var sc groupScope
 	var err error
 	switch {
@@ -415,25 +408,25 @@ func planScope(in ResetInput, g *GroupSnapshot) (groupScope, error) {
 			}
 			return sc, exitcode.Usagef("group %s has no committed offsets, so --all-topics selects nothing: name the partitions with --topic TOPIC[:P,...]", safetext.Arg(g.Group))
 		}
-		g.Commits.Each(func(t string, p int32, _ Commit) { sc.keys = append(sc.keys, TP{t, p}) })
+		g.Commits.Each(func(t string, p int32, _ lag.Commit) { sc.keys = append(sc.keys, lag.TP{Topic: t, Partition: p}) })
 		sc.keys = append(sc.keys, g.NoStart...)
 	default:
 		sc.keys, err = namedScope(in)
 	}
-	slices.SortFunc(sc.keys, CompareTP)
+	slices.SortFunc(sc.keys, lag.CompareTP)
 	return sc, err
 }
 
 // fileScope is the plan file's rows for the group, inside --topic if given.
-func fileScope(in ResetInput, g *GroupSnapshot) (groupScope, error) {
-	sc := groupScope{fileRows: map[TP]PlanRow{}}
+func fileScope(in ResetInput, g *lag.GroupSnapshot) (groupScope, error) {
+	sc := groupScope{fileRows: map[lag.TP]PlanRow{}}
 	rows := in.File.RowsFor(g.Group)
 	if len(rows) == 0 {
 		return sc, exitcode.Usagef("plan %s has no rows for group %s", in.Target.Path, safetext.Arg(g.Group))
 	}
 	var outside []string
 	for _, r := range rows {
-		k := TP{r.Topic, r.Partition}
+		k := lag.TP{Topic: r.Topic, Partition: r.Partition}
 		if !in.Scope.Empty() && !in.Scope.Has(r.Topic, r.Partition) {
 			outside = append(outside, fmt.Sprintf("line %d %s/%d", r.Line, r.Topic, r.Partition))
 			continue
@@ -461,11 +454,11 @@ func fileScope(in ResetInput, g *GroupSnapshot) (groupScope, error) {
 
 // namedScope is the partitions --topic names, every partition of a bare
 // topic; each must exist.
-func namedScope(in ResetInput) ([]TP, error) {
-	var keys []TP
+func namedScope(in ResetInput) ([]lag.TP, error) {
+	var keys []lag.TP
 	for _, t := range in.Scope.TopicNames() {
 		if err := in.Snapshot.Offsets.TopicErr[t]; err != nil {
-			return nil, TopicFailure(err)
+			return nil, lag.TopicFailure(err)
 		}
 		parts, ok := in.Snapshot.Offsets.Partitions[t]
 		if !ok {
@@ -476,12 +469,12 @@ func namedScope(in ResetInput) ([]TP, error) {
 				if _, ok := parts[p]; !ok {
 					return nil, exitcode.Usagef("partition %d does not exist in topic %s (it has %d partitions)", p, t, len(parts))
 				}
-				keys = append(keys, TP{t, p})
+				keys = append(keys, lag.TP{Topic: t, Partition: p})
 			}
 			continue
 		}
 		for p := range parts {
-			keys = append(keys, TP{t, p})
+			keys = append(keys, lag.TP{Topic: t, Partition: p})
 		}
 	}
 	return keys, nil
@@ -491,8 +484,8 @@ func namedScope(in ResetInput) ([]TP, error) {
 // scope goes.
 type targeter struct {
 	in       ResetInput
-	g, other *GroupSnapshot
-	fileRows map[TP]PlanRow
+	g, other *lag.GroupSnapshot
+	fileRows map[lag.TP]PlanRow
 	isBackup bool     // the plan file is offsetctl's backup of this group
 	noRecord []string // partitions with no record at or after a time
 	noSource []string // partitions the group to copy from has no commit on
@@ -500,7 +493,7 @@ type targeter struct {
 
 // partition plans one partition: its commit and log offsets, then the
 // target, clamped to the log unless restoring a backup.
-func (t *targeter) partition(k TP) (PartitionPlan, error) {
+func (t *targeter) partition(k lag.TP) (PartitionPlan, error) {
 	pp := PartitionPlan{Topic: k.Topic, Partition: k.Partition, LogStart: -1, LogEnd: -1}
 	if c, ok := t.g.Commits[k.Topic][k.Partition]; ok {
 		if c.Err != nil {
@@ -521,18 +514,18 @@ func (t *targeter) partition(k TP) (PartitionPlan, error) {
 	if clamp {
 		switch {
 		case want > po.End:
-			pp.Note = joinNote(pp.Note, fmt.Sprintf("clamped to log end (asked %d)", want))
+			pp.Note = lag.JoinNote(pp.Note, fmt.Sprintf("clamped to log end (asked %d)", want))
 			want = po.End
 		case want < po.Start:
-			pp.Note = joinNote(pp.Note, fmt.Sprintf("clamped to log start (asked %d)", want))
+			pp.Note = lag.JoinNote(pp.Note, fmt.Sprintf("clamped to log start (asked %d)", want))
 			want = po.Start
 		}
 	} else if t.in.Target.Kind == ToFile {
 		switch {
 		case want > po.End:
-			pp.Note = joinNote(pp.Note, "restored as backed up: past the log end")
+			pp.Note = lag.JoinNote(pp.Note, "restored as backed up: past the log end")
 		case want < po.Start:
-			pp.Note = joinNote(pp.Note, "restored as backed up: below the log start")
+			pp.Note = lag.JoinNote(pp.Note, "restored as backed up: below the log start")
 		}
 	}
 	pp.Target = &want
@@ -545,12 +538,12 @@ func (t *targeter) partition(k TP) (PartitionPlan, error) {
 
 // logOffsets looks up k's log start and end; a partition that does not
 // exist is bad input, one that could not be listed is the row's Error.
-func (t *targeter) logOffsets(k TP, pp *PartitionPlan) (PartitionOffsets, error) {
+func (t *targeter) logOffsets(k lag.TP, pp *PartitionPlan) (lag.PartitionOffsets, error) {
 	in, g := t.in, t.g
 	po, ok, terr := in.Snapshot.Offsets.Lookup(k.Topic, k.Partition)
 	switch {
 	case terr != nil:
-		return po, TopicFailure(fmt.Errorf("group %s: %w", safetext.Arg(g.Group), terr))
+		return po, lag.TopicFailure(fmt.Errorf("group %s: %w", safetext.Arg(g.Group), terr))
 	case !ok:
 		if _, known := in.Snapshot.Offsets.Partitions[k.Topic]; !known && in.Target.Kind != ToFile && !in.AllTopics {
 			return po, exitcode.Usagef("topic %s does not exist", k.Topic)
@@ -574,7 +567,7 @@ func (t *targeter) logOffsets(k TP, pp *PartitionPlan) (PartitionOffsets, error)
 // want is the offset the target asks for k, and whether it is clamped to
 // the log. A row it settles otherwise gets an Error, or an Action other
 // than ActCommit.
-func (t *targeter) want(k TP, pp *PartitionPlan, po PartitionOffsets) (want int64, clamp bool, err error) {
+func (t *targeter) want(k lag.TP, pp *PartitionPlan, po lag.PartitionOffsets) (want int64, clamp bool, err error) {
 	switch t.in.Target.Kind {
 	case ToEarliest:
 		return po.Start, true, nil
@@ -613,7 +606,7 @@ func (t *targeter) want(k TP, pp *PartitionPlan, po PartitionOffsets) (want int6
 
 // timeTarget is the first offset at or after the target time, else the
 // log end (as Apache does).
-func (t *targeter) timeTarget(k TP, pp *PartitionPlan, po PartitionOffsets) int64 {
+func (t *targeter) timeTarget(k lag.TP, pp *PartitionPlan, po lag.PartitionOffsets) int64 {
 	to, ok := t.in.Times[k.Topic][k.Partition]
 	switch {
 	case !ok:
@@ -632,7 +625,7 @@ func (t *targeter) timeTarget(k TP, pp *PartitionPlan, po PartitionOffsets) int6
 
 // groupTarget is the other group's commit; a partition it has none on is
 // left unchanged.
-func (t *targeter) groupTarget(k TP, pp *PartitionPlan) int64 {
+func (t *targeter) groupTarget(k lag.TP, pp *PartitionPlan) int64 {
 	c, ok := t.other.Commits[k.Topic][k.Partition]
 	switch {
 	case ok && c.Err != nil:
@@ -662,19 +655,6 @@ func (t *targeter) warnings() []string {
 
 // shortList joins the first five items and counts the rest.
 func shortList(items []string) string { return textlist.Short(items, 5, ", ") }
-
-// joinNote appends note b to a row's note a; an empty side adds no
-// separator (a note ending in "; " has a trailing space, which the table
-// then prints quoted).
-func joinNote(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "; " + b
-}
 
 func satAdd(a, b int64) int64 {
 	c := a + b
@@ -742,7 +722,7 @@ func (p Plan) Refusals() []string {
 // BackupOf returns the pre-change state of the plan's partitions: the
 // committed offset of every planned partition, or a no-commit row.
 func (g GroupPlan) BackupOf() BackupGroup {
-	bg := BackupGroup{Group: g.Group, Share: g.Type == ShareType}
+	bg := BackupGroup{Group: g.Group, Share: g.Type == lag.ShareType}
 	for _, pp := range g.Partitions {
 		r := PlanRow{Group: g.Group, Topic: pp.Topic, Partition: pp.Partition}
 		if pp.Current != nil {

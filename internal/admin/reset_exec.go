@@ -18,6 +18,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/coordretry"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
@@ -29,7 +30,7 @@ type ResetRequest struct {
 	// --regex/--exclude selection), also among a backup's groups.
 	Match     func(group string) bool
 	Target    Target
-	Scope     Scope
+	Scope     lag.Scope
 	AllTopics bool
 	// File is the parsed plan of a file: target.
 	File *PlanFile
@@ -72,8 +73,8 @@ func GatherReset(ctx context.Context, adm *cluster.Admin, req ResetRequest) (Res
 			}
 		}
 	}
-	greq := GatherRequest{Groups: groups, AllGroups: req.AllGroups, Match: req.Match, Scope: req.Scope, ExtraTopics: extra}
-	snap, err := Gather(ctx, adm, greq)
+	greq := lag.GatherRequest{Groups: groups, AllGroups: req.AllGroups, Match: req.Match, Scope: req.Scope, ExtraTopics: extra}
+	snap, err := lag.Gather(ctx, adm, greq)
 	if err != nil {
 		return in, err
 	}
@@ -87,7 +88,7 @@ func GatherReset(ctx context.Context, adm *cluster.Admin, req ResetRequest) (Res
 			in.Groups = append(in.Groups, g.Group)
 		}
 	} else {
-		in.Groups = Dedupe(req.Groups)
+		in.Groups = lag.Dedupe(req.Groups)
 	}
 	if req.Target.Kind == ToGroup {
 		o, ok := snap.Group(req.Target.Group)
@@ -109,13 +110,13 @@ func GatherReset(ctx context.Context, adm *cluster.Admin, req ResetRequest) (Res
 
 // ListTimeOffsets lists, per partition of topics, the first offset whose
 // record timestamp is at or after ms (one ListOffsets per leader).
-func ListTimeOffsets(ctx context.Context, adm *cluster.Admin, ms int64, topics []string) (PartitionMap[TimeOffset], error) {
-	out := PartitionMap[TimeOffset]{}
+func ListTimeOffsets(ctx context.Context, adm *cluster.Admin, ms int64, topics []string) (lag.PartitionMap[TimeOffset], error) {
+	out := lag.PartitionMap[TimeOffset]{}
 	if len(topics) == 0 {
 		return out, nil
 	}
 	listed, err := adm.ListOffsetsAfterMilli(ctx, ms, topics...)
-	if err != nil && !isShardErr(err) {
+	if err != nil && !lag.IsShardErr(err) {
 		return nil, fmt.Errorf("listing offsets by time: %w", err)
 	}
 	for t, ps := range listed {
@@ -485,9 +486,9 @@ const (
 func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error {
 	commits := kadm.Offsets{}
 	deletes := kadm.TopicsSet{}
-	idx := map[TP]int{}
+	idx := map[lag.TP]int{}
 	for i, pp := range gp.Partitions {
-		idx[TP{pp.Topic, pp.Partition}] = i
+		idx[lag.TP{Topic: pp.Topic, Partition: pp.Partition}] = i
 		switch {
 		case pp.Action == ActCommit && pp.Target != nil:
 			commits.Add(kadm.Offset{Topic: pp.Topic, Partition: pp.Partition, At: *pp.Target, LeaderEpoch: -1})
@@ -496,7 +497,7 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 		}
 	}
 	setErr := func(topic string, p int32, msg string) {
-		if i, ok := idx[TP{topic, p}]; ok && gp.Partitions[i].Error == "" {
+		if i, ok := idx[lag.TP{Topic: topic, Partition: p}]; ok && gp.Partitions[i].Error == "" {
 			gp.Partitions[i].Error = msg
 		}
 	}
@@ -548,7 +549,7 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 	gp.Outcome = partitionsOutcome(gp)
 	// Read back and compare with the plan. The outcome stands whatever
 	// the read-back says: it is what the broker acknowledged.
-	fetched, err := FetchOffsets(ctx, adm, gp.Group)
+	fetched, err := lag.FetchOffsets(ctx, adm, gp.Group)
 	if err != nil {
 		gp.Error = fmt.Sprintf("reading back offsets of group %s: %v (the broker acknowledged the change: %s)", safetext.Arg(gp.Group), err, gp.Outcome)
 		return errors.New(gp.Error)
@@ -570,14 +571,14 @@ func markApplied(gp *GroupPlan, resp kadm.OffsetResponses, maybe kadm.Offsets) i
 		if pp.Action == ActDelete {
 			notSent := false
 			pp.Applied = &notSent
-			pp.Note = joinNote(pp.Note, "NOT applied")
+			pp.Note = lag.JoinNote(pp.Note, "NOT applied")
 			continue
 		}
 		if pp.Action != ActCommit || pp.Target == nil {
 			continue
 		}
 		if _, sent := maybe.Lookup(pp.Topic, pp.Partition); sent {
-			pp.Note = joinNote(pp.Note, "NO ANSWER: maybe applied")
+			pp.Note = lag.JoinNote(pp.Note, "NO ANSWER: maybe applied")
 			continue
 		}
 		r, ok := resp.Lookup(pp.Topic, pp.Partition)
@@ -585,9 +586,9 @@ func markApplied(gp *GroupPlan, resp kadm.OffsetResponses, maybe kadm.Offsets) i
 		pp.Applied = &applied
 		if applied {
 			n++
-			pp.Note = joinNote(pp.Note, "applied")
+			pp.Note = lag.JoinNote(pp.Note, "applied")
 		} else {
-			pp.Note = joinNote(pp.Note, "NOT applied")
+			pp.Note = lag.JoinNote(pp.Note, "NOT applied")
 		}
 	}
 	return n

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -30,7 +31,7 @@ func TestExecuteResetConsumerJoinedAfterCheck(t *testing.T) {
 			c.Commit(g, topic, map[int32]int64{0: 3, 1: 4})
 			adm := c.Admin()
 			ctx := testkit.Ctx(t)
-			scope, _ := ParseScope([]string{topic})
+			scope, _ := lag.ParseScope([]string{topic})
 			in, err := GatherReset(ctx, adm, ResetRequest{Groups: []string{g}, Target: Target{Kind: ToLatest}, Scope: scope})
 			if err != nil {
 				t.Fatal(err)
@@ -117,8 +118,8 @@ func TestExecuteDeleteOffsetsInBatches(t *testing.T) {
 	c.Commit(g, topic, map[int32]int64{0: 1, 1: 2, 2: 3})
 	adm := c.Admin()
 	ctx := testkit.Ctx(t)
-	scope, _ := ParseScope([]string{topic})
-	snap, err := Gather(ctx, adm, GatherRequest{Groups: []string{g}, Scope: scope, ExtraTopics: scope.TopicNames()})
+	scope, _ := lag.ParseScope([]string{topic})
+	snap, err := lag.Gather(ctx, adm, lag.GatherRequest{Groups: []string{g}, Scope: scope, ExtraTopics: scope.TopicNames()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,10 +3,12 @@ package admin
 import (
 	"errors"
 	"fmt"
-	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/lag"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 )
@@ -15,31 +17,31 @@ import (
 // start/end are [10,100), [0,50), [0,0) (empty), and group "g" (Empty) with
 // commits t/0=40, t/1=45; group "src" with t/0=20, t/2=0; "live" Stable
 // with one member; "live848" a KIP-848 group with one member.
-func resetSnapshot() *Snapshot {
-	c := func(o int64) Commit { return Commit{Offset: o, LeaderEpoch: -1} }
-	return &Snapshot{
-		Offsets: TopicOffsets{
-			Partitions: map[string]map[int32]PartitionOffsets{
+func resetSnapshot() *lag.Snapshot {
+	c := func(o int64) lag.Commit { return lag.Commit{Offset: o, LeaderEpoch: -1} }
+	return &lag.Snapshot{
+		Offsets: lag.TopicOffsets{
+			Partitions: map[string]map[int32]lag.PartitionOffsets{
 				"t": {0: {Start: 10, End: 100}, 1: {Start: 0, End: 50}, 2: {Start: 0, End: 0}},
 				"u": {0: {Start: 0, End: 5}},
 			},
 			// As ListOffsets words UNKNOWN_TOPIC_OR_PARTITION.
-			TopicErr: map[string]error{"gone": describeTopicErr("gone", kerr.UnknownTopicOrPartition)},
+			TopicErr: map[string]error{"gone": lag.DescribeTopicErr("gone", kerr.UnknownTopicOrPartition)},
 		},
-		Groups: []GroupSnapshot{
-			{GroupInfo: GroupInfo{Group: "g", Type: "classic", State: "Empty", Exists: true}, Commits: map[string]map[int32]Commit{"t": {0: c(40), 1: c(45)}}},
-			{GroupInfo: GroupInfo{Group: "src", Type: "classic", State: "Empty", Exists: true}, Commits: map[string]map[int32]Commit{"t": {0: c(20), 2: c(0)}}},
-			{GroupInfo: GroupInfo{Group: "new", Type: "classic", State: "Dead"}, Commits: map[string]map[int32]Commit{}},
-			{GroupInfo: GroupInfo{Group: "live", Type: "classic", State: "Stable", Exists: true, Members: []Member{{ID: "m1"}}}, Commits: map[string]map[int32]Commit{"t": {0: c(40)}}},
-			{GroupInfo: GroupInfo{Group: "live848", Type: "consumer", State: "Stable", Exists: true, Members: []Member{{ID: "m1"}, {ID: "m2"}}}, Commits: map[string]map[int32]Commit{}},
-			{GroupInfo: GroupInfo{Group: "empty848", Type: "consumer", State: "Empty", Exists: true}, Commits: map[string]map[int32]Commit{}},
+		Groups: []lag.GroupSnapshot{
+			{GroupInfo: lag.GroupInfo{Group: "g", Type: "classic", State: "Empty", Exists: true}, Commits: map[string]map[int32]lag.Commit{"t": {0: c(40), 1: c(45)}}},
+			{GroupInfo: lag.GroupInfo{Group: "src", Type: "classic", State: "Empty", Exists: true}, Commits: map[string]map[int32]lag.Commit{"t": {0: c(20), 2: c(0)}}},
+			{GroupInfo: lag.GroupInfo{Group: "new", Type: "classic", State: "Dead"}, Commits: map[string]map[int32]lag.Commit{}},
+			{GroupInfo: lag.GroupInfo{Group: "live", Type: "classic", State: "Stable", Exists: true, Members: []lag.Member{{ID: "m1"}}}, Commits: map[string]map[int32]lag.Commit{"t": {0: c(40)}}},
+			{GroupInfo: lag.GroupInfo{Group: "live848", Type: "consumer", State: "Stable", Exists: true, Members: []lag.Member{{ID: "m1"}, {ID: "m2"}}}, Commits: map[string]map[int32]lag.Commit{}},
+			{GroupInfo: lag.GroupInfo{Group: "empty848", Type: "consumer", State: "Empty", Exists: true}, Commits: map[string]map[int32]lag.Commit{}},
 		},
 	}
 }
 
-func resetScope(t *testing.T, v ...string) Scope {
+func resetScope(t *testing.T, v ...string) lag.Scope {
 	t.Helper()
-	s, err := ParseScope(v)
+	s, err := lag.ParseScope(v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +242,7 @@ func TestPlanBackupRestore(t *testing.T) {
 	}
 	// Pretend the reset happened: every partition now at its log end.
 	g, _ := snap.Group("g")
-	g.Commits = map[string]map[int32]Commit{"t": {0: {Offset: 100}, 1: {Offset: 50}, 2: {Offset: 0}}}
+	g.Commits = map[string]map[int32]lag.Commit{"t": {0: {Offset: 100}, 1: {Offset: 50}, 2: {Offset: 0}}}
 	pf, err := ParsePlanCSV([]byte(b.String()))
 	if err != nil {
 		t.Fatal(err)
@@ -261,15 +263,15 @@ func TestPlanBackupRestore(t *testing.T) {
 
 func TestLiveGroupReason(t *testing.T) {
 	for _, tc := range []struct {
-		gi   GroupInfo
+		gi   lag.GroupInfo
 		live bool
 	}{
-		{GroupInfo{Type: "classic", State: "Empty"}, false},
-		{GroupInfo{Type: "classic", State: "Dead"}, false},
-		{GroupInfo{Type: "classic", State: "PreparingRebalance"}, true},
-		{GroupInfo{Type: "classic", State: "Stable", Members: []Member{{}}}, true},
-		{GroupInfo{Type: "consumer", State: "Empty"}, false},
-		{GroupInfo{Type: "consumer", State: "Reconciling", Members: []Member{{}}}, true},
+		{lag.GroupInfo{Type: "classic", State: "Empty"}, false},
+		{lag.GroupInfo{Type: "classic", State: "Dead"}, false},
+		{lag.GroupInfo{Type: "classic", State: "PreparingRebalance"}, true},
+		{lag.GroupInfo{Type: "classic", State: "Stable", Members: []lag.Member{{}}}, true},
+		{lag.GroupInfo{Type: "consumer", State: "Empty"}, false},
+		{lag.GroupInfo{Type: "consumer", State: "Reconciling", Members: []lag.Member{{}}}, true},
 	} {
 		if got := LiveGroupReason(tc.gi) != ""; got != tc.live {
 			t.Errorf("%+v: live = %v, want %v", tc.gi, got, tc.live)
@@ -309,3 +311,5 @@ func TestPlanResetUnlistedTopicIsOperational(t *testing.T) {
 		}
 	}
 }
+
+func i64(v int64) *int64 { return &v }

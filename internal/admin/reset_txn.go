@@ -14,6 +14,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/coordretry"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // DefaultTxnIDPrefix is the default prefix of the transactional id a
@@ -498,7 +499,7 @@ func readBackBackoff(try int) time.Duration {
 // group that does not exist has no commits (kfake answers
 // GROUP_ID_NOT_FOUND where Apache Kafka answers with no offsets).
 func fetchStable(ctx context.Context, adm *cluster.Admin, group string) (kadm.OffsetResponses, error) {
-	fetched, err := FetchOffsets(kadm.RequireStable(ctx), adm, group)
+	fetched, err := lag.FetchOffsets(kadm.RequireStable(ctx), adm, group)
 	if errors.Is(err, kerr.GroupIDNotFound) {
 		return kadm.OffsetResponses{}, nil
 	}
@@ -599,7 +600,7 @@ func stageCommits(ctx context.Context, adm *cluster.Admin, t *txn, gp *GroupPlan
 	failed := 0
 	idx := partitionIndex(gp)
 	resp.Each(func(r kadm.OffsetResponse) {
-		if i, ok := idx[TP{r.Topic, r.Partition}]; ok && r.Err != nil {
+		if i, ok := idx[lag.TP{Topic: r.Topic, Partition: r.Partition}]; ok && r.Err != nil {
 			failed++
 			gp.Partitions[i].Error = "commit: " + explainTxnErr(r.Err, t.id)
 		}
@@ -619,21 +620,21 @@ func explainTxnErr(err error, id string) string {
 	return ExplainError(err)
 }
 
-func partitionIndex(gp *GroupPlan) map[TP]int {
-	idx := make(map[TP]int, len(gp.Partitions))
+func partitionIndex(gp *GroupPlan) map[lag.TP]int {
+	idx := make(map[lag.TP]int, len(gp.Partitions))
 	for i, pp := range gp.Partitions {
-		idx[TP{pp.Topic, pp.Partition}] = i
+		idx[lag.TP{Topic: pp.Topic, Partition: pp.Partition}] = i
 	}
 	return idx
 }
 
 // liveNow describes the group again and returns why it is live, or "".
 func liveNow(ctx context.Context, adm *cluster.Admin, group string) (string, error) {
-	listed, err := ListGroups(ctx, adm)
+	listed, err := lag.ListGroups(ctx, adm)
 	if err != nil {
 		return "", err
 	}
-	described, err := DescribeGroups(ctx, adm, []string{group}, listed)
+	described, err := lag.DescribeGroups(ctx, adm, []string{group}, listed)
 	if err != nil {
 		return "", err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -40,7 +41,7 @@ func txnFixture(t *testing.T) (c *testkit.Cluster, topic, g string, gp GroupPlan
 
 func planLatest(t *testing.T, c *testkit.Cluster, group, topic string) GroupPlan {
 	t.Helper()
-	scope, _ := ParseScope([]string{topic})
+	scope, _ := lag.ParseScope([]string{topic})
 	// Not testkit.Ctx's 60s: thousands of partitions on a loaded 2-core
 	// machine (the whole suite in parallel) have taken longer.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // TestPlanShareAckedWhichPartitions: only the share-partitions the change
@@ -14,7 +16,7 @@ import (
 // planShareAcked (each condition dropped or inverted, a skip turned into
 // a stop).
 func TestPlanShareAckedWhichPartitions(t *testing.T) {
-	lag := func(n int64) *int64 { return &n }
+	shareLag := func(n int64) *int64 { return &n }
 	target := int64(0)
 	gp := &GroupPlan{Group: "sg", Partitions: []PartitionPlan{
 		{Topic: "t", Partition: 0, Action: ActCommit, Target: &target, LogEnd: 100},       // 100-10-50 = 40 acked
@@ -27,15 +29,15 @@ func TestPlanShareAckedWhichPartitions(t *testing.T) {
 		{Topic: "t", Partition: 7, Action: ActDelete, LogEnd: 100},                        // no start offset at all
 		{Topic: "t", Partition: 8, Action: ActDelete, LogEnd: 30},                         // 30-0-10 = 20 acked
 	}}
-	g := &GroupSnapshot{Commits: map[string]map[int32]Commit{"t": {
-		0: {Offset: 10, ShareLag: lag(50)},
-		1: {Offset: 20, ShareLag: lag(80)},
-		2: {Offset: 0, ShareLag: lag(10)},
-		3: {Offset: 0, ShareLag: lag(10)},
-		4: {Offset: 0, ShareLag: lag(10)},
-		5: {Offset: 0, ShareLag: lag(10), Err: errors.New("UNKNOWN_SERVER_ERROR")},
+	g := &lag.GroupSnapshot{Commits: map[string]map[int32]lag.Commit{"t": {
+		0: {Offset: 10, ShareLag: shareLag(50)},
+		1: {Offset: 20, ShareLag: shareLag(80)},
+		2: {Offset: 0, ShareLag: shareLag(10)},
+		3: {Offset: 0, ShareLag: shareLag(10)},
+		4: {Offset: 0, ShareLag: shareLag(10)},
+		5: {Offset: 0, ShareLag: shareLag(10), Err: errors.New("UNKNOWN_SERVER_ERROR")},
 		6: {Offset: 0},
-		8: {Offset: 0, ShareLag: lag(10)},
+		8: {Offset: 0, ShareLag: shareLag(10)},
 	}}}
 	warn := planShareAcked(gp, g)
 	for _, pp := range gp.Partitions {
@@ -72,7 +74,7 @@ func TestPlanShareUndoBackupExtra(t *testing.T) {
 		{Topic: "v", Partition: 0, Action: ActCommit, Current: &five},
 		{Topic: "w", Partition: 0, Action: ActDelete},
 	}}
-	g := &GroupSnapshot{Commits: map[string]map[int32]Commit{
+	g := &lag.GroupSnapshot{Commits: map[string]map[int32]lag.Commit{
 		"t": {1: {Offset: 7}, 2: {Err: errors.New("UNKNOWN_SERVER_ERROR")}, 3: {Offset: 9}},
 		"u": {1: {Offset: 3}},
 		"v": {1: {Offset: 4}},

@@ -1,7 +1,6 @@
 package admin
 
 import (
-	"errors"
 	"maps"
 	"reflect"
 	"slices"
@@ -9,82 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
-func TestShareCommits(t *testing.T) {
-	rg := kmsg.NewDescribeShareGroupOffsetsResponseGroup()
-	rg.GroupID = "g"
-	rt := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopic()
-	rt.Topic = "t"
-	for _, p := range []struct {
-		part       int32
-		start, lag int64
-	}{{0, 7, 3}, {1, -1, -1}, {2, 4, -1}, {3, -1, -1}} {
-		rp := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopicPartition()
-		rp.Partition, rp.StartOffset, rp.Lag = p.part, p.start, p.lag
-		if p.part == 3 {
-			rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
-		}
-		rt.Partitions = append(rt.Partitions, rp)
-	}
-	rg.Topics = append(rg.Topics, rt)
-	gs := shareCommits(rg)
-	if gs.CommitErr != nil || len(gs.Commits["t"]) != 3 {
-		t.Fatalf("commits %+v err %v: want partitions 0, 2 and 3's error, not 1 (no start offset)", gs.Commits, gs.CommitErr)
-	}
-	if c := gs.Commits["t"][0]; c.Offset != 7 || c.ShareLag == nil || *c.ShareLag != 3 {
-		t.Errorf("partition 0: %+v, want start 7 and the broker's lag 3", c)
-	}
-	if c := gs.Commits["t"][2]; c.Offset != 4 || c.ShareLag != nil {
-		t.Errorf("partition 2: %+v, want start 4 and no broker lag (v0 answer)", c)
-	}
-	if c := gs.Commits["t"][3]; !errors.Is(c.Err, kerr.TopicAuthorizationFailed) {
-		t.Errorf("partition 3: %+v, want its error", c)
-	}
-	if !slices.Equal(gs.NoStart, []TP{{"t", 1}}) {
-		t.Errorf("NoStart %v, want t/1 (listed with start offset -1)", gs.NoStart)
-	}
-
-	rg.ErrorCode = kerr.GroupIDNotFound.Code
-	if gs := shareCommits(rg); gs.CommitErr != nil {
-		t.Errorf("GROUP_ID_NOT_FOUND: %v, want no commits and no error", gs.CommitErr)
-	}
-	rg.ErrorCode = kerr.CoordinatorNotAvailable.Code
-	if gs := shareCommits(rg); !errors.Is(gs.CommitErr, kerr.CoordinatorNotAvailable) {
-		t.Errorf("group error: %v, want COORDINATOR_NOT_AVAILABLE", gs.CommitErr)
-	}
-}
-
-func TestShareLag(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		broker    *int64
-		computed  *int64
-		want      *int64
-		wantNoted bool
-	}{
-		{"broker agrees", new(int64(5)), new(int64(5)), new(int64(5)), false},
-		{"acknowledged past the start", new(int64(2)), new(int64(5)), new(int64(2)), true},
-		{"no broker lag (v0)", nil, new(int64(5)), new(int64(5)), false},
-		{"unknown computed", new(int64(5)), nil, nil, false},
-		{"broker counts more (produced since)", new(int64(7)), new(int64(5)), new(int64(7)), false},
-	} {
-		got, note := shareLag(Commit{ShareLag: tc.broker}, tc.computed)
-		if (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want || (note != "") != tc.wantNoted {
-			t.Errorf("%s: lag %v note %q, want %v noted %v", tc.name, got, note, tc.want, tc.wantNoted)
-		}
-	}
-}
-
 func TestShareLiveReason(t *testing.T) {
-	if r := liveReason(GroupInfo{Group: "s", Type: ShareType, State: "Empty"}); r != "" {
+	if r := liveReason(lag.GroupInfo{Group: "s", Type: lag.ShareType, State: "Empty"}); r != "" {
 		t.Errorf("empty share group: %q, want resettable", r)
 	}
-	r := LiveGroupReason(GroupInfo{Group: "s", Type: ShareType, State: "Stable", Members: []Member{{ID: "a"}, {ID: "b"}}})
+	r := LiveGroupReason(lag.GroupInfo{Group: "s", Type: lag.ShareType, State: "Stable", Members: []lag.Member{{ID: "a"}, {ID: "b"}}})
 	if r != "group s is a share group with 2 members (state Stable): its start offsets can only be changed while it has none; stop its share consumers first" {
 		t.Errorf("live share group: %q", r)
 	}
@@ -92,15 +24,15 @@ func TestShareLiveReason(t *testing.T) {
 
 // shareSnapshot: share group "s" with start offsets on t/0 and t/1 of a
 // topic t (log 0..10, 3 partitions) and none on t/2.
-func shareSnapshot() *Snapshot {
-	return &Snapshot{
-		Offsets: TopicOffsets{Partitions: map[string]map[int32]PartitionOffsets{"t": {0: {Start: 0, End: 10}, 1: {Start: 0, End: 10}, 2: {Start: 0, End: 10}}}},
-		Groups: []GroupSnapshot{{
-			GroupInfo: GroupInfo{Group: "s", Type: ShareType, State: "Empty", Exists: true},
-			Commits:   PartitionMap[Commit]{"t": {0: {Offset: 2}, 1: {Offset: 5}}},
+func shareSnapshot() *lag.Snapshot {
+	return &lag.Snapshot{
+		Offsets: lag.TopicOffsets{Partitions: map[string]map[int32]lag.PartitionOffsets{"t": {0: {Start: 0, End: 10}, 1: {Start: 0, End: 10}, 2: {Start: 0, End: 10}}}},
+		Groups: []lag.GroupSnapshot{{
+			GroupInfo: lag.GroupInfo{Group: "s", Type: lag.ShareType, State: "Empty", Exists: true},
+			Commits:   lag.PartitionMap[lag.Commit]{"t": {0: {Offset: 2}, 1: {Offset: 5}}},
 		}, {
-			GroupInfo: GroupInfo{Group: "other", Type: "classic", State: "Empty", Exists: true},
-			Commits:   PartitionMap[Commit]{"t": {0: {Offset: 1}}},
+			GroupInfo: lag.GroupInfo{Group: "other", Type: "classic", State: "Empty", Exists: true},
+			Commits:   lag.PartitionMap[lag.Commit]{"t": {0: {Offset: 1}}},
 		}},
 	}
 }
@@ -131,7 +63,7 @@ func TestPlanResetShare(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		scope := Scope{}
+		scope := lag.Scope{}
 		if tc.scope != nil {
 			scope = resetScope(t, tc.scope...)
 		}
@@ -146,7 +78,7 @@ func TestPlanResetShare(t *testing.T) {
 			t.Fatalf("%s: %v", tc.spec, err)
 		}
 		gp := plan.Groups[0]
-		if gp.GroupType != ShareType || gp.Atomic == nil || *gp.Atomic || !strings.Contains(gp.Note, "AlterShareGroupOffsets") {
+		if gp.GroupType != lag.ShareType || gp.Atomic == nil || *gp.Atomic || !strings.Contains(gp.Note, "AlterShareGroupOffsets") {
 			t.Errorf("%s: plan %+v, want group_type share, atomic false and the note", tc.spec, gp)
 		}
 		gotT, gotD, gotErr := map[int32]int64{}, []int32{}, ""
@@ -187,7 +119,7 @@ func TestShareBackupMarker(t *testing.T) {
 	if !pf.Share["s"] || pf.Share["c"] || len(pf.Rows) != 2 {
 		t.Fatalf("parsed %+v from\n%s\nwant s marked share, c not, 2 rows", pf, b.String())
 	}
-	snap := &Snapshot{Groups: []GroupSnapshot{{GroupInfo: GroupInfo{Group: "s", Type: "classic", State: "Dead"}}, {GroupInfo: GroupInfo{Group: "c", Type: "classic", State: "Dead"}}}}
+	snap := &lag.Snapshot{Groups: []lag.GroupSnapshot{{GroupInfo: lag.GroupInfo{Group: "s", Type: "classic", State: "Dead"}}, {GroupInfo: lag.GroupInfo{Group: "c", Type: "classic", State: "Dead"}}}}
 	markShareBackups(snap, &pf)
 	if !snap.Groups[0].IsShare() || snap.Groups[1].IsShare() {
 		t.Errorf("marked %+v, want s a share group and c not", snap.Groups)
@@ -198,34 +130,21 @@ func TestShareBackupMarker(t *testing.T) {
 // none (Apache shows "-"), and --all-topics resets it too.
 func TestShareNoStartRows(t *testing.T) {
 	snap := shareSnapshot()
-	snap.Groups[0].NoStart = []TP{{"t", 2}}
-	rep := ComputeLag(snap, Scope{})
-	var g GroupLag
+	snap.Groups[0].NoStart = []lag.TP{{Topic: "t", Partition: 2}}
+	rep := lag.ComputeLag(snap, lag.Scope{})
+	var g lag.GroupLag
 	for _, gl := range rep.Groups {
 		if gl.Group == "s" {
 			g = gl
 		}
 	}
-	if len(g.Partitions) != 3 || g.Partitions[2].Committed != nil || g.Partitions[2].Lag != nil || g.Partitions[2].Note != NoteShareNoStart || g.TotalLag != 13 {
+	if len(g.Partitions) != 3 || g.Partitions[2].Committed != nil || g.Partitions[2].Lag != nil || g.Partitions[2].Note != lag.NoteShareNoStart || g.TotalLag != 13 {
 		t.Errorf("lag rows %+v total %d: want t/2 with no start offset, no lag and the note; total 8+5", g.Partitions, g.TotalLag)
 	}
 	target, _ := ParseTarget("earliest", time.Unix(0, 0))
 	plan, err := PlanReset(ResetInput{Snapshot: snap, Groups: []string{"s"}, Target: target, AllTopics: true})
 	if err != nil || len(plan.Groups[0].Partitions) != 3 || plan.Groups[0].Partitions[2].Current != nil || *plan.Groups[0].Partitions[2].Target != 0 {
 		t.Errorf("--all-topics plan %+v err %v: want t/0..2, t/2 from no start offset to 0", plan.Groups, err)
-	}
-}
-
-func TestJoinNote(t *testing.T) {
-	for _, tc := range []struct{ a, b, want string }{
-		{"", "", ""},
-		{"x", "", "x"},
-		{"", "y", "y"},
-		{"x", "y", "x; y"},
-	} {
-		if got := joinNote(tc.a, tc.b); got != tc.want {
-			t.Errorf("joinNote(%q, %q) = %q, want %q", tc.a, tc.b, got, tc.want)
-		}
 	}
 }
 
@@ -236,14 +155,14 @@ func TestJoinNote(t *testing.T) {
 func TestShareNotesNotDangling(t *testing.T) {
 	snap := shareSnapshot()
 	snap.Groups[0].State = "Stable" // no state note: the share note alone
-	snap.Groups[0].Commits["t"][0] = Commit{Offset: 15, ShareLag: new(int64(0))}
-	snap.Groups[0].Commits["t"][1] = Commit{Offset: 5, ShareLag: new(int64(5))}
-	rep := ComputeLag(snap, Scope{})
+	snap.Groups[0].Commits["t"][0] = lag.Commit{Offset: 15, ShareLag: new(int64(0))}
+	snap.Groups[0].Commits["t"][1] = lag.Commit{Offset: 5, ShareLag: new(int64(5))}
+	rep := lag.ComputeLag(snap, lag.Scope{})
 	for _, g := range rep.Groups {
 		if g.Group != "s" {
 			continue
 		}
-		if !strings.HasPrefix(g.Note, NoteShareGroup) || strings.HasSuffix(g.Note, " ") || strings.HasSuffix(g.Note, ";") {
+		if !strings.HasPrefix(g.Note, lag.NoteShareGroup) || strings.HasSuffix(g.Note, " ") || strings.HasSuffix(g.Note, ";") {
 			t.Errorf("group note %q: want the share-group note and no dangling separator", g.Note)
 		}
 		for _, p := range g.Partitions {
@@ -257,40 +176,16 @@ func TestShareNotesNotDangling(t *testing.T) {
 	}
 }
 
-// A selection that changes offsets names the share groups it matched but
-// leaves out: every listed share group for --all-groups, those the pattern
-// accepts for --regex, never one also named (it is gathered) nor any when
-// the request gathers share groups itself (lag, groups); and PlanReset
-// lists each as a skipped plan without rows, with a warning.
-func TestSkippedShareGroups(t *testing.T) {
-	listed := kadmListed(map[string][2]string{
-		"c": {"classic", "consumer"}, "k": {"consumer", "consumer"}, "st": {"streams", ""},
-		"s2": {"share", ""}, "s1": {"share", ""}, "x-share": {"share", ""},
-	})
-	match := func(g string) bool { return strings.HasPrefix(g, "s") }
-	for _, tc := range []struct {
-		name string
-		req  GatherRequest
-		want []string
-	}{
-		{"all", GatherRequest{AllGroups: true}, []string{"s1", "s2", "x-share"}},
-		{"regex", GatherRequest{AllGroups: true, Match: match}, []string{"s1", "s2"}},
-		{"named too", GatherRequest{AllGroups: true, Match: match, Groups: []string{"s2"}}, []string{"s1"}},
-		{"gathers share groups", GatherRequest{AllGroups: true, ShareGroups: true}, nil},
-		{"named only", GatherRequest{Groups: []string{"s1"}}, nil},
-	} {
-		if got := SkippedShareGroups(listed, tc.req); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: SkippedShareGroups = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-
+// PlanReset lists each share group a selection skipped as a skipped plan
+// without rows, with a warning (lag.SkippedShareGroups names them).
+func TestPlanResetSkippedShareGroups(t *testing.T) {
 	snap := resetSnapshot()
 	snap.SkippedShare = []string{"s1"}
 	plan, err := PlanReset(ResetInput{Snapshot: snap, Groups: []string{"g"}, AllGroups: true, Target: Target{Kind: ToEarliest}, Scope: resetScope(t, "t")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Groups) != 2 || plan.Groups[1].Group != "s1" || plan.Groups[1].GroupType != ShareType || len(plan.Groups[1].Partitions) != 0 ||
+	if len(plan.Groups) != 2 || plan.Groups[1].Group != "s1" || plan.Groups[1].GroupType != lag.ShareType || len(plan.Groups[1].Partitions) != 0 ||
 		plan.Groups[1].Note != "skipped: share group: --all-groups and --regex select consumer groups only; name it to reset it" {
 		t.Fatalf("plan groups %+v, want g planned and s1 skipped without rows", plan.Groups)
 	}
@@ -311,7 +206,7 @@ func TestSkippedShareGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Groups) != 2 || plan.Groups[0].Group != "g" || plan.Groups[1].Group != "s1" || plan.Groups[1].GroupType != ShareType || len(plan.Groups[1].Partitions) != 0 {
+	if len(plan.Groups) != 2 || plan.Groups[0].Group != "g" || plan.Groups[1].Group != "s1" || plan.Groups[1].GroupType != lag.ShareType || len(plan.Groups[1].Partitions) != 0 {
 		t.Errorf("file plan groups %+v, want g planned and only s1 (named by the file) skipped", plan.Groups)
 	}
 	for _, w := range plan.Warnings {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 func p(v int64) *int64 { return &v }
@@ -426,14 +427,14 @@ func TestConcurrentAppendProcesses(t *testing.T) {
 }
 
 func TestSnapshotGroups(t *testing.T) {
-	s := &admin.Snapshot{
-		Groups: []admin.GroupSnapshot{
-			{GroupInfo: admin.GroupInfo{Group: "g", Exists: true}, Commits: map[string]map[int32]admin.Commit{"t": {2: {Offset: 9}, 0: {Offset: 4}}}},
-			{GroupInfo: admin.GroupInfo{Group: "empty", Exists: true}},
-			{GroupInfo: admin.GroupInfo{Group: "gone"}},
-			{GroupInfo: admin.GroupInfo{Group: "broken", Exists: true}, CommitErr: errors.New("COORDINATOR_NOT_AVAILABLE")},
+	s := &lag.Snapshot{
+		Groups: []lag.GroupSnapshot{
+			{GroupInfo: lag.GroupInfo{Group: "g", Exists: true}, Commits: map[string]map[int32]lag.Commit{"t": {2: {Offset: 9}, 0: {Offset: 4}}}},
+			{GroupInfo: lag.GroupInfo{Group: "empty", Exists: true}},
+			{GroupInfo: lag.GroupInfo{Group: "gone"}},
+			{GroupInfo: lag.GroupInfo{Group: "broken", Exists: true}, CommitErr: errors.New("COORDINATOR_NOT_AVAILABLE")},
 		},
-		Offsets: admin.TopicOffsets{Partitions: map[string]map[int32]admin.PartitionOffsets{"t": {0: {}, 1: {}, 2: {}, 3: {}}}},
+		Offsets: lag.TopicOffsets{Partitions: map[string]map[int32]lag.PartitionOffsets{"t": {0: {}, 1: {}, 2: {}, 3: {}}}},
 	}
 	got, missing, err := SnapshotGroups(s, []string{"g", "empty", "gone", "unknown"})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // Filter selects entries for history. Zero fields select everything.
@@ -103,10 +104,10 @@ func distinct(rest []Entry, e Entry) error {
 	return nil
 }
 
-// StateOfCommits is the state of fetched commits (admin.FetchCommits).
+// StateOfCommits is the state of fetched commits (lag.FetchCommits).
 // A group whose commits could not be fetched is left out and named in
 // failed.
-func StateOfCommits(groups map[string]admin.GroupSnapshot) (s State, failed map[string]error) {
+func StateOfCommits(groups map[string]lag.GroupSnapshot) (s State, failed map[string]error) {
 	s, failed = State{}, map[string]error{}
 	for g, gs := range groups {
 		if gs.CommitErr != nil {

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // SnapshotGroups turns gathered groups into a snapshot in the backup
@@ -14,7 +15,7 @@ import (
 // that do not exist are listed in missing; a group whose commits could
 // not be read is an error (a snapshot with a hole would restore wrongly).
 // It does no I/O.
-func SnapshotGroups(s *admin.Snapshot, names []string) (out []admin.BackupGroup, missing []string, err error) {
+func SnapshotGroups(s *lag.Snapshot, names []string) (out []admin.BackupGroup, missing []string, err error) {
 	for _, name := range names {
 		g, ok := s.Group(name)
 		if !ok || !g.Exists {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/audit"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 	"github.com/offsetctl/offsetctl/replay"
 )
@@ -31,7 +31,7 @@ func historyOf(t *testing.T, args ...string) []audit.Entry {
 // committed offset ("none" without one).
 func lagCommitted(t *testing.T, c *testkit.Cluster, group string) map[string]string {
 	t.Helper()
-	var rep admin.LagReport
+	var rep lag.LagReport
 	decodeJSON(t, mustRun(t, c, 0, "lag", group, "-o", "json"), &rep)
 	out := map[string]string{}
 	for _, g := range rep.Groups {

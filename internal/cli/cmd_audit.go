@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/textlist"
 	"github.com/offsetctl/offsetctl/report"
 )
@@ -456,7 +456,7 @@ func (a *app) changeState(cmd *cobra.Command, e audit.Entry) (audit.State, error
 	defer adm.Close()
 	fctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
 	defer cancel()
-	commits, err := admin.FetchGroupCommits(fctx, adm, groups)
+	commits, err := lag.FetchGroupCommits(fctx, adm, groups)
 	if err != nil {
 		return nil, fmt.Errorf("cannot tell whether the groups moved since entry %s: %w", e.ID, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/change"
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
@@ -52,7 +53,7 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 		return err
 	}
 	// A group named twice is planned (and backed up) once.
-	sel.Groups = admin.Dedupe(sel.Groups)
+	sel.Groups = lag.Dedupe(sel.Groups)
 	for _, g := range sel.Groups {
 		if err := admin.CheckGroupName(g); err != nil {
 			return exitcode.AsUsage(err)
@@ -64,7 +65,7 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 	if len(f.topics) == 0 {
 		return exitcode.Usagef("name the offsets to delete: --topic TOPIC[:P,...] (repeatable)")
 	}
-	scope, err := admin.ParseScope(f.topics)
+	scope, err := lag.ParseScope(f.topics)
 	if err != nil {
 		return exitcode.Flag("--topic", err)
 	}
@@ -74,7 +75,7 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 	}
 	defer adm.Close()
 	gctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
-	snap, err := admin.Gather(gctx, adm, admin.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, Scope: scope, ExtraTopics: scope.TopicNames()})
+	snap, err := lag.Gather(gctx, adm, lag.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, Scope: scope, ExtraTopics: scope.TopicNames()})
 	cancel()
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
@@ -118,7 +119,7 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 // and lists those whose live members consume a scoped topic: the broker
 // refuses those (GROUP_SUBSCRIBED_TO_TOPIC), and a selection never
 // applies half. Named groups are planned as they are, refusals included.
-func (a *app) planDeleteOffsets(snap *admin.Snapshot, sel selection, scope admin.Scope) (plans, skipped []admin.DeleteOffsetsPlan, err error) {
+func (a *app) planDeleteOffsets(snap *lag.Snapshot, sel selection, scope lag.Scope) (plans, skipped []admin.DeleteOffsetsPlan, err error) {
 	names := sel.Groups
 	if sel.All {
 		names = nil
@@ -156,8 +157,8 @@ func (a *app) planDeleteOffsets(snap *admin.Snapshot, sel selection, scope admin
 	}
 	for _, g := range snap.SkippedShare {
 		const action = "delete its start offsets"
-		a.warnf("%s", admin.ShareSkipWarning(g, action))
-		skipped = append(skipped, admin.DeleteOffsetsPlan{Group: g, GroupType: admin.ShareType, Skipped: "share group: " + admin.ShareSkipped(action), Partitions: []admin.DeleteOffsetsRow{}})
+		a.warnf("%s", lag.ShareSkipWarning(g, action))
+		skipped = append(skipped, admin.DeleteOffsetsPlan{Group: g, GroupType: lag.ShareType, Skipped: "share group: " + lag.ShareSkipped(action), Partitions: []admin.DeleteOffsetsRow{}})
 	}
 	if len(plans) == 0 {
 		return nil, nil, sel.noMatch("consumer group with offsets on these topics")
@@ -257,7 +258,7 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 			args = sel.Groups
 			// A group named twice is deleted (and backed up) once, as lag
 			// shows it once.
-			args = admin.Dedupe(args)
+			args = lag.Dedupe(args)
 			if err := checkBackupFlag(cmd); err != nil {
 				return err
 			}
@@ -272,7 +273,7 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 			}
 			defer adm.Close()
 			gctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
-			snap, err := admin.Gather(gctx, adm, admin.GatherRequest{Groups: args, AllGroups: sel.All, Match: sel.Match})
+			snap, err := lag.Gather(gctx, adm, lag.GatherRequest{Groups: args, AllGroups: sel.All, Match: sel.Match})
 			cancel()
 			if err != nil {
 				return a.planErr(cfg, gctx, err)
@@ -365,9 +366,9 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 // the live ones: the broker refuses to delete a group with members
 // (NON_EMPTY_GROUP), so a selection skips and lists them, as reset
 // --all-groups does, instead of failing part-way.
-func (a *app) deletableGroups(snap *admin.Snapshot) []string {
+func (a *app) deletableGroups(snap *lag.Snapshot) []string {
 	for _, g := range snap.SkippedShare {
-		a.warnf("%s", admin.ShareSkipWarning(g, "delete it"))
+		a.warnf("%s", lag.ShareSkipWarning(g, "delete it"))
 	}
 	var out []string
 	for _, g := range snap.Groups {
@@ -386,10 +387,10 @@ func (a *app) deletableGroups(snap *admin.Snapshot) []string {
 
 // shareSkippedRows are the report rows of the share groups a selection
 // skipped (deletableGroups warns about each).
-func shareSkippedRows(snap *admin.Snapshot) []admin.DeleteGroupRow {
+func shareSkippedRows(snap *lag.Snapshot) []admin.DeleteGroupRow {
 	var out []admin.DeleteGroupRow
 	for _, g := range snap.SkippedShare {
-		out = append(out, admin.DeleteGroupRow{Group: g, Type: admin.ShareType, Status: "skipped", Skipped: "share group: " + admin.ShareSkipped("delete it")})
+		out = append(out, admin.DeleteGroupRow{Group: g, Type: lag.ShareType, Status: "skipped", Skipped: "share group: " + lag.ShareSkipped("delete it")})
 	}
 	return out
 }

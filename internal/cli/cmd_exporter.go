@@ -22,10 +22,10 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/spf13/cobra"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/exporter"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 type exporterFlags struct {
@@ -342,21 +342,21 @@ func checkListen(flag, addr string) error {
 
 // exporterRequest turns the group selection into a gather request; with
 // no selection every group is exported.
-func exporterRequest(args []string, f exporterFlags) (admin.GatherRequest, error) {
-	iso, err := admin.ParseIsolation(f.isolation)
+func exporterRequest(args []string, f exporterFlags) (lag.GatherRequest, error) {
+	iso, err := lag.ParseIsolation(f.isolation)
 	if err != nil {
-		return admin.GatherRequest{}, exitcode.Flag("--isolation", err)
+		return lag.GatherRequest{}, exitcode.Flag("--isolation", err)
 	}
 	sel, err := f.sel.resolve(args, true)
 	if err != nil {
-		return admin.GatherRequest{}, err
+		return lag.GatherRequest{}, err
 	}
-	return admin.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, Isolation: iso, NoLeaderWait: true}, nil
+	return lag.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, Isolation: iso, NoLeaderWait: true}, nil
 }
 
 // exporterTargets resolves one connection per --profile entry (or the one
 // connection of the usual flags).
-func (a *app) exporterTargets(req admin.GatherRequest, f exporterFlags) ([]exporterTarget, error) {
+func (a *app) exporterTargets(req lag.GatherRequest, f exporterFlags) ([]exporterTarget, error) {
 	opts := exporter.Options{Interval: f.interval, Request: req, TimeLag: f.timeLag, RateWindow: f.rateWindow, Now: a.now}
 	if a.profile == "" {
 		cfg, err := a.clusterConfig()

@@ -3,8 +3,8 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
@@ -30,7 +30,7 @@ func (a *app) groupsCmd() *cobra.Command {
 					return err
 				}
 			}
-			states, err := admin.ParseStates(stateFlags)
+			states, err := lag.ParseStates(stateFlags)
 			if err != nil {
 				return exitcode.Flag("--state", err)
 			}
@@ -47,18 +47,18 @@ func (a *app) groupsCmd() *cobra.Command {
 				return err
 			}
 			defer adm.Close()
-			rows := []admin.GroupSummary{}
+			rows := []lag.GroupSummary{}
 			var breaches []string
-			req := admin.GatherRequest{Groups: s.Groups, AllGroups: s.All, Match: s.Match, OtherProtocols: true, ShareGroups: true}
+			req := lag.GatherRequest{Groups: s.Groups, AllGroups: s.All, Match: s.Match, OtherProtocols: true, ShareGroups: true}
 			// --min-lag is on TOTAL-LAG, the column groups shows, not on
 			// a partition's lag as for lag's rows (a group of many
 			// partitions each a little behind is a lot behind).
 			minTotal := t.filter.MinLag
 			t.filter.MinLag = nil
-			err = a.gatherLag(cmd.Context(), cfg, adm, req, lagOpts{timeLag: t.needsTimeLag(), triage: t}, func(rep admin.LagReport) {
+			err = a.gatherLag(cmd.Context(), cfg, adm, req, lagOpts{timeLag: t.needsTimeLag(), triage: t}, func(rep lag.LagReport) {
 				rep = keepTotalLag(rep, minTotal)
-				rows = append(rows, admin.Summarize(rep, states)...)
-				breaches = append(breaches, admin.Breaches(rep, t.thresholds)...)
+				rows = append(rows, lag.Summarize(rep, states)...)
+				breaches = append(breaches, lag.Breaches(rep, t.thresholds)...)
 			})
 			if err != nil {
 				return err
@@ -89,11 +89,11 @@ func (a *app) groupsCmd() *cobra.Command {
 
 // keepTotalLag keeps the groups whose TotalLag is at least min, and every
 // group that could not be read, so that its error is never filtered away.
-func keepTotalLag(rep admin.LagReport, min *int64) admin.LagReport {
+func keepTotalLag(rep lag.LagReport, min *int64) lag.LagReport {
 	if min == nil {
 		return rep
 	}
-	kept := make([]admin.GroupLag, 0, len(rep.Groups))
+	kept := make([]lag.GroupLag, 0, len(rep.Groups))
 	for _, g := range rep.Groups {
 		if g.Error != "" || g.TotalLag >= *min {
 			kept = append(kept, g)

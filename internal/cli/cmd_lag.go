@@ -12,6 +12,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
@@ -34,7 +35,7 @@ type lagFlags struct {
 // lagOpts are how a lag report is computed beyond what is gathered.
 type lagOpts struct {
 	timeLag bool
-	assume  admin.AssumeReset
+	assume  lag.AssumeReset
 	triage
 	view lagView
 }
@@ -71,11 +72,11 @@ func (a *app) lagCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			scope, err := admin.ParseScope(f.topics)
+			scope, err := lag.ParseScope(f.topics)
 			if err != nil {
 				return exitcode.Flag("--topic", err)
 			}
-			iso, err := admin.ParseIsolation(f.isolation)
+			iso, err := lag.ParseIsolation(f.isolation)
 			if err != nil {
 				return exitcode.Flag("--isolation", err)
 			}
@@ -83,7 +84,7 @@ func (a *app) lagCmd() *cobra.Command {
 			switch {
 			case f.members && f.state:
 				return exitcode.Usagef("--members and --state are two views: use one")
-			case (f.members || f.state) && (tri.by != admin.ByPartition || f.watch > 0):
+			case (f.members || f.state) && (tri.by != lag.ByPartition || f.watch > 0):
 				return exitcode.Usagef("--members and --state go with neither --by nor --watch")
 			case f.members:
 				opts.view = viewMembers
@@ -91,11 +92,11 @@ func (a *app) lagCmd() *cobra.Command {
 				opts.view = viewState
 			}
 			if changed(cmd.Flags(), "assume-reset") {
-				if opts.assume, err = admin.ParseAssumeReset(f.assumeReset); err != nil {
+				if opts.assume, err = lag.ParseAssumeReset(f.assumeReset); err != nil {
 					return exitcode.Flag("--assume-reset", err)
 				}
 			}
-			if f.watch > 0 && tri.by != admin.ByPartition && a.format == report.CSV {
+			if f.watch > 0 && tri.by != lag.ByPartition && a.format == report.CSV {
 				return exitcode.Usagef("--by %s with --watch: use -o json or table (a roll-up CSV has no TIME column)", tri.by)
 			}
 			if changed(cmd.Flags(), "watch") && f.watch < minWatch {
@@ -106,7 +107,7 @@ func (a *app) lagCmd() *cobra.Command {
 				return err
 			}
 			defer adm.Close()
-			req := admin.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, OtherProtocols: true, ShareGroups: true, Scope: scope, Isolation: iso}
+			req := lag.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, OtherProtocols: true, ShareGroups: true, Scope: scope, Isolation: iso}
 			if f.watch <= 0 {
 				return a.lagOnce(cmd.Context(), cfg, adm, req, opts)
 			}
@@ -120,7 +121,7 @@ func (a *app) lagCmd() *cobra.Command {
 	fl.StringVar(&f.isolation, "isolation", "uncommitted", "log end: uncommitted (high watermark) or committed (last stable offset)")
 	fl.BoolVar(&f.timeLag, "time-lag", false, "also show how long ago the next unconsumed record was written")
 	enumVar(fl, &f.assumeReset, "assume-reset", "", "", "lag of a partition with no committed offset, unknown (-) unless set: as if the consumer's auto.offset.reset were",
-		enum{choices: []string{string(admin.AssumeEarliest), string(admin.AssumeLatest)}, parse: func(s string) error { _, err := admin.ParseAssumeReset(s); return err }})
+		enum{choices: []string{string(lag.AssumeEarliest), string(lag.AssumeLatest)}, parse: func(s string) error { _, err := lag.ParseAssumeReset(s); return err }})
 	fl.DurationVar(&f.watch, "watch", 0, "redraw every interval until Ctrl-C")
 	fl.BoolVar(&f.members, "members", false, "one row per member: member id, instance id, client id, host and partition count (idle members too)")
 	fl.BoolVar(&f.state, "state", false, "one row per group: type, coordinator, assignor, state and members")
@@ -128,7 +129,7 @@ func (a *app) lagCmd() *cobra.Command {
 }
 
 // streamLag gathers and computes the lag report a batch of groups at a
-// time (admin.StreamLag), each batch within the timeout, and hands each
+// time (lag.StreamLag), each batch within the timeout, and hands each
 // batch's finished report (scope checked, filtered, time lag filled) to
 // emit. The timeout bounds the cluster's answers, not how fast stdout is
 // read. An error from emit (a write) is returned as it is. The time-lag
@@ -136,17 +137,17 @@ func (a *app) lagCmd() *cobra.Command {
 // a batch reached after it gets no time lag (counted on stderr) rather
 // than a timeout of its own, so `lag --time-lag --timeout D` ends within D
 // plus the gathering of the batches left.
-func (a *app) streamLag(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, o lagOpts, emit func(admin.LagReport) error) error {
+func (a *app) streamLag(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req lag.GatherRequest, o lagOpts, emit func(lag.LagReport) error) error {
 	req.ExtraTopics = req.Scope.TopicNames()
 	checked := false
 	var emitErr error
 	tlCtx, tlCancel := batchTimeout(ctx, cfg.Timeout)
 	defer tlCancel()
 	missed := 0
-	lo := admin.LagOptions{Scope: req.Scope, AssumeReset: o.assume, AllGroups: req.AllGroups}
-	err := admin.StreamLag(ctx, adm, req, lo, admin.StreamOptions{Timeout: cfg.Timeout}, func(bctx context.Context, b admin.LagBatch) error {
+	lo := lag.LagOptions{Scope: req.Scope, AssumeReset: o.assume, AllGroups: req.AllGroups}
+	err := lag.StreamLag(ctx, adm, req, lo, lag.StreamOptions{Timeout: cfg.Timeout}, func(bctx context.Context, b lag.LagBatch) error {
 		if !checked {
-			if err := admin.CheckScope(b.Snapshot.Offsets, req.Scope); err != nil {
+			if err := lag.CheckScope(b.Snapshot.Offsets, req.Scope); err != nil {
 				if exitcode.Code(err) != exitcode.Usage {
 					// A listing a broker did not answer: exit 1.
 					return fmt.Errorf("--topic %w", err)
@@ -160,11 +161,11 @@ func (a *app) streamLag(ctx context.Context, cfg cluster.Config, adm *cluster.Ad
 			rep = rep.WithRows()
 		}
 		// --min-lag first, so time lag is read only for the rows shown.
-		rep = admin.LagFilter{MinLag: o.filter.MinLag}.Apply(rep)
+		rep = lag.LagFilter{MinLag: o.filter.MinLag}.Apply(rep)
 		if o.timeLag {
 			rep.TimeLag = true
 			fctx, cancel := withEarlierDeadline(bctx, tlCtx)
-			n, err := admin.FillTimeLag(fctx, cfg, &rep, req.Isolation, b.Snapshot.At)
+			n, err := lag.FillTimeLag(fctx, cfg, &rep, req.Isolation, b.Snapshot.At)
 			cancel()
 			if err != nil {
 				return err
@@ -201,14 +202,14 @@ func withEarlierDeadline(ctx, other context.Context) (context.Context, context.C
 
 // gatherLag gathers one whole lag report (the groups command keeps only
 // summaries of it; see streamLag for the rows).
-func (a *app) gatherLag(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, o lagOpts, each func(admin.LagReport)) error {
-	return a.streamLag(ctx, cfg, adm, req, o, func(rep admin.LagReport) error {
+func (a *app) gatherLag(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req lag.GatherRequest, o lagOpts, each func(lag.LagReport)) error {
+	return a.streamLag(ctx, cfg, adm, req, o, func(rep lag.LagReport) error {
 		each(rep)
 		return nil
 	})
 }
 
-func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, o lagOpts) error {
+func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req lag.GatherRequest, o lagOpts) error {
 	out := a.newLagOutput(lagMeta(req, o, ""), report.LagStreamOptions{}, o.triage)
 	out.view = o.view
 	if err := a.streamLag(ctx, cfg, adm, req, o, out.add); err != nil {
@@ -229,8 +230,8 @@ func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admi
 }
 
 // lagMeta is what a lag report says besides its groups.
-func lagMeta(req admin.GatherRequest, o lagOpts, at string) admin.LagReport {
-	return admin.LagReport{Time: at, Isolation: req.Isolation.String(), AssumeReset: string(o.assume), TimeLag: o.timeLag}
+func lagMeta(req lag.GatherRequest, o lagOpts, at string) lag.LagReport {
+	return lag.LagReport{Time: at, Isolation: req.Isolation.String(), AssumeReset: string(o.assume), TimeLag: o.timeLag}
 }
 
 // lagOutput writes a lag report to stdout group by group as the batches
@@ -246,30 +247,30 @@ type lagOutput struct {
 	breaches []string
 	// roll-ups (--by topic|group) are one row per group or group-topic:
 	// kept and written at close, in the order gathered.
-	meta    admin.LagReport
+	meta    lag.LagReport
 	opt     report.LagStreamOptions
-	byTopic []admin.GroupTopics
-	byGroup []admin.GroupSummary
+	byTopic []lag.GroupTopics
+	byGroup []lag.GroupSummary
 	view    lagView
-	members []admin.MemberRow
+	members []lag.MemberRow
 	// idle are the groups read whole that have no member (--members):
 	// said on stderr, as Apache's tool says it, not a bare header alone.
 	idle   []string
-	states []admin.GroupState
+	states []lag.GroupState
 }
 
-func (a *app) newLagOutput(meta admin.LagReport, opt report.LagStreamOptions, tri triage) *lagOutput {
+func (a *app) newLagOutput(meta lag.LagReport, opt report.LagStreamOptions, tri triage) *lagOutput {
 	return &lagOutput{a: a, s: report.NewLagStream(a.stdout, a.format, meta, opt), tri: tri, meta: meta, opt: opt}
 }
 
 // add writes one batch; only write errors are returned.
-func (o *lagOutput) add(rep admin.LagReport) error {
+func (o *lagOutput) add(rep lag.LagReport) error {
 	o.errs = append(o.errs, rep.Errors()...)
-	o.breaches = append(o.breaches, admin.Breaches(rep, o.tri.thresholds)...)
+	o.breaches = append(o.breaches, lag.Breaches(rep, o.tri.thresholds)...)
 	switch o.view {
 	case viewMembers:
 		o.groups += len(rep.Groups)
-		o.members = append(o.members, admin.Members(rep)...)
+		o.members = append(o.members, lag.Members(rep)...)
 		for _, g := range rep.Groups {
 			if g.Error == "" && len(g.MemberList) == 0 {
 				o.idle = append(o.idle, g.Group)
@@ -278,17 +279,17 @@ func (o *lagOutput) add(rep admin.LagReport) error {
 		return nil
 	case viewState:
 		o.groups += len(rep.Groups)
-		o.states = append(o.states, admin.States(rep)...)
+		o.states = append(o.states, lag.States(rep)...)
 		return nil
 	}
 	switch o.tri.by {
-	case admin.ByTopic:
+	case lag.ByTopic:
 		o.groups += len(rep.Groups)
-		o.byTopic = append(o.byTopic, admin.ByTopics(rep).Groups...)
+		o.byTopic = append(o.byTopic, lag.ByTopics(rep).Groups...)
 		return nil
-	case admin.ByGroup:
+	case lag.ByGroup:
 		o.groups += len(rep.Groups)
-		o.byGroup = append(o.byGroup, admin.Summarize(rep, nil)...)
+		o.byGroup = append(o.byGroup, lag.Summarize(rep, nil)...)
 		return nil
 	}
 	for _, g := range rep.Groups {
@@ -326,7 +327,7 @@ func reportErrors(lines []string) error {
 	return fmt.Errorf("%d errors: %s", len(lines), strings.Join(lines, "; "))
 }
 
-func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req admin.GatherRequest, every time.Duration, o lagOpts) error {
+func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req lag.GatherRequest, every time.Duration, o lagOpts) error {
 	rounds, failed, crossed := 0, 0, 0
 	var lastErr error
 	var lastBreaches []string
@@ -345,7 +346,7 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 	defer t.Stop()
 	// Rates and the catch-up ETA span the last four rounds, as the
 	// exporter's do by default.
-	w := watchRound{a: a, cfg: cfg, adm: adm, req: req, o: o, every: every, rates: admin.NewRates(4 * every),
+	w := watchRound{a: a, cfg: cfg, adm: adm, req: req, o: o, every: every, rates: lag.NewRates(4 * every),
 		tty: a.ios().IsStdoutTTY() && a.format == report.Table} // JSON and CSV are streams: never cleared
 	for {
 		err, breaches, werr := w.run(ctx, rounds+1)
@@ -380,10 +381,10 @@ type watchRound struct {
 	a     *app
 	cfg   cluster.Config
 	adm   *cluster.Admin
-	req   admin.GatherRequest
+	req   lag.GatherRequest
 	o     lagOpts
 	every time.Duration
-	rates *admin.Rates
+	rates *lag.Rates
 	tty   bool
 }
 
@@ -423,7 +424,7 @@ func (w watchRound) run(ctx context.Context, n int) (roundErr error, breaches []
 		}
 		return err
 	}
-	err := a.streamLag(ctx, w.cfg, w.adm, w.req, w.o, func(rep admin.LagReport) error {
+	err := a.streamLag(ctx, w.cfg, w.adm, w.req, w.o, func(rep lag.LagReport) error {
 		rr.Observe(rep)
 		for i := range rep.Groups {
 			rep.Groups[i].Progress = rr.Progress(rep.Groups[i])
@@ -470,7 +471,7 @@ func (o *lagOutput) closeRollUp() error {
 	switch o.view {
 	case viewMembers:
 		if o.members == nil {
-			o.members = []admin.MemberRow{} // JSON [], not null
+			o.members = []lag.MemberRow{} // JSON [], not null
 		}
 		if err := report.GroupMembers(w, f, o.members); err != nil {
 			return err
@@ -481,24 +482,24 @@ func (o *lagOutput) closeRollUp() error {
 		return nil
 	case viewState:
 		if o.states == nil {
-			o.states = []admin.GroupState{}
+			o.states = []lag.GroupState{}
 		}
 		return report.GroupStates(w, f, o.states)
 	}
 	switch o.tri.by {
-	case admin.ByTopic:
-		r := admin.TopicReport{Time: o.meta.Time, Isolation: o.meta.Isolation, TimeLag: o.meta.TimeLag, Groups: o.byTopic}
+	case lag.ByTopic:
+		r := lag.TopicReport{Time: o.meta.Time, Isolation: o.meta.Isolation, TimeLag: o.meta.TimeLag, Groups: o.byTopic}
 		if r.Groups == nil {
-			r.Groups = []admin.GroupTopics{}
+			r.Groups = []lag.GroupTopics{}
 		}
 		if o.opt.OneLine && f == report.JSON {
 			return report.WriteJSONLine(w, r)
 		}
 		return report.LagByTopic(w, f, r)
-	case admin.ByGroup:
-		r := admin.GroupsReport{Time: o.meta.Time, Groups: o.byGroup}
+	case lag.ByGroup:
+		r := lag.GroupsReport{Time: o.meta.Time, Groups: o.byGroup}
 		if r.Groups == nil {
-			r.Groups = []admin.GroupSummary{}
+			r.Groups = []lag.GroupSummary{}
 		}
 		if o.opt.OneLine && f == report.JSON {
 			return report.WriteJSONLine(w, r)

@@ -14,10 +14,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/internal/textlist"
 	"github.com/offsetctl/offsetctl/replay"
@@ -122,7 +122,7 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	// A name Kafka cannot hold reached the broker, which answered
 	// INVALID_TOPIC_EXCEPTION (exit 1), or for a long one closed the
 	// connection, read as "is SASL missing?".
-	if err := admin.CheckTopicName(topic); err != nil {
+	if err := lag.CheckTopicName(topic); err != nil {
 		return exitcode.Usagef("topic %s: %v", safetext.Arg(topic), err)
 	}
 	in, err := f.parse(cmd.Flags(), a.now())
@@ -234,7 +234,7 @@ type replayInput struct {
 	until    replay.UntilSpec
 	parts    []int32
 	format   replay.Format
-	iso      admin.Isolation
+	iso      lag.Isolation
 	fetchMax int64
 }
 
@@ -259,7 +259,7 @@ func (f replayFlags) parse(fs *pflag.FlagSet, now time.Time) (in replayInput, er
 	if in.format, err = replay.ParseFormat(f.format); err != nil {
 		return in, exitcode.Flag("--format", err)
 	}
-	if in.iso, err = admin.ParseIsolation(f.isolation); err != nil {
+	if in.iso, err = lag.ParseIsolation(f.isolation); err != nil {
 		return in, exitcode.Flag("--isolation", err)
 	}
 	if f.max < 0 {
@@ -301,7 +301,7 @@ func (f replayFlags) checkProduce(fs *pflag.FlagSet) error {
 		}
 	}
 	if f.produceTo != "" {
-		if err := admin.CheckTopicName(f.produceTo); err != nil {
+		if err := lag.CheckTopicName(f.produceTo); err != nil {
 			return exitcode.Usagef("--produce-to %s: %v", safetext.Arg(f.produceTo), err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/coordretry"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
@@ -152,7 +153,7 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 	if f.allTopics && len(f.topics) > 0 {
 		return exitcode.Usagef("--topic and --all-topics contradict each other")
 	}
-	scope, err := admin.ParseScope(f.topics)
+	scope, err := lag.ParseScope(f.topics)
 	if err != nil {
 		return exitcode.Flag("--topic", err)
 	}
@@ -192,7 +193,7 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 	}
 	// JSON is an object only when exactly one group was named, whatever
 	// the cluster holds.
-	oneGroup := !sel.All && !fromFile && len(admin.Dedupe(sel.Groups)) == 1
+	oneGroup := !sel.All && !fromFile && len(lag.Dedupe(sel.Groups)) == 1
 	if target.Kind == admin.ToGroup {
 		if err := checkGroupArgs([]string{target.Group}); err != nil {
 			return err
@@ -213,7 +214,7 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 	}
 	if sel.Match != nil && len(in.Groups) == 0 {
 		for _, g := range in.Snapshot.SkippedShare {
-			a.warnf("%s", admin.ShareSkipWarning(g, "reset it"))
+			a.warnf("%s", lag.ShareSkipWarning(g, "reset it"))
 		}
 		return sel.noMatch("consumer group")
 	}
@@ -337,7 +338,7 @@ const maxParallelGroups = 256
 func (a *app) applyReset(ectx context.Context, cfg cluster.Config, adm *cluster.Admin, plan *admin.Plan, todo []int, f resetFlags) error {
 	// Said before the groups start, in plan order, not as they finish.
 	for _, i := range todo {
-		if plan.Groups[i].Type == admin.ShareType {
+		if plan.Groups[i].Type == lag.ShareType {
 			a.notef("group %s is a share group: its start offsets are set with AlterShareGroupOffsets, not in a transaction and not all-or-nothing across partitions", safetext.Arg(plan.Groups[i].Group))
 		}
 	}
@@ -457,7 +458,7 @@ func resetBackupLine(path string, plan *admin.Plan, todo []int, id string) strin
 // --non-atomic in plain split commits. A cluster that does not allow the
 // transaction changed nothing: the error says so and offers --non-atomic.
 func (a *app) executeGroup(ctx context.Context, adm *cluster.Admin, gp *admin.GroupPlan, f resetFlags) error {
-	if gp.Type == admin.ShareType {
+	if gp.Type == lag.ShareType {
 		// No transaction exists for share-group start offsets (no
 		// TxnOffsetCommit for share groups): --non-atomic or not
 		// (applyReset said so).
@@ -480,7 +481,7 @@ func (a *app) executeGroup(ctx context.Context, adm *cluster.Admin, gp *admin.Gr
 // with.
 func firstTxnGroup(plan *admin.Plan, todo []int) (string, bool) {
 	for _, i := range todo {
-		if plan.Groups[i].Type != admin.ShareType {
+		if plan.Groups[i].Type != lag.ShareType {
 			return plan.Groups[i].Group, true
 		}
 	}

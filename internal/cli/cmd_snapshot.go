@@ -12,6 +12,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
@@ -49,7 +50,7 @@ against offsets expiring (offsets.retention.minutes). Restore with
 			if _, err := os.Lstat(out); err == nil {
 				return exitcode.Usagef("--out %s already exists: a snapshot never overwrites; choose another name", out)
 			}
-			return a.runSnapshot(cmd.Context(), admin.Dedupe(sel.Groups), sel.Match, out)
+			return a.runSnapshot(cmd.Context(), lag.Dedupe(sel.Groups), sel.Match, out)
 		},
 	}
 	fl := cmd.Flags()
@@ -67,14 +68,14 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, match func(strin
 	gctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	// Unmatched groups are never described or fetched.
-	req := admin.GatherRequest{Groups: groups, AllGroups: len(groups) == 0, Match: match}
-	snap, err := admin.Gather(gctx, adm, req)
+	req := lag.GatherRequest{Groups: groups, AllGroups: len(groups) == 0, Match: match}
+	snap, err := lag.Gather(gctx, adm, req)
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
 	}
 	for _, g := range snap.SkippedShare {
 		// Its restore would change it in a bulk run: named, it is saved.
-		a.warnf("%s", admin.ShareSkipWarning(g, "snapshot it"))
+		a.warnf("%s", lag.ShareSkipWarning(g, "snapshot it"))
 	}
 	if len(groups) == 0 {
 		for _, g := range snap.Groups {
@@ -216,13 +217,13 @@ func (a *app) liveState(ctx context.Context, of audit.State, all bool) (audit.St
 	defer adm.Close()
 	gctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	listed, err := admin.ListGroups(gctx, adm)
+	listed, err := lag.ListGroups(gctx, adm)
 	if err != nil {
 		return nil, a.planErr(cfg, gctx, err)
 	}
 	exists := map[string]bool{}
 	var groups []string
-	for _, g := range admin.ConsumerGroupNames(listed) {
+	for _, g := range lag.ConsumerGroupNames(listed) {
 		exists[g] = true
 		if all || of[g] != nil {
 			groups = append(groups, g)
@@ -233,7 +234,7 @@ func (a *app) liveState(ctx context.Context, of audit.State, all bool) (audit.St
 			groups = append(groups, g) // deleted since, or never listed: its commits say
 		}
 	}
-	live, failed := audit.StateOfCommits(admin.FetchCommits(gctx, adm, groups))
+	live, failed := audit.StateOfCommits(lag.FetchCommits(gctx, adm, groups))
 	if len(failed) > 0 {
 		var errs []error
 		for g, err := range failed {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // completionTimeout bounds the cluster round trip behind a TAB press when
@@ -50,7 +50,7 @@ func (a *app) registerCompletions(root *cobra.Command) {
 			_ = c.RegisterFlagCompletionFunc("until", prefixes("time:", "ago:"))
 		case "groups":
 			_ = c.RegisterFlagCompletionFunc("state", a.commaList(func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-				return admin.GroupStates, cobra.ShellCompDirectiveNoFileComp
+				return lag.GroupStates, cobra.ShellCompDirectiveNoFileComp
 			}))
 		}
 		if c.Name() == "lag" {
@@ -127,11 +127,11 @@ func (a *app) completeGroups(cmd *cobra.Command, args []string, toComplete strin
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	defer done()
-	listed, err := admin.ListGroups(ctx, adm)
+	listed, err := lag.ListGroups(ctx, adm)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	return filterCompletions(admin.ConsumerGroupNames(listed), args, toComplete), cobra.ShellCompDirectiveNoFileComp
+	return filterCompletions(lag.ConsumerGroupNames(listed), args, toComplete), cobra.ShellCompDirectiveNoFileComp
 }
 
 // firstArg completes only a command's first positional argument, with f.

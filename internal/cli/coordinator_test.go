@@ -18,7 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -55,7 +55,7 @@ func TestCoordinatorNotAvailableLag(t *testing.T) {
 	if hits := hf.Hits(); hits < 3*3 {
 		t.Fatalf("only %d coordinator errors were answered, want at least 9", hits)
 	}
-	var rep admin.LagReport
+	var rep lag.LagReport
 	decodeJSON(t, r, &rep)
 	for _, g := range rep.Groups {
 		switch g.Group {

@@ -33,7 +33,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"golang.org/x/crypto/bcrypt"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -178,7 +178,7 @@ func TestExporterAgreesWithLag(t *testing.T) {
 	fams := e.waitScrape(t, "a successful gather with both groups", func(f map[string]*dto.MetricFamily) bool {
 		return gatheredOK(f) && len(series(f, "kafka_consumergroup_members")) == 2
 	})
-	var rep admin.LagReport
+	var rep lag.LagReport
 	decodeJSON(t, mustRun(t, c, 0, "lag", empty, live, "-o", "json"), &rep)
 
 	checked := 0

@@ -6,7 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -47,7 +47,7 @@ func TestGroupsStateList(t *testing.T) {
 	listed := func(args ...string) map[string]string {
 		t.Helper()
 		var out struct {
-			Groups []admin.GroupSummary `json:"groups"`
+			Groups []lag.GroupSummary `json:"groups"`
 		}
 		decodeJSON(t, mustRun(t, c, 0, append([]string{"groups", "-o", "json"}, args...)...), &out)
 		got := map[string]string{}

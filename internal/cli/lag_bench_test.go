@@ -10,7 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -41,7 +41,7 @@ func lagBenchSize() (groups, partitions int) {
 // BenchmarkLagAllGroups times `offsetctl lag --all-groups -o json` over
 // 100 groups, each with commits on all 1,000 partitions of one topic, and
 // reports the requests that gathering sends by kind (one round per batch of
-// admin.LagBatchGroups groups).
+// lag.LagBatchGroups groups).
 func BenchmarkLagAllGroups(b *testing.B) {
 	nGroups, nParts := lagBenchSize()
 	c := testkit.New(b)
@@ -55,8 +55,8 @@ func BenchmarkLagAllGroups(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The command's own gathering: batches of admin.LagBatchGroups.
-	if err := admin.StreamLag(ctx, hooked, admin.GatherRequest{AllGroups: true}, admin.LagOptions{}, admin.StreamOptions{}, func(context.Context, admin.LagBatch) error { return nil }); err != nil {
+	// The command's own gathering: batches of lag.LagBatchGroups.
+	if err := lag.StreamLag(ctx, hooked, lag.GatherRequest{AllGroups: true}, lag.LagOptions{}, lag.StreamOptions{}, func(context.Context, lag.LagBatch) error { return nil }); err != nil {
 		b.Fatal(err)
 	}
 	hooked.Close()

@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -35,13 +35,13 @@ func streamGroups(t *testing.T, c *testkit.Cluster, topic string, n int) []strin
 }
 
 // TestLagStreamsBatches: a report of more groups than one batch
-// (admin.LagBatchGroups) comes out whole and in order in every format,
+// (lag.LagBatchGroups) comes out whole and in order in every format,
 // with the lags the broker implies.
 func TestLagStreamsBatches(t *testing.T) {
 	c := testkit.New(t)
 	topic := c.Topic(2, nil)
 	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
-	n := 2*admin.LagBatchGroups + 5
+	n := 2*lag.LagBatchGroups + 5
 	names := streamGroups(t, c, topic, n)
 	// Named in reverse: the report is sorted all the same.
 	args := slices.Clone(names)
@@ -67,7 +67,7 @@ func TestLagStreamsBatches(t *testing.T) {
 		t.Fatalf("table: %d group blocks, want %d", got, n)
 	}
 	r = mustRun(t, c, 0, "groups", "-o", "json")
-	var gs struct{ Groups []admin.GroupSummary }
+	var gs struct{ Groups []lag.GroupSummary }
 	decodeJSON(t, r, &gs)
 	found := 0
 	for _, g := range gs.Groups {
@@ -93,7 +93,7 @@ func TestLagStreamBatchTimesOut(t *testing.T) {
 	}
 	topic := c.Topic(2, nil)
 	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
-	n := admin.LagBatchGroups + 3
+	n := lag.LagBatchGroups + 3
 	names := streamGroups(t, c, topic, n)
 	release := make(chan struct{})
 	defer close(release)
@@ -119,16 +119,16 @@ func TestLagStreamBatchTimesOut(t *testing.T) {
 	// batch failed) or its groups carry the timeout as their error.
 	var out lagJSON
 	decodeJSON(t, r, &out)
-	if len(out.Groups) != admin.LagBatchGroups && len(out.Groups) != n {
-		t.Fatalf("%d groups written, want the first batch's %d or all %d", len(out.Groups), admin.LagBatchGroups, n)
+	if len(out.Groups) != lag.LagBatchGroups && len(out.Groups) != n {
+		t.Fatalf("%d groups written, want the first batch's %d or all %d", len(out.Groups), lag.LagBatchGroups, n)
 	}
 	for i, g := range out.Groups {
 		switch {
 		case g.Group != names[i]:
 			t.Fatalf("group %d is %s, want %s", i, g.Group, names[i])
-		case i < admin.LagBatchGroups && (g.Error != "" || g.TotalLag != 2*(10-int64(i%5))):
+		case i < lag.LagBatchGroups && (g.Error != "" || g.TotalLag != 2*(10-int64(i%5))):
 			t.Errorf("first batch group %s: error %q total %d", g.Group, g.Error, g.TotalLag)
-		case i >= admin.LagBatchGroups && !strings.Contains(g.Error, "deadline exceeded"):
+		case i >= lag.LagBatchGroups && !strings.Contains(g.Error, "deadline exceeded"):
 			t.Errorf("held batch group %s: error %q, want the timeout", g.Group, g.Error)
 		}
 	}

@@ -15,14 +15,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
 type lagJSON struct {
-	Isolation string           `json:"isolation"`
-	Groups    []admin.GroupLag `json:"groups"`
+	Isolation string         `json:"isolation"`
+	Groups    []lag.GroupLag `json:"groups"`
 }
 
 func lagOf(t *testing.T, c *testkit.Cluster, want int, args ...string) lagJSON {
@@ -33,7 +33,7 @@ func lagOf(t *testing.T, c *testkit.Cluster, want int, args ...string) lagJSON {
 	return out
 }
 
-func findGroup(t *testing.T, l lagJSON, g string) admin.GroupLag {
+func findGroup(t *testing.T, l lagJSON, g string) lag.GroupLag {
 	t.Helper()
 	for _, gl := range l.Groups {
 		if gl.Group == g {
@@ -41,10 +41,10 @@ func findGroup(t *testing.T, l lagJSON, g string) admin.GroupLag {
 		}
 	}
 	t.Fatalf("group %s not in output: %+v", g, l.Groups)
-	return admin.GroupLag{}
+	return lag.GroupLag{}
 }
 
-func row(t *testing.T, g admin.GroupLag, topic string, p int32) admin.PartitionLag {
+func row(t *testing.T, g lag.GroupLag, topic string, p int32) lag.PartitionLag {
 	t.Helper()
 	for _, r := range g.Partitions {
 		if r.Topic == topic && r.Partition == p {
@@ -52,12 +52,12 @@ func row(t *testing.T, g admin.GroupLag, topic string, p int32) admin.PartitionL
 		}
 	}
 	t.Fatalf("no row %s/%d in group %s: %+v", topic, p, g.Group, g.Partitions)
-	return admin.PartitionLag{}
+	return lag.PartitionLag{}
 }
 
 // lagv is a row's lag, -1 when unknown (null): every test asserts a lag
 // of 0 or more, so an unknown lag never passes for a number.
-func lagv(p admin.PartitionLag) int64 {
+func lagv(p lag.PartitionLag) int64 {
 	if p.Lag == nil {
 		return -1
 	}
@@ -65,7 +65,7 @@ func lagv(p admin.PartitionLag) int64 {
 }
 
 // lagStr is a row's lag as kafka-consumer-groups prints it: "-" unknown.
-func lagStr(p admin.PartitionLag) string {
+func lagStr(p lag.PartitionLag) string {
 	if p.Lag == nil {
 		return "-"
 	}
@@ -145,7 +145,7 @@ func TestLagLiveGroups(t *testing.T) {
 			// No autocommit: the live member is assigned both
 			// partitions but never commits.
 			stop := c.Consumer(g, topic, proto.kip, kgo.DisableAutoCommit(), kgo.ClientID("live-"+proto.name))
-			var gl admin.GroupLag
+			var gl lag.GroupLag
 			// Membership settles asynchronously after assignment.
 			deadline := time.Now().Add(30 * time.Second)
 			for {
@@ -379,7 +379,7 @@ func TestLagManyGroupsAndGroupsCommand(t *testing.T) {
 	}
 
 	var groups struct {
-		Groups []admin.GroupSummary `json:"groups"`
+		Groups []lag.GroupSummary `json:"groups"`
 	}
 	decodeJSON(t, mustRun(t, c, 0, "groups", "-o", "json", "--state", "empty"), &groups)
 	seen = 0
@@ -474,7 +474,7 @@ func TestLagTimeLagBudget(t *testing.T) {
 			lagging++
 			if p.TimeLagMs == nil {
 				missing++
-			} else if i >= admin.LagBatchGroups {
+			} else if i >= lag.LagBatchGroups {
 				t.Fatalf("group %s of the second batch has a time lag on partition %d: its batch had its own deadline", g.Group, p.Partition)
 			}
 		}

@@ -31,8 +31,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 	"github.com/offsetctl/offsetctl/replay"
 )
@@ -197,7 +197,7 @@ func (s *secureFake) fixture(t *testing.T) (topic, group string) {
 // secLagOf decodes `lag -o json` of one group into partition → lag.
 func secLagOf(t testing.TB, r result, group string) map[int32]int64 {
 	t.Helper()
-	var rep admin.LagReport
+	var rep lag.LagReport
 	decodeJSON(t, r, &rep)
 	out := map[int32]int64{}
 	for _, g := range rep.Groups {

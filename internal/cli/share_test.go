@@ -14,6 +14,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/audit"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 	"github.com/offsetctl/offsetctl/report"
 )
@@ -40,9 +41,9 @@ func newShareFixture(t *testing.T, c *testkit.Cluster) shareFixture {
 }
 
 // shareLag runs lag -o json on the group and returns its group.
-func shareLag(t *testing.T, c *testkit.Cluster, args ...string) admin.GroupLag {
+func shareLag(t *testing.T, c *testkit.Cluster, args ...string) lag.GroupLag {
 	t.Helper()
-	var rep admin.LagReport
+	var rep lag.LagReport
 	decodeJSON(t, mustRun(t, c, 0, append([]string{"lag", "-o", "json"}, args...)...), &rep)
 	if len(rep.Groups) != 1 {
 		t.Fatalf("lag %v: %d groups, want 1: %+v", args, len(rep.Groups), rep.Groups)
@@ -61,10 +62,10 @@ func TestShareGroupsListAndLag(t *testing.T) {
 	c.Commit(consumer, f.topic, map[int32]int64{0: 1})
 
 	var listed struct {
-		Groups []admin.GroupSummary `json:"groups"`
+		Groups []lag.GroupSummary `json:"groups"`
 	}
 	decodeJSON(t, mustRun(t, c, 0, "groups", "-o", "json"), &listed)
-	found := map[string]admin.GroupSummary{}
+	found := map[string]lag.GroupSummary{}
 	for _, g := range listed.Groups {
 		found[g.Group] = g
 	}
@@ -140,7 +141,7 @@ func TestShareGroupLagLiveMember(t *testing.T) {
 	c.ShareConsumer(group, topic, 2)
 	// kfake initializes the start offsets at the member's first fetch:
 	// judge a lag run that the broker's answers before and after agree on.
-	var g admin.GroupLag
+	var g lag.GroupLag
 	var broker map[int32]int64
 	for try := 0; ; try++ {
 		before := c.ShareOffsets(group)[topic]
@@ -155,14 +156,14 @@ func TestShareGroupLagLiveMember(t *testing.T) {
 		t.Fatalf("lag of a live share group: %+v, want type share, 1 member, Stable, 2 rows", g)
 	}
 	var states struct {
-		Groups []admin.GroupState `json:"groups"`
+		Groups []lag.GroupState `json:"groups"`
 	}
 	decodeJSON(t, mustRun(t, c, 0, "lag", group, "--state", "-o", "json"), &states)
 	if len(states.Groups) != 1 || states.Groups[0].Type != "share" || states.Groups[0].Members != 1 || states.Groups[0].State != "Stable" || states.Groups[0].Assignor == "" || states.Groups[0].Coordinator == nil {
 		t.Errorf("lag --state: %+v, want one share group, 1 member, Stable, its assignor and coordinator", states.Groups)
 	}
 	var members struct {
-		Members []admin.MemberRow `json:"members"`
+		Members []lag.MemberRow `json:"members"`
 	}
 	decodeJSON(t, mustRun(t, c, 0, "lag", group, "--members", "-o", "json"), &members)
 	if len(members.Members) != 1 || members.Members[0].Partitions != 2 || members.Members[0].MemberID != g.Partitions[0].Member {
@@ -175,8 +176,8 @@ func TestShareGroupLagLiveMember(t *testing.T) {
 			t.Errorf("row %+v: want the member named and log end 0", p)
 		case known && (p.Committed == nil || *p.Committed != start || p.Lag == nil || *p.Lag != 0):
 			t.Errorf("row %+v (start %v lag %v): the broker says start offset %d, lag 0", p, deref(p.Committed), deref(p.Lag), start)
-		case !known && (p.Committed != nil || p.Lag != nil || p.Note != admin.NoteShareNoStart):
-			t.Errorf("row %+v: the broker has no start offset, want none shown and the note %q", p, admin.NoteShareNoStart)
+		case !known && (p.Committed != nil || p.Lag != nil || p.Note != lag.NoteShareNoStart):
+			t.Errorf("row %+v: the broker has no start offset, want none shown and the note %q", p, lag.NoteShareNoStart)
 		}
 	}
 }
@@ -204,7 +205,7 @@ func TestShareGroupLagMatchesApache(t *testing.T) {
 	stop()
 	g2 := matchApacheShare(t, c, fresh, 3)
 	for _, p := range append(g.Partitions, g2.Partitions...) {
-		if p.Committed != nil || p.Note != admin.NoteShareNoStart || p.LogEnd != 13 && p.LogEnd != 10 {
+		if p.Committed != nil || p.Note != lag.NoteShareNoStart || p.LogEnd != 13 && p.LogEnd != 10 {
 			t.Errorf("fresh share group row %+v: want no start offset, the note and the log end", p)
 		}
 	}
@@ -212,7 +213,7 @@ func TestShareGroupLagMatchesApache(t *testing.T) {
 
 // matchApacheShare compares lag's rows of a share group with Apache's
 // kafka-share-groups --describe, row by row, and returns lag's group.
-func matchApacheShare(t *testing.T, c *testkit.Cluster, group string, rows int) admin.GroupLag {
+func matchApacheShare(t *testing.T, c *testkit.Cluster, group string, rows int) lag.GroupLag {
 	t.Helper()
 	apache := parseApacheShare(t, c.ApacheShareTool("--describe", "--group", group))
 	g := shareLag(t, c, group)
@@ -567,7 +568,7 @@ func TestShareGroupDeleteGroupRestore(t *testing.T) {
 	}
 	for _, file := range []string{backup, snap} {
 		mustRun(t, c, 0, "reset", f.group, "--to", "file:"+file, "--execute", "--backup", tempBackup(t))
-		if typ := groupType(t, c, f.group); typ != admin.ShareType {
+		if typ := groupType(t, c, f.group); typ != lag.ShareType {
 			t.Fatalf("restore from %s: the group is listed with type %q, want share", filepath.Base(file), typ)
 		}
 		if got := c.ShareOffsets(f.group)[f.topic]; !maps.Equal(got, orig) {
@@ -587,7 +588,7 @@ func TestShareGroupDeleteGroupRestore(t *testing.T) {
 		t.Fatalf("last audit entry %+v, want the delete-group", last)
 	}
 	mustRun(t, c, 0, "undo", es[len(es)-1].ID, "--execute", "--backup", tempBackup(t))
-	if typ := groupType(t, c, f.group); typ != admin.ShareType {
+	if typ := groupType(t, c, f.group); typ != lag.ShareType {
 		t.Fatalf("undo of delete-group: the group is listed with type %q, want share", typ)
 	}
 	if got := c.ShareOffsets(f.group)[f.topic]; !maps.Equal(got, orig) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -32,7 +32,7 @@ func TestStreamsGroups(t *testing.T) {
 	c.Commit(group, topic, map[int32]int64{0: 4, 1: 5})
 
 	var groups struct {
-		Groups []admin.GroupSummary `json:"groups"`
+		Groups []lag.GroupSummary `json:"groups"`
 	}
 	decodeJSON(t, mustRun(t, c, 0, "groups", "-o", "json", "-r", regexp.QuoteMeta(group)), &groups)
 	if len(groups.Groups) != 1 || groups.Groups[0].Type != "streams" || groups.Groups[0].State != "Empty" {
@@ -66,7 +66,7 @@ func TestStreamsGroups(t *testing.T) {
 		t.Errorf("live streams group %+v, want type streams with 1 member", gl)
 	}
 	var members struct {
-		Members []admin.MemberRow `json:"members"`
+		Members []lag.MemberRow `json:"members"`
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {

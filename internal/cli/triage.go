@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/internal/textlist"
 )
@@ -157,17 +157,17 @@ func (f *triageFlags) flags(fl *pflag.FlagSet, withBy bool) {
 	fl.StringVar(&f.minLag, "min-lag", "", "only partitions with lag ≥ `N` (groups with none are left out)")
 	fl.StringVar(&f.minTimeLag, "min-time-lag", "", "only partitions whose next record is at least `D` old (implies --time-lag)")
 	if withBy {
-		enumVar(fl, &f.by, "by", "", "partition", "roll rows up", enum{choices: []string{string(admin.ByPartition), string(admin.ByTopic), string(admin.ByGroup)},
-			parse: func(s string) error { _, err := admin.ParseLagBy(s); return err }})
+		enumVar(fl, &f.by, "by", "", "partition", "roll rows up", enum{choices: []string{string(lag.ByPartition), string(lag.ByTopic), string(lag.ByGroup)},
+			parse: func(s string) error { _, err := lag.ParseLagBy(s); return err }})
 	}
 	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit 4 when a row or group crosses `EXPR`: lag>N, total-lag>N or time-lag>D (repeatable; e.g. lag>10000, total-lag>1e6, time-lag>5m)")
 }
 
 // triage is the checked form of triageFlags.
 type triage struct {
-	filter     admin.LagFilter
-	by         admin.LagBy
-	thresholds []admin.Threshold
+	filter     lag.LagFilter
+	by         lag.LagBy
+	thresholds []lag.Threshold
 }
 
 // needsTimeLag reports whether the report must read time lag.
@@ -184,9 +184,9 @@ func (t triage) needsTimeLag() bool {
 }
 
 func (f triageFlags) parse(fl *pflag.FlagSet) (triage, error) {
-	t := triage{by: admin.ByPartition}
+	t := triage{by: lag.ByPartition}
 	if changed(fl, "min-lag") {
-		n, err := admin.ParseMinLag(f.minLag)
+		n, err := lag.ParseMinLag(f.minLag)
 		if err != nil {
 			return t, exitcode.Flag("--min-lag", err)
 		}
@@ -200,14 +200,14 @@ func (f triageFlags) parse(fl *pflag.FlagSet) (triage, error) {
 		t.filter.MinTimeLag = &d
 	}
 	if changed(fl, "by") {
-		by, err := admin.ParseLagBy(f.by)
+		by, err := lag.ParseLagBy(f.by)
 		if err != nil {
 			return t, exitcode.Flag("--by", err)
 		}
 		t.by = by
 	}
 	for _, e := range f.failIf {
-		th, err := admin.ParseThreshold(e)
+		th, err := lag.ParseThreshold(e)
 		if err != nil {
 			return t, exitcode.Flag("--fail-if", err)
 		}

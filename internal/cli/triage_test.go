@@ -14,7 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -39,14 +39,14 @@ func triageFixture(t *testing.T) (c *testkit.Cluster, base, t1, t2 string) {
 	return c, base, t1, t2
 }
 
-func decodeLag(t *testing.T, r result) admin.LagReport {
+func decodeLag(t *testing.T, r result) lag.LagReport {
 	t.Helper()
-	var rep admin.LagReport
+	var rep lag.LagReport
 	decodeJSON(t, r, &rep)
 	return rep
 }
 
-func rowSet(rep admin.LagReport) []string {
+func rowSet(rep lag.LagReport) []string {
 	var out []string
 	for _, g := range rep.Groups {
 		for _, p := range g.Partitions {
@@ -124,7 +124,7 @@ func TestLagMinTimeLag(t *testing.T) {
 func TestLagByTopicAndGroup(t *testing.T) {
 	c, base, t1, t2 := triageFixture(t)
 	r := mustRun(t, c, 0, "lag", base+"-a", base+"-b", "--by", "topic", "-o", "json")
-	var bt admin.TopicReport
+	var bt lag.TopicReport
 	decodeJSON(t, r, &bt)
 	type row struct {
 		group, topic string
@@ -158,7 +158,7 @@ func TestLagByTopicAndGroup(t *testing.T) {
 	// --by group: only the totals.
 	r = mustRun(t, c, 0, "lag", base+"-a", base+"-b", "--by", "group", "-o", "json")
 	var bg struct {
-		Groups []admin.GroupSummary `json:"groups"`
+		Groups []lag.GroupSummary `json:"groups"`
 	}
 	decodeJSON(t, r, &bg)
 	if len(bg.Groups) != 2 || bg.Groups[0].TotalLag != 47 || bg.Groups[1].TotalLag != 102 {
@@ -274,7 +274,7 @@ func TestConnectGroupShownForWhatItIs(t *testing.T) {
 	joinConnectGroup(t, c, g)
 	r := mustRun(t, c, 0, "groups", "--regex", regexp.QuoteMeta(g), "-o", "json")
 	var gs struct {
-		Groups []admin.GroupSummary `json:"groups"`
+		Groups []lag.GroupSummary `json:"groups"`
 	}
 	decodeJSON(t, r, &gs)
 	if len(gs.Groups) != 1 || gs.Groups[0].ProtocolType != "connect" || gs.Groups[0].Type != "classic" || gs.Groups[0].Members != 1 {
@@ -308,7 +308,7 @@ func TestLagMembersAndState(t *testing.T) {
 		defer stop()
 	}
 	var ms struct {
-		Members []admin.MemberRow `json:"members"`
+		Members []lag.MemberRow `json:"members"`
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -338,7 +338,7 @@ func TestLagMembersAndState(t *testing.T) {
 		t.Fatalf("--members table:\n%s", r.stdout)
 	}
 	var st struct {
-		Groups []admin.GroupState `json:"groups"`
+		Groups []lag.GroupState `json:"groups"`
 	}
 	decodeJSON(t, mustRun(t, c, 0, "lag", g, "--state", "-o", "json"), &st)
 	if len(st.Groups) != 1 || st.Groups[0].Coordinator == nil || st.Groups[0].Assignor == "" || st.Groups[0].State != "Stable" || st.Groups[0].Members != 3 {
@@ -388,7 +388,7 @@ func TestGroupsMinLagIsTotalLag(t *testing.T) {
 	} {
 		r := mustRun(t, c, 0, "groups", "--regex", q, "--min-lag", tc.min, "-o", "json")
 		var out struct {
-			Groups []admin.GroupSummary `json:"groups"`
+			Groups []lag.GroupSummary `json:"groups"`
 		}
 		decodeJSON(t, r, &out)
 		var got []string
@@ -423,7 +423,7 @@ func TestLagMembersEmptyGroup(t *testing.T) {
 	}
 	r = mustRun(t, c, 0, "lag", g, base+"-b", "--members", "-o", "json")
 	var ms struct {
-		Members []admin.MemberRow `json:"members"`
+		Members []lag.MemberRow `json:"members"`
 	}
 	decodeJSON(t, r, &ms)
 	if ms.Members == nil || len(ms.Members) != 0 {

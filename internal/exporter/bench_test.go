@@ -15,7 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -63,7 +63,7 @@ func BenchmarkExporterGather(b *testing.B) {
 	ctx := context.Background()
 	cfg := c.Cfg
 	cfg.Timeout = 5 * time.Minute
-	col := New(cfg, Options{Interval: 5 * time.Minute, Request: admin.GatherRequest{AllGroups: true}})
+	col := New(cfg, Options{Interval: 5 * time.Minute, Request: lag.GatherRequest{AllGroups: true}})
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(col)
 	srv := httptest.NewServer(Handler(reg, col))

@@ -25,7 +25,7 @@ func TestDeployNamesExist(t *testing.T) {
 		known[m[1]] = true
 	}
 	metric := regexp.MustCompile(`\b(?:kafka|offsetctl)_[a-z_]+\b`)
-	for _, file := range []string{"../deploy/prometheus/alerts.yml", "../deploy/grafana/offsetctl.json"} {
+	for _, file := range []string{"../../deploy/prometheus/alerts.yml", "../../deploy/grafana/offsetctl.json"} {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

@@ -7,7 +7,7 @@
 // 0; a group leaves the page only after a complete gather that does not
 // select it, or a read that says it does not exist (docs/exporter.md).
 //
-// Every number comes from admin.Gather and admin.ComputeLag, the same code
+// Every number comes from lag.Gather and lag.ComputeLag, the same code
 // as `offsetctl lag`, so the exporter and `lag -o json` agree.
 package exporter
 
@@ -19,8 +19,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // Options say what a Collector gathers and how often.
@@ -30,7 +30,7 @@ type Options struct {
 	Interval time.Duration
 	// Request selects the groups (AllGroups with an optional Match) and
 	// the isolation level.
-	Request admin.GatherRequest
+	Request lag.GatherRequest
 	// TimeLag reads the age of each lagging partition's next record.
 	TimeLag bool
 	// RateWindow is the span of the consume/produce rates.
@@ -67,7 +67,7 @@ type Collector struct {
 	open func() (gatherer, error)
 
 	// owned by the gather loop
-	rates     *admin.Rates
+	rates     *lag.Rates
 	cache     timeCache
 	state     map[string]*groupState // by group: what the latest page shows
 	topicOffs topicOffsets           // the topics' offsets the latest page shows
@@ -96,18 +96,18 @@ func (s gatherStats) complete() bool { return s.groupErrors == 0 && s.partitionE
 // gatherer is the part of a cluster admin client a gather needs: the lag
 // of the selected groups, a batch of groups at a time.
 type gatherer interface {
-	stream(ctx context.Context, req admin.GatherRequest, each func(context.Context, admin.LagBatch) error) error
+	stream(ctx context.Context, req lag.GatherRequest, each func(context.Context, lag.LagBatch) error) error
 	close()
 }
 
 type adminGatherer struct{ adm *cluster.Admin }
 
-// stream is `lag --all-groups`' gathering (admin.StreamLag): batches of
-// admin.LagBatchGroups groups, each written out and dropped before the
+// stream is `lag --all-groups`' gathering (lag.StreamLag): batches of
+// lag.LagBatchGroups groups, each written out and dropped before the
 // next is gathered, so a gather holds one batch and the text, not the
 // whole report.
-func (g adminGatherer) stream(ctx context.Context, req admin.GatherRequest, each func(context.Context, admin.LagBatch) error) error {
-	return admin.StreamLag(ctx, g.adm, req, admin.LagOptions{Scope: req.Scope}, admin.StreamOptions{}, each)
+func (g adminGatherer) stream(ctx context.Context, req lag.GatherRequest, each func(context.Context, lag.LagBatch) error) error {
+	return lag.StreamLag(ctx, g.adm, req, lag.LagOptions{Scope: req.Scope}, lag.StreamOptions{}, each)
 }
 func (g adminGatherer) close() { g.adm.Close() }
 
@@ -122,7 +122,7 @@ func New(cfg cluster.Config, opts Options) *Collector {
 	if opts.RateWindow <= 0 {
 		opts.RateWindow = 4 * opts.Interval
 	}
-	c := &Collector{cfg: cfg, opts: opts, read: admin.FillTimeLag, rates: admin.NewRates(opts.RateWindow)}
+	c := &Collector{cfg: cfg, opts: opts, read: lag.FillTimeLag, rates: lag.NewRates(opts.RateWindow)}
 	c.open = func() (gatherer, error) {
 		adm, err := cfg.NewAdmin()
 		if err != nil {
@@ -190,7 +190,7 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherSt
 type gatherRound struct {
 	c       *Collector
 	now     time.Time
-	rates   *admin.RatesRound
+	rates   *lag.RatesRound
 	tlCtx   context.Context // ends at the round's time-lag budget
 	text    samples         // the topic and broker families
 	cache   timeCache       // time-lag positions read or used this round
@@ -203,7 +203,7 @@ type gatherRound struct {
 
 // batch takes one batch of groups: their time lag, rates, next state and
 // topic offsets.
-func (gr *gatherRound) batch(bctx context.Context, b admin.LagBatch) error {
+func (gr *gatherRound) batch(bctx context.Context, b lag.LagBatch) error {
 	c, rep := gr.c, b.Report
 	if c.opts.TimeLag {
 		fctx, cancel := withEarlierDeadline(bctx, gr.tlCtx)
@@ -291,7 +291,7 @@ func withEarlierDeadline(ctx, other context.Context) (context.Context, context.C
 }
 
 // protocols maps each group of s to its protocol type.
-func protocols(s *admin.Snapshot) map[string]string {
+func protocols(s *lag.Snapshot) map[string]string {
 	out := make(map[string]string, len(s.Groups))
 	for _, gs := range s.Groups {
 		p := gs.ProtocolType
@@ -304,7 +304,7 @@ func protocols(s *admin.Snapshot) map[string]string {
 }
 
 // groupViews reads the rates and ETAs of the groups in rep.
-func groupViews(rep admin.LagReport, progress func(admin.GroupLag) *admin.Progress) rateViews {
+func groupViews(rep lag.LagReport, progress func(lag.GroupLag) *lag.Progress) rateViews {
 	v := rateViews{consume: map[string]float64{}, catchUp: map[string]float64{}, behind: map[string]float64{}}
 	for _, g := range rep.Groups {
 		if g.Error != "" {
@@ -352,7 +352,7 @@ func (c *Collector) Healthy() bool {
 // groupLag is the lag of a group's committed rows: the rows a consumer's
 // position is known for (never-committed partitions have no lag series, as
 // `lag` shows "-" for them).
-func groupLag(g admin.GroupLag) int64 {
+func groupLag(g lag.GroupLag) int64 {
 	var n int64
 	for _, p := range g.Partitions {
 		if lag, ok := rowLag(p); ok {
@@ -364,7 +364,7 @@ func groupLag(g admin.GroupLag) int64 {
 
 // rowLag is a row's lag when it has one to export: read without error and
 // committed (admin leaves Lag nil for a never-committed partition).
-func rowLag(p admin.PartitionLag) (int64, bool) {
+func rowLag(p lag.PartitionLag) (int64, bool) {
 	if p.Error != "" || p.Committed == nil || p.Lag == nil {
 		return 0, false
 	}

@@ -8,25 +8,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // fleetSnapshot is a fleet of groups each with commits on every partition
 // of one topic, all lagging, as BenchmarkExporterGather's broker holds.
-func fleetSnapshot(groups, parts int, round int64) *admin.Snapshot {
-	s := &admin.Snapshot{Offsets: admin.TopicOffsets{Partitions: map[string]map[int32]admin.PartitionOffsets{"fleet": {}}}}
+func fleetSnapshot(groups, parts int, round int64) *lag.Snapshot {
+	s := &lag.Snapshot{Offsets: lag.TopicOffsets{Partitions: map[string]map[int32]lag.PartitionOffsets{"fleet": {}}}}
 	for p := 0; p < parts; p++ {
-		s.Offsets.Partitions["fleet"][int32(p)] = admin.PartitionOffsets{Start: 0, End: 3 + round}
+		s.Offsets.Partitions["fleet"][int32(p)] = lag.PartitionOffsets{Start: 0, End: 3 + round}
 	}
 	for g := 0; g < groups; g++ {
-		cm := map[int32]admin.Commit{}
+		cm := map[int32]lag.Commit{}
 		for p := 0; p < parts; p++ {
-			cm[int32(p)] = admin.Commit{Offset: int64((g+p)%4) - 1 + round}
+			cm[int32(p)] = lag.Commit{Offset: int64((g+p)%4) - 1 + round}
 		}
-		s.Groups = append(s.Groups, admin.GroupSnapshot{GroupInfo: admin.GroupInfo{Group: fmt.Sprintf("fleet-%03d", g),
+		s.Groups = append(s.Groups, lag.GroupSnapshot{GroupInfo: lag.GroupInfo{Group: fmt.Sprintf("fleet-%03d", g),
 			Type: "classic", State: "Empty", ProtocolType: "consumer", Exists: true},
-			Commits: map[string]map[int32]admin.Commit{"fleet": cm}})
+			Commits: map[string]map[int32]lag.Commit{"fleet": cm}})
 	}
 	return s
 }
@@ -37,7 +37,7 @@ func fleetSnapshot(groups, parts int, round int64) *admin.Snapshot {
 // its peak (sampled after each batch) and the page write time.
 func BenchmarkGatherBackToBack(b *testing.B) {
 	nGroups, nParts := benchSize()
-	snaps := []*admin.Snapshot{fleetSnapshot(nGroups, nParts, 1), fleetSnapshot(nGroups, nParts, 2)}
+	snaps := []*lag.Snapshot{fleetSnapshot(nGroups, nParts, 1), fleetSnapshot(nGroups, nParts, 2)}
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -64,7 +64,7 @@ func BenchmarkGatherBackToBack(b *testing.B) {
 	}()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		g := &fakeGatherer{snaps: snaps[i%2 : i%2+1], batch: admin.LagBatchGroups}
+		g := &fakeGatherer{snaps: snaps[i%2 : i%2+1], batch: lag.LagBatchGroups}
 		c.GatherOnce(context.Background(), g)
 		clock = clock.Add(5 * time.Second)
 		start := time.Now()

@@ -7,9 +7,8 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/offsetctl/offsetctl/internal/admin"
 )
 
 // Metric names and labels follow danielqsj/kafka_exporter's, so existing
@@ -116,14 +115,14 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 
 // topicOffsets is the log start and end shown of each partition of the
 // written topics, by topic and partition.
-type topicOffsets map[string]map[int32]admin.PartitionOffsets
+type topicOffsets map[string]map[int32]lag.PartitionOffsets
 
 // renderTopicOffsets writes the log start and end of the topics in
 // offsets not written yet (a topic read by groups of several batches is
 // written with its first batch's offsets) and records them in next. A
 // partition whose offsets could not be listed keeps its values of prev
 // (the last good ones), as a group's lag does.
-func renderTopicOffsets(s *samples, offsets admin.TopicOffsets, written map[string]bool, prev, next topicOffsets) {
+func renderTopicOffsets(s *samples, offsets lag.TopicOffsets, written map[string]bool, prev, next topicOffsets) {
 	topics := make([]string, 0, len(offsets.Partitions))
 	for t := range offsets.Partitions {
 		if !written[t] {
@@ -133,7 +132,7 @@ func renderTopicOffsets(s *samples, offsets admin.TopicOffsets, written map[stri
 	}
 	sort.Strings(topics)
 	for _, t := range topics {
-		shown := make(map[int32]admin.PartitionOffsets, len(offsets.Partitions[t]))
+		shown := make(map[int32]lag.PartitionOffsets, len(offsets.Partitions[t]))
 		for p, po := range offsets.Partitions[t] {
 			if po.Err != nil || po.End < 0 {
 				old, ok := prev[t][p]
@@ -151,7 +150,7 @@ func renderTopicOffsets(s *samples, offsets admin.TopicOffsets, written map[stri
 
 // renderTopic writes one topic's partition count and the offsets shown of
 // its partitions.
-func renderTopic(s *samples, topic string, partitions int, shown map[int32]admin.PartitionOffsets) {
+func renderTopic(s *samples, topic string, partitions int, shown map[int32]lag.PartitionOffsets) {
 	s.add(famTopicPartitions, float64(partitions), topic)
 	for _, p := range slices.Sorted(maps.Keys(shown)) {
 		po := shown[p]

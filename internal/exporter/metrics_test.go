@@ -19,16 +19,16 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // fakeGatherer hands out prepared snapshots (or errors) in turn, each as
 // batches of batch groups (all in one when batch is 0), every batch with
 // the snapshot's offsets of the topics its groups touch, as
-// admin.StreamLag's batches have.
+// lag.StreamLag's batches have.
 type fakeGatherer struct {
-	snaps []*admin.Snapshot
+	snaps []*lag.Snapshot
 	errs  []error
 	batch int
 	n     int
@@ -37,7 +37,7 @@ type fakeGatherer struct {
 	cutAfter map[int]int
 }
 
-func (f *fakeGatherer) stream(ctx context.Context, req admin.GatherRequest, each func(context.Context, admin.LagBatch) error) error {
+func (f *fakeGatherer) stream(ctx context.Context, req lag.GatherRequest, each func(context.Context, lag.LagBatch) error) error {
 	i := f.n
 	f.n++
 	if i < len(f.errs) && f.errs[i] != nil {
@@ -52,14 +52,14 @@ func (f *fakeGatherer) stream(ctx context.Context, req admin.GatherRequest, each
 		if n, ok := f.cutAfter[i]; ok && lo/size == n {
 			return context.DeadlineExceeded
 		}
-		b := &admin.Snapshot{Groups: s.Groups[lo:min(lo+size, len(s.Groups))], Isolation: s.Isolation, At: s.At,
-			Offsets: admin.TopicOffsets{Partitions: map[string]map[int32]admin.PartitionOffsets{}}}
+		b := &lag.Snapshot{Groups: s.Groups[lo:min(lo+size, len(s.Groups))], Isolation: s.Isolation, At: s.At,
+			Offsets: lag.TopicOffsets{Partitions: map[string]map[int32]lag.PartitionOffsets{}}}
 		for _, g := range b.Groups {
 			for t := range g.Commits {
 				b.Offsets.Partitions[t] = s.Offsets.Partitions[t]
 			}
 		}
-		if err := each(ctx, admin.LagBatch{Snapshot: b, Report: admin.ComputeLagWith(b, admin.LagOptions{Scope: req.Scope})}); err != nil {
+		if err := each(ctx, lag.LagBatch{Snapshot: b, Report: lag.ComputeLagWith(b, lag.LagOptions{Scope: req.Scope})}); err != nil {
 			return err
 		}
 	}
@@ -70,17 +70,17 @@ func (f *fakeGatherer) close() {}
 // handSnapshot: group "billing" (Stable, 1 member) on orders p0 committed
 // 40 of 100 and p1 assigned but never committed; group "idle" (Empty)
 // committed 100 of 100 on orders p0. orders p0 log 10..100, p1 0..50.
-func handSnapshot(commit0, end0 int64) *admin.Snapshot {
-	c := func(off int64) admin.Commit { return admin.Commit{Offset: off} }
-	return &admin.Snapshot{
-		Groups: []admin.GroupSnapshot{
-			{GroupInfo: admin.GroupInfo{Group: "billing", Type: "classic", State: "Stable", ProtocolType: "consumer", Exists: true,
-				Members: []admin.Member{{ID: "m1", ClientID: "c1", Host: "/10.0.0.1", Assigned: map[string][]int32{"orders": {0, 1}}}}},
-				Commits: map[string]map[int32]admin.Commit{"orders": {0: c(commit0)}}},
-			{GroupInfo: admin.GroupInfo{Group: "idle", Type: "consumer", State: "Empty", ProtocolType: "consumer", Exists: true},
-				Commits: map[string]map[int32]admin.Commit{"orders": {0: c(end0)}}},
+func handSnapshot(commit0, end0 int64) *lag.Snapshot {
+	c := func(off int64) lag.Commit { return lag.Commit{Offset: off} }
+	return &lag.Snapshot{
+		Groups: []lag.GroupSnapshot{
+			{GroupInfo: lag.GroupInfo{Group: "billing", Type: "classic", State: "Stable", ProtocolType: "consumer", Exists: true,
+				Members: []lag.Member{{ID: "m1", ClientID: "c1", Host: "/10.0.0.1", Assigned: map[string][]int32{"orders": {0, 1}}}}},
+				Commits: map[string]map[int32]lag.Commit{"orders": {0: c(commit0)}}},
+			{GroupInfo: lag.GroupInfo{Group: "idle", Type: "consumer", State: "Empty", ProtocolType: "consumer", Exists: true},
+				Commits: map[string]map[int32]lag.Commit{"orders": {0: c(end0)}}},
 		},
-		Offsets: admin.TopicOffsets{Partitions: map[string]map[int32]admin.PartitionOffsets{
+		Offsets: lag.TopicOffsets{Partitions: map[string]map[int32]lag.PartitionOffsets{
 			"orders": {0: {Start: 10, End: end0}, 1: {Start: 0, End: 50}},
 		}},
 	}
@@ -93,7 +93,7 @@ func newTestCollector(clock *time.Time, g *fakeGatherer) *Collector {
 
 func TestCollectValues(t *testing.T) {
 	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	g := &fakeGatherer{snaps: []*admin.Snapshot{handSnapshot(40, 100), handSnapshot(70, 110)}}
+	g := &fakeGatherer{snaps: []*lag.Snapshot{handSnapshot(40, 100), handSnapshot(70, 110)}}
 	c := newTestCollector(&clock, g)
 	c.GatherOnce(context.Background(), g)
 	clock = clock.Add(10 * time.Second)
@@ -257,7 +257,7 @@ func filter(out chan<- prometheus.Metric, name string) chan<- prometheus.Metric 
 
 func TestFailedGatherKeepsValuesAndCounts(t *testing.T) {
 	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	g := &fakeGatherer{snaps: []*admin.Snapshot{handSnapshot(40, 100), nil, nil}, errs: []error{nil, errors.New("broker down"), errors.New("broker down")}}
+	g := &fakeGatherer{snaps: []*lag.Snapshot{handSnapshot(40, 100), nil, nil}, errs: []error{nil, errors.New("broker down"), errors.New("broker down")}}
 	c := newTestCollector(&clock, g)
 	c.GatherOnce(context.Background(), g)
 	for i := 0; i < 2; i++ {
@@ -291,7 +291,7 @@ func TestGroupThatVanishesLeavesNoSeries(t *testing.T) {
 	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	second := handSnapshot(40, 100)
 	second.Groups = second.Groups[:1] // "idle" was deleted
-	g := &fakeGatherer{snaps: []*admin.Snapshot{handSnapshot(40, 100), second}}
+	g := &fakeGatherer{snaps: []*lag.Snapshot{handSnapshot(40, 100), second}}
 	c := newTestCollector(&clock, g)
 	c.GatherOnce(context.Background(), g)
 	if n, err := testutil.GatherAndCount(scraped(c), "kafka_consumergroup_members"); err != nil || n != 2 {
@@ -314,14 +314,14 @@ func TestPartialGatherKeepsLastValuesStale(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	clock := t0
 	failing := handSnapshot(70, 110) // billing moved on: lag 40 if read
-	failing.Offsets.Partitions["orders"][0] = admin.PartitionOffsets{Start: -1, End: -1, Err: errors.New("NOT_LEADER_OR_FOLLOWER")}
+	failing.Offsets.Partitions["orders"][0] = lag.PartitionOffsets{Start: -1, End: -1, Err: errors.New("NOT_LEADER_OR_FOLLOWER")}
 	failing.Groups[1].Err = errors.New("COORDINATOR_NOT_AVAILABLE")
 	deleted := handSnapshot(70, 110)
-	deleted.Groups[1] = admin.GroupSnapshot{GroupInfo: admin.GroupInfo{Group: "idle", State: "Dead"}}
+	deleted.Groups[1] = lag.GroupSnapshot{GroupInfo: lag.GroupInfo{Group: "idle", State: "Dead"}}
 	unlisted := handSnapshot(70, 110)
 	unlisted.Groups = unlisted.Groups[:1]
 	g := &fakeGatherer{batch: 1, cutAfter: map[int]int{3: 1},
-		snaps: []*admin.Snapshot{handSnapshot(40, 100), failing, handSnapshot(70, 110), handSnapshot(80, 120), unlisted, deleted}}
+		snaps: []*lag.Snapshot{handSnapshot(40, 100), failing, handSnapshot(70, 110), handSnapshot(80, 120), unlisted, deleted}}
 	c := newTestCollector(&clock, g)
 	type want struct {
 		success, groupErrs, partErrs float64
@@ -443,8 +443,8 @@ kafka_topic_partition_current_offset{partition="1",topic="orders"} 50
 	// idle's "does not exist" in that batch).
 	c = newTestCollector(&clock, &fakeGatherer{})
 	idleFirst := handSnapshot(70, 110)
-	idleFirst.Groups = []admin.GroupSnapshot{deleted.Groups[1], idleFirst.Groups[0]}
-	g2 := &fakeGatherer{batch: 1, cutAfter: map[int]int{3: 1}, snaps: []*admin.Snapshot{handSnapshot(70, 110), deleted, handSnapshot(70, 110), idleFirst}}
+	idleFirst.Groups = []lag.GroupSnapshot{deleted.Groups[1], idleFirst.Groups[0]}
+	g2 := &fakeGatherer{batch: 1, cutAfter: map[int]int{3: 1}, snaps: []*lag.Snapshot{handSnapshot(70, 110), deleted, handSnapshot(70, 110), idleFirst}}
 	c.GatherOnce(context.Background(), g2)
 	c.GatherOnce(context.Background(), g2)
 	if n, err := testutil.GatherAndCount(scraped(c), "kafka_consumergroup_members"); err != nil || n != 1 {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // rowState is what the page shows of one group-partition: the values of
@@ -129,7 +129,7 @@ func (g *groupState) row(topic string, partition int32) (rowState, bool) {
 // row, stale (none when it had none). failedRows counts the partitions
 // whose read failed; a group with any keeps its previous rates and
 // lastOK, as a partial read is not a read of the whole group.
-func mergeGroup(prev *groupState, g admin.GroupLag, protocol string, views rateViews, now time.Time) (next *groupState, failedRows int, failed bool) {
+func mergeGroup(prev *groupState, g lag.GroupLag, protocol string, views rateViews, now time.Time) (next *groupState, failedRows int, failed bool) {
 	if g.Error != "" {
 		if prev == nil {
 			return nil, 0, true
@@ -277,7 +277,7 @@ func writeRows(pw *pageWriter, f *family, name string, g *groupState) {
 // describe that answered "no such group" and no commits): the one read,
 // besides a complete gather that does not list it, after which a group
 // leaves the page.
-func gone(s *admin.Snapshot, group string) bool {
+func gone(s *lag.Snapshot, group string) bool {
 	gs, ok := s.Group(group)
 	return ok && gs.Err == nil && gs.CommitErr == nil && !gs.Exists
 }

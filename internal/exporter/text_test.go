@@ -13,8 +13,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // Group and topic names are label values as they are: quotes, backslashes
@@ -29,16 +29,16 @@ func TestTextLabelValuesRoundTrip(t *testing.T) {
 	label := map[string]string{"bad\xffutf8": `bad\xffutf8`, "dup\xffx": `dup\xffx`, "bad\xfe": `bad\xfe`,
 		"line\nfeed": `line\x0afeed`, "evil\x1b[2K\x1b[1Gbilling": `evil\x1b[2K\x1b[1Gbilling`,
 		"tab\tdel\x7f": `tab\x09del\x7f`, "nul\x00": `nul\x00`, "c1\u0085\u009bx": `c1\u0085\u009bx`}
-	snap := &admin.Snapshot{Offsets: admin.TopicOffsets{Partitions: map[string]map[int32]admin.PartitionOffsets{}}}
+	snap := &lag.Snapshot{Offsets: lag.TopicOffsets{Partitions: map[string]map[int32]lag.PartitionOffsets{}}}
 	for _, n := range names {
-		snap.Offsets.Partitions["t-"+n] = map[int32]admin.PartitionOffsets{0: {Start: 1, End: 9}}
-		snap.Groups = append(snap.Groups, admin.GroupSnapshot{
-			GroupInfo: admin.GroupInfo{Group: n, Type: "classic", State: "Empty", Exists: true},
-			Commits:   map[string]map[int32]admin.Commit{"t-" + n: {0: {Offset: 4}}},
+		snap.Offsets.Partitions["t-"+n] = map[int32]lag.PartitionOffsets{0: {Start: 1, End: 9}}
+		snap.Groups = append(snap.Groups, lag.GroupSnapshot{
+			GroupInfo: lag.GroupInfo{Group: n, Type: "classic", State: "Empty", Exists: true},
+			Commits:   map[string]map[int32]lag.Commit{"t-" + n: {0: {Offset: 4}}},
 		})
 	}
 	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	g := &fakeGatherer{snaps: []*admin.Snapshot{snap}}
+	g := &fakeGatherer{snaps: []*lag.Snapshot{snap}}
 	c := newTestCollector(&clock, g)
 	c.GatherOnce(context.Background(), g)
 	var page strings.Builder
@@ -89,7 +89,7 @@ func TestTextTwoClusters(t *testing.T) {
 	var cols []*Collector
 	reg := prometheus.NewPedanticRegistry()
 	for i, name := range []string{"east", "west"} {
-		g := &fakeGatherer{snaps: []*admin.Snapshot{handSnapshot(int64(40+i*10), 100)}}
+		g := &fakeGatherer{snaps: []*lag.Snapshot{handSnapshot(int64(40+i*10), 100)}}
 		c := New(cluster.Config{}, Options{Interval: 10 * time.Second, Now: func() time.Time { return clock }, Cluster: name})
 		c.GatherOnce(context.Background(), g)
 		prometheus.WrapRegistererWith(prometheus.Labels{"cluster": name}, reg).MustRegister(c)
@@ -142,7 +142,7 @@ func TestTextTwoClusters(t *testing.T) {
 func TestTextBatchesEqualOneGather(t *testing.T) {
 	text := func(batch int) []string {
 		clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-		g := &fakeGatherer{snaps: []*admin.Snapshot{handSnapshot(40, 100), handSnapshot(70, 110)}, batch: batch}
+		g := &fakeGatherer{snaps: []*lag.Snapshot{handSnapshot(40, 100), handSnapshot(70, 110)}, batch: batch}
 		c := newTestCollector(&clock, g)
 		c.GatherOnce(context.Background(), g)
 		clock = clock.Add(10 * time.Second)

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // timeKey names the first record at or after an offset of a partition.
@@ -22,13 +22,13 @@ type timeKey struct {
 // lagging partition and interval, and none for a stuck group).
 type timeCache map[timeKey]int64
 
-// readTimeLag is admin.FillTimeLag; a variable of the collector so tests
+// readTimeLag is lag.FillTimeLag; a variable of the collector so tests
 // can count reads.
-type readTimeLag func(ctx context.Context, cfg cluster.Config, rep *admin.LagReport, iso admin.Isolation, now time.Time) (missed int, err error)
+type readTimeLag func(ctx context.Context, cfg cluster.Config, rep *lag.LagReport, iso lag.Isolation, now time.Time) (missed int, err error)
 
 // nextOffset is the offset a lagging row's group reads next: its commit, or
-// the log start once the commit has expired (admin.FillTimeLag's rule).
-func nextOffset(p admin.PartitionLag) int64 {
+// the log start once the commit has expired (lag.FillTimeLag's rule).
+func nextOffset(p lag.PartitionLag) int64 {
 	if p.Committed != nil && *p.Committed > p.LogStart {
 		return *p.Committed
 	}
@@ -36,18 +36,18 @@ func nextOffset(p admin.PartitionLag) int64 {
 }
 
 // fillTimeLag sets TimeLagMs on rep's committed, lagging rows: from cache
-// where the next offset is known, else by one admin.FillTimeLag over the
+// where the next offset is known, else by one lag.FillTimeLag over the
 // rows that missed, within ctx. It returns the positions read this round
 // (the cache's part for rep: it never outgrows the report) and how many
 // rows got no time lag: not read in time, or the read failed (their
 // series is absent; the round goes on).
-func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep *admin.LagReport, iso admin.Isolation, now time.Time, cache timeCache) (next timeCache, missed int) {
+func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep *lag.LagReport, iso lag.Isolation, now time.Time, cache timeCache) (next timeCache, missed int) {
 	next = timeCache{}
-	miss := admin.LagReport{Isolation: rep.Isolation}
+	miss := lag.LagReport{Isolation: rep.Isolation}
 	type at struct{ g, p int }
 	var back []at
 	for gi, g := range rep.Groups {
-		var rows []admin.PartitionLag
+		var rows []lag.PartitionLag
 		for pi, p := range g.Partitions {
 			lag, ok := rowLag(p)
 			if !ok {
@@ -67,7 +67,7 @@ func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep 
 			back = append(back, at{gi, pi})
 		}
 		if len(rows) > 0 {
-			miss.Groups = append(miss.Groups, admin.GroupLag{Group: g.Group, Partitions: rows})
+			miss.Groups = append(miss.Groups, lag.GroupLag{Group: g.Group, Partitions: rows})
 		}
 	}
 	if len(back) == 0 {

@@ -8,15 +8,15 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 func TestTimeLagCache(t *testing.T) {
 	now := time.UnixMilli(1_000_000)
 	var reads [][]int64 // next offsets asked for, per read
 	// The log: the record at offset o was written at o*10 ms.
-	read := func(_ context.Context, _ cluster.Config, rep *admin.LagReport, _ admin.Isolation, at time.Time) (int, error) {
+	read := func(_ context.Context, _ cluster.Config, rep *lag.LagReport, _ lag.Isolation, at time.Time) (int, error) {
 		var asked []int64
 		for gi := range rep.Groups {
 			for pi := range rep.Groups[gi].Partitions {
@@ -29,12 +29,12 @@ func TestTimeLagCache(t *testing.T) {
 		reads = append(reads, asked)
 		return 0, nil
 	}
-	rep := func(c0, c1 int64) admin.LagReport {
+	rep := func(c0, c1 int64) lag.LagReport {
 		return lagRep("g", []*int64{i64(c0), i64(c1), nil}, []int64{90_000, 90_000, 90_000})
 	}
 
 	r1 := rep(100, 200)
-	cache, missed := fillTimeLag(context.Background(), read, cluster.Config{}, &r1, admin.ReadUncommitted, now, nil)
+	cache, missed := fillTimeLag(context.Background(), read, cluster.Config{}, &r1, lag.ReadUncommitted, now, nil)
 	if missed != 0 {
 		t.Fatalf("%d rows missed", missed)
 	}
@@ -52,7 +52,7 @@ func TestTimeLagCache(t *testing.T) {
 	// cache, its age grows by 5 s), partition 1 moved to 300 (read again).
 	later := now.Add(5 * time.Second)
 	r2 := rep(100, 300)
-	cache, missed = fillTimeLag(context.Background(), read, cluster.Config{}, &r2, admin.ReadUncommitted, later, cache)
+	cache, missed = fillTimeLag(context.Background(), read, cluster.Config{}, &r2, lag.ReadUncommitted, later, cache)
 	if missed != 0 {
 		t.Fatalf("%d rows missed", missed)
 	}
@@ -72,7 +72,7 @@ func TestTimeLagCache(t *testing.T) {
 
 	// A third round with nothing moved reads nothing.
 	r3 := rep(100, 300)
-	if _, missed := fillTimeLag(context.Background(), read, cluster.Config{}, &r3, admin.ReadUncommitted, later, cache); missed != 0 {
+	if _, missed := fillTimeLag(context.Background(), read, cluster.Config{}, &r3, lag.ReadUncommitted, later, cache); missed != 0 {
 		t.Fatalf("%d rows missed", missed)
 	}
 	if len(reads) != 2 {
@@ -84,16 +84,16 @@ func i64(v int64) *int64 { return &v }
 
 // lagRep is a one-group, one-topic report with the given committed offsets
 // and log ends per partition (nil committed: never committed, no lag).
-func lagRep(group string, committed []*int64, ends []int64) admin.LagReport {
-	g := admin.GroupLag{Group: group, Type: "classic", State: "Stable"}
+func lagRep(group string, committed []*int64, ends []int64) lag.LagReport {
+	g := lag.GroupLag{Group: group, Type: "classic", State: "Stable"}
 	for i := range committed {
-		p := admin.PartitionLag{Topic: "t", Partition: int32(i), LogStart: 0, LogEnd: ends[i], Committed: committed[i]}
+		p := lag.PartitionLag{Topic: "t", Partition: int32(i), LogStart: 0, LogEnd: ends[i], Committed: committed[i]}
 		if committed[i] != nil {
 			p.Lag = new(ends[i] - *committed[i])
 		}
 		g.Partitions = append(g.Partitions, p)
 	}
-	return admin.LagReport{Groups: []admin.GroupLag{g}}
+	return lag.LagReport{Groups: []lag.GroupLag{g}}
 }
 
 // TestRoundTimeLagBudget: a time-lag read that would never finish (it
@@ -103,10 +103,10 @@ func lagRep(group string, committed []*int64, ends []int64) admin.LagReport {
 // rows left out and counts them; the rows without lag still get 0.
 func TestRoundTimeLagBudget(t *testing.T) {
 	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	g := &fakeGatherer{batch: 1, snaps: []*admin.Snapshot{handSnapshot(40, 100)}}
+	g := &fakeGatherer{batch: 1, snaps: []*lag.Snapshot{handSnapshot(40, 100)}}
 	c := New(cluster.Config{}, Options{Interval: time.Second, TimeLag: true, Now: func() time.Time { return clock }})
 	calls := 0
-	c.read = func(ctx context.Context, _ cluster.Config, rep *admin.LagReport, _ admin.Isolation, _ time.Time) (int, error) {
+	c.read = func(ctx context.Context, _ cluster.Config, rep *lag.LagReport, _ lag.Isolation, _ time.Time) (int, error) {
 		calls++
 		<-ctx.Done()
 		n := 0

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // TestGatherYieldsToScrapes: while a scrape is writing the page a gather
@@ -17,7 +17,7 @@ import (
 func TestGatherYieldsToScrapes(t *testing.T) {
 	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	snap := handSnapshot(40, 100)
-	g := &fakeGatherer{snaps: []*admin.Snapshot{snap, snap, snap}, batch: 1}
+	g := &fakeGatherer{snaps: []*lag.Snapshot{snap, snap, snap}, batch: 1}
 	c := New(cluster.Config{}, Options{Interval: 80 * time.Millisecond, Now: func() time.Time { return clock }})
 
 	c.GatherOnce(context.Background(), g)

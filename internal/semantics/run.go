@@ -15,9 +15,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/replay"
 )
 
@@ -427,7 +427,7 @@ func readLogFile(path string) ([]Entry, error) {
 func committed(ctx context.Context, adm *cluster.Admin, group, topic string, partitions int) ([]PartitionOffset, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	resp, err := admin.FetchOffsets(ctx, adm, group)
+	resp, err := lag.FetchOffsets(ctx, adm, group)
 	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
 		return nil, fmt.Errorf("fetching committed offsets of group %s: %w", group, err)
 	}
@@ -459,7 +459,7 @@ func closingReplay(ctx context.Context, cfg cluster.Config, topic string, groups
 	res, err := replay.Run(ctx, cfg, replay.Options{
 		Topic:        topic,
 		From:         replay.StartSpec{All: replay.Start{Kind: replay.StartOffset, Offset: 0}},
-		Isolation:    admin.ReadCommitted,
+		Isolation:    lag.ReadCommitted,
 		VerifyGroups: groups,
 	})
 	if res == nil {

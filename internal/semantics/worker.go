@@ -11,9 +11,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/coordretry"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // ErrCrash is returned by RunWorker when it stops on purpose after
@@ -136,7 +136,7 @@ func startPositions(ctx context.Context, cfg cluster.Config, s WorkerSpec) (star
 	}
 	// On a fresh cluster the group coordinator may not exist yet
 	// (__consumer_offsets is created on first use): wait for it.
-	committed, err := admin.FetchOffsets(ctx, adm, s.Group)
+	committed, err := lag.FetchOffsets(ctx, adm, s.Group)
 	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
 		return nil, nil, fmt.Errorf("fetching committed offsets of group %s: %w", s.Group, err)
 	}
@@ -408,7 +408,7 @@ func (w *worker) processAll(ctx context.Context, batch []*kgo.Record, after func
 // not applied, and committing the same absolute offsets again cannot move
 // the group anywhere else, so the experiment's counts are unchanged.
 func commitBatch(ctx context.Context, cl *kgo.Client, group string, batch []*kgo.Record) error {
-	offsets := admin.PartitionMap[kgo.EpochOffset]{}
+	offsets := lag.PartitionMap[kgo.EpochOffset]{}
 	for _, r := range batch {
 		eo := kgo.EpochOffset{Epoch: r.LeaderEpoch, Offset: r.Offset + 1}
 		if at, ok := offsets.Lookup(r.Topic, r.Partition); !ok || at.Less(eo) {

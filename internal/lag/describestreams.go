@@ -1,4 +1,4 @@
-package admin
+package lag
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 
 // describeStreamsGroups describes Kafka Streams groups (KIP-1071) with
 // StreamsGroupDescribe (API 89), retrying the groups whose coordinator is
-// not available yet (see retryGroups). franz-go v1.22 does not route this
+// not available yet (see RetryGroups). franz-go v1.22 does not route this
 // request to a group coordinator (kgo answers "client is too old"), so each
 // group goes to the coordinator FindCoordinator names.
 func describeStreamsGroups(ctx context.Context, adm *cluster.Admin, groups []string) map[string]GroupInfo {
-	return retryGroups(ctx, groups, func(groups []string) map[string]GroupInfo {
+	return RetryGroups(ctx, groups, func(groups []string) map[string]GroupInfo {
 		out := make(map[string]GroupInfo, len(groups))
 		byCoord := map[int32][]string{}
 		for g, c := range adm.FindGroupCoordinators(ctx, groups...) {

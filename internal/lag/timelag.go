@@ -1,4 +1,4 @@
-package admin
+package lag
 
 import (
 	"context"
@@ -101,7 +101,7 @@ func timeLagSearches(rep *LagReport) searchSet {
 				// end: lag, but nothing left to read. Waiting for a
 				// record here would only run out the deadline.
 				p.TimeLagMs = new(int64(0))
-				p.Note = joinNote(p.Note, "nothing left to consume")
+				p.Note = JoinNote(p.Note, "nothing left to consume")
 			default:
 				k := TP{p.Topic, p.Partition}
 				s := search[k]
@@ -245,9 +245,9 @@ func applyTimeLag(rep *LagReport, search searchSet, now time.Time) (missed int) 
 				p.TimeLagMs = new(max(now.UnixMilli()-ts, 0))
 			} else if s.markersOnly[off] {
 				p.TimeLagMs = new(int64(0))
-				p.Note = joinNote(p.Note, "only transaction markers (or aborted records) left: nothing to consume")
+				p.Note = JoinNote(p.Note, "only transaction markers (or aborted records) left: nothing to consume")
 			} else if ferr := s.failed[off]; ferr != nil {
-				p.Note = joinNote(p.Note, fmt.Sprintf("time lag unknown: %v", ferr))
+				p.Note = JoinNote(p.Note, fmt.Sprintf("time lag unknown: %v", ferr))
 			} else {
 				missed++
 				if p.Note == "" {

@@ -1,9 +1,7 @@
-// Package admin gathers consumer-group and partition offsets from a cluster
-// (I/O through kadm), plans what to show or change (pure functions over what
-// was gathered), and executes plans.
-package admin
+package lag
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -335,7 +333,7 @@ func describeByType(ctx context.Context, adm *cluster.Admin, b byType) (descript
 	if cerr != nil {
 		return d, fmt.Errorf("describing groups: %w", cerr)
 	}
-	if kerr848 != nil && !isShardErr(kerr848) {
+	if kerr848 != nil && !IsShardErr(kerr848) {
 		return d, fmt.Errorf("describing consumer groups: %w", kerr848)
 	}
 	return d, nil
@@ -412,7 +410,9 @@ func classicMembers(dg kadm.DescribedGroup) []Member {
 	return out
 }
 
-func isShardErr(err error) bool {
+// IsShardErr reports whether err is kadm's per-broker ShardErrors: some
+// brokers of a sharded request answered and some did not.
+func IsShardErr(err error) bool {
 	var se *kadm.ShardErrors
 	return errors.As(err, &se)
 }
@@ -461,13 +461,13 @@ func retryCoordinator(ctx context.Context, groups []string, attempt func(groups 
 	return func(_ string, err error) error { return err }
 }
 
-// retryGroups asks ask for groups, then again, after a short backoff,
+// RetryGroups asks ask for groups, then again, after a short backoff,
 // for the groups whose answer is a coordinator error (see
 // retryCoordinator). The latest answer per group stands, except that a
 // retry cut by the deadline does not replace the coordinator error that
 // caused it; an error left at the end says how long it was retried. errp
 // points at an answer's error.
-func retryGroups[T any](ctx context.Context, groups []string, ask func(groups []string) map[string]T, errp func(*T) *error) map[string]T {
+func RetryGroups[T any](ctx context.Context, groups []string, ask func(groups []string) map[string]T, errp func(*T) *error) map[string]T {
 	out := make(map[string]T, len(groups))
 	gaveUp := retryCoordinator(ctx, groups, func(groups []string) []string {
 		answers := ask(groups)
@@ -504,14 +504,14 @@ type classicAnswer struct {
 }
 
 // describeClassicGroups is kadm's DescribeGroups, retrying the groups
-// whose coordinator is not available yet (see retryGroups). failed holds
+// whose coordinator is not available yet (see RetryGroups). failed holds
 // the groups whose request failed as a whole, with its error; err is an
 // error that is not about some groups' requests.
 func describeClassicGroups(ctx context.Context, adm *cluster.Admin, groups []string) (described kadm.DescribedGroups, failed map[string]error, err error) {
 	var fatal error
-	answers := retryGroups(ctx, groups, func(groups []string) map[string]classicAnswer {
+	answers := RetryGroups(ctx, groups, func(groups []string) map[string]classicAnswer {
 		d, err := adm.DescribeGroups(ctx, groups...)
-		if err != nil && !isShardErr(err) {
+		if err != nil && !IsShardErr(err) {
 			fatal = err
 			return nil
 		}
@@ -545,13 +545,13 @@ func describeClassicGroups(ctx context.Context, adm *cluster.Admin, groups []str
 
 // FetchOffsets is kadm's FetchOffsets (one group's committed offsets),
 // retrying while the group's coordinator is not available yet (see
-// retryGroups) until ctx would end.
+// RetryGroups) until ctx would end.
 func FetchOffsets(ctx context.Context, adm *cluster.Admin, group string) (kadm.OffsetResponses, error) {
 	type answer struct {
 		resp kadm.OffsetResponses
 		err  error
 	}
-	a := retryGroups(ctx, []string{group}, func([]string) map[string]answer {
+	a := RetryGroups(ctx, []string{group}, func([]string) map[string]answer {
 		r, err := adm.FetchOffsets(ctx, group)
 		return map[string]answer{group: {r, err}}
 	}, func(a *answer) *error { return &a.err })[group]
@@ -559,9 +559,9 @@ func FetchOffsets(ctx context.Context, adm *cluster.Admin, group string) (kadm.O
 }
 
 // fetchManyOffsets is kadm's FetchManyOffsets, retrying the groups whose
-// coordinator is not available yet (see retryGroups).
+// coordinator is not available yet (see RetryGroups).
 func fetchManyOffsets(ctx context.Context, adm *cluster.Admin, groups []string) kadm.FetchOffsetsResponses {
-	return retryGroups(ctx, groups, func(groups []string) map[string]kadm.FetchOffsetsResponse {
+	return RetryGroups(ctx, groups, func(groups []string) map[string]kadm.FetchOffsetsResponse {
 		return adm.FetchManyOffsets(ctx, groups...)
 	}, func(r *kadm.FetchOffsetsResponse) *error { return &r.Err })
 }
@@ -681,7 +681,7 @@ func listOffsetsOnce(ctx context.Context, adm *cluster.Admin, topics []string, i
 	}()
 	wg.Wait()
 	for _, err := range []error{startErr, endErr} {
-		if err != nil && !isShardErr(err) {
+		if err != nil && !IsShardErr(err) {
 			return to, fmt.Errorf("listing offsets: %w", err)
 		}
 	}
@@ -689,7 +689,7 @@ func listOffsetsOnce(ctx context.Context, adm *cluster.Admin, topics []string, i
 	for _, t := range topics {
 		if tl, ok := starts[t]; ok {
 			if bad, ok := tl[-1]; ok && bad.Err != nil {
-				to.TopicErr[t] = describeTopicErr(t, bad.Err)
+				to.TopicErr[t] = DescribeTopicErr(t, bad.Err)
 				continue
 			}
 		} else if len(lost[t]) == 0 {
@@ -708,7 +708,7 @@ func listOffsetsOnce(ctx context.Context, adm *cluster.Admin, topics []string, i
 					po.Err = e.Err
 				}
 			} else if po.Err == nil {
-				po.Err = firstErr(lost[t][p], errors.New("no end offset listed"))
+				po.Err = cmp.Or(lost[t][p], errors.New("no end offset listed"))
 			}
 			if s.Err != nil {
 				po.Start = -1
@@ -771,7 +771,9 @@ func TopicFailure(err error) error {
 	return err
 }
 
-func describeTopicErr(topic string, err error) error {
+// DescribeTopicErr words the failure of one topic the way a gather
+// records it in TopicOffsets.TopicErr (tests build snapshots with it).
+func DescribeTopicErr(topic string, err error) error {
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {
 		return &topicError{msg: fmt.Sprintf("topic %s does not exist (deleted?)", topic), err: err}
 	}

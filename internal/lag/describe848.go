@@ -1,4 +1,4 @@
-package admin
+package lag
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func describedGroup848(rg kmsg.ConsumerGroupDescribeResponseGroup) answer848 {
 // name topics only by ID (kfake does; the protocol allows it), so unnamed
 // IDs are resolved with one metadata request.
 func describeConsumerGroups(ctx context.Context, adm *cluster.Admin, groups []string) (map[string]GroupInfo, error) {
-	answers := retryGroups(ctx, groups, func(groups []string) map[string]answer848 {
+	answers := RetryGroups(ctx, groups, func(groups []string) map[string]answer848 {
 		req := kmsg.NewPtrConsumerGroupDescribeRequest()
 		req.Groups = groups
 		out := make(map[string]answer848, len(groups))

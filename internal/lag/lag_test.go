@@ -1,4 +1,4 @@
-package admin
+package lag
 
 import (
 	"errors"
@@ -325,7 +325,7 @@ func TestCheckScope(t *testing.T) {
 }
 
 func TestTopicErrorKeepsCause(t *testing.T) {
-	err := describeTopicErr("x", kerr.UnknownTopicOrPartition)
+	err := DescribeTopicErr("x", kerr.UnknownTopicOrPartition)
 	if !errors.Is(err, kerr.UnknownTopicOrPartition) || err.Error() != "topic x does not exist (deleted?)" {
 		t.Errorf("err = %v", err)
 	}

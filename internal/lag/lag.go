@@ -1,4 +1,4 @@
-package admin
+package lag
 
 import (
 	"fmt"
@@ -179,7 +179,7 @@ func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 	}
 	gl.Note = stateNote(g.Type, g.State)
 	if g.IsShare() {
-		gl.Note = joinNote(NoteShareGroup, gl.Note)
+		gl.Note = JoinNote(NoteShareGroup, gl.Note)
 	}
 	if !g.IsConsumer() && g.Type != "streams" && !g.IsShare() {
 		gl.Note = fmt.Sprintf("not a consumer group: a classic group of protocol type %s (a Kafka Connect worker group when connect); it keeps no consumer offsets", safetext.Name(g.ProtocolType))
@@ -249,7 +249,7 @@ func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 			if c, ok := g.Commits[k.Topic][k.Partition]; ok && g.IsShare() && c.Err == nil {
 				var note string
 				pl.Lag, note = shareLag(c, pl.Lag)
-				pl.Note = joinNote(pl.Note, note)
+				pl.Note = JoinNote(pl.Note, note)
 			} else if g.IsShare() && pl.Committed == nil && o.AssumeReset == AssumeNothing {
 				pl.Note = NoteShareNoStart
 			}
@@ -467,4 +467,17 @@ func Members(r LagReport) []MemberRow {
 		out = append(out, g.MemberList...)
 	}
 	return out
+}
+
+// JoinNote appends note b to a row's note a; an empty side adds no
+// separator (a note ending in "; " has a trailing space, which the table
+// then prints quoted).
+func JoinNote(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
