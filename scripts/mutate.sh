@@ -4,7 +4,7 @@
 # killed (efficacy). Mutants judged equivalent are listed, each with its
 # reason, in scripts/mutate-equivalents.txt; they are excluded, nothing else.
 #
-#   scripts/mutate.sh all              # every mutant of admin replay cluster report (make mutate-full, nightly)
+#   scripts/mutate.sh all              # every mutant of admin lag replay cluster report (make mutate-full, nightly)
 #   scripts/mutate.sh changed          # the mutants on lines changed since the baseline, in the
 #                                      # packages that have them (make mutate, CI)
 #   scripts/mutate.sh admin report     # every mutant of the named ones
@@ -38,14 +38,15 @@ WORKERS="${MUTATE_WORKERS:-2}"
 MAX="${MUTATE_MAX:-150}"
 BASELINE=scripts/mutate-baseline
 GREMLINS_VERSION=v0.6.0
-ALL=(internal/admin replay internal/cluster report)
+ALL=(internal/admin internal/lag replay internal/cluster report)
 
 # The files mutated are the pure ones (parsing, planning, digests,
 # rendering); gathering and executing are I/O against a cluster, covered by
 # the integration tests in internal/cli, not by their package's tests.
 excludes() {
   case "$1" in
-    internal/admin) echo 'gather\.go$ reset_exec\.go$ reset_txn\.go$ describe848\.go$ timelag\.go$ delete\.go$ lagstream\.go$' ;;
+    internal/admin) echo 'reset_exec\.go$ reset_txn\.go$ delete\.go$' ;;
+    internal/lag) echo 'gather\.go$ describe848\.go$ timelag\.go$ lagstream\.go$' ;;
     replay) echo 'run\.go$ consume\.go$ snapshot\.go$ backfill[^/]*\.go$ pool\.go$' ;;
     internal/cluster) echo 'security[^/]*\.go$ profile\.go$ embedded\.go$ commit\.go$' ;;
     *) echo '' ;;
@@ -53,13 +54,14 @@ excludes() {
 }
 
 # skips names, per package, the tests left out of every mutant's run:
-# admin's transactional-reset tests and two coordinator-retry tests take 15
-# of its 15.5 s (kfake faults held for seconds) and test files that are not
-# mutated (reset_txn.go, gather.go). A mutant only they would kill
+# admin's transactional-reset tests and lag's two coordinator-retry tests
+# took 15 of the packages' 15.5 s (kfake faults held for seconds) and test
+# files that are not mutated (reset_txn.go, gather.go). A mutant only they would kill
 # survives, so skipping them can only lower a score.
 skips() {
   case "$1" in
-    internal/admin) echo '^(TestExecuteResetTxn.*|TestFetchOffsetsRetriesCoordinator|TestDescribeGroupsRetriesCoordinator)$' ;;
+    internal/admin) echo '^(TestExecuteResetTxn.*)$' ;;
+    internal/lag) echo '^(TestFetchOffsetsRetriesCoordinator|TestDescribeGroupsRetriesCoordinator)$' ;;
     *) echo '' ;;
   esac
 }
@@ -95,13 +97,23 @@ base() {
   git rev-parse "$ref"
 }
 
-# changed PKG BASE: whether PKG's non-test Go files differ from BASE
-# (committed, staged or not, or untracked): a change to tests alone makes
-# no mutant.
+# scripts/mutatediff says which lines changed since a baseline, following
+# moves (git blame -M -C -C): a file moved into a package (admin/ to
+# internal/admin/, internal/admin/ to internal/lag/) is not new, only its
+# edited lines are. It stands in for git on gremlins' PATH (see unleash).
+work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/bin"
+go build -o "$work/bin/git" ./scripts/mutatediff
+MUTATEDIFF_GIT="$(command -v git)"
+export MUTATEDIFF_GIT
+
+# changed PKG BASE: whether lines of PKG's non-test Go files changed since
+# BASE (committed, staged or not, or untracked), moves not counted: a
+# change to tests alone, or a move alone, makes no mutant.
 changed() {
-  local p="$1" base="$2"
-  ! git diff --quiet "$base" -- "$p/"'*.go' ":(exclude)$p/"'*_test.go' ||
-    [[ -n "$(git ls-files --others --exclude-standard -- "$p/"'*.go' ":(exclude)$p/"'*_test.go')" ]]
+  local n
+  n="$("$work/bin/git" -count "$2" "$1")"
+  [[ "$n" -gt 0 ]]
 }
 
 mode="${1:-changed}"
@@ -130,7 +142,7 @@ bin="$(gremlins_bin)"
 if [[ -n "${MUTATE_OUT:-}" ]]; then
   mkdir -p "$MUTATE_OUT"; out="$(cd "$MUTATE_OUT" && pwd)"
 else
-  out="$(mktemp -d)"; trap 'rm -rf "$out"' EXIT
+  out="$work/out"; mkdir -p "$out"
 fi
 
 # unleash PKG REPORT [FLAG...] runs gremlins on one package. LOOPCTRL
@@ -140,12 +152,14 @@ fi
 # mutant that loops forever still times out.
 #
 # For -D, gremlins v0.6.0 reads `git diff --merge-base REF` and matches its
-# paths (report/lag.go) against the file names it walks, which are relative
-# to the package (lag.go): run from the module root, nothing ever matched
-# and every mutant was skipped. So it runs in the package directory with
-# diff.relative (paths relative to there). And it takes a hunk's added lines
-# as one run from the first added line, so an added line after a context
-# line inside a hunk was missed; with diff.context=0 a hunk is one run.
+# paths against the file names it walks, which are relative to the package
+# (lag.go), and takes a hunk's added lines as one run from the first added
+# line. It runs in the package directory with scripts/mutatediff first on
+# its PATH as git: that answers the diff with exactly the changed lines,
+# paths relative to the package, one hunk per run, moves followed (a
+# plain diff.relative diff saw a moved file as new throughout). An empty
+# diff would make gremlins mutate everything: a package is only run when
+# changed() found a changed line.
 # Its per-mutant timeout is 20 times its coverage run: -count=1 keeps that
 # run out of go test's cache (a cached run of 0.2 s made every mutant of
 # a later run time out, which counts for neither side).
@@ -157,8 +171,7 @@ unleash() {
   local flags="${GOFLAGS:+$GOFLAGS }-count=1" skip
   skip="$(skips "$p")"
   if [[ -n "$skip" ]]; then flags="$flags -skip=$skip"; fi
-  (cd "$p" && GOFLAGS="$flags" GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=diff.context GIT_CONFIG_VALUE_0=0 \
-    GIT_CONFIG_KEY_1=diff.relative GIT_CONFIG_VALUE_1=true \
+  (cd "$p" && GOFLAGS="$flags" PATH="$work/bin:$PATH" \
     "$bin" unleash --silent --workers "$WORKERS" --timeout-coefficient 20 \
     --invert-loopctrl --invert-logical "${args[@]}" "$@" -o "$rep" "$PWD" >/dev/null)
 }
