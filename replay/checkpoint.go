@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/offsetctl/offsetctl/internal/durable"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/filelock"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
@@ -454,7 +455,7 @@ func LockCheckpoint(path string) (*filelock.Lock, error) {
 // killed between creating one and renaming it: "."+base+".tmp-" and the
 // digits os.CreateTemp puts for its "*".
 func removeStaleTemps(path string) error {
-	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+".tmp-"
+	dir, prefix := filepath.Dir(path), durable.TempPrefix(path)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
@@ -484,35 +485,8 @@ func WriteCheckpoint(path string, c Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
+	return durable.Replace(path, func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
 		return err
-	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	done = true
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	})
 }

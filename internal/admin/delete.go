@@ -14,6 +14,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
+	"github.com/offsetctl/offsetctl/internal/topicname"
 )
 
 // DeleteOffsetsRow is one partition of a delete-offsets plan.
@@ -473,7 +474,7 @@ func BackupGroups(s *lag.Snapshot, groups []string) []BackupGroup {
 
 // maxTopicName is Kafka's longest topic name: the bound used to estimate a
 // group's tombstones without its topic names.
-const maxTopicName = 249
+const maxTopicName = topicname.MaxLen
 
 // groupTombstoneBytes bounds the size of the tombstones DeleteGroups
 // writes for a group of n commits: one offset tombstone per commit (as an

@@ -1,14 +1,11 @@
 package admin
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,6 +14,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/coordretry"
+	"github.com/offsetctl/offsetctl/internal/durable"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
@@ -133,7 +131,7 @@ func ListTimeOffsets(ctx context.Context, adm *cluster.Admin, ms int64, topics [
 // WriteBackupFile writes the backup to path, refusing to overwrite an
 // existing file, and fsyncs the file and its directory before returning.
 func WriteBackupFile(path string, at time.Time, groups []BackupGroup) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := durable.Create(path)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return fmt.Errorf("backup file %s already exists: choose another with --backup", path)
@@ -152,63 +150,31 @@ const maxBackupSuffix = 10_000
 // never overwrite. It returns the path written (fsynced like
 // WriteBackupFile).
 func WriteNewBackupFile(stem string, at time.Time, groups []BackupGroup) (string, error) {
-	for n := 1; n <= maxBackupSuffix; n++ {
-		path := stem + ".csv"
-		if n > 1 {
-			path = fmt.Sprintf("%s-%d.csv", stem, n)
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, os.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", fmt.Errorf("creating backup file: %w", err)
-		}
-		return path, writeBackup(f, path, at, groups)
+	f, path, err := durable.CreateNumbered(stem, ".csv", maxBackupSuffix)
+	if errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("creating backup file: %s.csv and %d numbered variants all exist: choose a name with --backup", stem, maxBackupSuffix)
 	}
-	return "", fmt.Errorf("creating backup file: %s.csv and %d numbered variants all exist: choose a name with --backup", stem, maxBackupSuffix)
+	if err != nil {
+		return "", fmt.Errorf("creating backup file: %w", err)
+	}
+	return path, writeBackup(f, path, at, groups)
 }
 
-// backupFile is what writeBackup needs of the new file (an *os.File; a
-// test hands in one whose writes fail as on a full disk).
-type backupFile interface {
-	io.Writer
-	Sync() error
-	Close() error
-}
-
-// writeBackup writes the backup to the new file f and fsyncs it and its
-// directory. If any of that fails, it removes the file: a truncated backup
-// left behind would look like a real one, and a later restore from it
-// would silently restore only part of the offsets.
-func writeBackup(f backupFile, path string, at time.Time, groups []BackupGroup) (err error) {
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("closing backup file %s: %w", path, cerr)
-		}
-		if err != nil {
-			if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-				err = fmt.Errorf("%w; removing the incomplete backup also failed: %v", err, rerr)
-			} else {
-				err = fmt.Errorf("%w (the incomplete backup file was removed)", err)
-			}
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 64<<10)
-	if err := WriteBackupCSV(bw, at, groups); err != nil {
-		return fmt.Errorf("writing backup file %s: %w", path, err)
+// writeBackup writes the backup to the new file f with durable.Finish:
+// fsynced with its directory, or removed if any of that fails (a truncated
+// backup left behind would look like a real one, and a later restore from
+// it would silently restore only part of the offsets).
+func writeBackup(f durable.File, path string, at time.Time, groups []BackupGroup) error {
+	err := durable.Finish(f, path, func(w io.Writer) error { return WriteBackupCSV(w, at, groups) })
+	var de *durable.Error
+	if !errors.As(err, &de) {
+		return err
 	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("writing backup file %s: %w", path, err)
+	err = fmt.Errorf("%s backup file %s: %w", de.Op, path, de.Err)
+	if de.RemoveErr != nil {
+		return fmt.Errorf("%w; removing the incomplete backup also failed: %v", err, de.RemoveErr)
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("syncing backup file %s: %w", path, err)
-	}
-	if d, derr := os.Open(filepath.Dir(path)); derr == nil {
-		_ = d.Sync() // best effort: some filesystems refuse directory fsync
-		_ = d.Close()
-	}
-	return nil
+	return fmt.Errorf("%w (the incomplete backup file was removed)", err)
 }
 
 // commitBatchBytes bounds the estimated size of one OffsetCommit. The

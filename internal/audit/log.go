@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/offsetctl/offsetctl/internal/durable"
 	"github.com/offsetctl/offsetctl/internal/filelock"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
@@ -146,7 +147,7 @@ func OpenWith(path string, o Options) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	syncDir(filepath.Dir(path)) // best effort: a new file's directory entry
+	durable.SyncDir(filepath.Dir(path)) // best effort: a new file's directory entry
 	return &Log{f: f, path: path, kind: k, opt: o}, nil
 }
 
@@ -446,12 +447,4 @@ func Append(path string, e Entry) error {
 		return err
 	}
 	return l.Close()
-}
-
-// syncDir fsyncs a directory, best effort: a new or renamed file's entry.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/offsetctl/offsetctl/internal/durable"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
@@ -206,7 +207,7 @@ func (l *Log) rotateLocked(stop <-chan struct{}) error {
 	if err := os.Rename(l.path, rotated); err != nil {
 		return unwrapPath(err)
 	}
-	syncDir(dir)
+	durable.SyncDir(dir)
 	if err := appendIndex(l.path, ie); err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
@@ -273,8 +274,8 @@ func appendIndex(path string, ie IndexEntry) error {
 	return err
 }
 
-// gzipFile compresses name to name.gz (through a temporary file, fsynced,
-// renamed) and removes name. Cut short, name is kept and readers skip
+// gzipFile compresses name to name.gz (durable.Replace: through a
+// temporary file, fsynced, renamed) and removes name. Cut short, name is kept and readers skip
 // the .gz twin.
 func gzipFile(name string) error {
 	in, err := openRead(name, false)
@@ -282,29 +283,15 @@ func gzipFile(name string) error {
 		return err
 	}
 	defer in.Close()
-	tmp := name + ".gz.tmp"
-	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|openFlags, 0o600)
+	err = durable.Replace(name+".gz", func(w io.Writer) error {
+		zw := gzip.NewWriter(w)
+		if _, err := io.Copy(zw, in); err != nil {
+			return err
+		}
+		return zw.Close()
+	})
 	if err != nil {
-		return unwrapPath(err)
-	}
-	zw := gzip.NewWriter(out)
-	_, err = io.Copy(zw, in)
-	if err == nil {
-		err = zw.Close()
-	}
-	if err == nil {
-		err = out.Sync()
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, name+".gz")
-	}
-	if err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("compressing %s: %w", filepath.Base(name), unwrapPath(err))
 	}
-	syncDir(filepath.Dir(name))
 	return os.Remove(name)
 }

@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/offsetctl/offsetctl/internal/durable"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
@@ -46,36 +46,20 @@ func sidecarStem(path string) string {
 // another: O_EXCL, with -2, -3... when the name is taken), fsyncs it and
 // its directory, and returns its name and SHA-256.
 func writeSidecar(dir, stem string, changes []Change) (string, string, error) {
-	var f *os.File
-	var name string
-	for i := 1; ; i++ {
-		name = stem + ".csv"
-		if i > 1 {
-			name = fmt.Sprintf("%s-%d.csv", stem, i)
-		}
-		var err error
-		f, err = os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|openFlags, 0o600)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, os.ErrExist) || i >= 100 {
-			return "", "", unwrapPath(err)
-		}
+	f, path, err := durable.CreateNumbered(filepath.Join(dir, stem), ".csv", 100)
+	if err != nil {
+		return "", "", unwrapPath(err)
 	}
 	h := sha256.New()
-	err := writeChanges(io.MultiWriter(f, h), changes)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	err = durable.Finish(f, path, func(w io.Writer) error { return writeChanges(io.MultiWriter(w, h), changes) })
+	var de *durable.Error
+	if errors.As(err, &de) {
+		err = de.Err // a cut-short file must not pass for the changes: Finish removed it
 	}
 	if err != nil {
-		os.Remove(filepath.Join(dir, name)) // a cut-short file must not pass for the changes
 		return "", "", err
 	}
-	syncDir(dir)
-	return name, hex.EncodeToString(h.Sum(nil)), nil
+	return filepath.Base(path), hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func writeChanges(w io.Writer, changes []Change) error {

@@ -285,7 +285,7 @@ func FuzzParseScope(f *testing.F) {
 			return
 		}
 		for topic, ps := range sc.Topics {
-			if validTopicName(topic) != nil {
+			if CheckTopicName(topic) != nil {
 				t.Fatalf("accepted invalid topic %q", topic)
 			}
 			for i, p := range ps {

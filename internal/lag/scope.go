@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/topicname"
 )
 
 // Scope narrows commands to topics and, optionally, to some partitions of
@@ -95,7 +96,7 @@ func ParseScope(values []string) (Scope, error) {
 func parseTopicPartitions(v string) (string, []int32, error) {
 	v = strings.TrimSpace(v)
 	topic, list, hasList := strings.Cut(v, ":")
-	if err := validTopicName(topic); err != nil {
+	if err := CheckTopicName(topic); err != nil {
 		return "", nil, fmt.Errorf("%q: %w", v, err)
 	}
 	if !hasList {
@@ -138,29 +139,10 @@ func mergePartitions(a, b []int32) []int32 {
 	return out
 }
 
-// CheckTopicName applies Kafka's topic-name rules (the broker's Topic.validate):
+// CheckTopicName applies Kafka's topic-name rules (topicname.Check):
 // 1..249 chars of [a-zA-Z0-9._-], and not "." or "..". A name that breaks
 // them can name no topic, so it is bad input before any request.
-func CheckTopicName(t string) error { return validTopicName(t) }
-
-// validTopicName is CheckTopicName.
-func validTopicName(t string) error {
-	if t == "" {
-		return fmt.Errorf("empty topic name")
-	}
-	if len(t) > 249 {
-		return fmt.Errorf("topic name longer than 249 characters")
-	}
-	if t == "." || t == ".." {
-		return fmt.Errorf("topic name cannot be %q", t)
-	}
-	for _, r := range t {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
-			return fmt.Errorf("topic name has illegal character %q", r)
-		}
-	}
-	return nil
-}
+func CheckTopicName(t string) error { return topicname.Check(t) }
 
 // CheckScope reports the first scoped topic or partition the cluster does
 // not have, as listed in offsets (which must cover every scoped topic), as

@@ -45,19 +45,7 @@ func plain(s string) bool {
 	if s[0] == '"' || s[0] == ' ' || s[len(s)-1] == ' ' {
 		return false
 	}
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c < 0x7f { // printable ASCII, the common case
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !safeRune(r, size) {
-			return false
-		}
-		i += size
-	}
-	return true
+	return plainText(s)
 }
 
 // safeRune is a printable non-ASCII rune. strconv.IsPrint excludes the C0
@@ -104,10 +92,11 @@ func Text(s string) string {
 	return b.String()
 }
 
+// plainText reports whether every character of s is safe to print.
 func plainText(s string) bool {
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c < 0x7f {
+		if c >= 0x20 && c < 0x7f { // printable ASCII, the common case
 			i++
 			continue
 		}

@@ -14,12 +14,15 @@
 package semantics
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/offsetctl/offsetctl/internal/topicname"
 )
 
 // Mode is a commit strategy.
@@ -281,9 +284,8 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
-// Kafka topic names: at most 249 characters of a-z, A-Z, 0-9, '.', '_'
-// and '-', and neither "." nor "..".
-const maxTopicLen = 249
+// maxTopicLen is Kafka's longest topic name.
+const maxTopicLen = topicname.MaxLen
 
 // suffixLen is what Run appends to the prefix: "-" and 8 hex digits.
 const suffixLen = 9
@@ -291,22 +293,22 @@ const suffixLen = 9
 // MaxTopicPrefixLen leaves room for the random suffix in a topic name.
 const MaxTopicPrefixLen = maxTopicLen - suffixLen
 
-// CheckTopicName checks a complete topic name against Kafka's rules.
+// CheckTopicName checks a complete topic name against Kafka's rules
+// (topicname.Check), worded for --topic.
 func CheckTopicName(name string) error {
-	switch {
-	case name == "":
+	var e *topicname.Error
+	if !errors.As(topicname.Check(name), &e) {
+		return nil
+	}
+	switch e.Problem {
+	case topicname.Empty:
 		return fmt.Errorf("topic name must not be empty")
-	case name == "." || name == "..":
+	case topicname.Dots:
 		return fmt.Errorf("topic name %q is not allowed by Kafka", name)
+	case topicname.IllegalChar:
+		return fmt.Errorf("topic name %q: %q is not allowed in a Kafka topic name (only a-z, A-Z, 0-9, '.', '_' and '-')", name, e.Char)
 	}
-	if i := illegalTopicChar(name); i >= 0 {
-		r, _ := utf8.DecodeRuneInString(name[i:])
-		return fmt.Errorf("topic name %q: %q is not allowed in a Kafka topic name (only a-z, A-Z, 0-9, '.', '_' and '-')", name, r)
-	}
-	if len(name) > maxTopicLen {
-		return fmt.Errorf("topic name is %d characters, Kafka allows at most %d", len(name), maxTopicLen)
-	}
-	return nil
+	return fmt.Errorf("topic name is %d characters, Kafka allows at most %d", len(name), maxTopicLen)
 }
 
 // CheckTopicPrefix checks --topic-prefix: the scratch topic is the prefix,
@@ -317,7 +319,7 @@ func CheckTopicPrefix(prefix string) error {
 	case prefix == "":
 		return fmt.Errorf("--topic-prefix must not be empty (it starts the scratch topic's name; default %s)", DefaultTopicPrefix)
 	}
-	if i := illegalTopicChar(prefix); i >= 0 {
+	if i := topicname.IllegalIndex(prefix); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(prefix[i:])
 		return fmt.Errorf("--topic-prefix %q: %q is not allowed in a Kafka topic name (only a-z, A-Z, 0-9, '.', '_' and '-')", prefix, r)
 	}
@@ -325,19 +327,6 @@ func CheckTopicPrefix(prefix string) error {
 		return fmt.Errorf("--topic-prefix must be at most %d characters (Kafka topic names are at most %d and the random suffix takes %d), got %d", MaxTopicPrefixLen, maxTopicLen, suffixLen, len(prefix))
 	}
 	return nil
-}
-
-// illegalTopicChar returns the byte index of the first character Kafka
-// does not allow in a topic name, or -1.
-func illegalTopicChar(s string) int {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' {
-			continue
-		}
-		return i
-	}
-	return -1
 }
 
 // Valid reports whether m is a known mode.

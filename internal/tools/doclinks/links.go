@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io/fs"
+	"iter"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -32,20 +33,7 @@ var (
 // blocks and code spans, where a link is text and not a link.
 func Extract(text string) []Link {
 	var links []Link
-	inFence := ""
-	for i, line := range strings.Split(text, "\n") {
-		if m := fence.FindStringSubmatch(line); m != nil {
-			switch {
-			case inFence == "":
-				inFence = m[1][:1]
-			case strings.HasPrefix(m[1], inFence):
-				inFence = ""
-			}
-			continue
-		}
-		if inFence != "" {
-			continue
-		}
+	for i, line := range proseLines(text) {
 		if m := refDef.FindStringSubmatch(line); m != nil {
 			links = append(links, Link{Line: i + 1, Target: strings.Trim(m[1], "<>")})
 			continue
@@ -145,20 +133,7 @@ func inlineTargets(line string) []string {
 func Anchors(text string) map[string]bool {
 	out := map[string]bool{}
 	seen := map[string]int{}
-	inFence := ""
-	for _, line := range strings.Split(text, "\n") {
-		if m := fence.FindStringSubmatch(line); m != nil {
-			switch {
-			case inFence == "":
-				inFence = m[1][:1]
-			case strings.HasPrefix(m[1], inFence):
-				inFence = ""
-			}
-			continue
-		}
-		if inFence != "" {
-			continue
-		}
+	for _, line := range proseLines(text) {
 		for _, m := range htmlID.FindAllStringSubmatch(line, -1) {
 			out[m[1]] = true
 		}
@@ -327,4 +302,26 @@ func Unmarked(text string) []int {
 		}
 	}
 	return out
+}
+
+// proseLines yields the lines of a Markdown text outside fenced code
+// blocks, with their index (0-based) in the text.
+func proseLines(text string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		inFence := ""
+		for i, line := range strings.Split(text, "\n") {
+			if m := fence.FindStringSubmatch(line); m != nil {
+				switch {
+				case inFence == "":
+					inFence = m[1][:1]
+				case strings.HasPrefix(m[1], inFence):
+					inFence = ""
+				}
+				continue
+			}
+			if inFence == "" && !yield(i, line) {
+				return
+			}
+		}
+	}
 }
