@@ -138,7 +138,8 @@ if [[ ${#pkgs[@]} -eq 0 ]]; then
 fi
 
 bin="$(gremlins_bin)"
-# MUTATE_OUT keeps the gremlins JSON reports (PKG.json) for a later look.
+# MUTATE_OUT keeps the gremlins JSON reports (PKG.json, internal/admin as
+# internal-admin.json) for a later look.
 if [[ -n "${MUTATE_OUT:-}" ]]; then
   mkdir -p "$MUTATE_OUT"; out="$(cd "$MUTATE_OUT" && pwd)"
 else
@@ -182,8 +183,8 @@ unleash() {
 if [[ ${#bases[@]} -gt 0 ]]; then
   total=0
   for p in "${!bases[@]}"; do
-    unleash "$p" "$out/$p.dry.json" --dry-run || { echo "gremlins failed on $p" >&2; exit 1; }
-    n="$(grep -o '"status":"RUNNABLE"' "$out/$p.dry.json" | wc -l || true)"
+    unleash "$p" "$out/${p//\//-}.dry.json" --dry-run || { echo "gremlins failed on $p" >&2; exit 1; }
+    n="$(grep -o '"status":"RUNNABLE"' "$out/${p//\//-}.dry.json" | wc -l || true)"
     echo "mutate: $p: $n covered mutants on changed lines"
     total=$((total + n))
   done
@@ -198,8 +199,8 @@ summary=()
 for p in "${pkgs[@]}"; do
   echo "=== mutate $p (workers $WORKERS, floor $FLOOR%)"
   start=$(date +%s)
-  unleash "$p" "$out/$p.json" || { echo "gremlins failed on $p" >&2; failed+=("$p"); continue; }
-  line="$(go run ./scripts/mutatefloor -pkg "$p" -report "$out/$p.json" \
+  unleash "$p" "$out/${p//\//-}.json" || { echo "gremlins failed on $p" >&2; failed+=("$p"); continue; }
+  line="$(go run ./scripts/mutatefloor -pkg "$p" -report "$out/${p//\//-}.json" \
     -equivalents scripts/mutate-equivalents.txt -floor "$FLOOR")" || failed+=("$p")
   echo "$line"
   secs=$(( $(date +%s) - start ))
