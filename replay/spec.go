@@ -1,12 +1,3 @@
-// Package replay reads a range of a topic without any consumer group
-// (kgo.ConsumePartitions: no JoinGroup, no heartbeat, no offset commit),
-// streams the records to a sink as JSON lines or raw values, computes an
-// audit digest, proves that no group's committed offsets moved, and can
-// copy the records to another topic (backfill).
-//
-// It is split like the rest of offsetctl: parsers and planning are pure
-// functions (spec.go, plan.go), gathering and consuming do the I/O
-// (run.go), encoders and the digest are allocation-free helpers.
 package replay
 
 import (

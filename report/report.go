@@ -1,6 +1,3 @@
-// Package report renders offsetctl's typed results as a table, JSON or CSV.
-// It depends on the result types of admin and replay, never the reverse.
-// Everything it writes goes to the data stream it is handed (stdout).
 package report
 
 import (
