@@ -1,7 +1,11 @@
-// Package change runs a change to a cluster's offsets (reset, undo,
-// delete-offsets, delete-group) in the one order of side effects that
-// docs/atomicity.md and docs/audit.md describe, so that the order can be
-// read, and checked against them, in this one file:
+// Package change is offsetctl's change engine: it runs a change to a
+// cluster's offsets (reset, undo, delete-offsets, delete-group) in the one
+// order of side effects that docs/atomicity.md and docs/audit.md describe,
+// so that the order can be read, and checked against them, here: Execute
+// (this file) for every change, and Reset (reset.go) for a reset plan from
+// validation to the undo line. internal/admin makes the plans and applies
+// one group's; internal/cli parses, calls Reset.Execute or Execute, and
+// prints. The order:
 //
 //  1. the plan is validated (by the caller, before Execute);
 //  2. Backup writes and fsyncs the backup of what the change replaces;

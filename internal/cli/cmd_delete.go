@@ -98,7 +98,7 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 		if err := render(); err != nil {
 			return err
 		}
-		return fmt.Errorf("nothing was deleted: %w", reportErrors(errs))
+		return fmt.Errorf("nothing was deleted: %w", change.ReportErrors(errs))
 	}
 	if !f.execute {
 		if err := render(); err != nil {
@@ -106,7 +106,7 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 		}
 		// Fail the way --execute would (as reset's dry run does).
 		if wf := deleteOffsetsErrors(plans, true); len(wf) > 0 {
-			return reportErrors(wf)
+			return change.ReportErrors(wf)
 		}
 		a.infof("dry run: nothing changed. Add --execute to delete these offsets.")
 		return nil
@@ -215,7 +215,7 @@ func (a *app) executeDeleteOffsets(ctx context.Context, cfg cluster.Config, adm 
 					failed = append(failed, fmt.Sprintf("group %s: %v", safetext.Arg(plans[i].Group), err))
 				}
 			}
-			return reportErrors(append(failed, deleteOffsetsErrors(plans, false)...))
+			return change.ReportErrors(append(failed, deleteOffsetsErrors(plans, false)...))
 		},
 		Outcome: func(err error) error { return rec.finish(err, deleteOffsetsAudit(plans)) },
 		Report: func(err error) error {
@@ -408,7 +408,7 @@ func deleteGroupErrs(rows []admin.DeleteGroupRow, planned bool) error {
 			errs = append(errs, "group "+safetext.Arg(r.Group)+": "+r.WouldFail)
 		}
 	}
-	return reportErrors(errs)
+	return change.ReportErrors(errs)
 }
 
 // deleteOffsetsBackupLines say where the backup is and how to undo what

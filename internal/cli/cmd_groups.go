@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/offsetctl/offsetctl/internal/change"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
@@ -72,7 +73,7 @@ func (a *app) groupsCmd() *cobra.Command {
 					errs = append(errs, "group "+safetext.Arg(r.Group)+": "+r.Error)
 				}
 			}
-			if err := reportErrors(errs); err != nil {
+			if err := change.ReportErrors(errs); err != nil {
 				return err
 			}
 			return thresholdError(breaches)

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/change"
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/lag"
@@ -223,7 +223,7 @@ func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admi
 	if err := out.close(); err != nil {
 		return err
 	}
-	if err := reportErrors(out.errs); err != nil {
+	if err := change.ReportErrors(out.errs); err != nil {
 		return err
 	}
 	return thresholdError(out.breaches)
@@ -313,18 +313,6 @@ func (o *lagOutput) close() error {
 		o.a.infof("no consumer groups found")
 	}
 	return nil
-}
-
-// reportErrors turns per-group/partition error lines into one error (exit
-// 1): all but the last go to the returned message joined by "; ".
-func reportErrors(lines []string) error {
-	if len(lines) == 0 {
-		return nil
-	}
-	if len(lines) == 1 {
-		return errors.New(lines[0])
-	}
-	return fmt.Errorf("%d errors: %s", len(lines), strings.Join(lines, "; "))
 }
 
 func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req lag.GatherRequest, every time.Duration, o lagOpts) error {
@@ -439,7 +427,7 @@ func (w watchRound) run(ctx context.Context, n int) (roundErr error, breaches []
 	case writeErr != nil:
 		return err, nil, writeErr
 	case err == nil:
-		return reportErrors(out.errs), out.breaches, out.close()
+		return change.ReportErrors(out.errs), out.breaches, out.close()
 	case out.groups > 0:
 		return err, nil, out.close() // what was written stays a complete document
 	case a.format == report.CSV:

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/change"
 	"github.com/offsetctl/offsetctl/internal/cluster"
-	"github.com/offsetctl/offsetctl/internal/coordretry"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/internal/lag"
@@ -129,50 +127,63 @@ func (f resetFlags) targetSpec(cmd *cobra.Command) (string, error) {
 	return "", exitcode.Usagef("give exactly one target (--to or one of Apache's --to-* flags), got %d: %s", len(specs), strings.Join(specs, ", "))
 }
 
-func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err error) {
+// resetReq is a reset's command line, checked: nothing in it needs the
+// cluster.
+type resetReq struct {
+	target   admin.Target
+	scope    lag.Scope
+	file     *admin.PlanFile
+	sel      selection
+	fromFile bool // the groups are the plan file's (none named)
+	oneGroup bool // JSON is an object: exactly one group was named
+}
+
+// resetRequest checks the flags and arguments and reads the plan file:
+// bad input is exit 2 before any request.
+func (a *app) resetRequest(cmd *cobra.Command, args []string, f resetFlags) (resetReq, error) {
 	if f.export && changed(cmd.Flags(), "output") && a.format != report.CSV {
-		return exitcode.Usagef("--export prints Apache's CSV plan; it takes no -o %s", a.format)
+		return resetReq{}, exitcode.Usagef("--export prints Apache's CSV plan; it takes no -o %s", a.format)
 	}
 	if err := checkBackupFlag(cmd); err != nil {
-		return err
+		return resetReq{}, err
 	}
 	spec, err := f.targetSpec(cmd)
 	if err != nil {
-		return err
+		return resetReq{}, err
 	}
 	target, err := admin.ParseTarget(spec, a.now())
 	if err != nil {
-		return exitcode.Flag("--to", err)
+		return resetReq{}, exitcode.Flag("--to", err)
 	}
 	if f.execute && f.dryRun {
-		return exitcode.Usagef("--execute and --dry-run contradict each other")
+		return resetReq{}, exitcode.Usagef("--execute and --dry-run contradict each other")
 	}
 	if f.parallel < 1 || f.parallel > maxParallelGroups {
-		return exitcode.Usagef("--parallel-groups must be between 1 and %d, got %d", maxParallelGroups, f.parallel)
+		return resetReq{}, exitcode.Usagef("--parallel-groups must be between 1 and %d, got %d", maxParallelGroups, f.parallel)
 	}
 	if f.allTopics && len(f.topics) > 0 {
-		return exitcode.Usagef("--topic and --all-topics contradict each other")
+		return resetReq{}, exitcode.Usagef("--topic and --all-topics contradict each other")
 	}
 	scope, err := lag.ParseScope(f.topics)
 	if err != nil {
-		return exitcode.Flag("--topic", err)
+		return resetReq{}, exitcode.Flag("--topic", err)
 	}
 	if target.NeedsScope() && scope.Empty() && !f.allTopics {
-		return exitcode.Usagef("name a scope: --topic TOPIC[:P,...] (repeatable) or --all-topics")
+		return resetReq{}, exitcode.Usagef("name a scope: --topic TOPIC[:P,...] (repeatable) or --all-topics")
 	}
 	var file *admin.PlanFile
 	fromFile := false // the groups are the plan file's (none named)
 	if target.Kind == admin.ToFile {
 		data, err := inputfile.Read(target.Path, inputfile.PlanLimit, a.timeout)
 		if err != nil {
-			return exitcode.Usagef("reading plan: %v", err)
+			return resetReq{}, exitcode.Usagef("reading plan: %v", err)
 		}
 		pf, err := admin.ParsePlanCSV(data)
 		if err != nil {
-			return exitcode.Usagef("plan %s: %v", target.Path, err)
+			return resetReq{}, exitcode.Usagef("plan %s: %v", target.Path, err)
 		}
 		if len(pf.Rows) == 0 {
-			return exitcode.Usagef("plan %s has no rows", target.Path)
+			return resetReq{}, exitcode.Usagef("plan %s has no rows", target.Path)
 		}
 		file = &pf
 		fromFile = !f.sel.given(args) && pf.Columns == 4
@@ -181,14 +192,14 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 	if fromFile {
 		sel.Groups = file.GroupsIn()
 		if err := checkGroupArgs(sel.Groups); err != nil {
-			return err
+			return resetReq{}, err
 		}
 	} else if sel, err = f.sel.resolve(args, false); err != nil {
-		return err
+		return resetReq{}, err
 	}
 	for _, g := range sel.Groups {
 		if target.Kind == admin.ToGroup && g == target.Group {
-			return exitcode.Usagef("group %s cannot copy its own offsets", safetext.Arg(g))
+			return resetReq{}, exitcode.Usagef("group %s cannot copy its own offsets", safetext.Arg(g))
 		}
 	}
 	// JSON is an object only when exactly one group was named, whatever
@@ -196,9 +207,19 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 	oneGroup := !sel.All && !fromFile && len(lag.Dedupe(sel.Groups)) == 1
 	if target.Kind == admin.ToGroup {
 		if err := checkGroupArgs([]string{target.Group}); err != nil {
-			return err
+			return resetReq{}, err
 		}
 	}
+	return resetReq{target: target, scope: scope, file: file, sel: sel, fromFile: fromFile, oneGroup: oneGroup}, nil
+}
+
+func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err error) {
+	req, err := a.resetRequest(cmd, args, f)
+	if err != nil {
+		return err
+	}
+	target, scope, file, sel, fromFile := req.target, req.scope, req.file, req.sel, req.fromFile
+	oneGroup := req.oneGroup
 
 	cfg, adm, err := a.admin(cmd.Context())
 	if err != nil {
@@ -246,7 +267,7 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 		if err := render(); err != nil {
 			return err
 		}
-		return fmt.Errorf("nothing was committed: %w", summarizeErrors(errs))
+		return fmt.Errorf("nothing was committed: %w", change.SummarizeErrors(errs))
 	}
 	if refusals := plan.Refusals(); len(refusals) > 0 {
 		if err := render(); err != nil {
@@ -276,100 +297,35 @@ func (a *app) planErr(cfg cluster.Config, ctx context.Context, err error) error 
 	return err
 }
 
+// executeReset hands the validated plan to the change engine
+// (change.Reset), which decides the order of the side effects; this
+// supplies the backup file, the audit record and the printing.
 func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, plan *admin.Plan, f resetFlags, render func() error, rec *auditRec) error {
-	var backups []admin.BackupGroup
-	var todo []int
-	for i, g := range plan.Groups {
-		if len(g.Partitions) == 0 {
-			continue
-		}
-		todo = append(todo, i)
-		backups = append(backups, g.BackupOf())
-	}
-	if len(todo) == 0 {
-		if err := render(); err != nil {
-			return err
-		}
-		a.infof("nothing to reset: no partition in scope")
-		return nil
-	}
-	ectx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-	defer cancel()
-	if g, ok := firstTxnGroup(plan, todo); ok && !f.nonAtomic {
-		// InitProducerId changes no offsets (it aborts only a dead
-		// run's transaction, which changed none): it may come before
-		// the intent.
-		if err := admin.CheckTxnAllowed(ectx, adm, g, txnOptions(f, g, cfg.Timeout)); err != nil {
-			return fmt.Errorf("%w; grant it, or rerun with --non-atomic (plain split commits: not all-or-nothing)", err)
-		}
-	}
-	var path string
-	return executeChange(change.Steps{
-		Backup: func() error {
-			p, err := writeBackup(f.backup, a.now(), backups)
-			if err != nil {
-				return fmt.Errorf("nothing was committed: %w", err)
+	eng := &change.Reset{
+		Plan: plan, Admin: adm, NonAtomic: f.nonAtomic, TxnPrefix: f.txnPrefix, Parallel: f.parallel,
+		Deadline: cfg.Timeout, Resolve: a.timeout, Unreachable: cfg.Unreachable,
+		WriteBackup: func(groups []admin.BackupGroup) (string, error) { return writeBackup(f.backup, a.now(), groups) },
+		Intent:      func() error { return rec.writeIntent(resetAudit(plan)) },
+		Outcome:     func(err error) error { return rec.finish(err, resetAudit(plan)) },
+		Note:        a.notef,
+		Report: func(res change.ResetResult, err error) error {
+			if len(res.Todo) == 0 {
+				if err := render(); err != nil {
+					return err
+				}
+				a.infof("nothing to reset: no partition in scope")
+				return nil
 			}
-			path = p
-			for _, i := range todo {
-				plan.Groups[i].Backup = path
-			}
-			return nil
+			return loudAfterChange(a.reportReset(plan, res.Todo, f, res.Backup, rec.id(), render, err))
 		},
-		Intent: func() error { return rec.writeIntent(resetAudit(plan)) },
-		Apply:  func() error { return a.applyReset(ectx, cfg, adm, plan, todo, f) },
-		Outcome: func(err error) error {
-			return rec.finish(err, resetAudit(plan))
-		},
-		Report: func(err error) error { return a.reportReset(plan, todo, f, path, rec.id(), render, err) },
-	})
+	}
+	return eng.Execute(ctx)
 }
 
 // maxParallelGroups bounds --parallel-groups: each group in flight holds
 // a transactional id and a few requests at the coordinators; more than
 // this only queues requests at the broker.
 const maxParallelGroups = 256
-
-// applyReset executes the groups' plans, up to --parallel-groups at once
-// (each group in its own transaction, with its own fencing, live check
-// and read-back: groups share nothing but the deadline), and returns the
-// reset's error: every group and partition failure, in plan order, and
-// what the deadline left behind.
-func (a *app) applyReset(ectx context.Context, cfg cluster.Config, adm *cluster.Admin, plan *admin.Plan, todo []int, f resetFlags) error {
-	// Said before the groups start, in plan order, not as they finish.
-	for _, i := range todo {
-		if plan.Groups[i].Type == lag.ShareType {
-			a.notef("group %s is a share group: its start offsets are set with AlterShareGroupOffsets, not in a transaction and not all-or-nothing across partitions", safetext.Arg(plan.Groups[i].Group))
-		}
-	}
-	errs := make([]error, len(todo))
-	change.Each(len(todo), f.parallel, func(k int) {
-		errs[k] = a.executeGroup(ectx, adm, &plan.Groups[todo[k]], f)
-	})
-	var groupErrs []string
-	for k, i := range todo {
-		// A group error is also the group's Error, which plan.Errors()
-		// lists: only an error that is not is added here.
-		if errs[k] != nil && plan.Groups[i].Error == "" {
-			groupErrs = append(groupErrs, errs[k].Error())
-		}
-	}
-	errList := plan.Errors()
-	if len(errList) == 0 && len(groupErrs) == 0 {
-		return nil
-	}
-	all := summarizeErrors(append(groupErrs, errList...))
-	// A coordinator that answered "not available" until the deadline did
-	// answer: its give-up line says what was waited for, not that the
-	// cluster was silent.
-	if ectx.Err() != nil && !strings.Contains(all.Error(), coordretry.GaveUpText) {
-		// Say what the deadline left behind (a group partly changed by
-		// --non-atomic, a transaction resolved), not only that the
-		// cluster stopped answering.
-		return fmt.Errorf("%v: %w", cfg.Unreachable(ectx.Err()), all)
-	}
-	return all
-}
 
 // reportReset prints the plan (stdout), the backup and undo line and what
 // was done (stderr), and returns the reset's error err, or a failure to
@@ -454,44 +410,6 @@ func resetBackupLine(path string, plan *admin.Plan, todo []int, id string) strin
 	return fmt.Sprintf("backup of the previous offsets: %s (undo: offsetctl reset %s --to %s --execute)", safetext.Name(path), strings.Join(args, " "), file)
 }
 
-// executeGroup executes one group's plan: in one transaction, or with
-// --non-atomic in plain split commits. A cluster that does not allow the
-// transaction changed nothing: the error says so and offers --non-atomic.
-func (a *app) executeGroup(ctx context.Context, adm *cluster.Admin, gp *admin.GroupPlan, f resetFlags) error {
-	if gp.Type == lag.ShareType {
-		// No transaction exists for share-group start offsets (no
-		// TxnOffsetCommit for share groups): --non-atomic or not
-		// (applyReset said so).
-		return admin.ExecuteShareReset(ctx, adm, gp)
-	}
-	if f.nonAtomic {
-		return admin.ExecuteReset(ctx, adm, gp)
-	}
-	err := admin.ExecuteResetTxn(ctx, adm, gp, txnOptions(f, gp.Group, a.timeout))
-	var na *admin.TxnNotAllowedError
-	if errors.As(err, &na) {
-		gp.Error = err.Error() + "; grant it, or rerun with --non-atomic (plain split commits: not all-or-nothing)"
-		return errors.New(gp.Error)
-	}
-	return err
-}
-
-// firstTxnGroup is the first group to execute that a transaction commits
-// (share groups are not): the one the transaction permission is checked
-// with.
-func firstTxnGroup(plan *admin.Plan, todo []int) (string, bool) {
-	for _, i := range todo {
-		if plan.Groups[i].Type != lag.ShareType {
-			return plan.Groups[i].Group, true
-		}
-	}
-	return "", false
-}
-
-func txnOptions(f resetFlags, group string, timeout time.Duration) admin.TxnOptions {
-	return admin.TxnOptions{ID: admin.TxnID(f.txnPrefix, group), Timeout: admin.DefaultTxnTimeout, Resolve: timeout}
-}
-
 // writeBackup writes the backup to path given with --backup (an existing
 // file there is an error) or, with no path, to a default name that is new:
 // the tool chose it, so it never fails because the name is taken and never
@@ -525,16 +443,6 @@ func groupArg(g string) string {
 		return shellQuote("--group=" + g)
 	}
 	return shellQuote(g)
-}
-
-// summarizeErrors is reportErrors for lists that can run to thousands of
-// partitions: the first few, then how many more (the table has them all).
-func summarizeErrors(lines []string) error {
-	const show = 5
-	if len(lines) <= show {
-		return reportErrors(lines)
-	}
-	return fmt.Errorf("%d errors: %s; ... and %d more (see the table)", len(lines), strings.Join(lines[:show], "; "), len(lines)-show)
 }
 
 // checkBackupFlag refuses an explicitly empty --backup (it would silently
