@@ -235,16 +235,7 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 	if opts.Now != nil {
 		now = opts.Now
 	}
-	if opts.Topic == "" {
-		return nil, exitcode.Usagef("no topic given")
-	}
-	if opts.Format == "" {
-		opts.Format = JSONL
-	}
-	if opts.Follow && opts.Produce != nil && opts.Produce.TransactionalID != "" {
-		return nil, exitcode.Usagef("--follow cannot be combined with --transactional-id: the transaction would never commit")
-	}
-	if err := checkCheckpoint(&opts); err != nil {
+	if err := checkOptions(&opts); err != nil {
 		return nil, err
 	}
 	if opts.Produce != nil && opts.Produce.Checkpoint != nil {
@@ -326,32 +317,34 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 	res, cerr := consume(ctx, cfg, plan, opts, copier)
 	res.Isolation = opts.Isolation.String()
 	if copier != nil {
-		bctx := ctx
-		if ctx.Err() != nil {
-			var c context.CancelFunc
-			bctx, c = context.WithTimeout(context.Background(), timeoutOf(cfg))
-			defer c()
-		}
-		br, berr := copier.finish(bctx, res, cerr)
-		if err := copier.finishCheckpoint(br); err != nil && berr == nil {
-			berr = fmt.Errorf("the backfill copied its range, but %w: a rerun copies the records after the last checkpoint again (and counts them as possible duplicates)", err)
-		}
-		res.Backfill = br
-		if br != nil && br.Resume != "" {
-			// A backfill resumes from its acknowledged copies, which may
-			// be behind what the replay read: one resume point, not two.
-			res.ResumeFrom = br.Resume
-		}
-		if berr != nil {
-			// It carries the cause (copy or replay error) and the
-			// resume point.
-			cerr = berr
-		}
+		cerr = copier.complete(ctx, cfg, res, cerr)
 	}
+	return res, prove(cfg, adm, opts, allParts, before, res, cerr)
+}
 
+// checkOptions refuses options that cannot work together and fills the
+// defaults, before any request.
+func checkOptions(opts *Options) error {
+	if opts.Topic == "" {
+		return exitcode.Usagef("no topic given")
+	}
+	if opts.Format == "" {
+		opts.Format = JSONL
+	}
+	if opts.Follow && opts.Produce != nil && opts.Produce.TransactionalID != "" {
+		return exitcode.Usagef("--follow cannot be combined with --transactional-id: the transaction would never commit")
+	}
+	return checkCheckpoint(opts)
+}
+
+// prove takes the proof's second snapshot and compares it with the
+// first (unless --no-verify): it runs even after an interrupt or a failure
+// (cerr, which it returns unless the proof failed), under a fresh context
+// bounded by the timeout.
+func prove(cfg cluster.Config, adm *cluster.Admin, opts Options, allParts []int32, before proofSnapshot, res *Result, cerr error) error {
 	if opts.NoVerify {
 		res.Verification = Verification{Skipped: true, Unchanged: true, Changes: []Change{}, Rows: []Change{}, Groups: []string{}}
-		return res, cerr
+		return cerr
 	}
 	// The proof runs even after an interrupt or a failure: a fresh
 	// context bounded by the timeout.
@@ -361,9 +354,9 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 	if err != nil {
 		res.Verification = Verification{Error: err.Error(), Changes: []Change{}, Rows: []Change{}, Groups: []string{}}
 		if cerr != nil {
-			return res, cerr
+			return cerr
 		}
-		return res, fmt.Errorf("the replay finished but its proof could not be taken: %w", err)
+		return fmt.Errorf("the replay finished but its proof could not be taken: %w", err)
 	}
 	own := ""
 	if opts.Produce != nil && opts.Produce.TransactionalID != "" {
@@ -375,9 +368,38 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 		if cerr != nil {
 			msg += "; the replay also failed: " + cerr.Error()
 		}
-		return res, exitcode.Unverifiedf("verification failed: committed offsets of a group with no live member changed during the replay: %s", msg)
+		return exitcode.Unverifiedf("verification failed: committed offsets of a group with no live member changed during the replay: %s", msg)
 	}
-	return res, cerr
+	return cerr
+}
+
+// complete ends the copy after the read (its last transaction or flush,
+// its last checkpoint) and returns the run's error: the copy's, which
+// carries the cause (copy or replay error) and the resume point, else the
+// read's (cerr).
+func (copier *backfiller) complete(ctx context.Context, cfg cluster.Config, res *Result, cerr error) error {
+	bctx := ctx
+	if ctx.Err() != nil {
+		var c context.CancelFunc
+		bctx, c = context.WithTimeout(context.Background(), timeoutOf(cfg))
+		defer c()
+	}
+	br, berr := copier.finish(bctx, res, cerr)
+	if err := copier.finishCheckpoint(br); err != nil && berr == nil {
+		berr = fmt.Errorf("the backfill copied its range, but %w: a rerun copies the records after the last checkpoint again (and counts them as possible duplicates)", err)
+	}
+	res.Backfill = br
+	if br != nil && br.Resume != "" {
+		// A backfill resumes from its acknowledged copies, which may
+		// be behind what the replay read: one resume point, not two.
+		res.ResumeFrom = br.Resume
+	}
+	if berr != nil {
+		// It carries the cause (copy or replay error) and the
+		// resume point.
+		cerr = berr
+	}
+	return cerr
 }
 
 // probeLeaders asks the leaders of the given partitions for their end

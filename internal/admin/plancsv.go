@@ -112,38 +112,16 @@ func CheckGroupArg(name string) error {
 // twice for the same group with different offsets is an error.
 func ParsePlanCSV(data []byte) (PlanFile, error) {
 	pf := PlanFile{Backups: map[string]int64{}, Share: map[string]bool{}}
-	type key struct {
-		group, topic string
-		partition    int32
-	}
-	seen := map[key]PlanRow{}
+	seen := map[planKey]PlanRow{}
 	data = bytes.TrimPrefix(data, []byte(utf8BOM))
-	lines := bytes.Split(data, []byte("\n"))
-	for i, raw := range lines {
+	for i, line := range bytes.Split(data, []byte("\n")) {
 		n := i + 1
-		line := strings.TrimSuffix(string(raw), "\r")
-		trimmed := strings.TrimSpace(line)
-		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
-			continue
-		}
-		if len(line) > maxPlanLine {
-			return pf, fmt.Errorf("line %d: longer than %d bytes", n, maxPlanLine)
-		}
-		r := csv.NewReader(strings.NewReader(line))
-		r.FieldsPerRecord = -1
-		fields, err := r.Read()
+		fields, raw, ok, err := planFields(line, n)
 		if err != nil {
-			return pf, fmt.Errorf("line %d: %v", n, csvErr(err))
+			return pf, err
 		}
-		if _, err := r.Read(); err != io.EOF {
-			return pf, fmt.Errorf("line %d: more than one record (a quoted newline?)", n)
-		}
-		raw := append([]string(nil), fields...)
-		// Group names may have blanks; topics and numbers cannot.
-		for j := range fields {
-			if len(fields) != 4 || j > 0 {
-				fields[j] = strings.TrimSpace(fields[j])
-			}
+		if !ok {
+			continue
 		}
 		if isHeader(fields) {
 			if len(pf.Rows) > 0 || pf.Columns != 0 {
@@ -152,75 +130,141 @@ func ParsePlanCSV(data []byte) (PlanFile, error) {
 			pf.Columns = len(fields)
 			continue
 		}
-		if len(fields) != 3 && len(fields) != 4 {
-			return pf, fmt.Errorf("line %d: want topic,partition,offset or group,topic,partition,offset, got %d fields", n, len(fields))
+		if err := pf.checkColumns(n, len(fields)); err != nil {
+			return pf, err
 		}
-		if pf.Columns == 0 {
-			pf.Columns = len(fields)
-		} else if pf.Columns != len(fields) {
-			return pf, fmt.Errorf("line %d: %d fields, but earlier lines have %d", n, len(fields), pf.Columns)
-		}
-		row := PlanRow{Line: n}
-		f := fields
-		if len(f) == 4 {
-			row.Group = f[0]
-			if row.Group == "" {
-				return pf, fmt.Errorf("line %d: empty group", n)
-			}
-			f = f[1:]
-		}
-		if row.Group == BackupMarker {
-			ms, err := strconv.ParseInt(f[2], 10, 64)
-			if err != nil || raw[1] == "" {
-				return pf, fmt.Errorf("line %d: bad %s record", n, BackupMarker)
-			}
-			pf.Backups[raw[1]] = ms
-			continue
-		}
-		if row.Group == ShareMarker {
-			if raw[1] == "" {
-				return pf, fmt.Errorf("line %d: bad %s record", n, ShareMarker)
-			}
-			pf.Share[raw[1]] = true
-			continue
-		}
-		if g, ok := strings.CutPrefix(row.Group, NoCommitPrefix); ok {
-			if g == "" {
-				return pf, fmt.Errorf("line %d: %s with no group", n, NoCommitPrefix)
-			}
-			row.Group, row.NoCommit = g, true
-		}
-		if err := lag.CheckTopicName(f[0]); err != nil {
-			return pf, fmt.Errorf("line %d: topic %q: %v", n, f[0], err)
-		}
-		row.Topic = f[0]
-		p, err := lag.ParsePartition(f[1])
+		row, ok, err := pf.parseRecord(n, fields, raw)
 		if err != nil {
-			return pf, fmt.Errorf("line %d: %v", n, err)
+			return pf, err
 		}
-		row.Partition = p
-		off, err := ParseOffset(f[2])
-		if err != nil {
-			return pf, fmt.Errorf("line %d: %v", n, err)
-		}
-		row.Offset = off
-		if row.NoCommit {
-			row.Offset = 0
-		}
-		k := key{row.Group, row.Topic, row.Partition}
-		if prev, dup := seen[k]; dup {
-			if prev.Offset != row.Offset || prev.NoCommit != row.NoCommit {
-				return pf, fmt.Errorf("line %d: %s partition %d listed again with a different offset (first on line %d)", n, row.Topic, row.Partition, prev.Line)
+		if ok {
+			if err := pf.add(seen, row); err != nil {
+				return pf, err
 			}
-			continue
 		}
-		seen[k] = row
-		pf.Rows = append(pf.Rows, row)
 	}
 	if pf.Columns == 0 {
 		pf.Columns = 4
 	}
 	return pf, nil
+}
+
+// planKey is a row's identity: a partition listed twice for a group.
+type planKey struct {
+	group, topic string
+	partition    int32
+}
+
+// planFields reads line n as one CSV record: ok false for a blank or
+// comment line. raw is the fields as written; fields are trimmed, but
+// for a group name (blanks are allowed there).
+func planFields(b []byte, n int) (fields, raw []string, ok bool, err error) {
+	line := strings.TrimSuffix(string(b), "\r")
+	trimmed := strings.TrimSpace(line)
+	if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+		return nil, nil, false, nil
+	}
+	if len(line) > maxPlanLine {
+		return nil, nil, false, fmt.Errorf("line %d: longer than %d bytes", n, maxPlanLine)
+	}
+	r := csv.NewReader(strings.NewReader(line))
+	r.FieldsPerRecord = -1
+	fields, err = r.Read()
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("line %d: %v", n, csvErr(err))
+	}
+	if _, err := r.Read(); err != io.EOF {
+		return nil, nil, false, fmt.Errorf("line %d: more than one record (a quoted newline?)", n)
+	}
+	raw = append([]string(nil), fields...)
+	// Group names may have blanks; topics and numbers cannot.
+	for j := range fields {
+		if len(fields) != 4 || j > 0 {
+			fields[j] = strings.TrimSpace(fields[j])
+		}
+	}
+	return fields, raw, true, nil
+}
+
+// checkColumns holds every record to 3 or 4 fields, the same in all.
+func (pf *PlanFile) checkColumns(n, fields int) error {
+	if fields != 3 && fields != 4 {
+		return fmt.Errorf("line %d: want topic,partition,offset or group,topic,partition,offset, got %d fields", n, fields)
+	}
+	if pf.Columns == 0 {
+		pf.Columns = fields
+	} else if pf.Columns != fields {
+		return fmt.Errorf("line %d: %d fields, but earlier lines have %d", n, fields, pf.Columns)
+	}
+	return nil
+}
+
+// parseRecord reads record n: a row (ok), or a marker of the backup
+// format that it records in pf (not ok: no row).
+func (pf *PlanFile) parseRecord(n int, fields, raw []string) (PlanRow, bool, error) {
+	row := PlanRow{Line: n}
+	f := fields
+	if len(f) == 4 {
+		row.Group = f[0]
+		if row.Group == "" {
+			return row, false, fmt.Errorf("line %d: empty group", n)
+		}
+		f = f[1:]
+	}
+	switch row.Group {
+	case BackupMarker:
+		ms, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil || raw[1] == "" {
+			return row, false, fmt.Errorf("line %d: bad %s record", n, BackupMarker)
+		}
+		pf.Backups[raw[1]] = ms
+		return row, false, nil
+	case ShareMarker:
+		if raw[1] == "" {
+			return row, false, fmt.Errorf("line %d: bad %s record", n, ShareMarker)
+		}
+		pf.Share[raw[1]] = true
+		return row, false, nil
+	}
+	if g, ok := strings.CutPrefix(row.Group, NoCommitPrefix); ok {
+		if g == "" {
+			return row, false, fmt.Errorf("line %d: %s with no group", n, NoCommitPrefix)
+		}
+		row.Group, row.NoCommit = g, true
+	}
+	if err := lag.CheckTopicName(f[0]); err != nil {
+		return row, false, fmt.Errorf("line %d: topic %q: %v", n, f[0], err)
+	}
+	row.Topic = f[0]
+	p, err := lag.ParsePartition(f[1])
+	if err != nil {
+		return row, false, fmt.Errorf("line %d: %v", n, err)
+	}
+	row.Partition = p
+	off, err := ParseOffset(f[2])
+	if err != nil {
+		return row, false, fmt.Errorf("line %d: %v", n, err)
+	}
+	row.Offset = off
+	if row.NoCommit {
+		row.Offset = 0
+	}
+	return row, true, nil
+}
+
+// add appends row unless its partition is listed already for its group:
+// with the same offset that is a harmless repeat, with another an error.
+func (pf *PlanFile) add(seen map[planKey]PlanRow, row PlanRow) error {
+	k := planKey{row.Group, row.Topic, row.Partition}
+	if prev, dup := seen[k]; dup {
+		if prev.Offset != row.Offset || prev.NoCommit != row.NoCommit {
+			return fmt.Errorf("line %d: %s partition %d listed again with a different offset (first on line %d)", row.Line, row.Topic, row.Partition, prev.Line)
+		}
+		return nil
+	}
+	seen[k] = row
+	pf.Rows = append(pf.Rows, row)
+	return nil
 }
 
 func csvErr(err error) error {

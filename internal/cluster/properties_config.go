@@ -60,142 +60,191 @@ const awsIAMHandler = "software.amazon.msk.auth.iam.IAMClientCallbackHandler"
 // it ignored, for one line on stderr. An error names the key and never
 // echoes a value that could be secret.
 func FromProperties(p Properties) (Settings, []string, error) {
-	var s Settings
-	s.SASL.Source = "--command-config"
-	m := p.Map()
-	var ignored []string
-	var saslIgnored bool
-	protocol := ""
-	if v, ok := m["security.protocol"]; ok {
-		protocol = strings.ToUpper(strings.TrimSpace(v))
-		on := func(b bool) *bool { return &b }
-		switch protocol {
-		case "PLAINTEXT":
-			s.TLS.Enabled = on(false)
-			s.SASL.Mechanism = MechNone
-		case "SSL":
-			s.TLS.Enabled = on(true)
-			s.SASL.Mechanism = MechNone
-		case "SASL_PLAINTEXT":
-			s.TLS.Enabled = on(false)
-			s.SASL.Required = true
-		case "SASL_SSL":
-			s.TLS.Enabled = on(true)
-			s.SASL.Required = true
-		default:
-			return s, nil, errors.New("security.protocol is not one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL")
-		}
+	pa := propsApply{m: p.Map()}
+	pa.s.SASL.Source = "--command-config"
+	protocol, err := pa.protocol()
+	if err != nil {
+		return pa.s, nil, err
 	}
-	saslOn := strings.HasPrefix(protocol, "SASL_")
+	pa.saslOn = strings.HasPrefix(protocol, "SASL_")
 	for _, k := range []string{"ssl.truststore.type", "ssl.keystore.type"} {
-		if v, ok := m[k]; ok && !strings.EqualFold(strings.TrimSpace(v), "PEM") {
-			return s, nil, fmt.Errorf("%s is not PEM, the only store type supported (convert with keytool -exportcert -rfc / openssl pkcs12 -nodes)", k)
+		if v, ok := pa.m[k]; ok && !strings.EqualFold(strings.TrimSpace(v), "PEM") {
+			return pa.s, nil, fmt.Errorf("%s is not PEM, the only store type supported (convert with keytool -exportcert -rfc / openssl pkcs12 -nodes)", k)
 		}
 	}
-
-	keys := make([]string, 0, len(m))
-	for k := range m {
+	keys := make([]string, 0, len(pa.m))
+	for k := range pa.m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		v := m[k]
-		tv := strings.TrimSpace(v)
-		switch k {
-		case "security.protocol":
-		case "bootstrap.servers":
-			b, err := ParseBrokers(v)
-			if err != nil {
-				return s, nil, fmt.Errorf("bootstrap.servers: %w", WithoutValue(err))
-			}
-			s.Brokers = b
-		case "client.id":
-			s.ClientID = tv
-		case "sasl.mechanism":
-			if !saslOn {
-				saslIgnored = true
-				continue
-			}
-			mech, err := ParseMechanism(tv)
-			if err != nil {
-				return s, nil, fmt.Errorf("sasl.mechanism: %w", WithoutValue(err))
-			}
-			s.SASL.Mechanism = mech
-		case "sasl.jaas.config":
-			if !saslOn {
-				saslIgnored = true
-				continue
-			}
-			j, err := ParseJAAS(v)
-			if err != nil {
-				return s, nil, fmt.Errorf("sasl.jaas.config: %w", err)
-			}
-			if err := j.apply(&s.SASL); err != nil {
-				return s, nil, fmt.Errorf("sasl.jaas.config: %w", err)
-			}
-		case "sasl.client.callback.handler.class":
-			if tv != awsIAMHandler {
-				return s, nil, fmt.Errorf("sasl.client.callback.handler.class is not supported (only %s, for aws-msk-iam)", awsIAMHandler)
-			}
-		case "ssl.truststore.type", "ssl.keystore.type": // checked above
-		case "ssl.truststore.location":
-			if !strings.EqualFold(strings.TrimSpace(m["ssl.truststore.type"]), "PEM") {
-				return s, nil, errors.New("ssl.truststore.location without ssl.truststore.type=PEM: Java reads it as JKS, which is not supported; convert the store to PEM and set ssl.truststore.type=PEM")
-			}
-			s.TLS.CAFile = tv
-		case "ssl.truststore.certificates":
-			s.TLS.CAPEM = v
-		case "ssl.keystore.location":
-			if !strings.EqualFold(strings.TrimSpace(m["ssl.keystore.type"]), "PEM") {
-				return s, nil, errors.New("ssl.keystore.location without ssl.keystore.type=PEM: Java reads it as JKS, which is not supported; convert the store to PEM (key and certificate chain in one file) and set ssl.keystore.type=PEM")
-			}
-			// A PEM keystore file holds the key and the chain.
-			s.TLS.CertFile, s.TLS.KeyFile = tv, tv
-		case "ssl.keystore.certificate.chain":
-			s.TLS.CertPEM = v
-		case "ssl.keystore.key":
-			s.TLS.KeyPEM = Secret(v)
-		case "ssl.key.password":
-			return s, nil, errors.New("ssl.key.password is not supported: encrypted private keys cannot be read; decrypt the key (openssl pkcs8 -topk8 -nocrypt) and protect the file with permissions")
-		case "ssl.endpoint.identification.algorithm":
-			switch strings.ToLower(tv) {
-			case "":
-				t := true
-				s.TLS.SkipHostnameCheck = &t
-			case "https":
-				f := false
-				s.TLS.SkipHostnameCheck = &f
-			default:
-				return s, nil, errors.New("ssl.endpoint.identification.algorithm is not supported: use https, or empty to skip the host name check")
-			}
-		default:
-			switch {
-			case ignoredSecurityKeys[k] || ignoredClientKeys[k]:
-				ignored = append(ignored, k)
-			case strings.HasPrefix(k, "ssl.") || strings.HasPrefix(k, "sasl.") || strings.HasPrefix(k, "security."):
-				return s, nil, fmt.Errorf("%s is not supported by offsetctl; remove it or use flags (see offsetctl --help)", quoteKey(k))
-			default:
-				ignored = append(ignored, k)
-			}
+		if err := pa.key(k, pa.m[k]); err != nil {
+			return pa.s, nil, err
 		}
 	}
-	if s.TLS.CAFile != "" && s.TLS.CAPEM != "" {
-		return s, nil, errors.New("set only one of ssl.truststore.location and ssl.truststore.certificates")
-	}
-	if s.TLS.CertFile != "" && (s.TLS.CertPEM != "" || s.TLS.KeyPEM != "") {
-		return s, nil, errors.New("set either ssl.keystore.location or ssl.keystore.certificate.chain + ssl.keystore.key, not both")
-	}
-	if (s.TLS.CertPEM != "") != (s.TLS.KeyPEM != "") {
-		return s, nil, errors.New("ssl.keystore.certificate.chain and ssl.keystore.key go together")
+	if err := checkTLSSources(pa.s.TLS); err != nil {
+		return pa.s, nil, err
 	}
 	var notes []string
-	if len(ignored) > 0 {
-		notes = append(notes, "ignoring client settings that do not apply to offsetctl: "+strings.Join(ignored, ", "))
+	if len(pa.ignored) > 0 {
+		notes = append(notes, "ignoring client settings that do not apply to offsetctl: "+strings.Join(pa.ignored, ", "))
 	}
-	if saslIgnored {
+	if pa.saslIgnored {
 		notes = append(notes, fmt.Sprintf("ignoring sasl.* settings: security.protocol is %s, not SASL_PLAINTEXT or SASL_SSL", orDefault(protocol, "unset (PLAINTEXT)")))
 	}
-	return s, notes, nil
+	return pa.s, notes, nil
+}
+
+// propsApply is FromProperties at work: the settings so far, the keys
+// ignored, and whether SASL is on (security.protocol SASL_*).
+type propsApply struct {
+	s           Settings
+	m           map[string]string
+	saslOn      bool
+	ignored     []string
+	saslIgnored bool
+}
+
+// protocol applies security.protocol (TLS on or off, SASL required or
+// not) and returns it upper-cased, "" when unset.
+func (pa *propsApply) protocol() (string, error) {
+	v, ok := pa.m["security.protocol"]
+	if !ok {
+		return "", nil
+	}
+	protocol := strings.ToUpper(strings.TrimSpace(v))
+	on := func(b bool) *bool { return &b }
+	s := &pa.s
+	switch protocol {
+	case "PLAINTEXT":
+		s.TLS.Enabled = on(false)
+		s.SASL.Mechanism = MechNone
+	case "SSL":
+		s.TLS.Enabled = on(true)
+		s.SASL.Mechanism = MechNone
+	case "SASL_PLAINTEXT":
+		s.TLS.Enabled = on(false)
+		s.SASL.Required = true
+	case "SASL_SSL":
+		s.TLS.Enabled = on(true)
+		s.SASL.Required = true
+	default:
+		return "", errors.New("security.protocol is not one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL")
+	}
+	return protocol, nil
+}
+
+// key applies one property.
+func (pa *propsApply) key(k, v string) error {
+	tv := strings.TrimSpace(v)
+	s := &pa.s
+	switch k {
+	case "security.protocol", "ssl.truststore.type", "ssl.keystore.type": // applied or checked first
+	case "bootstrap.servers":
+		b, err := ParseBrokers(v)
+		if err != nil {
+			return fmt.Errorf("bootstrap.servers: %w", WithoutValue(err))
+		}
+		s.Brokers = b
+	case "client.id":
+		s.ClientID = tv
+	case "sasl.mechanism", "sasl.jaas.config":
+		if !pa.saslOn {
+			pa.saslIgnored = true
+			return nil
+		}
+		return pa.saslKey(k, v)
+	case "sasl.client.callback.handler.class":
+		if tv != awsIAMHandler {
+			return fmt.Errorf("sasl.client.callback.handler.class is not supported (only %s, for aws-msk-iam)", awsIAMHandler)
+		}
+	case "ssl.truststore.location", "ssl.truststore.certificates", "ssl.keystore.location", "ssl.keystore.certificate.chain",
+		"ssl.keystore.key", "ssl.key.password", "ssl.endpoint.identification.algorithm":
+		return pa.sslKey(k, v)
+	default:
+		switch {
+		case ignoredSecurityKeys[k] || ignoredClientKeys[k]:
+			pa.ignored = append(pa.ignored, k)
+		case strings.HasPrefix(k, "ssl.") || strings.HasPrefix(k, "sasl.") || strings.HasPrefix(k, "security."):
+			return fmt.Errorf("%s is not supported by offsetctl; remove it or use flags (see offsetctl --help)", quoteKey(k))
+		default:
+			pa.ignored = append(pa.ignored, k)
+		}
+	}
+	return nil
+}
+
+// saslKey applies sasl.mechanism or sasl.jaas.config (SASL is on).
+func (pa *propsApply) saslKey(k, v string) error {
+	if k == "sasl.mechanism" {
+		mech, err := ParseMechanism(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("sasl.mechanism: %w", WithoutValue(err))
+		}
+		pa.s.SASL.Mechanism = mech
+		return nil
+	}
+	j, err := ParseJAAS(v)
+	if err != nil {
+		return fmt.Errorf("sasl.jaas.config: %w", err)
+	}
+	if err := j.apply(&pa.s.SASL); err != nil {
+		return fmt.Errorf("sasl.jaas.config: %w", err)
+	}
+	return nil
+}
+
+// sslKey applies one ssl.* key of the PEM stores and host name check.
+func (pa *propsApply) sslKey(k, v string) error {
+	tv := strings.TrimSpace(v)
+	t := &pa.s.TLS
+	switch k {
+	case "ssl.truststore.location":
+		if !strings.EqualFold(strings.TrimSpace(pa.m["ssl.truststore.type"]), "PEM") {
+			return errors.New("ssl.truststore.location without ssl.truststore.type=PEM: Java reads it as JKS, which is not supported; convert the store to PEM and set ssl.truststore.type=PEM")
+		}
+		t.CAFile = tv
+	case "ssl.truststore.certificates":
+		t.CAPEM = v
+	case "ssl.keystore.location":
+		if !strings.EqualFold(strings.TrimSpace(pa.m["ssl.keystore.type"]), "PEM") {
+			return errors.New("ssl.keystore.location without ssl.keystore.type=PEM: Java reads it as JKS, which is not supported; convert the store to PEM (key and certificate chain in one file) and set ssl.keystore.type=PEM")
+		}
+		// A PEM keystore file holds the key and the chain.
+		t.CertFile, t.KeyFile = tv, tv
+	case "ssl.keystore.certificate.chain":
+		t.CertPEM = v
+	case "ssl.keystore.key":
+		t.KeyPEM = Secret(v)
+	case "ssl.key.password":
+		return errors.New("ssl.key.password is not supported: encrypted private keys cannot be read; decrypt the key (openssl pkcs8 -topk8 -nocrypt) and protect the file with permissions")
+	case "ssl.endpoint.identification.algorithm":
+		switch strings.ToLower(tv) {
+		case "":
+			skip := true
+			t.SkipHostnameCheck = &skip
+		case "https":
+			skip := false
+			t.SkipHostnameCheck = &skip
+		default:
+			return errors.New("ssl.endpoint.identification.algorithm is not supported: use https, or empty to skip the host name check")
+		}
+	}
+	return nil
+}
+
+// checkTLSSources refuses a CA or a client certificate given two ways.
+func checkTLSSources(t TLSSettings) error {
+	if t.CAFile != "" && t.CAPEM != "" {
+		return errors.New("set only one of ssl.truststore.location and ssl.truststore.certificates")
+	}
+	if t.CertFile != "" && (t.CertPEM != "" || t.KeyPEM != "") {
+		return errors.New("set either ssl.keystore.location or ssl.keystore.certificate.chain + ssl.keystore.key, not both")
+	}
+	if (t.CertPEM != "") != (t.KeyPEM != "") {
+		return errors.New("ssl.keystore.certificate.chain and ssl.keystore.key go together")
+	}
+	return nil
 }
 
 // JAAS is a parsed sasl.jaas.config: one login module and its options.

@@ -155,7 +155,6 @@ func ComputeLagWith(s *Snapshot, o LagOptions) LagReport {
 }
 
 func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
-	scope := o.Scope
 	gl := GroupLag{Group: g.Group, Type: g.Type, State: g.State, Members: len(g.Members), Partitions: []PartitionLag{}, Topics: []string{}, ProtocolType: g.ProtocolType, Assignor: g.Assignor}
 	if g.Exists && g.Err == nil && g.Coordinator >= 0 {
 		gl.Coordinator = new(g.Coordinator)
@@ -185,6 +184,27 @@ func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 		gl.Note = fmt.Sprintf("not a consumer group: a classic group of protocol type %s (a Kafka Connect worker group when connect); it keeps no consumer offsets", safetext.Name(g.ProtocolType))
 	}
 
+	keys, owner := groupRows(g, o)
+	topics := map[string]bool{}
+	for _, k := range keys {
+		if !topics[k.Topic] {
+			topics[k.Topic] = true
+			gl.Topics = append(gl.Topics, k.Topic)
+		}
+		pl := partitionRow(s, g, k, owner, o)
+		if pl.Error == "" && pl.Lag != nil {
+			gl.TotalLag += *pl.Lag
+		}
+		gl.Partitions = append(gl.Partitions, pl)
+	}
+	return gl
+}
+
+// groupRows is the partitions a group's lag has rows for (assigned,
+// committed, without a start offset, or asked for, inside the scope),
+// sorted, and the member each assigned partition belongs to.
+func groupRows(g GroupSnapshot, o LagOptions) ([]TP, map[TP]Member) {
+	scope := o.Scope
 	owner := map[TP]Member{}
 	rows := map[TP]bool{}
 	for _, m := range g.Members {
@@ -215,51 +235,46 @@ func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, CompareTP)
-	topics := map[string]bool{}
-	for _, k := range keys {
-		pl := PartitionLag{Topic: k.Topic, Partition: k.Partition, LogStart: -1, LogEnd: -1}
-		if m, ok := owner[k]; ok {
-			pl.Member, pl.ClientID, pl.Host = m.ID, m.ClientID, m.Host
-		}
-		if c, ok := g.Commits[k.Topic][k.Partition]; ok {
-			if c.Err != nil {
-				pl.Error = fmt.Sprintf("committed offset: %v", c.Err)
-			} else {
-				off := c.Offset
-				pl.Committed = &off
-			}
-		}
-		if !topics[k.Topic] {
-			topics[k.Topic] = true
-			gl.Topics = append(gl.Topics, k.Topic)
-		}
-		po, ok, terr := s.Offsets.Lookup(k.Topic, k.Partition)
-		switch {
-		case terr != nil:
-			pl.Error = terr.Error()
-		case !ok:
-			pl.Error = fmt.Sprintf("partition %d does not exist in topic %s", k.Partition, k.Topic)
-		case po.Err != nil:
-			pl.Error = fmt.Sprintf("listing offsets: %v", po.Err)
-		default:
-			pl.LogStart, pl.LogEnd = po.Start, po.End
-		}
-		if pl.Error == "" {
-			pl.Lag, pl.Note = partitionLag(pl.Committed, po.Start, po.End, s.Isolation, o.AssumeReset)
-			if c, ok := g.Commits[k.Topic][k.Partition]; ok && g.IsShare() && c.Err == nil {
-				var note string
-				pl.Lag, note = shareLag(c, pl.Lag)
-				pl.Note = JoinNote(pl.Note, note)
-			} else if g.IsShare() && pl.Committed == nil && o.AssumeReset == AssumeNothing {
-				pl.Note = NoteShareNoStart
-			}
-			if pl.Lag != nil {
-				gl.TotalLag += *pl.Lag
-			}
-		}
-		gl.Partitions = append(gl.Partitions, pl)
+	return keys, owner
+}
+
+// partitionRow is one partition's row of a group's lag.
+func partitionRow(s *Snapshot, g GroupSnapshot, k TP, owner map[TP]Member, o LagOptions) PartitionLag {
+	pl := PartitionLag{Topic: k.Topic, Partition: k.Partition, LogStart: -1, LogEnd: -1}
+	if m, ok := owner[k]; ok {
+		pl.Member, pl.ClientID, pl.Host = m.ID, m.ClientID, m.Host
 	}
-	return gl
+	if c, ok := g.Commits[k.Topic][k.Partition]; ok {
+		if c.Err != nil {
+			pl.Error = fmt.Sprintf("committed offset: %v", c.Err)
+		} else {
+			off := c.Offset
+			pl.Committed = &off
+		}
+	}
+	po, ok, terr := s.Offsets.Lookup(k.Topic, k.Partition)
+	switch {
+	case terr != nil:
+		pl.Error = terr.Error()
+	case !ok:
+		pl.Error = fmt.Sprintf("partition %d does not exist in topic %s", k.Partition, k.Topic)
+	case po.Err != nil:
+		pl.Error = fmt.Sprintf("listing offsets: %v", po.Err)
+	default:
+		pl.LogStart, pl.LogEnd = po.Start, po.End
+	}
+	if pl.Error != "" {
+		return pl
+	}
+	pl.Lag, pl.Note = partitionLag(pl.Committed, po.Start, po.End, s.Isolation, o.AssumeReset)
+	if c, ok := g.Commits[k.Topic][k.Partition]; ok && g.IsShare() && c.Err == nil {
+		var note string
+		pl.Lag, note = shareLag(c, pl.Lag)
+		pl.Note = JoinNote(pl.Note, note)
+	} else if g.IsShare() && pl.Committed == nil && o.AssumeReset == AssumeNothing {
+		pl.Note = NoteShareNoStart
+	}
+	return pl
 }
 
 // addAskedRows adds a row for every partition named in the scope (--topic
