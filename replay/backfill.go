@@ -228,34 +228,7 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 	// which would reject every batch with MESSAGE_TOO_LARGE.
 	batchMax := targetBatchMax(actx, adm, o.Topic)
 	timeout := timeoutOf(tcfg)
-	popts := []kgo.Opt{
-		kgo.ProducerBatchMaxBytes(batchMax),
-		kgo.DefaultProduceTopic(o.Topic),
-		kgo.RequiredAcks(kgo.AllISRAcks()),
-		// No RecordDeliveryTimeout: kgo measures it from the record's
-		// timestamp, which a backfill keeps from the source. The
-		// watchdog below bounds a stalled copy instead.
-		kgo.ProduceRequestTimeout(timeout),
-		kgo.ProducerLinger(5 * time.Millisecond),
-	}
-	if o.Partitioner == PartitionerSame {
-		popts = append(popts, kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	} else {
-		popts = append(popts, kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
-	}
-	if o.TransactionalID != "" {
-		// TxnOffsetCommit pinned to v5 (topic names) for the position:
-		// see commitPositions.
-		vs := kversion.Stable()
-		vs.SetMaxKeyVersion(int16(kmsg.TxnOffsetCommit), 5)
-		popts = append(popts, kgo.TransactionalID(o.TransactionalID), kgo.TransactionTimeout(time.Minute), kgo.MaxVersions(vs))
-		if o.TxnInterval <= 0 {
-			o.TxnInterval = DefaultTxnInterval
-		}
-		if o.TxnMaxBytes <= 0 {
-			o.TxnMaxBytes = DefaultTxnMaxBytes
-		}
-	}
+	popts := producerOpts(&o, batchMax, timeout)
 	cl, err := tcfg.NewClient(popts...)
 	if err != nil {
 		return nil, err
@@ -294,6 +267,40 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 	b.wg.Add(1)
 	go b.watchdog()
 	return b, nil
+}
+
+// producerOpts is the backfill producer's configuration; for a
+// transactional copy it also fills o's transaction defaults.
+func producerOpts(o *ProduceOptions, batchMax int32, timeout time.Duration) []kgo.Opt {
+	popts := []kgo.Opt{
+		kgo.ProducerBatchMaxBytes(batchMax),
+		kgo.DefaultProduceTopic(o.Topic),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		// No RecordDeliveryTimeout: kgo measures it from the record's
+		// timestamp, which a backfill keeps from the source. The
+		// watchdog below bounds a stalled copy instead.
+		kgo.ProduceRequestTimeout(timeout),
+		kgo.ProducerLinger(5 * time.Millisecond),
+	}
+	if o.Partitioner == PartitionerSame {
+		popts = append(popts, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	} else {
+		popts = append(popts, kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
+	}
+	if o.TransactionalID != "" {
+		// TxnOffsetCommit pinned to v5 (topic names) for the position:
+		// see commitPositions.
+		vs := kversion.Stable()
+		vs.SetMaxKeyVersion(int16(kmsg.TxnOffsetCommit), 5)
+		popts = append(popts, kgo.TransactionalID(o.TransactionalID), kgo.TransactionTimeout(time.Minute), kgo.MaxVersions(vs))
+		if o.TxnInterval <= 0 {
+			o.TxnInterval = DefaultTxnInterval
+		}
+		if o.TxnMaxBytes <= 0 {
+			o.TxnMaxBytes = DefaultTxnMaxBytes
+		}
+	}
+	return popts
 }
 
 // refuseSelfCopy refuses a backfill whose target is the replayed topic

@@ -212,43 +212,9 @@ commit-semantics crash experiment. Try it with no broker: offsetctl demo.
 
 How to reach a cluster: offsetctl help connection. Exit codes: offsetctl help
 exit-codes.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			f, err := report.ParseFormat(a.output)
-			if err != nil {
-				return exitcode.Flag("--output", err)
-			}
-			a.format = f
-			if a.verbose {
-				// Waits on a coordinator (coordretry) go to the
-				// client log too.
-				cmd.SetContext(coordretry.WithLog(cmd.Context(), func(msg string) {
-					stderrLogger{a.stderr}.Log(kgo.LogLevelDebug, msg)
-				}))
-			}
-			// CSV keeps a name's bytes (it quotes only commas, quotes and
-			// line breaks), so a group named with ESC or BEL reached a
-			// terminal raw with -o csv; there, stdout is escaped as stderr
-			// is. A file or a pipe still gets the exact bytes.
-			if f == report.CSV && a.ios().IsStdoutTTY() {
-				a.stdout = safetext.Lines(a.stdout)
-			}
-			if a.noAudit && changed(cmd.Flags(), "audit-topic") {
-				return exitcode.Usagef("--no-audit and --audit-topic contradict each other")
-			}
-			if changed(cmd.Flags(), "audit-topic") && strings.TrimSpace(a.auditTopic) == "" {
-				return exitcode.Usagef("--audit-topic is empty: name the topic of the shared trail")
-			}
-			if a.timeout <= 0 {
-				return exitcode.Usagef("--timeout must be positive, got %s", a.timeout)
-			}
-			if changed(cmd.Flags(), "brokers") && strings.TrimSpace(a.brokers) == "" {
-				return exitcode.Usagef("--brokers is empty: give host:port[,host:port...]")
-			}
-			a.ran = true
-			return nil
-		},
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return a.preRun(cmd) },
 	}
 	// --version prints the same version as `offsetctl version` (cobra adds
 	// the flag once Version is set; -v stays --verbose).
@@ -263,7 +229,72 @@ exit-codes.`,
 		}
 		return pflag.NormalizedName(name)
 	})
-	pf := root.PersistentFlags()
+	a.persistentFlags(root.PersistentFlags())
+
+	for _, c := range a.commands() {
+		root.AddCommand(c)
+	}
+	// cobra's completion command prints its help and exits 0 for a shell
+	// it does not know: make that bad usage like any other.
+	// (It captures the output stream when created.)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.InitDefaultCompletionCmd()
+	a.registerEnumCompletions(root)
+	a.registerCompletions(root)
+	a.setupHelp(root)
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			completionExamples(c)
+			c.Args = cobra.NoArgs
+			c.RunE = func(*cobra.Command, []string) error {
+				return exitcode.Usagef("name a shell: offsetctl completion bash|zsh|fish|powershell")
+			}
+		}
+	}
+	return root
+}
+
+// preRun checks the global flags before any command runs.
+func (a *app) preRun(cmd *cobra.Command) error {
+	f, err := report.ParseFormat(a.output)
+	if err != nil {
+		return exitcode.Flag("--output", err)
+	}
+	a.format = f
+	if a.verbose {
+		// Waits on a coordinator (coordretry) go to the
+		// client log too.
+		cmd.SetContext(coordretry.WithLog(cmd.Context(), func(msg string) {
+			stderrLogger{a.stderr}.Log(kgo.LogLevelDebug, msg)
+		}))
+	}
+	// CSV keeps a name's bytes (it quotes only commas, quotes and
+	// line breaks), so a group named with ESC or BEL reached a
+	// terminal raw with -o csv; there, stdout is escaped as stderr
+	// is. A file or a pipe still gets the exact bytes.
+	if f == report.CSV && a.ios().IsStdoutTTY() {
+		a.stdout = safetext.Lines(a.stdout)
+	}
+	if a.noAudit && changed(cmd.Flags(), "audit-topic") {
+		return exitcode.Usagef("--no-audit and --audit-topic contradict each other")
+	}
+	if changed(cmd.Flags(), "audit-topic") && strings.TrimSpace(a.auditTopic) == "" {
+		return exitcode.Usagef("--audit-topic is empty: name the topic of the shared trail")
+	}
+	if a.timeout <= 0 {
+		return exitcode.Usagef("--timeout must be positive, got %s", a.timeout)
+	}
+	if changed(cmd.Flags(), "brokers") && strings.TrimSpace(a.brokers) == "" {
+		return exitcode.Usagef("--brokers is empty: give host:port[,host:port...]")
+	}
+	a.ran = true
+	return nil
+}
+
+// persistentFlags are the flags of every command: connection (shown once,
+// by offsetctl help connection), output, audit.
+func (a *app) persistentFlags(pf *pflag.FlagSet) {
 	pf.StringVarP(&a.brokers, "brokers", "b", "", "comma-separated bootstrap brokers, also spelt --bootstrap-server (env KAFKA_BROKERS, default "+cluster.DefaultBrokers+")")
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "how long to wait for the cluster before failing")
 	enumVar(pf, &a.output, "output", "o", "table", "output format", enum{choices: []string{string(report.Table), string(report.JSON), string(report.CSV)},
@@ -289,29 +320,6 @@ exit-codes.`,
 	pf.BoolVar(&a.auditGzip, "audit-gzip", false, "compress rotated audit log files with gzip")
 	pf.StringVar(&a.auditTopic, "audit-topic", "", "also write each audit entry to this Kafka topic, keyed by group (a shared trail; also a profile's audit_topic)")
 	pf.Var((*profileList)(&a.profile), "profile", "named cluster profile from $"+cluster.EnvConfig+" or ~/.config/offsetctl/config.yaml (the exporter takes several: a,b or repeated)")
-
-	for _, c := range a.commands() {
-		root.AddCommand(c)
-	}
-	// cobra's completion command prints its help and exits 0 for a shell
-	// it does not know: make that bad usage like any other.
-	// (It captures the output stream when created.)
-	root.SetOut(a.stdout)
-	root.SetErr(a.stderr)
-	root.InitDefaultCompletionCmd()
-	a.registerEnumCompletions(root)
-	a.registerCompletions(root)
-	a.setupHelp(root)
-	for _, c := range root.Commands() {
-		if c.Name() == "completion" {
-			completionExamples(c)
-			c.Args = cobra.NoArgs
-			c.RunE = func(*cobra.Command, []string) error {
-				return exitcode.Usagef("name a shell: offsetctl completion bash|zsh|fish|powershell")
-			}
-		}
-	}
-	return root
 }
 
 // completionExamples gives cobra's completion command and its shells the

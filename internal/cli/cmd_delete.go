@@ -250,109 +250,8 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 		Example: `  offsetctl delete-group old-billing
   offsetctl delete-group old-billing old-audit --execute
   offsetctl delete-group -r 'old-.*' --exclude old-audit --execute`,
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			sel, err := gs.resolve(args, false)
-			if err != nil {
-				return err
-			}
-			args = sel.Groups
-			// A group named twice is deleted (and backed up) once, as lag
-			// shows it once.
-			args = lag.Dedupe(args)
-			if err := checkBackupFlag(cmd); err != nil {
-				return err
-			}
-			for _, g := range args {
-				if err := admin.CheckGroupName(g); err != nil {
-					return exitcode.AsUsage(err)
-				}
-			}
-			cfg, adm, err := a.admin(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer adm.Close()
-			gctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
-			snap, err := lag.Gather(gctx, adm, lag.GatherRequest{Groups: args, AllGroups: sel.All, Match: sel.Match})
-			cancel()
-			if err != nil {
-				return a.planErr(cfg, gctx, err)
-			}
-			var skipped []admin.DeleteGroupRow
-			if sel.All {
-				if args = a.deletableGroups(snap); len(args) == 0 {
-					return sel.noMatch("inactive consumer group")
-				}
-				skipped = shareSkippedRows(snap)
-			}
-			rows := admin.PlanDeleteGroups(snap, args)
-			// The share groups the selection skipped are rows of the
-			// report too, as reset and delete-offsets list them; they
-			// are never in rows, so never backed up or deleted.
-			show := func() error {
-				return report.DeleteGroups(a.stdout, a.format, append(slices.Clip(rows), skipped...))
-			}
-			if refusals := admin.DeleteGroupsRefusals(rows); len(refusals) > 0 {
-				// Before the backup and the audit entry: nothing is written.
-				if err := show(); err != nil {
-					return err
-				}
-				return fmt.Errorf("nothing was deleted: %s", strings.Join(refusals, "; "))
-			}
-			if !execute {
-				if err := show(); err != nil {
-					return err
-				}
-				// Fail the way --execute would (as reset's dry run does).
-				if err := deleteGroupErrs(rows, true); err != nil {
-					return err
-				}
-				a.infof("dry run: nothing changed. Add --execute to delete these groups.")
-				return nil
-			}
-			bgs := admin.BackupGroups(snap, args)
-			if len(bgs) == 0 {
-				// No group exists: nothing to back up or delete.
-				if err := show(); err != nil {
-					return err
-				}
-				return deleteGroupErrs(rows, false)
-			}
-			rec, err := a.beginAudit(cmd.Context(), adm, audit.ActDeleteGroup)
-			if err != nil {
-				return err
-			}
-			var written string
-			defer func() { err = rec.finish(err, deleteGroupAudit(&written, rows, bgs)) }()
-			return executeChange(change.Steps{
-				Backup: func() error {
-					path, err := writeBackup(backup, a.now(), bgs)
-					if err != nil {
-						return fmt.Errorf("nothing was deleted: %w", err)
-					}
-					written = path
-					return nil
-				},
-				Intent: func() error { return rec.writeIntent(deleteGroupAudit(&written, rows, bgs)) },
-				Apply: func() error {
-					ectx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
-					defer cancel()
-					if err := admin.ExecuteDeleteGroups(ectx, adm, rows); err != nil {
-						return err
-					}
-					return deleteGroupErrs(rows, false)
-				},
-				Outcome: func(err error) error { return rec.finish(err, deleteGroupAudit(&written, rows, bgs)) },
-				Report: func(err error) error {
-					// The backup line whatever happens to stdout.
-					rerr := show()
-					a.infof("%s", deleteGroupBackupLine(written, rows, bgs))
-					if rerr != nil {
-						return errors.Join(err, rerr)
-					}
-					return err
-				},
-			})
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runDeleteGroup(cmd, args, gs, execute, backup)
 		},
 	}
 	fl := cmd.Flags()
@@ -360,6 +259,119 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 	fl.BoolVar(&execute, "execute", false, "delete (default: dry run)")
 	fl.StringVar(&backup, "backup", "", "backup file of the groups' offsets written before deleting (default offsetctl-backup-GROUP-UTCTIME.csv)")
 	return cmd
+}
+
+// runDeleteGroup checks the selection, gathers the groups, plans the
+// deletes and, with --execute, hands them to executeDeleteGroup.
+func (a *app) runDeleteGroup(cmd *cobra.Command, args []string, gs groupSelect, execute bool, backup string) error {
+	sel, err := gs.resolve(args, false)
+	if err != nil {
+		return err
+	}
+	args = sel.Groups
+	// A group named twice is deleted (and backed up) once, as lag
+	// shows it once.
+	args = lag.Dedupe(args)
+	if err := checkBackupFlag(cmd); err != nil {
+		return err
+	}
+	for _, g := range args {
+		if err := admin.CheckGroupName(g); err != nil {
+			return exitcode.AsUsage(err)
+		}
+	}
+	cfg, adm, err := a.admin(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer adm.Close()
+	gctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
+	snap, err := lag.Gather(gctx, adm, lag.GatherRequest{Groups: args, AllGroups: sel.All, Match: sel.Match})
+	cancel()
+	if err != nil {
+		return a.planErr(cfg, gctx, err)
+	}
+	var skipped []admin.DeleteGroupRow
+	if sel.All {
+		if args = a.deletableGroups(snap); len(args) == 0 {
+			return sel.noMatch("inactive consumer group")
+		}
+		skipped = shareSkippedRows(snap)
+	}
+	rows := admin.PlanDeleteGroups(snap, args)
+	// The share groups the selection skipped are rows of the
+	// report too, as reset and delete-offsets list them; they
+	// are never in rows, so never backed up or deleted.
+	show := func() error {
+		return report.DeleteGroups(a.stdout, a.format, append(slices.Clip(rows), skipped...))
+	}
+	if refusals := admin.DeleteGroupsRefusals(rows); len(refusals) > 0 {
+		// Before the backup and the audit entry: nothing is written.
+		if err := show(); err != nil {
+			return err
+		}
+		return fmt.Errorf("nothing was deleted: %s", strings.Join(refusals, "; "))
+	}
+	if !execute {
+		if err := show(); err != nil {
+			return err
+		}
+		// Fail the way --execute would (as reset's dry run does).
+		if err := deleteGroupErrs(rows, true); err != nil {
+			return err
+		}
+		a.infof("dry run: nothing changed. Add --execute to delete these groups.")
+		return nil
+	}
+	bgs := admin.BackupGroups(snap, args)
+	if len(bgs) == 0 {
+		// No group exists: nothing to back up or delete.
+		if err := show(); err != nil {
+			return err
+		}
+		return deleteGroupErrs(rows, false)
+	}
+	return a.executeDeleteGroup(cmd.Context(), cfg, adm, rows, bgs, backup, show)
+}
+
+// executeDeleteGroup deletes the planned groups in change.Execute's order:
+// backup, intent, delete, outcome, report.
+func (a *app) executeDeleteGroup(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, rows []admin.DeleteGroupRow, bgs []admin.BackupGroup, backup string, show func() error) (err error) {
+	rec, err := a.beginAudit(ctx, adm, audit.ActDeleteGroup)
+	if err != nil {
+		return err
+	}
+	var written string
+	defer func() { err = rec.finish(err, deleteGroupAudit(&written, rows, bgs)) }()
+	return executeChange(change.Steps{
+		Backup: func() error {
+			path, err := writeBackup(backup, a.now(), bgs)
+			if err != nil {
+				return fmt.Errorf("nothing was deleted: %w", err)
+			}
+			written = path
+			return nil
+		},
+		Intent: func() error { return rec.writeIntent(deleteGroupAudit(&written, rows, bgs)) },
+		Apply: func() error {
+			ectx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+			defer cancel()
+			if err := admin.ExecuteDeleteGroups(ectx, adm, rows); err != nil {
+				return err
+			}
+			return deleteGroupErrs(rows, false)
+		},
+		Outcome: func(err error) error { return rec.finish(err, deleteGroupAudit(&written, rows, bgs)) },
+		Report: func(err error) error {
+			// The backup line whatever happens to stdout.
+			rerr := show()
+			a.infof("%s", deleteGroupBackupLine(written, rows, bgs))
+			if rerr != nil {
+				return errors.Join(err, rerr)
+			}
+			return err
+		},
+	})
 }
 
 // deletableGroups is the groups a pattern or --all-groups selected, less

@@ -115,13 +115,7 @@ func (a *app) demo(ctx context.Context) error {
 		alo   = topic + "-at-least-once"
 	)
 	backup := filepath.Join(dir, "backup-"+alo+".csv")
-	section := func(n int, title, equivalent string) {
-		fmt.Fprintf(a.stdout, "\n== %d. %s\n", n, title)
-		if equivalent != "" {
-			fmt.Fprintf(a.stdout, "   on a real cluster: %s\n", equivalent)
-		}
-		fmt.Fprintln(a.stdout)
-	}
+	section := a.demoSection
 	// The tour is read top to bottom: the notes each step writes to stderr
 	// (dry run, backup path, verified) go inline with its output.
 	sub := func(args ...string) error {
@@ -138,25 +132,7 @@ func (a *app) demo(ctx context.Context) error {
 	fmt.Fprintf(a.stdout, "offsetctl demo: an in-process Kafka cluster (3 brokers) at %s\n", addr)
 	fmt.Fprintf(a.stdout, "the demo's files (backups, replayed events, its audit log) go to %s and are kept\n", dir)
 
-	section(1, fmt.Sprintf("create topic %q (%d partitions) and produce %d numbered events", topic, cluster.DemoPartitions, cluster.DemoEvents), "")
-	first := true
-	res, err := a.semanticsExperiment(ctx, cfg, semantics.Options{
-		Topic: topic, Events: cluster.DemoEvents, Partitions: cluster.DemoPartitions,
-		Modes: []semantics.Mode{semantics.AtMostOnce, semantics.AtLeastOnce},
-		Keep:  true, NoReplay: true,
-		Progress: func(line string) {
-			if first { // the first line reports the filled topic
-				first = false
-				fmt.Fprintf(a.stdout, "   %s\n", line)
-				section(2, "crash a consumer right after event 25 (batches of 10): at-most-once vs at-least-once",
-					"offsetctl -b BROKERS semantics --modes at-most-once,at-least-once")
-			}
-		},
-	})
-	if err != nil {
-		return err
-	}
-	if err := report.Semantics(a.stdout, report.Table, res); err != nil {
+	if err := a.demoExperiment(ctx, cfg); err != nil {
 		return err
 	}
 
@@ -195,4 +171,38 @@ func (a *app) demo(ctx context.Context) error {
 		"kafka-consumer-groups.sh --reset-offsets --from-file reads, and %s.jsonl); delete it when done.\n"+
 		"`offsetctl playground` keeps a cluster running.\n", dir, topic)
 	return nil
+}
+
+// demoSection starts a section of the tour: its number, its title and
+// the command that does the same on a real cluster.
+func (a *app) demoSection(n int, title, equivalent string) {
+	fmt.Fprintf(a.stdout, "\n== %d. %s\n", n, title)
+	if equivalent != "" {
+		fmt.Fprintf(a.stdout, "   on a real cluster: %s\n", equivalent)
+	}
+	fmt.Fprintln(a.stdout)
+}
+
+// demoExperiment is the tour's sections 1 and 2: the topic filled, then
+// the crash experiment at most once and at least once.
+func (a *app) demoExperiment(ctx context.Context, cfg cluster.Config) error {
+	a.demoSection(1, fmt.Sprintf("create topic %q (%d partitions) and produce %d numbered events", cluster.DemoTopic, cluster.DemoPartitions, cluster.DemoEvents), "")
+	first := true
+	res, err := a.semanticsExperiment(ctx, cfg, semantics.Options{
+		Topic: cluster.DemoTopic, Events: cluster.DemoEvents, Partitions: cluster.DemoPartitions,
+		Modes: []semantics.Mode{semantics.AtMostOnce, semantics.AtLeastOnce},
+		Keep:  true, NoReplay: true,
+		Progress: func(line string) {
+			if first { // the first line reports the filled topic
+				first = false
+				fmt.Fprintf(a.stdout, "   %s\n", line)
+				a.demoSection(2, "crash a consumer right after event 25 (batches of 10): at-most-once vs at-least-once",
+					"offsetctl -b BROKERS semantics --modes at-most-once,at-least-once")
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	return report.Semantics(a.stdout, report.Table, res)
 }

@@ -154,29 +154,14 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	if err != nil {
 		return err
 	}
-	// Records go to --out or stdout; the summary to stdout unless the
-	// records are there, then to stderr.
-	summary := a.stdout
-	if in.format != replay.None {
-		if f.out == "" || f.out == "-" {
-			opts.Sink, summary = a.stdout, a.stderr
-			// --format raw writes values as they are (and jsonl keeps
-			// DEL and C1 controls): a terminal would act on their
-			// escape sequences, so there they are escaped, as every
-			// other output to a terminal is. A file or a pipe gets the
-			// exact bytes.
-			if a.ios().IsStdoutTTY() {
-				opts.Sink = safetext.Lines(a.stdout)
-			}
-		} else {
-			file, err := os.OpenFile(f.out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-			if err != nil {
-				return exitcode.AsUsage(fmt.Errorf("--out: %w", err))
-			}
-			defer file.Close()
-			opts.Sink = file
-		}
+	sink, summary, file, err := a.replaySink(in.format, f.out)
+	if err != nil {
+		return err
 	}
+	if file != nil {
+		defer file.Close()
+	}
+	opts.Sink = sink
 	// The bar is drawn on the terminal as it was handed in (a.ios().ErrOut):
 	// the filter on a.stderr would print its carriage returns as text. It
 	// holds no cluster data, only counts.
@@ -226,6 +211,32 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		runErr = loudAfterChange(runErr)
 	}
 	return rec.finish(runErr, replayAudit(&res))
+}
+
+// replaySink is where a replay's records go (--out or stdout) and its
+// summary (stdout unless the records are there, then stderr); file is the
+// --out file to close, if any.
+func (a *app) replaySink(format replay.Format, out string) (sink, summary io.Writer, file *os.File, err error) {
+	summary = a.stdout
+	if format == replay.None {
+		return nil, summary, nil, nil
+	}
+	if out == "" || out == "-" {
+		// --format raw writes values as they are (and jsonl keeps
+		// DEL and C1 controls): a terminal would act on their
+		// escape sequences, so there they are escaped, as every
+		// other output to a terminal is. A file or a pipe gets the
+		// exact bytes.
+		if a.ios().IsStdoutTTY() {
+			return safetext.Lines(a.stdout), a.stderr, nil, nil
+		}
+		return a.stdout, a.stderr, nil, nil
+	}
+	file, err = os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, nil, nil, exitcode.AsUsage(fmt.Errorf("--out: %w", err))
+	}
+	return file, summary, file, nil
 }
 
 // replayInput is replay's flags, checked.
