@@ -103,7 +103,8 @@ func eachChanged(git, ref, dir string, fn func(name string, lines []int, text []
 // lines not committed yet count too) from ref on: -M follows lines
 // moved within a file, -C -C lines moved or copied from any file of the
 // commit that created or changed this one, and whole-file renames are
-// followed anyway. A line blamed on the boundary (ref or older) is
+// followed anyway; -w, a line only re-indented (a block moved into a
+// function of its own) is not changed. A line blamed on the boundary (ref or older) is
 // unchanged; any other (a later commit, or not committed yet) changed. A
 // file git does not track is changed throughout.
 func changedLines(git, ref, file string) ([]int, []string, error) {
@@ -119,7 +120,7 @@ func changedLines(git, ref, file string) ([]int, []string, error) {
 		}
 		return all, text, nil
 	}
-	cmd := exec.Command(git, "blame", "--porcelain", "-M", "-C", "-C", "^"+ref, "--", file)
+	cmd := exec.Command(git, "blame", "--porcelain", "-w", "-M", "-C", "-C", "^"+ref, "--", file)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	blame, err := cmd.Output()
