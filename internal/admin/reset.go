@@ -175,7 +175,7 @@ func PlanReset(in ResetInput) (Plan, error) {
 	if in.Target.NeedsScope() && in.Scope.Empty() && !in.AllTopics {
 		return plan, exitcode.Usagef("name a scope: --topic TOPIC[:P,...] or --all-topics")
 	}
-	if in.Target.Kind == ToFile && in.File == nil {
+	if in.Target.FromRows() && in.File == nil {
 		return plan, exitcode.Usagef("file plan not loaded")
 	}
 	if in.Target.Kind == ToFile && in.File.Columns == 3 && len(in.Groups) != 1 {
@@ -404,7 +404,7 @@ func planScope(in ResetInput, g *GroupSnapshot) (groupScope, error) {
 	var sc groupScope
 	var err error
 	switch {
-	case in.Target.Kind == ToFile:
+	case in.Target.FromRows():
 		sc, err = fileScope(in, g)
 	case in.AllTopics:
 		if len(g.Commits) == 0 && len(g.NoStart) == 0 && !in.AllGroups {
@@ -552,7 +552,7 @@ func (t *targeter) logOffsets(k TP, pp *PartitionPlan) (PartitionOffsets, error)
 	case terr != nil:
 		return po, TopicFailure(fmt.Errorf("group %s: %w", safetext.Arg(g.Group), terr))
 	case !ok:
-		if _, known := in.Snapshot.Offsets.Partitions[k.Topic]; !known && in.Target.Kind != ToFile && !in.AllTopics {
+		if _, known := in.Snapshot.Offsets.Partitions[k.Topic]; !known && !in.Target.FromRows() && !in.AllTopics {
 			return po, exitcode.Usagef("topic %s does not exist", k.Topic)
 		}
 		where := "group " + safetext.Arg(g.Group)
@@ -595,7 +595,7 @@ func (t *targeter) want(k TP, pp *PartitionPlan, po PartitionOffsets) (want int6
 		return satAdd(*pp.Current, t.in.Target.Shift), true, nil
 	case ToTime:
 		return t.timeTarget(k, pp, po), true, nil
-	case ToFile:
+	case ToFile, ToTranslated:
 		r := t.fileRows[k]
 		if r.NoCommit {
 			pp.Action, pp.Note = ActDelete, "restore: had no commit (offset deleted)"

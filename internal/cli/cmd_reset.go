@@ -204,6 +204,14 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 		return err
 	}
 	defer adm.Close()
+	if target.Kind == admin.ToTranslated {
+		if sel.All || sel.Match != nil {
+			return exitcode.Usagef("--to translated:ALIAS resets named groups: name them (not --all-groups or --regex)")
+		}
+		if file, err = a.translatedPlan(cmd.Context(), cfg, adm, target.Alias, admin.Dedupe(sel.Groups)); err != nil {
+			return err
+		}
+	}
 
 	gctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
 	in, err := admin.GatherReset(gctx, adm, admin.ResetRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, Target: target, Scope: scope, AllTopics: f.allTopics, File: file, GroupsFromFile: fromFile})
