@@ -1,0 +1,220 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetctl/offsetctl/internal/mirror"
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// script runs a harness script with env added, failing the test on error.
+func script(t *testing.T, env []string, path string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", filepath.Base(path), strings.Join(args, " "), err, errb.String())
+	}
+	return string(out)
+}
+
+// startClusterB starts a second single-node Apache Kafka with
+// scripts/kafka.sh on the slot's spare ports (else 19400/19401) and stops
+// it when the test ends.
+func startClusterB(t *testing.T, kafkaScript string) *testkit.Cluster {
+	t.Helper()
+	base := 19400
+	if v := os.Getenv("SLOT_SPARE_PORT_BASE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("SLOT_SPARE_PORT_BASE: %v", err)
+		}
+		base = n
+	}
+	env := []string{fmt.Sprintf("KAFKA_PORT=%d", base), fmt.Sprintf("KAFKA_CONTROLLER_PORT=%d", base+1), "KAFKA_WORKDIR=" + filepath.Join(t.TempDir(), "kafka-b")}
+	t.Cleanup(func() {
+		cmd := exec.Command(kafkaScript, "stop")
+		cmd.Env = append(os.Environ(), env...)
+		_ = cmd.Run()
+	})
+	script(t, env, kafkaScript, "start")
+	return testkit.At(t, []string{fmt.Sprintf("127.0.0.1:%d", base)})
+}
+
+// TestTranslateMirrorMaker2Apache fails a group over from cluster A to its
+// MirrorMaker 2 replica B: translate must print what MM2's own
+// RemoteClusterUtils.translateOffsets returns, reset --to translated:A
+// must make a consumer on B resume with no record skipped, and diff must
+// compare the two clusters. It starts cluster B and MM2 itself and stops
+// them.
+func TestTranslateMirrorMaker2Apache(t *testing.T) {
+	kafkaScript := os.Getenv("OFFSETCTL_KAFKA_SCRIPT")
+	if !testkit.Real() || kafkaScript == "" {
+		t.Skip("needs KAFKA_BROKERS and OFFSETCTL_KAFKA_SCRIPT (cluster B and MirrorMaker 2 are started through the scripts)")
+	}
+	mm2 := filepath.Join(filepath.Dir(kafkaScript), "mm2.sh")
+	a := testkit.New(t)
+	b := startClusterB(t, kafkaScript)
+
+	const perPartition = 300
+	topic := a.Topic(2, nil)
+	a.Produce(topic, map[int32]int{0: perPartition, 1: perPartition}, time.Time{})
+	g := testkit.Name(t, "failover")
+	// The group's position on A: it consumed part of each partition.
+	commitA := map[int32]int64{0: 150, 1: 77}
+	a.Commit(g, topic, commitA)
+
+	mm2Env := []string{"MM2_SOURCE_BROKERS=" + a.BrokerList(), "MM2_TARGET_BROKERS=" + b.BrokerList(),
+		"MM2_TOPICS=" + regexp.QuoteMeta(topic), "MM2_GROUPS=" + regexp.QuoteMeta(g), "MM2_WORKDIR=" + filepath.Join(t.TempDir(), "mm2")}
+	t.Cleanup(func() {
+		cmd := exec.Command(mm2, "stop")
+		cmd.Env = append(os.Environ(), mm2Env...)
+		_ = cmd.Run()
+	})
+	script(t, mm2Env, mm2, "start")
+
+	// Wait for MM2 to replicate every record and checkpoint the group's
+	// commits (a bound, not a timing assertion).
+	remote := "A." + topic
+	var res mirror.Result
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		r := offsetctl(t, b, "translate", g, "--source-alias", "A", "-o", "json")
+		res = mirror.Result{}
+		if r.code == 0 && decodeOK(r, &res) && checkpointed(res, remote, commitA, perPartition) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("MM2 did not checkpoint %s's commits within 3m; last translate (exit %d):\n%s\n%s", g, r.code, r.stdout, r.stderr)
+		}
+		time.Sleep(time.Second)
+	}
+	ours := map[string]int64{}
+	for _, p := range res.Groups[0].Partitions {
+		if p.TranslatedOffset != nil {
+			ours[fmt.Sprintf("%s %d", p.Topic, p.Partition)] = *p.TranslatedOffset
+		}
+	}
+
+	// MM2's own answer, from RemoteClusterUtils.translateOffsets.
+	theirs := map[string]int64{}
+	for _, line := range strings.Split(strings.TrimSpace(script(t, mm2Env, mm2, "run-class", "testdata/mm2/Translate.java", b.BrokerList(), "A", g)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			t.Fatalf("Translate.java printed %q", line)
+		}
+		n, _ := strconv.ParseInt(f[2], 10, 64)
+		theirs[f[0]+" "+f[1]] = n
+	}
+	if !reflect.DeepEqual(ours, theirs) {
+		t.Fatalf("translate and MM2 differ\noffsetctl:                        %v\nRemoteClusterUtils.translateOffsets: %v", ours, theirs)
+	}
+	t.Logf("translated %v (commits on A %v)", ours, commitA)
+
+	// Fail over: reset on B, then a consumer of the group on B resumes.
+	mustRun(t, b, 0, "reset", g, "--to", "translated:A", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"))
+	want := map[string]map[int32]int64{remote: {}}
+	for k, v := range ours {
+		p, _ := strconv.Atoi(strings.Fields(k)[1])
+		want[remote][int32(p)] = v
+	}
+	if got := b.Committed(g); !reflect.DeepEqual(got, want) {
+		t.Fatalf("B's commits after the reset: %v, want %v", got, want)
+	}
+	first := resumeOnB(t, b, g, remote, perPartition)
+	for p, c := range commitA {
+		dup := c - first[p]
+		if first[p] > c {
+			t.Errorf("partition %d: the group resumed at source record %d, after its commit %d on A: %d record(s) skipped", p, first[p], c, first[p]-c)
+		}
+		// MM2 syncs offsets at least every offset.lag.max (100) records.
+		if dup < 0 || dup > 100 {
+			t.Errorf("partition %d: %d duplicate(s), want 0..100 (offset.lag.max)", p, dup)
+		}
+		t.Logf("partition %d: commit on A %d, resumed on B at source record %d: %d duplicate(s)", p, c, first[p], dup)
+	}
+
+	// diff across the two clusters: by name the topics differ (orders on
+	// A, A.orders on B); against the translation B now agrees.
+	env := profilesEnv(t, map[string]string{"a": a.BrokerList(), "b": b.BrokerList()})
+	var d mirror.DiffResult
+	decodeJSON(t, runProfiles(t, env, 0, "diff", "--profile", "a", "--profile", "b", g, "-o", "json"), &d)
+	if len(d.Rows) != 4 || d.Differences != 4 || d.Rows[0].Topic != remote || d.Rows[0].Status != mirror.DiffOnlyB || d.Rows[2].Status != mirror.DiffOnlyA {
+		t.Fatalf("plain diff: %+v", d)
+	}
+	runProfiles(t, env, 1, "diff", "--profile", "a", "--profile", "b", g, "--exit-code")
+	d = mirror.DiffResult{}
+	decodeJSON(t, runProfiles(t, env, 0, "diff", "--profile", "a", "--profile", "b", g, "--translate", "A", "-o", "json"), &d)
+	if len(d.Rows) != 2 || d.Differences != 0 || *d.Rows[0].A != commitA[0] || *d.Rows[1].A != commitA[1] {
+		t.Fatalf("translated diff: %+v", d)
+	}
+	runProfiles(t, env, 0, "diff", "--profile", "a", "--profile", "b", g, "--translate", "A", "--exit-code")
+}
+
+func decodeOK(r result, v any) bool {
+	return json.Unmarshal([]byte(r.stdout), v) == nil
+}
+
+// checkpointed: every partition has a checkpoint of the commit on A, and B
+// holds every record.
+func checkpointed(res mirror.Result, topic string, commitA map[int32]int64, n int64) bool {
+	if len(res.Groups) != 1 {
+		return false
+	}
+	got := 0
+	for _, p := range res.Groups[0].Partitions {
+		if p.Topic != topic || p.SourceOffset == nil || *p.SourceOffset != commitA[p.Partition] || p.LogEnd == nil || *p.LogEnd != n {
+			return false
+		}
+		got++
+	}
+	return got == len(commitA)
+}
+
+// resumeOnB consumes topic on B as group g from its commits to the end and
+// returns, per partition, the source record ("v-P-I": I is the offset on
+// A) the group resumed at; it fails on a gap.
+func resumeOnB(t *testing.T, b *testkit.Cluster, g, topic string, n int) map[int32]int64 {
+	t.Helper()
+	cl := b.Client(kgo.ConsumerGroup(g), kgo.ConsumeTopics(topic), kgo.DisableAutoCommit())
+	first, next := map[int32]int64{}, map[int32]int64{}
+	ctx := testkit.Ctx(t)
+	for len(next) < 2 || next[0] < int64(n) || next[1] < int64(n) {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("resuming on B: %v (read up to %v)", ctx.Err(), next)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			var p int32
+			var i int64
+			if _, err := fmt.Sscanf(string(r.Value), "v-%d-%d", &p, &i); err != nil || p != r.Partition {
+				t.Fatalf("record %q on B partition %d", r.Value, r.Partition)
+			}
+			if _, ok := first[p]; !ok {
+				first[p] = i
+			} else if i != next[p] {
+				t.Fatalf("partition %d: source record %d follows %d: a gap", p, i, next[p]-1)
+			}
+			next[p] = i + 1
+		})
+	}
+	return first
+}
