@@ -22,10 +22,17 @@ func Translate(w io.Writer, f Format, res mirror.Result) error {
 		opt = OptCSV
 	}
 	header := []string{"GROUP", "TOPIC", "PARTITION", "SOURCE-OFFSET", "TRANSLATED", "CURRENT", "LOG-START", "LOG-END", "CHANGE", "CHECKPOINT-AGE", "STATUS", "NOTE"}
+	if res.OffsetSyncs {
+		header = append(header[:len(header)-1:len(header)-1], "SYNC", "READ-AGAIN", "NOTE")
+	}
 	var rows [][]string
 	for _, g := range res.Groups {
 		if g.Error != "" {
-			rows = append(rows, []string{g.Group, "", "", "", "", "", "", "", "", "", mirror.StatusError, g.Error})
+			row := []string{g.Group, "", "", "", "", "", "", "", "", "", mirror.StatusError, g.Error}
+			if res.OffsetSyncs {
+				row = append(row[:11:11], "", "", g.Error)
+			}
+			rows = append(rows, row)
 			continue
 		}
 		for _, r := range g.Partitions {
@@ -37,8 +44,16 @@ func Translate(w io.Writer, f Format, res mirror.Result) error {
 			if r.Stale {
 				age += " (stale)"
 			}
-			rows = append(rows, []string{g.Group, r.Topic, strconv.Itoa(int(r.Partition)), opt(r.SourceOffset), opt(r.TranslatedOffset),
-				opt(r.CurrentOffset), opt(r.LogStart), opt(r.LogEnd), signed(r.Change, opt), age, r.Status, note})
+			row := []string{g.Group, r.Topic, strconv.Itoa(int(r.Partition)), opt(r.SourceOffset), opt(r.TranslatedOffset),
+				opt(r.CurrentOffset), opt(r.LogStart), opt(r.LogEnd), signed(r.Change, opt), age, r.Status}
+			if res.OffsetSyncs {
+				sync := ""
+				if r.SyncUpstream != nil {
+					sync = I64(*r.SyncUpstream) + "->" + I64(*r.SyncDownstream)
+				}
+				row = append(row, sync, opt(r.ReadAgain))
+			}
+			rows = append(rows, append(row, note))
 		}
 	}
 	if f == Table {

@@ -21,6 +21,12 @@ import (
 type translateFlags struct {
 	alias  string
 	maxAge string
+	// --offset-syncs: read mm2-offset-syncs.TARGET.internal on the
+	// cluster of --offset-syncs-profile (MM2's default location is the
+	// source cluster), else on the connected one.
+	offsetSyncs  bool
+	targetAlias  string
+	syncsProfile string
 }
 
 func (a *app) translateCmd() *cobra.Command {
@@ -45,6 +51,9 @@ be read.`,
 	}
 	cmd.Flags().StringVar(&f.alias, "source-alias", "", "MirrorMaker 2 alias of the source cluster (the prefix of its checkpoints topic)")
 	cmd.Flags().StringVar(&f.maxAge, "max-age", "", "flag checkpoints older than this (90s, 5m, PT1H)")
+	cmd.Flags().BoolVar(&f.offsetSyncs, "offset-syncs", false, "also read MM2's offset syncs: the sync each translation comes from and the records a failed-over consumer reads again")
+	cmd.Flags().StringVar(&f.targetAlias, "target-alias", "", "with --offset-syncs: MM2's alias of this (the target) cluster, naming mm2-offset-syncs.ALIAS.internal")
+	cmd.Flags().StringVar(&f.syncsProfile, "offset-syncs-profile", "", "with --offset-syncs: profile of the cluster holding the offset-syncs topic (MM2 writes it to the source cluster by default); default: the connected cluster")
 	return cmd
 }
 
@@ -80,6 +89,9 @@ func (a *app) runTranslate(cmd *cobra.Command, args []string, f translateFlags) 
 	if err != nil {
 		return err
 	}
+	if err := f.checkSyncFlags(); err != nil {
+		return err
+	}
 	groups := admin.Dedupe(args)
 	cfg, adm, err := a.admin(cmd.Context())
 	if err != nil {
@@ -89,6 +101,11 @@ func (a *app) runTranslate(cmd *cobra.Command, args []string, f translateFlags) 
 	res, err := a.translate(cmd.Context(), cfg, adm, f.alias, groups, maxAge)
 	if err != nil {
 		return err
+	}
+	if f.offsetSyncs {
+		if err := a.addOffsetSyncs(cmd.Context(), cfg, adm, f, &res); err != nil {
+			return err
+		}
 	}
 	if err := report.Translate(a.stdout, a.format, res); err != nil {
 		return err
@@ -229,3 +246,53 @@ func (a *app) runCrossDiff(cmd *cobra.Command, args []string, alias string, exit
 // crossDiff reports whether diff compares two clusters (--profile given
 // twice) instead of snapshots.
 func (a *app) crossDiff() bool { return strings.Contains(a.profile, ",") }
+
+// checkSyncFlags: --target-alias and --offset-syncs-profile only with
+// --offset-syncs, which needs the target alias.
+func (f translateFlags) checkSyncFlags() error {
+	if !f.offsetSyncs {
+		if f.targetAlias != "" || f.syncsProfile != "" {
+			return exitcode.Usagef("--target-alias and --offset-syncs-profile go with --offset-syncs")
+		}
+		return nil
+	}
+	if f.targetAlias == "" {
+		return exitcode.Usagef("--offset-syncs needs --target-alias: MM2's alias of this cluster (the topic is mm2-offset-syncs.ALIAS.internal)")
+	}
+	if err := admin.CheckAlias(f.targetAlias); err != nil {
+		return exitcode.Flag("--target-alias", err)
+	}
+	return nil
+}
+
+// addOffsetSyncs reads the offset syncs (on the connected cluster or the
+// --offset-syncs-profile one) and sets each row's nearest sync.
+func (a *app) addOffsetSyncs(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, f translateFlags, res *mirror.Result) error {
+	if f.syncsProfile != "" {
+		scfg, err := a.configFor(f.syncsProfile)
+		if err != nil {
+			return err
+		}
+		sadm, err := scfg.NewAdmin()
+		if err != nil {
+			return err
+		}
+		defer sadm.Close()
+		cfg, adm = scfg, sadm
+	}
+	topic := mirror.OffsetSyncsTopic(f.targetAlias)
+	gctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	syncs, skipped, err := mirror.ReadOffsetSyncs(gctx, cfg, adm, topic, res.WantedSyncs())
+	if errors.Is(err, mirror.ErrNoTopic) {
+		return fmt.Errorf("%s does not exist on that cluster: MM2 writes it to the source cluster unless offset-syncs.topic.location=target (--offset-syncs-profile names the cluster)", topic)
+	}
+	if err != nil {
+		return err
+	}
+	if skipped > 0 {
+		a.warnf("%s: skipped %s that did not decode as offset syncs", topic, textlist.Count(skipped, "record"))
+	}
+	res.AddSyncs(syncs)
+	return nil
+}

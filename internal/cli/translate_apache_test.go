@@ -152,9 +152,22 @@ func TestTranslateMirrorMaker2Apache(t *testing.T) {
 		t.Logf("partition %d: commit on A %d, resumed on B at source record %d: %d duplicate(s)", p, c, first[p], dup)
 	}
 
+	// --offset-syncs (on A, where MM2 writes them by default) names the
+	// sync each translation comes from and predicts the duplicates just
+	// counted.
+	env := profilesEnv(t, map[string]string{"a": a.BrokerList(), "b": b.BrokerList()})
+	res = mirror.Result{}
+	decodeJSON(t, runProfiles(t, env, 0, "--profile", "b", "translate", g, "--source-alias", "A", "--offset-syncs", "--target-alias", "B", "--offset-syncs-profile", "a", "-o", "json"), &res)
+	for _, p := range res.Groups[0].Partitions {
+		if p.ReadAgain == nil || *p.ReadAgain != commitA[p.Partition]-first[p.Partition] {
+			t.Errorf("partition %d: --offset-syncs says %v record(s) read again (sync %v->%v), the consumer read %d again", p.Partition, p.ReadAgain, p.SyncUpstream, p.SyncDownstream, commitA[p.Partition]-first[p.Partition])
+		} else {
+			t.Logf("partition %d: offset sync %d->%d, read again %d", p.Partition, *p.SyncUpstream, *p.SyncDownstream, *p.ReadAgain)
+		}
+	}
+
 	// diff across the two clusters: by name the topics differ (orders on
 	// A, A.orders on B); against the translation B now agrees.
-	env := profilesEnv(t, map[string]string{"a": a.BrokerList(), "b": b.BrokerList()})
 	var d mirror.DiffResult
 	decodeJSON(t, runProfiles(t, env, 0, "diff", "--profile", "a", "--profile", "b", g, "-o", "json"), &d)
 	if len(d.Rows) != 4 || d.Differences != 4 || d.Rows[0].Topic != remote || d.Rows[0].Status != mirror.DiffOnlyB || d.Rows[2].Status != mirror.DiffOnlyA {

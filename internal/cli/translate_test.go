@@ -233,3 +233,56 @@ func TestDiffAcrossClusters(t *testing.T) {
 
 	badInput(t, nil, "exactly two profiles", "diff", "--profile", "a", "--profile", "b", "--profile", "c", g)
 }
+
+// TestTranslateOffsetSyncs: --offset-syncs names the sync each translation
+// comes from and how many records a consumer resuming there reads again.
+func TestTranslateOffsetSyncs(t *testing.T) {
+	c := testkit.New(t)
+	alias, target := testkit.Name(t, "src"), testkit.Name(t, "tgt")
+	source := testkit.Name(t, "orders")
+	topic := alias + "." + source
+	c.CreateTopic(topic, 2, nil)
+	c.WaitTopic(topic, 2)
+	c.Produce(topic, map[int32]int{0: 60, 1: 60}, time.Time{})
+	g := testkit.Name(t, "g")
+	now := time.Now()
+	seedCheckpoints(t, c, alias,
+		mirror.Checkpoint{Group: g, Topic: topic, Partition: 0, Upstream: 40, Downstream: 26, Time: now},
+		mirror.Checkpoint{Group: g, Topic: topic, Partition: 1, Upstream: 20, Downstream: 20, Time: now},
+	)
+	syncs := mirror.OffsetSyncsTopic(target)
+	c.CreateTopic(syncs, 1, nil)
+	var recs []*kgo.Record
+	for _, s := range []mirror.OffsetSync{{Topic: source, Partition: 0}, {Topic: source, Partition: 0, Upstream: 30, Downstream: 25},
+		{Topic: source, Partition: 0, Upstream: 45, Downstream: 40}, {Topic: source, Partition: 1, Upstream: 20, Downstream: 20}} {
+		k, v := mirror.EncodeOffsetSync(s)
+		recs = append(recs, &kgo.Record{Topic: syncs, Key: k, Value: v})
+	}
+	recs = append(recs, &kgo.Record{Topic: syncs, Key: []byte{0}, Value: []byte{1}})
+	c.ProduceRecords(recs...)
+
+	res, r := translateJSON(t, c, 0, g, "--source-alias", alias, "--offset-syncs", "--target-alias", target)
+	if !res.OffsetSyncs || len(res.Groups[0].Partitions) != 2 {
+		t.Fatalf("%+v", res)
+	}
+	want := [][3]int64{{30, 25, 9}, {20, 20, 0}} // sync upstream, downstream, read again
+	for p, w := range want {
+		row := res.Groups[0].Partitions[p]
+		if row.SyncUpstream == nil || row.ReadAgain == nil || [3]int64{*row.SyncUpstream, *row.SyncDownstream, *row.ReadAgain} != w {
+			t.Errorf("partition %d: %+v, want sync %d->%d, read again %d", p, row, w[0], w[1], w[2])
+		}
+	}
+	if !strings.Contains(r.stderr, "skipped 1 record that did not decode as offset syncs") {
+		t.Errorf("stderr: %s", r.stderr)
+	}
+	table := mustRun(t, c, 0, "translate", g, "--source-alias", alias, "--offset-syncs", "--target-alias", target)
+	if !strings.Contains(table.stdout, "READ-AGAIN") || !strings.Contains(table.stdout, "30->25") {
+		t.Errorf("table:\n%s", table.stdout)
+	}
+	badInput(t, c, "--offset-syncs needs --target-alias", "translate", g, "--source-alias", alias, "--offset-syncs")
+	badInput(t, c, "go with --offset-syncs", "translate", g, "--source-alias", alias, "--target-alias", target)
+	r = mustRun(t, c, 1, "translate", g, "--source-alias", alias, "--offset-syncs", "--target-alias", "nosuch"+target)
+	if !strings.Contains(r.stderr, "does not exist on that cluster") {
+		t.Errorf("missing syncs topic: %s", r.stderr)
+	}
+}

@@ -45,6 +45,12 @@ type Row struct {
 	Status         string     `json:"status"`
 	Note           string     `json:"note,omitempty"`
 	Error          string     `json:"error,omitempty"`
+	// With --offset-syncs: the newest offset sync at or before the
+	// source offset, and how many records before the group's source
+	// commit the translation lands (a consumer reads them again).
+	SyncUpstream   *int64 `json:"sync_upstream,omitempty"`
+	SyncDownstream *int64 `json:"sync_downstream,omitempty"`
+	ReadAgain      *int64 `json:"read_again,omitempty"`
 }
 
 // Group is the translation of one group.
@@ -58,10 +64,12 @@ type Group struct {
 
 // Result is what translate prints.
 type Result struct {
-	SourceAlias      string  `json:"source_alias"`
-	CheckpointsTopic string  `json:"checkpoints_topic"`
-	MaxAge           string  `json:"max_age,omitempty"`
-	Groups           []Group `json:"groups"`
+	SourceAlias      string `json:"source_alias"`
+	CheckpointsTopic string `json:"checkpoints_topic"`
+	MaxAge           string `json:"max_age,omitempty"`
+	// OffsetSyncs says the rows carry their nearest offset sync.
+	OffsetSyncs bool    `json:"offset_syncs,omitempty"`
+	Groups      []Group `json:"groups"`
 }
 
 // Input is everything Translate needs, gathered beforehand.

@@ -97,3 +97,30 @@ func TestCompare(t *testing.T) {
 		}
 	}
 }
+
+func TestAddSyncs(t *testing.T) {
+	i := func(v int64) *int64 { return &v }
+	res := Result{SourceAlias: "A", Groups: []Group{{Group: "g", Partitions: []Row{
+		{Topic: "A.t", Partition: 0, SourceOffset: i(150), TranslatedOffset: i(102)}, // past the sync: +1
+		{Topic: "A.t", Partition: 1, SourceOffset: i(20), TranslatedOffset: i(20)},   // on the sync
+		{Topic: "A.t", Partition: 2, SourceOffset: i(20), TranslatedOffset: i(5)},    // from an older sync
+		{Topic: "A.t", Partition: 3, SourceOffset: i(20), TranslatedOffset: i(5)},    // no sync
+		{Topic: "A.t", Partition: 4}, // no checkpoint
+	}}}}
+	want := res.WantedSyncs()
+	if len(want) != 4 || want[admin.TP{Topic: "t", Partition: 0}] != 150 {
+		t.Fatalf("WantedSyncs: %v", want)
+	}
+	res.AddSyncs(Syncs{
+		{Topic: "t", Partition: 0}: {Topic: "t", Partition: 0, Upstream: 101, Downstream: 101},
+		{Topic: "t", Partition: 1}: {Topic: "t", Partition: 1, Upstream: 20, Downstream: 20},
+		{Topic: "t", Partition: 2}: {Topic: "t", Partition: 2, Upstream: 10, Downstream: 9},
+	})
+	rows := res.Groups[0].Partitions
+	if *rows[0].ReadAgain != 48 || *rows[1].ReadAgain != 0 || rows[2].ReadAgain != nil || rows[3].ReadAgain != nil || rows[4].SyncUpstream != nil {
+		t.Fatalf("%+v", rows)
+	}
+	if !strings.Contains(rows[2].Note, "not the translation of the nearest sync (10->9)") || !strings.Contains(rows[3].Note, "no offset sync") {
+		t.Fatalf("notes: %q %q", rows[2].Note, rows[3].Note)
+	}
+}
