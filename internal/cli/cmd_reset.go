@@ -53,8 +53,9 @@ func (a *app) resetCmd() *cobra.Command {
 shift:+N / shift:-N (relative to the committed offset), time:TIME (first
 offset at or after that time: RFC 3339, YYYY-MM-DD[THH:MM[:SS[.sss]]] in UTC
 unless a zone follows, or unix milliseconds), ago:DURATION (90m, 3d, 1d12h,
-PT90M, P1DT2H), file:PLAN.csv (Apache's --export/--from-file CSV) or group:OTHER
-(copy another group's committed offsets). Apache's flags --to-earliest,
+PT90M, P1DT2H), file:PLAN.csv (Apache's --export/--from-file CSV), group:OTHER
+(copy another group's committed offsets) or translated:ALIAS (MirrorMaker 2's
+translation of the group's offsets on source cluster ALIAS: see translate). Apache's flags --to-earliest,
 --to-latest, --to-current, --to-offset, --shift-by, --to-datetime,
 --by-duration and --from-file are accepted too.
 
@@ -80,7 +81,7 @@ Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
 	}
 	fl := cmd.Flags()
 	f.sel.flags(fl, "every consumer group (active groups and share groups are skipped with a warning; so are they with --regex)")
-	enumVar(fl, &f.to, "to", "", "", "target: an offset N or", enum{choices: []string{"earliest", "latest", "current", "shift:±N", "time:T", "ago:D", "file:PLAN.csv", "group:OTHER"},
+	enumVar(fl, &f.to, "to", "", "", "target: an offset N or", enum{choices: []string{"earliest", "latest", "current", "shift:±N", "time:T", "ago:D", "file:PLAN.csv", "group:OTHER", "translated:ALIAS"},
 		complete: a.completeResetTarget})
 	fl.StringArrayVarP(&f.topics, "topic", "t", nil, "scope: TOPIC (every partition) or TOPIC:P,P (repeatable)")
 	fl.BoolVar(&f.allTopics, "all-topics", false, "scope: every partition the group has committed offsets on (not with --topic)")
