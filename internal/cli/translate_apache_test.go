@@ -107,25 +107,21 @@ func TestTranslateMirrorMaker2Apache(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
-	ours := map[string]int64{}
-	for _, p := range res.Groups[0].Partitions {
-		if p.TranslatedOffset != nil {
-			ours[fmt.Sprintf("%s %d", p.Topic, p.Partition)] = *p.TranslatedOffset
+	// MM2's own answer, from RemoteClusterUtils.translateOffsets. A
+	// checkpoint taken before MM2 read a newer offset sync is replaced by a
+	// later one, so offsetctl and MM2 are read again until they agree on
+	// the same checkpoint (bounded), then must stay agreed.
+	var ours, theirs map[string]int64
+	for {
+		ours = translatedMap(t, b, g)
+		theirs = mm2Translate(t, mm2, mm2Env, b.BrokerList(), g)
+		if reflect.DeepEqual(ours, theirs) && reflect.DeepEqual(ours, translatedMap(t, b, g)) {
+			break
 		}
-	}
-
-	// MM2's own answer, from RemoteClusterUtils.translateOffsets.
-	theirs := map[string]int64{}
-	for _, line := range strings.Split(strings.TrimSpace(script(t, mm2Env, mm2, "run-class", "testdata/mm2/Translate.java", b.BrokerList(), "A", g)), "\n") {
-		f := strings.Fields(line)
-		if len(f) != 3 {
-			t.Fatalf("Translate.java printed %q", line)
+		if time.Now().After(deadline) {
+			t.Fatalf("translate and MM2 differ\noffsetctl:                           %v\nRemoteClusterUtils.translateOffsets: %v", ours, theirs)
 		}
-		n, _ := strconv.ParseInt(f[2], 10, 64)
-		theirs[f[0]+" "+f[1]] = n
-	}
-	if !reflect.DeepEqual(ours, theirs) {
-		t.Fatalf("translate and MM2 differ\noffsetctl:                        %v\nRemoteClusterUtils.translateOffsets: %v", ours, theirs)
+		time.Sleep(2 * time.Second)
 	}
 	t.Logf("translated %v (commits on A %v)", ours, commitA)
 
@@ -180,6 +176,38 @@ func TestTranslateMirrorMaker2Apache(t *testing.T) {
 		t.Fatalf("translated diff: %+v", d)
 	}
 	runProfiles(t, env, 0, "diff", "--profile", "a", "--profile", "b", g, "--translate", "A", "--exit-code")
+}
+
+// translatedMap is translate's answer as "topic partition" -> offset.
+func translatedMap(t *testing.T, b *testkit.Cluster, g string) map[string]int64 {
+	t.Helper()
+	res, _ := translateJSON(t, b, 0, g, "--source-alias", "A")
+	out := map[string]int64{}
+	for _, p := range res.Groups[0].Partitions {
+		if p.TranslatedOffset != nil {
+			out[fmt.Sprintf("%s %d", p.Topic, p.Partition)] = *p.TranslatedOffset
+		}
+	}
+	return out
+}
+
+// mm2Translate is RemoteClusterUtils.translateOffsets's answer, from
+// testdata/mm2/Translate.java run on MM2's classpath.
+func mm2Translate(t *testing.T, mm2 string, env []string, brokers, g string) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	for _, line := range strings.Split(strings.TrimSpace(script(t, env, mm2, "run-class", "testdata/mm2/Translate.java", brokers, "A", g)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			t.Fatalf("Translate.java printed %q", line)
+		}
+		n, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil {
+			t.Fatalf("Translate.java printed %q", line)
+		}
+		out[f[0]+" "+f[1]] = n
+	}
+	return out
 }
 
 func decodeOK(r result, v any) bool {
