@@ -194,29 +194,9 @@ func (a *app) runCrossDiff(cmd *cobra.Command, args []string, alias string, exit
 		}
 	}
 	groups := admin.Dedupe(args)
-	var snaps [2]*admin.Snapshot
-	var tr mirror.Result
-	for i, p := range profiles {
-		cfg, err := a.configFor(p)
-		if err != nil {
-			return err
-		}
-		a.conn = &cfg
-		_, adm, err := a.admin(cmd.Context())
-		a.conn = nil
-		if err != nil {
-			return err
-		}
-		gctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
-		snaps[i], err = admin.Gather(gctx, adm, admin.GatherRequest{Groups: groups})
-		cancel()
-		if err == nil && i == 1 && alias != "" {
-			tr, err = a.translate(cmd.Context(), cfg, adm, alias, groups, 0)
-		}
-		adm.Close()
-		if err != nil {
-			return fmt.Errorf("profile %s: %w", safetext.Arg(p), err)
-		}
+	snaps, tr, err := a.gatherTwo(cmd.Context(), profiles, groups, alias)
+	if err != nil {
+		return err
 	}
 	var res mirror.DiffResult
 	if alias != "" {
@@ -241,6 +221,36 @@ func (a *app) runCrossDiff(cmd *cobra.Command, args []string, alias string, exit
 		return &exitcode.Error{Code: exitcode.Failure, Err: fmt.Errorf("%d difference(s)", res.Differences)}
 	}
 	return nil
+}
+
+// gatherTwo reads the groups' commits on the two profiles' clusters and,
+// with alias, MM2's translation on the second.
+func (a *app) gatherTwo(ctx context.Context, profiles []string, groups []string, alias string) ([2]*admin.Snapshot, mirror.Result, error) {
+	var snaps [2]*admin.Snapshot
+	var tr mirror.Result
+	for i, p := range profiles {
+		cfg, err := a.configFor(p)
+		if err != nil {
+			return snaps, tr, err
+		}
+		a.conn = &cfg
+		_, adm, err := a.admin(ctx)
+		a.conn = nil
+		if err != nil {
+			return snaps, tr, err
+		}
+		gctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+		snaps[i], err = admin.Gather(gctx, adm, admin.GatherRequest{Groups: groups})
+		cancel()
+		if err == nil && i == 1 && alias != "" {
+			tr, err = a.translate(ctx, cfg, adm, alias, groups, 0)
+		}
+		adm.Close()
+		if err != nil {
+			return snaps, tr, fmt.Errorf("profile %s: %w", safetext.Arg(p), err)
+		}
+	}
+	return snaps, tr, nil
 }
 
 // crossDiff reports whether diff compares two clusters (--profile given
