@@ -84,6 +84,14 @@ func TestTranslateMirrorMaker2Apache(t *testing.T) {
 
 	mm2Env := []string{"MM2_SOURCE_BROKERS=" + a.BrokerList(), "MM2_TARGET_BROKERS=" + b.BrokerList(),
 		"MM2_TOPICS=" + regexp.QuoteMeta(topic), "MM2_GROUPS=" + regexp.QuoteMeta(g), "MM2_WORKDIR=" + filepath.Join(t.TempDir(), "mm2")}
+	// MM2 writes its offset syncs to A: gone with the test, after MM2
+	// stopped (cleanups run last-registered first).
+	admA := a.Admin()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = admA.DeleteTopic(ctx, mirror.OffsetSyncsTopic("B"))
+	})
 	t.Cleanup(func() {
 		cmd := exec.Command(mm2, "stop")
 		cmd.Env = append(os.Environ(), mm2Env...)
