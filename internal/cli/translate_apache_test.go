@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/internal/mirror"
 	"github.com/offsetctl/offsetctl/internal/testkit"
@@ -78,9 +80,13 @@ func TestTranslateMirrorMaker2Apache(t *testing.T) {
 	topic := a.Topic(2, nil)
 	a.Produce(topic, map[int32]int{0: perPartition, 1: perPartition}, time.Time{})
 	g := testkit.Name(t, "failover")
-	// The group's position on A: it consumed part of each partition.
+	// The group's position on A: a consumer of the group read part of
+	// each partition and committed there.
 	commitA := map[int32]int64{0: 150, 1: 77}
-	a.Commit(g, topic, commitA)
+	consumePart(t, a, g, topic, commitA)
+	if got := a.Committed(g); !reflect.DeepEqual(got, map[string]map[int32]int64{topic: commitA}) {
+		t.Fatalf("the group's commits on A: %v, want %v", got, commitA)
+	}
 
 	mm2Env := []string{"MM2_SOURCE_BROKERS=" + a.BrokerList(), "MM2_TARGET_BROKERS=" + b.BrokerList(),
 		"MM2_TOPICS=" + regexp.QuoteMeta(topic), "MM2_GROUPS=" + regexp.QuoteMeta(g), "MM2_WORKDIR=" + filepath.Join(t.TempDir(), "mm2")}
@@ -184,6 +190,49 @@ func TestTranslateMirrorMaker2Apache(t *testing.T) {
 		t.Fatalf("translated diff: %+v", d)
 	}
 	runProfiles(t, env, 0, "diff", "--profile", "a", "--profile", "b", g, "--translate", "A", "--exit-code")
+}
+
+// consumePart consumes topic as group g until it has read every record
+// below stop on each partition, commits stop, and leaves the group.
+func consumePart(t *testing.T, c *testkit.Cluster, g, topic string, stop map[int32]int64) {
+	t.Helper()
+	cl, err := c.Cfg.NewClient(kgo.ConsumerGroup(g), kgo.ConsumeTopics(topic), kgo.DisableAutoCommit(),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	read := map[int32]int64{}
+	ctx := testkit.Ctx(t)
+	for done := false; !done; {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("consuming on A: %v (read %v)", ctx.Err(), read)
+		}
+		fs.EachRecord(func(r *kgo.Record) { read[r.Partition] = max(read[r.Partition], r.Offset+1) })
+		done = true
+		for p, o := range stop {
+			done = done && read[p] >= o
+		}
+	}
+	offs := map[string]map[int32]kgo.EpochOffset{topic: {}}
+	for p, o := range stop {
+		offs[topic][p] = kgo.EpochOffset{Epoch: -1, Offset: o}
+	}
+	var cerr error
+	cl.CommitOffsetsSync(ctx, offs, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		cerr = err
+		for _, tp := range resp.Topics {
+			for _, pp := range tp.Partitions {
+				if e := kerr.ErrorForCode(pp.ErrorCode); e != nil && cerr == nil {
+					cerr = e
+				}
+			}
+		}
+	})
+	if cerr != nil {
+		t.Fatalf("committing on A: %v", cerr)
+	}
 }
 
 // translatedMap is translate's answer as "topic partition" -> offset.

@@ -107,6 +107,11 @@ func TestTranslateCheckpoints(t *testing.T) {
 	if got := c.Committed(g); !reflect.DeepEqual(got, map[string]map[int32]int64{topic: {0: 35, 1: 20, 2: 50}}) {
 		t.Fatalf("after reset: %v, want 0:35 1:20 2:50", got)
 	}
+	// The change engine did the rest: the backup holds the planned
+	// partitions as they were (1 at 20, 0 without a commit).
+	if b, err := os.ReadFile(filepath.Join(dir, "b.csv")); err != nil || !strings.Contains(string(b), topic+`",1,20`) || !strings.Contains(string(b), "offsetctl:no-commit:") {
+		t.Errorf("backup: %q %v", b, err)
+	}
 	res, _ = translateJSON(t, c, 0, g, "--source-alias", alias)
 	if p := res.Groups[0].Partitions[0]; p.Status != mirror.StatusInSync {
 		t.Errorf("after reset partition 0 is %s, want in-sync", p.Status)
