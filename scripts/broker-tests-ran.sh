@@ -9,6 +9,7 @@ set -euo pipefail
 BROKER_TESTS=(
   TestLagMatchesApache
   TestResetMatchesApache
+  TestTranslateMirrorMaker2Apache
   TestStreamsGroups
   TestShareGroupLagMatchesApache
   TestShareGroupResetMatchesApache

@@ -177,7 +177,7 @@ func PlanReset(in ResetInput) (Plan, error) {
 	if in.Target.NeedsScope() && in.Scope.Empty() && !in.AllTopics {
 		return plan, exitcode.Usagef("name a scope: --topic TOPIC[:P,...] or --all-topics")
 	}
-	if in.Target.Kind == ToFile && in.File == nil {
+	if in.Target.FromRows() && in.File == nil {
 		return plan, exitcode.Usagef("file plan not loaded")
 	}
 	if in.Target.Kind == ToFile && in.File.Columns == 3 && len(in.Groups) != 1 {
@@ -397,7 +397,7 @@ func planScope(in ResetInput, g *lag.GroupSnapshot) (groupScope, error) {
 	var sc groupScope
 	var err error
 	switch {
-	case in.Target.Kind == ToFile:
+	case in.Target.FromRows():
 		sc, err = fileScope(in, g)
 	case in.AllTopics:
 		if len(g.Commits) == 0 && len(g.NoStart) == 0 && !in.AllGroups {
@@ -545,7 +545,7 @@ func (t *targeter) logOffsets(k lag.TP, pp *PartitionPlan) (lag.PartitionOffsets
 	case terr != nil:
 		return po, lag.TopicFailure(fmt.Errorf("group %s: %w", safetext.Arg(g.Group), terr))
 	case !ok:
-		if _, known := in.Snapshot.Offsets.Partitions[k.Topic]; !known && in.Target.Kind != ToFile && !in.AllTopics {
+		if _, known := in.Snapshot.Offsets.Partitions[k.Topic]; !known && !in.Target.FromRows() && !in.AllTopics {
 			return po, exitcode.Usagef("topic %s does not exist", k.Topic)
 		}
 		where := "group " + safetext.Arg(g.Group)
@@ -588,7 +588,7 @@ func (t *targeter) want(k lag.TP, pp *PartitionPlan, po lag.PartitionOffsets) (w
 		return satAdd(*pp.Current, t.in.Target.Shift), true, nil
 	case ToTime:
 		return t.timeTarget(k, pp, po), true, nil
-	case ToFile:
+	case ToFile, ToTranslated:
 		r := t.fileRows[k]
 		if r.NoCommit {
 			pp.Action, pp.Note = ActDelete, "restore: had no commit (offset deleted)"

@@ -21,6 +21,11 @@ const (
 	ToTime
 	ToFile
 	ToGroup
+	// ToTranslated is MirrorMaker 2's translation of the group's offsets
+	// on the source cluster Alias (its checkpoints topic on this cluster):
+	// the caller reads them into File, as group,topic,partition,offset
+	// rows, and the plan treats them like a plan file's.
+	ToTranslated
 )
 
 // Target is a parsed --to SPEC.
@@ -31,17 +36,23 @@ type Target struct {
 	Millis int64  // ToTime: unix milliseconds (ago: already resolved against now)
 	Path   string // ToFile
 	Group  string // ToGroup
+	Alias  string // ToTranslated: the MM2 source cluster alias
 	// Spec is the text as given, for messages.
 	Spec string
 }
 
 // NeedsScope reports whether the target needs --topic or --all-topics
 // (a file plan names its own partitions).
-func (t Target) NeedsScope() bool { return t.Kind != ToFile }
+func (t Target) NeedsScope() bool { return !t.FromRows() }
+
+// FromRows reports whether the target's offsets are rows the caller loads
+// into ResetInput.File (a plan file, MM2's translations); they name their
+// own partitions, and --topic narrows them.
+func (t Target) FromRows() bool { return t.Kind == ToFile || t.Kind == ToTranslated }
 
 // ParseTarget parses a --to SPEC: earliest, latest, current, N, shift:±N,
 // time:TIME (see ParseTime), ago:DURATION (see ParseDuration; now minus the
-// duration, not before 1970), file:PATH, group:NAME. now resolves ago:
+// duration, not before 1970), file:PATH, group:NAME, translated:ALIAS. now resolves ago:
 // targets.
 func ParseTarget(spec string, now time.Time) (Target, error) {
 	s := strings.TrimSpace(spec)
@@ -83,6 +94,12 @@ func ParseTarget(spec string, now time.Time) (Target, error) {
 		}
 		t.Kind, t.Path = ToFile, arg
 		return t, nil
+	case "translated":
+		if err := CheckAlias(arg); err != nil {
+			return t, fmt.Errorf("%q: translated: %w", spec, err)
+		}
+		t.Kind, t.Alias, t.Path = ToTranslated, arg, s
+		return t, nil
 	case "group":
 		if arg == "" {
 			return t, fmt.Errorf("%q: group: needs a group name", spec)
@@ -98,7 +115,24 @@ func ParseTarget(spec string, now time.Time) (Target, error) {
 			return t, fmt.Errorf("%q: %w", spec, err)
 		}
 	}
-	return t, fmt.Errorf("%q: want earliest, latest, current, an offset N, shift:+N, shift:-N, time:TIME, ago:DURATION, file:PLAN.csv or group:NAME", spec)
+	return t, fmt.Errorf("%q: want earliest, latest, current, an offset N, shift:+N, shift:-N, time:TIME, ago:DURATION, file:PLAN.csv, group:NAME or translated:ALIAS", spec)
+}
+
+// CheckAlias validates a MirrorMaker 2 cluster alias: it becomes part of
+// a topic name (ALIAS.checkpoints.internal).
+func CheckAlias(alias string) error {
+	if alias == "" {
+		return fmt.Errorf("needs the MirrorMaker 2 source cluster alias")
+	}
+	if len(alias) > 200 {
+		return fmt.Errorf("cluster alias is %d bytes long: topic names stop at 249", len(alias))
+	}
+	for _, r := range alias {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return fmt.Errorf("cluster alias has a character a topic name cannot have (letters, digits, '.', '_', '-')")
+		}
+	}
+	return nil
 }
 
 // ParseOffset parses an exact, non-negative offset.

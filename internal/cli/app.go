@@ -343,6 +343,7 @@ func (a *app) commands() []*cobra.Command {
 	return []*cobra.Command{
 		a.groupsCmd(),
 		a.lagCmd(),
+		a.translateCmd(),
 		a.resetCmd(),
 		a.deleteOffsetsCmd(),
 		a.deleteGroupCmd(),

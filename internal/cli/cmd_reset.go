@@ -52,8 +52,9 @@ func (a *app) resetCmd() *cobra.Command {
 shift:+N / shift:-N (relative to the committed offset), time:TIME (first
 offset at or after that time: RFC 3339, YYYY-MM-DD[THH:MM[:SS[.sss]]] in UTC
 unless a zone follows, or unix milliseconds), ago:DURATION (90m, 3d, 1d12h,
-PT90M, P1DT2H), file:PLAN.csv (Apache's --export/--from-file CSV) or group:OTHER
-(copy another group's committed offsets). Apache's flags --to-earliest,
+PT90M, P1DT2H), file:PLAN.csv (Apache's --export/--from-file CSV), group:OTHER
+(copy another group's committed offsets) or translated:ALIAS (MirrorMaker 2's
+translation of the group's offsets on source cluster ALIAS: see translate). Apache's flags --to-earliest,
 --to-latest, --to-current, --to-offset, --shift-by, --to-datetime,
 --by-duration and --from-file are accepted too.
 
@@ -79,7 +80,7 @@ Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
 	}
 	fl := cmd.Flags()
 	f.sel.flags(fl, "every consumer group (active groups and share groups are skipped with a warning; so are they with --regex)")
-	enumVar(fl, &f.to, "to", "", "", "target: an offset N or", enum{choices: []string{"earliest", "latest", "current", "shift:±N", "time:T", "ago:D", "file:PLAN.csv", "group:OTHER"},
+	enumVar(fl, &f.to, "to", "", "", "target: an offset N or", enum{choices: []string{"earliest", "latest", "current", "shift:±N", "time:T", "ago:D", "file:PLAN.csv", "group:OTHER", "translated:ALIAS"},
 		complete: a.completeResetTarget})
 	fl.StringArrayVarP(&f.topics, "topic", "t", nil, "scope: TOPIC (every partition) or TOPIC:P,P (repeatable)")
 	fl.BoolVar(&f.allTopics, "all-topics", false, "scope: every partition the group has committed offsets on (not with --topic)")
@@ -226,6 +227,14 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 		return err
 	}
 	defer adm.Close()
+	if target.Kind == admin.ToTranslated {
+		if sel.All || sel.Match != nil {
+			return exitcode.Usagef("--to translated:ALIAS resets named groups: name them (not --all-groups or --regex)")
+		}
+		if file, err = a.translatedPlan(cmd.Context(), cfg, adm, target.Alias, admin.Dedupe(sel.Groups)); err != nil {
+			return err
+		}
+	}
 
 	gctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
 	in, err := admin.GatherReset(gctx, adm, admin.ResetRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, Target: target, Scope: scope, AllTopics: f.allTopics, File: file, GroupsFromFile: fromFile})

@@ -132,6 +132,7 @@ func shortNames(names []string) string {
 
 func (a *app) diffCmd() *cobra.Command {
 	var exitCode, allGroups bool
+	var translate string
 	cmd := &cobra.Command{
 		Use:   "diff A [B]",
 		Short: "Compare two snapshots, or a snapshot with the cluster now: per group and partition, before, after and delta",
@@ -146,6 +147,9 @@ Against the cluster, only the groups of A are compared unless --all-groups
   offsetctl diff before.csv after.csv -o json
   offsetctl diff before.csv --exit-code >/dev/null || echo "offsets moved"`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if a.crossDiff() {
+				return nil // groups: checked by runCrossDiff
+			}
 			switch len(args) {
 			case 1, 2:
 				return nil
@@ -155,6 +159,12 @@ Against the cluster, only the groups of A are compared unless --all-groups
 			return exitcode.Usagef("diff takes one or two snapshots, got %d: %s: %s", len(args), quoteArgs(args), usageLine(cmd))
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if a.crossDiff() {
+				return a.runCrossDiff(cmd, args, translate, exitCode)
+			}
+			if translate != "" {
+				return exitcode.Usagef("--translate compares two clusters: give --profile A --profile B and the groups")
+			}
 			before, err := a.readState(args[0])
 			if err != nil {
 				return err
@@ -186,6 +196,7 @@ Against the cluster, only the groups of A are compared unless --all-groups
 		},
 	}
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when there are differences (like git diff --exit-code)")
+	cmd.Flags().StringVar(&translate, "translate", "", "with --profile A --profile B: compare B's commits with MirrorMaker 2's translation of A's (A's alias in MM2)")
 	cmd.Flags().BoolVar(&allGroups, "all-groups", false, "against the cluster: compare every consumer group, not only A's (new groups show as appeared)")
 	return cmd
 }

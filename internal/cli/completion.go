@@ -182,7 +182,7 @@ func (a *app) completeResetTarget(cmd *cobra.Command, args []string, toComplete 
 	if strings.HasPrefix(toComplete, "file:") {
 		return nil, cobra.ShellCompDirectiveDefault
 	}
-	return prefixes("earliest", "latest", "current", "shift:", "time:", "ago:", "file:", "group:")(cmd, nil, toComplete)
+	return prefixes("earliest", "latest", "current", "shift:", "time:", "ago:", "file:", "group:", "translated:")(cmd, nil, toComplete)
 }
 
 // filterCompletions keeps the names that start with prefix and are not in

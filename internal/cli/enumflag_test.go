@@ -27,7 +27,7 @@ func TestEnumFlagsComplete(t *testing.T) {
 		{[]string{"semantics", "--modes", "sync,"}, []string{"sync,all", "sync,async", "sync,at-least-once", "sync,at-most-once", "sync,auto", "sync,auto-greedy"}, ":4"},
 		{[]string{"reset", "g", "--to", "sh"}, []string{"shift:"}, ":6"},
 		{[]string{"reset", "g", "--to", "l"}, []string{"latest"}, ":4"},
-		{[]string{"reset", "g", "--to", ""}, []string{"ago:", "current", "earliest", "file:", "group:", "latest", "shift:", "time:"}, ":6"},
+		{[]string{"reset", "g", "--to", ""}, []string{"ago:", "current", "earliest", "file:", "group:", "latest", "shift:", "time:", "translated:"}, ":6"},
 	} {
 		words, dir := complete(t, c.args...)
 		if !slices.Equal(words, c.want) || dir != c.dir {
@@ -43,7 +43,7 @@ func TestEnumFlagsListChoicesInHelp(t *testing.T) {
 		{"lag", "{earliest|latest}"},
 		{"lag", "{table|json|csv}"},
 		{"semantics", "{at-most-once|at-least-once|auto|auto-greedy|sync|async|all}"},
-		{"reset", "{earliest|latest|current|shift:±N|time:T|ago:D|file:PLAN.csv|group:OTHER}"},
+		{"reset", "{earliest|latest|current|shift:±N|time:T|ago:D|file:PLAN.csv|group:OTHER|translated:ALIAS}"},
 	} {
 		// Blanks folded: the column's width is the longest flag's.
 		out := strings.Join(strings.Fields(mustRun(t, nil, 0, c.cmd, "--help").stdout), " ")

@@ -16,7 +16,7 @@ var commandGroups = []struct {
 	id, title string
 	commands  []string
 }{
-	{"inspect", "Inspect:", []string{"groups", "lag"}},
+	{"inspect", "Inspect:", []string{"groups", "lag", "translate"}},
 	{"change", "Change offsets (dry run by default):", []string{"reset", "delete-offsets", "delete-group", "undo"}},
 	{"replay", "Replay:", []string{"replay"}},
 	{"record", "Record and compare:", []string{"history", "snapshot", "diff"}},
