@@ -10,8 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/change"
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/mirror"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/internal/textlist"
@@ -92,7 +94,7 @@ func (a *app) runTranslate(cmd *cobra.Command, args []string, f translateFlags) 
 	if err := f.checkSyncFlags(); err != nil {
 		return err
 	}
-	groups := admin.Dedupe(args)
+	groups := lag.Dedupe(args)
 	cfg, adm, err := a.admin(cmd.Context())
 	if err != nil {
 		return err
@@ -151,7 +153,7 @@ func translateErrors(res mirror.Result, warnf func(string, ...any)) error {
 			}
 		}
 	}
-	return reportErrors(errs)
+	return change.ReportErrors(errs)
 }
 
 // translatedPlan reads MM2's translation of the groups into a plan of
@@ -193,7 +195,7 @@ func (a *app) runCrossDiff(cmd *cobra.Command, args []string, alias string, exit
 			return exitcode.Flag("--translate", err)
 		}
 	}
-	groups := admin.Dedupe(args)
+	groups := lag.Dedupe(args)
 	snaps, tr, err := a.gatherTwo(cmd.Context(), profiles, groups, alias)
 	if err != nil {
 		return err
@@ -214,7 +216,7 @@ func (a *app) runCrossDiff(cmd *cobra.Command, args []string, alias string, exit
 			errs = append(errs, "group "+safetext.Arg(r.Group)+": "+r.Note)
 		}
 	}
-	if err := reportErrors(errs); err != nil {
+	if err := change.ReportErrors(errs); err != nil {
 		return err
 	}
 	if exitCode && res.Differences > 0 {
@@ -225,8 +227,8 @@ func (a *app) runCrossDiff(cmd *cobra.Command, args []string, alias string, exit
 
 // gatherTwo reads the groups' commits on the two profiles' clusters and,
 // with alias, MM2's translation on the second.
-func (a *app) gatherTwo(ctx context.Context, profiles []string, groups []string, alias string) ([2]*admin.Snapshot, mirror.Result, error) {
-	var snaps [2]*admin.Snapshot
+func (a *app) gatherTwo(ctx context.Context, profiles []string, groups []string, alias string) ([2]*lag.Snapshot, mirror.Result, error) {
+	var snaps [2]*lag.Snapshot
 	var tr mirror.Result
 	for i, p := range profiles {
 		cfg, err := a.configFor(p)
@@ -240,7 +242,7 @@ func (a *app) gatherTwo(ctx context.Context, profiles []string, groups []string,
 			return snaps, tr, err
 		}
 		gctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-		snaps[i], err = admin.Gather(gctx, adm, admin.GatherRequest{Groups: groups})
+		snaps[i], err = lag.Gather(gctx, adm, lag.GatherRequest{Groups: groups})
 		cancel()
 		if err == nil && i == 1 && alias != "" {
 			tr, err = a.translate(ctx, cfg, adm, alias, groups, 0)

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // The statuses of a compared partition.
@@ -42,7 +42,7 @@ type DiffResult struct {
 
 // Compare sets the commits of groups on cluster a beside those on b, by
 // topic name and partition.
-func Compare(groups []string, a, b *admin.Snapshot) DiffResult {
+func Compare(groups []string, a, b *lag.Snapshot) DiffResult {
 	var res DiffResult
 	for _, name := range groups {
 		ca, ea := commitsOf(a, name)
@@ -51,17 +51,17 @@ func Compare(groups []string, a, b *admin.Snapshot) DiffResult {
 			res.add(DiffRow{Group: name, Partition: -1, Status: StatusError, Note: joinNote(ea, eb)})
 			continue
 		}
-		var keys []admin.TP
-		seen := map[admin.TP]bool{}
-		for _, m := range []admin.PartitionMap[admin.Commit]{ca, cb} {
-			m.Each(func(t string, p int32, _ admin.Commit) {
-				if k := (admin.TP{Topic: t, Partition: p}); !seen[k] {
+		var keys []lag.TP
+		seen := map[lag.TP]bool{}
+		for _, m := range []lag.PartitionMap[lag.Commit]{ca, cb} {
+			m.Each(func(t string, p int32, _ lag.Commit) {
+				if k := (lag.TP{Topic: t, Partition: p}); !seen[k] {
 					seen[k] = true
 					keys = append(keys, k)
 				}
 			})
 		}
-		slices.SortFunc(keys, admin.CompareTP)
+		slices.SortFunc(keys, lag.CompareTP)
 		for _, k := range keys {
 			r := DiffRow{Group: name, Topic: k.Topic, Partition: k.Partition, A: offsetOf(ca, k), B: offsetOf(cb, k)}
 			switch {
@@ -83,7 +83,7 @@ func Compare(groups []string, a, b *admin.Snapshot) DiffResult {
 // CompareTranslated sets B's commits beside MM2's translation of A's
 // commits; A's commit now is shown on the source-side topic name (the
 // B topic without alias's prefix under the default replication policy).
-func CompareTranslated(a *admin.Snapshot, tr Result) DiffResult {
+func CompareTranslated(a *lag.Snapshot, tr Result) DiffResult {
 	res := DiffResult{Translate: tr.SourceAlias}
 	for _, g := range tr.Groups {
 		ca, ea := commitsOf(a, g.Group)
@@ -94,7 +94,7 @@ func CompareTranslated(a *admin.Snapshot, tr Result) DiffResult {
 		for _, p := range g.Partitions {
 			up := strings.TrimPrefix(p.Topic, tr.SourceAlias+".")
 			r := DiffRow{Group: g.Group, Topic: p.Topic, Partition: p.Partition, Translated: p.TranslatedOffset, B: p.CurrentOffset,
-				A: offsetOf(ca, admin.TP{Topic: up, Partition: p.Partition})}
+				A: offsetOf(ca, lag.TP{Topic: up, Partition: p.Partition})}
 			switch {
 			case p.Status == StatusError:
 				r.Status, r.Note = StatusError, p.Error
@@ -124,7 +124,7 @@ func (d *DiffResult) add(r DiffRow) {
 	}
 }
 
-func commitsOf(s *admin.Snapshot, group string) (admin.PartitionMap[admin.Commit], string) {
+func commitsOf(s *lag.Snapshot, group string) (lag.PartitionMap[lag.Commit], string) {
 	g, ok := s.Group(group)
 	if !ok {
 		return nil, ""
@@ -135,7 +135,7 @@ func commitsOf(s *admin.Snapshot, group string) (admin.PartitionMap[admin.Commit
 	return g.Commits, ""
 }
 
-func offsetOf(m admin.PartitionMap[admin.Commit], k admin.TP) *int64 {
+func offsetOf(m lag.PartitionMap[lag.Commit], k lag.TP) *int64 {
 	c, ok := m.Lookup(k.Topic, k.Partition)
 	if !ok || c.Err != nil {
 		return nil

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // Gather reads what Translate needs from the target cluster: the
@@ -22,7 +22,7 @@ func Gather(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, alias s
 		return in, err
 	}
 	in.Checkpoints = cps
-	snap, err := admin.Gather(ctx, adm, admin.GatherRequest{Groups: groups, ExtraTopics: Topics(cps, groups)})
+	snap, err := lag.Gather(ctx, adm, lag.GatherRequest{Groups: groups, ExtraTopics: Topics(cps, groups)})
 	if err != nil {
 		return in, err
 	}

@@ -7,17 +7,17 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // SyncWant is, per source-side partition, the upstream offsets whose
 // nearest offset sync is wanted (the checkpoints' source offsets).
-type SyncWant map[admin.TP]int64
+type SyncWant map[lag.TP]int64
 
 // Syncs holds, per source-side partition, the newest offset sync at or
 // before the wanted upstream offset.
-type Syncs map[admin.TP]OffsetSync
+type Syncs map[lag.TP]OffsetSync
 
 // SourceTopic is the source-side name of a target topic: without the
 // alias's prefix under MM2's default replication policy, unchanged under
@@ -31,7 +31,7 @@ func (res Result) WantedSyncs() SyncWant {
 	for _, g := range res.Groups {
 		for _, r := range g.Partitions {
 			if r.SourceOffset != nil {
-				w[admin.TP{Topic: SourceTopic(res.SourceAlias, r.Topic), Partition: r.Partition}] = *r.SourceOffset
+				w[lag.TP{Topic: SourceTopic(res.SourceAlias, r.Topic), Partition: r.Partition}] = *r.SourceOffset
 			}
 		}
 	}
@@ -50,7 +50,7 @@ func ReadOffsetSyncs(ctx context.Context, cfg cluster.Config, adm *cluster.Admin
 			skipped++
 			return
 		}
-		k := admin.TP{Topic: s.Topic, Partition: s.Partition}
+		k := lag.TP{Topic: s.Topic, Partition: s.Partition}
 		up, ok := want[k]
 		if !ok || s.Upstream > up {
 			return
@@ -75,7 +75,7 @@ func (res *Result) AddSyncs(syncs Syncs) {
 			if r.SourceOffset == nil {
 				continue
 			}
-			s, ok := syncs[admin.TP{Topic: SourceTopic(res.SourceAlias, r.Topic), Partition: r.Partition}]
+			s, ok := syncs[lag.TP{Topic: SourceTopic(res.SourceAlias, r.Topic), Partition: r.Partition}]
 			if !ok {
 				r.Note = joinNote(r.Note, "no offset sync at or before the source offset")
 				continue

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // The statuses of a translated partition.
@@ -78,7 +79,7 @@ type Input struct {
 	Groups      []string
 	Checkpoints *Checkpoints
 	// Target is the groups' commits and the topics' log offsets on B.
-	Target *admin.Snapshot
+	Target *lag.Snapshot
 	MaxAge time.Duration // 0: no age check
 	Now    time.Time
 }
@@ -121,7 +122,7 @@ func translateGroup(in Input, name string) Group {
 		return g
 	}
 	gs, ok := in.Target.Group(name)
-	var commits admin.PartitionMap[admin.Commit]
+	var commits lag.PartitionMap[lag.Commit]
 	if ok {
 		if gs.Err != nil || gs.CommitErr != nil {
 			g.Error = fmt.Sprintf("reading the group on the target cluster: %v", firstErr(gs.Err, gs.CommitErr))
@@ -138,11 +139,11 @@ func translateGroup(in Input, name string) Group {
 // rowKeys are the partitions to show: every partition on B of a topic the
 // group has a checkpoint on, and its B commits on topics named as mirrored
 // from the alias (alias.topic) that have no checkpoint at all.
-func rowKeys(in Input, cps map[string]map[int32]Checkpoint, commits admin.PartitionMap[admin.Commit]) []admin.TP {
-	seen := map[admin.TP]bool{}
-	var keys []admin.TP
+func rowKeys(in Input, cps map[string]map[int32]Checkpoint, commits lag.PartitionMap[lag.Commit]) []lag.TP {
+	seen := map[lag.TP]bool{}
+	var keys []lag.TP
 	add := func(t string, p int32) {
-		k := admin.TP{Topic: t, Partition: p}
+		k := lag.TP{Topic: t, Partition: p}
 		if !seen[k] {
 			seen[k] = true
 			keys = append(keys, k)
@@ -157,16 +158,16 @@ func rowKeys(in Input, cps map[string]map[int32]Checkpoint, commits admin.Partit
 		}
 	}
 	prefix := in.Alias + "."
-	commits.Each(func(t string, p int32, _ admin.Commit) {
+	commits.Each(func(t string, p int32, _ lag.Commit) {
 		if _, ok := cps[t]; ok || strings.HasPrefix(t, prefix) {
 			add(t, p)
 		}
 	})
-	slices.SortFunc(keys, admin.CompareTP)
+	slices.SortFunc(keys, lag.CompareTP)
 	return keys
 }
 
-func translateRow(in Input, k admin.TP, cps map[string]map[int32]Checkpoint, commits admin.PartitionMap[admin.Commit]) Row {
+func translateRow(in Input, k lag.TP, cps map[string]map[int32]Checkpoint, commits lag.PartitionMap[lag.Commit]) Row {
 	r := Row{Topic: k.Topic, Partition: k.Partition}
 	if c, ok := commits.Lookup(k.Topic, k.Partition); ok {
 		if c.Err != nil {

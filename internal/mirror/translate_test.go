@@ -6,24 +6,24 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
-func snapshot(commits map[string]map[string]map[int32]int64, logs map[string][]int64) *admin.Snapshot {
-	s := &admin.Snapshot{Offsets: admin.TopicOffsets{Partitions: admin.PartitionMap[admin.PartitionOffsets]{}}}
+func snapshot(commits map[string]map[string]map[int32]int64, logs map[string][]int64) *lag.Snapshot {
+	s := &lag.Snapshot{Offsets: lag.TopicOffsets{Partitions: lag.PartitionMap[lag.PartitionOffsets]{}}}
 	for g, ts := range commits {
-		gs := admin.GroupSnapshot{Commits: admin.PartitionMap[admin.Commit]{}}
+		gs := lag.GroupSnapshot{Commits: lag.PartitionMap[lag.Commit]{}}
 		gs.Group = g
 		for t, ps := range ts {
 			for p, o := range ps {
-				gs.Commits.Set(t, p, admin.Commit{Offset: o})
+				gs.Commits.Set(t, p, lag.Commit{Offset: o})
 			}
 		}
 		s.Groups = append(s.Groups, gs)
 	}
 	for t, ends := range logs {
 		for p, e := range ends {
-			s.Offsets.Partitions.Set(t, int32(p), admin.PartitionOffsets{Start: 0, End: e})
+			s.Offsets.Partitions.Set(t, int32(p), lag.PartitionOffsets{Start: 0, End: e})
 		}
 	}
 	return s
@@ -108,7 +108,7 @@ func TestAddSyncs(t *testing.T) {
 		{Topic: "A.t", Partition: 4}, // no checkpoint
 	}}}}
 	want := res.WantedSyncs()
-	if len(want) != 4 || want[admin.TP{Topic: "t", Partition: 0}] != 150 {
+	if len(want) != 4 || want[lag.TP{Topic: "t", Partition: 0}] != 150 {
 		t.Fatalf("WantedSyncs: %v", want)
 	}
 	res.AddSyncs(Syncs{
