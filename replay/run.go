@@ -72,6 +72,12 @@ type Options struct {
 	// Admin, when set, is an admin client of the source cluster already
 	// opened (and checked) by the caller; Run uses it and leaves it open.
 	Admin *cluster.Admin
+
+	// Shard, when set, replays only its share of the selected
+	// partitions (shard.go).
+	Shard *Shard
+	// DigestFile, when set, writes the shard digest file (shardfile.go).
+	DigestFile *DigestFileOptions
 }
 
 // Progress is a progress report.
@@ -131,6 +137,13 @@ type Result struct {
 	Partitions   []PartitionResult `json:"partitions"`
 	Verification Verification      `json:"verification"`
 	Backfill     *BackfillResult   `json:"backfill,omitempty"`
+	// Shard says which share of the selected partitions a --shard run
+	// covered; DigestFile names the shard digest file written.
+	Shard      *ShardInfo `json:"shard,omitempty"`
+	DigestFile string     `json:"digest_file,omitempty"`
+
+	sums            map[int32]partSum // per-partition digest parts, for the digest file
+	topicPartitions int
 }
 
 const defaultFetchMaxBytes = 2 << 20
@@ -238,6 +251,9 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 	if opts.Topic == "" {
 		return nil, exitcode.Usagef("no topic given")
 	}
+	if opts.DigestFile != nil {
+		return runWithDigestFile(func(o Options) (*Result, error) { return Run(ctx, cfg, o) }, opts)
+	}
 	if opts.Format == "" {
 		opts.Format = JSONL
 	}
@@ -282,6 +298,12 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 	if err != nil {
 		return nil, exitcode.AsUsage(err)
 	}
+	var shard *ShardInfo
+	if opts.Shard != nil {
+		var info ShardInfo
+		plan, info = ShardPlan(plan, *opts.Shard)
+		shard = &info
+	}
 
 	allParts := make([]int32, 0, len(g.Partitions))
 	for p := range g.Partitions {
@@ -325,6 +347,7 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 
 	res, cerr := consume(ctx, cfg, plan, opts, copier)
 	res.Isolation = opts.Isolation.String()
+	res.Shard, res.topicPartitions = shard, len(g.Partitions)
 	if copier != nil {
 		bctx := ctx
 		if ctx.Err() != nil {

@@ -343,6 +343,7 @@ func (a *app) commands() []*cobra.Command {
 		a.snapshotCmd(),
 		a.diffCmd(),
 		a.replayCmd(),
+		a.digestCmd(),
 		a.semanticsCmd(),
 		a.demoCmd(),
 		a.playgroundCmd(),

@@ -18,7 +18,7 @@ var commandGroups = []struct {
 }{
 	{"inspect", "Inspect:", []string{"groups", "lag"}},
 	{"change", "Change offsets (dry run by default):", []string{"reset", "delete-offsets", "delete-group", "undo"}},
-	{"replay", "Replay:", []string{"replay"}},
+	{"replay", "Replay:", []string{"replay", "digest"}},
 	{"record", "Record and compare:", []string{"history", "snapshot", "diff"}},
 	{"serve", "Serve:", []string{"exporter"}},
 	{"learn", "Learn:", []string{"demo", "playground", "semantics"}},
