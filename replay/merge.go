@@ -135,7 +135,7 @@ func sameRun(files []NamedShardDigest) error {
 		case a.Topic != b.Topic:
 			return differ("topic", fmt.Sprintf("%q", a.Topic), fmt.Sprintf("%q", b.Topic))
 		case a.Isolation != b.Isolation:
-			return differ("--isolation", a.Isolation, b.Isolation)
+			return differ("--isolation", safetext.Arg(a.Isolation), safetext.Arg(b.Isolation))
 		case a.From != b.From:
 			return differ("--from", fmt.Sprintf("%q", a.From), fmt.Sprintf("%q", b.From))
 		case a.Until != b.Until:
@@ -155,7 +155,8 @@ func sameRun(files []NamedShardDigest) error {
 // its whole share, and returns them in shard order.
 func coverage(files []NamedShardDigest) ([]NamedShardDigest, error) {
 	n := files[0].Shard.Count
-	byIndex := make([]*NamedShardDigest, n)
+	// A map, not a slice of N: a file may say N = 100,000.
+	byIndex := make(map[int]*NamedShardDigest, len(files))
 	seen := map[int32]string{}
 	for i := range files {
 		f := &files[i]
@@ -180,29 +181,34 @@ func coverage(files []NamedShardDigest) ([]NamedShardDigest, error) {
 				shown(*f), f.Shard.Shard, formatParts(want), n, f.Shard.Index, formatParts(f.Shard.Partitions))
 		}
 		if f.Stopped != StoppedEnd {
-			return nil, fmt.Errorf("%s: shard %s stopped (%s) before the end of its range: its digest covers part of it; rerun that shard", shown(*f), f.Shard.Shard, f.Stopped)
+			return nil, fmt.Errorf("%s: shard %s stopped (%s) before the end of its range: its digest covers part of it; rerun that shard", shown(*f), f.Shard.Shard, safetext.Arg(f.Stopped))
 		}
 	}
 	var missing []string
-	var parts []int32
-	for i, f := range byIndex {
-		if f == nil {
+	nMissing := n - len(byIndex)
+	for i := 0; i < n && len(missing) < min(nMissing, 10); i++ { // named, then counted
+		if byIndex[i] == nil {
 			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
-			for _, p := range files[0].Shard.Selected {
-				if int(p)%n == i {
-					parts = append(parts, p)
-				}
-			}
 		}
 	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("missing shards: %s of %d not given (partitions %s of the range are in no file)", strings.Join(missing, ","), n, orNone(parts))
+	if nMissing > 0 {
+		named := strings.Join(missing, ",")
+		if nMissing > len(missing) {
+			named += fmt.Sprintf(" and %d more", nMissing-len(missing))
+		}
+		var parts []int32 // the selected partitions no file covers
+		for _, p := range files[0].Shard.Selected {
+			if byIndex[int(p)%n] == nil {
+				parts = append(parts, p)
+			}
+		}
+		return nil, fmt.Errorf("missing shards: %s of %d not given (partitions %s of the range are in no file)", named, n, orNone(parts))
 	}
 	out := make([]NamedShardDigest, n)
 	for i, f := range byIndex {
 		out[i] = *f
 	}
-	return out, nil
+	return out, nil // every index 0..n-1 is in byIndex
 }
 
 func orNone(ps []int32) string {

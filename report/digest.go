@@ -60,7 +60,7 @@ func DigestMerge(w io.Writer, f Format, r *replay.MergeResult) error {
 		return WriteCSV(w, mergePartHeader, mergePartRows(r))
 	}
 	if _, err := fmt.Fprintf(w, "TOPIC %s  ISOLATION %s  SHARDS %d  PARTITIONS %d  RECORDS %d\nDIGEST %s\n",
-		safetext.Text(r.Topic), r.Isolation, r.ShardCount, len(r.Partitions), r.Records, r.Digest); err != nil {
+		safetext.Text(r.Topic), safetext.Text(r.Isolation), r.ShardCount, len(r.Partitions), r.Records, r.Digest); err != nil {
 		return err
 	}
 	if r.PayloadDigest != "" {
