@@ -70,7 +70,7 @@ func DigestMerge(w io.Writer, f Format, r *replay.MergeResult) error {
 	}
 	verdict := "every shard's proof: all committed offsets unchanged"
 	if !r.ProofUnchanged {
-		verdict = "not every shard proved its committed offsets unchanged (see PROOF)"
+		verdict = "not every shard proved its committed offsets unchanged (see the PROOF column)"
 	}
 	if _, err := fmt.Fprintf(w, "PROOF %s\n\n", verdict); err != nil {
 		return err
@@ -98,7 +98,7 @@ func mergeShardRows(r *replay.MergeResult) [][]string {
 		case !s.Proof.Unchanged:
 			proof = "moved-by-group-consumers"
 		}
-		rows = append(rows, []string{fmt.Sprintf("%d/%d", s.Index, s.Count), safetext.Arg(s.File), partList(s.Partitions), I64(s.Records), s.Digest, proof})
+		rows = append(rows, []string{fmt.Sprintf("%d/%d", s.Index, s.Count), s.File, partList(s.Partitions), I64(s.Records), s.Digest, proof})
 	}
 	return rows
 }
