@@ -251,6 +251,9 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 	if opts.Topic == "" {
 		return nil, exitcode.Usagef("no topic given")
 	}
+	if err := checkShard(opts.Shard); err != nil {
+		return nil, err
+	}
 	if opts.DigestFile != nil {
 		return runWithDigestFile(func(o Options) (*Result, error) { return Run(ctx, cfg, o) }, opts)
 	}

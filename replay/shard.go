@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
@@ -96,4 +97,16 @@ func ShardPlan(plan Plan, s Shard) (Plan, ShardInfo) {
 	slices.Sort(info.Selected)
 	slices.Sort(info.Partitions)
 	return plan, info
+}
+
+// checkShard refuses a Shard that ParseShard would not give (a Go caller
+// may build one): Count 0 would divide by zero.
+func checkShard(s *Shard) error {
+	if s == nil {
+		return nil
+	}
+	if s.Count < 1 || s.Count > MaxShards || s.Index < 0 || s.Index >= s.Count {
+		return exitcode.Usagef("shard %d/%d: want 0 ≤ I < N ≤ %d", s.Index, s.Count, MaxShards)
+	}
+	return nil
 }

@@ -51,6 +51,17 @@ func TestParseShard(t *testing.T) {
 	}
 }
 
+func TestCheckShard(t *testing.T) {
+	for _, s := range []*Shard{{0, 0}, {3, 3}, {-1, 2}, {0, MaxShards + 1}} {
+		if err := checkShard(s); exitcode.Code(err) != 2 {
+			t.Errorf("checkShard(%v) = %v, want exit 2", *s, err)
+		}
+	}
+	if checkShard(nil) != nil || checkShard(&Shard{2, 3}) != nil {
+		t.Error("valid shards refused")
+	}
+}
+
 // TestShardPlanAssignment: partition p goes to shard p mod N; the shards
 // of one plan are disjoint and cover it, also for a --partitions selection
 // and for more shards than partitions (some shards then read nothing).
