@@ -423,6 +423,7 @@ func (c *consumer) finish() (*Result, error) {
 		res.ResumeFrom = resumeFrom(res.Partitions)
 	}
 	res.Digest, res.DigestVersion = combine(c.order, hashes, false), DigestVersion
+	res.sums = partitionSums(c.order, hashes)
 	if c.payload {
 		res.PayloadDigest = combine(c.order, hashes, true)
 	}

@@ -72,6 +72,12 @@ type Options struct {
 	// Admin, when set, is an admin client of the source cluster already
 	// opened (and checked) by the caller; Run uses it and leaves it open.
 	Admin *cluster.Admin
+
+	// Shard, when set, replays only its share of the selected
+	// partitions (shard.go).
+	Shard *Shard
+	// DigestFile, when set, writes the shard digest file (shardfile.go).
+	DigestFile *DigestFileOptions
 }
 
 // Progress is a progress report.
@@ -131,6 +137,13 @@ type Result struct {
 	Partitions   []PartitionResult `json:"partitions"`
 	Verification Verification      `json:"verification"`
 	Backfill     *BackfillResult   `json:"backfill,omitempty"`
+	// Shard says which share of the selected partitions a --shard run
+	// covered; DigestFile names the shard digest file written.
+	Shard      *ShardInfo `json:"shard,omitempty"`
+	DigestFile string     `json:"digest_file,omitempty"`
+
+	sums            map[int32]partSum // per-partition digest parts, for the digest file
+	topicPartitions int
 }
 
 const defaultFetchMaxBytes = 2 << 20
@@ -238,6 +251,12 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 	if err := checkOptions(&opts); err != nil {
 		return nil, err
 	}
+	if err := checkShard(opts.Shard); err != nil {
+		return nil, err
+	}
+	if opts.DigestFile != nil {
+		return runWithDigestFile(func(o Options) (*Result, error) { return Run(ctx, cfg, o) }, opts)
+	}
 	if opts.Produce != nil && opts.Produce.Checkpoint != nil {
 		// Held from before the first read of either cluster (the range
 		// and the target's end offsets a resume counts from) until the
@@ -272,6 +291,12 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 	plan, err := MakePlan(g, PlanRequest{Partitions: opts.Partitions, From: opts.From, Until: opts.Until, Max: opts.Max, Follow: opts.Follow, Now: started})
 	if err != nil {
 		return nil, exitcode.AsUsage(err)
+	}
+	var shard *ShardInfo
+	if opts.Shard != nil {
+		var info ShardInfo
+		plan, info = ShardPlan(plan, *opts.Shard)
+		shard = &info
 	}
 
 	allParts := make([]int32, 0, len(g.Partitions))
@@ -316,6 +341,7 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 
 	res, cerr := consume(ctx, cfg, plan, opts, copier)
 	res.Isolation = opts.Isolation.String()
+	res.Shard, res.topicPartitions = shard, len(g.Partitions)
 	if copier != nil {
 		cerr = copier.complete(ctx, cfg, res, cerr)
 	}

@@ -52,6 +52,9 @@ func ReplayView(w io.Writer, f Format, r *replay.Result, allRows bool) error {
 			return err
 		}
 	}
+	if err := shardLines(w, r); err != nil {
+		return err
+	}
 	if _, err := fmt.Fprintln(w); err != nil {
 		return err
 	}

@@ -352,6 +352,7 @@ func (a *app) commands() []*cobra.Command {
 		a.snapshotCmd(),
 		a.diffCmd(),
 		a.replayCmd(),
+		a.digestCmd(),
 		a.semanticsCmd(),
 		a.demoCmd(),
 		a.playgroundCmd(),

@@ -49,6 +49,9 @@ type replayFlags struct {
 	sourceHeader    bool
 	checkpoint      string
 	ckptInterval    time.Duration
+
+	shard     string
+	digestOut string
 }
 
 func (a *app) replayCmd() *cobra.Command {
@@ -115,6 +118,8 @@ before and after. With --produce-to it copies the records to another topic
 	fl.BoolVar(&f.sourceHeader, "source-header", false, "with --produce-to: add header offsetctl.source=topic/partition/offset to each copy")
 	fl.StringVar(&f.checkpoint, "checkpoint", "", "with --produce-to, not with --transactional-id: keep the acknowledged position in FILE (fsynced); rerunning the same command resumes at least once and counts the possible duplicates")
 	fl.DurationVar(&f.ckptInterval, "checkpoint-interval", replay.DefaultCheckpointInterval, "with --checkpoint: least time between two writes of the position (0: after each acknowledged batch, one write in flight)")
+	fl.StringVar(&f.shard, "shard", "", "replay shard I of N (0-based, e.g. \"$JOB_COMPLETION_INDEX/3\"): only the selected partitions p with p mod N = I")
+	fl.StringVar(&f.digestOut, "digest-out", "", "write the shard digest file (range, shard, per-partition digests, proof) to FILE, a new file, for `offsetctl digest merge`")
 	return cmd
 }
 
@@ -140,6 +145,10 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		Topic: topic, Partitions: in.parts, From: in.from, Until: in.until, Max: f.max, Follow: f.follow,
 		Isolation: in.iso, Format: in.format, VerifyGroups: f.verifyGroups, NoVerify: f.noVerify,
 		PayloadDigest: f.payloadDigest, Now: a.now, FetchMaxBytes: int32(in.fetchMax),
+		Shard: in.shard,
+	}
+	if f.digestOut != "" {
+		opts.DigestFile = &replay.DigestFileOptions{Path: f.digestOut, From: f.from, Until: f.until}
 	}
 	if opts.Produce, err = a.produceOptions(cfg, f); err != nil {
 		return err
@@ -247,6 +256,7 @@ type replayInput struct {
 	format   replay.Format
 	iso      lag.Isolation
 	fetchMax int64
+	shard    *replay.Shard
 }
 
 // parse checks every flag and their combinations before anything is asked
@@ -280,7 +290,36 @@ func (f replayFlags) parse(fs *pflag.FlagSet, now time.Time) (in replayInput, er
 	if err != nil || in.fetchMax < 64<<10 || in.fetchMax > 256<<20 {
 		return in, exitcode.Usagef("--fetch-max-bytes %q: want a size from 64KiB to 256MiB (e.g. 512KiB, 4MiB)", f.fetchMax)
 	}
+	if in.shard, err = f.parseShard(fs); err != nil {
+		return in, err
+	}
 	return in, f.checkProduce(fs)
+}
+
+// parseShard checks --shard and --digest-out: a shard is one share of a
+// range that several runs cut the same way, so what makes runs differ
+// (ago:, resolved against each run's own clock; --max, which keeps the
+// records that arrive first) is refused with it.
+func (f replayFlags) parseShard(fs *pflag.FlagSet) (*replay.Shard, error) {
+	if changed(fs, "digest-out") && strings.TrimSpace(f.digestOut) == "" {
+		return nil, exitcode.Usagef("--digest-out is empty: name the new file for the shard digest")
+	}
+	if !changed(fs, "shard") {
+		return nil, nil
+	}
+	s, err := replay.ParseShard(f.shard)
+	if err != nil {
+		return nil, exitcode.Flag("--shard", err)
+	}
+	switch {
+	case f.max > 0:
+		return nil, exitcode.Usagef("--shard and --max exclude each other: --max keeps the records that arrive first, so shards would not add up to one run")
+	case strings.Contains(f.from, "ago:") || strings.Contains(f.until, "ago:"):
+		return nil, exitcode.Usagef("--shard with ago: in --from or --until: each shard would resolve it against its own clock; give time:T so every shard reads the same range")
+	case f.produceTo != "":
+		return nil, exitcode.Usagef("--shard with --produce-to is not supported yet: a sharded backfill needs one --transactional-id or --checkpoint per shard; use --partitions per run")
+	}
+	return &s, nil
 }
 
 // checkVerify checks --verify-groups and --no-verify.

@@ -18,7 +18,7 @@ var commandGroups = []struct {
 }{
 	{"inspect", "Inspect:", []string{"groups", "lag", "translate"}},
 	{"change", "Change offsets (dry run by default):", []string{"reset", "delete-offsets", "delete-group", "undo"}},
-	{"replay", "Replay:", []string{"replay"}},
+	{"replay", "Replay:", []string{"replay", "digest"}},
 	{"record", "Record and compare:", []string{"history", "snapshot", "diff"}},
 	{"serve", "Serve:", []string{"exporter"}},
 	{"learn", "Learn:", []string{"demo", "playground", "semantics"}},
@@ -267,7 +267,10 @@ docs/semantics.md):
   reset, delete-*    an object when exactly one group is named, else an array (possibly []): the
                      shape follows the command line, never the cluster
   replay             {"topic","isolation","records","bytes","digest","digest_version",...,
-                     "partitions":[...],"verification":{...}}
+                     "partitions":[...],"verification":{...}}; with --shard "shard":{"index",
+                     "count","selected","partitions"}, with --digest-out "digest_file"
+  digest merge       {"topic","isolation","from","until","digest_version","digest","records",
+                     "shard_count","proof_unchanged","shards":[...],"partitions":[...]}
   semantics          {"events","batch",...,"results":[{"mode","group","processed","duplicates",
                      "lost",...}],"replay":{...}}
   version            {"version","revision","go","os","arch"}
