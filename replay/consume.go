@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -27,9 +28,6 @@ type pstate struct {
 	firstTs int64
 	lastTs  int64
 	hash    *partHash
-	// hasher digests this partition's records off the consume loop;
-	// nil until the partition's first records (see hashFetched).
-	hasher *hasher
 }
 
 // consumer reads a plan's ranges with a group-less client and streams
@@ -60,6 +58,9 @@ type consumer struct {
 	writeErr            error
 
 	cl *kgo.Client
+	// hashers digest the records off the consume loop (hashFetched);
+	// started with the first records.
+	hashers []*hasher
 }
 
 // consume reads the plan's ranges with a group-less client and streams them.
@@ -489,34 +490,40 @@ func resumeFrom(prs []PartitionResult) string {
 	return FormatResume(next)
 }
 
-// hashJob is one fetch of one partition for its hasher: the data records
-// (control markers excluded) of recs[:n] are digested, in order; then,
+// hashJob is one fetch of one partition for a hasher: the data records
+// (control markers excluded) of recs[:n] are added to ph, in order; then,
 // when the records are pooled, every record of recs is recycled.
 type hashJob struct {
+	ph   *partHash
 	recs []*kgo.Record
 	n    int
 }
 
-// hasher digests one partition's records on a goroutine of its own, so
-// that SHA-256 (about 160 ns a record, most of the consume loop's own
-// time) runs beside the fetching, decoding and encoding instead of on
-// their path. One goroutine per partition keeps the order the digest
-// needs (a partition's frames in offset order) with no sequencing; the
-// digest bytes are those of partHash.add called in the loop.
+// hasher digests records on a goroutine of its own, so that SHA-256
+// (about 100-160 ns a record, most of the consume loop's own time) runs
+// beside the fetching, decoding and encoding instead of on their path.
+// A partition always goes to the same hasher (hasherFor), whose jobs are
+// done in the order they were sent, so each partition's frames are hashed
+// in offset order: the digest bytes are those of partHash.add called in
+// the loop. A few hashers serve every partition: one goroutine per
+// partition would be 10,000 goroutines and fetches held for a topic of
+// 10,000 partitions.
 type hasher struct {
-	ph      *partHash
 	jobs    chan hashJob
 	done    chan struct{}
 	recycle bool
 }
 
-// hasherDepth bounds the fetches a partition's hasher may be behind the
-// consume loop: the loop then waits, so resident memory stays a few
-// fetches (the records are recycled only once hashed).
-const hasherDepth = 2
+// hasherDepth bounds the fetches a hasher may be behind the consume loop:
+// the loop then waits, so resident memory stays a few fetches (the
+// records are recycled only once hashed).
+const hasherDepth = 4
 
-func startHasher(ph *partHash, recycle bool) *hasher {
-	h := &hasher{ph: ph, jobs: make(chan hashJob, hasherDepth), done: make(chan struct{}), recycle: recycle}
+// maxHashers bounds the hashing goroutines (GOMAXPROCS if smaller).
+const maxHashers = 4
+
+func startHasher(recycle bool) *hasher {
+	h := &hasher{jobs: make(chan hashJob, hasherDepth), done: make(chan struct{}), recycle: recycle}
 	go h.run()
 	return h
 }
@@ -526,7 +533,7 @@ func (h *hasher) run() {
 	for j := range h.jobs {
 		for _, r := range j.recs[:j.n] {
 			if !r.Attrs.IsControl() {
-				h.ph.add(r)
+				j.ph.add(r)
 			}
 		}
 		if h.recycle {
@@ -535,6 +542,18 @@ func (h *hasher) run() {
 			}
 		}
 	}
+}
+
+// hasherFor returns partition p's hasher, starting the hashers first.
+func (c *consumer) hasherFor(p int32) *hasher {
+	if c.hashers == nil {
+		n := min(runtime.GOMAXPROCS(0), maxHashers, len(c.states))
+		c.hashers = make([]*hasher, max(n, 1))
+		for i := range c.hashers {
+			c.hashers[i] = startHasher(c.pool)
+		}
+	}
+	return c.hashers[int(p)%len(c.hashers)]
 }
 
 // hashFetched hands a partition's fetched records to its hasher: the data
@@ -549,20 +568,15 @@ func (c *consumer) hashFetched(st *pstate, recs []*kgo.Record, n int) {
 		}
 		return
 	}
-	if st.hasher == nil {
-		st.hasher = startHasher(st.hash, c.pool)
-	}
-	st.hasher.jobs <- hashJob{recs: recs, n: n}
+	c.hasherFor(st.plan.Partition).jobs <- hashJob{ph: st.hash, recs: recs, n: n}
 }
 
-// waitHashers lets every partition's hasher finish its records, so that
-// the digests are complete. It may be called more than once.
+// waitHashers lets the hashers finish their records, so that the digests
+// are complete. It may be called more than once.
 func (c *consumer) waitHashers() {
-	for _, st := range c.states {
-		if st.hasher != nil {
-			close(st.hasher.jobs)
-			<-st.hasher.done
-			st.hasher = nil
-		}
+	for _, h := range c.hashers {
+		close(h.jobs)
+		<-h.done
 	}
+	c.hashers = nil
 }
