@@ -137,12 +137,13 @@ type backfiller struct {
 	firstErr error
 	errAt    string
 
-	// pending counts copies not yet acknowledged; progress is the last
-	// time (UnixNano) one was, or a copy started with none pending.
-	pending  atomic.Int64
-	progress atomic.Int64
-	stall    time.Duration
-	stop     chan struct{}
+	// pending counts copies not yet acknowledged; acks counts the
+	// acknowledged ones. The watchdog reads the clock, not the copies:
+	// a clock read per record was a measurable part of a backfill.
+	pending atomic.Int64
+	acks    atomic.Int64
+	stall   time.Duration
+	stop    chan struct{}
 	// batchMax bounds a record batch (see targetBatchMax).
 	batchMax int32
 	wg       sync.WaitGroup
@@ -162,7 +163,11 @@ type backfiller struct {
 	// began, the positions and copy counts the last commit made
 	// visible, how many transactions committed, and the positions a
 	// previous run had committed (where this one resumed).
+	// txnStart is when the open transaction began; copy reads the clock
+	// to compare with it only every txnClockEvery copies (txnSince
+	// counts them), not for every record.
 	txnStart        time.Time
+	txnSince        int
 	txnBytes        int64 // what the open transaction's copies hold (recordBatchFloor)
 	committed       map[int32]int64
 	committedCopied map[int32]int64
@@ -239,7 +244,6 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 	for _, pp := range plan.Partitions {
 		b.parts[pp.Partition] = &inflight{}
 	}
-	b.progress.Store(time.Now().UnixNano())
 	if b.txn {
 		pos, err := b.takeOverAndResume(actx)
 		if err != nil {
@@ -398,14 +402,19 @@ func (b *backfiller) watchdog() {
 	defer b.wg.Done()
 	tick := time.NewTicker(b.stall / 10)
 	defer tick.Stop()
+	seen, since := b.acks.Load(), time.Now()
 	for {
 		select {
 		case <-b.stop:
 			return
-		case <-tick.C:
-		}
-		if b.pending.Load() == 0 || time.Since(time.Unix(0, b.progress.Load())) < b.stall {
-			continue
+		case now := <-tick.C:
+			if n := b.acks.Load(); n != seen || b.pending.Load() == 0 {
+				seen, since = n, now
+				continue
+			}
+			if now.Sub(since) < b.stall {
+				continue
+			}
 		}
 		b.fail(fmt.Errorf("no acknowledgement from the target for %s (broker down or unreachable?)", b.stall), "")
 		b.pcancel() // a Produce waiting for buffer space returns
@@ -447,8 +456,8 @@ func (b *backfiller) copy(r *kgo.Record) error {
 			return b.err()
 		}
 		b.started = true
-		b.txnStart = time.Now()
-	} else if b.txn && (time.Since(b.txnStart) >= b.opts.TxnInterval || b.txnBytes >= b.opts.TxnMaxBytes) {
+		b.txnStart, b.txnSince = time.Now(), 0
+	} else if b.txn && (b.txnBytes >= b.opts.TxnMaxBytes || b.txnDue()) {
 		if err := b.checkpoint(); err != nil {
 			return err
 		}
@@ -479,9 +488,7 @@ func (b *backfiller) copy(r *kgo.Record) error {
 	seq := inf.base + int64(len(inf.queue))
 	inf.queue = append(inf.queue, slot{offset: off})
 	b.mu.Unlock()
-	if b.pending.Add(1) == 1 {
-		b.progress.Store(time.Now().UnixNano())
-	}
+	b.pending.Add(1)
 	b.cl.Produce(b.pctx, out, func(rec *kgo.Record, err error) { b.answer(p, seq, off, rec, err) })
 	return nil
 }
@@ -490,10 +497,10 @@ func (b *backfiller) copy(r *kgo.Record) error {
 // at offset off (sequence seq of its partition), and tells the checkpoint
 // loop, which writes a checkpoint covering it.
 func (b *backfiller) answer(p int32, seq, off int64, rec *kgo.Record, err error) {
-	b.pending.Add(-1)
 	if err == nil {
-		b.progress.Store(time.Now().UnixNano())
+		b.acks.Add(1)
 	}
+	b.pending.Add(-1)
 	b.mu.Lock()
 	if err == nil {
 		if last, ok := b.lastOffset[rec.Partition]; !ok || rec.Offset > last {

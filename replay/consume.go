@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -57,6 +58,9 @@ type consumer struct {
 	writeErr            error
 
 	cl *kgo.Client
+	// hashers digest the records off the consume loop (hashFetched);
+	// started with the first records.
+	hashers []*hasher
 }
 
 // consume reads the plan's ranges with a group-less client and streams them.
@@ -131,11 +135,19 @@ func (c *consumer) clientOpts() []kgo.Opt {
 		kgo.FetchMaxWait(500 * time.Millisecond),
 		kgo.MaxConcurrentFetches(maxConcurrentFetches),
 	}
+	if fetchMax > kgoBrokerMaxReadBytes-(1<<20) {
+		// kgo refuses a fetch larger than what it reads from a broker
+		// (100 MiB by default): --fetch-max-bytes accepts up to 256 MiB.
+		copts = append(copts, kgo.BrokerMaxReadBytes(fetchMax+1<<20))
+	}
 	if c.pool {
 		copts = append(copts, kgo.WithPools(newFetchPools()))
 	}
 	return copts
 }
+
+// kgoBrokerMaxReadBytes is kgo's default kgo.BrokerMaxReadBytes.
+const kgoBrokerMaxReadBytes = 100 << 20
 
 // loop polls until every partition is done, --max is reached, or it
 // stops with an error.
@@ -255,14 +267,16 @@ func (c *consumer) fetchError(fs kgo.Fetches, stalled bool) error {
 }
 
 // take consumes one partition's fetched records up to its bound, its
-// stop time or --max; a failed copy or write stops it (writeErr).
+// stop time or --max; a failed copy or write stops it (writeErr). The
+// records taken are then digested off the loop (hashFetched).
 func (c *consumer) take(ftp kgo.FetchTopicPartition) {
 	st := c.states[ftp.Partition]
 	if st == nil || st.done || c.stopAll || c.writeErr != nil {
 		return
 	}
 	bound := st.plan.Bound
-	for _, r := range ftp.Records {
+	taken := 0 // ftp.Records[:taken] holds every record counted (and control markers)
+	for i, r := range ftp.Records {
 		if r.Offset >= bound {
 			c.markDone(st, true)
 			break
@@ -277,8 +291,14 @@ func (c *consumer) take(ftp kgo.FetchTopicPartition) {
 			c.markDone(st, false)
 			break
 		}
-		if err := c.record(st, r, ts); err != nil {
+		before := st.records
+		err := c.record(st, r, ts)
+		if st.records != before {
+			taken = i + 1
+		}
+		if err != nil {
 			c.writeErr = err
+			c.hashFetched(st, ftp.Records, taken)
 			return
 		}
 		if c.plan.Max > 0 && c.count >= c.plan.Max {
@@ -290,11 +310,7 @@ func (c *consumer) take(ftp kgo.FetchTopicPartition) {
 	if !st.done && st.next >= bound {
 		c.markDone(st, true)
 	}
-	if c.pool {
-		for _, r := range ftp.Records {
-			r.Recycle()
-		}
-	}
+	c.hashFetched(st, ftp.Records, taken)
 }
 
 // record copies, counts, hashes and encodes one data record.
@@ -315,7 +331,6 @@ func (c *consumer) record(st *pstate, r *kgo.Record, ts int64) error {
 	}
 	st.lastTs = ts
 	st.records++
-	st.hash.add(r)
 	n := len(r.Key) + len(r.Value)
 	for i := range r.Headers {
 		n += len(r.Headers[i].Key) + len(r.Headers[i].Value)
@@ -414,6 +429,7 @@ func (c *consumer) finish() (*Result, error) {
 			}
 		}
 	}
+	c.waitHashers()
 	res := c.res
 	elapsed := c.now().Sub(c.start)
 	res.ElapsedMs = elapsed.Milliseconds()
@@ -473,4 +489,95 @@ func resumeFrom(prs []PartitionResult) string {
 		return ""
 	}
 	return FormatResume(next)
+}
+
+// hashJob is one fetch of one partition for a hasher: the data records
+// (control markers excluded) of recs[:n] are added to ph, in order; then,
+// when the records are pooled, every record of recs is recycled.
+type hashJob struct {
+	ph   *partHash
+	recs []*kgo.Record
+	n    int
+}
+
+// hasher digests records on a goroutine of its own, so that SHA-256
+// (about 100-160 ns a record, most of the consume loop's own time) runs
+// beside the fetching, decoding and encoding instead of on their path.
+// A partition always goes to the same hasher (hasherFor), whose jobs are
+// done in the order they were sent, so each partition's frames are hashed
+// in offset order: the digest bytes are those of partHash.add called in
+// the loop. A few hashers serve every partition: one goroutine per
+// partition would be 10,000 goroutines and fetches held for a topic of
+// 10,000 partitions.
+type hasher struct {
+	jobs    chan hashJob
+	done    chan struct{}
+	recycle bool
+}
+
+// hasherDepth bounds the fetches a hasher may be behind the consume loop:
+// the loop then waits, so resident memory stays a few fetches (the
+// records are recycled only once hashed).
+const hasherDepth = 4
+
+// maxHashers bounds the hashing goroutines (GOMAXPROCS if smaller).
+const maxHashers = 4
+
+func startHasher(recycle bool) *hasher {
+	h := &hasher{jobs: make(chan hashJob, hasherDepth), done: make(chan struct{}), recycle: recycle}
+	go h.run()
+	return h
+}
+
+func (h *hasher) run() {
+	defer close(h.done)
+	for j := range h.jobs {
+		for _, r := range j.recs[:j.n] {
+			if !r.Attrs.IsControl() {
+				j.ph.add(r)
+			}
+		}
+		if h.recycle {
+			for _, r := range j.recs {
+				r.Recycle()
+			}
+		}
+	}
+}
+
+// hasherFor returns partition p's hasher, starting the hashers first.
+func (c *consumer) hasherFor(p int32) *hasher {
+	if c.hashers == nil {
+		n := min(runtime.GOMAXPROCS(0), maxHashers, len(c.states))
+		c.hashers = make([]*hasher, max(n, 1))
+		for i := range c.hashers {
+			c.hashers[i] = startHasher(c.pool)
+		}
+	}
+	return c.hashers[int(p)%len(c.hashers)]
+}
+
+// hashFetched hands a partition's fetched records to its hasher: the data
+// records of recs[:n] are the ones taken (counted), in offset order. The
+// records must not be touched after this: the hasher recycles them.
+func (c *consumer) hashFetched(st *pstate, recs []*kgo.Record, n int) {
+	if n == 0 {
+		if c.pool {
+			for _, r := range recs {
+				r.Recycle()
+			}
+		}
+		return
+	}
+	c.hasherFor(st.plan.Partition).jobs <- hashJob{ph: st.hash, recs: recs, n: n}
+}
+
+// waitHashers lets the hashers finish their records, so that the digests
+// are complete. It may be called more than once.
+func (c *consumer) waitHashers() {
+	for _, h := range c.hashers {
+		close(h.jobs)
+		<-h.done
+	}
+	c.hashers = nil
 }
