@@ -12,6 +12,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/health"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
 )
@@ -29,6 +30,7 @@ type lagFlags struct {
 	watch       time.Duration
 	members     bool
 	state       bool
+	status      statusFlags
 }
 
 // lagOpts are how a lag report is computed beyond what is gathered.
@@ -37,6 +39,8 @@ type lagOpts struct {
 	assume  admin.AssumeReset
 	triage
 	view lagView
+	// judge, when set, judges every batch (lag --status).
+	judge *health.Judge
 }
 
 // lagView is what lag prints: partition rows (default), or Apache's
@@ -61,7 +65,9 @@ func (a *app) lagCmd() *cobra.Command {
   offsetctl lag --all-groups --watch 5s
   offsetctl describe --group orders-billing
   offsetctl lag --regex 'orders-.*' --exclude '.*-test' --min-lag 1000 --by topic
-  offsetctl lag --all-groups --fail-if 'lag>10000' --fail-if 'time-lag>5m'   # exit 4 when crossed`,
+  offsetctl lag --all-groups --fail-if 'lag>10000' --fail-if 'time-lag>5m'   # exit 4 when crossed
+  offsetctl lag orders-billing --status --window 10m
+  offsetctl lag --all-groups --fail-if 'status>=STOP'   # exit 4 on a stopped group`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sel, err := f.sel.resolve(args, false)
 			if err != nil {
@@ -101,11 +107,19 @@ func (a *app) lagCmd() *cobra.Command {
 			if changed(cmd.Flags(), "watch") && f.watch < minWatch {
 				return exitcode.Usagef("--watch must be at least %s, got %s", minWatch, f.watch)
 			}
+			status, err := f.status.parse(cmd.Flags(), len(tri.statuses) > 0)
+			if err != nil {
+				return err
+			}
+			if status != nil && (f.watch > 0 || opts.view != viewRows || tri.by != admin.ByPartition) {
+				return exitcode.Usagef("--status goes with the partition rows: not with --watch, --members, --state or --by")
+			}
 			cfg, adm, err := a.admin(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer adm.Close()
+			opts.judge = a.judge(status, cfg, adm, iso)
 			req := admin.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, OtherProtocols: true, ShareGroups: true, Scope: scope, Isolation: iso}
 			if f.watch <= 0 {
 				return a.lagOnce(cmd.Context(), cfg, adm, req, opts)
@@ -124,6 +138,7 @@ func (a *app) lagCmd() *cobra.Command {
 	fl.DurationVar(&f.watch, "watch", 0, "redraw every interval until Ctrl-C")
 	fl.BoolVar(&f.members, "members", false, "one row per member: member id, instance id, client id, host and partition count (idle members too)")
 	fl.BoolVar(&f.state, "state", false, "one row per group: type, coordinator, assignor, state and members")
+	f.status.flags(fl)
 	return cmd
 }
 
@@ -158,6 +173,10 @@ func (a *app) streamLag(ctx context.Context, cfg cluster.Config, adm *cluster.Ad
 		rep := b.Report
 		if req.AllGroups && !req.Scope.Empty() {
 			rep = rep.WithRows()
+		}
+		// Judged before --min-lag: a group's status is over all its rows.
+		if err := judgeBatch(ctx, o.judge, cfg, &rep, b.Snapshot.At); err != nil {
+			return err
 		}
 		// --min-lag first, so time lag is read only for the rows shown.
 		rep = admin.LagFilter{MinLag: o.filter.MinLag}.Apply(rep)
@@ -230,7 +249,7 @@ func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admi
 
 // lagMeta is what a lag report says besides its groups.
 func lagMeta(req admin.GatherRequest, o lagOpts, at string) admin.LagReport {
-	return admin.LagReport{Time: at, Isolation: req.Isolation.String(), AssumeReset: string(o.assume), TimeLag: o.timeLag}
+	return admin.LagReport{Time: at, Isolation: req.Isolation.String(), AssumeReset: string(o.assume), TimeLag: o.timeLag, Status: o.judge != nil}
 }
 
 // lagOutput writes a lag report to stdout group by group as the batches
@@ -266,6 +285,7 @@ func (a *app) newLagOutput(meta admin.LagReport, opt report.LagStreamOptions, tr
 func (o *lagOutput) add(rep admin.LagReport) error {
 	o.errs = append(o.errs, rep.Errors()...)
 	o.breaches = append(o.breaches, admin.Breaches(rep, o.tri.thresholds)...)
+	o.breaches = append(o.breaches, statusBreaches(rep, o.tri.statuses)...)
 	switch o.view {
 	case viewMembers:
 		o.groups += len(rep.Groups)
@@ -503,7 +523,7 @@ func (o *lagOutput) closeRollUp() error {
 		if o.opt.OneLine && f == report.JSON {
 			return report.WriteJSONLine(w, r)
 		}
-		return report.Groups(w, f, r.Groups)
+		return report.Groups(w, f, r.Groups, false)
 	}
 	return o.s.Close()
 }

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// TestLagStatusOffsetsTopicApache: on Apache Kafka, lag --status reads
+// the commits from __consumer_offsets (status_source offsets-topic, no
+// fallback allowed) and judges scripted consumers, one per state: one
+// lagging but gaining (OK), one committing but falling behind (WARN), one
+// committing the same offset (STALL), one that stopped (STOP), one rewound
+// by a raw OffsetCommit (REWIND), one reset backwards by offsetctl reset
+// (OK, the audit entry named), one idle at its log end (OK). --fail-if
+// status>=STOP exits 4 naming the stopped group only.
+func TestLagStatusOffsetsTopicApache(t *testing.T) {
+	if !testkit.Real() {
+		t.Skip("needs a real broker (KAFKA_BROKERS): kfake keeps no readable __consumer_offsets")
+	}
+	c := testkit.New(t)
+	busy, quiet := c.Topic(1, nil), c.Topic(1, nil)
+	c.Produce(busy, map[int32]int{0: 1000}, time.Time{})
+	c.Produce(quiet, map[int32]int{0: 10}, time.Time{})
+	name := func(s string) string { return testkit.Name(t, "health-"+s) }
+	gaining, behind, stalled, stopped, rewound, reset, idle := name("gaining"), name("behind"), name("stalled"), name("stopped"), name("rewound"), name("reset"), name("idle")
+	c.Commit(idle, quiet, map[int32]int64{0: 10})
+
+	adm := c.Admin()
+	commit := func(g string, off int64) error {
+		os := make(kadm.Offsets)
+		os.AddOffset(busy, 0, off, -1)
+		return adm.CommitAllOffsets(context.Background(), g, os)
+	}
+	// round i: 20 more records, then each consumer's commit.
+	offsets := func(i int64) map[string]int64 {
+		m := map[string]int64{gaining: 10 + 30*i, behind: 10 + 10*i, stalled: 10}
+		switch {
+		case i == 0:
+			m[stopped], m[rewound], m[reset] = 10, 900, 900
+		case i == 1:
+			m[stopped], m[rewound], m[reset] = 15, 905, 905
+		default: // rewound from 905 to 20 at round 2, then creeping on
+			m[rewound], m[reset] = 18+i, 18+i
+		}
+		return m
+	}
+	round := func(i int64) error {
+		c.Produce(busy, map[int32]int{0: 20}, time.Time{})
+		for g, off := range offsets(i) {
+			if g == reset && i == 2 {
+				continue // offsetctl reset does this one
+			}
+			if err := commit(g, off); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i := int64(0); i < 3; i++ {
+		if err := round(i); err != nil {
+			t.Fatal(err)
+		}
+		if i == 2 {
+			mustRun(t, c, 0, "reset", reset, "--topic", busy, "--to", "20", "--execute", "--backup", t.TempDir()+"/b.csv")
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	// The consumers that are alive go on committing while offsetctl reads.
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var loopErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := int64(3); ctx.Err() == nil; i++ {
+			if err := round(i); err != nil && ctx.Err() == nil {
+				loopErr = err
+				return
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}()
+	defer func() {
+		stop()
+		wg.Wait()
+		if loopErr != nil {
+			t.Errorf("scripted commits: %v", loopErr)
+		}
+	}()
+	time.Sleep(time.Second) // a round or two after the stop
+
+	groups := []string{gaining, behind, stalled, stopped, rewound, reset, idle}
+	r := mustRun(t, c, 0, append([]string{"lag", "--status", "--status-source", "offsets-topic", "-o", "json"}, groups...)...)
+	var rep admin.LagReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{gaining: "OK", behind: "WARN", stalled: "STALL", stopped: "STOP", rewound: "REWIND", reset: "OK", idle: "OK"}
+	why := map[string]string{behind: "lag grew from", stalled: "commits of offset 10", stopped: "no commit for", rewound: "offset went back from 905 to 20", reset: "by offsetctl reset (audit ", idle: "caught up"}
+	for _, g := range rep.Groups {
+		p := g.Partitions[0]
+		if g.Status != want[g.Group] || p.Status != want[g.Group] || g.StatusSource != "offsets-topic" || !strings.Contains(p.StatusReason, why[g.Group]) {
+			t.Errorf("%s: %s/%s from %q: %q; want %s with %q", g.Group, g.Status, p.Status, g.StatusSource, p.StatusReason, want[g.Group], why[g.Group])
+		}
+	}
+	if len(rep.Groups) != len(groups) {
+		t.Fatalf("%d groups, want %d", len(rep.Groups), len(groups))
+	}
+	r = mustRun(t, c, 4, append([]string{"lag", "--status-source", "offsets-topic", "--fail-if", "status>=STOP"}, groups...)...)
+	if !strings.Contains(r.stderr, "threshold crossed by group "+stopped+" status STOP") || strings.Count(r.stderr, " status ") != 1 {
+		t.Errorf("--fail-if status>=STOP:\n%s", r.stderr)
+	}
+}

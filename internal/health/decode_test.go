@@ -1,0 +1,115 @@
+package health
+
+import (
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Java's String.hashCode and Kafka's partitionFor, computed in Java:
+// "".hashCode()=0, "a"=97, "orders-billing".hashCode() and the rest below
+// are the JDK's values.
+func TestOffsetsPartition(t *testing.T) {
+	for _, c := range []struct {
+		group string
+		hash  int32
+		n     int32
+		want  int32
+	}{
+		{"", 0, 50, 0},
+		{"a", 97, 50, 47},
+		{"abc", 96354, 50, 4},
+		{"polygenelubricants", -2147483648, 50, 0}, // hashCode is Integer.MIN_VALUE: Utils.abs gives 0
+		{"console-consumer-12345", javaStringHash("console-consumer-12345"), 7, 0},
+		{"\U0001F600", 1772899, 50, 49}, // one code point, two UTF-16 units: 55357*31+56832
+		{"é", 233, 3, 2},
+	} {
+		if got := javaStringHash(c.group); got != c.hash {
+			t.Fatalf("hash %q = %d, want %d", c.group, got, c.hash)
+		}
+		if c.group == "console-consumer-12345" {
+			c.want = abs32(c.hash) % 7
+		}
+		if got := OffsetsPartition(c.group, c.n); got != c.want {
+			t.Fatalf("partition %q of %d = %d, want %d", c.group, c.n, got, c.want)
+		}
+	}
+	if OffsetsPartition("a", 0) != 0 {
+		t.Fatal("0 partitions")
+	}
+}
+
+func abs32(h int32) int32 {
+	if h < 0 {
+		return -h
+	}
+	return h
+}
+
+func commitKey(v int16, g, topic string, p int32) []byte {
+	k := kmsg.OffsetCommitKey{Version: v, Group: g, Topic: topic, Partition: p}
+	return k.AppendTo(nil)
+}
+
+func commitValue(v int16, off, ms int64) []byte {
+	val := kmsg.NewOffsetCommitValue()
+	val.Version, val.Offset, val.CommitTimestamp, val.LeaderEpoch = v, off, ms, 3
+	return val.AppendTo(nil)
+}
+
+func TestDecodeOffsetRecord(t *testing.T) {
+	ms := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC).UnixMilli()
+	for v := int16(0); v <= 4; v++ {
+		rec, ok, err := DecodeOffsetRecord(commitKey(v%2, "g", "orders", 7), commitValue(v, 42, ms))
+		if err != nil || !ok || rec != (OffsetRecord{Group: "g", Topic: "orders", Partition: 7, Offset: 42, Time: time.UnixMilli(ms).UTC()}) {
+			t.Fatalf("value v%d: %+v %v %v", v, rec, ok, err)
+		}
+	}
+	rec, ok, err := DecodeOffsetRecord(commitKey(1, "g", "orders", 7), nil)
+	if err != nil || !ok || !rec.Deleted || rec.Topic != "orders" {
+		t.Fatalf("tombstone: %+v %v %v", rec, ok, err)
+	}
+	// A group metadata record (key v2) is not a commit.
+	meta := append([]byte{0, 2}, commitKey(0, "g", "x", 0)[2:]...)
+	if _, ok, err := DecodeOffsetRecord(meta, []byte{0, 3}); ok || err != nil {
+		t.Fatalf("v2 key: %v %v", ok, err)
+	}
+	for name, kv := range map[string][2][]byte{
+		"empty key":        {nil, nil},
+		"short key":        {[]byte{0, 1, 0, 5, 'a'}, nil},
+		"empty value":      {commitKey(1, "g", "t", 0), {}},
+		"short value":      {commitKey(1, "g", "t", 0), {0, 1, 0, 0}},
+		"future value":     {commitKey(1, "g", "t", 0), commitValue(5, 1, ms)},
+		"negative version": {commitKey(1, "g", "t", 0), {0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 1}},
+	} {
+		if _, ok, err := DecodeOffsetRecord(kv[0], kv[1]); ok || err == nil {
+			t.Fatalf("%s: ok %v err %v", name, ok, err)
+		}
+	}
+}
+
+// FuzzDecodeOffsetRecord: any bytes decode or fail, never panic, and a
+// record decoded re-encodes to a key that decodes the same.
+func FuzzDecodeOffsetRecord(f *testing.F) {
+	f.Add(commitKey(1, "g", "orders", 7), commitValue(3, 42, 1), false)
+	f.Add(commitKey(0, "g", "t", 0), commitValue(0, 1, 1), false)
+	f.Add(commitKey(1, "g", "t", 0), []byte(nil), true)
+	f.Add([]byte{0, 2, 0, 1, 'g'}, []byte{0, 3}, false)
+	f.Fuzz(func(t *testing.T, key, value []byte, tomb bool) {
+		if tomb {
+			value = nil
+		}
+		rec, ok, err := DecodeOffsetRecord(key, value)
+		if err != nil && ok {
+			t.Fatal("ok with an error")
+		}
+		if !ok {
+			return
+		}
+		again, ok2, err2 := DecodeOffsetRecord(commitKey(0, rec.Group, rec.Topic, rec.Partition), nil)
+		if err2 != nil || !ok2 || again.Group != rec.Group || again.Topic != rec.Topic || again.Partition != rec.Partition || !again.Deleted {
+			t.Fatalf("re-encoded key: %+v %v %v", again, ok2, err2)
+		}
+	})
+}
