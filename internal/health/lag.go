@@ -16,9 +16,18 @@ const (
 // FromHistory is the evaluation input of one group of a lag report: each
 // row with a commit, its commits read from the offsets topic, the log ends
 // observed at the sample times, and the row's own log end at the report's
-// time at. A row whose commit is not in the history (made before the
-// window) gets it as a commit of unknown time; one newer than the history
-// (made while it was read) as a commit at at.
+// time at.
+//
+// The history is read after the report, so a consumer that goes on
+// committing has commits in it newer than the row's: the history is cut
+// after the last commit of the row's offset, and log ends after at are
+// dropped, so that the commits and log ends judged are those of one
+// moment. (Appending the row's older offset after the newer commits made a
+// live consumer look rewound: "went back from 24 to 22".) A row whose
+// commit is not in the history: with no history (made before the window)
+// it is a commit of unknown time; above the history's last (made while the
+// history was read, or held back by an open transaction in the offsets
+// topic) a commit at at; below it, the history is judged as read.
 func FromHistory(g admin.GroupLag, hist map[Key][]Commit, ends map[Key][]LogEnd, at time.Time) []Partition {
 	var out []Partition
 	for _, r := range g.Partitions {
@@ -26,16 +35,35 @@ func FromHistory(g admin.GroupLag, hist map[Key][]Commit, ends map[Key][]LogEnd,
 			continue
 		}
 		k := Key{r.Topic, r.Partition}
-		cs := append([]Commit(nil), hist[k]...)
+		cs := upTo(hist[k], *r.Committed)
 		if len(cs) == 0 {
 			cs = []Commit{{Offset: *r.Committed}}
-		} else if cs[len(cs)-1].Offset != *r.Committed {
+		} else if last := cs[len(cs)-1].Offset; last < *r.Committed {
 			cs = append(cs, Commit{Offset: *r.Committed, Time: at})
 		}
-		es := append(append([]LogEnd(nil), ends[k]...), LogEnd{Offset: r.LogEnd, Time: at})
+		var es []LogEnd
+		for _, e := range ends[k] {
+			if !e.Time.After(at) {
+				es = append(es, e)
+			}
+		}
+		es = append(es, LogEnd{Offset: r.LogEnd, Time: at})
 		out = append(out, Partition{Topic: r.Topic, Partition: r.Partition, Commits: cs, LogEnds: es})
 	}
 	return out
+}
+
+// upTo is a copy of cs cut after the last commit of offset off, or all of
+// cs when off is not in it.
+func upTo(cs []Commit, off int64) []Commit {
+	n := len(cs)
+	for i := len(cs) - 1; i >= 0; i-- {
+		if cs[i].Offset == off {
+			n = i + 1
+			break
+		}
+	}
+	return append([]Commit(nil), cs[:n]...)
 }
 
 // Sample is a partition's committed offset (nil: none) and log end as
