@@ -3,14 +3,18 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/health"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -22,6 +26,13 @@ import (
 // by a raw OffsetCommit (REWIND), one reset backwards by offsetctl reset
 // (OK, the audit entry named), one idle at its log end (OK). --fail-if
 // status>=STOP exits 4 naming the stopped group only.
+//
+// The offsets-topic partitions read hold more than these groups, as on a
+// shared cluster (and in the full suite): two other groups that hash to
+// the same partitions commit the same topic partition up and down every
+// round, and an aborted transaction (TxnOffsetCommit, then EndTxn abort,
+// as an offsetctl reset that fails does) stages offset 0 for the gaining
+// and the stalled group. Neither may be taken for the groups' commits.
 func TestLagStatusOffsetsTopicApache(t *testing.T) {
 	if !testkit.Real() {
 		t.Skip("needs a real broker (KAFKA_BROKERS): kfake keeps no readable __consumer_offsets")
@@ -40,9 +51,12 @@ func TestLagStatusOffsetsTopicApache(t *testing.T) {
 		os.AddOffset(busy, 0, off, -1)
 		return adm.CommitAllOffsets(context.Background(), g, os)
 	}
+	// Noise: groups in the same offsets-topic partitions as gaining and
+	// rewound (from the topic's real partition count).
+	noise := []string{sameOffsetsPartition(t, c, gaining), sameOffsetsPartition(t, c, rewound)}
 	// round i: 20 more records, then each consumer's commit.
 	offsets := func(i int64) map[string]int64 {
-		m := map[string]int64{gaining: 10 + 30*i, behind: 10 + 10*i, stalled: 10}
+		m := map[string]int64{gaining: 10 + 30*i, behind: 10 + 10*i, stalled: 10, noise[0]: 950 - 900*(i%2), noise[1]: 5 + 900*(i%2)}
 		switch {
 		case i == 0:
 			m[stopped], m[rewound], m[reset] = 10, 900, 900
@@ -71,6 +85,7 @@ func TestLagStatusOffsetsTopicApache(t *testing.T) {
 		}
 		if i == 2 {
 			mustRun(t, c, 0, "reset", reset, "--topic", busy, "--to", "20", "--execute", "--backup", t.TempDir()+"/b.csv")
+			abortedTxnCommit(t, c, busy, 0, gaining, stalled)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
@@ -122,4 +137,114 @@ func TestLagStatusOffsetsTopicApache(t *testing.T) {
 	if !strings.Contains(r.stderr, "threshold crossed by group "+stopped+" status STOP") || strings.Count(r.stderr, " status ") != 1 {
 		t.Errorf("--fail-if status>=STOP:\n%s", r.stderr)
 	}
+}
+
+// sameOffsetsPartition is a new group name whose records go to the same
+// partition of __consumer_offsets as group's.
+func sameOffsetsPartition(t *testing.T, c *testkit.Cluster, group string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	td, err := c.Admin().ListTopics(ctx, health.OffsetsTopic)
+	if err != nil || len(td[health.OffsetsTopic].Partitions) == 0 {
+		t.Fatalf("%s metadata: %v %+v", health.OffsetsTopic, err, td)
+	}
+	n := int32(len(td[health.OffsetsTopic].Partitions))
+	want := health.OffsetsPartition(group, n)
+	for i := 0; i < 100000; i++ {
+		if g := testkit.Name(t, "health-noise"); health.OffsetsPartition(g, n) == want {
+			return g
+		}
+	}
+	t.Fatalf("no group name found for partition %d of %d", want, n)
+	return ""
+}
+
+// abortedTxnCommit stages offset off of topic partition p for each group
+// in one transaction and aborts it: the records stay in
+// __consumer_offsets, followed by an abort marker.
+func abortedTxnCommit(t *testing.T, c *testkit.Cluster, topic string, off int64, groups ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cl := c.Client()
+	td, err := c.Admin().ListTopics(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := testkit.Name(t, "health-txn")
+	// retry sends one request until it is not answered with a retriable
+	// error (a coordinator still loading or moving, a transaction still
+	// ending).
+	retry := func(what string, do func() (int16, error)) {
+		t.Helper()
+		for {
+			code, err := do()
+			if err == nil {
+				err = kerr.ErrorForCode(code)
+			}
+			if err == nil {
+				return
+			}
+			if ctx.Err() != nil || !(kerr.IsRetriable(err) || errors.Is(err, kerr.ConcurrentTransactions)) {
+				t.Fatalf("%s: %v", what, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	var pid int64
+	var epoch int16
+	retry("InitProducerId", func() (int16, error) {
+		req := kmsg.NewPtrInitProducerIDRequest()
+		req.TransactionalID, req.TransactionTimeoutMillis = &id, 60000
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			return 0, err
+		}
+		pid, epoch = resp.ProducerID, resp.ProducerEpoch
+		return resp.ErrorCode, nil
+	})
+	for _, g := range groups {
+		retry("AddOffsetsToTxn", func() (int16, error) {
+			req := kmsg.NewPtrAddOffsetsToTxnRequest()
+			req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Group = id, pid, epoch, g
+			resp, err := req.RequestWith(ctx, cl)
+			if err != nil {
+				return 0, err
+			}
+			return resp.ErrorCode, nil
+		})
+		retry("TxnOffsetCommit", func() (int16, error) {
+			req := kmsg.NewPtrTxnOffsetCommitRequest()
+			req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = id, g, pid, epoch
+			req.Generation = -1
+			rt := kmsg.NewTxnOffsetCommitRequestTopic()
+			rt.Topic, rt.TopicID = topic, td[topic].ID
+			rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+			rp.Partition, rp.Offset, rp.LeaderEpoch = 0, off, -1
+			rt.Partitions = append(rt.Partitions, rp)
+			req.Topics = append(req.Topics, rt)
+			resp, err := req.RequestWith(ctx, cl)
+			if err != nil {
+				return 0, err
+			}
+			for _, t := range resp.Topics {
+				for _, p := range t.Partitions {
+					if p.ErrorCode != 0 {
+						return p.ErrorCode, nil
+					}
+				}
+			}
+			return 0, nil
+		})
+	}
+	retry("EndTxn abort", func() (int16, error) {
+		req := kmsg.NewPtrEndTxnRequest()
+		req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = id, pid, epoch, false
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			return 0, err
+		}
+		return resp.ErrorCode, nil
+	})
 }
