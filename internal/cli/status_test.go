@@ -150,6 +150,19 @@ func TestLagStatusSampled(t *testing.T) {
 	if r.code != 4 || !strings.Contains(r.stderr, "threshold crossed by group "+s.stopped+" status STOP") || strings.Count(r.stderr, " status ") != 1 {
 		t.Errorf("--fail-if status>=STOP: exit %d\n%s", r.code, r.stderr)
 	}
+	// Without the stopped group selected (the others WARN, REWIND, OK):
+	// exit 0, nothing crossed.
+	s = newStatusGroups(t, c)
+	r = statusRun(t, c, s.between(t, c), "lag", "--status-source", "sample", "--sample", "7s", "--fail-if", "status>=STOP", s.gaining, s.behind, s.rewound, s.idle, s.reset)
+	if r.code != 0 || strings.Contains(r.stderr, "threshold crossed") {
+		t.Errorf("--fail-if status>=STOP without a stopped group: exit %d\n%s", r.code, r.stderr)
+	}
+	// status>=WARN crosses on the ones that are not OK.
+	s = newStatusGroups(t, c)
+	r = statusRun(t, c, s.between(t, c), "lag", "--status-source", "sample", "--sample", "7s", "--fail-if", "status>=WARN", s.gaining, s.behind, s.idle)
+	if r.code != 4 || !strings.Contains(r.stderr, "threshold crossed by group "+s.behind+" status WARN") || strings.Count(r.stderr, " status ") != 1 {
+		t.Errorf("--fail-if status>=WARN: exit %d\n%s", r.code, r.stderr)
+	}
 	// groups --status: a STATUS column.
 	r = statusRun(t, c, func() {}, append([]string{"groups", "--status", "--status-source", "sample", "--sample", "7s", "-o", "csv", "--regex"}, s.stopped, s.idle)...)
 	if r.code != 0 || !strings.Contains(r.stdout, ",STATUS,STATUS-REASON") || !strings.Contains(r.stdout, ",STOP,") || !strings.Contains(r.stdout, ",OK,") {
