@@ -108,3 +108,30 @@ func TestExporterStatus(t *testing.T) {
 		}
 	}
 }
+
+// The history keeps only what is read: a group a complete gather no
+// longer reads is forgotten, a failed gather forgets nothing and the
+// group's status is carried with its other values.
+func TestExporterStatusHistory(t *testing.T) {
+	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	c := New(cluster.Config{}, Options{Interval: 15 * time.Second, Now: func() time.Time { return clock }, Status: true, StatusWindow: time.Minute})
+	both := statusSnapshot(map[string][2]int64{"stopped": {10, 100}, "idle": {5, 5}})
+	g := &fakeGatherer{snaps: []*admin.Snapshot{both, both, nil, statusSnapshot(map[string][2]int64{"stopped": {10, 100}})},
+		errs: []error{nil, nil, context.DeadlineExceeded, nil}}
+	for i := 0; i < 2; i++ {
+		c.GatherOnce(context.Background(), g)
+		clock = clock.Add(15 * time.Second)
+	}
+	if len(c.hist) != 2 || len(c.hist["stopped"][statusKey{"t-stopped", 0}]) != 2 {
+		t.Fatalf("after two rounds: %v", c.hist)
+	}
+	c.GatherOnce(context.Background(), g) // fails
+	clock = clock.Add(15 * time.Second)
+	if len(c.hist) != 2 || c.state["stopped"].status.String() != "STOP" || !c.state["stopped"].stale {
+		t.Fatalf("after a failed round: %v %+v", c.hist, c.state["stopped"])
+	}
+	c.GatherOnce(context.Background(), g)
+	if _, ok := c.hist["idle"]; ok || len(c.hist) != 1 || len(c.hist["stopped"][statusKey{"t-stopped", 0}]) != 3 {
+		t.Fatalf("after a complete round without idle: %v", c.hist)
+	}
+}
