@@ -30,9 +30,11 @@ import (
 // The offsets-topic partitions read hold more than these groups, as on a
 // shared cluster (and in the full suite): two other groups that hash to
 // the same partitions commit the same topic partition up and down every
-// round, and an aborted transaction (TxnOffsetCommit, then EndTxn abort,
-// as an offsetctl reset that fails does) stages offset 0 for the gaining
-// and the stalled group. Neither may be taken for the groups' commits.
+// round, an aborted transaction (TxnOffsetCommit, then EndTxn abort, as
+// an offsetctl reset that fails does) stages offset 0 for the gaining and
+// the stalled group, and a transaction of two other groups stays open in
+// their partitions throughout. None may be taken for the groups' commits,
+// nor hide them.
 func TestLagStatusOffsetsTopicApache(t *testing.T) {
 	if !testkit.Real() {
 		t.Skip("needs a real broker (KAFKA_BROKERS): kfake keeps no readable __consumer_offsets")
@@ -54,6 +56,12 @@ func TestLagStatusOffsetsTopicApache(t *testing.T) {
 	// Noise: groups in the same offsets-topic partitions as gaining and
 	// rewound (from the topic's real partition count).
 	noise := []string{sameOffsetsPartition(t, c, gaining), sameOffsetsPartition(t, c, rewound)}
+	// A transaction left open (a producer killed mid-reset, until its
+	// timeout) in the partitions of gaining and stalled, from before
+	// their first commit to after the read: a read that waited for the
+	// last stable offset would see none of their commits.
+	endOpen := stageTxnCommit(t, c, busy, 0, sameOffsetsPartition(t, c, gaining), sameOffsetsPartition(t, c, stalled))
+	defer endOpen(false)
 	// round i: 20 more records, then each consumer's commit.
 	offsets := func(i int64) map[string]int64 {
 		m := map[string]int64{gaining: min(10+30*i, 1000+20*(i+1)), behind: 10 + 10*i, stalled: 10, noise[0]: 950 - 900*(i%2), noise[1]: 5 + 900*(i%2)}
@@ -163,13 +171,19 @@ func sameOffsetsPartition(t *testing.T, c *testkit.Cluster, group string) string
 	return ""
 }
 
-// abortedTxnCommit stages offset off of topic partition p for each group
+// abortedTxnCommit stages offset off of topic partition 0 for each group
 // in one transaction and aborts it: the records stay in
 // __consumer_offsets, followed by an abort marker.
 func abortedTxnCommit(t *testing.T, c *testkit.Cluster, topic string, off int64, groups ...string) {
 	t.Helper()
+	stageTxnCommit(t, c, topic, off, groups...)(false)
+}
+
+// stageTxnCommit opens a transaction (timeout 60 s) that stages offset
+// off of topic partition 0 for each group, and returns what ends it.
+func stageTxnCommit(t *testing.T, c *testkit.Cluster, topic string, off int64, groups ...string) (end func(commit bool)) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	cl := c.Client()
 	td, err := c.Admin().ListTopics(ctx, topic)
 	if err != nil {
@@ -241,13 +255,16 @@ func abortedTxnCommit(t *testing.T, c *testkit.Cluster, topic string, off int64,
 			return 0, nil
 		})
 	}
-	retry("EndTxn abort", func() (int16, error) {
-		req := kmsg.NewPtrEndTxnRequest()
-		req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = id, pid, epoch, false
-		resp, err := req.RequestWith(ctx, cl)
-		if err != nil {
-			return 0, err
-		}
-		return resp.ErrorCode, nil
-	})
+	return func(commit bool) {
+		defer cancel()
+		retry("EndTxn", func() (int16, error) {
+			req := kmsg.NewPtrEndTxnRequest()
+			req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = id, pid, epoch, commit
+			resp, err := req.RequestWith(ctx, cl)
+			if err != nil {
+				return 0, err
+			}
+			return resp.ErrorCode, nil
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package health
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -111,4 +112,57 @@ func FuzzDecodeOffsetRecord(f *testing.F) {
 			t.Fatalf("re-encoded key: %+v %v %v", again, ok2, err2)
 		}
 	})
+}
+
+// txnFilter: plain commits of the groups asked for count at once; other
+// groups' never; a transaction's staged commits only at its COMMIT marker
+// (after the plain commits made while it was open, as the coordinator
+// applies them); an aborted or still open transaction's never; a
+// tombstone forgets.
+func TestTxnFilter(t *testing.T) {
+	ms := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC).UnixMilli()
+	h := History{"g": {}}
+	f := txnFilter{h: h, pending: map[int64][]OffsetRecord{}}
+	plain := func(g string, off int64) logRecord {
+		return logRecord{producer: -1, key: commitKey(1, g, "t", 0), value: commitValue(3, off, ms+off)}
+	}
+	staged := func(pid, off int64) logRecord {
+		r := plain("g", off)
+		r.txn, r.producer = true, pid
+		return r
+	}
+	marker := func(pid int64, commit bool) logRecord {
+		typ := byte(0)
+		if commit {
+			typ = 1
+		}
+		return logRecord{control: true, producer: pid, key: []byte{0, 0, 0, typ}, value: []byte{0, 0, 0, 0, 0, 0}}
+	}
+	for _, r := range []logRecord{
+		plain("g", 10),
+		plain("other", 900), // another group in the partition
+		staged(7, 0),        // aborted below
+		plain("g", 20),
+		marker(7, false),
+		staged(8, 5), // committed below, after the plain 30
+		plain("g", 30),
+		plain("other", 1),
+		marker(8, true),
+		plain("g", 40),
+		staged(9, 1), // never ended
+		{producer: -1, key: []byte{0, 2, 0, 1, 'g'}, value: []byte{0, 3}}, // group metadata
+	} {
+		f.add(r)
+	}
+	var got []int64
+	for _, c := range h["g"][Key{"t", 0}] {
+		got = append(got, c.Offset)
+	}
+	if fmt.Sprint(got) != "[10 20 30 5 40]" || len(h) != 1 {
+		t.Fatalf("history %v (groups %d)", got, len(h))
+	}
+	f.add(logRecord{producer: -1, key: commitKey(1, "g", "t", 0)}) // tombstone
+	if len(h["g"][Key{"t", 0}]) != 0 {
+		t.Fatalf("after a tombstone: %v", h["g"])
+	}
 }

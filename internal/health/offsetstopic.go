@@ -2,6 +2,7 @@ package health
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -79,9 +80,13 @@ func (r TopicReader) Read(ctx context.Context, groups []string, since time.Time)
 	}
 	var ends kadm.ListedOffsets
 	if err == nil {
-		// The last stable offset: a read_committed fetch stops there,
-		// and an open transaction's commits are not commits yet.
-		ends, err = r.Admin.ListCommittedOffsets(ctx, OffsetsTopic)
+		// The high watermark, not the last stable offset: a
+		// transaction left open (a killed producer, until its timeout)
+		// would hold a read_committed read back at its first record,
+		// hiding every later commit of every group sharing the
+		// partition. The transactions are sorted out here instead
+		// (txnFilter).
+		ends, err = r.Admin.ListEndOffsets(ctx, OffsetsTopic)
 	}
 	if err == nil {
 		err = ends.Error()
@@ -134,12 +139,13 @@ func (r TopicReader) wrap(doing string, err error) error {
 }
 
 // consume reads the partitions from their start offsets until each has
-// reached its end (a group-less, read_committed consumer that keeps
-// control records, so the last offset before the end is always seen).
+// reached its end (a group-less consumer that keeps control records, so
+// the last offset before the end is always seen, and reads uncommitted:
+// txnFilter keeps only what committed transactions staged).
 func (r TopicReader) consume(ctx context.Context, want map[int32]kgo.Offset, left map[int32]int64, h History) error {
 	cl, err := r.NewClient(
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{OffsetsTopic: want}),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
 		kgo.KeepControlRecords(),
 	)
 	if err != nil {
@@ -151,6 +157,7 @@ func (r TopicReader) consume(ctx context.Context, want map[int32]kgo.Offset, lef
 		idle = 3 * time.Second
 	}
 	wait := 3 * idle // the first fetch also connects and finds the leaders
+	f := txnFilter{h: h, pending: map[int64][]OffsetRecord{}}
 	for len(left) > 0 {
 		pctx, cancel := context.WithTimeout(ctx, wait)
 		fs := cl.PollFetches(pctx)
@@ -169,12 +176,7 @@ func (r TopicReader) consume(ctx context.Context, want map[int32]kgo.Offset, lef
 			if end, ok := left[rec.Partition]; ok && rec.Offset+1 >= end {
 				delete(left, rec.Partition)
 			}
-			if rec.Attrs.IsControl() {
-				return
-			}
-			if or, ok, err := DecodeOffsetRecord(rec.Key, rec.Value); ok && err == nil {
-				h.Add(or)
-			}
+			f.add(logRecord{control: rec.Attrs.IsControl(), txn: rec.Attrs.IsTransactional(), producer: rec.ProducerID, key: rec.Key, value: rec.Value})
 		})
 	}
 	return nil
@@ -190,4 +192,54 @@ func fetchError(fs kgo.Fetches) error {
 		}
 	})
 	return first
+}
+
+// txnFilter adds the records of __consumer_offsets to a History as the
+// group coordinator applies them: a plain commit at once; one staged by a
+// transaction (TxnOffsetCommit) only when that producer's COMMIT marker
+// comes, at the marker's place in the log (where the coordinator makes it
+// the group's offset); one whose transaction aborted (an offsetctl reset
+// that failed leaves such records) or is still open at the end, never.
+// Records of other groups sharing the partition are dropped first.
+type txnFilter struct {
+	h       History
+	pending map[int64][]OffsetRecord // staged, by producer id
+}
+
+// logRecord is what txnFilter needs of a record of the offsets topic.
+type logRecord struct {
+	control, txn bool // a transaction marker; staged by a transaction
+	producer     int64
+	key, value   []byte
+}
+
+func (f *txnFilter) add(rec logRecord) {
+	if rec.control {
+		staged := f.pending[rec.producer]
+		delete(f.pending, rec.producer)
+		if commitMarker(rec.key) {
+			for _, or := range staged {
+				f.h.Add(or)
+			}
+		}
+		return
+	}
+	or, ok, err := DecodeOffsetRecord(rec.key, rec.value)
+	if !ok || err != nil {
+		return
+	}
+	if _, wanted := f.h[or.Group]; !wanted {
+		return
+	}
+	if rec.txn {
+		f.pending[rec.producer] = append(f.pending[rec.producer], or)
+		return
+	}
+	f.h.Add(or)
+}
+
+// commitMarker reports whether a control record's key is a transaction's
+// COMMIT marker: version (int16, 0) then type (int16: 0 abort, 1 commit).
+func commitMarker(key []byte) bool {
+	return len(key) >= 4 && binary.BigEndian.Uint16(key[2:4]) == 1
 }
