@@ -80,6 +80,13 @@ func (a *app) judge(o *statusOpts, cfg cluster.Config, adm *cluster.Admin, iso a
 		Isolation: iso,
 		Now:       a.now,
 		Sleep:     sleep,
+		Source: func(source string) {
+			if source == health.SourceOffsetsTopic {
+				a.notef("status: commits read from %s over the last %s (status_source: %s)", health.OffsetsTopic, o.window, source)
+				return
+			}
+			a.notef("status: the committed offsets sampled twice, %s apart (status_source: %s)", o.sample, source)
+		},
 		Fallback: func(err error) {
 			a.notef("status: %s; sampling the committed offsets twice, %s apart, instead (status_source: sample)", safetext.Text(err.Error()), o.sample)
 		},

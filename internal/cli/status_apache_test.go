@@ -129,6 +129,9 @@ func TestLagStatusOffsetsTopicApache(t *testing.T) {
 
 	groups := []string{gaining, behind, stalled, stopped, rewound, reset, idle}
 	r := mustRun(t, c, 0, append([]string{"lag", "--status", "--status-source", "offsets-topic", "-o", "json"}, groups...)...)
+	if !strings.Contains(r.stderr, "status: commits read from __consumer_offsets over the last 10m0s (status_source: offsets-topic)") || strings.Count(r.stderr, "status_source") != 1 {
+		t.Errorf("stderr does not say the source once:\n%s", r.stderr)
+	}
 	var rep admin.LagReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err)

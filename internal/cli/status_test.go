@@ -94,6 +94,12 @@ func TestLagStatusSampled(t *testing.T) {
 	if mode == "auto" && (!strings.Contains(r.stderr, "the offsets topic cannot be read") || !strings.Contains(r.stderr, "sampling the committed offsets twice, 7s apart")) {
 		t.Errorf("stderr does not say sampling was used:\n%s", r.stderr)
 	}
+	if mode == "sample" && !strings.Contains(r.stderr, "status: the committed offsets sampled twice, 7s apart (status_source: sample)") {
+		t.Errorf("stderr does not say sampling was used:\n%s", r.stderr)
+	}
+	if n := strings.Count(r.stderr, "status_source: sample"); n != 1 {
+		t.Errorf("the source said %d times, want once:\n%s", n, r.stderr)
+	}
 	var rep admin.LagReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err)

@@ -42,7 +42,11 @@ type Judge struct {
 	Explain Explainer
 	// Fallback is told once why the offsets topic was not used.
 	Fallback func(reason error)
+	// Source is told once which source judged (when Fallback was not:
+	// it says so itself).
+	Source   func(source string)
 	sampling bool
+	said     bool
 }
 
 // Judge judges every group of rep, read at at.
@@ -58,15 +62,26 @@ func (j *Judge) Judge(ctx context.Context, rep *admin.LagReport, at time.Time) e
 	}
 	if j.Mode != ModeSample && !j.sampling {
 		err := j.fromTopic(ctx, rep, groups, at)
+		if err == nil {
+			j.say(SourceOffsetsTopic)
+		}
 		if err == nil || j.Mode == ModeOffsetsTopic || !errors.Is(err, ErrNoAccess) {
 			return err
 		}
-		j.sampling = true
+		j.sampling, j.said = true, true
 		if j.Fallback != nil {
 			j.Fallback(err)
 		}
 	}
+	j.say(SourceSample)
 	return j.fromSamples(ctx, rep, groups, at)
+}
+
+func (j *Judge) say(source string) {
+	if !j.said && j.Source != nil {
+		j.Source(source)
+	}
+	j.said = true
 }
 
 func (j *Judge) options(now time.Time) Options {
