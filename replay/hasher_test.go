@@ -11,8 +11,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
 // txnTopic seeds topic "t" (3 partitions) with three committed
@@ -118,7 +118,7 @@ func TestPipelinedDigestIsTheDirectDigest(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			o := tc.opts
-			o.Topic, o.NoVerify, o.PayloadDigest, o.FetchMaxBytes, o.Isolation = "t", true, true, 4096, admin.ReadCommitted
+			o.Topic, o.NoVerify, o.PayloadDigest, o.FetchMaxBytes, o.Isolation = "t", true, true, 4096, lag.ReadCommitted
 			res, err := Run(context.Background(), cfg, o)
 			if err != nil {
 				t.Fatal(err)

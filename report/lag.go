@@ -106,7 +106,7 @@ func (s *LagStream) begin() error {
 		if s.opt.CSVNoHeader {
 			return nil
 		}
-		return s.csv(lagHeader(s.meta.TimeLag, true), "TIME")
+		return s.csv(statusHeader(s.meta.Status, lagHeader(s.meta.TimeLag, true), true), "TIME")
 	}
 	return nil
 }
@@ -116,14 +116,14 @@ func (s *LagStream) group(g lag.GroupLag, i int) error {
 	case JSON:
 		return s.jsonGroup(g, i)
 	case CSV:
-		for _, row := range lagRows(s.meta.TimeLag, g, true) {
+		for _, row := range statusRows(s.meta.Status, g, lagRows(s.meta.TimeLag, g, true), true) {
 			if err := s.csv(row, s.opt.CSVTime); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return lagTableGroup(s.w, s.meta.TimeLag, g, i)
+	return lagTableGroup(s.w, s.meta, g, i)
 }
 
 func (s *LagStream) end() error {
@@ -203,7 +203,7 @@ func (s *LagStream) jsonGroup(g lag.GroupLag, i int) error {
 
 // lagTableGroup writes one group's block: a blank line between groups,
 // the group line, then its rows as a table.
-func lagTableGroup(w io.Writer, timeLag bool, g lag.GroupLag, i int) error {
+func lagTableGroup(w io.Writer, meta lag.LagReport, g lag.GroupLag, i int) error {
 	if i > 0 {
 		if _, err := fmt.Fprintln(w); err != nil {
 			return err
@@ -211,6 +211,9 @@ func lagTableGroup(w io.Writer, timeLag bool, g lag.GroupLag, i int) error {
 	}
 	line := fmt.Sprintf("GROUP %s  TYPE %s  STATE %s  MEMBERS %d  TOTAL-LAG %d", safetext.Name(g.Group), Dash(g.Type), Dash(g.State), g.Members, g.TotalLag)
 	line += progressText(g.Progress)
+	if g.Status != "" {
+		line += "  STATUS " + g.Status + " (" + safetext.Text(g.StatusReason) + ")"
+	}
 	if g.Error != "" {
 		line += "  ERROR " + safetext.Text(g.Error)
 	} else if g.Note != "" {
@@ -222,7 +225,7 @@ func lagTableGroup(w io.Writer, timeLag bool, g lag.GroupLag, i int) error {
 	if len(g.Partitions) == 0 {
 		return nil
 	}
-	return WriteTable(w, lagHeader(timeLag, false), lagRows(timeLag, g, false))
+	return WriteTable(w, statusHeader(meta.Status, lagHeader(meta.TimeLag, false), false), statusRows(meta.Status, g, lagRows(meta.TimeLag, g, false), false))
 }
 
 // LagWatchCSV writes one --watch round as CSV rows that follow the first
@@ -248,6 +251,39 @@ func LagWatchCSV(w io.Writer, r lag.LagReport, at time.Time, first bool, roundEr
 		}
 	}
 	return s.Close()
+}
+
+// statusHeader adds lag --status's columns: STATUS in the table (the
+// group line says why), STATUS and STATUS-REASON in CSV.
+func statusHeader(status bool, h []string, csv bool) []string {
+	if !status {
+		return h
+	}
+	if csv {
+		return append(h, "STATUS", "STATUS-REASON")
+	}
+	return append(h, "STATUS")
+}
+
+// statusRows adds the status columns to rows made by lagRows for g (one
+// per partition; CSV's row of a group without partitions gets them
+// empty).
+func statusRows(status bool, g lag.GroupLag, rows [][]string, csv bool) [][]string {
+	if !status {
+		return rows
+	}
+	for i := range rows {
+		var p lag.PartitionLag
+		if i < len(g.Partitions) {
+			p = g.Partitions[i]
+		}
+		if csv {
+			rows[i] = append(rows[i], p.Status, p.StatusReason)
+		} else {
+			rows[i] = append(rows[i], Dash(p.Status))
+		}
+	}
+	return rows
 }
 
 func lagHeader(timeLag, withGroup bool) []string {
@@ -320,8 +356,9 @@ func timeLagText(ms *int64) string {
 	return d.Truncate(time.Second).String()
 }
 
-// Groups renders `groups` rows.
-func Groups(w io.Writer, f Format, gs []lag.GroupSummary) error {
+// Groups renders `groups` rows; status (groups --status) adds the STATUS
+// and STATUS-REASON columns.
+func Groups(w io.Writer, f Format, gs []lag.GroupSummary, status bool) error {
 	if f == JSON {
 		return WriteJSON(w, struct {
 			Groups []lag.GroupSummary `json:"groups"`
@@ -337,9 +374,17 @@ func Groups(w io.Writer, f Format, gs []lag.GroupSummary) error {
 		if g.ProtocolType != "" {
 			typ = g.ProtocolType // a Kafka Connect worker group says so
 		}
-		rows = append(rows, []string{g.Group, typ, g.State, fmt.Sprint(g.Members), topics, I64(g.TotalLag), g.Error})
+		row := []string{g.Group, typ, g.State, fmt.Sprint(g.Members), topics, I64(g.TotalLag), g.Error}
+		if status {
+			row = append(row, Dash(g.Status), g.StatusReason)
+		}
+		rows = append(rows, row)
 	}
-	return Rows(w, f, []string{"GROUP", "TYPE", "STATE", "MEMBERS", "TOPICS", "TOTAL-LAG", "ERROR"}, rows)
+	h := []string{"GROUP", "TYPE", "STATE", "MEMBERS", "TOPICS", "TOTAL-LAG", "ERROR"}
+	if status {
+		h = append(h, "STATUS", "STATUS-REASON")
+	}
+	return Rows(w, f, h, rows)
 }
 
 // progressText is a --watch group line's rates and catch-up ETA: "caught up

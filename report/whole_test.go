@@ -133,18 +133,18 @@ func TestLagJSONDecodesToTheReport(t *testing.T) {
 
 func TestGroupsWhole(t *testing.T) {
 	gs := lag.Summarize(lagWhole(), nil)
-	got := render(t, func(w *bytes.Buffer) error { return Groups(w, Table, gs) })
+	got := render(t, func(w *bytes.Buffer) error { return Groups(w, Table, gs, false) })
 	want := "" +
 		"GROUP  TYPE      STATE   MEMBERS  TOPICS    TOTAL-LAG  ERROR\n" +
 		"g      classic   Stable  1        secret,t  16         topic secret partition 0: TOPIC_AUTHORIZATION_FAILED\n" +
 		"h      consumer  Dead    0        -         0          group does not exist\n"
 	sameText(t, "groups table", got, want)
-	got = render(t, func(w *bytes.Buffer) error { return Groups(w, CSV, gs) })
+	got = render(t, func(w *bytes.Buffer) error { return Groups(w, CSV, gs, false) })
 	want = "GROUP,TYPE,STATE,MEMBERS,TOPICS,TOTAL-LAG,ERROR\n" +
 		"g,classic,Stable,1,\"secret,t\",16,topic secret partition 0: TOPIC_AUTHORIZATION_FAILED\n" +
 		"h,consumer,Dead,0,,0,group does not exist\n"
 	sameText(t, "groups csv", got, want)
-	got = render(t, func(w *bytes.Buffer) error { return Groups(w, JSON, gs) })
+	got = render(t, func(w *bytes.Buffer) error { return Groups(w, JSON, gs, false) })
 	var back struct {
 		Groups []lag.GroupSummary `json:"groups"`
 	}
@@ -464,7 +464,7 @@ func TestRenderersReturnWriteErrors(t *testing.T) {
 	renderers := map[string]func(w io.Writer, f Format) error{
 		"lag":       func(w io.Writer, f Format) error { return Lag(w, f, lagWhole()) },
 		"lag large": func(w io.Writer, f Format) error { return Lag(w, f, big) },
-		"groups":    func(w io.Writer, f Format) error { return Groups(w, f, lag.Summarize(lagWhole(), nil)) },
+		"groups":    func(w io.Writer, f Format) error { return Groups(w, f, lag.Summarize(lagWhole(), nil), false) },
 		"replay":    func(w io.Writer, f Format) error { return Replay(w, f, replayWhole()) },
 		"reset": func(w io.Writer, f Format) error {
 			return Reset(w, f, admin.Plan{Groups: []admin.GroupPlan{{Group: "g", Note: "n"}}}, true)

@@ -25,6 +25,8 @@ BROKER_TESTS=(
   TestSecureBrokerFailures
   TestSecureBrokerCommandConfig
   TestSecureResetTxnACLDenied
+  TestLagStatusOffsetsTopicApache
+  TestSecureLagStatusSampled
 )
 # What a test says when it skips because its broker is missing.
 MISSING='needs (a real broker|KAFKA_BROKERS|the secure broker)|OFFSETCTL_SECURE_SCRIPT not set'

@@ -36,11 +36,13 @@
 #                           range, 32768+, or a client socket may hold one when the broker binds)
 #   KAFKA_SECURE_USER       (default alice)
 #   KAFKA_SECURE_DENIED_USER (default mallory) a SCRAM user denied WRITE on TransactionalId offsetctl-reset-*
+#                           and DESCRIBE and READ on the topic __consumer_offsets (lag --status samples)
 #
 # Authorization: StandardAuthorizer with allow.everyone.if.no.acl.found=true (every principal may do
 # what no ACL mentions, so the other tests are unaffected) and User:ANONYMOUS (PLAINTEXT, the
 # controller) as super user. Two ACLs on the transactional ids prefixed offsetctl-reset-: ALLOW User:*
-# and DENY User:$KAFKA_SECURE_DENIED_USER (DENY wins).
+# and DENY User:$KAFKA_SECURE_DENIED_USER (DENY wins); the same two on the topic __consumer_offsets
+# for DESCRIBE and READ.
 #   KAFKA_LOG_LEVEL, KAFKA_START_TIMEOUT, JAVA, OFFSETCTL_CACHE, KAFKA_VERSION as for scripts/kafka.sh
 set -euo pipefail
 
@@ -260,6 +262,16 @@ cmd_start() {
 add_acls() { # the ACLs need a running broker (StandardAuthorizer keeps them in the metadata log)
   acl --allow-principal 'User:*'
   acl --deny-principal "User:$DENIED_USER"
+  acl_offsets_topic --allow-principal 'User:*'
+  acl_offsets_topic --deny-principal "User:$DENIED_USER"
+}
+
+acl_offsets_topic() { # acl_offsets_topic --allow-principal|--deny-principal P: DESCRIBE and READ on __consumer_offsets
+  "$JAVA" "${TOOL_JVM_OPTS[@]}" -Dlog4j2.configurationFile="$LOG4J" \
+    -Doffsetctl.log.file="$LOGDIR/tools.log" -cp "$CP" org.apache.kafka.tools.AclCommand \
+    --bootstrap-server "127.0.0.1:$PLAIN_PORT" --add "$1" "$2" --operation Describe --operation Read \
+    --topic __consumer_offsets >>"$WORKDIR/acls.out" 2>&1 \
+    || { cat "$WORKDIR/acls.out" >&2; die "adding ACLs failed"; }
 }
 
 acl() { # acl --allow-principal|--deny-principal P: WRITE on TransactionalId offsetctl-reset-*

@@ -36,6 +36,9 @@ type app struct {
 	// wrapped (iostreams); every command asks it, never a writer.
 	io  *iostreams.IOStreams
 	now func() time.Time
+	// sleep waits between lag --status's samples; nil is a real wait
+	// (tests act on the cluster there instead).
+	sleep func(ctx context.Context, d time.Duration) error
 
 	brokers  string
 	timeout  time.Duration

@@ -43,6 +43,10 @@ type exporterFlags struct {
 	isolation       string
 	tlsCert, tlsKey string
 	basicAuthFile   string
+	// health statuses from the rounds (docs/health.md)
+	status           bool
+	statusWindow     time.Duration
+	statusPartitions bool
 }
 
 func (a *app) exporterCmd() *cobra.Command {
@@ -99,6 +103,9 @@ exporter stops cleanly on SIGTERM or Ctrl-C (exit 0).`,
 	fl.StringVar(&f.isolation, "isolation", "uncommitted", "log end: uncommitted (high watermark) or committed (last stable offset)")
 	fl.StringVar(&f.tlsCert, "web-tls-cert", "", "serve HTTPS with this certificate (PEM; with --web-tls-key; older than --web.config.file)")
 	fl.StringVar(&f.tlsKey, "web-tls-key", "", "private key of --web-tls-cert (PEM)")
+	fl.BoolVar(&f.status, "status", false, "judge each group's health from the rounds over --status-window, as Burrow does: kafka_consumergroup_status{status=OK|WARN|REWIND|STALL|STOP} (docs/health.md)")
+	fl.DurationVar(&f.statusWindow, "status-window", 10*time.Minute, "with --status: the span of rounds judged (at least 2 × --interval)")
+	fl.BoolVar(&f.statusPartitions, "status-partitions", false, "with --status: also kafka_consumergroup_partition_status per group-partition (5 series each)")
 	fl.StringVar(&f.basicAuthFile, "web-basic-auth-file", "", "require HTTP basic auth for /metrics: USER:BCRYPT-HASH lines, as htpasswd -nbBC 10 prints (older than --web.config.file)")
 	return cmd
 }
@@ -125,6 +132,12 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 	}
 	if f.rateWindow < 0 {
 		return nil, exitcode.Usagef("--rate-window must not be negative")
+	}
+	if !f.status && (cmd.Flags().Changed("status-window") || f.statusPartitions) {
+		return nil, exitcode.Usagef("--status-window and --status-partitions go with --status")
+	}
+	if f.status && f.statusWindow < 2*f.interval {
+		return nil, exitcode.Usagef("--status-window must span at least two rounds (2 × --interval = %s), got %s", 2*f.interval, f.statusWindow)
 	}
 	if f.readTimeout < 0 || f.writeTimeout < 0 || f.idleTimeout < 0 || f.maxRequests < 0 {
 		return nil, exitcode.Usagef("--web.read-timeout, --web.write-timeout, --web.idle-timeout and --web.max-requests must not be negative")
@@ -357,7 +370,8 @@ func exporterRequest(args []string, f exporterFlags) (lag.GatherRequest, error) 
 // exporterTargets resolves one connection per --profile entry (or the one
 // connection of the usual flags).
 func (a *app) exporterTargets(req lag.GatherRequest, f exporterFlags) ([]exporterTarget, error) {
-	opts := exporter.Options{Interval: f.interval, Request: req, TimeLag: f.timeLag, RateWindow: f.rateWindow, Now: a.now}
+	opts := exporter.Options{Interval: f.interval, Request: req, TimeLag: f.timeLag, RateWindow: f.rateWindow, Now: a.now,
+		Status: f.status, StatusWindow: f.statusWindow, StatusPartitions: f.statusPartitions}
 	if a.profile == "" {
 		cfg, err := a.clusterConfig()
 		if err != nil {

@@ -15,6 +15,7 @@ func (a *app) groupsCmd() *cobra.Command {
 		stateFlags []string
 		sel        groupSelect
 		tri        triageFlags
+		status     statusFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "groups [--regex PATTERN...]",
@@ -22,7 +23,8 @@ func (a *app) groupsCmd() *cobra.Command {
 		Example: `  offsetctl groups
   offsetctl groups --state Empty,Stable -o json
   offsetctl groups --regex 'orders-.*' --exclude '.*-test' --min-lag 1
-  offsetctl groups --fail-if 'total-lag>1e6'   # exit 4 when a group crosses it`,
+  offsetctl groups --fail-if 'total-lag>1e6'   # exit 4 when a group crosses it
+  offsetctl groups --status --window 10m`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !sel.regex {
 				// Arguments are --regex patterns only (a group's
@@ -43,6 +45,10 @@ func (a *app) groupsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			so, err := status.parse(cmd.Flags(), len(t.statuses) > 0)
+			if err != nil {
+				return err
+			}
 			cfg, adm, err := a.admin(cmd.Context())
 			if err != nil {
 				return err
@@ -56,15 +62,16 @@ func (a *app) groupsCmd() *cobra.Command {
 			// partitions each a little behind is a lot behind).
 			minTotal := t.filter.MinLag
 			t.filter.MinLag = nil
-			err = a.gatherLag(cmd.Context(), cfg, adm, req, lagOpts{timeLag: t.needsTimeLag(), triage: t}, func(rep lag.LagReport) {
+			err = a.gatherLag(cmd.Context(), cfg, adm, req, lagOpts{timeLag: t.needsTimeLag(), triage: t, judge: a.judge(so, cfg, adm, req.Isolation)}, func(rep lag.LagReport) {
 				rep = keepTotalLag(rep, minTotal)
-				rows = append(rows, lag.Summarize(rep, states)...)
+				rows = append(rows, withStatus(lag.Summarize(rep, states), rep)...)
 				breaches = append(breaches, lag.Breaches(rep, t.thresholds)...)
+				breaches = append(breaches, statusBreaches(rep, t.statuses)...)
 			})
 			if err != nil {
 				return err
 			}
-			if err := report.Groups(a.stdout, a.format, rows); err != nil {
+			if err := report.Groups(a.stdout, a.format, rows, so != nil); err != nil {
 				return err
 			}
 			var errs []string
@@ -83,6 +90,7 @@ func (a *app) groupsCmd() *cobra.Command {
 	// ParseStates refuses that and empty items.
 	sel.flags(cmd.Flags(), "every consumer group (the default)")
 	tri.flags(cmd.Flags(), false)
+	status.flags(cmd.Flags())
 	cmd.Flags().Lookup("min-lag").Usage = "only groups whose TOTAL-LAG is ≥ `N` (the sum of their partitions' lag; lag --min-lag is per partition)"
 	cmd.Flags().StringArrayVar(&stateFlags, "state", nil, "only groups in these `STATES`, comma-separated or repeated (e.g. Empty,Stable; case-insensitive)")
 	return cmd
@@ -102,4 +110,18 @@ func keepTotalLag(rep lag.LagReport, min *int64) lag.LagReport {
 	}
 	rep.Groups = kept
 	return rep
+}
+
+// withStatus copies each group's --status judgement from the lag report
+// to its summary row.
+func withStatus(rows []lag.GroupSummary, rep lag.LagReport) []lag.GroupSummary {
+	byName := make(map[string]lag.GroupLag, len(rep.Groups))
+	for _, g := range rep.Groups {
+		byName[g.Group] = g
+	}
+	for i := range rows {
+		g := byName[rows[i].Group]
+		rows[i].Status, rows[i].StatusReason = g.Status, g.StatusReason
+	}
+	return rows
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/change"
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/health"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
@@ -30,6 +31,7 @@ type lagFlags struct {
 	watch       time.Duration
 	members     bool
 	state       bool
+	status      statusFlags
 }
 
 // lagOpts are how a lag report is computed beyond what is gathered.
@@ -38,6 +40,8 @@ type lagOpts struct {
 	assume  lag.AssumeReset
 	triage
 	view lagView
+	// judge, when set, judges every batch (lag --status).
+	judge *health.Judge
 }
 
 // lagView is what lag prints: partition rows (default), or Apache's
@@ -62,7 +66,9 @@ func (a *app) lagCmd() *cobra.Command {
   offsetctl lag --all-groups --watch 5s
   offsetctl describe --group orders-billing
   offsetctl lag --regex 'orders-.*' --exclude '.*-test' --min-lag 1000 --by topic
-  offsetctl lag --all-groups --fail-if 'lag>10000' --fail-if 'time-lag>5m'   # exit 4 when crossed`,
+  offsetctl lag --all-groups --fail-if 'lag>10000' --fail-if 'time-lag>5m'   # exit 4 when crossed
+  offsetctl lag orders-billing --status --window 10m
+  offsetctl lag --all-groups --fail-if 'status>=STOP'   # exit 4 on a stopped group`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sel, err := f.sel.resolve(args, false)
 			if err != nil {
@@ -102,11 +108,19 @@ func (a *app) lagCmd() *cobra.Command {
 			if changed(cmd.Flags(), "watch") && f.watch < minWatch {
 				return exitcode.Usagef("--watch must be at least %s, got %s", minWatch, f.watch)
 			}
+			status, err := f.status.parse(cmd.Flags(), len(tri.statuses) > 0)
+			if err != nil {
+				return err
+			}
+			if status != nil && (f.watch > 0 || opts.view != viewRows || tri.by != lag.ByPartition) {
+				return exitcode.Usagef("--status goes with the partition rows: not with --watch, --members, --state or --by")
+			}
 			cfg, adm, err := a.admin(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer adm.Close()
+			opts.judge = a.judge(status, cfg, adm, iso)
 			req := lag.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, OtherProtocols: true, ShareGroups: true, Scope: scope, Isolation: iso}
 			if f.watch <= 0 {
 				return a.lagOnce(cmd.Context(), cfg, adm, req, opts)
@@ -125,6 +139,7 @@ func (a *app) lagCmd() *cobra.Command {
 	fl.DurationVar(&f.watch, "watch", 0, "redraw every interval until Ctrl-C")
 	fl.BoolVar(&f.members, "members", false, "one row per member: member id, instance id, client id, host and partition count (idle members too)")
 	fl.BoolVar(&f.state, "state", false, "one row per group: type, coordinator, assignor, state and members")
+	f.status.flags(fl)
 	return cmd
 }
 
@@ -159,6 +174,10 @@ func (a *app) streamLag(ctx context.Context, cfg cluster.Config, adm *cluster.Ad
 		rep := b.Report
 		if req.AllGroups && !req.Scope.Empty() {
 			rep = rep.WithRows()
+		}
+		// Judged before --min-lag: a group's status is over all its rows.
+		if err := judgeBatch(ctx, o.judge, cfg, &rep, b.Snapshot.At); err != nil {
+			return err
 		}
 		// --min-lag first, so time lag is read only for the rows shown.
 		rep = lag.LagFilter{MinLag: o.filter.MinLag}.Apply(rep)
@@ -231,7 +250,7 @@ func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admi
 
 // lagMeta is what a lag report says besides its groups.
 func lagMeta(req lag.GatherRequest, o lagOpts, at string) lag.LagReport {
-	return lag.LagReport{Time: at, Isolation: req.Isolation.String(), AssumeReset: string(o.assume), TimeLag: o.timeLag}
+	return lag.LagReport{Time: at, Isolation: req.Isolation.String(), AssumeReset: string(o.assume), TimeLag: o.timeLag, Status: o.judge != nil}
 }
 
 // lagOutput writes a lag report to stdout group by group as the batches
@@ -267,6 +286,7 @@ func (a *app) newLagOutput(meta lag.LagReport, opt report.LagStreamOptions, tri 
 func (o *lagOutput) add(rep lag.LagReport) error {
 	o.errs = append(o.errs, rep.Errors()...)
 	o.breaches = append(o.breaches, lag.Breaches(rep, o.tri.thresholds)...)
+	o.breaches = append(o.breaches, statusBreaches(rep, o.tri.statuses)...)
 	switch o.view {
 	case viewMembers:
 		o.groups += len(rep.Groups)
@@ -492,7 +512,7 @@ func (o *lagOutput) closeRollUp() error {
 		if o.opt.OneLine && f == report.JSON {
 			return report.WriteJSONLine(w, r)
 		}
-		return report.Groups(w, f, r.Groups)
+		return report.Groups(w, f, r.Groups, false)
 	}
 	return o.s.Close()
 }

@@ -160,7 +160,7 @@ func (f *triageFlags) flags(fl *pflag.FlagSet, withBy bool) {
 		enumVar(fl, &f.by, "by", "", "partition", "roll rows up", enum{choices: []string{string(lag.ByPartition), string(lag.ByTopic), string(lag.ByGroup)},
 			parse: func(s string) error { _, err := lag.ParseLagBy(s); return err }})
 	}
-	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit 4 when a row or group crosses `EXPR`: lag>N, total-lag>N or time-lag>D (repeatable; e.g. lag>10000, total-lag>1e6, time-lag>5m)")
+	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit 4 when a row or group crosses `EXPR`: lag>N, total-lag>N, time-lag>D or status>=S (repeatable; e.g. lag>10000, total-lag>1e6, time-lag>5m, status>=STOP; status implies --status)")
 }
 
 // triage is the checked form of triageFlags.
@@ -168,6 +168,9 @@ type triage struct {
 	filter     lag.LagFilter
 	by         lag.LagBy
 	thresholds []lag.Threshold
+	// statuses are the --fail-if status>=S thresholds (they imply
+	// --status).
+	statuses []statusThreshold
 }
 
 // needsTimeLag reports whether the report must read time lag.
@@ -207,6 +210,13 @@ func (f triageFlags) parse(fl *pflag.FlagSet) (triage, error) {
 		t.by = by
 	}
 	for _, e := range f.failIf {
+		if st, ok, err := parseStatusThreshold(e); ok {
+			if err != nil {
+				return t, exitcode.Flag("--fail-if", err)
+			}
+			t.statuses = append(t.statuses, st)
+			continue
+		}
 		th, err := lag.ParseThreshold(e)
 		if err != nil {
 			return t, exitcode.Flag("--fail-if", err)

@@ -40,6 +40,12 @@ type Options struct {
 	// Cluster, when set, is the cluster label of every lag series (one
 	// Collector per --profile cluster).
 	Cluster string
+	// Status judges each group's health from the rounds over
+	// StatusWindow (status.go); StatusPartitions writes each
+	// partition's too.
+	Status           bool
+	StatusWindow     time.Duration
+	StatusPartitions bool
 }
 
 // snapshot is what one gather produced; scrapes read it, never Kafka. It
@@ -71,6 +77,7 @@ type Collector struct {
 	cache     timeCache
 	state     map[string]*groupState // by group: what the latest page shows
 	topicOffs topicOffsets           // the topics' offsets the latest page shows
+	hist      statusHist             // with opts.Status: the rounds judged
 
 	// scraping counts the scrapes writing the page now (WriteText); a
 	// gather waits for them between batches (yieldToScrapes).
@@ -122,7 +129,10 @@ func New(cfg cluster.Config, opts Options) *Collector {
 	if opts.RateWindow <= 0 {
 		opts.RateWindow = 4 * opts.Interval
 	}
-	c := &Collector{cfg: cfg, opts: opts, read: lag.FillTimeLag, rates: lag.NewRates(opts.RateWindow)}
+	if opts.Status && opts.StatusWindow <= 0 {
+		opts.StatusWindow = 10 * time.Minute
+	}
+	c := &Collector{cfg: cfg, opts: opts, read: lag.FillTimeLag, rates: lag.NewRates(opts.RateWindow), hist: statusHist{}}
 	c.open = func() (gatherer, error) {
 		adm, err := cfg.NewAdmin()
 		if err != nil {
@@ -225,6 +235,10 @@ func (gr *gatherRound) batch(bctx context.Context, b lag.LagBatch) error {
 		if failed {
 			gr.st.groupErrors++
 		}
+		if gs != nil && c.opts.Status {
+			c.hist.judgeStatus(gl, gs, gr.now, c.opts.StatusWindow)
+			gs.judgedRows = c.opts.StatusPartitions
+		}
 		if gs != nil {
 			gr.next[gl.Group] = gs
 		}
@@ -277,6 +291,12 @@ func (gr *gatherRound) finish(err error) {
 		carryTopics(&gr.text, gr.topics, c.topicOffs, gr.offs)
 	}
 	c.state, c.topicOffs = gr.next, gr.offs
+	if err == nil && gr.st.complete() {
+		c.hist.forget(gr.next)
+	}
+	for g := range gr.dropped {
+		delete(c.hist, g)
+	}
 	if c.opts.TimeLag {
 		c.cache = gr.cache
 	}

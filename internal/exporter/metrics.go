@@ -57,7 +57,8 @@ var (
 	lagFamilies = []*family{famCurrentOffset, famLag, famLagSum, famLagSeconds, famMembers, famInfo,
 		famConsumeRate, famCatchUp, famBehind, famTopicEnd, famTopicStart, famProduceRate,
 		famCurrentOffsetSum, famTopicPartitions, famBrokers, // kafkacompat.go
-		famLagStale, famGroupStale, famGroupLastOK}
+		famLagStale, famGroupStale, famGroupLastOK,
+		famGroupStatus, famPartitionStatus} // status.go
 
 	// The gather's own health: few series, read at scrape time (the age
 	// changes between gathers), so they stay client_golang metrics.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/offsetctl/offsetctl/internal/health"
 	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
@@ -17,7 +18,9 @@ type rowState struct {
 	partition int32
 	// stale: this gather's read of the partition failed; the values are
 	// an earlier gather's.
-	stale     bool
+	stale bool
+	// status is the row's health.Status (with Options.Status).
+	status    uint8
 	committed int64
 	lag       int64
 	timeLagMs int64 // -1: no time lag (not read within the round's budget)
@@ -49,6 +52,10 @@ type groupState struct {
 	// stale: the group-level values (members, state, rates) are an
 	// earlier gather's, as this one could not read the group.
 	stale bool
+	// status is the group's health (status.go), when judged; judgedRows
+	// writes the rows' too (--status-partitions).
+	status             health.Status
+	judged, judgedRows bool
 }
 
 const (
@@ -182,7 +189,8 @@ func mergeGroup(prev *groupState, g lag.GroupLag, protocol string, views rateVie
 // scrape time (writeGroupFamily); the others are written once per gather.
 var groupFamilies = map[*family]bool{famCurrentOffset: true, famLag: true, famLagSum: true, famLagSeconds: true,
 	famMembers: true, famInfo: true, famConsumeRate: true, famCatchUp: true, famBehind: true,
-	famCurrentOffsetSum: true, famLagStale: true, famGroupStale: true, famGroupLastOK: true}
+	famCurrentOffsetSum: true, famLagStale: true, famGroupStale: true, famGroupLastOK: true,
+	famGroupStatus: true, famPartitionStatus: true}
 
 // writeGroupFamily writes group name's lines of family f.
 func writeGroupFamily(pw *pageWriter, f *family, name string, g *groupState) {
@@ -205,6 +213,8 @@ func writeGroupFamily(pw *pageWriter, f *family, name string, g *groupState) {
 		}
 	case famGroupStale:
 		pw.add(b2f(g.anyStale()), name)
+	case famGroupStatus, famPartitionStatus:
+		writeStatus(pw, f, name, g, g.judgedRows)
 	case famGroupLastOK:
 		if !g.lastOK.IsZero() {
 			pw.add(float64(g.lastOK.UnixNano())/1e9, name)

@@ -27,6 +27,10 @@ type PartitionLag struct {
 	Host      string `json:"host"`
 	Note      string `json:"note"`
 	Error     string `json:"error"`
+	// Status and StatusReason are the partition's health (lag --status):
+	// OK, WARN, REWIND, STALL or STOP, and why.
+	Status       string `json:"status,omitempty"`
+	StatusReason string `json:"status_reason,omitempty"`
 }
 
 // GroupLag is one group of a lag report.
@@ -50,6 +54,12 @@ type GroupLag struct {
 	ProtocolType string `json:"protocol_type,omitempty"`
 	Assignor     string `json:"assignor,omitempty"`
 	Coordinator  *int32 `json:"coordinator,omitempty"`
+	// Status is the group's health, its worst partition's (lag --status),
+	// StatusReason names the partitions that decided it, StatusSource
+	// says where the commits came from: offsets-topic or sample.
+	Status       string `json:"status,omitempty"`
+	StatusReason string `json:"status_reason,omitempty"`
+	StatusSource string `json:"status_source,omitempty"`
 	// MemberList is one row per live member, idle ones included (`lag
 	// --members`).
 	MemberList []MemberRow `json:"-"`
@@ -82,9 +92,12 @@ type LagReport struct {
 	// AssumeReset is the auto.offset.reset the lag of an uncommitted
 	// partition was computed with ("earliest" or "latest"); empty when such
 	// lags are unknown (null).
-	AssumeReset string     `json:"assume_reset,omitempty"`
-	TimeLag     bool       `json:"-"`
-	Groups      []GroupLag `json:"groups"`
+	AssumeReset string `json:"assume_reset,omitempty"`
+	TimeLag     bool   `json:"-"`
+	// Status says the groups carry lag --status's judgement (the table
+	// and CSV add its columns).
+	Status bool       `json:"-"`
+	Groups []GroupLag `json:"groups"`
 }
 
 // Errors lists every group and partition error in the report, one line
@@ -383,6 +396,9 @@ type GroupSummary struct {
 	Topics       []string `json:"topics"`
 	TotalLag     int64    `json:"total_lag"`
 	Error        string   `json:"error"`
+	// Status is the group's health (groups --status), StatusReason why.
+	Status       string `json:"status,omitempty"`
+	StatusReason string `json:"status_reason,omitempty"`
 }
 
 // GroupStates are the states a consumer group can be in, classic and

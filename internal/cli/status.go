@@ -1,0 +1,202 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/offsetctl/offsetctl/internal/audit"
+	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/health"
+	"github.com/offsetctl/offsetctl/internal/lag"
+	"github.com/offsetctl/offsetctl/internal/safetext"
+)
+
+// statusFlags are lag's and groups' --status and its window and source.
+type statusFlags struct {
+	on     bool
+	window time.Duration
+	sample time.Duration
+	source string
+}
+
+func (f *statusFlags) flags(fl *pflag.FlagSet) {
+	fl.BoolVar(&f.on, "status", false, "judge each partition and group from its commits over --window, as Burrow does: OK, WARN, REWIND, STALL or STOP (docs/health.md)")
+	fl.DurationVar(&f.window, "window", 10*time.Minute, "with --status: how far back the commits are judged")
+	fl.DurationVar(&f.sample, "sample", 30*time.Second, "with --status, when the offsets topic cannot be read: the time between the two samples of the committed offsets")
+	fl.StringVar(&f.source, "status-source", health.ModeAuto, "with --status: where commits come from: auto (the offsets topic, else sampling), offsets-topic or sample")
+}
+
+// statusOpts is the checked form of statusFlags; nil when --status is off.
+type statusOpts struct {
+	window, sample time.Duration
+	mode           string
+}
+
+func (f statusFlags) parse(fl *pflag.FlagSet, implied bool) (*statusOpts, error) {
+	if !f.on && !implied {
+		for _, n := range []string{"window", "sample", "status-source"} {
+			if changed(fl, n) {
+				return nil, exitcode.Usagef("--%s goes with --status", n)
+			}
+		}
+		return nil, nil
+	}
+	switch {
+	case f.window <= 0:
+		return nil, exitcode.Usagef("--window must be positive, got %s", f.window)
+	case f.sample <= 0:
+		return nil, exitcode.Usagef("--sample must be positive, got %s", f.sample)
+	}
+	switch f.source {
+	case health.ModeAuto, health.ModeOffsetsTopic, health.ModeSample:
+	default:
+		return nil, exitcode.Usagef("--status-source %s: want auto, offsets-topic or sample", safetext.Arg(f.source))
+	}
+	return &statusOpts{window: f.window, sample: f.sample, mode: f.source}, nil
+}
+
+// judge makes the command's health.Judge: it says on stderr, once, when
+// the offsets topic could not be read and sampling is used instead.
+func (a *app) judge(o *statusOpts, cfg cluster.Config, adm *cluster.Admin, iso lag.Isolation) *health.Judge {
+	if o == nil {
+		return nil
+	}
+	sleep := a.sleep
+	if sleep == nil {
+		sleep = sleepCtx
+	}
+	return &health.Judge{
+		Explain:   a.auditExplainer(),
+		Admin:     adm,
+		Reader:    health.TopicReader{Admin: adm.Client, NewClient: cfg.NewClient},
+		Mode:      o.mode,
+		Window:    o.window,
+		Sample:    o.sample,
+		Isolation: iso,
+		Now:       a.now,
+		Sleep:     sleep,
+		Source: func(source string) {
+			if source == health.SourceOffsetsTopic {
+				a.notef("status: commits read from %s over the last %s (status_source: %s)", health.OffsetsTopic, o.window, source)
+				return
+			}
+			a.notef("status: the committed offsets sampled twice, %s apart (status_source: %s)", o.sample, source)
+		},
+		Fallback: func(err error) {
+			a.notef("status: %s; sampling the committed offsets twice, %s apart, instead (status_source: sample)", safetext.Text(err.Error()), o.sample)
+		},
+	}
+}
+
+// judgeBatch judges one batch, bounded by the timeout plus the sampling
+// wait (a batch's own deadline is for its gather only).
+func judgeBatch(ctx context.Context, j *health.Judge, cfg cluster.Config, rep *lag.LagReport, at time.Time) error {
+	if j == nil {
+		return nil
+	}
+	rep.Status = true
+	limit := cfg.Timeout
+	if limit > 0 {
+		limit += j.Sample
+	}
+	jctx, cancel := batchTimeout(ctx, limit)
+	defer cancel()
+	return j.Judge(jctx, rep, at)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// parseStatusThreshold reads --fail-if status>=S (also status>S, and
+// status=S for exactly S); ok false when expr is not about status.
+func parseStatusThreshold(expr string) (th statusThreshold, ok bool, err error) {
+	e := strings.TrimSpace(expr)
+	rest, found := strings.CutPrefix(strings.ToLower(e), "status")
+	if !found {
+		return th, false, nil
+	}
+	for _, op := range []string{">=", ">", "="} {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(rest), op); ok {
+			s, err := health.ParseStatus(v)
+			if err != nil {
+				return th, true, err
+			}
+			return statusThreshold{op: op, at: s}, true, nil
+		}
+	}
+	return th, true, fmt.Errorf("status threshold: want status>=S, status>S or status=S")
+}
+
+// statusThreshold is a --fail-if on the group status.
+type statusThreshold struct {
+	op string
+	at health.Status
+}
+
+func (t statusThreshold) crossed(s health.Status) bool {
+	switch t.op {
+	case ">=":
+		return s >= t.at
+	case ">":
+		return s > t.at
+	}
+	return s == t.at
+}
+
+// statusBreaches names the groups of rep whose status crosses a threshold.
+func statusBreaches(rep lag.LagReport, ths []statusThreshold) []string {
+	var out []string
+	for _, g := range rep.Groups {
+		s, err := health.ParseStatus(g.Status)
+		if g.Status == "" || err != nil {
+			continue
+		}
+		for _, t := range ths {
+			if t.crossed(s) {
+				out = append(out, fmt.Sprintf("group %s status %s (%s)", safetext.Arg(g.Group), g.Status, safetext.Text(g.StatusReason)))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// auditExplainer explains rewinds by the resets in offsetctl's audit log,
+// read at the first rewind (a reset made while sampling counts); a log
+// that cannot be read is said on stderr and explains nothing.
+func (a *app) auditExplainer() health.Explainer {
+	var explain health.Explainer
+	read := false
+	return func(r health.Rewind) (string, bool) {
+		if !read {
+			read = true
+			path, err := a.auditPath()
+			var entries []audit.Entry
+			if err == nil {
+				entries, err = audit.ReadFile(path)
+			}
+			if err != nil {
+				a.warnf("status: the audit log cannot be read, so no rewind is explained by a reset: %s", safetext.Text(err.Error()))
+				return "", false
+			}
+			explain = audit.RewindExplainer(entries)
+		}
+		if explain == nil {
+			return "", false
+		}
+		return explain(r)
+	}
+}

@@ -1,0 +1,137 @@
+package exporter
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/lag"
+)
+
+// statusSnapshot: each group on its own topic's partition 0, committed
+// c of log end e.
+func statusSnapshot(rounds map[string][2]int64) *lag.Snapshot {
+	s := &lag.Snapshot{Offsets: lag.TopicOffsets{Partitions: map[string]map[int32]lag.PartitionOffsets{}}}
+	for _, g := range []string{"behind", "gaining", "idle", "rewound", "stopped"} {
+		ce, ok := rounds[g]
+		if !ok {
+			continue
+		}
+		s.Groups = append(s.Groups, lag.GroupSnapshot{
+			GroupInfo: lag.GroupInfo{Group: g, Type: "classic", State: "Empty", ProtocolType: "consumer", Exists: true},
+			Commits:   map[string]map[int32]lag.Commit{"t-" + g: {0: {Offset: ce[0]}}}})
+		s.Offsets.Partitions["t-"+g] = map[int32]lag.PartitionOffsets{0: {Start: 0, End: ce[1]}}
+	}
+	return s
+}
+
+// The exporter's status from its own rounds (no request of its own: the
+// fake gatherer is all it reads): four rounds 15 s apart, a 10 m window.
+// gaining (lag 90, 70, 50, 30) is OK; behind (moves, lag 90..120) WARN;
+// stopped (offset 10 under lag) STOP; rewound (40, 50, 60, 20) REWIND;
+// idle (at its log end) OK. One series per status, 1 for the current;
+// per partition only with StatusPartitions; none without Status.
+func TestExporterStatus(t *testing.T) {
+	var rounds []*lag.Snapshot
+	for i := int64(0); i < 4; i++ {
+		rw := 40 + 10*i
+		if i == 3 {
+			rw = 20
+		}
+		rounds = append(rounds, statusSnapshot(map[string][2]int64{
+			"gaining": {10 + 30*i, 100 + 10*i},
+			"behind":  {10 + 10*i, 100 + 20*i},
+			"stopped": {10, 100 + 10*i},
+			"rewound": {rw, 100},
+			"idle":    {5, 5},
+		}))
+	}
+	run := func(opts Options) string {
+		clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+		opts.Interval, opts.Now = 15*time.Second, func() time.Time { return clock }
+		c := New(cluster.Config{}, opts)
+		g := &fakeGatherer{snaps: rounds, batch: 2}
+		for range rounds {
+			c.GatherOnce(context.Background(), g)
+			clock = clock.Add(15 * time.Second)
+		}
+		var b bytes.Buffer
+		if err := WriteText(&b, c); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	page := run(Options{Status: true, StatusWindow: 10 * time.Minute})
+	want := map[string]string{"gaining": "OK", "behind": "WARN", "stopped": "STOP", "rewound": "REWIND", "idle": "OK"}
+	for g, st := range want {
+		for _, s := range []string{"OK", "WARN", "REWIND", "STALL", "STOP"} {
+			v := "0"
+			if s == st {
+				v = "1"
+			}
+			line := `kafka_consumergroup_status{consumergroup="` + g + `",status="` + s + `"} ` + v + "\n"
+			if !strings.Contains(page, line) {
+				t.Errorf("missing %q", line)
+			}
+		}
+	}
+	if strings.Contains(page, "kafka_consumergroup_partition_status") {
+		t.Error("partition status without StatusPartitions")
+	}
+	page = run(Options{Status: true, StatusWindow: 10 * time.Minute, StatusPartitions: true})
+	for _, line := range []string{
+		`kafka_consumergroup_partition_status{consumergroup="stopped",partition="0",status="STOP",topic="t-stopped"} 1`,
+		`kafka_consumergroup_partition_status{consumergroup="stopped",partition="0",status="OK",topic="t-stopped"} 0`,
+		`kafka_consumergroup_partition_status{consumergroup="rewound",partition="0",status="REWIND",topic="t-rewound"} 1`,
+		`kafka_consumergroup_status{consumergroup="behind",status="WARN"} 1`,
+	} {
+		if !strings.Contains(page, line+"\n") {
+			t.Errorf("missing %q", line)
+		}
+	}
+	if page := run(Options{}); strings.Contains(page, "_status") {
+		t.Error("status series without Status")
+	}
+	// A window shorter than the rounds: only the last two rounds are
+	// judged, the rewind (round 3) is still in it, the stop too.
+	page = run(Options{Status: true, StatusWindow: 20 * time.Second})
+	for _, line := range []string{
+		`kafka_consumergroup_status{consumergroup="rewound",status="REWIND"} 1`,
+		`kafka_consumergroup_status{consumergroup="stopped",status="STOP"} 1`,
+		`kafka_consumergroup_status{consumergroup="gaining",status="OK"} 1`,
+	} {
+		if !strings.Contains(page, line+"\n") {
+			t.Errorf("window 20s: missing %q", line)
+		}
+	}
+}
+
+// The history keeps only what is read: a group a complete gather no
+// longer reads is forgotten, a failed gather forgets nothing and the
+// group's status is carried with its other values.
+func TestExporterStatusHistory(t *testing.T) {
+	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	c := New(cluster.Config{}, Options{Interval: 15 * time.Second, Now: func() time.Time { return clock }, Status: true, StatusWindow: time.Minute})
+	both := statusSnapshot(map[string][2]int64{"stopped": {10, 100}, "idle": {5, 5}})
+	g := &fakeGatherer{snaps: []*lag.Snapshot{both, both, nil, statusSnapshot(map[string][2]int64{"stopped": {10, 100}})},
+		errs: []error{nil, nil, context.DeadlineExceeded, nil}}
+	for i := 0; i < 2; i++ {
+		c.GatherOnce(context.Background(), g)
+		clock = clock.Add(15 * time.Second)
+	}
+	if len(c.hist) != 2 || len(c.hist["stopped"][statusKey{"t-stopped", 0}]) != 2 {
+		t.Fatalf("after two rounds: %v", c.hist)
+	}
+	c.GatherOnce(context.Background(), g) // fails
+	clock = clock.Add(15 * time.Second)
+	if len(c.hist) != 2 || c.state["stopped"].status.String() != "STOP" || !c.state["stopped"].stale {
+		t.Fatalf("after a failed round: %v %+v", c.hist, c.state["stopped"])
+	}
+	c.GatherOnce(context.Background(), g)
+	if _, ok := c.hist["idle"]; ok || len(c.hist) != 1 || len(c.hist["stopped"][statusKey{"t-stopped", 0}]) != 3 {
+		t.Fatalf("after a complete round without idle: %v", c.hist)
+	}
+}

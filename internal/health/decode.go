@@ -1,0 +1,97 @@
+package health
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// OffsetRecord is one offset commit (or its deletion) read from
+// __consumer_offsets.
+type OffsetRecord struct {
+	Group     string
+	Topic     string
+	Partition int32
+	Offset    int64
+	// Time is the commit's timestamp as the coordinator wrote it.
+	Time time.Time
+	// Deleted is a tombstone: the group's offset for the partition was
+	// deleted (offsetctl delete, DeleteGroups, or expiry).
+	Deleted bool
+}
+
+// DecodeOffsetRecord decodes one record of __consumer_offsets. Only
+// offset-commit records are wanted: key versions 0 and 1 (group, topic,
+// partition); a key of any other version (2 is group metadata, later ones
+// the KIP-848 and share group records) is not one and gives ok false with
+// no error. A nil value is a tombstone. A record too short or malformed for
+// its version is an error.
+func DecodeOffsetRecord(key, value []byte) (rec OffsetRecord, ok bool, err error) {
+	if len(key) < 2 {
+		return rec, false, errors.New("offsets topic record: key shorter than its version")
+	}
+	if v := int16(binary.BigEndian.Uint16(key)); v != 0 && v != 1 {
+		return rec, false, nil
+	}
+	var k kmsg.OffsetCommitKey
+	if err := k.ReadFrom(key); err != nil {
+		return rec, false, fmt.Errorf("offsets topic record: key: %w", err)
+	}
+	rec = OffsetRecord{Group: k.Group, Topic: k.Topic, Partition: k.Partition}
+	if value == nil {
+		rec.Deleted = true
+		return rec, true, nil
+	}
+	if len(value) < 2 {
+		return rec, false, errors.New("offsets topic record: value shorter than its version")
+	}
+	// Versions 0 to 4 are what Apache Kafka has written (4 adds tagged
+	// fields); a later one may not lay out the offset and timestamp the
+	// same way, so it is refused rather than misread.
+	if v := int16(binary.BigEndian.Uint16(value)); v < 0 || v > 4 {
+		return rec, false, fmt.Errorf("offsets topic record: value version %d is not known", v)
+	}
+	var val kmsg.OffsetCommitValue
+	if err := val.ReadFrom(value); err != nil {
+		return rec, false, fmt.Errorf("offsets topic record: value: %w", err)
+	}
+	rec.Offset, rec.Time = val.Offset, time.UnixMilli(val.CommitTimestamp).UTC()
+	return rec, true, nil
+}
+
+// OffsetsPartition is the partition of __consumer_offsets that holds a
+// group's records: abs(hashCode(group)) % partitions, with Java's
+// String.hashCode over UTF-16 code units and Kafka's Utils.abs (which
+// maps Integer.MIN_VALUE to 0). partitions comes from metadata
+// (offsets.topic.num.partitions, 50 by default but set per cluster).
+func OffsetsPartition(group string, partitions int32) int32 {
+	if partitions <= 0 {
+		return 0
+	}
+	h := javaStringHash(group)
+	if h == -1<<31 {
+		h = 0
+	} else if h < 0 {
+		h = -h
+	}
+	return h % partitions
+}
+
+// javaStringHash is java.lang.String.hashCode: s[0]*31^(n-1) + ... over
+// the UTF-16 code units, in 32-bit wrapping arithmetic.
+func javaStringHash(s string) int32 {
+	var h int32
+	for _, r := range s {
+		if r >= 0x10000 { // a surrogate pair in UTF-16
+			r -= 0x10000
+			h = 31*h + int32(0xD800+(r>>10))
+			h = 31*h + int32(0xDC00+(r&0x3FF))
+			continue
+		}
+		h = 31*h + int32(r)
+	}
+	return h
+}

@@ -1,0 +1,168 @@
+package health
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Java's String.hashCode and Kafka's partitionFor: every value below was
+// computed by jshell with Apache Kafka 4.4's kafka-clients on the class
+// path, as String.hashCode() and Utils.abs(hashCode) % n (Utils.abs maps
+// Integer.MIN_VALUE to 0, where Math.abs would leave it negative).
+func TestOffsetsPartition(t *testing.T) {
+	for _, c := range []struct {
+		group string
+		hash  int32
+		n     int32
+		want  int32
+	}{
+		{"", 0, 50, 0},
+		{"a", 97, 50, 47},
+		{"a", 97, 7, 6},
+		{"abc", 96354, 50, 4},
+		{"abc", 96354, 3, 0},
+		{"polygenelubricants", -2147483648, 50, 0}, // Integer.MIN_VALUE
+		{"polygenelubricants", -2147483648, 7, 0},
+		{"console-consumer-12345", 158455506, 50, 6},
+		{"orders-billing", -2070039661, 50, 11},
+		{"orders-billing", -2070039661, 7, 4},
+		{"orders-billing", -2070039661, 3, 1},
+		{"\U0001F600", 1772899, 50, 49}, // one code point, two UTF-16 units
+		{"\U0001F600", 1772899, 7, 2},
+		{"é", 233, 50, 33},
+		{"é", 233, 3, 2},
+	} {
+		if got := javaStringHash(c.group); got != c.hash {
+			t.Fatalf("hash %q = %d, want %d", c.group, got, c.hash)
+		}
+		if got := OffsetsPartition(c.group, c.n); got != c.want {
+			t.Fatalf("partition %q of %d = %d, want %d", c.group, c.n, got, c.want)
+		}
+	}
+	if OffsetsPartition("a", 0) != 0 {
+		t.Fatal("0 partitions")
+	}
+}
+
+func commitKey(v int16, g, topic string, p int32) []byte {
+	k := kmsg.OffsetCommitKey{Version: v, Group: g, Topic: topic, Partition: p}
+	return k.AppendTo(nil)
+}
+
+func commitValue(v int16, off, ms int64) []byte {
+	val := kmsg.NewOffsetCommitValue()
+	val.Version, val.Offset, val.CommitTimestamp, val.LeaderEpoch = v, off, ms, 3
+	return val.AppendTo(nil)
+}
+
+func TestDecodeOffsetRecord(t *testing.T) {
+	ms := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC).UnixMilli()
+	for v := int16(0); v <= 4; v++ {
+		rec, ok, err := DecodeOffsetRecord(commitKey(v%2, "g", "orders", 7), commitValue(v, 42, ms))
+		if err != nil || !ok || rec != (OffsetRecord{Group: "g", Topic: "orders", Partition: 7, Offset: 42, Time: time.UnixMilli(ms).UTC()}) {
+			t.Fatalf("value v%d: %+v %v %v", v, rec, ok, err)
+		}
+	}
+	rec, ok, err := DecodeOffsetRecord(commitKey(1, "g", "orders", 7), nil)
+	if err != nil || !ok || !rec.Deleted || rec.Topic != "orders" {
+		t.Fatalf("tombstone: %+v %v %v", rec, ok, err)
+	}
+	// A group metadata record (key v2) is not a commit.
+	meta := append([]byte{0, 2}, commitKey(0, "g", "x", 0)[2:]...)
+	if _, ok, err := DecodeOffsetRecord(meta, []byte{0, 3}); ok || err != nil {
+		t.Fatalf("v2 key: %v %v", ok, err)
+	}
+	for name, kv := range map[string][2][]byte{
+		"empty key":        {nil, nil},
+		"short key":        {[]byte{0, 1, 0, 5, 'a'}, nil},
+		"empty value":      {commitKey(1, "g", "t", 0), {}},
+		"short value":      {commitKey(1, "g", "t", 0), {0, 1, 0, 0}},
+		"future value":     {commitKey(1, "g", "t", 0), commitValue(5, 1, ms)},
+		"negative version": {commitKey(1, "g", "t", 0), {0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 1}},
+	} {
+		if _, ok, err := DecodeOffsetRecord(kv[0], kv[1]); ok || err == nil {
+			t.Fatalf("%s: ok %v err %v", name, ok, err)
+		}
+	}
+}
+
+// FuzzDecodeOffsetRecord: any bytes decode or fail, never panic, and a
+// record decoded re-encodes to a key that decodes the same.
+func FuzzDecodeOffsetRecord(f *testing.F) {
+	f.Add(commitKey(1, "g", "orders", 7), commitValue(3, 42, 1), false)
+	f.Add(commitKey(0, "g", "t", 0), commitValue(0, 1, 1), false)
+	f.Add(commitKey(1, "g", "t", 0), []byte(nil), true)
+	f.Add([]byte{0, 2, 0, 1, 'g'}, []byte{0, 3}, false)
+	f.Fuzz(func(t *testing.T, key, value []byte, tomb bool) {
+		if tomb {
+			value = nil
+		}
+		rec, ok, err := DecodeOffsetRecord(key, value)
+		if err != nil && ok {
+			t.Fatal("ok with an error")
+		}
+		if !ok {
+			return
+		}
+		again, ok2, err2 := DecodeOffsetRecord(commitKey(0, rec.Group, rec.Topic, rec.Partition), nil)
+		if err2 != nil || !ok2 || again.Group != rec.Group || again.Topic != rec.Topic || again.Partition != rec.Partition || !again.Deleted {
+			t.Fatalf("re-encoded key: %+v %v %v", again, ok2, err2)
+		}
+	})
+}
+
+// txnFilter: plain commits of the groups asked for count at once; other
+// groups' never; a transaction's staged commits only at its COMMIT marker
+// (after the plain commits made while it was open, as the coordinator
+// applies them); an aborted or still open transaction's never; a
+// tombstone forgets.
+func TestTxnFilter(t *testing.T) {
+	ms := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC).UnixMilli()
+	h := History{"g": {}}
+	f := txnFilter{h: h, pending: map[int64][]OffsetRecord{}}
+	plain := func(g string, off int64) logRecord {
+		return logRecord{producer: -1, key: commitKey(1, g, "t", 0), value: commitValue(3, off, ms+off)}
+	}
+	staged := func(pid, off int64) logRecord {
+		r := plain("g", off)
+		r.txn, r.producer = true, pid
+		return r
+	}
+	marker := func(pid int64, commit bool) logRecord {
+		typ := byte(0)
+		if commit {
+			typ = 1
+		}
+		return logRecord{control: true, producer: pid, key: []byte{0, 0, 0, typ}, value: []byte{0, 0, 0, 0, 0, 0}}
+	}
+	for _, r := range []logRecord{
+		plain("g", 10),
+		plain("other", 900), // another group in the partition
+		staged(7, 0),        // aborted below
+		plain("g", 20),
+		marker(7, false),
+		staged(8, 5), // committed below, after the plain 30
+		plain("g", 30),
+		plain("other", 1),
+		marker(8, true),
+		plain("g", 40),
+		staged(9, 1), // never ended
+		{producer: -1, key: []byte{0, 2, 0, 1, 'g'}, value: []byte{0, 3}}, // group metadata
+	} {
+		f.add(r)
+	}
+	var got []int64
+	for _, c := range h["g"][Key{"t", 0}] {
+		got = append(got, c.Offset)
+	}
+	if fmt.Sprint(got) != "[10 20 30 5 40]" || len(h) != 1 {
+		t.Fatalf("history %v (groups %d)", got, len(h))
+	}
+	f.add(logRecord{producer: -1, key: commitKey(1, "g", "t", 0)}) // tombstone
+	if len(h["g"][Key{"t", 0}]) != 0 {
+		t.Fatalf("after a tombstone: %v", h["g"])
+	}
+}

@@ -1,0 +1,184 @@
+package health
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+
+// at is a time s seconds after t0.
+func at(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+
+// commits makes one commit a minute from t0, at these offsets.
+func commits(offsets ...int64) []Commit {
+	cs := make([]Commit, len(offsets))
+	for i, o := range offsets {
+		cs[i] = Commit{Offset: o, Time: at(60 * i)}
+	}
+	return cs
+}
+
+// ends makes one log end a minute from t0.
+func ends(offsets ...int64) []LogEnd {
+	es := make([]LogEnd, len(offsets))
+	for i, o := range offsets {
+		es[i] = LogEnd{Offset: o, Time: at(60 * i)}
+	}
+	return es
+}
+
+type ruleCase struct {
+	name   string
+	p      Partition
+	now    time.Time
+	want   Status
+	reason string // a part of the reason
+}
+
+func runRules(t *testing.T, cases []ruleCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			now := c.now
+			if now.IsZero() {
+				now = at(60*len(c.p.Commits) - 30) // 30 s after the last commit
+			}
+			r := Evaluate(c.p, Options{Window: 10 * time.Minute, Now: now})
+			if r.Status != c.want || !strings.Contains(r.Reason, c.reason) {
+				t.Fatalf("got %s %q, want %s with %q", r.Status, r.Reason, c.want, c.reason)
+			}
+		})
+	}
+}
+
+// Burrow wiki, "Consumer Lag Evaluation Rules", rule 1: any lag of zero is
+// OK; offsetctl takes the lag now.
+func TestRuleCaughtUpIsOK(t *testing.T) {
+	runRules(t, []ruleCase{
+		{name: "idle at the log end long after its last commit", p: Partition{Commits: commits(100), LogEnds: ends(100)}, now: at(3600), want: OK, reason: "caught up"},
+		{name: "same offset at the log end", p: Partition{Commits: commits(100, 100, 100), LogEnds: ends(100, 100, 100)}, want: OK, reason: "caught up"},
+		{name: "no commit", p: Partition{LogEnds: ends(5)}, want: OK, reason: "no commit"},
+		{name: "lag shrinking", p: Partition{Commits: commits(10, 40, 80), LogEnds: ends(100, 110, 120)}, want: OK, reason: "not falling behind"},
+		{name: "lag grew then fell", p: Partition{Commits: commits(10, 15, 100), LogEnds: ends(100, 110, 120)}, want: OK},
+		{name: "a zero lag inside the window", p: Partition{Commits: commits(100, 101, 102), LogEnds: []LogEnd{{100, at(0)}, {105, at(60)}, {110, at(120)}}}, want: OK},
+	})
+}
+
+// Burrow wiki rule 2: the offset does not change over the window while
+// there is lag: STALL.
+func TestRuleStall(t *testing.T) {
+	runRules(t, []ruleCase{
+		{name: "same offset committed, lag fixed", p: Partition{Commits: commits(50, 50, 50, 50), LogEnds: ends(100)}, want: STALL, reason: "4 commits of offset 50"},
+		{name: "same offset committed, lag growing", p: Partition{Commits: commits(50, 50, 50), LogEnds: ends(100, 200, 300)}, want: STALL},
+		{name: "one commit is not a stall", p: Partition{Commits: commits(50), LogEnds: ends(100)}, now: at(30), want: OK},
+		{name: "the offset moved once", p: Partition{Commits: commits(50, 50, 51), LogEnds: ends(100)}, want: OK},
+		{name: "samples are not commits", p: Partition{Commits: commits(50, 50), LogEnds: ends(100), Sampled: true}, want: STOP, reason: "sampled"},
+	})
+}
+
+// Burrow wiki rule 3: the offset moves but the lag at every commit is at
+// least the one before, and grew: WARN.
+func TestRuleWarn(t *testing.T) {
+	runRules(t, []ruleCase{
+		{name: "gaining but falling behind", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 120, 140)}, want: WARN, reason: "lag grew from 90 to 110 at each of 3 points"},
+		{name: "flat then growing", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 110, 130)}, want: WARN},
+		{name: "flat lag is not growth", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 110, 120)}, want: OK},
+		{name: "one step down", p: Partition{Commits: commits(10, 30, 40), LogEnds: ends(100, 110, 140)}, want: OK},
+		{name: "log ends before the first commit do not count", p: Partition{Commits: []Commit{{10, at(60)}, {20, at(120)}}, LogEnds: []LogEnd{{500, at(0)}, {100, at(60)}, {120, at(120)}}}, now: at(150), want: WARN, reason: "from 90 to 100 at each of 2 points"},
+		{name: "log ends before the window do not count", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 105, 120)}, now: at(120 + 30 + 9*60 + 30), want: OK},
+		{name: "one commit under a growing log end", p: Partition{Commits: commits(10), LogEnds: []LogEnd{{50, at(0)}, {90, at(30)}}}, now: at(30), want: OK},
+		{name: "sampled too", p: Partition{Commits: []Commit{{10, at(0)}, {20, at(30)}}, LogEnds: []LogEnd{{100, at(0)}, {150, at(30)}}, Sampled: true}, now: at(30), want: WARN},
+	})
+}
+
+// Burrow wiki rule 4: the time since the last commit is longer than the
+// window's commits took (or than the window), with lag: STOP.
+func TestRuleStop(t *testing.T) {
+	runRules(t, []ruleCase{
+		{name: "no commit in the window", p: Partition{Commits: commits(10, 20), LogEnds: ends(100)}, now: at(60 + 11*60), want: STOP, reason: "no commit for 11m0s (window 10m0s) with lag 80"},
+		{name: "silent longer than its commits took", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100)}, now: at(120 + 121), want: STOP, reason: "longer than the 2m0s"},
+		{name: "silent, but not that long", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100)}, now: at(120 + 119), want: OK},
+		{name: "last commit before the window, time unknown", p: Partition{Commits: []Commit{{Offset: 10}}, LogEnds: ends(100)}, want: STOP, reason: "no commit in the 10m0s window with lag 90"},
+		{name: "stopped at the log end", p: Partition{Commits: commits(10, 20), LogEnds: ends(20)}, now: at(3600), want: OK, reason: "caught up"},
+	})
+}
+
+// Burrow's REWIND (linkedin/Burrow#716; the wiki's page predates it): the
+// committed offset went back inside the window and has not come back.
+func TestRuleRewind(t *testing.T) {
+	runRules(t, []ruleCase{
+		{name: "reset backwards", p: Partition{Commits: commits(500, 510, 20, 30), LogEnds: ends(600)}, want: REWIND, reason: "offset went back from 510 to 20 at 2026-12-02T12:02:00Z"},
+		{name: "rewound even when caught up since", p: Partition{Commits: commits(500, 20), LogEnds: ends(20)}, want: REWIND},
+		{name: "recovered past where it was", p: Partition{Commits: commits(500, 20, 520), LogEnds: ends(600)}, want: OK},
+		{name: "before the window", p: Partition{Commits: commits(500, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130), LogEnds: ends(1000)}, want: OK},
+	})
+}
+
+// A rewind the audit log explains is not a fault.
+func TestRewindExplained(t *testing.T) {
+	p := Partition{Topic: "orders", Partition: 3, Commits: commits(500, 20, 30), LogEnds: ends(600)}
+	var asked Rewind
+	o := Options{Window: 10 * time.Minute, Now: at(150), Explain: func(r Rewind) (string, bool) {
+		asked = r
+		return "offsetctl reset (audit 7f3a)", true
+	}}
+	r := Evaluate(p, o)
+	if r.Status != OK || r.Reason != "rewound from 500 to 20 at 2026-12-02T12:01:00Z by offsetctl reset (audit 7f3a)" || r.Lag != 570 {
+		t.Fatalf("got %+v", r)
+	}
+	if asked.Topic != "orders" || asked.Partition != 3 || asked.From.Offset != 500 || asked.To.Offset != 20 || !asked.To.Time.Equal(at(60)) {
+		t.Fatalf("explainer asked %+v", asked)
+	}
+	o.Explain = func(Rewind) (string, bool) { return "", false }
+	if r := Evaluate(p, o); r.Status != REWIND {
+		t.Fatalf("unexplained: got %+v", r)
+	}
+}
+
+// A group is its worst partition, naming the deciding ones.
+func TestGroupWorstPartition(t *testing.T) {
+	stopP := func(part int32) Partition {
+		return Partition{Topic: "t", Partition: part, Commits: commits(1), LogEnds: ends(9)}
+	}
+	ps := []Partition{
+		{Topic: "t", Partition: 0, Commits: commits(9), LogEnds: ends(9)},
+		stopP(1), {Topic: "t", Partition: 2, Commits: commits(5, 5), LogEnds: ends(9)}, stopP(3), stopP(4), stopP(5),
+	}
+	g := EvaluateGroup("g", ps, Options{Window: time.Minute, Now: at(3600)})
+	if g.Status != STOP || len(g.Deciding) != 5 || len(g.Partitions) != 6 {
+		t.Fatalf("got %s deciding %d of %d", g.Status, len(g.Deciding), len(g.Partitions))
+	}
+	if want := "t/1, t/2, t/3, and 2 more: no commit for 1h0m0s (window 1m0s) with lag 8"; g.Reason != want {
+		t.Fatalf("reason %q, want %q", g.Reason, want)
+	}
+	if p, ok := g.Lookup("t", 2); !ok || p.Status != STOP {
+		t.Fatalf("t/2: %+v %v", p, ok)
+	}
+	if _, ok := g.Lookup("t", 9); ok {
+		t.Fatal("t/9 found")
+	}
+	ok := EvaluateGroup("g", ps[:1], Options{Window: time.Minute, Now: at(30)})
+	if ok.Status != OK || ok.Reason != "all 1 partition(s) OK" || ok.Deciding != nil {
+		t.Fatalf("got %+v", ok)
+	}
+	if e := EvaluateGroup("g", nil, Options{}); e.Status != OK || e.Reason != "no partitions" {
+		t.Fatalf("got %+v", e)
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	for _, s := range Statuses() {
+		got, err := ParseStatus(" " + strings.ToLower(s.String()))
+		if err != nil || got != s {
+			t.Fatalf("%s: %v %v", s, got, err)
+		}
+	}
+	if _, err := ParseStatus("ERR"); err == nil || err.Error() != "not a status: want one of OK, WARN, REWIND, STALL, STOP" {
+		t.Fatalf("ERR: %v", err)
+	}
+	if !(OK < WARN && WARN < REWIND && REWIND < STALL && STALL < STOP) || Status(9).String() != "Status(9)" {
+		t.Fatal("order or name")
+	}
+}
