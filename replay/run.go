@@ -277,47 +277,18 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 		defer adm.Close()
 	}
 
-	gctx, cancel := context.WithTimeout(ctx, timeoutOf(cfg))
-	started := now()
-	g, err := Gather(gctx, adm, opts.Topic, opts.Isolation, TimesNeeded(opts.From, opts.Until), started)
-	timedOut := gctx.Err() != nil
-	cancel()
+	g, plan, shard, err := planRun(ctx, cfg, adm, opts, now())
 	if err != nil {
-		if timedOut && ctx.Err() == nil {
-			return nil, cfg.Unreachable(context.DeadlineExceeded)
-		}
 		return nil, err
 	}
-	plan, err := MakePlan(g, PlanRequest{Partitions: opts.Partitions, From: opts.From, Until: opts.Until, Max: opts.Max, Follow: opts.Follow, Now: started})
-	if err != nil {
-		return nil, exitcode.AsUsage(err)
-	}
-	var shard *ShardInfo
-	if opts.Shard != nil {
-		var info ShardInfo
-		plan, info = ShardPlan(plan, *opts.Shard)
-		shard = &info
-	}
-
 	allParts := make([]int32, 0, len(g.Partitions))
 	for p := range g.Partitions {
 		allParts = append(allParts, p)
 	}
 	slices.Sort(allParts)
-
-	var before proofSnapshot
-	if !opts.NoVerify {
-		sctx, cancel := context.WithTimeout(ctx, timeoutOf(cfg))
-		before, err = takeSnapshot(sctx, adm, opts.Topic, allParts, opts.VerifyGroups)
-		cancel()
-		if err != nil {
-			return nil, err
-		}
-		// A named group without commits on the topic is bad input,
-		// refused before anything is read or copied.
-		if missing := namedWithoutCommits(before, opts.VerifyGroups); len(missing) > 0 {
-			return nil, noCommitsError(opts.Topic, missing)
-		}
+	before, err := proofBefore(ctx, cfg, adm, opts, allParts)
+	if err != nil {
+		return nil, err
 	}
 
 	var copier *backfiller
@@ -346,6 +317,50 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 		cerr = copier.complete(ctx, cfg, res, cerr)
 	}
 	return res, prove(cfg, adm, opts, allParts, before, res, cerr)
+}
+
+// planRun reads the topic's offsets (bounded by the timeout) and plans the
+// range, cut to this shard's share with --shard.
+func planRun(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, opts Options, started time.Time) (Gathered, Plan, *ShardInfo, error) {
+	gctx, cancel := context.WithTimeout(ctx, timeoutOf(cfg))
+	g, err := Gather(gctx, adm, opts.Topic, opts.Isolation, TimesNeeded(opts.From, opts.Until), started)
+	timedOut := gctx.Err() != nil
+	cancel()
+	if err != nil {
+		if timedOut && ctx.Err() == nil {
+			return g, Plan{}, nil, cfg.Unreachable(context.DeadlineExceeded)
+		}
+		return g, Plan{}, nil, err
+	}
+	plan, err := MakePlan(g, PlanRequest{Partitions: opts.Partitions, From: opts.From, Until: opts.Until, Max: opts.Max, Follow: opts.Follow, Now: started})
+	if err != nil {
+		return g, plan, nil, exitcode.AsUsage(err)
+	}
+	if opts.Shard == nil {
+		return g, plan, nil, nil
+	}
+	plan, info := ShardPlan(plan, *opts.Shard)
+	return g, plan, &info, nil
+}
+
+// proofBefore takes the proof's first snapshot of the groups' commits on
+// the topic (none with --no-verify).
+func proofBefore(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, opts Options, allParts []int32) (proofSnapshot, error) {
+	if opts.NoVerify {
+		return proofSnapshot{}, nil
+	}
+	sctx, cancel := context.WithTimeout(ctx, timeoutOf(cfg))
+	before, err := takeSnapshot(sctx, adm, opts.Topic, allParts, opts.VerifyGroups)
+	cancel()
+	if err != nil {
+		return before, err
+	}
+	// A named group without commits on the topic is bad input,
+	// refused before anything is read or copied.
+	if missing := namedWithoutCommits(before, opts.VerifyGroups); len(missing) > 0 {
+		return before, noCommitsError(opts.Topic, missing)
+	}
+	return before, nil
 }
 
 // checkOptions refuses options that cannot work together and fills the
