@@ -2,10 +2,11 @@
 // cluster's offsets (reset, undo, delete-offsets, delete-group) in the one
 // order of side effects that docs/atomicity.md and docs/audit.md describe,
 // so that the order can be read, and checked against them, here: Execute
-// (this file) for every change, and Reset (reset.go) for a reset plan from
+// (this file) for every change, Reset (reset.go) for a reset plan, and
+// DeleteOffsets and DeleteGroups (delete.go) for the deletes, each from
 // validation to the undo line. internal/admin makes the plans and applies
-// one group's; internal/cli parses, calls Reset.Execute or Execute, and
-// prints. The order:
+// one group's; internal/cli parses, calls one engine's Execute, and
+// supplies the backup file, the audit record and the printing. The order:
 //
 //  1. the plan is validated (by the caller, before Execute);
 //  2. Backup writes and fsyncs the backup of what the change replaces;

@@ -180,62 +180,44 @@ func deleteOffsetsErrors(plans []admin.DeleteOffsetsPlan, planned bool) []string
 	return out
 }
 
-// executeDeleteOffsets writes one backup of every plan, then deletes each
-// group's offsets in turn: groups are independent, so one group's failure
-// does not stop the others, and any failure is exit 1.
+// executeDeleteOffsets hands the validated plans to the change engine
+// (change.DeleteOffsets), which decides the order of the side effects;
+// this supplies the backup file, the audit record and the printing.
 func (a *app) executeDeleteOffsets(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, plans []admin.DeleteOffsetsPlan, path string, render func() error) (err error) {
 	rec, err := a.beginAudit(ctx, adm, audit.ActDeleteOffsets)
 	if err != nil {
 		return err
 	}
 	defer func() { err = rec.finish(err, deleteOffsetsAudit(plans)) }()
-	bgs := make([]admin.BackupGroup, len(plans))
-	for i := range plans {
-		bgs[i] = plans[i].BackupRows()
+	eng := &change.DeleteOffsets{
+		Plans: plans, Admin: adm, Timeout: cfg.Timeout,
+		WriteBackup: func(groups []admin.BackupGroup) (string, error) { return writeBackup(path, a.now(), groups) },
+		Intent:      func() error { return rec.writeIntent(deleteOffsetsAudit(plans)) },
+		Outcome:     func(err error) error { return rec.finish(err, deleteOffsetsAudit(plans)) },
+		Report:      func(err error) error { return a.reportDeleteOffsets(plans, render, err) },
 	}
-	return executeChange(change.Steps{
-		Backup: func() error {
-			backup, err := writeBackup(path, a.now(), bgs)
-			if err != nil {
-				return fmt.Errorf("nothing was deleted: %w", err)
-			}
-			for i := range plans {
-				plans[i].Backup = backup
-			}
-			return nil
-		},
-		Intent: func() error { return rec.writeIntent(deleteOffsetsAudit(plans)) },
-		Apply: func() error {
-			var failed []string
-			for i := range plans {
-				ectx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-				err := admin.ExecuteDeleteOffsets(ectx, adm, &plans[i])
-				cancel()
-				if err != nil {
-					failed = append(failed, fmt.Sprintf("group %s: %v", safetext.Arg(plans[i].Group), err))
-				}
-			}
-			return change.ReportErrors(append(failed, deleteOffsetsErrors(plans, false)...))
-		},
-		Outcome: func(err error) error { return rec.finish(err, deleteOffsetsAudit(plans)) },
-		Report: func(err error) error {
-			// What was done goes to stderr whatever happens to
-			// stdout: a closed pipe must not hide the undo line.
-			rerr := render()
-			for _, p := range plans {
-				if p.DeleteRequests > 1 {
-					a.notef("group %s: the delete exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetDelete requests, each atomic", safetext.Arg(p.Group), p.DeleteRequests)
-				}
-			}
-			for _, line := range deleteOffsetsBackupLines(plans) {
-				a.infof("%s", line)
-			}
-			if rerr != nil {
-				return errors.Join(err, rerr)
-			}
-			return err
-		},
-	})
+	return loudAfterChange(eng.Execute(ctx))
+}
+
+// reportDeleteOffsets prints the plans (stdout), the backup and undo
+// lines (stderr), and returns the delete's error err, with a failure to
+// print the plans.
+func (a *app) reportDeleteOffsets(plans []admin.DeleteOffsetsPlan, render func() error, err error) error {
+	// What was done goes to stderr whatever happens to
+	// stdout: a closed pipe must not hide the undo line.
+	rerr := render()
+	for _, p := range plans {
+		if p.DeleteRequests > 1 {
+			a.notef("group %s: the delete exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetDelete requests, each atomic", safetext.Arg(p.Group), p.DeleteRequests)
+		}
+	}
+	for _, line := range deleteOffsetsBackupLines(plans) {
+		a.infof("%s", line)
+	}
+	if rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	return err
 }
 
 func (a *app) deleteGroupCmd() *cobra.Command {
@@ -334,44 +316,29 @@ func (a *app) runDeleteGroup(cmd *cobra.Command, args []string, gs groupSelect, 
 	return a.executeDeleteGroup(cmd.Context(), cfg, adm, rows, bgs, backup, show)
 }
 
-// executeDeleteGroup deletes the planned groups in change.Execute's order:
-// backup, intent, delete, outcome, report.
+// executeDeleteGroup hands the validated plan to the change engine
+// (change.DeleteGroups), which decides the order of the side effects;
+// this supplies the backup file, the audit record and the printing.
 func (a *app) executeDeleteGroup(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, rows []admin.DeleteGroupRow, bgs []admin.BackupGroup, backup string, show func() error) (err error) {
 	rec, err := a.beginAudit(ctx, adm, audit.ActDeleteGroup)
 	if err != nil {
 		return err
 	}
-	var written string
-	defer func() { err = rec.finish(err, deleteGroupAudit(&written, rows, bgs)) }()
-	return executeChange(change.Steps{
-		Backup: func() error {
-			path, err := writeBackup(backup, a.now(), bgs)
-			if err != nil {
-				return fmt.Errorf("nothing was deleted: %w", err)
-			}
-			written = path
-			return nil
-		},
-		Intent: func() error { return rec.writeIntent(deleteGroupAudit(&written, rows, bgs)) },
-		Apply: func() error {
-			ectx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-			defer cancel()
-			if err := admin.ExecuteDeleteGroups(ectx, adm, rows); err != nil {
-				return err
-			}
-			return deleteGroupErrs(rows, false)
-		},
-		Outcome: func(err error) error { return rec.finish(err, deleteGroupAudit(&written, rows, bgs)) },
-		Report: func(err error) error {
-			// The backup line whatever happens to stdout.
-			rerr := show()
-			a.infof("%s", deleteGroupBackupLine(written, rows, bgs))
-			if rerr != nil {
-				return errors.Join(err, rerr)
-			}
-			return err
-		},
-	})
+	eng := &change.DeleteGroups{Rows: rows, Groups: bgs, Admin: adm, Timeout: cfg.Timeout}
+	defer func() { err = rec.finish(err, deleteGroupAudit(&eng.Backup, rows, bgs)) }()
+	eng.WriteBackup = func(groups []admin.BackupGroup) (string, error) { return writeBackup(backup, a.now(), groups) }
+	eng.Intent = func() error { return rec.writeIntent(deleteGroupAudit(&eng.Backup, rows, bgs)) }
+	eng.Outcome = func(err error) error { return rec.finish(err, deleteGroupAudit(&eng.Backup, rows, bgs)) }
+	eng.Report = func(err error) error {
+		// The backup line whatever happens to stdout.
+		rerr := show()
+		a.infof("%s", deleteGroupBackupLine(eng.Backup, rows, bgs))
+		if rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		return err
+	}
+	return loudAfterChange(eng.Execute(ctx))
 }
 
 // deletableGroups is the groups a pattern or --all-groups selected, less
@@ -407,20 +374,10 @@ func shareSkippedRows(snap *lag.Snapshot) []admin.DeleteGroupRow {
 	return out
 }
 
-// deleteGroupErrs is the error of a delete-group run, one line naming each
-// failed group; for a dry run (planned) also the failures --execute is
-// expected to meet, worded as --execute words them.
+// deleteGroupErrs is change.DeleteGroupErrs (the engine's error lines),
+// for the dry run and the checks before the change.
 func deleteGroupErrs(rows []admin.DeleteGroupRow, planned bool) error {
-	var errs []string
-	for _, r := range rows {
-		switch {
-		case r.Error != "":
-			errs = append(errs, "group "+safetext.Arg(r.Group)+": "+r.Error)
-		case planned && r.WouldFail != "":
-			errs = append(errs, "group "+safetext.Arg(r.Group)+": "+r.WouldFail)
-		}
-	}
-	return change.ReportErrors(errs)
+	return change.DeleteGroupErrs(rows, planned)
 }
 
 // deleteOffsetsBackupLines say where the backup is and how to undo what
