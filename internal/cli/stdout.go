@@ -5,7 +5,6 @@ import (
 	"io"
 	"syscall"
 
-	"github.com/offsetctl/offsetctl/internal/change"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 )
 
@@ -77,10 +76,4 @@ func loudAfterChange(err error) error {
 		return &exitcode.Error{Code: exitcode.Failure, Err: err}
 	}
 	return err
-}
-
-// executeChange is change.Execute for the commands: its error, when
-// stdout was closed, stays loud (see loudAfterChange).
-func executeChange(s change.Steps) error {
-	return loudAfterChange(change.Execute(s))
 }
