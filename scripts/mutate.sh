@@ -27,8 +27,8 @@
 # diff against instead of the baseline), MUTATE_MAX (150: the most mutants
 # "changed" will run; about 8 minutes on a loaded 2-core machine),
 # MUTATE_SCOPE=packages (with "changed": every mutant of the changed
-# packages, not only the changed lines), MUTATE_RECORD=1 (with "all": write
-# scripts/mutate-baseline when every floor passes on a clean tree),
+# packages, not only the changed lines), MUTATE_RECORD=1 (with "all" or named packages: write
+# their lines of scripts/mutate-baseline when every floor passes on a clean tree),
 # GREMLINS (the binary; installed with go install when missing).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -212,21 +212,33 @@ if [[ ${#failed[@]} -gt 0 ]]; then
   echo "mutate: below the floor or failed: ${failed[*]}" >&2
   exit 1
 fi
-if [[ "$mode" == all && -n "${MUTATE_RECORD:-}" ]]; then
+if [[ "$mode" != changed && -n "${MUTATE_RECORD:-}" ]]; then
   if [[ -n "$(git status --porcelain -- "${ALL[@]}" scripts/mutate-equivalents.txt)" ]]; then
     echo "mutate: the tree has changes: a baseline must name the commit that was measured; not recorded" >&2
     exit 1
   fi
   head="$(git rev-parse HEAD)"
+  # A full run of some packages (scripts/mutate.sh replay report) replaces
+  # their lines and keeps the others' (each line is its own package's run).
+  declare -A measured=()
+  for line in "${summary[@]}"; do
+    set -- $line
+    measured[$1]="$1 $head ${*:2}"
+  done
   {
     echo "# The last full mutation run of each package that passed its floor"
-    echo "# (MUTATE_RECORD=1 make mutate-full, $(date -u +%FT%TZ)). make mutate (CI)"
+    echo "# (MUTATE_RECORD=1 make mutate-full, or scripts/mutate.sh PKG... for some;"
+    echo "# last written $(date -u +%FT%TZ)). make mutate (CI)"
     echo "# mutates the lines of each package changed since its commit here."
     echo "# package commit killed lived equivalent not-covered/timed-out/not-viable efficacy seconds workers"
-    for line in "${summary[@]}"; do
-      set -- $line
-      echo "$1 $head ${*:2}"
+    for p in "${ALL[@]}"; do
+      if [[ -n "${measured[$p]:-}" ]]; then
+        echo "${measured[$p]}"
+      else
+        awk -v p="$p" '$1 == p' "$BASELINE"
+      fi
     done
-  } >"$BASELINE"
+  } >"$BASELINE.new"
+  mv "$BASELINE.new" "$BASELINE"
   echo "mutate: wrote $BASELINE: commit it"
 fi
