@@ -117,6 +117,9 @@ func runWithDigestFile(run func(Options) (*Result, error), opts Options) (*Resul
 	if _, err := os.Lstat(df.Path); err == nil {
 		return nil, exitcode.Usagef("--digest-out %s already exists: a digest file is never overwritten; choose another name", safetext.Arg(df.Path))
 	}
+	if err := probeCreate(df.Path); err != nil {
+		return nil, exitcode.Usagef("--digest-out %s cannot be created: %s", safetext.Arg(df.Path), safetext.Arg(err.Error()))
+	}
 	opts.DigestFile = nil
 	res, err := run(opts)
 	if res == nil {
@@ -138,6 +141,23 @@ func runWithDigestFile(run func(Options) (*Result, error), opts Options) (*Resul
 		res.DigestFile = df.Path
 	}
 	return res, err
+}
+
+// probeCreate checks, before a replay that may run for hours, that the
+// digest file can be created at its end: it creates path (O_EXCL, so the
+// directory exists, is a directory and is writable) and removes it again.
+// The error is the cause only (the caller names the path, shortened).
+func probeCreate(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return err
+	}
+	f.Close()
+	return os.Remove(path)
 }
 
 // NewShardDigest builds the file's content from a finished replay.
