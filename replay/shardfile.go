@@ -302,8 +302,18 @@ func (sd ShardDigest) check() error {
 		switch {
 		case sp.From < 0 || sp.To < sp.From || sp.Records < 0:
 			return fmt.Errorf("partition %d: range %d..%d with %d records", sp.Partition, sp.From, sp.To, sp.Records)
-		case (sp.Records > 0) != (sp.Hash != ""), sp.Hash != "" && !isHex64(sp.Hash), sp.PayloadHash != "" && !isHex64(sp.PayloadHash):
-			return fmt.Errorf("partition %d: hash does not match its %d records", sp.Partition, sp.Records)
+		case sp.Records > sp.To-sp.From:
+			// A range of to-from offsets holds at most that many records
+			// (fewer with transaction markers).
+			return fmt.Errorf("partition %d: %d records cannot fit in range %d..%d (%d offsets)", sp.Partition, sp.Records, sp.From, sp.To, sp.To-sp.From)
+		case sp.Hash != "" && !isHex64(sp.Hash):
+			return fmt.Errorf("partition %d: hash is not a 64-hex-digit SHA-256", sp.Partition)
+		case sp.PayloadHash != "" && !isHex64(sp.PayloadHash):
+			return fmt.Errorf("partition %d: payload_hash is not a 64-hex-digit SHA-256", sp.Partition)
+		case sp.Records > 0 && sp.Hash == "":
+			return fmt.Errorf("partition %d: %d records but no hash", sp.Partition, sp.Records)
+		case sp.Records == 0 && (sp.Hash != "" || sp.PayloadHash != ""):
+			return fmt.Errorf("partition %d: a hash but no records", sp.Partition)
 		}
 		total += sp.Records
 		parts = append(parts, sp.Partition)
@@ -313,6 +323,16 @@ func (sd ShardDigest) check() error {
 	}
 	if total != sd.Records {
 		return fmt.Errorf("records %d, but the partitions hold %d", sd.Records, total)
+	}
+	// The file's own digests must be the ones its partitions give (what
+	// merge combines): a hand edit or corruption of either is refused.
+	if got := combineParts(sd.Partitions, false); got != sd.Digest {
+		return fmt.Errorf("digest %s is not the digest of its partitions (%s): the file was edited or is corrupt", shortHash(sd.Digest), shortHash(got))
+	}
+	if sd.PayloadDigest != "" {
+		if got := combineParts(sd.Partitions, true); got != sd.PayloadDigest {
+			return fmt.Errorf("payload_digest %s is not the payload digest of its partitions (%s): the file was edited or is corrupt", shortHash(sd.PayloadDigest), orNoneHash(got))
+		}
 	}
 	return nil
 }
@@ -332,4 +352,19 @@ func isHex64(s string) bool {
 	}
 	_, err := hex.DecodeString(s)
 	return err == nil
+}
+
+// shortHash is a hash's first 12 digits, for an error line.
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12] + "…"
+	}
+	return h
+}
+
+func orNoneHash(h string) string {
+	if h == "" {
+		return "a partition has no payload_hash"
+	}
+	return shortHash(h)
 }
