@@ -290,7 +290,7 @@ func FuzzReadShardDigest(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`{}`))
-	f.Add([]byte(`{"format":"offsetctl-shard-digest","format_version":1,"digest_version":1,"topic":"t","shard":{"index":0,"count":1,"selected":[],"partitions":[]},"partitions":[],"digest":"` + strings.Repeat("0", 64) + `"}`))
+	f.Add([]byte(`{"format":"offsetctl-shard-digest","format_version":1,"digest_version":1,"topic":"t","shard":{"index":0,"count":1,"selected":[],"partitions":[]},"partitions":[],"digest":"` + combineParts(nil, false) + `"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sd, err := ReadShardDigest(bytes.NewReader(data))
 		if err != nil {
@@ -302,6 +302,16 @@ func FuzzReadShardDigest(f *testing.F) {
 		}
 		if _, err := ReadShardDigest(bytes.NewReader(again)); err != nil {
 			t.Fatalf("accepted, then refused after a round trip: %v", err)
+		}
+		// What the reader accepts is consistent: its digest is its
+		// partitions', and no partition holds more records than offsets.
+		if combineParts(sd.Partitions, false) != sd.Digest {
+			t.Fatalf("accepted a digest %s that its partitions do not give", sd.Digest)
+		}
+		for _, sp := range sd.Partitions {
+			if sp.Records < 0 || sp.From > sp.To || sp.Records > sp.To-sp.From {
+				t.Fatalf("accepted partition %+v", sp)
+			}
 		}
 		if _, err := MergeShards([]NamedShardDigest{{Name: "f", ShardDigest: sd}}); err != nil {
 			if c := exitcode.Code(err); c != 2 && c != 3 {

@@ -117,6 +117,9 @@ func runWithDigestFile(run func(Options) (*Result, error), opts Options) (*Resul
 	if _, err := os.Lstat(df.Path); err == nil {
 		return nil, exitcode.Usagef("--digest-out %s already exists: a digest file is never overwritten; choose another name", safetext.Arg(df.Path))
 	}
+	if err := probeCreate(df.Path); err != nil {
+		return nil, exitcode.Usagef("--digest-out %s cannot be created: %s", safetext.Arg(df.Path), safetext.Arg(err.Error()))
+	}
 	opts.DigestFile = nil
 	res, err := run(opts)
 	if res == nil {
@@ -138,6 +141,23 @@ func runWithDigestFile(run func(Options) (*Result, error), opts Options) (*Resul
 		res.DigestFile = df.Path
 	}
 	return res, err
+}
+
+// probeCreate checks, before a replay that may run for hours, that the
+// digest file can be created at its end: it creates path (O_EXCL, so the
+// directory exists, is a directory and is writable) and removes it again.
+// The error is the cause only (the caller names the path, shortened).
+func probeCreate(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return err
+	}
+	f.Close()
+	return os.Remove(path)
 }
 
 // NewShardDigest builds the file's content from a finished replay.
@@ -282,8 +302,18 @@ func (sd ShardDigest) check() error {
 		switch {
 		case sp.From < 0 || sp.To < sp.From || sp.Records < 0:
 			return fmt.Errorf("partition %d: range %d..%d with %d records", sp.Partition, sp.From, sp.To, sp.Records)
-		case (sp.Records > 0) != (sp.Hash != ""), sp.Hash != "" && !isHex64(sp.Hash), sp.PayloadHash != "" && !isHex64(sp.PayloadHash):
-			return fmt.Errorf("partition %d: hash does not match its %d records", sp.Partition, sp.Records)
+		case sp.Records > sp.To-sp.From:
+			// A range of to-from offsets holds at most that many records
+			// (fewer with transaction markers).
+			return fmt.Errorf("partition %d: %d records cannot fit in range %d..%d (%d offsets)", sp.Partition, sp.Records, sp.From, sp.To, sp.To-sp.From)
+		case sp.Hash != "" && !isHex64(sp.Hash):
+			return fmt.Errorf("partition %d: hash is not a 64-hex-digit SHA-256", sp.Partition)
+		case sp.PayloadHash != "" && !isHex64(sp.PayloadHash):
+			return fmt.Errorf("partition %d: payload_hash is not a 64-hex-digit SHA-256", sp.Partition)
+		case sp.Records > 0 && sp.Hash == "":
+			return fmt.Errorf("partition %d: %d records but no hash", sp.Partition, sp.Records)
+		case sp.Records == 0 && (sp.Hash != "" || sp.PayloadHash != ""):
+			return fmt.Errorf("partition %d: a hash but no records", sp.Partition)
 		}
 		total += sp.Records
 		parts = append(parts, sp.Partition)
@@ -293,6 +323,16 @@ func (sd ShardDigest) check() error {
 	}
 	if total != sd.Records {
 		return fmt.Errorf("records %d, but the partitions hold %d", sd.Records, total)
+	}
+	// The file's own digests must be the ones its partitions give (what
+	// merge combines): a hand edit or corruption of either is refused.
+	if got := combineParts(sd.Partitions, false); got != sd.Digest {
+		return fmt.Errorf("digest %s is not the digest of its partitions (%s): the file was edited or is corrupt", shortHash(sd.Digest), shortHash(got))
+	}
+	if sd.PayloadDigest != "" {
+		if got := combineParts(sd.Partitions, true); got != sd.PayloadDigest {
+			return fmt.Errorf("payload_digest %s is not the payload digest of its partitions (%s): the file was edited or is corrupt", shortHash(sd.PayloadDigest), orNoneHash(got))
+		}
 	}
 	return nil
 }
@@ -312,4 +352,19 @@ func isHex64(s string) bool {
 	}
 	_, err := hex.DecodeString(s)
 	return err == nil
+}
+
+// shortHash is a hash's first 12 digits, for an error line.
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12] + "…"
+	}
+	return h
+}
+
+func orNoneHash(h string) string {
+	if h == "" {
+		return "a partition has no payload_hash"
+	}
+	return shortHash(h)
 }

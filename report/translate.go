@@ -45,7 +45,7 @@ func Translate(w io.Writer, f Format, res mirror.Result) error {
 				age += " (stale)"
 			}
 			row := []string{g.Group, r.Topic, strconv.Itoa(int(r.Partition)), opt(r.SourceOffset), opt(r.TranslatedOffset),
-				opt(r.CurrentOffset), opt(r.LogStart), opt(r.LogEnd), signed(r.Change, opt), age, r.Status}
+				opt(r.CurrentOffset), opt(r.LogStart), opt(r.LogEnd), signed(r.Change, opt, f == Table), age, r.Status}
 			if res.OffsetSyncs {
 				sync := ""
 				if r.SyncUpstream != nil {
@@ -66,9 +66,10 @@ func Translate(w io.Writer, f Format, res mirror.Result) error {
 	return Rows(w, f, header, rows)
 }
 
-// signed writes a change with its sign (+3, -2, 0).
-func signed(v *int64, opt func(*int64) string) string {
-	if v != nil && *v > 0 {
+// signed writes a change with its sign (+3, -2, 0) in the table; CSV
+// writes the bare number, as every CSV renderer does (report/reset.go).
+func signed(v *int64, opt func(*int64) string, plus bool) string {
+	if plus && v != nil && *v > 0 {
 		return "+" + I64(*v)
 	}
 	return opt(v)

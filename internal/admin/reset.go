@@ -417,6 +417,15 @@ func planScope(in ResetInput, g *lag.GroupSnapshot) (groupScope, error) {
 	return sc, err
 }
 
+// lineOf is "line N " for a row read from a plan file, "" for one built
+// in memory (translated:ALIAS has no file and no lines).
+func lineOf(r PlanRow) string {
+	if r.Line > 0 {
+		return fmt.Sprintf("line %d ", r.Line)
+	}
+	return ""
+}
+
 // fileScope is the plan file's rows for the group, inside --topic if given.
 func fileScope(in ResetInput, g *lag.GroupSnapshot) (groupScope, error) {
 	sc := groupScope{fileRows: map[lag.TP]PlanRow{}}
@@ -428,7 +437,7 @@ func fileScope(in ResetInput, g *lag.GroupSnapshot) (groupScope, error) {
 	for _, r := range rows {
 		k := lag.TP{Topic: r.Topic, Partition: r.Partition}
 		if !in.Scope.Empty() && !in.Scope.Has(r.Topic, r.Partition) {
-			outside = append(outside, fmt.Sprintf("line %d %s/%d", r.Line, r.Topic, r.Partition))
+			outside = append(outside, lineOf(r)+fmt.Sprintf("%s/%d", r.Topic, r.Partition))
 			continue
 		}
 		sc.fileRows[k] = r
@@ -549,7 +558,7 @@ func (t *targeter) logOffsets(k lag.TP, pp *PartitionPlan) (lag.PartitionOffsets
 			return po, exitcode.Usagef("topic %s does not exist", k.Topic)
 		}
 		where := "group " + safetext.Arg(g.Group)
-		if r, ok := t.fileRows[k]; ok {
+		if r, ok := t.fileRows[k]; ok && r.Line > 0 { // 0: rows not from a file (translated:ALIAS)
 			where = fmt.Sprintf("plan %s line %d (group %s)", in.Target.Path, r.Line, safetext.Arg(g.Group))
 		}
 		if parts, known := in.Snapshot.Offsets.Partitions[k.Topic]; known {

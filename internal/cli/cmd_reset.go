@@ -231,7 +231,7 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 		if sel.All || sel.Match != nil {
 			return exitcode.Usagef("--to translated:ALIAS resets named groups: name them (not --all-groups or --regex)")
 		}
-		if file, err = a.translatedPlan(cmd.Context(), cfg, adm, target.Alias, lag.Dedupe(sel.Groups)); err != nil {
+		if file, err = a.translatedPlan(cmd.Context(), cfg, adm, target.Alias, lag.Dedupe(sel.Groups), scope); err != nil {
 			return err
 		}
 	}

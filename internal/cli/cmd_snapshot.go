@@ -159,6 +159,9 @@ Against the cluster, only the groups of A are compared unless --all-groups
 			return exitcode.Usagef("diff takes one or two snapshots, got %d: %s: %s", len(args), quoteArgs(args), usageLine(cmd))
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("translate") && translate == "" {
+				return exitcode.Usagef("--translate: name A's MirrorMaker 2 alias (it is empty)")
+			}
 			if a.crossDiff() {
 				return a.runCrossDiff(cmd, args, translate, exitCode)
 			}

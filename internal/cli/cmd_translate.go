@@ -141,6 +141,9 @@ func translateErrors(res mirror.Result, warnf func(string, ...any)) error {
 			errs = append(errs, "group "+safetext.Arg(g.Group)+": "+g.Error)
 			continue
 		}
+		if m := g.NotOnTarget(); len(m) > 0 {
+			warnf("group %s: %s with a checkpoint but not on this (the target) cluster, left out: %s", safetext.Arg(g.Group), textlist.Count(len(m), "partition"), safetext.Name(strings.Join(m, ", ")))
+		}
 		if m := g.Missing(); len(m) > 0 {
 			warnf("group %s: %s without a checkpoint, not translated: %s", safetext.Arg(g.Group), textlist.Count(len(m), "partition"), safetext.Name(strings.Join(m, ", ")))
 		}
@@ -159,11 +162,16 @@ func translateErrors(res mirror.Result, warnf func(string, ...any)) error {
 // translatedPlan reads MM2's translation of the groups into a plan of
 // group,topic,partition,offset rows for reset --to translated:ALIAS. A
 // group without any checkpoint is bad input: there is nothing to move it
-// to.
-func (a *app) translatedPlan(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, alias string, groups []string) (*admin.PlanFile, error) {
+// to. Warnings and row errors are those inside the --topic scope: rows
+// outside it are not reset, so they neither warn nor fail the group.
+func (a *app) translatedPlan(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, alias string, groups []string, scope lag.Scope) (*admin.PlanFile, error) {
 	res, err := a.translate(ctx, cfg, adm, alias, groups, 0)
 	if err != nil {
 		return nil, err
+	}
+	plan := &admin.PlanFile{Columns: 4, Rows: res.PlanRows()}
+	if !scope.Empty() {
+		res = scopeRows(res, scope)
 	}
 	for _, g := range res.Groups {
 		if g.Error != "" && len(g.Partitions) == 0 && strings.HasPrefix(g.Error, "no checkpoint") {
@@ -173,7 +181,24 @@ func (a *app) translatedPlan(ctx context.Context, cfg cluster.Config, adm *clust
 	if err := translateErrors(res, a.warnf); err != nil {
 		return nil, err
 	}
-	return &admin.PlanFile{Columns: 4, Rows: res.PlanRows()}, nil
+	return plan, nil
+}
+
+// scopeRows keeps the rows of res inside scope.
+func scopeRows(res mirror.Result, scope lag.Scope) mirror.Result {
+	groups := make([]mirror.Group, len(res.Groups))
+	for i, g := range res.Groups {
+		rows := []mirror.Row{}
+		for _, r := range g.Partitions {
+			if scope.Has(r.Topic, r.Partition) {
+				rows = append(rows, r)
+			}
+		}
+		g.Partitions = rows
+		groups[i] = g
+	}
+	res.Groups = groups
+	return res
 }
 
 // runCrossDiff is diff --profile A --profile B GROUP...: the groups'
@@ -183,6 +208,9 @@ func (a *app) runCrossDiff(cmd *cobra.Command, args []string, alias string, exit
 	profiles := strings.Split(a.profile, ",")
 	if len(profiles) != 2 {
 		return exitcode.Usagef("--profile: a cluster diff takes exactly two profiles (A then B), got %d", len(profiles))
+	}
+	if profiles[0] == profiles[1] {
+		return exitcode.Usagef("--profile: A and B are the same profile %s: a cluster diff compares two clusters", safetext.Arg(profiles[0]))
 	}
 	if len(args) == 0 {
 		return exitcode.Usagef("name at least one group to compare across the two clusters")
@@ -207,6 +235,20 @@ func (a *app) runCrossDiff(cmd *cobra.Command, args []string, alias string, exit
 		res = mirror.Compare(groups, snaps[0], snaps[1])
 	}
 	res.A, res.B = profiles[0], profiles[1]
+	if alias == "" {
+		if none := mirror.Uncommitted(groups, snaps[0], snaps[1]); len(none) > 0 {
+			names := make([]string, len(none))
+			for i, g := range none {
+				names[i] = safetext.Arg(g)
+			}
+			word := "group"
+			if len(none) > 1 {
+				word = "groups"
+			}
+			return exitcode.Usagef("%s %s: no commits on either cluster (%s, %s), nothing to compare (a typo? a cluster diff takes group names, not snapshot files)",
+				word, strings.Join(names, ", "), safetext.Arg(profiles[0]), safetext.Arg(profiles[1]))
+		}
+	}
 	if err := report.CrossDiff(a.stdout, a.format, res); err != nil {
 		return err
 	}
@@ -283,6 +325,10 @@ func (a *app) addOffsetSyncs(ctx context.Context, cfg cluster.Config, adm *clust
 	if f.syncsProfile != "" {
 		scfg, err := a.configFor(f.syncsProfile)
 		if err != nil {
+			// configFor words its errors for --profile: name this flag.
+			if msg, ok := strings.CutPrefix(err.Error(), "--profile "); ok {
+				return &exitcode.Error{Code: exitcode.Code(err), Err: errors.New("--offset-syncs-profile " + msg)}
+			}
 			return err
 		}
 		sadm, err := scfg.NewAdmin()

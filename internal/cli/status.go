@@ -26,7 +26,7 @@ type statusFlags struct {
 
 func (f *statusFlags) flags(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.on, "status", false, "judge each partition and group from its commits over --window, as Burrow does: OK, WARN, REWIND, STALL or STOP (docs/health.md)")
-	fl.DurationVar(&f.window, "window", 10*time.Minute, "with --status: how far back the commits are judged")
+	fl.DurationVar(&f.window, "window", 10*time.Minute, "with --status: how far back the commits are judged (sampling judges its two samples whatever this is)")
 	fl.DurationVar(&f.sample, "sample", 30*time.Second, "with --status, when the offsets topic cannot be read: the time between the two samples of the committed offsets")
 	fl.StringVar(&f.source, "status-source", health.ModeAuto, "with --status: where commits come from: auto (the offsets topic, else sampling), offsets-topic or sample")
 }
@@ -124,15 +124,18 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // status=S for exactly S); ok false when expr is not about status.
 func parseStatusThreshold(expr string) (th statusThreshold, ok bool, err error) {
 	e := strings.TrimSpace(expr)
-	rest, found := strings.CutPrefix(strings.ToLower(e), "status")
-	if !found {
+	if len(e) < len("status") || !strings.EqualFold(e[:len("status")], "status") {
 		return th, false, nil
 	}
+	rest := e[len("status"):]
 	for _, op := range []string{">=", ">", "="} {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(rest), op); ok {
 			s, err := health.ParseStatus(v)
 			if err != nil {
-				return th, true, err
+				if strings.Contains(v, ",") {
+					return th, true, fmt.Errorf("%s: one threshold per --fail-if (repeat the flag): %w", safetext.Arg(e), err)
+				}
+				return th, true, fmt.Errorf("%s: %w", safetext.Arg(e), err)
 			}
 			return statusThreshold{op: op, at: s}, true, nil
 		}

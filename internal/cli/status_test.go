@@ -6,8 +6,11 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
@@ -182,7 +185,123 @@ func TestLagStatusBadInput(t *testing.T) {
 	badInput(t, c, "--window goes with --status", "lag", "g", "--window", "5m")
 	badInput(t, c, "--window must be positive, got 0s", "lag", "g", "--status", "--window", "0")
 	badInput(t, c, "--status-source bogus: want auto, offsets-topic or sample", "lag", "g", "--status", "--status-source", "bogus")
-	badInput(t, c, "--fail-if not a status: want one of OK, WARN, REWIND, STALL, STOP", "lag", "g", "--fail-if", "status>=ERR")
+	badInput(t, c, "--fail-if status>=ERR: ERR is not a status: want one of OK, WARN, REWIND, STALL, STOP", "lag", "g", "--fail-if", "status>=ERR")
+	badInput(t, c, "--fail-if status>=FOO: FOO is not a status", "lag", "g", "--fail-if", "status>=FOO")
+	badInput(t, c, "--fail-if status>=STOP,lag>100: one threshold per --fail-if (repeat the flag)", "lag", "g", "--fail-if", "status>=STOP,lag>100")
+	// A control byte in the refused value is quoted, never echoed raw.
+	if r := badInput(t, c, `--fail-if "status>=\x1b[31m": "\x1b[31m" is not a status`, "lag", "g", "--fail-if", "status>=[31m"); strings.Contains(r.stderr, "") {
+		t.Errorf("raw ESC in %q", r.stderr)
+	}
 	badInput(t, c, "--fail-if status threshold: want status>=S", "lag", "g", "--fail-if", "status<OK")
 	badInput(t, c, "--status goes with the partition rows", "lag", "g", "--status", "--watch", "1s")
+}
+
+// statusRunClock runs offsetctl on a clock that the wait between
+// lag --status's two samples moves on by the whole wait (a real run's
+// timing, without the wait).
+func statusRunClock(t *testing.T, c *testkit.Cluster, args ...string) result {
+	t.Helper()
+	var mu sync.Mutex
+	clock := time.Now()
+	var out, errb bytes.Buffer
+	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: testEnv(t, nil),
+		now: func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			return clock
+		},
+		sleep: func(ctx context.Context, d time.Duration) error {
+			mu.Lock()
+			clock = clock.Add(d)
+			mu.Unlock()
+			return ctx.Err()
+		}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code := a.execute(ctx, append([]string{"--brokers", c.BrokerList()}, args...))
+	return result{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+// A stopped group with lag is STOP from the sampling source whatever
+// --window is: a window not longer than --sample used to leave the first
+// sample out and judge OK, so --fail-if status>=WARN passed (QA finding:
+// `lag orders-billing --fail-if 'status>=WARN' --window 30s` exit 0).
+// The group's reason gives the first partition's numbers only and names
+// the other (its offset differs).
+func TestLagStatusSampledShortWindow(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 15, 1: 20}, time.Time{})
+	g := testkit.Name(t, "health-short")
+	c.Commit(g, topic, map[int32]int64{0: 10, 1: 2})
+	for _, ws := range [][2]string{{"30s", "30s"}, {"2s", "3s"}, {"3s", "3s"}, {"1ns", "1s"}, {"10m", "30s"}} {
+		r := statusRunClock(t, c, "lag", g, "--status-source", "sample", "--fail-if", "status>=WARN", "--window", ws[0], "--sample", ws[1])
+		if r.code != 4 || !strings.Contains(r.stderr, "group "+g+" status STOP") {
+			t.Errorf("--window %s --sample %s: exit %d, want 4 with STOP\n%s\n%s", ws[0], ws[1], r.code, r.stdout, r.stderr)
+		}
+	}
+	r := statusRunClock(t, c, "lag", g, "--status", "--status-source", "sample", "--window", "30s", "--sample", "30s", "-o", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	var rep lag.LagReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || len(rep.Groups) != 1 || len(rep.Groups[0].Partitions) != 2 {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	got := rep.Groups[0]
+	want := topic + "/0: offset 10 did not move in 30s with lag 5 (sampled: a stall looks the same); also STOP: " + topic + "/1"
+	if got.Status != "STOP" || got.StatusSource != "sample" || got.StatusReason != want {
+		t.Errorf("group %s from %s: %q, want STOP: %q", got.Status, got.StatusSource, got.StatusReason, want)
+	}
+	for _, p := range got.Partitions {
+		if p.Status != "STOP" || !strings.Contains(p.StatusReason, "did not move in 30s") {
+			t.Errorf("%s/%d: %s %q", p.Topic, p.Partition, p.Status, p.StatusReason)
+		}
+	}
+}
+
+// A group with a member but no commits: each partition is OK with "no
+// commit to judge" in JSON, CSV and the table, and the group says it has
+// no committed partitions (it said "no partitions", and JSON partitions
+// had no status).
+func TestLagStatusNoCommits(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(3, nil)
+	g := testkit.Name(t, "health-nocommit")
+	c.Consumer(g, topic, false, kgo.DisableAutoCommit())
+	const reason = "no committed partitions (3 without a commit to judge)"
+
+	r := statusRunClock(t, c, "lag", g, "--status", "--sample", "1s", "-o", "json")
+	var rep lag.LagReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); r.code != 0 || err != nil || len(rep.Groups) != 1 {
+		t.Fatalf("exit %d %v\n%s\n%s", r.code, err, r.stdout, r.stderr)
+	}
+	got := rep.Groups[0]
+	if got.Status != "OK" || got.StatusReason != reason || len(got.Partitions) != 3 {
+		t.Fatalf("group %s %q with %d partitions, want OK %q with 3", got.Status, got.StatusReason, len(got.Partitions), reason)
+	}
+	for _, p := range got.Partitions {
+		if p.Committed != nil || p.Status != "OK" || p.StatusReason != "no commit to judge" {
+			t.Errorf("%s/%d: committed %v, %s %q", p.Topic, p.Partition, p.Committed, p.Status, p.StatusReason)
+		}
+	}
+	r = statusRunClock(t, c, "lag", g, "--status", "--sample", "1s", "-o", "csv")
+	rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	if err != nil || r.code != 0 || len(rows) != 4 {
+		t.Fatalf("csv: exit %d %v\n%s", r.code, err, r.stdout)
+	}
+	h := rows[0]
+	for _, row := range rows[1:] {
+		if row[len(h)-2] != "OK" || row[len(h)-1] != "no commit to judge" {
+			t.Errorf("csv row %v", row)
+		}
+	}
+	r = statusRunClock(t, c, "lag", g, "--status", "--sample", "1s")
+	if r.code != 0 || !strings.Contains(r.stdout, "STATUS OK ("+reason+")") || strings.Count(r.stdout, " OK\n") != 3 {
+		t.Errorf("table: exit %d\n%s", r.code, r.stdout)
+	}
+	r = statusRunClock(t, c, "groups", "--status", "--sample", "1s", "-o", "csv", "--regex", g)
+	if r.code != 0 || !strings.Contains(r.stdout, ",OK,"+reason) {
+		t.Errorf("groups --status: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
 }

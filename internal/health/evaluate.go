@@ -64,12 +64,16 @@ type Result struct {
 	Lag int64
 }
 
+// NoCommit is the reason of a partition with no commit (or no log end)
+// to judge: OK, as Burrow's rule 1 has it.
+const NoCommit = "no commit to judge"
+
 // Evaluate judges one partition. The rules are tried in this order, the
 // first that holds decides (Burrow's evaluator order: rewind, stop, stall,
 // then the lag trend).
 func Evaluate(p Partition, o Options) Result {
 	if len(p.Commits) == 0 || len(p.LogEnds) == 0 {
-		return Result{Status: OK, Reason: "no commit known", Lag: -1}
+		return Result{Status: OK, Reason: NoCommit, Lag: -1}
 	}
 	last := p.Commits[len(p.Commits)-1]
 	lag := p.LogEnds[len(p.LogEnds)-1].Offset - last.Offset
@@ -187,7 +191,7 @@ func lagGrowing(p Partition, in []Commit, _ int64, o Options) (Result, bool) {
 	if len(lags) < 2 || lags[len(lags)-1] <= lags[0] || !moved(p.Commits, since) {
 		return Result{}, false
 	}
-	return Result{Status: WARN, Reason: fmt.Sprintf("lag grew from %d to %d at each of %d points in %s", lags[0], lags[len(lags)-1], len(lags), o.Window)}, true
+	return Result{Status: WARN, Reason: fmt.Sprintf("lag grew from %d to %d at each of %d points in %s", lags[0], lags[len(lags)-1], len(lags), round(o.Window))}, true
 }
 
 // moved reports whether the committed offset went up inside the window:

@@ -150,7 +150,7 @@ func TestGroupWorstPartition(t *testing.T) {
 	if g.Status != STOP || len(g.Deciding) != 5 || len(g.Partitions) != 6 {
 		t.Fatalf("got %s deciding %d of %d", g.Status, len(g.Deciding), len(g.Partitions))
 	}
-	if want := "t/1, t/2, t/3, and 2 more: no commit for 1h0m0s (window 1m0s) with lag 8"; g.Reason != want {
+	if want := "t/1: no commit for 1h0m0s (window 1m0s) with lag 8; also STOP: t/2, t/3, 2 more"; g.Reason != want {
 		t.Fatalf("reason %q, want %q", g.Reason, want)
 	}
 	if p, ok := g.Lookup("t", 2); !ok || p.Status != STOP {
@@ -166,6 +166,20 @@ func TestGroupWorstPartition(t *testing.T) {
 	if e := EvaluateGroup("g", nil, Options{}); e.Status != OK || e.Reason != "no partitions" {
 		t.Fatalf("got %+v", e)
 	}
+	// Partitions without a commit are OK, and the group says so rather
+	// than "no partitions".
+	bare := []Partition{{Topic: "t", Partition: 0}, {Topic: "t", Partition: 1}}
+	if e := EvaluateGroup("g", bare, Options{Window: time.Minute, Now: at(30)}); e.Status != OK || e.Reason != "no committed partitions (2 without a commit to judge)" || e.Partitions[1].Reason != NoCommit {
+		t.Fatalf("got %+v", e)
+	}
+	if e := EvaluateGroup("g", append(bare, ps[0]), Options{Window: time.Minute, Now: at(30)}); e.Status != OK || e.Reason != "all 3 partition(s) OK (2 without a commit to judge)" {
+		t.Fatalf("got %+v", e)
+	}
+	// Two deciding partitions: the reason is the first one's alone.
+	two := EvaluateGroup("g", []Partition{stopP(1), {Topic: "t", Partition: 2, Commits: commits(5), LogEnds: ends(9)}}, Options{Window: time.Minute, Now: at(3600)})
+	if want := "t/1: no commit for 1h0m0s (window 1m0s) with lag 8; also STOP: t/2"; two.Reason != want {
+		t.Fatalf("reason %q, want %q", two.Reason, want)
+	}
 }
 
 func TestParseStatus(t *testing.T) {
@@ -175,7 +189,7 @@ func TestParseStatus(t *testing.T) {
 			t.Fatalf("%s: %v %v", s, got, err)
 		}
 	}
-	if _, err := ParseStatus("ERR"); err == nil || err.Error() != "not a status: want one of OK, WARN, REWIND, STALL, STOP" {
+	if _, err := ParseStatus("ERR"); err == nil || err.Error() != "ERR is not a status: want one of OK, WARN, REWIND, STALL, STOP" {
 		t.Fatalf("ERR: %v", err)
 	}
 	if !(OK < WARN && WARN < REWIND && REWIND < STALL && STALL < STOP) || Status(9).String() != "Status(9)" {

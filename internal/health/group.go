@@ -26,9 +26,9 @@ type GroupStatus struct {
 const maxNamed = 3
 
 // EvaluateGroup judges every partition of a group and takes the worst
-// (Burrow: the group is as bad as its worst partition). The reason names
-// the deciding partitions (up to three, then a count) and the first one's
-// reason.
+// (Burrow: the group is as bad as its worst partition). The reason is the
+// first deciding partition's, then names the other deciding ones (up to
+// two more, then a count).
 func EvaluateGroup(group string, ps []Partition, o Options) GroupStatus {
 	g := GroupStatus{Group: group, Status: OK}
 	if explain := o.Explain; explain != nil {
@@ -53,20 +53,39 @@ func EvaluateGroup(group string, ps []Partition, o Options) GroupStatus {
 
 func groupReason(g GroupStatus) string {
 	if len(g.Deciding) == 0 {
-		if len(g.Partitions) == 0 {
+		none := 0
+		for _, p := range g.Partitions {
+			if p.Reason == NoCommit {
+				none++
+			}
+		}
+		switch {
+		case len(g.Partitions) == 0:
 			return "no partitions"
+		case none == len(g.Partitions):
+			return fmt.Sprintf("no committed partitions (%d without a commit to judge)", none)
+		case none > 0:
+			return fmt.Sprintf("all %d partition(s) OK (%d without a commit to judge)", len(g.Partitions), none)
 		}
 		return fmt.Sprintf("all %d partition(s) OK", len(g.Partitions))
 	}
+	// The first deciding partition with its own reason, then the others
+	// only named: their numbers differ, so they must not read as sharing
+	// the first one's.
+	d := g.Deciding[0]
+	reason := fmt.Sprintf("%s/%d: %s", d.Topic, d.Partition, d.Reason)
+	if len(g.Deciding) == 1 {
+		return reason
+	}
 	names := make([]string, 0, maxNamed)
-	for i, d := range g.Deciding {
-		if i == maxNamed {
-			names = append(names, fmt.Sprintf("and %d more", len(g.Deciding)-maxNamed))
+	for i, o := range g.Deciding[1:] {
+		if i == maxNamed-1 {
+			names = append(names, fmt.Sprintf("%d more", len(g.Deciding)-maxNamed))
 			break
 		}
-		names = append(names, fmt.Sprintf("%s/%d", d.Topic, d.Partition))
+		names = append(names, fmt.Sprintf("%s/%d", o.Topic, o.Partition))
 	}
-	return fmt.Sprintf("%s: %s", strings.Join(names, ", "), g.Deciding[0].Reason)
+	return fmt.Sprintf("%s; also %s: %s", reason, g.Status, strings.Join(names, ", "))
 }
 
 // Lookup is the status of one partition of the group, false when the

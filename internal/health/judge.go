@@ -175,7 +175,18 @@ func (j *Judge) fromSamples(ctx context.Context, rep *lag.LagReport, groups []st
 			}
 			later[Key{p.Topic, p.Partition}] = s
 		}
-		Apply(g, EvaluateGroup(g.Group, FromSamples(*g, at, later, t1), j.options(t1)), SourceSample)
+		Apply(g, EvaluateGroup(g.Group, FromSamples(*g, at, later, t1), sampledOptions(j.options(t1), at)), SourceSample)
 	}
 	return nil
+}
+
+// sampledOptions widens the window to take in both samples: two samples
+// are all sampling has, so a --window not longer than --sample (or a slow
+// second round) must not drop the first and leave nothing to judge, which
+// turned a stopped consumer with lag into OK.
+func sampledOptions(o Options, t0 time.Time) Options {
+	if span := o.Now.Sub(t0); o.Window < span {
+		o.Window = span
+	}
+	return o
 }

@@ -14,7 +14,8 @@ const (
 )
 
 // FromHistory is the evaluation input of one group of a lag report: each
-// row with a commit, its commits read from the offsets topic, the log ends
+// row without an error (a row without a commit has no commits: OK, "no
+// commit to judge"), its commits read from the offsets topic, the log ends
 // observed at the sample times, and the row's own log end at the report's
 // time at.
 //
@@ -31,7 +32,11 @@ const (
 func FromHistory(g lag.GroupLag, hist map[Key][]Commit, ends map[Key][]LogEnd, at time.Time) []Partition {
 	var out []Partition
 	for _, r := range g.Partitions {
-		if r.Committed == nil || r.Error != "" {
+		if r.Error != "" {
+			continue
+		}
+		if r.Committed == nil {
+			out = append(out, Partition{Topic: r.Topic, Partition: r.Partition})
 			continue
 		}
 		k := Key{r.Topic, r.Partition}
@@ -74,11 +79,16 @@ type Sample struct {
 }
 
 // FromSamples is the evaluation input of one group from two rounds: the
-// report's rows, read at t0, and later at t1.
+// report's rows, read at t0, and later at t1 (a row without a commit has
+// no commits: OK, "no commit to judge").
 func FromSamples(g lag.GroupLag, t0 time.Time, later map[Key]Sample, t1 time.Time) []Partition {
 	var out []Partition
 	for _, r := range g.Partitions {
-		if r.Committed == nil || r.Error != "" {
+		if r.Error != "" {
+			continue
+		}
+		if r.Committed == nil {
+			out = append(out, Partition{Topic: r.Topic, Partition: r.Partition, Sampled: true})
 			continue
 		}
 		k := Key{r.Topic, r.Partition}

@@ -13,7 +13,8 @@ func row(topic string, part int32, committed *int64, end int64) lag.PartitionLag
 
 // FromHistory: a row's commits from the history; one older than the
 // window as a commit of unknown time; one newer than the history at the
-// report's time; rows without a commit or with an error left out.
+// report's time; a row without a commit with no commits (judged "no
+// commit to judge"); a row with an error left out.
 func TestFromHistory(t *testing.T) {
 	g := lag.GroupLag{Group: "g", Partitions: []lag.PartitionLag{
 		row("t", 0, i64(30), 100), row("t", 1, i64(7), 50), row("t", 2, i64(9), 90), row("t", 3, nil, 5),
@@ -22,8 +23,8 @@ func TestFromHistory(t *testing.T) {
 	hist := map[Key][]Commit{{"t", 0}: commits(10, 30), {"t", 2}: commits(5)}
 	ends := map[Key][]LogEnd{{"t", 0}: ends(60, 80)}
 	ps := FromHistory(g, hist, ends, at(300))
-	if len(ps) != 3 {
-		t.Fatalf("%d partitions", len(ps))
+	if len(ps) != 4 || ps[3].Partition != 3 || len(ps[3].Commits) != 0 {
+		t.Fatalf("%d partitions: %+v", len(ps), ps)
 	}
 	if p := ps[0]; len(p.Commits) != 2 || len(p.LogEnds) != 3 || p.LogEnds[2] != (LogEnd{100, at(300)}) {
 		t.Fatalf("t/0: %+v", p)
@@ -43,12 +44,12 @@ func TestFromSamplesAndApply(t *testing.T) {
 	g := lag.GroupLag{Group: "g", Partitions: []lag.PartitionLag{row("t", 0, i64(10), 100), row("t", 1, i64(5), 50), row("t", 2, nil, 5)}}
 	later := map[Key]Sample{{"t", 0}: {Committed: i64(10), LogEnd: 150}, {"t", 1}: {LogEnd: -1}}
 	ps := FromSamples(g, at(0), later, at(30))
-	if len(ps) != 2 || !ps[0].Sampled || len(ps[0].Commits) != 2 || ps[0].LogEnds[1] != (LogEnd{150, at(30)}) || len(ps[1].Commits) != 1 {
+	if len(ps) != 3 || len(ps[2].Commits) != 0 || !ps[0].Sampled || len(ps[0].Commits) != 2 || ps[0].LogEnds[1] != (LogEnd{150, at(30)}) || len(ps[1].Commits) != 1 {
 		t.Fatalf("%+v", ps)
 	}
 	gs := EvaluateGroup("g", ps, Options{Window: time.Minute, Now: at(30)})
 	Apply(&g, gs, SourceSample)
-	if g.Status != "STOP" || g.StatusSource != "sample" || g.Partitions[0].Status != "STOP" || g.Partitions[1].Status != "OK" || g.Partitions[2].Status != "" || g.StatusReason == "" {
+	if g.Status != "STOP" || g.StatusSource != "sample" || g.Partitions[0].Status != "STOP" || g.Partitions[1].Status != "OK" || g.Partitions[2].Status != "OK" || g.Partitions[2].StatusReason != NoCommit || g.StatusReason == "" {
 		t.Fatalf("%+v", g)
 	}
 }
@@ -108,5 +109,26 @@ func TestFromHistoryReadAfterReport(t *testing.T) {
 	gs = EvaluateGroup("g", ps[1:2], Options{Window: time.Hour, Now: at(150)})
 	if gs.Status != REWIND {
 		t.Fatalf("a rewind before the row's offset: %s: %s", gs.Status, gs.Reason)
+	}
+}
+
+// Sampling judges its two samples whatever the window: a --window not
+// longer than --sample left the first sample outside it, and a stopped
+// consumer with lag came out OK.
+func TestSampledWindowShorterThanSample(t *testing.T) {
+	for _, w := range []time.Duration{time.Nanosecond, 2 * time.Second, 30 * time.Second, time.Minute} {
+		g := lag.GroupLag{Group: "g", Partitions: []lag.PartitionLag{row("t", 0, i64(10), 15), row("t", 1, i64(2), 20)}}
+		later := map[Key]Sample{{"t", 0}: {Committed: i64(10), LogEnd: 15}, {"t", 1}: {Committed: i64(2), LogEnd: 20}}
+		o := sampledOptions(Options{Window: w, Now: at(30)}, at(0))
+		gs := EvaluateGroup("g", FromSamples(g, at(0), later, at(30)), o)
+		if gs.Status != STOP || len(gs.Deciding) != 2 {
+			t.Fatalf("window %s: %s %q", w, gs.Status, gs.Reason)
+		}
+		if want := "t/0: offset 10 did not move in 30s with lag 5 (sampled: a stall looks the same); also STOP: t/1"; gs.Reason != want {
+			t.Fatalf("window %s: reason %q, want %q", w, gs.Reason, want)
+		}
+	}
+	if o := sampledOptions(Options{Window: time.Hour, Now: at(30)}, at(0)); o.Window != time.Hour {
+		t.Fatalf("a longer window was changed: %s", o.Window)
 	}
 }

@@ -3,6 +3,8 @@ package health
 import (
 	"fmt"
 	"strings"
+
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // Status is a partition's or a group's health. The order is severity:
@@ -44,5 +46,5 @@ func ParseStatus(s string) (Status, error) {
 			return Status(i), nil
 		}
 	}
-	return OK, fmt.Errorf("not a status: want one of %s", strings.Join(statusNames[:], ", "))
+	return OK, fmt.Errorf("%s is not a status: want one of %s", safetext.Arg(strings.TrimSpace(s)), strings.Join(statusNames[:], ", "))
 }

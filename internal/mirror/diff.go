@@ -98,6 +98,8 @@ func CompareTranslated(a *lag.Snapshot, tr Result) DiffResult {
 			switch {
 			case p.Status == StatusError:
 				r.Status, r.Note = StatusError, p.Error
+			case p.Status == StatusNotOnTarget:
+				r.Status, r.Note = StatusNotOnTarget, p.Note
 			case p.TranslatedOffset == nil:
 				r.Status, r.Note = StatusNoCheckpoint, "no checkpoint"
 			case p.CurrentOffset != nil && *p.CurrentOffset == *p.TranslatedOffset:
@@ -115,6 +117,21 @@ func CompareTranslated(a *lag.Snapshot, tr Result) DiffResult {
 		}
 	}
 	return res
+}
+
+// Uncommitted are the groups with no commits (nor an error) on either
+// cluster: a cluster diff of them compares nothing, which a DR drill
+// must not read as "the same" (most often a typo, or a file name).
+func Uncommitted(groups []string, a, b *lag.Snapshot) []string {
+	var out []string
+	for _, name := range groups {
+		ca, ea := commitsOf(a, name)
+		cb, eb := commitsOf(b, name)
+		if ea == "" && eb == "" && ca.Len() == 0 && cb.Len() == 0 {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func (d *DiffResult) add(r DiffRow) {

@@ -1,10 +1,13 @@
 package mirror
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/lag"
@@ -19,6 +22,10 @@ const (
 	// StatusNoCheckpoint: a partition of a mirrored topic on B without a
 	// checkpoint for the group: named, never guessed.
 	StatusNoCheckpoint = "no-checkpoint"
+	// StatusNotOnTarget: a checkpoint for a topic or partition B does
+	// not have (MM2's compacted checkpoints topic keeps those of deleted
+	// topics): named, left out of a reset, nothing changed for it.
+	StatusNotOnTarget = "not-on-target"
 	// StatusError: B's offsets could not be read for it.
 	StatusError = "error"
 )
@@ -177,11 +184,16 @@ func translateRow(in Input, k lag.TP, cps map[string]map[int32]Checkpoint, commi
 		r.CurrentOffset = ptr(c.Offset)
 	}
 	po, ok, terr := in.Target.Offsets.Lookup(k.Topic, k.Partition)
+	absent := false
 	switch {
+	case terr != nil && errors.Is(terr, kerr.UnknownTopicOrPartition):
+		absent = true
+		r.Note = "topic not on the target cluster"
 	case terr != nil:
 		r.Status, r.Error = StatusError, fmt.Sprintf("listing offsets on the target: %v", terr)
 		return r
 	case !ok:
+		absent = true
 		r.Note = "partition not on the target cluster"
 	case po.Err != nil:
 		r.Status, r.Error = StatusError, fmt.Sprintf("listing offsets on the target: %v", po.Err)
@@ -205,6 +217,11 @@ func translateRow(in Input, k lag.TP, cps map[string]map[int32]Checkpoint, commi
 			r.Stale = true
 			r.Note = joinNote(r.Note, "checkpoint older than --max-age")
 		}
+	}
+	if absent {
+		r.Status = StatusNotOnTarget
+		r.Note = joinNote(r.Note, "left out of a reset")
+		return r
 	}
 	if r.LogEnd != nil && cp.Downstream > *r.LogEnd {
 		r.Note = joinNote(r.Note, "translated offset past the log end on the target")
@@ -233,6 +250,18 @@ func (g Group) Missing() []string {
 	return out
 }
 
+// NotOnTarget lists, as topic/partition, the rows of g whose checkpoint
+// names a topic or partition the target cluster does not have.
+func (g Group) NotOnTarget() []string {
+	var out []string
+	for _, r := range g.Partitions {
+		if r.Status == StatusNotOnTarget {
+			out = append(out, fmt.Sprintf("%s/%d", r.Topic, r.Partition))
+		}
+	}
+	return out
+}
+
 // Stale counts the rows of g whose checkpoint is older than --max-age.
 func (g Group) Stale() int {
 	n := 0
@@ -245,13 +274,13 @@ func (g Group) Stale() int {
 }
 
 // PlanRows are the group,topic,partition,offset rows of a reset to the
-// translations (partitions with a checkpoint only), for the reset
-// target translated:ALIAS.
+// translations (partitions with a checkpoint on the target cluster only),
+// for the reset target translated:ALIAS.
 func (res Result) PlanRows() []admin.PlanRow {
 	var out []admin.PlanRow
 	for _, g := range res.Groups {
 		for _, r := range g.Partitions {
-			if r.TranslatedOffset != nil {
+			if r.TranslatedOffset != nil && r.Status != StatusNotOnTarget {
 				out = append(out, admin.PlanRow{Group: g.Group, Topic: r.Topic, Partition: r.Partition, Offset: *r.TranslatedOffset})
 			}
 		}
