@@ -87,6 +87,14 @@ func TestPlanReset(t *testing.T) {
 		}
 		return &pf
 	}
+	// translated makes a file's rows look like translated:ALIAS rows, built
+	// in memory without line numbers.
+	translated := func(pf *PlanFile) *PlanFile {
+		for i := range pf.Rows {
+			pf.Rows[i].Line = 0
+		}
+		return pf
+	}
 	tests := []struct {
 		name      string
 		groups    []string
@@ -150,6 +158,10 @@ func TestPlanReset(t *testing.T) {
 			file: file("t,0,5\n"), err: "apply to one group"},
 		{name: "file naming an unknown partition", groups: []string{"g"}, target: Target{Kind: ToFile, Path: "p.csv"},
 			file: file("t,7,5\n"), err: "plan p.csv line 1 (group g): partition 7 does not exist in topic t (it has 3 partitions)"},
+		{name: "file naming a topic the cluster never had names the line, not a missing topic", groups: []string{"g"}, target: Target{Kind: ToFile, Path: "p.csv"},
+			file: file("nope,0,5\n"), err: "plan p.csv line 1 (group g): partition 0 does not exist in topic nope"},
+		{name: "translated rows (no file lines) naming an unknown partition name the group, no plan line", groups: []string{"g"}, target: Target{Kind: ToTranslated, Alias: "A"},
+			file: translated(file("t,7,5\n")), err: "group g: partition 7 does not exist in topic t (it has 3 partitions)"},
 		{name: "file naming a deleted topic", groups: []string{"g"}, target: Target{Kind: ToFile, Path: "p.csv"},
 			file: file("gone,0,5\n"), err: "topic gone does not exist"},
 		{name: "copy from group", groups: []string{"g"}, target: tgt("group:src"), scope: []string{"t"},

@@ -285,3 +285,33 @@ func TestFormatTime(t *testing.T) {
 		}
 	}
 }
+
+// CheckAlias takes exactly the characters a topic name can have, and up
+// to 200 bytes (ALIAS.checkpoints.internal must stay a topic name).
+func TestCheckAliasBoundaries(t *testing.T) {
+	for _, ok := range []string{"a", "z", "A", "Z", "0", "9", "-", "_", ".", "us-east_1.prod", strings.Repeat("a", 200)} {
+		if err := CheckAlias(ok); err != nil {
+			t.Errorf("CheckAlias(%q) = %v, want ok", ok, err)
+		}
+	}
+	// The neighbours of each accepted range: '`' and '{' around a-z, '@'
+	// and '[' around A-Z, '/' and ':' around 0-9; '+' and ',' around '-'
+	// and '.' in ASCII, '^' before '_'.
+	for _, bad := range []string{"", "`", "{", "@", "[", "/", ":", "+", ",", "^", "a b", "é", strings.Repeat("a", 201)} {
+		if err := CheckAlias(bad); err == nil {
+			t.Errorf("CheckAlias(%q) = nil, want an error", bad)
+		}
+	}
+}
+
+// lineOf names a plan file's line, and nothing for rows built in memory.
+func TestLineOf(t *testing.T) {
+	for _, c := range []struct {
+		line int
+		want string
+	}{{0, ""}, {1, "line 1 "}, {12, "line 12 "}} {
+		if got := lineOf(PlanRow{Line: c.line}); got != c.want {
+			t.Errorf("lineOf(line %d) = %q, want %q", c.line, got, c.want)
+		}
+	}
+}
