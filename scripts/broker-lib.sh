@@ -1,4 +1,4 @@
-# Shared by scripts/kafka.sh and scripts/kafka-secure.sh (sourced, not run):
+# Shared by scripts/kafka.sh, scripts/kafka-secure.sh and scripts/mm2.sh (sourced, not run):
 # the broker process bookkeeping both need. The caller defines log(),
 # PIDFILE, LOGDIR and BROKER_OUT.
 
@@ -6,6 +6,13 @@
 if [[ -n "${JAVA:-}" ]]; then :
 elif [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then JAVA="$JAVA_HOME/bin/java"
 else JAVA="java"; fi
+
+# mvn, quiet, its output to stderr minus the stray colour codes Debian's mvn
+# emits even with -B; mvn's exit status.
+mvn_q() {
+  mvn -q -B -ntp -Dstyle.color=never "$@" 2>&1 </dev/null | sed -e 's/\x1b\[[0-9;]*m//g' -e '/^$/d' >&2
+  return "${PIPESTATUS[0]}"
+}
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 

@@ -63,12 +63,6 @@ is_complete() { [[ -f "$(kdir_for "$1")/.complete" ]]; }
 
 # ---------------------------------------------------------------- fetch ----
 
-MVN_ARGS=(-q -B -ntp -Dstyle.color=never)
-
-mvn_q() { # mvn, output to stderr minus the stray colour codes Debian's mvn emits even with -B
-  mvn "${MVN_ARGS[@]}" "$@" 2>&1 </dev/null | sed -e 's/\x1b\[[0-9;]*m//g' -e '/^$/d' >&2
-}
-
 mvn_retry() { # run mvn, retrying once (transient registry hiccups)
   if mvn_q "$@"; then return 0; fi
   log "mvn failed, retrying once in 3s: mvn -U $*"

@@ -38,14 +38,8 @@ PROPS="$WORKDIR/mm2.properties"
 log() { printf 'mm2.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-if [[ -n "${JAVA:-}" ]]; then :
-elif [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then JAVA="$JAVA_HOME/bin/java"
-else JAVA="java"; fi
-
-mvn_q() {
-  mvn -q -B -ntp -Dstyle.color=never "$@" 2>&1 </dev/null | sed -e 's/\x1b\[[0-9;]*m//g' -e '/^$/d' >&2
-  return "${PIPESTATUS[0]}"
-}
+# shellcheck source=broker-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/broker-lib.sh"  # $JAVA, mvn_q (running_pid is MM2's own, below)
 
 write_pom() { # $1 dir
   cat >"$1/pom.xml" <<POM
