@@ -220,3 +220,38 @@ func sorted(m map[string]float64) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestExporterOffsetsTopicUnreadable: where __consumer_offsets cannot be
+// read (kfake keeps none; a cluster without the ACL answers the same
+// way), --commit-source offsets-topic does not fall back to polling:
+// rounds fail, offsetctl_gather_success is 0, the page says its source,
+// and stderr says why once, on one line. A bad --commit-source is exit 2.
+func TestExporterOffsetsTopicUnreadable(t *testing.T) {
+	if testkit.Real() {
+		t.Skip("kfake only: a real broker's offsets topic is readable")
+	}
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	g := testkit.Name(t, "exp-tail-unreadable")
+	c.Commit(g, topic, map[int32]int64{0: 0})
+	e := startExporter(t, c, nil, "--interval", "1s", "--commit-source", "offsets-topic", g)
+	fams := e.waitScrape(t, "a failed round", func(f map[string]*dto.MetricFamily) bool {
+		v, ok := value(f, "offsetctl_gather_errors_total", "")
+		return ok && v >= 2
+	})
+	if v, ok := value(fams, "offsetctl_gather_success", ""); !ok || v != 0 {
+		t.Errorf("offsetctl_gather_success %v %v, want 0", v, ok)
+	}
+	if v, ok := value(fams, "offsetctl_commit_source", "source=offsets-topic"); !ok || v != 1 {
+		t.Errorf("offsetctl_commit_source: %v %v", v, ok)
+	}
+	if n := len(series(fams, "kafka_consumergroup_lag")); n != 0 {
+		t.Errorf("%d lag series: polled after all?", n)
+	}
+	stderr := e.stderr.String()
+	if n := strings.Count(stderr, "the offsets topic cannot be read"); n != 1 {
+		t.Errorf("stderr says the offsets topic cannot be read %d times, want once:\n%s", n, stderr)
+	}
+	t.Logf("stderr: %s", stderr)
+	badInput(t, c, "--commit-source", "exporter", "--listen", "127.0.0.1:0", "--commit-source", "kafka")
+}

@@ -2,6 +2,8 @@ package exporter
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -64,6 +66,9 @@ func (g *tailGatherer) stream(ctx context.Context, req lag.GatherRequest, each f
 	}
 	warm, left, err := g.tailer.Status()
 	if !warm {
+		if errors.Is(err, health.ErrNoAccess) {
+			return fmt.Errorf("--commit-source offsets-topic: %w: grant Describe and Read on it, or use --commit-source poll", err)
+		}
 		if err != nil {
 			return err
 		}
