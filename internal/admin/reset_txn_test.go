@@ -457,3 +457,49 @@ func TestExecuteResetTxnReadBackOtherWriter(t *testing.T) {
 		t.Fatalf("partition errors %q, note %q: want partition 0's mismatch flagged, no note", got, gp.Note)
 	}
 }
+
+// TestTopicIDsFromCache: the ids of the transaction's topics are the
+// cluster's, a topic the cluster does not have is left out (its commit
+// is then refused by the broker, and the transaction aborted), and once
+// the gather has looked the topics up no Metadata request is sent again,
+// even after the client's MetadataMinAge (250 ms): it was a request of
+// every partition, 260 KB for 10,000.
+func TestTopicIDsFromCache(t *testing.T) {
+	c := kfakeOnly(t)
+	a, b := c.Topic(3, nil), c.Topic(2, nil)
+	adm := c.Admin()
+	ctx := testkit.Ctx(t)
+	want, err := adm.ListTopics(ctx, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os := kadm.Offsets{}
+	os.Add(kadm.Offset{Topic: a, Partition: 2, At: 1})
+	os.Add(kadm.Offset{Topic: b, Partition: 0, At: 1})
+	var metadata atomic.Int32
+	c.Fake.ControlKey(int16(kmsg.Metadata), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		metadata.Add(1)
+		return nil, nil, false
+	})
+	time.Sleep(300 * time.Millisecond)
+	ids, err := topicIDs(ctx, adm, os)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 2 || ids[a] != want[a].ID || ids[b] != want[b].ID || ids[a] == ([16]byte{}) {
+		t.Fatalf("ids %v, want %s=%v %s=%v", ids, a, want[a].ID, b, want[b].ID)
+	}
+	if n := metadata.Load(); n != 0 {
+		t.Fatalf("%d Metadata requests for topics the client had looked up, want 0", n)
+	}
+	os.Add(kadm.Offset{Topic: "no-such-topic", Partition: 0, At: 1})
+	ids, err = topicIDs(ctx, adm, os)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ids["no-such-topic"]; ok || len(ids) != 2 || metadata.Load() == 0 {
+		t.Fatalf("with an unknown topic: ids %v after %d Metadata requests, want the two known and a request", ids, metadata.Load())
+	}
+}
+
