@@ -503,3 +503,55 @@ func TestTopicIDsFromCache(t *testing.T) {
 	}
 }
 
+// TestLiveNowWhateverThePlannedType: the live check right before EndTxn
+// describes the group as the type the plan saw, and a group that has
+// another type by then (a KIP-848 consumer joined an empty classic
+// group, or the other way round), or none, is still found live through
+// the listing: the check is never weaker than listing every group. On
+// kfake and, with KAFKA_BROKERS, on Apache Kafka.
+func TestLiveNowWhateverThePlannedType(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		kip848    bool
+		planned   string
+		fast      bool // describeAsPlanned answers on its own
+		either    bool // fast or not: kfake describes a KIP-848 group with DescribeGroups (Stable, no members), Apache answers GROUP_ID_NOT_FOUND
+		wantLive  bool
+		noMembers bool
+	}{
+		{name: "classic live, planned classic", planned: "classic", fast: true, wantLive: true},
+		{name: "classic live, planned consumer", planned: "consumer", wantLive: true},
+		{name: "classic live, planned unknown", planned: "", wantLive: true},
+		{name: "848 live, planned consumer", kip848: true, planned: "consumer", fast: true, wantLive: true},
+		{name: "848 live, planned classic", kip848: true, planned: "classic", either: true, wantLive: true},
+		{name: "classic empty, planned classic", planned: "classic", fast: true, noMembers: true},
+		{name: "no such group, planned classic", planned: "classic", noMembers: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := testkit.New(t)
+			topic := c.Topic(2, nil)
+			c.Produce(topic, map[int32]int{0: 3, 1: 3}, time.Time{})
+			g := testkit.Name(t, "g")
+			adm := c.Admin()
+			ctx := testkit.Ctx(t)
+			switch {
+			case !tc.noMembers:
+				c.Consumer(g, topic, tc.kip848)
+			case tc.fast:
+				c.Commit(g, topic, map[int32]int64{0: 1, 1: 1})
+			}
+			gi, fast := describeAsPlanned(ctx, adm, g, tc.planned)
+			t.Logf("described as %q: %+v", tc.planned, gi)
+			if fast != tc.fast && !tc.either {
+				t.Errorf("describeAsPlanned answered on its own: %v, want %v", fast, tc.fast)
+			}
+			live, err := liveNow(ctx, adm, g, tc.planned)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (live != "") != tc.wantLive {
+				t.Fatalf("live reason %q, want live %v", live, tc.wantLive)
+			}
+		})
+	}
+}
