@@ -457,3 +457,101 @@ func TestExecuteResetTxnReadBackOtherWriter(t *testing.T) {
 		t.Fatalf("partition errors %q, note %q: want partition 0's mismatch flagged, no note", got, gp.Note)
 	}
 }
+
+// TestTopicIDsFromCache: the ids of the transaction's topics are the
+// cluster's, a topic the cluster does not have is left out (its commit
+// is then refused by the broker, and the transaction aborted), and once
+// the gather has looked the topics up no Metadata request is sent again,
+// even after the client's MetadataMinAge (250 ms): it was a request of
+// every partition, 260 KB for 10,000.
+func TestTopicIDsFromCache(t *testing.T) {
+	c := kfakeOnly(t)
+	a, b := c.Topic(3, nil), c.Topic(2, nil)
+	adm := c.Admin()
+	ctx := testkit.Ctx(t)
+	want, err := adm.ListTopics(ctx, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os := kadm.Offsets{}
+	os.Add(kadm.Offset{Topic: a, Partition: 2, At: 1})
+	os.Add(kadm.Offset{Topic: b, Partition: 0, At: 1})
+	var metadata atomic.Int32
+	c.Fake.ControlKey(int16(kmsg.Metadata), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		metadata.Add(1)
+		return nil, nil, false
+	})
+	time.Sleep(300 * time.Millisecond)
+	ids, err := topicIDs(ctx, adm, os)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 2 || ids[a] != want[a].ID || ids[b] != want[b].ID || ids[a] == ([16]byte{}) {
+		t.Fatalf("ids %v, want %s=%v %s=%v", ids, a, want[a].ID, b, want[b].ID)
+	}
+	if n := metadata.Load(); n != 0 {
+		t.Fatalf("%d Metadata requests for topics the client had looked up, want 0", n)
+	}
+	os.Add(kadm.Offset{Topic: "no-such-topic", Partition: 0, At: 1})
+	ids, err = topicIDs(ctx, adm, os)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ids["no-such-topic"]; ok || len(ids) != 2 || metadata.Load() == 0 {
+		t.Fatalf("with an unknown topic: ids %v after %d Metadata requests, want the two known and a request", ids, metadata.Load())
+	}
+}
+
+// TestLiveNowWhateverThePlannedType: the live check right before EndTxn
+// describes the group as the type the plan saw, and a group that has
+// another type by then (a KIP-848 consumer joined an empty classic
+// group, or the other way round), or none, is still found live through
+// the listing: the check is never weaker than listing every group. On
+// kfake and, with KAFKA_BROKERS, on Apache Kafka.
+func TestLiveNowWhateverThePlannedType(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		kip848    bool
+		planned   string
+		fast      bool // describeAsPlanned answers on its own
+		either    bool // fast or not: kfake describes a KIP-848 group with DescribeGroups (Stable, no members), Apache answers GROUP_ID_NOT_FOUND
+		wantLive  bool
+		noMembers bool
+	}{
+		{name: "classic live, planned classic", planned: "classic", fast: true, wantLive: true},
+		{name: "classic live, planned consumer", planned: "consumer", wantLive: true},
+		{name: "classic live, planned unknown", planned: "", wantLive: true},
+		{name: "848 live, planned consumer", kip848: true, planned: "consumer", fast: true, wantLive: true},
+		{name: "848 live, planned classic", kip848: true, planned: "classic", either: true, wantLive: true},
+		{name: "classic empty, planned classic", planned: "classic", fast: true, noMembers: true},
+		{name: "no such group, planned classic", planned: "classic", noMembers: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := testkit.New(t)
+			topic := c.Topic(2, nil)
+			c.Produce(topic, map[int32]int{0: 3, 1: 3}, time.Time{})
+			g := testkit.Name(t, "g")
+			adm := c.Admin()
+			ctx := testkit.Ctx(t)
+			switch {
+			case !tc.noMembers:
+				c.Consumer(g, topic, tc.kip848)
+			case tc.fast:
+				c.Commit(g, topic, map[int32]int64{0: 1, 1: 1})
+			}
+			gi, fast := describeAsPlanned(ctx, adm, g, tc.planned)
+			t.Logf("described as %q: %+v", tc.planned, gi)
+			if fast != tc.fast && !tc.either {
+				t.Errorf("describeAsPlanned answered on its own: %v, want %v", fast, tc.fast)
+			}
+			live, err := liveNow(ctx, adm, g, tc.planned)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (live != "") != tc.wantLive {
+				t.Fatalf("live reason %q, want live %v", live, tc.wantLive)
+			}
+		})
+	}
+}
