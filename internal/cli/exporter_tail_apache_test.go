@@ -210,6 +210,13 @@ func TestExporterOffsetsTopicAgreesApache(t *testing.T) {
 		}
 	}
 	t.Logf("%d series equal, %d time-lag series within 10 s", compared, len(p))
+	// A log of round durations (not a benchmark: a figure to look at).
+	for i := 0; i < 4; i++ {
+		time.Sleep(2 * time.Second)
+		pd, _ := value(poll.scrape(t), "offsetctl_gather_duration_seconds", "")
+		td, _ := value(tail.scrape(t), "offsetctl_gather_duration_seconds", "")
+		t.Logf("round duration: poll %.1f ms, offsets-topic %.1f ms", pd*1000, td*1000)
+	}
 }
 
 func sorted(m map[string]float64) []string {
