@@ -78,6 +78,7 @@ func TestExporterOffsetsTopicStatusApache(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		var k int64 // phase 2's rounds: rewound and reset creep on from 20, never back
 		for i := int64(1); ctx.Err() == nil; i++ {
 			c.Produce(busy, map[int32]int{0: 2}, time.Time{})
 			offs := map[string]int64{gaining: min(10+6*i, 1000), behind: 10 + i, stalled: 10}
@@ -85,7 +86,8 @@ func TestExporterOffsetsTopicStatusApache(t *testing.T) {
 			case 0:
 				offs[rewound], offs[reset] = 900, 900
 			case 2:
-				offs[rewound], offs[reset] = 20+i%3, 20+i%3
+				k++
+				offs[rewound], offs[reset] = 20+k, 20+k
 			}
 			for g, off := range offs {
 				if err := commit(g, off); err != nil && ctx.Err() == nil {
