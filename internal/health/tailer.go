@@ -122,21 +122,32 @@ func (t *Tailer) run(ctx context.Context) error {
 
 // consume applies every record polled until ctx ends. The warm-up is done
 // when each partition has been read to its end, or when nothing came for
-// Idle (compaction can leave the last offsets before the end empty).
+// Idle (compaction can leave the last offsets before the end empty;
+// three times as long before the first record, as the first fetch also
+// connects). The records of a poll are applied even when it also carries
+// an error: the client has moved past them.
 func (t *Tailer) consume(ctx context.Context, cl *kgo.Client, w *WarmUp) error {
 	idle := t.Reader.Idle
 	if idle <= 0 {
 		idle = 3 * time.Second
 	}
+	wait := 3 * idle
 	t.warmed(w, false)
 	for ctx.Err() == nil {
-		pctx, cancel := context.WithTimeout(ctx, idle)
+		pctx, cancel := context.WithTimeout(ctx, wait)
 		fs := cl.PollFetches(pctx)
 		timedOut := pctx.Err() != nil
 		cancel()
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		t.mu.Lock()
+		fs.EachRecord(func(r *kgo.Record) {
+			w.Seen(r.Partition, r.Offset)
+			t.state.Apply(TailRecord{Partition: r.Partition, Control: r.Attrs.IsControl(), Txn: r.Attrs.IsTransactional(),
+				Producer: r.ProducerID, Key: r.Key, Value: r.Value})
+		})
+		t.mu.Unlock()
 		if err := fetchError(fs); err != nil {
 			err = t.Reader.wrap("reading it", err)
 			t.setErr(err)
@@ -145,14 +156,10 @@ func (t *Tailer) consume(ctx context.Context, cl *kgo.Client, w *WarmUp) error {
 			}
 			continue
 		}
-		t.mu.Lock()
-		t.err = nil
-		fs.EachRecord(func(r *kgo.Record) {
-			w.Seen(r.Partition, r.Offset)
-			t.state.Apply(TailRecord{Partition: r.Partition, Control: r.Attrs.IsControl(), Txn: r.Attrs.IsTransactional(),
-				Producer: r.ProducerID, Key: r.Key, Value: r.Value})
-		})
-		t.mu.Unlock()
+		t.setErr(nil)
+		if fs.NumRecords() > 0 {
+			wait = idle
+		}
 		t.warmed(w, timedOut && fs.NumRecords() == 0)
 	}
 	return ctx.Err()

@@ -31,6 +31,9 @@ func StreamLagFromCommits(ctx context.Context, adm *cluster.Admin, req GatherReq
 	topicSet := map[string]bool{}
 	for i, g := range groups {
 		gs := GroupSnapshot{GroupInfo: descriptions{}.info(g, listed), Commits: known[g]}
+		if lg, ok := listed[g]; ok {
+			gs.Coordinator = lg.Coordinator // the broker that answered ListGroups for it
+		}
 		if gs.Commits == nil {
 			gs.Commits = PartitionMap[Commit]{}
 		}
