@@ -26,6 +26,8 @@ BROKER_TESTS=(
   TestSecureBrokerCommandConfig
   TestSecureResetTxnACLDenied
   TestLagStatusOffsetsTopicApache
+  TestExporterOffsetsTopicStatusApache
+  TestExporterOffsetsTopicAgreesApache
   TestSecureLagStatusSampled
 )
 # What a test says when it skips because its broker is missing.

@@ -22,10 +22,13 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/spf13/cobra"
 
+	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/exporter"
+	"github.com/offsetctl/offsetctl/internal/health"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/internal/lag"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 type exporterFlags struct {
@@ -47,6 +50,7 @@ type exporterFlags struct {
 	status           bool
 	statusWindow     time.Duration
 	statusPartitions bool
+	commitSource     string
 }
 
 func (a *app) exporterCmd() *cobra.Command {
@@ -106,6 +110,8 @@ exporter stops cleanly on SIGTERM or Ctrl-C (exit 0).`,
 	fl.BoolVar(&f.status, "status", false, "judge each group's health from the rounds over --status-window, as Burrow does: kafka_consumergroup_status{status=OK|WARN|REWIND|STALL|STOP} (docs/health.md)")
 	fl.DurationVar(&f.statusWindow, "status-window", 10*time.Minute, "with --status: the span of rounds judged (at least 2 × --interval)")
 	fl.BoolVar(&f.statusPartitions, "status-partitions", false, "with --status: also kafka_consumergroup_partition_status per group-partition (5 series each)")
+	enumVar(fl, &f.commitSource, "commit-source", "", exporter.SourcePoll, "where committed offsets come from: poll asks every group each round (OffsetFetch); offsets-topic tails __consumer_offsets (needs Describe and Read on it; a round then asks only ListGroups and the log offsets; no members series; docs/exporter.md)",
+		enum{choices: []string{exporter.SourcePoll, exporter.SourceOffsetsTopic}, parse: parseCommitSource})
 	fl.StringVar(&f.basicAuthFile, "web-basic-auth-file", "", "require HTTP basic auth for /metrics: USER:BCRYPT-HASH lines, as htpasswd -nbBC 10 prints (older than --web.config.file)")
 	return cmd
 }
@@ -371,7 +377,15 @@ func exporterRequest(args []string, f exporterFlags) (lag.GatherRequest, error) 
 // connection of the usual flags).
 func (a *app) exporterTargets(req lag.GatherRequest, f exporterFlags) ([]exporterTarget, error) {
 	opts := exporter.Options{Interval: f.interval, Request: req, TimeLag: f.timeLag, RateWindow: f.rateWindow, Now: a.now,
-		Status: f.status, StatusWindow: f.statusWindow, StatusPartitions: f.statusPartitions}
+		Status: f.status, StatusWindow: f.statusWindow, StatusPartitions: f.statusPartitions, CommitSource: f.commitSource}
+	if f.status {
+		opts.Explain = a.liveAuditExplainer()
+	}
+	if f.commitSource == exporter.SourceOffsetsTopic {
+		// Only this source's errors are new to stderr: an unreadable
+		// offsets topic, or its warm-up, is what an operator must see.
+		opts.Warn = func(err error) { a.warnf("exporter: gather: %s", safetext.Text(err.Error())) }
+	}
 	if a.profile == "" {
 		cfg, err := a.clusterConfig()
 		if err != nil {
@@ -399,6 +413,51 @@ func (a *app) exporterTargets(req lag.GatherRequest, f exporterFlags) ([]exporte
 		out = append(out, exporterTarget{name: name, col: exporter.New(cfg, o)})
 	}
 	return out, nil
+}
+
+// parseCommitSource checks --commit-source.
+func parseCommitSource(s string) error {
+	if s != exporter.SourcePoll && s != exporter.SourceOffsetsTopic {
+		return fmt.Errorf("want %s or %s", exporter.SourcePoll, exporter.SourceOffsetsTopic)
+	}
+	return nil
+}
+
+// liveAuditExplainer explains rewinds by the resets in offsetctl's audit
+// log, as lag --status does, for a process that runs for days: the log is
+// read again at a rewind when it changed since it was last read (size or
+// modification time). A log that cannot be read explains nothing (said
+// once on stderr).
+func (a *app) liveAuditExplainer() health.Explainer {
+	var (
+		mu      sync.Mutex
+		explain health.Explainer
+		seen    os.FileInfo
+		warned  bool
+	)
+	return func(r health.Rewind) (string, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		path, err := a.auditPath()
+		var fi os.FileInfo
+		if err == nil {
+			fi, err = os.Stat(path)
+		}
+		if err == nil && (seen == nil || fi.Size() != seen.Size() || !fi.ModTime().Equal(seen.ModTime())) {
+			var entries []audit.Entry
+			if entries, err = audit.ReadFile(path); err == nil {
+				explain, seen = audit.RewindExplainer(entries), fi
+			}
+		}
+		if err != nil && !warned {
+			warned = true
+			a.warnf("exporter: status: the audit log cannot be read, so no rewind is explained by a reset: %s", safetext.Text(err.Error()))
+		}
+		if explain == nil {
+			return "", false
+		}
+		return explain(r)
+	}
 }
 
 // exporterServer is one listener and its server.

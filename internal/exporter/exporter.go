@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/health"
 	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
@@ -46,6 +47,16 @@ type Options struct {
 	Status           bool
 	StatusWindow     time.Duration
 	StatusPartitions bool
+	// CommitSource is where the committed offsets come from: SourcePoll
+	// (the default when empty) or SourceOffsetsTopic (tail.go).
+	CommitSource string
+	// Warn, when set, is told of a gather's error when it differs from
+	// the previous gather's (an unreadable offsets topic is said once,
+	// not every round).
+	Warn func(err error)
+	// Explain explains rewinds (an offsetctl reset in the audit log): a
+	// rewind it explains is OK, not REWIND. nil explains none.
+	Explain health.Explainer
 }
 
 // snapshot is what one gather produced; scrapes read it, never Kafka. It
@@ -90,6 +101,7 @@ type Collector struct {
 	lastFail  bool
 	lastStats gatherStats
 	errors    float64
+	lastErr   string // the latest gather's error, as told to Warn
 }
 
 // gatherStats counts what one gather could not read.
@@ -134,6 +146,13 @@ func New(cfg cluster.Config, opts Options) *Collector {
 	}
 	c := &Collector{cfg: cfg, opts: opts, read: lag.FillTimeLag, rates: lag.NewRates(opts.RateWindow), hist: statusHist{}}
 	c.open = func() (gatherer, error) {
+		if opts.CommitSource == SourceOffsetsTopic {
+			var window time.Duration
+			if opts.Status {
+				window = opts.StatusWindow
+			}
+			return newTailGatherer(cfg, opts.Status, window, 0)
+		}
 		adm, err := cfg.NewAdmin()
 		if err != nil {
 			return nil, err
@@ -182,6 +201,10 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherSt
 	gr := &gatherRound{c: c, now: c.opts.Now(), text: samples{cluster: c.opts.Cluster, lines: map[*family][]byte{}},
 		cache: timeCache{}, topics: map[string]bool{}, next: map[string]*groupState{}, dropped: map[string]bool{}, offs: topicOffsets{}}
 	gr.rates = c.rates.Round(gr.now)
+	if h, ok := g.(commitHistorian); ok {
+		gr.commits = h.commitHistory
+	}
+	_, gr.noMembers = g.(*tailGatherer)
 	var cancel context.CancelFunc
 	gr.tlCtx, cancel = context.WithTimeout(ctx, c.opts.Interval/2)
 	defer cancel()
@@ -209,6 +232,12 @@ type gatherRound struct {
 	dropped map[string]bool // groups a read said no longer exist
 	offs    topicOffsets
 	st      gatherStats
+	// commits, when the gatherer knows the real commits (the offsets
+	// topic), is a group's commit history: the status is judged from it.
+	commits func(group string) map[health.Key][]health.Commit
+	// noMembers: the gatherer describes no group (the offsets topic), so
+	// the members are unknown and kafka_consumergroup_members not written.
+	noMembers bool
 }
 
 // batch takes one batch of groups: their time lag, rates, next state and
@@ -236,10 +265,15 @@ func (gr *gatherRound) batch(bctx context.Context, b lag.LagBatch) error {
 			gr.st.groupErrors++
 		}
 		if gs != nil && c.opts.Status {
-			c.hist.judgeStatus(gl, gs, gr.now, c.opts.StatusWindow)
+			var hist map[health.Key][]health.Commit
+			if gr.commits != nil {
+				hist = gr.commits(gl.Group)
+			}
+			c.hist.judgeStatus(gl, gs, gr.now, statusOptions{window: c.opts.StatusWindow, explain: c.opts.Explain, commits: hist, real: gr.commits != nil})
 			gs.judgedRows = c.opts.StatusPartitions
 		}
 		if gs != nil {
+			gs.noMembers = gr.noMembers
 			gr.next[gl.Group] = gs
 		}
 	}
@@ -353,6 +387,14 @@ func (c *Collector) record(s *snapshot, d time.Duration, st gatherStats, err err
 	if s != nil {
 		c.last = s
 	}
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	if msg != "" && msg != c.lastErr && c.opts.Warn != nil {
+		c.opts.Warn(err)
+	}
+	c.lastErr = msg
 	if err != nil || !st.complete() {
 		c.lastFail = true
 		c.errors++

@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"cmp"
 	"io"
 	"maps"
 	"slices"
@@ -80,8 +81,11 @@ var (
 		"Lagging group-partitions whose time lag the latest gather could not read within its time-lag budget (half the interval); their kafka_consumergroup_lag_seconds is absent.", nil, nil)
 )
 
+var descCommitSource = prometheus.NewDesc("offsetctl_commit_source",
+	"Where the committed offsets come from (--commit-source): poll (OffsetFetch each gather) or offsets-topic (tailing __consumer_offsets); always 1.", []string{"source"}, nil)
+
 var healthDescs = []*prometheus.Desc{descGatherDuration, descGatherErrors, descGatherSuccess, descLastGather, descAge,
-	descGroupErrors, descPartitionErrors, descTimeLagMissed}
+	descGroupErrors, descPartitionErrors, descTimeLagMissed, descCommitSource}
 
 // Describe implements prometheus.Collector: the gather's health metrics.
 // The lag families are written by WriteText.
@@ -107,6 +111,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(descGroupErrors, float64(st.groupErrors))
 	gauge(descPartitionErrors, float64(st.partitionErrors))
 	gauge(descTimeLagMissed, float64(st.timeLagMissed))
+	gauge(descCommitSource, 1, cmp.Or(c.opts.CommitSource, SourcePoll))
 	if ok.IsZero() {
 		return
 	}

@@ -56,6 +56,9 @@ type groupState struct {
 	// writes the rows' too (--status-partitions).
 	status             health.Status
 	judged, judgedRows bool
+	// noMembers: the members are not known (--commit-source
+	// offsets-topic describes no group): no members series.
+	noMembers bool
 }
 
 const (
@@ -196,7 +199,9 @@ var groupFamilies = map[*family]bool{famCurrentOffset: true, famLag: true, famLa
 func writeGroupFamily(pw *pageWriter, f *family, name string, g *groupState) {
 	switch f {
 	case famMembers:
-		pw.add(float64(g.members), name)
+		if !g.noMembers {
+			pw.add(float64(g.members), name)
+		}
 	case famInfo:
 		pw.add(1, name, g.protocol, g.state, g.typ)
 	case famConsumeRate:

@@ -40,18 +40,29 @@ type statusKey struct {
 // status window, oldest first, by group. The gather loop owns it.
 type statusHist map[string]map[statusKey][]statusObs
 
+// statusOptions are a judgement's inputs besides the round's rows.
+type statusOptions struct {
+	window  time.Duration
+	explain health.Explainer
+	// real: the commits are the group's real ones (the offsets topic),
+	// commits their history by partition; else the rounds' committed
+	// offsets are samples of them (health.Partition.Sampled).
+	real    bool
+	commits map[health.Key][]health.Commit
+}
+
 // judgeStatus adds this round's rows of g to the history and writes the
 // judgement into next (g's state this round): the group's status and each
 // row's. A row whose read failed keeps its observations and its last
 // status (carried, stale); a partition no longer read is forgotten.
-func (h statusHist) judgeStatus(g lag.GroupLag, next *groupState, now time.Time, window time.Duration) {
+func (h statusHist) judgeStatus(g lag.GroupLag, next *groupState, now time.Time, o statusOptions) {
 	if next == nil || g.Error != "" {
 		return // carried whole, status included
 	}
 	prev := h[g.Group]
 	cur := make(map[statusKey][]statusObs, len(g.Partitions))
 	var ps []health.Partition
-	since := now.Add(-window)
+	since := now.Add(-o.window)
 	for _, p := range g.Partitions {
 		k := statusKey{p.Topic, p.Partition}
 		if p.Error != "" {
@@ -73,16 +84,10 @@ func (h statusHist) judgeStatus(g lag.GroupLag, next *groupState, now time.Time,
 		}
 		obs = append(slices.Clip(obs[i:]), statusObs{at: now, committed: *p.Committed, end: *p.Committed + lag})
 		cur[k] = obs
-		hp := health.Partition{Topic: p.Topic, Partition: p.Partition, Sampled: true,
-			Commits: make([]health.Commit, len(obs)), LogEnds: make([]health.LogEnd, len(obs))}
-		for j, o := range obs {
-			hp.Commits[j] = health.Commit{Offset: o.committed, Time: o.at}
-			hp.LogEnds[j] = health.LogEnd{Offset: o.end, Time: o.at}
-		}
-		ps = append(ps, hp)
+		ps = append(ps, statusPartition(p, obs, o))
 	}
 	h[g.Group] = cur
-	gs := health.EvaluateGroup(g.Group, ps, health.Options{Window: window, Now: now})
+	gs := health.EvaluateGroup(g.Group, ps, health.Options{Window: o.window, Now: now, Explain: o.explain})
 	next.status, next.judged = gs.Status, true
 	next.eachTopic(func(topic string, rows []rowState) {
 		for i := range rows {
@@ -95,6 +100,31 @@ func (h statusHist) judgeStatus(g lag.GroupLag, next *groupState, now time.Time,
 			}
 		}
 	})
+}
+
+// statusPartition is what is judged of row p: the log ends of the rounds
+// (obs), and the commits, the rounds' samples or the real ones. The real
+// history ends with the committed offset the round read (both come from
+// the tailer at one moment); one that does not is ended with it, at the
+// round's time.
+func statusPartition(p lag.PartitionLag, obs []statusObs, o statusOptions) health.Partition {
+	hp := health.Partition{Topic: p.Topic, Partition: p.Partition, Sampled: !o.real, LogEnds: make([]health.LogEnd, len(obs))}
+	for j, ob := range obs {
+		hp.LogEnds[j] = health.LogEnd{Offset: ob.end, Time: ob.at}
+	}
+	if o.real {
+		cs := o.commits[health.Key{Topic: p.Topic, Partition: p.Partition}]
+		if n := len(cs); n == 0 || cs[n-1].Offset != *p.Committed {
+			cs = append(slices.Clip(cs), health.Commit{Offset: *p.Committed, Time: obs[len(obs)-1].at})
+		}
+		hp.Commits = cs
+		return hp
+	}
+	hp.Commits = make([]health.Commit, len(obs))
+	for j, ob := range obs {
+		hp.Commits[j] = health.Commit{Offset: ob.committed, Time: ob.at}
+	}
+	return hp
 }
 
 // forget drops the history of the groups not in keep (a complete gather

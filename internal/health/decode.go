@@ -95,3 +95,21 @@ func javaStringHash(s string) int32 {
 	}
 	return h
 }
+
+// DecodeGroupKey reads the group of a group metadata record of
+// __consumer_offsets: key version 2 (a classic group's GroupMetadata) or
+// 3 (a KIP-848 consumer group's ConsumerGroupMetadata), both the version
+// then the group as an int16-length string. Any other key gives ok false.
+func DecodeGroupKey(key []byte) (group string, ok bool) {
+	if len(key) < 4 {
+		return "", false
+	}
+	if v := int16(binary.BigEndian.Uint16(key)); v != 2 && v != 3 {
+		return "", false
+	}
+	n := int(int16(binary.BigEndian.Uint16(key[2:4])))
+	if n < 0 || len(key) != 4+n {
+		return "", false
+	}
+	return string(key[4:]), true
+}

@@ -1,0 +1,241 @@
+package health
+
+import (
+	"time"
+
+	"github.com/offsetctl/offsetctl/internal/lag"
+)
+
+// TailRecord is one record of __consumer_offsets as a tailer consumes it
+// (the exporter's --commit-source offsets-topic).
+type TailRecord struct {
+	Partition    int32 // of __consumer_offsets
+	Control, Txn bool  // a transaction marker; staged by a transaction
+	Producer     int64
+	Key, Value   []byte
+}
+
+// TailOptions bound the commit history a TailState keeps per partition.
+type TailOptions struct {
+	// Window: commits older than this before a partition's newest are
+	// dropped, except the newest of them (where the window starts from).
+	// 0 keeps only the latest commit.
+	Window time.Duration
+	// MaxCommits caps the commits kept per partition (DefaultTailCommits
+	// when 0): a consumer committing every 100 ms over a 10 m window would
+	// otherwise keep 6,000.
+	MaxCommits int
+}
+
+// DefaultTailCommits is TailOptions.MaxCommits when unset: Burrow judges
+// 10 commits; a few more keep a window of commits every interval.
+const DefaultTailCommits = 32
+
+// tailCommit is one commit as kept: 16 bytes, not a Commit's 32.
+type tailCommit struct{ offset, ms int64 }
+
+// tailGroup is what a TailState knows of one group.
+type tailGroup struct {
+	parts map[Key][]tailCommit // oldest first; the last is the committed offset
+	// deleted: a tombstone of the group's metadata came after its last
+	// commit. The group is not shown; its offsets are kept, as a classic
+	// group converted to a KIP-848 one (or back) gets the same tombstone
+	// and keeps its offsets. A group really deleted gets a tombstone per
+	// offset too, which removes it.
+	deleted bool
+}
+
+type txnKey struct {
+	partition int32
+	producer  int64
+}
+
+// TailState is the committed offsets and recent commits of every group,
+// built from the records of __consumer_offsets in log order, as the group
+// coordinator applies them: a commit at once; an offset tombstone removes
+// the partition (the group when it was its last); a group metadata
+// tombstone hides the group; a commit staged by a transaction
+// (TxnOffsetCommit) only at its producer's COMMIT marker in the same
+// partition, never when it aborts or while it is open. It is pure (no
+// clock, no broker): the Tailer feeds it. Not safe for concurrent use.
+type TailState struct {
+	opts    TailOptions
+	groups  map[string]*tailGroup
+	pending map[txnKey][]OffsetRecord
+	topics  map[string]string // interned topic names
+	// Undecodable counts the records that could not be decoded (skipped).
+	Undecodable int
+}
+
+// NewTailState returns an empty state.
+func NewTailState(o TailOptions) *TailState {
+	if o.MaxCommits <= 0 {
+		o.MaxCommits = DefaultTailCommits
+	}
+	return &TailState{opts: o, groups: map[string]*tailGroup{}, pending: map[txnKey][]OffsetRecord{}, topics: map[string]string{}}
+}
+
+// Apply takes the next record of one partition of the offsets topic.
+func (s *TailState) Apply(r TailRecord) {
+	if r.Control {
+		k := txnKey{r.Partition, r.Producer}
+		staged := s.pending[k]
+		delete(s.pending, k)
+		if commitMarker(r.Key) {
+			for _, or := range staged {
+				s.applyOffset(or)
+			}
+		}
+		return
+	}
+	if g, ok := DecodeGroupKey(r.Key); ok {
+		if tg := s.groups[g]; tg != nil {
+			tg.deleted = r.Value == nil
+		}
+		return
+	}
+	or, ok, err := DecodeOffsetRecord(r.Key, r.Value)
+	if err != nil {
+		s.Undecodable++
+	}
+	if !ok {
+		return
+	}
+	if r.Txn {
+		k := txnKey{r.Partition, r.Producer}
+		s.pending[k] = append(s.pending[k], or)
+		return
+	}
+	s.applyOffset(or)
+}
+
+func (s *TailState) applyOffset(or OffsetRecord) {
+	g := s.groups[or.Group]
+	if or.Deleted {
+		if g == nil {
+			return
+		}
+		delete(g.parts, Key{or.Topic, or.Partition})
+		if len(g.parts) == 0 {
+			delete(s.groups, or.Group)
+		}
+		return
+	}
+	if g == nil {
+		g = &tailGroup{parts: map[Key][]tailCommit{}}
+		s.groups[or.Group] = g
+	}
+	g.deleted = false
+	topic, ok := s.topics[or.Topic]
+	if !ok {
+		topic = or.Topic
+		s.topics[topic] = topic
+	}
+	k := Key{topic, or.Partition}
+	g.parts[k] = s.keep(append(g.parts[k], tailCommit{offset: or.Offset, ms: or.Time.UnixMilli()}))
+}
+
+// keep drops what the window and the cap leave out of cs (newest last).
+func (s *TailState) keep(cs []tailCommit) []tailCommit {
+	since := cs[len(cs)-1].ms - s.opts.Window.Milliseconds()
+	i := 0
+	for i+1 < len(cs) && cs[i+1].ms < since {
+		i++
+	}
+	if s.opts.Window <= 0 {
+		i = len(cs) - 1
+	}
+	i = max(i, len(cs)-s.opts.MaxCommits)
+	if i == 0 {
+		return cs
+	}
+	// Copied down so the slice's array does not grow without end.
+	n := copy(cs, cs[i:])
+	return cs[:n]
+}
+
+// Groups calls fn with each group that has committed offsets and is not
+// deleted, in no order.
+func (s *TailState) Groups(fn func(group string)) {
+	for g, tg := range s.groups {
+		if !tg.deleted {
+			fn(g)
+		}
+	}
+}
+
+// Commits is group's committed offsets, as OffsetFetch would answer them;
+// ok is false for a group with none (or deleted).
+func (s *TailState) Commits(group string) (lag.PartitionMap[lag.Commit], bool) {
+	g := s.groups[group]
+	if g == nil || g.deleted {
+		return nil, false
+	}
+	out := lag.PartitionMap[lag.Commit]{}
+	for k, cs := range g.parts {
+		ps := out[k.Topic]
+		if ps == nil {
+			ps = map[int32]lag.Commit{}
+			out[k.Topic] = ps
+		}
+		ps[k.Partition] = lag.Commit{Offset: cs[len(cs)-1].offset, LeaderEpoch: -1}
+	}
+	return out, true
+}
+
+// History is group's commits kept per partition, oldest first (nil for a
+// group with none, or deleted).
+func (s *TailState) History(group string) map[Key][]Commit {
+	g := s.groups[group]
+	if g == nil || g.deleted {
+		return nil
+	}
+	out := make(map[Key][]Commit, len(g.parts))
+	for k, cs := range g.parts {
+		h := make([]Commit, len(cs))
+		for i, c := range cs {
+			h[i] = Commit{Offset: c.offset, Time: time.UnixMilli(c.ms).UTC()}
+		}
+		out[k] = h
+	}
+	return out
+}
+
+// Partitions is how many group-partitions have a committed offset (the
+// state's size: about 100 bytes each plus 16 per commit kept).
+func (s *TailState) Partitions() int {
+	n := 0
+	for _, g := range s.groups {
+		n += len(g.parts)
+	}
+	return n
+}
+
+// WarmUp tracks a tailer's first read of the offsets topic up to the high
+// watermarks it had when the read started.
+type WarmUp struct{ left map[int32]int64 }
+
+// NewWarmUp is the warm-up of partitions from starts to ends (an empty
+// partition, start >= end, is done at once).
+func NewWarmUp(starts, ends map[int32]int64) *WarmUp {
+	w := &WarmUp{left: map[int32]int64{}}
+	for p, e := range ends {
+		if starts[p] < e {
+			w.left[p] = e
+		}
+	}
+	return w
+}
+
+// Seen records the record at offset of partition as read.
+func (w *WarmUp) Seen(partition int32, offset int64) {
+	if e, ok := w.left[partition]; ok && offset+1 >= e {
+		delete(w.left, partition)
+	}
+}
+
+// Left is how many partitions are not read to their end yet.
+func (w *WarmUp) Left() int { return len(w.left) }
+
+// Done reports whether every partition has been read to its end.
+func (w *WarmUp) Done() bool { return len(w.left) == 0 }

@@ -1,0 +1,246 @@
+package health
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/internal/lag"
+)
+
+// The records a tail test feeds, in log order.
+func commitRec(p int32, g, topic string, part int32, off, ms int64) TailRecord {
+	return TailRecord{Partition: p, Key: commitKey(1, g, topic, part), Value: commitValue(3, off, ms)}
+}
+
+func txnRec(p int32, producer int64, g, topic string, part int32, off, ms int64) TailRecord {
+	r := commitRec(p, g, topic, part, off, ms)
+	r.Txn, r.Producer = true, producer
+	return r
+}
+
+func offsetTombstone(p int32, g, topic string, part int32) TailRecord {
+	return TailRecord{Partition: p, Key: commitKey(1, g, topic, part)}
+}
+
+func groupKey(v int16, g string) []byte {
+	k := binary.BigEndian.AppendUint16(nil, uint16(v))
+	k = binary.BigEndian.AppendUint16(k, uint16(len(g)))
+	return append(k, g...)
+}
+
+func groupRec(p int32, v int16, g string, tombstone bool) TailRecord {
+	r := TailRecord{Partition: p, Key: groupKey(v, g)}
+	if !tombstone {
+		r.Value = []byte{0, 3, 0, 0} // a value; its content is not read
+	}
+	return r
+}
+
+func marker(p int32, producer int64, commit bool) TailRecord {
+	typ := uint16(0)
+	if commit {
+		typ = 1
+	}
+	k := binary.BigEndian.AppendUint16(binary.BigEndian.AppendUint16(nil, 0), typ)
+	return TailRecord{Partition: p, Control: true, Txn: true, Producer: producer, Key: k, Value: []byte{0, 0, 0, 0, 0, 0}}
+}
+
+// committed renders a state's committed offsets: "g t/p=off ..." sorted.
+func committed(s *TailState) string {
+	var out []string
+	s.Groups(func(g string) {
+		cs, ok := s.Commits(g)
+		if !ok {
+			out = append(out, g+" ?")
+			return
+		}
+		cs.Each(func(t string, p int32, c lag.Commit) {
+			out = append(out, fmt.Sprintf("%s %s/%d=%d", g, t, p, c.Offset))
+		})
+	})
+	slices.Sort(out)
+	return strings.Join(out, " ")
+}
+
+func TestTailState(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		recs []TailRecord
+		want string
+	}{
+		{"commits, the latest wins", []TailRecord{
+			commitRec(0, "a", "t", 0, 5, 1000), commitRec(0, "a", "t", 0, 9, 2000), commitRec(0, "a", "t", 1, 3, 2000),
+			commitRec(1, "b", "t", 0, 7, 2000)}, "a t/0=9 a t/1=3 b t/0=7"},
+		{"a commit going back is applied (a rewind)", []TailRecord{
+			commitRec(0, "a", "t", 0, 50, 1000), commitRec(0, "a", "t", 0, 20, 2000)}, "a t/0=20"},
+		{"offset tombstone removes the partition, then the group", []TailRecord{
+			commitRec(0, "a", "t", 0, 5, 1000), commitRec(0, "a", "t", 1, 5, 1000),
+			offsetTombstone(0, "a", "t", 0)}, "a t/1=5"},
+		{"last offset tombstone removes the group", []TailRecord{
+			commitRec(0, "a", "t", 0, 5, 1000), offsetTombstone(0, "a", "t", 0), offsetTombstone(0, "x", "t", 0)}, ""},
+		{"group metadata tombstone hides the group (classic)", []TailRecord{
+			commitRec(0, "a", "t", 0, 5, 1000), commitRec(0, "b", "t", 0, 6, 1000), groupRec(0, 2, "a", true)}, "b t/0=6"},
+		{"group metadata tombstone hides the group (KIP-848)", []TailRecord{
+			commitRec(0, "a", "t", 0, 5, 1000), groupRec(0, 3, "a", true)}, ""},
+		{"a group converted keeps its offsets", []TailRecord{
+			commitRec(0, "a", "t", 0, 5, 1000), groupRec(0, 2, "a", true), groupRec(0, 3, "a", false)}, "a t/0=5"},
+		{"a commit after the tombstone brings the group back", []TailRecord{
+			commitRec(0, "a", "t", 0, 5, 1000), groupRec(0, 2, "a", true), commitRec(0, "a", "t", 1, 1, 2000)}, "a t/0=5 a t/1=1"},
+		{"group metadata of a group with no commits adds nothing", []TailRecord{
+			groupRec(0, 2, "a", false), groupRec(0, 2, "b", true)}, ""},
+		{"txn commit applies at its COMMIT marker", []TailRecord{
+			commitRec(0, "a", "t", 0, 5, 1000), txnRec(0, 7, "a", "t", 0, 90, 1500), marker(0, 7, true)}, "a t/0=90"},
+		{"txn commit: a plain commit before the marker is overtaken by it", []TailRecord{
+			txnRec(0, 7, "a", "t", 0, 90, 1500), commitRec(0, "a", "t", 0, 95, 1600), marker(0, 7, true)}, "a t/0=90"},
+		{"txn abort applies nothing", []TailRecord{
+			commitRec(0, "a", "t", 0, 5, 1000), txnRec(0, 7, "a", "t", 0, 0, 1500), marker(0, 7, false)}, "a t/0=5"},
+		{"txn open applies nothing, later commits are seen", []TailRecord{
+			commitRec(0, "a", "t", 0, 5, 1000), txnRec(0, 7, "a", "t", 0, 0, 1500), commitRec(0, "a", "t", 0, 6, 1600)}, "a t/0=6"},
+		{"a marker in another partition is not this one's", []TailRecord{
+			commitRec(0, "a", "t", 0, 5, 1000), txnRec(0, 7, "a", "t", 0, 90, 1500), marker(1, 7, true)}, "a t/0=5"},
+		{"another producer's marker is not this one's", []TailRecord{
+			commitRec(0, "a", "t", 0, 5, 1000), txnRec(0, 7, "a", "t", 0, 90, 1500), marker(0, 8, true)}, "a t/0=5"},
+		{"a staged commit after an abort waits for its own marker", []TailRecord{
+			txnRec(0, 7, "a", "t", 0, 90, 1500), marker(0, 7, false), txnRec(0, 7, "a", "t", 0, 91, 1600), marker(0, 7, true)}, "a t/0=91"},
+		{"txn commit of a deletion applies it", []TailRecord{
+			commitRec(0, "a", "t", 0, 5, 1000), commitRec(0, "a", "t", 1, 5, 1000),
+			{Partition: 0, Txn: true, Producer: 7, Key: commitKey(1, "a", "t", 0)}, marker(0, 7, true)}, "a t/1=5"},
+		{"out-of-order partitions: each partition's order is what counts", []TailRecord{
+			commitRec(3, "b", "t", 0, 8, 3000), commitRec(0, "a", "t", 0, 5, 1000), commitRec(3, "b", "t", 0, 9, 4000),
+			commitRec(0, "a", "t", 0, 6, 2000)}, "a t/0=6 b t/0=9"},
+		{"undecodable and other records are skipped", []TailRecord{
+			{Partition: 0, Key: []byte{0}}, {Partition: 0, Key: []byte{0, 9, 1}, Value: []byte{1}},
+			{Partition: 0, Key: commitKey(1, "a", "t", 0), Value: []byte{0, 9}}, commitRec(0, "a", "t", 0, 5, 1000)}, "a t/0=5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewTailState(TailOptions{Window: time.Minute})
+			for _, r := range tc.recs {
+				s.Apply(r)
+			}
+			if got := committed(s); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTailStateUndecodable(t *testing.T) {
+	s := NewTailState(TailOptions{})
+	s.Apply(TailRecord{Key: []byte{0}})
+	s.Apply(TailRecord{Key: commitKey(1, "a", "t", 0), Value: []byte{0, 9}})
+	s.Apply(groupRec(0, 2, "a", true))
+	if s.Undecodable != 2 || s.Partitions() != 0 {
+		t.Fatalf("undecodable %d, partitions %d", s.Undecodable, s.Partitions())
+	}
+}
+
+// The history kept: the window's commits and the newest before it,
+// capped; the times are the commits'.
+func TestTailStateHistory(t *testing.T) {
+	ms := func(s int64) int64 { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli() + s*1000 }
+	hist := func(o TailOptions, secs ...int64) string {
+		s := NewTailState(o)
+		for i, sec := range secs {
+			s.Apply(commitRec(0, "a", "t", 0, int64(i), ms(sec)))
+		}
+		var out []string
+		for _, c := range s.History("a")[Key{"t", 0}] {
+			out = append(out, fmt.Sprintf("%d@%d", c.Offset, (c.Time.UnixMilli()-ms(0))/1000))
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		name string
+		o    TailOptions
+		secs []int64
+		want string
+	}{
+		{"all in the window", TailOptions{Window: time.Minute}, []int64{0, 10, 20}, "0@0 1@10 2@20"},
+		{"older ones go, the newest older one stays", TailOptions{Window: time.Minute}, []int64{0, 10, 20, 75, 81}, "2@20 3@75 4@81"},
+		{"window boundary: exactly window old stays", TailOptions{Window: time.Minute}, []int64{0, 10, 70}, "0@0 1@10 2@70"},
+		{"no window: the latest only", TailOptions{}, []int64{0, 10, 20}, "2@20"},
+		{"capped", TailOptions{Window: time.Hour, MaxCommits: 3}, []int64{0, 1, 2, 3, 4}, "2@2 3@3 4@4"},
+		{"default cap", TailOptions{Window: time.Hour}, seq(40), "8@8 9@9 10@10 11@11 12@12 13@13 14@14 15@15 16@16 17@17 18@18 19@19 20@20 21@21 22@22 23@23 24@24 25@25 26@26 27@27 28@28 29@29 30@30 31@31 32@32 33@33 34@34 35@35 36@36 37@37 38@38 39@39"},
+	} {
+		if got := hist(tc.o, tc.secs...); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	s := NewTailState(TailOptions{})
+	if s.History("none") != nil {
+		t.Error("history of an unknown group")
+	}
+	s.Apply(commitRec(0, "a", "t", 0, 1, ms(0)))
+	s.Apply(groupRec(0, 2, "a", true))
+	if s.History("a") != nil {
+		t.Error("history of a deleted group")
+	}
+	if _, ok := s.Commits("a"); ok {
+		t.Error("commits of a deleted group")
+	}
+	if s.Partitions() != 1 {
+		t.Errorf("partitions %d, want 1 (kept while hidden)", s.Partitions())
+	}
+}
+
+func seq(n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = int64(i)
+	}
+	return out
+}
+
+func TestWarmUp(t *testing.T) {
+	w := NewWarmUp(map[int32]int64{0: 0, 1: 5, 2: 9, 3: 0}, map[int32]int64{0: 10, 1: 5, 2: 12, 3: 0})
+	if w.Done() || w.Left() != 2 {
+		t.Fatalf("start: done %v left %d, want 2 left (partitions 1 and 3 are empty)", w.Done(), w.Left())
+	}
+	steps := []struct {
+		p    int32
+		off  int64
+		left int
+	}{{0, 3, 2}, {2, 10, 2}, {0, 9, 1}, {7, 100, 1}, {2, 11, 0}}
+	for _, s := range steps {
+		w.Seen(s.p, s.off)
+		if w.Left() != s.left {
+			t.Fatalf("after %d@%d: %d left, want %d", s.p, s.off, w.Left(), s.left)
+		}
+	}
+	if !w.Done() {
+		t.Fatal("not done")
+	}
+	if !NewWarmUp(nil, nil).Done() {
+		t.Fatal("nothing to read is done")
+	}
+}
+
+func TestDecodeGroupKey(t *testing.T) {
+	for _, tc := range []struct {
+		key  []byte
+		want string
+		ok   bool
+	}{
+		{groupKey(2, "g1"), "g1", true},
+		{groupKey(3, "g2"), "g2", true},
+		{groupKey(2, ""), "", true},
+		{groupKey(4, "g"), "", false},
+		{groupKey(1, "g"), "", false},
+		{commitKey(1, "g", "t", 0), "", false},
+		{[]byte{0, 2, 0}, "", false},
+		{append(groupKey(2, "g"), 'x'), "", false},
+		{[]byte{0, 2, 0xff, 0xff}, "", false},
+		{(&kmsg.GroupMetadataKey{Version: 2, Group: "from-kmsg"}).AppendTo(nil), "from-kmsg", true},
+	} {
+		g, ok := DecodeGroupKey(tc.key)
+		if g != tc.want || ok != tc.ok {
+			t.Errorf("%x: %q %v, want %q %v", tc.key, g, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -1,0 +1,179 @@
+package health
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Tailer keeps a TailState of the whole offsets topic: it reads every
+// partition from its log start (the topic is compacted: about one record
+// per group-partition, plus what the cleaner has not reached) to the high
+// watermark it had at the start (the warm-up), then goes on consuming. It
+// reads uncommitted and keeps control records, as TopicReader does, for
+// the same reason: a transaction left open would hold a read_committed
+// consumer at its first record, hiding every later commit of every group
+// in the partition; TailState applies the transactions itself.
+type Tailer struct {
+	Reader  TopicReader // Admin and NewClient; Idle ends a warm-up stuck short of its end
+	Options TailOptions
+
+	mu    sync.Mutex
+	state *TailState
+	warm  bool
+	left  int // partitions not yet read to their start-time end
+	err   error
+	ready chan struct{}
+	once  sync.Once
+}
+
+// NewTailer returns a Tailer; Run starts it.
+func NewTailer(r TopicReader, o TailOptions) *Tailer {
+	return &Tailer{Reader: r, Options: o, state: NewTailState(o), ready: make(chan struct{}), left: -1}
+}
+
+// Ready is closed when the warm-up is done.
+func (t *Tailer) Ready() <-chan struct{} { return t.ready }
+
+// Status is the warm-up's progress and the last error (nil once reading
+// works again): warm, the partitions left (-1 before the ends are known).
+func (t *Tailer) Status() (warm bool, left int, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.warm, t.left, t.err
+}
+
+// View calls fn with the state, locked: fn must not keep it.
+func (t *Tailer) View(fn func(*TailState)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fn(t.state)
+}
+
+func (t *Tailer) setErr(err error) {
+	t.mu.Lock()
+	t.err = err
+	t.mu.Unlock()
+}
+
+// Run reads until ctx ends. Each failure to start (the topic unreadable:
+// an error wrapping ErrNoAccess) is kept for Status and tried again after
+// a backoff; a read that fails mid-way is retried by the client.
+func (t *Tailer) Run(ctx context.Context) {
+	for wait := time.Second; ctx.Err() == nil; wait = min(2*wait, 30*time.Second) {
+		err := t.run(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		t.setErr(err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+	}
+}
+
+// run is one start: the partitions and their bounds, then the consumer.
+func (t *Tailer) run(ctx context.Context) error {
+	if _, err := t.Reader.partitions(ctx, nil); err != nil {
+		return err
+	}
+	starts, err := t.Reader.Admin.ListStartOffsets(ctx, OffsetsTopic)
+	if err == nil {
+		err = starts.Error()
+	}
+	if err != nil {
+		return t.Reader.wrap("listing its offsets", err)
+	}
+	ends, err := t.Reader.Admin.ListEndOffsets(ctx, OffsetsTopic) // the high watermark: see TopicReader.Read
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return t.Reader.wrap("listing its offsets", err)
+	}
+	s, e, from := map[int32]int64{}, map[int32]int64{}, map[int32]kgo.Offset{}
+	for p, o := range starts[OffsetsTopic] {
+		s[p], from[p] = o.Offset, kgo.NewOffset().At(o.Offset)
+	}
+	for p, o := range ends[OffsetsTopic] {
+		e[p] = o.Offset
+	}
+	cl, err := t.Reader.NewClient(
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{OffsetsTopic: from}),
+		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
+		kgo.KeepControlRecords(),
+	)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	t.mu.Lock()
+	// A restart (the topic became unreadable) reads from the log start
+	// again: rounds wait for its warm-up rather than show a state that
+	// misses what was read before.
+	t.state, t.warm = NewTailState(t.Options), false
+	t.mu.Unlock()
+	return t.consume(ctx, cl, NewWarmUp(s, e))
+}
+
+// consume applies every record polled until ctx ends. The warm-up is done
+// when each partition has been read to its end, or when nothing came for
+// Idle (compaction can leave the last offsets before the end empty).
+func (t *Tailer) consume(ctx context.Context, cl *kgo.Client, w *WarmUp) error {
+	idle := t.Reader.Idle
+	if idle <= 0 {
+		idle = 3 * time.Second
+	}
+	t.warmed(w, false)
+	for ctx.Err() == nil {
+		pctx, cancel := context.WithTimeout(ctx, idle)
+		fs := cl.PollFetches(pctx)
+		timedOut := pctx.Err() != nil
+		cancel()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err := fetchError(fs); err != nil {
+			err = t.Reader.wrap("reading it", err)
+			t.setErr(err)
+			if noAccess(err) {
+				return err
+			}
+			continue
+		}
+		t.mu.Lock()
+		t.err = nil
+		fs.EachRecord(func(r *kgo.Record) {
+			w.Seen(r.Partition, r.Offset)
+			t.state.Apply(TailRecord{Partition: r.Partition, Control: r.Attrs.IsControl(), Txn: r.Attrs.IsTransactional(),
+				Producer: r.ProducerID, Key: r.Key, Value: r.Value})
+		})
+		t.mu.Unlock()
+		t.warmed(w, timedOut && fs.NumRecords() == 0)
+	}
+	return ctx.Err()
+}
+
+// warmed publishes the warm-up's progress and closes Ready when it is
+// done (or idle says nothing more is coming).
+func (t *Tailer) warmed(w *WarmUp, idle bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.left = w.Left()
+	if (w.Done() || idle) && !t.warm {
+		t.warm = true
+		t.once.Do(func() { close(t.ready) })
+	}
+}
+
+// NotWarm is the error of a round asked before the warm-up is done.
+func NotWarm(left int) error {
+	if left < 0 {
+		return fmt.Errorf("%s: warming up (listing its partitions)", OffsetsTopic)
+	}
+	return fmt.Errorf("%s: warming up (%d partition(s) not yet read to their end)", OffsetsTopic, left)
+}
