@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Two exporter configurations (A and B: e.g. --commit-source poll and
+# Exporter configurations (A and B by default: e.g. --commit-source poll and
 # --commit-source offsets-topic) in interleaved runs A, B, A, B, ... on one
 # Apache Kafka broker holding a fleet of GROUPS_N groups x PARTITIONS
 # partitions (bench/laggen) while bench/commitgen commits on a tenth of the
@@ -20,8 +20,9 @@
 # committed, log ends recent. Prints one line per run and a summary.
 #
 # Environment (defaults in brackets):
-#   BIN_A, BIN_B      offsetctl binaries [both: this worktree's, built]
-#   A_ARGS, B_ARGS    extra exporter arguments per side [none]
+#   SIDES             the configurations, run in this order each round [A B]
+#   BIN_<S>, <S>_ARGS offsetctl binary and extra exporter arguments of side S
+#                     [this worktree's offsetctl, built; none]
 #   INTERVAL          --interval [15s, the exporter's default]
 #   TIME_LAG          on (the default) or off (--time-lag=false) [on]
 #   WARM, ROUNDS      rounds skipped after warm-up, rounds measured [2, 6]
@@ -52,7 +53,11 @@ trap cleanup EXIT
 log() { echo "exporter_tail: $*" >&2; }
 
 (cd "$root" && go build -o "$work/offsetctl" . && go build -o "$work/laggen" ./bench/laggen && go build -o "$work/commitgen" ./bench/commitgen)
-BIN_A=${BIN_A:-$work/offsetctl}; BIN_B=${BIN_B:-$work/offsetctl}
+SIDES=${SIDES:-A B}
+for v in $SIDES; do
+	[[ $v =~ ^[A-Za-z][A-Za-z0-9]*$ ]] || { echo "SIDES: names of letters and digits" >&2; exit 2; }
+	b=BIN_$v; [ -n "${!b:-}" ] || printf -v "$b" %s "$work/offsetctl"
+done
 if [ -z "${BROKERS:-}" ]; then
 	[ -n "${KAFKA_PORT:-}" ] || { echo "run inside /work/bin/broker-slot, or set BROKERS" >&2; exit 2; }
 	"$root/scripts/kafka.sh" start >/dev/null; started=1
@@ -127,11 +132,11 @@ validate() {
 
 runs_file=$work/runs
 for r in $(seq "$RUNS"); do
-	for v in A B; do
-		bin=$BIN_A; args=${A_ARGS:-}; [ "$v" = B ] && { bin=$BIN_B; args=${B_ARGS:-}; }
+	for v in $SIDES; do
+		b=BIN_$v; a=${v}_ARGS; bin=${!b}; args=${!a:-}
 		load0=$(cut -d' ' -f1 /proc/loadavg)
 		offs=$(du -sm "${KAFKA_WORKDIR:-/nonexistent}/data/" 2>/dev/null | cut -f1 || true)
-		# shellcheck disable=SC2086 # A_ARGS and B_ARGS are split into arguments
+		# shellcheck disable=SC2086 # the side's arguments are split
 		"$bin" -b "$B" exporter --listen "127.0.0.1:$PORT" --interval "$INTERVAL" "${tl[@]}" $args 2>"$work/exp.err" &
 		exp=$!
 		start=$(now)
@@ -188,26 +193,31 @@ log "$(cat "$work/gen.out")"
 grep -v '^$' "$work/gen.err" | tail -3 >&2 || true
 echo
 # Summary: per side, min and median over runs of each run's median round,
-# CPU per round and warm-up; peak RSS; ratio of medians A / B.
-awk '
+# CPU per round and warm-up; peak RSS; ratios of medians of every pair.
+awk -v order="$SIDES" '
 	{ v = $1; n[v]++; for (i = 2; i <= NF; i++) { split($i, kv, "="); f[v, kv[1], n[v]] = kv[2] } }
 	function sorted(v, key,   i, j, x) { for (i = 1; i <= n[v]; i++) s[i] = f[v, key, i] + 0
 		for (i = 1; i <= n[v]; i++) for (j = i + 1; j <= n[v]; j++) if (s[j] < s[i]) { x = s[i]; s[i] = s[j]; s[j] = x } }
 	function med(v, key) { sorted(v, key); c = n[v]; return c % 2 ? s[(c + 1) / 2] : (s[c / 2] + s[c / 2 + 1]) / 2 }
 	function lo(v, key) { sorted(v, key); return s[1] }
 	function hi(v, key) { sorted(v, key); return s[n[v]] }
+	function ratio(a, b) { return b > 0 ? sprintf("%.2f", a / b) : "-" }
 	END {
 		print "| side | runs | round s (each run'"'"'s median), min / median | CPU s per round, min / median | warm-up s, min / median | peak RSS MiB, min / max | valid runs |"
 		print "|---|---|---|---|---|---|---|"
-		for (v in n) {
+		m = split(order, side, " ")
+		for (k = 1; k <= m; k++) {
+			v = side[k]; if (!n[v]) continue
 			ok = 0; for (i = 1; i <= n[v]; i++) if (f[v, "bad", i] == 0 && f[v, "rounds_incomplete", i] == 0) ok++
 			printf "| %s | %d | %.3f / %.3f | %.3f / %.3f | %.2f / %.2f | %d / %d | %d |\n", v, n[v],
 				lo(v, "round_s_median"), med(v, "round_s_median"), lo(v, "cpu_s_per_round"), med(v, "cpu_s_per_round"),
 				lo(v, "warmup_s"), med(v, "warmup_s"), lo(v, "hwm_MiB"), hi(v, "hwm_MiB"), ok
 		}
-		if (n["A"] && n["B"] && med("B", "round_s_median") > 0 && med("B", "cpu_s_per_round") > 0) {
-			printf "\nratio of medians A / B: round %.2f, CPU per round %.2f, peak RSS (max) %.2f\n",
-				med("A", "round_s_median") / med("B", "round_s_median"), med("A", "cpu_s_per_round") / med("B", "cpu_s_per_round"),
-				hi("A", "hwm_MiB") / hi("B", "hwm_MiB")
+		print ""
+		for (k = 1; k <= m; k++) for (l = k + 1; l <= m; l++) {
+			a = side[k]; b = side[l]; if (!n[a] || !n[b]) continue
+			printf "ratio of medians %s / %s: round %s, CPU per round %s, peak RSS (max) %s\n", a, b,
+				ratio(med(a, "round_s_median"), med(b, "round_s_median")), ratio(med(a, "cpu_s_per_round"), med(b, "cpu_s_per_round")),
+				ratio(hi(a, "hwm_MiB"), hi(b, "hwm_MiB"))
 		}
 	}' "$runs_file"
