@@ -33,7 +33,8 @@
 #   KEEP              directory to keep each run's page, lines and logs in
 set -euo pipefail
 RUNS=${1:-5}
-[ "$RUNS" -ge 5 ] || { echo "RUNS must be at least 5" >&2; exit 2; }
+# FEWER=1: fewer than 5 runs, only to complete an interrupted session (say so).
+[ "$RUNS" -ge 5 ] || [ "${FEWER:-0}" = 1 ] || { echo "RUNS must be at least 5" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 INTERVAL=${INTERVAL:-15s}; TIME_LAG=${TIME_LAG:-on}; WARM=${WARM:-2}; ROUNDS=${ROUNDS:-6}
 GROUPS_N=${GROUPS_N:-500}; PARTITIONS=${PARTITIONS:-1000}; MODE=${MODE:-groups}; STRIDE=${STRIDE:-10}; RECORDS=${RECORDS:-1}
@@ -46,6 +47,7 @@ work=$(mktemp -d); gen=""; exp=""; started=""
 cleanup() {
 	if [ -n "$exp" ]; then kill "$exp" 2>/dev/null || true; wait "$exp" 2>/dev/null || true; fi
 	if [ -n "$gen" ]; then kill "$gen" 2>/dev/null || true; wait "$gen" 2>/dev/null || true; fi
+	if [ -n "${KEEP:-}" ]; then cp "$work/gen.out" "$work/gen.err" "$KEEP/" 2>/dev/null || true; fi
 	if [ -n "$started" ]; then "$root/scripts/kafka.sh" stop || true; fi
 	rm -rf "$work"
 }
@@ -140,7 +142,7 @@ for r in $(seq "$RUNS"); do
 		"$bin" -b "$B" exporter --listen "127.0.0.1:$PORT" --interval "$INTERVAL" "${tl[@]}" $args 2>"$work/exp.err" &
 		exp=$!
 		start=$(now)
-		first=""; deadline=$(awk -v s="$start" 'BEGIN { print s + 900 }')
+		first=""; deadline=$(awk -v s="$start" 'BEGIN { printf "%.3f", s + 900 }') # print would round to 6 digits
 		while :; do
 			read -r ts dur errs missed <<<"$(probe)"
 			if [ -n "${ts:-}" ] && [ "$ts" != 0.000 ]; then first="$ts $dur"; break; fi
