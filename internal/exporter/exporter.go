@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/health"
 	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
@@ -77,7 +78,7 @@ type Collector struct {
 	cache     timeCache
 	state     map[string]*groupState // by group: what the latest page shows
 	topicOffs topicOffsets           // the topics' offsets the latest page shows
-	hist      statusHist             // with opts.Status: the rounds judged
+	hist      *health.Rounds         // with opts.Status: the rounds judged
 
 	// scraping counts the scrapes writing the page now (WriteText); a
 	// gather waits for them between batches (yieldToScrapes).
@@ -132,7 +133,7 @@ func New(cfg cluster.Config, opts Options) *Collector {
 	if opts.Status && opts.StatusWindow <= 0 {
 		opts.StatusWindow = 10 * time.Minute
 	}
-	c := &Collector{cfg: cfg, opts: opts, read: lag.FillTimeLag, rates: lag.NewRates(opts.RateWindow), hist: statusHist{}}
+	c := &Collector{cfg: cfg, opts: opts, read: lag.FillTimeLag, rates: lag.NewRates(opts.RateWindow), hist: health.NewRounds(opts.StatusWindow)}
 	c.open = func() (gatherer, error) {
 		adm, err := cfg.NewAdmin()
 		if err != nil {
@@ -236,7 +237,7 @@ func (gr *gatherRound) batch(bctx context.Context, b lag.LagBatch) error {
 			gr.st.groupErrors++
 		}
 		if gs != nil && c.opts.Status {
-			c.hist.judgeStatus(gl, gs, gr.now, c.opts.StatusWindow)
+			judgeStatus(c.hist, gl, gs, gr.now)
 			gs.judgedRows = c.opts.StatusPartitions
 		}
 		if gs != nil {
@@ -292,10 +293,10 @@ func (gr *gatherRound) finish(err error) {
 	}
 	c.state, c.topicOffs = gr.next, gr.offs
 	if err == nil && gr.st.complete() {
-		c.hist.forget(gr.next)
+		c.hist.Forget(func(g string) bool { _, ok := gr.next[g]; return ok })
 	}
-	for g := range gr.dropped {
-		delete(c.hist, g)
+	if len(gr.dropped) > 0 {
+		c.hist.Forget(func(g string) bool { return !gr.dropped[g] })
 	}
 	if c.opts.TimeLag {
 		c.cache = gr.cache

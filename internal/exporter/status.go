@@ -1,8 +1,6 @@
 package exporter
 
 import (
-	"maps"
-	"slices"
 	"strconv"
 	"time"
 
@@ -25,64 +23,18 @@ var (
 		"1 for a group-partition's current health status, 0 for the others (--status-partitions).", []string{"consumergroup", "partition", "status", "topic"}}
 )
 
-// statusObs is one round's observation of a group-partition.
-type statusObs struct {
-	at             time.Time
-	committed, end int64
-}
-
-type statusKey struct {
-	topic     string
-	partition int32
-}
-
-// statusHist is the observations of each group-partition within the
-// status window, oldest first, by group. The gather loop owns it.
-type statusHist map[string]map[statusKey][]statusObs
-
-// judgeStatus adds this round's rows of g to the history and writes the
-// judgement into next (g's state this round): the group's status and each
-// row's. A row whose read failed keeps its observations and its last
-// status (carried, stale); a partition no longer read is forgotten.
-func (h statusHist) judgeStatus(g lag.GroupLag, next *groupState, now time.Time, window time.Duration) {
+// judgeStatus adds this round's rows of g to the history (health.Rounds,
+// shared with lag --watch --status) and writes the judgement into next
+// (g's state this round): the group's status and each row's. A row whose
+// read failed keeps its observations and its last status (carried,
+// stale); a partition no longer read is forgotten. A partition seen in
+// one round only has no series of its own for health.Pending: it is
+// written as that round judges it.
+func judgeStatus(h *health.Rounds, g lag.GroupLag, next *groupState, now time.Time) {
 	if next == nil || g.Error != "" {
 		return // carried whole, status included
 	}
-	prev := h[g.Group]
-	cur := make(map[statusKey][]statusObs, len(g.Partitions))
-	var ps []health.Partition
-	since := now.Add(-window)
-	for _, p := range g.Partitions {
-		k := statusKey{p.Topic, p.Partition}
-		if p.Error != "" {
-			if obs, ok := prev[k]; ok {
-				cur[k] = obs
-			}
-			continue
-		}
-		lag, ok := rowLag(p)
-		if !ok {
-			continue
-		}
-		obs := prev[k]
-		// Observations older than the window go; the newest of them is
-		// kept as where the window starts from.
-		i := 0
-		for i+1 < len(obs) && obs[i+1].at.Before(since) {
-			i++
-		}
-		obs = append(slices.Clip(obs[i:]), statusObs{at: now, committed: *p.Committed, end: *p.Committed + lag})
-		cur[k] = obs
-		hp := health.Partition{Topic: p.Topic, Partition: p.Partition, Sampled: true,
-			Commits: make([]health.Commit, len(obs)), LogEnds: make([]health.LogEnd, len(obs))}
-		for j, o := range obs {
-			hp.Commits[j] = health.Commit{Offset: o.committed, Time: o.at}
-			hp.LogEnds[j] = health.LogEnd{Offset: o.end, Time: o.at}
-		}
-		ps = append(ps, hp)
-	}
-	h[g.Group] = cur
-	gs := health.EvaluateGroup(g.Group, ps, health.Options{Window: window, Now: now})
+	gs := h.Observe(g, now, nil).GroupStatus
 	next.status, next.judged = gs.Status, true
 	next.eachTopic(func(topic string, rows []rowState) {
 		for i := range rows {
@@ -95,16 +47,6 @@ func (h statusHist) judgeStatus(g lag.GroupLag, next *groupState, now time.Time,
 			}
 		}
 	})
-}
-
-// forget drops the history of the groups not in keep (a complete gather
-// that did not read them, or a read that said they are gone).
-func (h statusHist) forget(keep map[string]*groupState) {
-	for _, g := range slices.Collect(maps.Keys(h)) {
-		if _, ok := keep[g]; !ok {
-			delete(h, g)
-		}
-	}
 }
 
 // writeStatus writes group name's status lines of f: one series per
