@@ -26,6 +26,7 @@ BROKER_TESTS=(
   TestSecureBrokerCommandConfig
   TestSecureResetTxnACLDenied
   TestLagStatusOffsetsTopicApache
+  TestLagWatchStatusOffsetsTopicApache
   TestSecureLagStatusSampled
 )
 # What a test says when it skips because its broker is missing.

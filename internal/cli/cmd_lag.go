@@ -112,15 +112,18 @@ func (a *app) lagCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if status != nil && (f.watch > 0 || opts.view != viewRows || tri.by != lag.ByPartition) {
-				return exitcode.Usagef("--status goes with the partition rows: not with --watch, --members, --state or --by")
+			if status != nil && (opts.view != viewRows || tri.by != lag.ByPartition) {
+				return exitcode.Usagef("--status goes with the partition rows: not with --members, --state or --by")
+			}
+			if status != nil && f.watch > 0 && changed(cmd.Flags(), "sample") {
+				return exitcode.Usagef("--sample goes with --status without --watch: a watch samples the committed offsets every round")
 			}
 			cfg, adm, err := a.admin(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer adm.Close()
-			opts.judge = a.judge(status, cfg, adm, iso)
+			opts.judge = a.judge(status, cfg, adm, iso, f.watch)
 			req := lag.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, OtherProtocols: true, ShareGroups: true, Scope: scope, Isolation: iso}
 			if f.watch <= 0 {
 				return a.lagOnce(cmd.Context(), cfg, adm, req, opts)
@@ -443,6 +446,9 @@ func (w watchRound) run(ctx context.Context, n int) (roundErr error, breaches []
 		return writeErr
 	})
 	rr.End(err == nil)
+	if w.o.judge != nil {
+		w.o.judge.EndRound(err == nil)
+	}
 	switch {
 	case writeErr != nil:
 		return err, nil, writeErr

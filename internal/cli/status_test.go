@@ -193,7 +193,8 @@ func TestLagStatusBadInput(t *testing.T) {
 		t.Errorf("raw ESC in %q", r.stderr)
 	}
 	badInput(t, c, "--fail-if status threshold: want status>=S", "lag", "g", "--fail-if", "status<OK")
-	badInput(t, c, "--status goes with the partition rows", "lag", "g", "--status", "--watch", "1s")
+	badInput(t, c, "--status goes with the partition rows", "lag", "g", "--status", "--by", "topic")
+	badInput(t, c, "--sample goes with --status without --watch", "lag", "g", "--status", "--watch", "1s", "--sample", "5s")
 }
 
 // statusRunClock runs offsetctl on a clock that the wait between

@@ -44,9 +44,14 @@ type Judge struct {
 	Fallback func(reason error)
 	// Source is told once which source judged (when Fallback was not:
 	// it says so itself).
-	Source   func(source string)
+	Source func(source string)
+	// Rounds, when set, makes each Judge call a round of a watch (lag
+	// --watch --status, watch.go): the offsets topic is read once and
+	// then followed, or the watch's own rounds are the samples.
+	Rounds   *Rounds
 	sampling bool
 	said     bool
+	watch    watchState
 }
 
 // Judge judges every group of rep, read at at.
@@ -59,6 +64,9 @@ func (j *Judge) Judge(ctx context.Context, rep *lag.LagReport, at time.Time) err
 	}
 	if len(groups) == 0 {
 		return nil
+	}
+	if j.Rounds != nil {
+		return j.judgeRound(ctx, rep, groups, at)
 	}
 	if j.Mode != ModeSample && !j.sampling {
 		err := j.fromTopic(ctx, rep, groups, at)

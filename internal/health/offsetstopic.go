@@ -74,25 +74,9 @@ func (r TopicReader) Read(ctx context.Context, groups []string, since time.Time)
 	for _, g := range groups {
 		h[g] = map[Key][]Commit{}
 	}
-	starts, err := r.Admin.ListOffsetsAfterMilli(ctx, since.UnixMilli(), OffsetsTopic)
-	if err == nil {
-		err = starts.Error()
-	}
-	var ends kadm.ListedOffsets
-	if err == nil {
-		// The high watermark, not the last stable offset: a
-		// transaction left open (a killed producer, until its timeout)
-		// would hold a read_committed read back at its first record,
-		// hiding every later commit of every group sharing the
-		// partition. The transactions are sorted out here instead
-		// (txnFilter).
-		ends, err = r.Admin.ListEndOffsets(ctx, OffsetsTopic)
-	}
-	if err == nil {
-		err = ends.Error()
-	}
+	starts, ends, err := r.bounds(ctx, since)
 	if err != nil {
-		return nil, r.wrap("listing its offsets", err)
+		return nil, err
 	}
 	want := map[int32]kgo.Offset{}
 	left := map[int32]int64{}
@@ -106,29 +90,62 @@ func (r TopicReader) Read(ctx context.Context, groups []string, since time.Time)
 	if len(want) == 0 {
 		return h, nil
 	}
-	return h, r.consume(ctx, want, left, h)
+	return h, r.consume(ctx, want, left, &txnFilter{h: h, pending: map[int64][]OffsetRecord{}})
+}
+
+// bounds lists the offsets of the topic's partitions: the first written
+// at or after since, and the ends.
+func (r TopicReader) bounds(ctx context.Context, since time.Time) (starts, ends kadm.ListedOffsets, err error) {
+	starts, err = r.Admin.ListOffsetsAfterMilli(ctx, since.UnixMilli(), OffsetsTopic)
+	if err == nil {
+		err = starts.Error()
+	}
+	if err == nil {
+		// The high watermark, not the last stable offset: a
+		// transaction left open (a killed producer, until its timeout)
+		// would hold a read_committed read back at its first record,
+		// hiding every later commit of every group sharing the
+		// partition. The transactions are sorted out here instead
+		// (txnFilter).
+		ends, err = r.Admin.ListEndOffsets(ctx, OffsetsTopic)
+	}
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, nil, r.wrap("listing its offsets", err)
+	}
+	return starts, ends, nil
 }
 
 // partitions is the set of offsets-topic partitions holding groups, from
 // the topic's real partition count.
 func (r TopicReader) partitions(ctx context.Context, groups []string) (map[int32]bool, error) {
+	n, err := r.count(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int32]bool{}
+	for _, g := range groups {
+		out[OffsetsPartition(g, n)] = true
+	}
+	return out, nil
+}
+
+// count is the topic's partition count.
+func (r TopicReader) count(ctx context.Context) (int32, error) {
 	td, err := r.Admin.ListTopics(ctx, OffsetsTopic)
 	if err != nil {
-		return nil, r.wrap("reading its metadata", err)
+		return 0, r.wrap("reading its metadata", err)
 	}
 	d, ok := td[OffsetsTopic]
 	if !ok || d.Err != nil || len(d.Partitions) == 0 {
 		if d.Err == nil {
 			d.Err = kerr.UnknownTopicOrPartition
 		}
-		return nil, r.wrap("reading its metadata", d.Err)
+		return 0, r.wrap("reading its metadata", d.Err)
 	}
-	n := int32(len(d.Partitions))
-	out := map[int32]bool{}
-	for _, g := range groups {
-		out[OffsetsPartition(g, n)] = true
-	}
-	return out, nil
+	return int32(len(d.Partitions)), nil
 }
 
 func (r TopicReader) wrap(doing string, err error) error {
@@ -142,7 +159,7 @@ func (r TopicReader) wrap(doing string, err error) error {
 // reached its end (a group-less consumer that keeps control records, so
 // the last offset before the end is always seen, and reads uncommitted:
 // txnFilter keeps only what committed transactions staged).
-func (r TopicReader) consume(ctx context.Context, want map[int32]kgo.Offset, left map[int32]int64, h History) error {
+func (r TopicReader) consume(ctx context.Context, want map[int32]kgo.Offset, left map[int32]int64, f *txnFilter) error {
 	cl, err := r.NewClient(
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{OffsetsTopic: want}),
 		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
@@ -157,7 +174,6 @@ func (r TopicReader) consume(ctx context.Context, want map[int32]kgo.Offset, lef
 		idle = 3 * time.Second
 	}
 	wait := 3 * idle // the first fetch also connects and finds the leaders
-	f := txnFilter{h: h, pending: map[int64][]OffsetRecord{}}
 	for len(left) > 0 {
 		pctx, cancel := context.WithTimeout(ctx, wait)
 		fs := cl.PollFetches(pctx)

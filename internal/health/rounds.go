@@ -50,37 +50,58 @@ func (s RoundsStatus) GroupPending() bool {
 	return len(s.Pending) > 0 && s.Status == OK
 }
 
-// Observe adds round at's rows of g to the history and judges the group
-// from the rounds within the window. A row whose read failed keeps its
-// observations; a partition no longer read, or without a committed
-// offset and lag, is forgotten. Observations older than the window go,
-// but the newest of them stays and is judged: two rounds are the least
-// that can be judged, so a window shorter than the round interval judges
-// the last two rounds (as sampling judges its two samples whatever the
-// window), and a stopped consumer is never OK for want of a second round.
+// Observe adds round at's rows of g to the history (Add) and judges the
+// group from them (Judge).
 func (r *Rounds) Observe(g lag.GroupLag, at time.Time, explain Explainer) RoundsStatus {
+	r.Add(g, at)
+	return r.Judge(g, at, explain)
+}
+
+// Add adds round at's rows of g to the history. A row whose read failed
+// keeps its observations; a partition no longer read, or without a
+// committed offset and lag, is forgotten. Observations older than the
+// window go, but the newest of them stays (Judge).
+func (r *Rounds) Add(g lag.GroupLag, at time.Time) {
 	prev := r.groups[g.Group]
 	cur := make(map[Key][]roundObs, len(g.Partitions))
 	since := at.Add(-r.window)
+	for _, p := range g.Partitions {
+		k := Key{p.Topic, p.Partition}
+		switch {
+		case p.Error != "":
+			if obs, ok := prev[k]; ok {
+				cur[k] = obs
+			}
+		case p.Committed != nil && p.Lag != nil:
+			obs := trim(prev[k], since)
+			cur[k] = append(slices.Clip(obs), roundObs{at: at, committed: *p.Committed, end: *p.Committed + *p.Lag})
+		}
+	}
+	r.groups[g.Group] = cur
+}
+
+// Judge judges g's rows from the rounds kept, at the last of them (at).
+// A row without a committed offset is OK, NoCommit; one with lag seen in
+// one round only is Pending. Two rounds are the least that can be judged,
+// so the window judged reaches back to the newest round before it: a
+// window shorter than the round interval judges the last two rounds (as
+// sampling judges its two samples whatever the window), and a stopped
+// consumer is never OK for want of a second round.
+func (r *Rounds) Judge(g lag.GroupLag, at time.Time, explain Explainer) RoundsStatus {
+	kept := r.groups[g.Group]
 	var ps []Partition
 	var pending []Key
 	oldest := at
 	for _, p := range g.Partitions {
 		k := Key{p.Topic, p.Partition}
-		if p.Error != "" {
-			if obs, ok := prev[k]; ok {
-				cur[k] = obs
-			}
+		obs, ok := kept[k]
+		switch {
+		case p.Error != "":
 			continue
-		}
-		if p.Committed == nil || p.Lag == nil {
+		case p.Committed == nil || p.Lag == nil || !ok:
 			ps = append(ps, Partition{Topic: p.Topic, Partition: p.Partition, Sampled: true})
 			continue
-		}
-		obs := trim(prev[k], since)
-		obs = append(slices.Clip(obs), roundObs{at: at, committed: *p.Committed, end: *p.Committed + *p.Lag})
-		cur[k] = obs
-		if len(obs) == 1 && *p.Lag > 0 {
+		case len(obs) == 1 && *p.Lag > 0:
 			pending = append(pending, k)
 		}
 		if obs[0].at.Before(oldest) {
@@ -88,7 +109,6 @@ func (r *Rounds) Observe(g lag.GroupLag, at time.Time, explain Explainer) Rounds
 		}
 		ps = append(ps, roundsPartition(k, obs))
 	}
-	r.groups[g.Group] = cur
 	o := Options{Window: r.window, Now: at, Explain: explain}
 	if span := at.Sub(oldest); span > o.Window {
 		o.Window = span

@@ -1,0 +1,120 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/offsetctl/offsetctl/internal/lag"
+)
+
+// watchState is what a Judge with Rounds keeps between the rounds.
+type watchState struct {
+	tail *Tail
+	// seen are the groups judged since the last EndRound.
+	seen map[string]bool
+	// ends are the log ends listed at the commit times of a group's
+	// first read from the offsets topic (the history before the watch);
+	// the rounds' own follow.
+	ends map[string]map[Key][]LogEnd
+}
+
+// judgeRound judges the groups of one round of a watch. Every round's
+// rows go into j.Rounds whatever the source: they are the samples of the
+// sampling source, and the log end history of the offsets-topic one (and
+// a fallback to sampling finds them there).
+func (j *Judge) judgeRound(ctx context.Context, rep *lag.LagReport, groups []string, at time.Time) error {
+	w := &j.watch
+	if w.seen == nil {
+		w.seen, w.ends = map[string]bool{}, map[string]map[Key][]LogEnd{}
+	}
+	for _, g := range rep.Groups {
+		if g.Error == "" {
+			w.seen[g.Group] = true
+			j.Rounds.Add(g, at)
+		}
+	}
+	if j.Mode != ModeSample && !j.sampling {
+		err := j.fromTail(ctx, rep, groups, at)
+		if err == nil {
+			j.say(SourceOffsetsTopic)
+		}
+		if err == nil || j.Mode == ModeOffsetsTopic || !errors.Is(err, ErrNoAccess) {
+			return err
+		}
+		j.sampling, j.said = true, true
+		if j.Fallback != nil {
+			j.Fallback(err)
+		}
+	}
+	j.say(SourceSample)
+	for i := range rep.Groups {
+		if g := &rep.Groups[i]; g.Error == "" {
+			ApplyRounds(g, j.Rounds.Judge(*g, at, j.Explain), SourceSample)
+		}
+	}
+	return nil
+}
+
+// fromTail judges the groups from the commits the Tail follows and the log
+// ends: those listed at the commit times on a group's first round, then
+// the rounds'.
+func (j *Judge) fromTail(ctx context.Context, rep *lag.LagReport, groups []string, at time.Time) error {
+	w := &j.watch
+	if w.tail == nil {
+		w.tail = &Tail{Reader: j.Reader}
+	}
+	hist, err := w.tail.Read(ctx, groups, at.Add(-j.Window))
+	if err != nil {
+		return err
+	}
+	for i := range rep.Groups {
+		g := &rep.Groups[i]
+		h, ok := hist[g.Group]
+		if !ok || g.Error != "" {
+			continue
+		}
+		first, ok := w.ends[g.Group]
+		if !ok {
+			if first, err = j.logEnds(ctx, h, g.Topics); err != nil {
+				return err
+			}
+			w.ends[g.Group] = first
+		}
+		ends := map[Key][]LogEnd{}
+		for k, es := range first {
+			ends[k] = append(ends[k], es...)
+		}
+		for k, es := range j.Rounds.LogEnds(g.Group) {
+			for _, e := range es {
+				if e.Time.Before(at) { // the row's own is added by FromHistory
+					ends[k] = append(ends[k], e)
+				}
+			}
+		}
+		Apply(g, EvaluateGroup(g.Group, FromHistory(*g, h, ends, at), j.options(at)), SourceOffsetsTopic)
+	}
+	return nil
+}
+
+// EndRound ends a round of a watch: when it was complete, the groups it
+// did not judge are forgotten (a group that comes back is new).
+func (j *Judge) EndRound(complete bool) {
+	w := &j.watch
+	if j.Rounds == nil {
+		return
+	}
+	if complete {
+		keep := func(g string) bool { return w.seen[g] }
+		j.Rounds.Forget(keep)
+		if w.tail != nil {
+			w.tail.Forget(keep)
+		}
+		for g := range w.ends {
+			if !w.seen[g] {
+				delete(w.ends, g)
+			}
+		}
+	}
+	w.seen = map[string]bool{}
+}
