@@ -27,6 +27,7 @@ BROKER_TESTS=(
   TestSecureResetTxnACLDenied
   TestLagStatusOffsetsTopicApache
   TestLagWatchStatusOffsetsTopicApache
+  TestTailApache
   TestSecureLagStatusSampled
 )
 # What a test says when it skips because its broker is missing.

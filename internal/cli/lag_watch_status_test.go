@@ -14,10 +14,10 @@ import (
 )
 
 // watchGroups are the groups of the lag --watch --status tests on one
-// busy topic: stopped commits once and never again (lag 990), gaining
-// commits 3 records past every 50 ms while 2 are written (its lag falls
-// by one a step and never reaches 0 within a test), idle sits at its log
-// end on a quiet topic.
+// busy topic: stopped commits once and never again (lag 990 and
+// growing), gaining commits 10 records past every 50 ms while 2 are
+// written (its lag falls by 8 a step, more than a round's reads apart can
+// see it rise), idle sits at its log end on a quiet topic.
 type watchGroups struct {
 	stopped, gaining, idle string
 	stop                   func()
@@ -36,8 +36,11 @@ func newWatchGroups(t *testing.T, c *testkit.Cluster) watchGroups {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for off := int64(13); ctx.Err() == nil; off += 3 {
+		end := int64(1000)
+		for off := int64(10); ctx.Err() == nil; {
 			c.Produce(busy, map[int32]int{0: 2}, time.Now())
+			end += 2
+			off = min(off+10, end)
 			c.Commit(w.gaining, busy, map[int32]int64{0: off})
 			select {
 			case <-ctx.Done():

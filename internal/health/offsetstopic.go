@@ -220,6 +220,7 @@ func fetchError(fs kgo.Fetches) error {
 type txnFilter struct {
 	h       History
 	pending map[int64][]OffsetRecord // staged, by producer id
+	records int                      // records taken in, every group's
 }
 
 // logRecord is what txnFilter needs of a record of the offsets topic.
@@ -230,6 +231,7 @@ type logRecord struct {
 }
 
 func (f *txnFilter) add(rec logRecord) {
+	f.records++
 	if rec.control {
 		staged := f.pending[rec.producer]
 		delete(f.pending, rec.producer)

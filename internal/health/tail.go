@@ -129,6 +129,9 @@ func (t *Tail) Forget(keep func(group string) bool) {
 	}
 }
 
+// Records is how many records of the topic the Tail has read in all.
+func (t *Tail) Records() int { return t.f.records }
+
 // dropBefore is cs without the commits before since.
 func dropBefore(cs []Commit, since time.Time) []Commit {
 	for i, c := range cs {
