@@ -68,7 +68,8 @@ func (a *app) lagCmd() *cobra.Command {
   offsetctl lag --regex 'orders-.*' --exclude '.*-test' --min-lag 1000 --by topic
   offsetctl lag --all-groups --fail-if 'lag>10000' --fail-if 'time-lag>5m'   # exit 4 when crossed
   offsetctl lag orders-billing --status --window 10m
-  offsetctl lag --all-groups --fail-if 'status>=STOP'   # exit 4 on a stopped group`,
+  offsetctl lag --all-groups --fail-if 'status>=STOP'   # exit 4 on a stopped group
+  offsetctl lag orders-billing --watch 15s --status --window 5m`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sel, err := f.sel.resolve(args, false)
 			if err != nil {
@@ -115,8 +116,13 @@ func (a *app) lagCmd() *cobra.Command {
 			if status != nil && (opts.view != viewRows || tri.by != lag.ByPartition) {
 				return exitcode.Usagef("--status goes with the partition rows: not with --members, --state or --by")
 			}
-			if status != nil && f.watch > 0 && changed(cmd.Flags(), "sample") {
-				return exitcode.Usagef("--sample goes with --status without --watch: a watch samples the committed offsets every round")
+			if status != nil && f.watch > 0 {
+				if changed(cmd.Flags(), "sample") {
+					return exitcode.Usagef("--sample goes with --status without --watch: a watch samples the committed offsets every round")
+				}
+				if status.window < 2*f.watch { // as exporter --status-window
+					return exitcode.Usagef("--window must span at least two rounds (2 × --watch = %s), got %s", 2*f.watch, status.window)
+				}
 			}
 			cfg, adm, err := a.admin(cmd.Context())
 			if err != nil {

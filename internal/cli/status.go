@@ -26,8 +26,8 @@ type statusFlags struct {
 
 func (f *statusFlags) flags(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.on, "status", false, "judge each partition and group from its commits over --window, as Burrow does: OK, WARN, REWIND, STALL or STOP (docs/health.md)")
-	fl.DurationVar(&f.window, "window", 10*time.Minute, "with --status: how far back the commits are judged (sampling judges its two samples whatever this is)")
-	fl.DurationVar(&f.sample, "sample", 30*time.Second, "with --status, when the offsets topic cannot be read: the time between the two samples of the committed offsets")
+	fl.DurationVar(&f.window, "window", 10*time.Minute, "with --status: how far back the commits are judged (sampling judges its two samples whatever this is; with --watch at least 2 × --watch, the rounds in it judged)")
+	fl.DurationVar(&f.sample, "sample", 30*time.Second, "with --status, when the offsets topic cannot be read: the time between the two samples of the committed offsets (not with --watch: its rounds are the samples)")
 	fl.StringVar(&f.source, "status-source", health.ModeAuto, "with --status: where commits come from: auto (the offsets topic, else sampling), offsets-topic or sample")
 }
 

@@ -83,10 +83,10 @@ func (r *Rounds) Add(g lag.GroupLag, at time.Time) {
 // Judge judges g's rows from the rounds kept, at the last of them (at).
 // A row without a committed offset is OK, NoCommit; one with lag seen in
 // one round only is Pending. Two rounds are the least that can be judged,
-// so the window judged reaches back to the newest round before it: a
-// window shorter than the round interval judges the last two rounds (as
-// sampling judges its two samples whatever the window), and a stopped
-// consumer is never OK for want of a second round.
+// so a window that holds fewer (shorter than the interval, or a round
+// that came late) is widened to the last two rounds, as sampling judges
+// its two samples whatever the window: a stopped consumer is never OK for
+// want of a second round.
 func (r *Rounds) Judge(g lag.GroupLag, at time.Time, explain Explainer) RoundsStatus {
 	kept := r.groups[g.Group]
 	var ps []Partition
@@ -104,8 +104,8 @@ func (r *Rounds) Judge(g lag.GroupLag, at time.Time, explain Explainer) RoundsSt
 		case len(obs) == 1 && *p.Lag > 0:
 			pending = append(pending, k)
 		}
-		if obs[0].at.Before(oldest) {
-			oldest = obs[0].at
+		if len(obs) > 1 && obs[len(obs)-2].at.Before(oldest) {
+			oldest = obs[len(obs)-2].at
 		}
 		ps = append(ps, roundsPartition(k, obs))
 	}
