@@ -56,6 +56,9 @@ type Judge struct {
 
 // Judge judges every group of rep, read at at.
 func (j *Judge) Judge(ctx context.Context, rep *lag.LagReport, at time.Time) error {
+	if j.Rounds != nil {
+		j.watch.see(rep)
+	}
 	groups := make([]string, 0, len(rep.Groups))
 	for _, g := range rep.Groups {
 		if g.Error == "" {

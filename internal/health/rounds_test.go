@@ -1,6 +1,7 @@
 package health
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -125,4 +126,53 @@ func TestApplyRounds(t *testing.T) {
 	if g.Status != Pending || g.StatusReason != "2 partition(s) with lag seen in one round only: judged from the next round" {
 		t.Errorf("group %s %q, want PENDING", g.Status, g.StatusReason)
 	}
+}
+
+// A Judge with Rounds and the sampling source judges each call as a round
+// of a watch: PENDING, then STOP for an offset that does not move; the
+// source said once; a group whose read failed keeps its rounds through a
+// complete round, a group not read in one is forgotten, a failed round
+// forgets nothing.
+func TestJudgeWatchSample(t *testing.T) {
+	var said []string
+	j := &Judge{Mode: ModeSample, Rounds: NewRounds(time.Minute), Source: func(s string) { said = append(said, s) }}
+	k := Key{"t", 0}
+	round := func(i int, g lag.GroupLag) lag.GroupLag {
+		t.Helper()
+		rep := lag.LagReport{Groups: []lag.GroupLag{g}}
+		if err := j.Judge(context.Background(), &rep, at(10*i)); err != nil {
+			t.Fatal(err)
+		}
+		return rep.Groups[0]
+	}
+	if g := round(0, roundGroup(roundRow{10, 100, false})); g.Status != Pending || g.StatusSource != SourceSample {
+		t.Errorf("round 1: %s from %q", g.Status, g.StatusSource)
+	}
+	j.EndRound(true)
+	if g := round(1, roundGroup(roundRow{10, 110, false})); g.Status != "STOP" || g.Partitions[0].Status != "STOP" {
+		t.Errorf("round 2: %s %q", g.Status, g.StatusReason)
+	}
+	j.EndRound(true)
+	if len(said) != 1 || said[0] != SourceSample {
+		t.Errorf("source said %v", said)
+	}
+	failed := lag.GroupLag{Group: "g", Error: "COORDINATOR_NOT_AVAILABLE"}
+	if g := round(2, failed); g.Status != "" {
+		t.Errorf("a failed group judged: %s", g.Status)
+	}
+	j.EndRound(true)
+	if j.Rounds.Len("g", k) != 2 {
+		t.Errorf("a failed read forgot: %d rounds", j.Rounds.Len("g", k))
+	}
+	round(3, lag.GroupLag{Group: "other"})
+	j.EndRound(false)
+	if j.Rounds.Len("g", k) != 2 {
+		t.Error("a failed round forgot")
+	}
+	round(4, lag.GroupLag{Group: "other"})
+	j.EndRound(true)
+	if j.Rounds.Len("g", k) != 0 || j.Rounds.Groups() != 1 {
+		t.Errorf("a group a complete round did not read is kept: %d rounds, %d groups", j.Rounds.Len("g", k), j.Rounds.Groups())
+	}
+	(&Judge{}).EndRound(true) // no Rounds: nothing to do
 }

@@ -11,7 +11,7 @@ import (
 // watchState is what a Judge with Rounds keeps between the rounds.
 type watchState struct {
 	tail *Tail
-	// seen are the groups judged since the last EndRound.
+	// seen are the groups read (or failed) since the last EndRound.
 	seen map[string]bool
 	// ends are the log ends listed at the commit times of a group's
 	// first read from the offsets topic (the history before the watch);
@@ -24,13 +24,8 @@ type watchState struct {
 // sampling source, and the log end history of the offsets-topic one (and
 // a fallback to sampling finds them there).
 func (j *Judge) judgeRound(ctx context.Context, rep *lag.LagReport, groups []string, at time.Time) error {
-	w := &j.watch
-	if w.seen == nil {
-		w.seen, w.ends = map[string]bool{}, map[string]map[Key][]LogEnd{}
-	}
 	for _, g := range rep.Groups {
 		if g.Error == "" {
-			w.seen[g.Group] = true
 			j.Rounds.Add(g, at)
 		}
 	}
@@ -56,13 +51,24 @@ func (j *Judge) judgeRound(ctx context.Context, rep *lag.LagReport, groups []str
 	return nil
 }
 
+// see notes the groups of a round's batch, read or failed: a group whose
+// read failed keeps its history (EndRound).
+func (w *watchState) see(rep *lag.LagReport) {
+	if w.seen == nil {
+		w.seen = map[string]bool{}
+	}
+	for _, g := range rep.Groups {
+		w.seen[g.Group] = true
+	}
+}
+
 // fromTail judges the groups from the commits the Tail follows and the log
 // ends: those listed at the commit times on a group's first round, then
 // the rounds'.
 func (j *Judge) fromTail(ctx context.Context, rep *lag.LagReport, groups []string, at time.Time) error {
 	w := &j.watch
 	if w.tail == nil {
-		w.tail = &Tail{Reader: j.Reader}
+		w.tail, w.ends = &Tail{Reader: j.Reader}, map[string]map[Key][]LogEnd{}
 	}
 	hist, err := w.tail.Read(ctx, groups, at.Add(-j.Window))
 	if err != nil {
@@ -98,7 +104,7 @@ func (j *Judge) fromTail(ctx context.Context, rep *lag.LagReport, groups []strin
 }
 
 // EndRound ends a round of a watch: when it was complete, the groups it
-// did not judge are forgotten (a group that comes back is new).
+// did not read are forgotten (a group that comes back is new).
 func (j *Judge) EndRound(complete bool) {
 	w := &j.watch
 	if j.Rounds == nil {
