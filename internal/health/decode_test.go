@@ -158,8 +158,8 @@ func TestTxnFilter(t *testing.T) {
 	for _, c := range h["g"][Key{"t", 0}] {
 		got = append(got, c.Offset)
 	}
-	if fmt.Sprint(got) != "[10 20 30 5 40]" || len(h) != 1 {
-		t.Fatalf("history %v (groups %d)", got, len(h))
+	if fmt.Sprint(got) != "[10 20 30 5 40]" || len(h) != 1 || f.records != 12 {
+		t.Fatalf("history %v (groups %d, %d records counted, want 12)", got, len(h), f.records)
 	}
 	f.add(logRecord{producer: -1, key: commitKey(1, "g", "t", 0)}) // tombstone
 	if len(h["g"][Key{"t", 0}]) != 0 {

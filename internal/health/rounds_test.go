@@ -120,6 +120,20 @@ func TestApplyRounds(t *testing.T) {
 	if strings.Join(got, " ") != "STOP STOP PENDING OK" || g.StatusSource != SourceSample || g.Partitions[1].StatusReason != pendingReason {
 		t.Errorf("statuses %v source %q reason %q", got, g.StatusSource, g.Partitions[1].StatusReason)
 	}
+	// A failed row or one without a commit first: the rows after it are
+	// judged all the same.
+	r = NewRounds(time.Minute)
+	for i := 0; i < 2; i++ {
+		g = roundGroup(roundRow{0, 0, true}, roundRow{-1, 0, false}, roundRow{10, int64(100 + i), false})
+		s = r.Observe(g, at(10*i), nil)
+	}
+	if ApplyRounds(&g, s, SourceSample); g.Status != "STOP" || g.Partitions[2].Status != "STOP" || g.Partitions[1].StatusReason != NoCommit || g.Partitions[0].Status != "" {
+		t.Errorf("after a failed row and one without a commit: %s %+v", g.Status, g.Partitions)
+	}
+	// A row without a commit is one partition of the group, counted once.
+	if s := NewRounds(time.Minute).Observe(roundGroup(roundRow{-1, 10, false}), at(0), nil); s.Reason != "no committed partitions (1 without a commit to judge)" {
+		t.Errorf("no commit: %q", s.Reason)
+	}
 	g = roundGroup(roundRow{20, 110, false}, roundRow{5, 50, false})
 	s = NewRounds(time.Minute).Observe(g, at(0), nil)
 	ApplyRounds(&g, s, SourceSample)
