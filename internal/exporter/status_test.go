@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/health"
 	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
@@ -122,16 +123,17 @@ func TestExporterStatusHistory(t *testing.T) {
 		c.GatherOnce(context.Background(), g)
 		clock = clock.Add(15 * time.Second)
 	}
-	if len(c.hist) != 2 || len(c.hist["stopped"][statusKey{"t-stopped", 0}]) != 2 {
+	k := health.Key{Topic: "t-stopped", Partition: 0}
+	if c.hist.Groups() != 2 || c.hist.Len("stopped", k) != 2 {
 		t.Fatalf("after two rounds: %v", c.hist)
 	}
 	c.GatherOnce(context.Background(), g) // fails
 	clock = clock.Add(15 * time.Second)
-	if len(c.hist) != 2 || c.state["stopped"].status.String() != "STOP" || !c.state["stopped"].stale {
+	if c.hist.Groups() != 2 || c.state["stopped"].status.String() != "STOP" || !c.state["stopped"].stale {
 		t.Fatalf("after a failed round: %v %+v", c.hist, c.state["stopped"])
 	}
 	c.GatherOnce(context.Background(), g)
-	if _, ok := c.hist["idle"]; ok || len(c.hist) != 1 || len(c.hist["stopped"][statusKey{"t-stopped", 0}]) != 3 {
+	if c.hist.Len("idle", health.Key{Topic: "t-idle", Partition: 0}) != 0 || c.hist.Groups() != 1 || c.hist.Len("stopped", k) != 3 {
 		t.Fatalf("after a complete round without idle: %v", c.hist)
 	}
 }
