@@ -77,7 +77,7 @@ type TailState struct {
 
 // NewTailState returns an empty state.
 func NewTailState(o TailOptions) *TailState {
-	if o.MaxCommits <= 0 {
+	if o.MaxCommits == 0 {
 		o.MaxCommits = DefaultTailCommits
 	}
 	return &TailState{opts: o, groups: map[string]*tailGroup{}, pending: map[txnKey][]OffsetRecord{}, topics: map[string]string{}}

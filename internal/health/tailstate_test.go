@@ -244,3 +244,26 @@ func TestDecodeGroupKey(t *testing.T) {
 		}
 	}
 }
+
+// A read bounded in time (TopicReader.Read, the watch's Tail) keeps every
+// commit: MaxCommits < 0 is no cap, Window < 0 no age limit; 0 is the
+// default cap, a window keeps its commits and the newest before it.
+func TestTailStateKeepAll(t *testing.T) {
+	for _, tc := range []struct {
+		o    TailOptions
+		want int
+	}{
+		{TailOptions{Window: -1, MaxCommits: -1}, 40},
+		{TailOptions{Window: -1}, DefaultTailCommits},
+		{TailOptions{Window: 10 * time.Second, MaxCommits: -1}, 12},
+		{TailOptions{}, 1},
+	} {
+		s := NewTailState(tc.o)
+		for i := range 40 {
+			s.Apply(commitRec(0, "a", "t", 0, int64(i), 1_700_000_000_000+int64(i)*1000))
+		}
+		if got := len(s.History("a")[Key{"t", 0}]); got != tc.want {
+			t.Errorf("%+v: %d commits kept, want %d", tc.o, got, tc.want)
+		}
+	}
+}
