@@ -18,9 +18,9 @@ import (
 
 var (
 	famGroupStatus = &family{"kafka_consumergroup_status",
-		"1 for a consumer group's current health status (OK, WARN, REWIND, STALL or STOP, its worst partition's, judged from the exporter's rounds over --status-window as Burrow does; docs/health.md), 0 for the others. Absent until --status is set.", []string{"consumergroup", "status"}}
+		"1 for a consumer group's current health status (OK, WARN, REWIND, STALL or STOP, its worst partition's, judged from the exporter's rounds over --status-window as Burrow does; docs/health.md), 0 for the others. Absent until --status is set, and while the group is PENDING (a partition with lag seen in one round only).", []string{"consumergroup", "status"}}
 	famPartitionStatus = &family{"kafka_consumergroup_partition_status",
-		"1 for a group-partition's current health status, 0 for the others (--status-partitions).", []string{"consumergroup", "partition", "status", "topic"}}
+		"1 for a group-partition's current health status, 0 for the others (--status-partitions); absent while PENDING.", []string{"consumergroup", "partition", "status", "topic"}}
 )
 
 // statusOptions are a judgement's inputs besides the round's rows.
@@ -37,11 +37,12 @@ type statusOptions struct {
 // shared with lag --watch --status) and writes the judgement into next
 // (g's state this round): the group's status and each row's. A row whose
 // read failed keeps its observations and its last status (carried,
-// stale); a partition no longer read is forgotten. A partition seen in
-// one round only has no series of its own for health.Pending: it is
-// written as that round judges it. With commits (the offsets topic), the
-// rows are judged from the group's real commits (JudgeCommits), the
-// rounds giving the log ends only.
+// stale); a partition no longer read is forgotten. A partition with lag
+// seen in one round only is health.Pending, as in lag --watch --status:
+// it has no status series until its second round, and neither has its
+// group while no partition is judged worse than OK (writeStatus). With
+// commits (the offsets topic), the rows are judged from the group's real
+// commits (JudgeCommits: never pending), the rounds giving the log ends.
 func judgeStatus(h *health.Rounds, g lag.GroupLag, next *groupState, now time.Time, o statusOptions) {
 	if next == nil || g.Error != "" {
 		return // carried whole, status included
@@ -54,19 +55,31 @@ func judgeStatus(h *health.Rounds, g lag.GroupLag, next *groupState, now time.Ti
 		rs = h.Judge(g, now, o.explain)
 	}
 	gs := rs.GroupStatus
+	pending := make(map[health.Key]bool, len(rs.Pending))
+	for _, k := range rs.Pending {
+		pending[k] = true
+	}
 	next.status, next.judged = gs.Status, true
 	next.eachTopic(func(topic string, rows []rowState) {
 		for i := range rows {
-			if rows[i].stale {
-				next.status = max(next.status, health.Status(rows[i].status))
-				continue
-			}
-			if r, ok := gs.Lookup(topic, rows[i].partition); ok {
+			switch r, ok := gs.Lookup(topic, rows[i].partition); {
+			case rows[i].stale:
+				if rows[i].status != statusPending {
+					next.status = max(next.status, health.Status(rows[i].status))
+				}
+			case pending[health.Key{Topic: topic, Partition: rows[i].partition}]:
+				rows[i].status = statusPending
+			case ok:
 				rows[i].status = uint8(r.Status)
 			}
 		}
 	})
+	next.pending = len(rs.Pending) > 0 && next.status == health.OK
 }
+
+// statusPending is the status of a row not judged yet (health.Pending):
+// no series is written for it.
+const statusPending = uint8(255)
 
 // writeStatus writes group name's status lines of f: one series per
 // status, 1 for the current one (the kube-state-metrics way, so an alert
@@ -77,6 +90,9 @@ func writeStatus(pw *pageWriter, f *family, name string, g *groupState, partitio
 	}
 	switch f {
 	case famGroupStatus:
+		if g.pending {
+			return
+		}
 		for _, s := range health.Statuses() {
 			pw.add(b2f(s == g.status), name, s.String())
 		}
@@ -86,6 +102,9 @@ func writeStatus(pw *pageWriter, f *family, name string, g *groupState, partitio
 		}
 		g.eachTopic(func(topic string, rows []rowState) {
 			for _, r := range rows {
+				if r.status == statusPending {
+					continue
+				}
 				part := strconv.Itoa(int(r.partition))
 				for _, s := range health.Statuses() {
 					pw.add(b2f(uint8(s) == r.status), name, part, s.String(), topic)

@@ -94,9 +94,8 @@ func (r *Rounds) Judge(g lag.GroupLag, at time.Time, explain Explainer) RoundsSt
 // JudgeCommits judges g's rows from the group's real commits (commits, by
 // partition: the offsets topic's, not samples) against the log ends the
 // rounds read. A history that does not end with the committed offset the
-// round read is ended with it, at the round's time. A partition seen in
-// one round only with lag is Pending as with Judge: one log end says
-// nothing of the log's movement.
+// round read is ended with it, at the round's time. Nothing is Pending:
+// the commits are real from the first round.
 func (r *Rounds) JudgeCommits(g lag.GroupLag, at time.Time, explain Explainer, commits map[Key][]Commit) RoundsStatus {
 	if commits == nil {
 		commits = map[Key][]Commit{}
@@ -120,7 +119,7 @@ func (r *Rounds) judge(g lag.GroupLag, at time.Time, explain Explainer, commits 
 		case p.Committed == nil || p.Lag == nil || !ok:
 			ps = append(ps, Partition{Topic: p.Topic, Partition: p.Partition, Sampled: commits == nil})
 			continue
-		case len(obs) == 1 && *p.Lag > 0:
+		case len(obs) == 1 && *p.Lag > 0 && commits == nil:
 			pending = append(pending, k)
 		}
 		if len(obs) > 1 && obs[len(obs)-2].at.Before(oldest) {
