@@ -68,8 +68,8 @@ func (r TopicReader) bounds(ctx context.Context, since time.Time) (starts, ends 
 		// transaction left open (a killed producer, until its timeout)
 		// would hold a read_committed read back at its first record,
 		// hiding every later commit of every group sharing the
-		// partition. The transactions are sorted out here instead
-		// (txnFilter).
+		// partition. The transactions are sorted out by TailState
+		// instead.
 		ends, err = r.Admin.ListEndOffsets(ctx, OffsetsTopic)
 	}
 	if err == nil {
