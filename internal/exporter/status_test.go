@@ -59,11 +59,7 @@ func TestExporterStatus(t *testing.T) {
 			c.GatherOnce(context.Background(), g)
 			clock = clock.Add(15 * time.Second)
 		}
-		var b bytes.Buffer
-		if err := WriteText(&b, c); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
+		return pageText(t, c)
 	}
 	page := run(Options{Status: true, StatusWindow: 10 * time.Minute})
 	want := map[string]string{"gaining": "OK", "behind": "WARN", "stopped": "STOP", "rewound": "REWIND", "idle": "OK"}
@@ -167,11 +163,7 @@ func TestExporterStatusPending(t *testing.T) {
 	page := func() string {
 		c.GatherOnce(context.Background(), g)
 		clock = clock.Add(15 * time.Second)
-		var b bytes.Buffer
-		if err := WriteText(&b, c); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
+		return pageText(t, c)
 	}
 	p := page()
 	if strings.Contains(p, `_status{consumergroup="stopped"`) {
@@ -204,4 +196,14 @@ func TestExporterStatusPending(t *testing.T) {
 		strings.Contains(p, `consumergroup="mixed",partition="2",status=`) || c.state["mixed"].pending {
 		t.Errorf("round 4: mixed with a pending partition:\n%s", p)
 	}
+}
+
+// pageText is c's page as WriteText writes it.
+func pageText(t *testing.T, c *Collector) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteText(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
