@@ -11,8 +11,7 @@ import (
 // Pending is the status word of a partition or group that a watcher's
 // rounds cannot judge yet: a partition with lag seen in one round only
 // (one sample says nothing of movement). It is not a Status: no --fail-if
-// crosses on it, and the exporter, which has no such series, writes its
-// judgement of the one round.
+// crosses on it, and the exporter writes no status series for it.
 const Pending = "PENDING"
 
 // roundObs is one round's observation of a group-partition.
