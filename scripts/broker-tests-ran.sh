@@ -28,6 +28,8 @@ BROKER_TESTS=(
   TestLagStatusOffsetsTopicApache
   TestExporterOffsetsTopicStatusApache
   TestExporterOffsetsTopicAgreesApache
+  TestLagWatchStatusOffsetsTopicApache
+  TestTailApache
   TestSecureLagStatusSampled
 )
 # What a test says when it skips because its broker is missing.

@@ -62,7 +62,7 @@ func (a *app) groupsCmd() *cobra.Command {
 			// partitions each a little behind is a lot behind).
 			minTotal := t.filter.MinLag
 			t.filter.MinLag = nil
-			err = a.gatherLag(cmd.Context(), cfg, adm, req, lagOpts{timeLag: t.needsTimeLag(), triage: t, judge: a.judge(so, cfg, adm, req.Isolation)}, func(rep lag.LagReport) {
+			err = a.gatherLag(cmd.Context(), cfg, adm, req, lagOpts{timeLag: t.needsTimeLag(), triage: t, judge: a.judge(so, cfg, adm, req.Isolation, 0)}, func(rep lag.LagReport) {
 				rep = keepTotalLag(rep, minTotal)
 				rows = append(rows, withStatus(lag.Summarize(rep, states), rep)...)
 				breaches = append(breaches, lag.Breaches(rep, t.thresholds)...)

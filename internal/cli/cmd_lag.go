@@ -68,7 +68,8 @@ func (a *app) lagCmd() *cobra.Command {
   offsetctl lag --regex 'orders-.*' --exclude '.*-test' --min-lag 1000 --by topic
   offsetctl lag --all-groups --fail-if 'lag>10000' --fail-if 'time-lag>5m'   # exit 4 when crossed
   offsetctl lag orders-billing --status --window 10m
-  offsetctl lag --all-groups --fail-if 'status>=STOP'   # exit 4 on a stopped group`,
+  offsetctl lag --all-groups --fail-if 'status>=STOP'   # exit 4 on a stopped group
+  offsetctl lag orders-billing --watch 15s --status --window 5m`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sel, err := f.sel.resolve(args, false)
 			if err != nil {
@@ -112,15 +113,23 @@ func (a *app) lagCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if status != nil && (f.watch > 0 || opts.view != viewRows || tri.by != lag.ByPartition) {
-				return exitcode.Usagef("--status goes with the partition rows: not with --watch, --members, --state or --by")
+			if status != nil && (opts.view != viewRows || tri.by != lag.ByPartition) {
+				return exitcode.Usagef("--status goes with the partition rows: not with --members, --state or --by")
+			}
+			if status != nil && f.watch > 0 {
+				if changed(cmd.Flags(), "sample") {
+					return exitcode.Usagef("--sample goes with --status without --watch: a watch samples the committed offsets every round")
+				}
+				if status.window < 2*f.watch { // as exporter --status-window
+					return exitcode.Usagef("--window must span at least two rounds (2 × --watch = %s), got %s", 2*f.watch, status.window)
+				}
 			}
 			cfg, adm, err := a.admin(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer adm.Close()
-			opts.judge = a.judge(status, cfg, adm, iso)
+			opts.judge = a.judge(status, cfg, adm, iso, f.watch)
 			req := lag.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, OtherProtocols: true, ShareGroups: true, Scope: scope, Isolation: iso}
 			if f.watch <= 0 {
 				return a.lagOnce(cmd.Context(), cfg, adm, req, opts)
@@ -443,6 +452,9 @@ func (w watchRound) run(ctx context.Context, n int) (roundErr error, breaches []
 		return writeErr
 	})
 	rr.End(err == nil)
+	if w.o.judge != nil {
+		w.o.judge.EndRound(err == nil)
+	}
 	switch {
 	case writeErr != nil:
 		return err, nil, writeErr

@@ -26,8 +26,8 @@ type statusFlags struct {
 
 func (f *statusFlags) flags(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.on, "status", false, "judge each partition and group from its commits over --window, as Burrow does: OK, WARN, REWIND, STALL or STOP (docs/health.md)")
-	fl.DurationVar(&f.window, "window", 10*time.Minute, "with --status: how far back the commits are judged (sampling judges its two samples whatever this is)")
-	fl.DurationVar(&f.sample, "sample", 30*time.Second, "with --status, when the offsets topic cannot be read: the time between the two samples of the committed offsets")
+	fl.DurationVar(&f.window, "window", 10*time.Minute, "with --status: how far back the commits are judged (sampling judges its two samples whatever this is; with --watch at least 2 × --watch, the rounds in it judged)")
+	fl.DurationVar(&f.sample, "sample", 30*time.Second, "with --status, when the offsets topic cannot be read: the time between the two samples of the committed offsets (not with --watch: its rounds are the samples)")
 	fl.StringVar(&f.source, "status-source", health.ModeAuto, "with --status: where commits come from: auto (the offsets topic, else sampling), offsets-topic or sample")
 }
 
@@ -60,9 +60,12 @@ func (f statusFlags) parse(fl *pflag.FlagSet, implied bool) (*statusOpts, error)
 	return &statusOpts{window: f.window, sample: f.sample, mode: f.source}, nil
 }
 
-// judge makes the command's health.Judge: it says on stderr, once, when
-// the offsets topic could not be read and sampling is used instead.
-func (a *app) judge(o *statusOpts, cfg cluster.Config, adm *cluster.Admin, iso lag.Isolation) *health.Judge {
+// judge makes the command's health.Judge: it says on stderr, once, which
+// source judges, or why the offsets topic could not be read and sampling
+// is used instead. With --watch (every > 0) each round is judged from the
+// offsets topic, read once and then followed, or from the rounds the
+// watch keeps over the window (watchJudge).
+func (a *app) judge(o *statusOpts, cfg cluster.Config, adm *cluster.Admin, iso lag.Isolation, every time.Duration) *health.Judge {
 	if o == nil {
 		return nil
 	}
@@ -70,7 +73,7 @@ func (a *app) judge(o *statusOpts, cfg cluster.Config, adm *cluster.Admin, iso l
 	if sleep == nil {
 		sleep = sleepCtx
 	}
-	return &health.Judge{
+	j := &health.Judge{
 		Explain:   a.auditExplainer(),
 		Admin:     adm,
 		Reader:    health.TopicReader{Admin: adm.Client, NewClient: cfg.NewClient},
@@ -90,6 +93,27 @@ func (a *app) judge(o *statusOpts, cfg cluster.Config, adm *cluster.Admin, iso l
 		Fallback: func(err error) {
 			a.notef("status: %s; sampling the committed offsets twice, %s apart, instead (status_source: sample)", safetext.Text(err.Error()), o.sample)
 		},
+	}
+	if every > 0 {
+		a.watchJudge(j, o, every)
+	}
+	return j
+}
+
+// watchJudge makes j judge the rounds of lag --watch: no sampling wait
+// (the rounds are the samples), and its own words on stderr.
+func (a *app) watchJudge(j *health.Judge, o *statusOpts, every time.Duration) {
+	j.Rounds, j.Sample = health.NewRounds(o.window), 0
+	sampled := fmt.Sprintf("the committed offsets of every round (every %s) sampled over the last %s; a partition with lag is %s until its second round", every, o.window, health.Pending)
+	j.Source = func(source string) {
+		if source == health.SourceOffsetsTopic {
+			a.notef("status: commits read from %s over the last %s, then each round's new ones (status_source: %s)", health.OffsetsTopic, o.window, source)
+			return
+		}
+		a.notef("status: %s (status_source: %s)", sampled, source)
+	}
+	j.Fallback = func(err error) {
+		a.notef("status: %s; sampling instead: %s (status_source: sample)", safetext.Text(err.Error()), sampled)
 	}
 }
 

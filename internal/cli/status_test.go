@@ -193,7 +193,10 @@ func TestLagStatusBadInput(t *testing.T) {
 		t.Errorf("raw ESC in %q", r.stderr)
 	}
 	badInput(t, c, "--fail-if status threshold: want status>=S", "lag", "g", "--fail-if", "status<OK")
-	badInput(t, c, "--status goes with the partition rows", "lag", "g", "--status", "--watch", "1s")
+	badInput(t, c, "--status goes with the partition rows", "lag", "g", "--status", "--by", "topic")
+	badInput(t, c, "--sample goes with --status without --watch", "lag", "g", "--status", "--watch", "1s", "--sample", "5s")
+	badInput(t, c, "--window must span at least two rounds (2 × --watch = 2s), got 1.999s", "lag", "g", "--status", "--watch", "1s", "--window", "1999ms")
+	badInput(t, c, "--window must span at least two rounds (2 × --watch = 12m0s), got 10m0s", "lag", "g", "--fail-if", "status>=STOP", "--watch", "6m")
 }
 
 // statusRunClock runs offsetctl on a clock that the wait between

@@ -88,7 +88,7 @@ type Collector struct {
 	cache     timeCache
 	state     map[string]*groupState // by group: what the latest page shows
 	topicOffs topicOffsets           // the topics' offsets the latest page shows
-	hist      statusHist             // with opts.Status: the rounds judged
+	hist      *health.Rounds         // with opts.Status: the rounds judged
 
 	// scraping counts the scrapes writing the page now (WriteText); a
 	// gather waits for them between batches (yieldToScrapes).
@@ -144,7 +144,7 @@ func New(cfg cluster.Config, opts Options) *Collector {
 	if opts.Status && opts.StatusWindow <= 0 {
 		opts.StatusWindow = 10 * time.Minute
 	}
-	c := &Collector{cfg: cfg, opts: opts, read: lag.FillTimeLag, rates: lag.NewRates(opts.RateWindow), hist: statusHist{}}
+	c := &Collector{cfg: cfg, opts: opts, read: lag.FillTimeLag, rates: lag.NewRates(opts.RateWindow), hist: health.NewRounds(opts.StatusWindow)}
 	c.open = func() (gatherer, error) {
 		if opts.CommitSource == SourceOffsetsTopic {
 			var window time.Duration
@@ -269,7 +269,7 @@ func (gr *gatherRound) batch(bctx context.Context, b lag.LagBatch) error {
 			if gr.commits != nil {
 				hist = gr.commits(gl.Group)
 			}
-			c.hist.judgeStatus(gl, gs, gr.now, statusOptions{window: c.opts.StatusWindow, explain: c.opts.Explain, commits: hist, real: gr.commits != nil})
+			judgeStatus(c.hist, gl, gs, gr.now, statusOptions{explain: c.opts.Explain, commits: hist, real: gr.commits != nil})
 			gs.judgedRows = c.opts.StatusPartitions
 		}
 		if gs != nil {
@@ -326,10 +326,10 @@ func (gr *gatherRound) finish(err error) {
 	}
 	c.state, c.topicOffs = gr.next, gr.offs
 	if err == nil && gr.st.complete() {
-		c.hist.forget(gr.next)
+		c.hist.Forget(func(g string) bool { _, ok := gr.next[g]; return ok })
 	}
-	for g := range gr.dropped {
-		delete(c.hist, g)
+	if len(gr.dropped) > 0 {
+		c.hist.Forget(func(g string) bool { return !gr.dropped[g] })
 	}
 	if c.opts.TimeLag {
 		c.cache = gr.cache

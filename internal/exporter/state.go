@@ -56,6 +56,9 @@ type groupState struct {
 	// writes the rows' too (--status-partitions).
 	status             health.Status
 	judged, judgedRows bool
+	// pending: the group is health.Pending (a partition with lag seen in
+	// one round only, none judged worse): no group status series.
+	pending bool
 	// noMembers: the members are not known (--commit-source
 	// offsets-topic describes no group): no members series.
 	noMembers bool

@@ -1,8 +1,6 @@
 package exporter
 
 import (
-	"maps"
-	"slices"
 	"strconv"
 	"time"
 
@@ -20,29 +18,13 @@ import (
 
 var (
 	famGroupStatus = &family{"kafka_consumergroup_status",
-		"1 for a consumer group's current health status (OK, WARN, REWIND, STALL or STOP, its worst partition's, judged from the exporter's rounds over --status-window as Burrow does; docs/health.md), 0 for the others. Absent until --status is set.", []string{"consumergroup", "status"}}
+		"1 for a consumer group's current health status (OK, WARN, REWIND, STALL or STOP, its worst partition's, judged from the exporter's rounds over --status-window as Burrow does; docs/health.md), 0 for the others. Absent until --status is set, and while the group is PENDING (a partition with lag seen in one round only).", []string{"consumergroup", "status"}}
 	famPartitionStatus = &family{"kafka_consumergroup_partition_status",
-		"1 for a group-partition's current health status, 0 for the others (--status-partitions).", []string{"consumergroup", "partition", "status", "topic"}}
+		"1 for a group-partition's current health status, 0 for the others (--status-partitions); absent while PENDING.", []string{"consumergroup", "partition", "status", "topic"}}
 )
-
-// statusObs is one round's observation of a group-partition.
-type statusObs struct {
-	at             time.Time
-	committed, end int64
-}
-
-type statusKey struct {
-	topic     string
-	partition int32
-}
-
-// statusHist is the observations of each group-partition within the
-// status window, oldest first, by group. The gather loop owns it.
-type statusHist map[string]map[statusKey][]statusObs
 
 // statusOptions are a judgement's inputs besides the round's rows.
 type statusOptions struct {
-	window  time.Duration
 	explain health.Explainer
 	// real: the commits are the group's real ones (the offsets topic),
 	// commits their history by partition; else the rounds' committed
@@ -51,91 +33,53 @@ type statusOptions struct {
 	commits map[health.Key][]health.Commit
 }
 
-// judgeStatus adds this round's rows of g to the history and writes the
-// judgement into next (g's state this round): the group's status and each
-// row's. A row whose read failed keeps its observations and its last
-// status (carried, stale); a partition no longer read is forgotten.
-func (h statusHist) judgeStatus(g lag.GroupLag, next *groupState, now time.Time, o statusOptions) {
+// judgeStatus adds this round's rows of g to the history (health.Rounds,
+// shared with lag --watch --status) and writes the judgement into next
+// (g's state this round): the group's status and each row's. A row whose
+// read failed keeps its observations and its last status (carried,
+// stale); a partition no longer read is forgotten. A partition with lag
+// seen in one round only is health.Pending, as in lag --watch --status:
+// it has no status series until its second round, and neither has its
+// group while no partition is judged worse than OK (writeStatus). With
+// commits (the offsets topic), the rows are judged from the group's real
+// commits (JudgeCommits: never pending), the rounds giving the log ends.
+func judgeStatus(h *health.Rounds, g lag.GroupLag, next *groupState, now time.Time, o statusOptions) {
 	if next == nil || g.Error != "" {
 		return // carried whole, status included
 	}
-	prev := h[g.Group]
-	cur := make(map[statusKey][]statusObs, len(g.Partitions))
-	var ps []health.Partition
-	since := now.Add(-o.window)
-	for _, p := range g.Partitions {
-		k := statusKey{p.Topic, p.Partition}
-		if p.Error != "" {
-			if obs, ok := prev[k]; ok {
-				cur[k] = obs
-			}
-			continue
-		}
-		lag, ok := rowLag(p)
-		if !ok {
-			continue
-		}
-		obs := prev[k]
-		// Observations older than the window go; the newest of them is
-		// kept as where the window starts from.
-		i := 0
-		for i+1 < len(obs) && obs[i+1].at.Before(since) {
-			i++
-		}
-		obs = append(slices.Clip(obs[i:]), statusObs{at: now, committed: *p.Committed, end: *p.Committed + lag})
-		cur[k] = obs
-		ps = append(ps, statusPartition(p, obs, o))
+	h.Add(g, now)
+	var rs health.RoundsStatus
+	if o.real {
+		rs = h.JudgeCommits(g, now, o.explain, o.commits)
+	} else {
+		rs = h.Judge(g, now, o.explain)
 	}
-	h[g.Group] = cur
-	gs := health.EvaluateGroup(g.Group, ps, health.Options{Window: o.window, Now: now, Explain: o.explain})
+	gs := rs.GroupStatus
+	pending := make(map[health.Key]bool, len(rs.Pending))
+	for _, k := range rs.Pending {
+		pending[k] = true
+	}
 	next.status, next.judged = gs.Status, true
 	next.eachTopic(func(topic string, rows []rowState) {
 		for i := range rows {
-			if rows[i].stale {
-				next.status = max(next.status, health.Status(rows[i].status))
-				continue
-			}
-			if r, ok := gs.Lookup(topic, rows[i].partition); ok {
+			switch r, ok := gs.Lookup(topic, rows[i].partition); {
+			case rows[i].stale:
+				if rows[i].status != statusPending {
+					next.status = max(next.status, health.Status(rows[i].status))
+				}
+			case pending[health.Key{Topic: topic, Partition: rows[i].partition}]:
+				rows[i].status = statusPending
+			case ok:
 				rows[i].status = uint8(r.Status)
 			}
 		}
 	})
+	next.pending = len(rs.Pending) > 0 && next.status == health.OK
 }
 
-// statusPartition is what is judged of row p: the log ends of the rounds
-// (obs), and the commits, the rounds' samples or the real ones. The real
-// history ends with the committed offset the round read (both come from
-// the tailer at one moment); one that does not is ended with it, at the
-// round's time.
-func statusPartition(p lag.PartitionLag, obs []statusObs, o statusOptions) health.Partition {
-	hp := health.Partition{Topic: p.Topic, Partition: p.Partition, Sampled: !o.real, LogEnds: make([]health.LogEnd, len(obs))}
-	for j, ob := range obs {
-		hp.LogEnds[j] = health.LogEnd{Offset: ob.end, Time: ob.at}
-	}
-	if o.real {
-		cs := o.commits[health.Key{Topic: p.Topic, Partition: p.Partition}]
-		if n := len(cs); n == 0 || cs[n-1].Offset != *p.Committed {
-			cs = append(slices.Clip(cs), health.Commit{Offset: *p.Committed, Time: obs[len(obs)-1].at})
-		}
-		hp.Commits = cs
-		return hp
-	}
-	hp.Commits = make([]health.Commit, len(obs))
-	for j, ob := range obs {
-		hp.Commits[j] = health.Commit{Offset: ob.committed, Time: ob.at}
-	}
-	return hp
-}
-
-// forget drops the history of the groups not in keep (a complete gather
-// that did not read them, or a read that said they are gone).
-func (h statusHist) forget(keep map[string]*groupState) {
-	for _, g := range slices.Collect(maps.Keys(h)) {
-		if _, ok := keep[g]; !ok {
-			delete(h, g)
-		}
-	}
-}
+// statusPending is the status of a row not judged yet (health.Pending):
+// no series is written for it.
+const statusPending = uint8(255)
 
 // writeStatus writes group name's status lines of f: one series per
 // status, 1 for the current one (the kube-state-metrics way, so an alert
@@ -146,6 +90,9 @@ func writeStatus(pw *pageWriter, f *family, name string, g *groupState, partitio
 	}
 	switch f {
 	case famGroupStatus:
+		if g.pending {
+			return
+		}
 		for _, s := range health.Statuses() {
 			pw.add(b2f(s == g.status), name, s.String())
 		}
@@ -155,6 +102,9 @@ func writeStatus(pw *pageWriter, f *family, name string, g *groupState, partitio
 		}
 		g.eachTopic(func(topic string, rows []rowState) {
 			for _, r := range rows {
+				if r.status == statusPending {
+					continue
+				}
 				part := strconv.Itoa(int(r.partition))
 				for _, s := range health.Statuses() {
 					pw.add(b2f(uint8(s) == r.status), name, part, s.String(), topic)

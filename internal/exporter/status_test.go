@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/health"
 	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
@@ -58,11 +59,7 @@ func TestExporterStatus(t *testing.T) {
 			c.GatherOnce(context.Background(), g)
 			clock = clock.Add(15 * time.Second)
 		}
-		var b bytes.Buffer
-		if err := WriteText(&b, c); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
+		return pageText(t, c)
 	}
 	page := run(Options{Status: true, StatusWindow: 10 * time.Minute})
 	want := map[string]string{"gaining": "OK", "behind": "WARN", "stopped": "STOP", "rewound": "REWIND", "idle": "OK"}
@@ -122,16 +119,91 @@ func TestExporterStatusHistory(t *testing.T) {
 		c.GatherOnce(context.Background(), g)
 		clock = clock.Add(15 * time.Second)
 	}
-	if len(c.hist) != 2 || len(c.hist["stopped"][statusKey{"t-stopped", 0}]) != 2 {
+	k := health.Key{Topic: "t-stopped", Partition: 0}
+	if c.hist.Groups() != 2 || c.hist.Len("stopped", k) != 2 {
 		t.Fatalf("after two rounds: %v", c.hist)
 	}
 	c.GatherOnce(context.Background(), g) // fails
 	clock = clock.Add(15 * time.Second)
-	if len(c.hist) != 2 || c.state["stopped"].status.String() != "STOP" || !c.state["stopped"].stale {
+	if c.hist.Groups() != 2 || c.state["stopped"].status.String() != "STOP" || !c.state["stopped"].stale {
 		t.Fatalf("after a failed round: %v %+v", c.hist, c.state["stopped"])
 	}
 	c.GatherOnce(context.Background(), g)
-	if _, ok := c.hist["idle"]; ok || len(c.hist) != 1 || len(c.hist["stopped"][statusKey{"t-stopped", 0}]) != 3 {
+	if c.hist.Len("idle", health.Key{Topic: "t-idle", Partition: 0}) != 0 || c.hist.Groups() != 1 || c.hist.Len("stopped", k) != 3 {
 		t.Fatalf("after a complete round without idle: %v", c.hist)
 	}
+}
+
+// A partition with lag seen in one round only is PENDING (as in lag
+// --watch --status): after the first round, the groups with lag have no
+// status series, group or partition, while idle (at its log end) is OK at
+// once; a group with a pending partition and one judged worse than OK
+// shows that status and the judged partition's series only; after the
+// second round every group has its series.
+func TestExporterStatusPending(t *testing.T) {
+	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	c := New(cluster.Config{}, Options{Interval: 15 * time.Second, Now: func() time.Time { return clock }, Status: true, StatusWindow: time.Minute, StatusPartitions: true})
+	first := statusSnapshot(map[string][2]int64{"stopped": {10, 100}, "idle": {5, 5}})
+	second := statusSnapshot(map[string][2]int64{"stopped": {10, 110}, "idle": {5, 5}})
+	// mixed comes in the second round (pending), is STOP in the third,
+	// and gains a partition in the fourth.
+	second.Groups = append(second.Groups, lag.GroupSnapshot{
+		GroupInfo: lag.GroupInfo{Group: "mixed", Type: "classic", State: "Empty", ProtocolType: "consumer", Exists: true},
+		Commits:   map[string]map[int32]lag.Commit{"t-mixed": {0: {Offset: 10}, 1: {Offset: 10}}}})
+	second.Offsets.Partitions["t-mixed"] = map[int32]lag.PartitionOffsets{0: {End: 100}, 1: {End: 50}}
+	third := statusSnapshot(map[string][2]int64{"stopped": {10, 120}, "idle": {5, 5}})
+	third.Groups = append(third.Groups, second.Groups[len(second.Groups)-1])
+	third.Offsets.Partitions["t-mixed"] = map[int32]lag.PartitionOffsets{0: {End: 100}, 1: {End: 50}}
+	fourth := statusSnapshot(map[string][2]int64{"stopped": {10, 130}, "idle": {5, 5}})
+	mixed := third.Groups[len(third.Groups)-1]
+	mixed.Commits = map[string]map[int32]lag.Commit{"t-mixed": {0: {Offset: 10}, 1: {Offset: 10}, 2: {Offset: 10}}}
+	fourth.Groups = append(fourth.Groups, mixed)
+	fourth.Offsets.Partitions["t-mixed"] = map[int32]lag.PartitionOffsets{0: {End: 100}, 1: {End: 50}, 2: {End: 70}}
+	g := &fakeGatherer{snaps: []*lag.Snapshot{first, second, third, fourth}}
+	page := func() string {
+		c.GatherOnce(context.Background(), g)
+		clock = clock.Add(15 * time.Second)
+		return pageText(t, c)
+	}
+	p := page()
+	if strings.Contains(p, `_status{consumergroup="stopped"`) {
+		t.Errorf("round 1: status series of a pending group:\n%s", p)
+	}
+	if !strings.Contains(p, `kafka_consumergroup_status{consumergroup="idle",status="OK"} 1`) ||
+		!strings.Contains(p, `kafka_consumergroup_partition_status{consumergroup="idle",partition="0",status="OK",topic="t-idle"} 1`) {
+		t.Errorf("round 1: idle not OK at once:\n%s", p)
+	}
+	if c.state["stopped"].status != health.OK || !c.state["stopped"].pending {
+		t.Errorf("round 1: stopped %+v, want pending", c.state["stopped"])
+	}
+	p = page()
+	if !strings.Contains(p, `kafka_consumergroup_status{consumergroup="stopped",status="STOP"} 1`) ||
+		!strings.Contains(p, `kafka_consumergroup_partition_status{consumergroup="stopped",partition="0",status="STOP",topic="t-stopped"} 1`) {
+		t.Errorf("round 2: stopped not STOP:\n%s", p)
+	}
+	if strings.Contains(p, `_status{consumergroup="mixed"`) {
+		t.Errorf("round 2: status series of mixed, new:\n%s", p)
+	}
+	p = page()
+	if !strings.Contains(p, `kafka_consumergroup_status{consumergroup="mixed",status="STOP"} 1`) {
+		t.Errorf("round 3: mixed not STOP:\n%s", p)
+	}
+	// Round 4: mixed's partition 2 is new (pending) and its others STOP:
+	// the group is STOP, partition 2 has no series.
+	p = page()
+	if !strings.Contains(p, `kafka_consumergroup_status{consumergroup="mixed",status="STOP"} 1`) ||
+		!strings.Contains(p, `kafka_consumergroup_partition_status{consumergroup="mixed",partition="1",status="STOP",topic="t-mixed"} 1`) ||
+		strings.Contains(p, `consumergroup="mixed",partition="2",status=`) || c.state["mixed"].pending {
+		t.Errorf("round 4: mixed with a pending partition:\n%s", p)
+	}
+}
+
+// pageText is c's page as WriteText writes it.
+func pageText(t *testing.T, c *Collector) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteText(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

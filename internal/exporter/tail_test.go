@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -64,11 +63,7 @@ func TestExporterStatusFromCommits(t *testing.T) {
 			c.GatherOnce(context.Background(), g)
 			now = now.Add(15 * time.Second)
 		}
-		var b bytes.Buffer
-		if err := WriteText(&b, c); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
+		return pageText(t, c)
 	}
 	want := func(page string, st map[string]string) {
 		t.Helper()

@@ -114,31 +114,31 @@ func FuzzDecodeOffsetRecord(f *testing.F) {
 	})
 }
 
-// txnFilter: plain commits of the groups asked for count at once; other
-// groups' never; a transaction's staged commits only at its COMMIT marker
-// (after the plain commits made while it was open, as the coordinator
-// applies them); an aborted or still open transaction's never; a
-// tombstone forgets.
-func TestTxnFilter(t *testing.T) {
+// A TailState of a reader of some groups (TopicReader.Read, Tail): plain
+// commits of the groups asked for count at once; other groups' never; a
+// transaction's staged commits only at its COMMIT marker (after the plain
+// commits made while it was open, as the coordinator applies them); an
+// aborted or still open transaction's never; every commit kept (Window
+// and MaxCommits < 0); a tombstone forgets; every record counted.
+func TestTailStateWant(t *testing.T) {
 	ms := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC).UnixMilli()
-	h := History{"g": {}}
-	f := txnFilter{h: h, pending: map[int64][]OffsetRecord{}}
-	plain := func(g string, off int64) logRecord {
-		return logRecord{producer: -1, key: commitKey(1, g, "t", 0), value: commitValue(3, off, ms+off)}
+	s := NewTailState(TailOptions{Window: -1, MaxCommits: -1, Want: func(g string) bool { return g == "g" }})
+	plain := func(g string, off int64) TailRecord {
+		return TailRecord{Producer: -1, Key: commitKey(1, g, "t", 0), Value: commitValue(3, off, ms+off*60_000)}
 	}
-	staged := func(pid, off int64) logRecord {
+	staged := func(pid, off int64) TailRecord {
 		r := plain("g", off)
-		r.txn, r.producer = true, pid
+		r.Txn, r.Producer = true, pid
 		return r
 	}
-	marker := func(pid int64, commit bool) logRecord {
+	marker := func(pid int64, commit bool) TailRecord {
 		typ := byte(0)
 		if commit {
 			typ = 1
 		}
-		return logRecord{control: true, producer: pid, key: []byte{0, 0, 0, typ}, value: []byte{0, 0, 0, 0, 0, 0}}
+		return TailRecord{Control: true, Producer: pid, Key: []byte{0, 0, 0, typ}, Value: []byte{0, 0, 0, 0, 0, 0}}
 	}
-	for _, r := range []logRecord{
+	for _, r := range []TailRecord{
 		plain("g", 10),
 		plain("other", 900), // another group in the partition
 		staged(7, 0),        // aborted below
@@ -150,19 +150,19 @@ func TestTxnFilter(t *testing.T) {
 		marker(8, true),
 		plain("g", 40),
 		staged(9, 1), // never ended
-		{producer: -1, key: []byte{0, 2, 0, 1, 'g'}, value: []byte{0, 3}}, // group metadata
+		{Producer: -1, Key: []byte{0, 2, 0, 1, 'g'}, Value: []byte{0, 3}}, // group metadata
 	} {
-		f.add(r)
+		s.Apply(r)
 	}
 	var got []int64
-	for _, c := range h["g"][Key{"t", 0}] {
+	for _, c := range s.History("g")[Key{"t", 0}] {
 		got = append(got, c.Offset)
 	}
-	if fmt.Sprint(got) != "[10 20 30 5 40]" || len(h) != 1 {
-		t.Fatalf("history %v (groups %d)", got, len(h))
+	if fmt.Sprint(got) != "[10 20 30 5 40]" || s.History("other") != nil || s.Records != 12 {
+		t.Fatalf("history %v (other %v, %d records counted, want 12)", got, s.History("other"), s.Records)
 	}
-	f.add(logRecord{producer: -1, key: commitKey(1, "g", "t", 0)}) // tombstone
-	if len(h["g"][Key{"t", 0}]) != 0 {
-		t.Fatalf("after a tombstone: %v", h["g"])
+	s.Apply(TailRecord{Producer: -1, Key: commitKey(1, "g", "t", 0)}) // tombstone
+	if len(s.History("g")[Key{"t", 0}]) != 0 {
+		t.Fatalf("after a tombstone: %v", s.History("g"))
 	}
 }

@@ -44,13 +44,21 @@ type Judge struct {
 	Fallback func(reason error)
 	// Source is told once which source judged (when Fallback was not:
 	// it says so itself).
-	Source   func(source string)
+	Source func(source string)
+	// Rounds, when set, makes each Judge call a round of a watch (lag
+	// --watch --status, watch.go): the offsets topic is read once and
+	// then followed, or the watch's own rounds are the samples.
+	Rounds   *Rounds
 	sampling bool
 	said     bool
+	watch    watchState
 }
 
 // Judge judges every group of rep, read at at.
 func (j *Judge) Judge(ctx context.Context, rep *lag.LagReport, at time.Time) error {
+	if j.Rounds != nil {
+		j.watch.see(rep)
+	}
 	groups := make([]string, 0, len(rep.Groups))
 	for _, g := range rep.Groups {
 		if g.Error == "" {
@@ -60,13 +68,28 @@ func (j *Judge) Judge(ctx context.Context, rep *lag.LagReport, at time.Time) err
 	if len(groups) == 0 {
 		return nil
 	}
+	if j.Rounds != nil {
+		return j.judgeRound(ctx, rep, groups, at)
+	}
+	if sample, err := j.topicFirst(func() error { return j.fromTopic(ctx, rep, groups, at) }); !sample {
+		return err
+	}
+	return j.fromSamples(ctx, rep, groups, at)
+}
+
+// topicFirst judges with read (the offsets topic) unless the mode or an
+// earlier fallback says to sample; sample reports that the caller is to
+// sample: the mode says so, or the topic cannot be read and the mode
+// allows falling back (Fallback told once, the sampling kept from then).
+// The source is said once.
+func (j *Judge) topicFirst(read func() error) (sample bool, err error) {
 	if j.Mode != ModeSample && !j.sampling {
-		err := j.fromTopic(ctx, rep, groups, at)
+		err := read()
 		if err == nil {
 			j.say(SourceOffsetsTopic)
 		}
 		if err == nil || j.Mode == ModeOffsetsTopic || !errors.Is(err, ErrNoAccess) {
-			return err
+			return false, err
 		}
 		j.sampling, j.said = true, true
 		if j.Fallback != nil {
@@ -74,7 +97,7 @@ func (j *Judge) Judge(ctx context.Context, rep *lag.LagReport, at time.Time) err
 		}
 	}
 	j.say(SourceSample)
-	return j.fromSamples(ctx, rep, groups, at)
+	return true, nil
 }
 
 func (j *Judge) say(source string) {
@@ -88,24 +111,10 @@ func (j *Judge) options(now time.Time) Options {
 	return Options{Window: j.Window, Now: now, Explain: j.Explain}
 }
 
+// fromTopic judges the groups from one read of the offsets topic over
+// the window (a Tail's first) and the log ends listed at the commit times.
 func (j *Judge) fromTopic(ctx context.Context, rep *lag.LagReport, groups []string, at time.Time) error {
-	hist, err := j.Reader.Read(ctx, groups, at.Add(-j.Window))
-	if err != nil {
-		return err
-	}
-	for i := range rep.Groups {
-		g := &rep.Groups[i]
-		h, ok := hist[g.Group]
-		if !ok {
-			continue
-		}
-		ends, err := j.logEnds(ctx, h, g.Topics)
-		if err != nil {
-			return err
-		}
-		Apply(g, EvaluateGroup(g.Group, FromHistory(*g, h, ends, at), j.options(at)), SourceOffsetsTopic)
-	}
-	return nil
+	return j.fromCommits(ctx, &Tail{Reader: j.Reader, Window: j.Window}, map[string]map[Key][]LogEnd{}, rep, groups, at)
 }
 
 // logEnds lists the log ends of topics at the group's sample times: the

@@ -65,18 +65,6 @@ func TestSampleTimes(t *testing.T) {
 	}
 }
 
-func TestHistoryAdd(t *testing.T) {
-	h := History{"g": {}}
-	h.Add(OffsetRecord{Group: "g", Topic: "t", Partition: 0, Offset: 5, Time: at(0)})
-	h.Add(OffsetRecord{Group: "other", Topic: "t", Partition: 0, Offset: 5})
-	h.Add(OffsetRecord{Group: "g", Topic: "t", Partition: 1, Offset: 6, Time: at(1)})
-	h.Add(OffsetRecord{Group: "g", Topic: "t", Partition: 1, Deleted: true})
-	h.Add(OffsetRecord{Group: "g", Topic: "t", Partition: 1, Offset: 2, Time: at(2)})
-	if len(h) != 1 || len(h["g"][Key{"t", 0}]) != 1 || len(h["g"][Key{"t", 1}]) != 1 || h["g"][Key{"t", 1}][0].Offset != 2 {
-		t.Fatalf("%+v", h)
-	}
-}
-
 // A consumer that goes on committing while the history is read: the
 // history holds commits newer than the report's row. They are cut, so it
 // is not judged rewound (the Apache Kafka suite saw "went back from 24 to

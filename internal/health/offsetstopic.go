@@ -24,21 +24,6 @@ type Key struct {
 // History is the commits read per group and partition, oldest first.
 type History map[string]map[Key][]Commit
 
-// Add records one decoded record of a group asked for: a commit is
-// appended, a deletion forgets the partition's commits so far.
-func (h History) Add(r OffsetRecord) {
-	ps := h[r.Group]
-	if ps == nil {
-		return
-	}
-	k := Key{r.Topic, r.Partition}
-	if r.Deleted {
-		delete(ps, k)
-		return
-	}
-	ps[k] = append(ps[k], Commit{Offset: r.Offset, Time: r.Time})
-}
-
 // ErrNoAccess is returned when the offsets topic cannot be read: no
 // Describe or Read ACL on it (common in managed Kafka), or a cluster that
 // does not expose it. The caller falls back to sampling.
@@ -64,71 +49,52 @@ type TopicReader struct {
 // Read returns the commits of groups from since to the end of their
 // partitions of the offsets topic. Only the partitions that hold those
 // groups are read. An error wrapping ErrNoAccess means the topic is not
-// readable.
+// readable. It is a Tail's first read (lag --watch --status goes on
+// from there).
 func (r TopicReader) Read(ctx context.Context, groups []string, since time.Time) (History, error) {
-	parts, err := r.partitions(ctx, groups)
-	if err != nil {
-		return nil, err
-	}
-	h := make(History, len(groups))
-	for _, g := range groups {
-		h[g] = map[Key][]Commit{}
-	}
-	starts, err := r.Admin.ListOffsetsAfterMilli(ctx, since.UnixMilli(), OffsetsTopic)
+	t := &Tail{Reader: r}
+	return t.Read(ctx, groups, since)
+}
+
+// bounds lists the offsets of the topic's partitions: the first written
+// at or after since, and the ends.
+func (r TopicReader) bounds(ctx context.Context, since time.Time) (starts, ends kadm.ListedOffsets, err error) {
+	starts, err = r.Admin.ListOffsetsAfterMilli(ctx, since.UnixMilli(), OffsetsTopic)
 	if err == nil {
 		err = starts.Error()
 	}
-	var ends kadm.ListedOffsets
 	if err == nil {
 		// The high watermark, not the last stable offset: a
 		// transaction left open (a killed producer, until its timeout)
 		// would hold a read_committed read back at its first record,
 		// hiding every later commit of every group sharing the
-		// partition. The transactions are sorted out here instead
-		// (txnFilter).
+		// partition. The transactions are sorted out by TailState
+		// instead.
 		ends, err = r.Admin.ListEndOffsets(ctx, OffsetsTopic)
 	}
 	if err == nil {
 		err = ends.Error()
 	}
 	if err != nil {
-		return nil, r.wrap("listing its offsets", err)
+		return nil, nil, r.wrap("listing its offsets", err)
 	}
-	want := map[int32]kgo.Offset{}
-	left := map[int32]int64{}
-	for p := range parts {
-		s, _ := starts.Lookup(OffsetsTopic, p)
-		e, _ := ends.Lookup(OffsetsTopic, p)
-		if s.Offset < e.Offset {
-			want[p], left[p] = kgo.NewOffset().At(s.Offset), e.Offset
-		}
-	}
-	if len(want) == 0 {
-		return h, nil
-	}
-	return h, r.consume(ctx, want, left, h)
+	return starts, ends, nil
 }
 
-// partitions is the set of offsets-topic partitions holding groups, from
-// the topic's real partition count.
-func (r TopicReader) partitions(ctx context.Context, groups []string) (map[int32]bool, error) {
+// count is the topic's partition count.
+func (r TopicReader) count(ctx context.Context) (int32, error) {
 	td, err := r.Admin.ListTopics(ctx, OffsetsTopic)
 	if err != nil {
-		return nil, r.wrap("reading its metadata", err)
+		return 0, r.wrap("reading its metadata", err)
 	}
 	d, ok := td[OffsetsTopic]
 	if !ok || d.Err != nil || len(d.Partitions) == 0 {
 		if d.Err == nil {
 			d.Err = kerr.UnknownTopicOrPartition
 		}
-		return nil, r.wrap("reading its metadata", d.Err)
+		return 0, r.wrap("reading its metadata", d.Err)
 	}
-	n := int32(len(d.Partitions))
-	out := map[int32]bool{}
-	for _, g := range groups {
-		out[OffsetsPartition(g, n)] = true
-	}
-	return out, nil
+	return int32(len(d.Partitions)), nil
 }
 
 func (r TopicReader) wrap(doing string, err error) error {
@@ -138,16 +104,49 @@ func (r TopicReader) wrap(doing string, err error) error {
 	return fmt.Errorf("%s %s: %w", OffsetsTopic, doing, err)
 }
 
-// consume reads the partitions from their start offsets until each has
-// reached its end (a group-less consumer that keeps control records, so
-// the last offset before the end is always seen, and reads uncommitted:
-// txnFilter keeps only what committed transactions staged).
-func (r TopicReader) consume(ctx context.Context, want map[int32]kgo.Offset, left map[int32]int64, h History) error {
-	cl, err := r.NewClient(
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{OffsetsTopic: want}),
+// client is a group-less consumer of the offsets topic's partitions from
+// the offsets from. It reads uncommitted and keeps control records: a
+// transaction left open would hold a read_committed consumer at its first
+// record, hiding every later commit of every group in the partition; the
+// last offset before an end is always seen; TailState applies the
+// transactions itself.
+func (r TopicReader) client(from map[int32]int64) (*kgo.Client, error) {
+	at := make(map[int32]kgo.Offset, len(from))
+	for p, o := range from {
+		at[p] = kgo.NewOffset().At(o)
+	}
+	return r.NewClient(
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{OffsetsTopic: at}),
 		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
 		kgo.KeepControlRecords(),
 	)
+}
+
+// tailRecord is what TailState needs of a record of the offsets topic.
+func tailRecord(r *kgo.Record) TailRecord {
+	return TailRecord{Partition: r.Partition, Control: r.Attrs.IsControl(), Txn: r.Attrs.IsTransactional(),
+		Producer: r.ProducerID, Key: r.Key, Value: r.Value}
+}
+
+// consume reads the partitions from their offsets from until each has
+// reached its end in ends (a partition already there is not read),
+// applying every record to st.
+func (r TopicReader) consume(ctx context.Context, from map[int32]int64, ends kadm.ListedOffsets, st *TailState) error {
+	e := make(map[int32]int64, len(from))
+	for p := range from {
+		o, _ := ends.Lookup(OffsetsTopic, p)
+		e[p] = o.Offset
+	}
+	w := NewWarmUp(from, e)
+	if w.Done() {
+		return nil
+	}
+	for p := range from {
+		if _, ok := w.left[p]; !ok {
+			delete(from, p)
+		}
+	}
+	cl, err := r.client(from)
 	if err != nil {
 		return err
 	}
@@ -157,8 +156,7 @@ func (r TopicReader) consume(ctx context.Context, want map[int32]kgo.Offset, lef
 		idle = 3 * time.Second
 	}
 	wait := 3 * idle // the first fetch also connects and finds the leaders
-	f := txnFilter{h: h, pending: map[int64][]OffsetRecord{}}
-	for len(left) > 0 {
+	for !w.Done() {
 		pctx, cancel := context.WithTimeout(ctx, wait)
 		fs := cl.PollFetches(pctx)
 		cancel()
@@ -173,10 +171,8 @@ func (r TopicReader) consume(ctx context.Context, want map[int32]kgo.Offset, lef
 		}
 		wait = idle
 		fs.EachRecord(func(rec *kgo.Record) {
-			if end, ok := left[rec.Partition]; ok && rec.Offset+1 >= end {
-				delete(left, rec.Partition)
-			}
-			f.add(logRecord{control: rec.Attrs.IsControl(), txn: rec.Attrs.IsTransactional(), producer: rec.ProducerID, key: rec.Key, value: rec.Value})
+			w.Seen(rec.Partition, rec.Offset)
+			st.Apply(tailRecord(rec))
 		})
 	}
 	return nil
@@ -192,50 +188,6 @@ func fetchError(fs kgo.Fetches) error {
 		}
 	})
 	return first
-}
-
-// txnFilter adds the records of __consumer_offsets to a History as the
-// group coordinator applies them: a plain commit at once; one staged by a
-// transaction (TxnOffsetCommit) only when that producer's COMMIT marker
-// comes, at the marker's place in the log (where the coordinator makes it
-// the group's offset); one whose transaction aborted (an offsetctl reset
-// that failed leaves such records) or is still open at the end, never.
-// Records of other groups sharing the partition are dropped first.
-type txnFilter struct {
-	h       History
-	pending map[int64][]OffsetRecord // staged, by producer id
-}
-
-// logRecord is what txnFilter needs of a record of the offsets topic.
-type logRecord struct {
-	control, txn bool // a transaction marker; staged by a transaction
-	producer     int64
-	key, value   []byte
-}
-
-func (f *txnFilter) add(rec logRecord) {
-	if rec.control {
-		staged := f.pending[rec.producer]
-		delete(f.pending, rec.producer)
-		if commitMarker(rec.key) {
-			for _, or := range staged {
-				f.h.Add(or)
-			}
-		}
-		return
-	}
-	or, ok, err := DecodeOffsetRecord(rec.key, rec.value)
-	if !ok || err != nil {
-		return
-	}
-	if _, wanted := f.h[or.Group]; !wanted {
-		return
-	}
-	if rec.txn {
-		f.pending[rec.producer] = append(f.pending[rec.producer], or)
-		return
-	}
-	f.h.Add(or)
 }
 
 // commitMarker reports whether a control record's key is a transaction's

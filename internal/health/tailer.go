@@ -12,11 +12,10 @@ import (
 // Tailer keeps a TailState of the whole offsets topic: it reads every
 // partition from its log start (the topic is compacted: about one record
 // per group-partition, plus what the cleaner has not reached) to the high
-// watermark it had at the start (the warm-up), then goes on consuming. It
-// reads uncommitted and keeps control records, as TopicReader does, for
-// the same reason: a transaction left open would hold a read_committed
-// consumer at its first record, hiding every later commit of every group
-// in the partition; TailState applies the transactions itself.
+// watermark it had at the start (the warm-up), then goes on consuming,
+// with TopicReader's consumer (TopicReader.client). lag --watch --status
+// reads only its groups' partitions, from the window's start, into the
+// same TailState (Tail).
 type Tailer struct {
 	Reader  TopicReader // Admin and NewClient; Idle ends a warm-up stuck short of its end
 	Options TailOptions
@@ -78,7 +77,7 @@ func (t *Tailer) Run(ctx context.Context) {
 
 // run is one start: the partitions and their bounds, then the consumer.
 func (t *Tailer) run(ctx context.Context) error {
-	if _, err := t.Reader.partitions(ctx, nil); err != nil {
+	if _, err := t.Reader.count(ctx); err != nil {
 		return err
 	}
 	starts, err := t.Reader.Admin.ListStartOffsets(ctx, OffsetsTopic)
@@ -95,18 +94,14 @@ func (t *Tailer) run(ctx context.Context) error {
 	if err != nil {
 		return t.Reader.wrap("listing its offsets", err)
 	}
-	s, e, from := map[int32]int64{}, map[int32]int64{}, map[int32]kgo.Offset{}
+	s, e := map[int32]int64{}, map[int32]int64{}
 	for p, o := range starts[OffsetsTopic] {
-		s[p], from[p] = o.Offset, kgo.NewOffset().At(o.Offset)
+		s[p] = o.Offset
 	}
 	for p, o := range ends[OffsetsTopic] {
 		e[p] = o.Offset
 	}
-	cl, err := t.Reader.NewClient(
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{OffsetsTopic: from}),
-		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
-		kgo.KeepControlRecords(),
-	)
+	cl, err := t.Reader.client(s)
 	if err != nil {
 		return err
 	}
@@ -144,8 +139,7 @@ func (t *Tailer) consume(ctx context.Context, cl *kgo.Client, w *WarmUp) error {
 		t.mu.Lock()
 		fs.EachRecord(func(r *kgo.Record) {
 			w.Seen(r.Partition, r.Offset)
-			t.state.Apply(TailRecord{Partition: r.Partition, Control: r.Attrs.IsControl(), Txn: r.Attrs.IsTransactional(),
-				Producer: r.ProducerID, Key: r.Key, Value: r.Value})
+			t.state.Apply(tailRecord(r))
 		})
 		t.mu.Unlock()
 		if err := fetchError(fs); err != nil {

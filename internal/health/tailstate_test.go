@@ -178,8 +178,8 @@ func TestTailStateHistory(t *testing.T) {
 	}
 	s.Apply(commitRec(0, "a", "t", 0, 1, ms(0)))
 	s.Apply(groupRec(0, 2, "a", true))
-	if s.History("a") != nil {
-		t.Error("history of a deleted group")
+	if h := s.History("a"); len(h[Key{"t", 0}]) != 1 {
+		t.Errorf("history of a group whose metadata was deleted: %v, want its commit (named, it is wanted)", h)
 	}
 	if _, ok := s.Commits("a"); ok {
 		t.Error("commits of a deleted group")
@@ -241,6 +241,29 @@ func TestDecodeGroupKey(t *testing.T) {
 		g, ok := DecodeGroupKey(tc.key)
 		if g != tc.want || ok != tc.ok {
 			t.Errorf("%x: %q %v, want %q %v", tc.key, g, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// A read bounded in time (TopicReader.Read, the watch's Tail) keeps every
+// commit: MaxCommits < 0 is no cap, Window < 0 no age limit; 0 is the
+// default cap, a window keeps its commits and the newest before it.
+func TestTailStateKeepAll(t *testing.T) {
+	for _, tc := range []struct {
+		o    TailOptions
+		want int
+	}{
+		{TailOptions{Window: -1, MaxCommits: -1}, 40},
+		{TailOptions{Window: -1}, DefaultTailCommits},
+		{TailOptions{Window: 10 * time.Second, MaxCommits: -1}, 12},
+		{TailOptions{}, 1},
+	} {
+		s := NewTailState(tc.o)
+		for i := range 40 {
+			s.Apply(commitRec(0, "a", "t", 0, int64(i), 1_700_000_000_000+int64(i)*1000))
+		}
+		if got := len(s.History("a")[Key{"t", 0}]); got != tc.want {
+			t.Errorf("%+v: %d commits kept, want %d", tc.o, got, tc.want)
 		}
 	}
 }

@@ -6,8 +6,9 @@ import (
 	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
-// TailRecord is one record of __consumer_offsets as a tailer consumes it
-// (the exporter's --commit-source offsets-topic).
+// TailRecord is one record of __consumer_offsets as a reader consumes it
+// (the exporter's Tailer, lag --watch --status's Tail, lag --status's
+// TopicReader.Read: all apply it to a TailState).
 type TailRecord struct {
 	Partition    int32 // of __consumer_offsets
 	Control, Txn bool  // a transaction marker; staged by a transaction
@@ -19,12 +20,17 @@ type TailRecord struct {
 type TailOptions struct {
 	// Window: commits older than this before a partition's newest are
 	// dropped, except the newest of them (where the window starts from).
-	// 0 keeps only the latest commit.
+	// 0 keeps only the latest commit; < 0 drops none for age (a read
+	// bounded in time, TopicReader.Read).
 	Window time.Duration
 	// MaxCommits caps the commits kept per partition (DefaultTailCommits
-	// when 0): a consumer committing every 100 ms over a 10 m window would
-	// otherwise keep 6,000.
+	// when 0, none when < 0): a consumer committing every 100 ms over a
+	// 10 m window would otherwise keep 6,000.
 	MaxCommits int
+	// Want, when set, is the groups kept: the commits of the others are
+	// passed over (a reader of a few groups' partitions, which hold every
+	// group hashed there).
+	Want func(group string) bool
 }
 
 // DefaultTailCommits is TailOptions.MaxCommits when unset: Burrow judges
@@ -65,11 +71,13 @@ type TailState struct {
 	topics  map[string]string // interned topic names
 	// Undecodable counts the records that could not be decoded (skipped).
 	Undecodable int
+	// Records counts the records applied, every group's.
+	Records int
 }
 
 // NewTailState returns an empty state.
 func NewTailState(o TailOptions) *TailState {
-	if o.MaxCommits <= 0 {
+	if o.MaxCommits == 0 {
 		o.MaxCommits = DefaultTailCommits
 	}
 	return &TailState{opts: o, groups: map[string]*tailGroup{}, pending: map[txnKey][]OffsetRecord{}, topics: map[string]string{}}
@@ -77,6 +85,7 @@ func NewTailState(o TailOptions) *TailState {
 
 // Apply takes the next record of one partition of the offsets topic.
 func (s *TailState) Apply(r TailRecord) {
+	s.Records++
 	if r.Control {
 		k := txnKey{r.Partition, r.Producer}
 		staged := s.pending[k]
@@ -98,7 +107,7 @@ func (s *TailState) Apply(r TailRecord) {
 	if err != nil {
 		s.Undecodable++
 	}
-	if !ok {
+	if !ok || (s.opts.Want != nil && !s.opts.Want(or.Group)) {
 		return
 	}
 	if r.Txn {
@@ -110,6 +119,9 @@ func (s *TailState) Apply(r TailRecord) {
 }
 
 func (s *TailState) applyOffset(or OffsetRecord) {
+	if s.opts.Want != nil && !s.opts.Want(or.Group) {
+		return // forgotten while its transaction was open
+	}
 	g := s.groups[or.Group]
 	if or.Deleted {
 		if g == nil {
@@ -137,15 +149,19 @@ func (s *TailState) applyOffset(or OffsetRecord) {
 
 // keep drops what the window and the cap leave out of cs (newest last).
 func (s *TailState) keep(cs []tailCommit) []tailCommit {
-	since := cs[len(cs)-1].ms - s.opts.Window.Milliseconds()
 	i := 0
-	for i+1 < len(cs) && cs[i+1].ms < since {
-		i++
-	}
-	if s.opts.Window <= 0 {
+	switch {
+	case s.opts.Window == 0:
 		i = len(cs) - 1
+	case s.opts.Window > 0:
+		since := cs[len(cs)-1].ms - s.opts.Window.Milliseconds()
+		for i+1 < len(cs) && cs[i+1].ms < since {
+			i++
+		}
 	}
-	i = max(i, len(cs)-s.opts.MaxCommits)
+	if s.opts.MaxCommits > 0 {
+		i = max(i, len(cs)-s.opts.MaxCommits)
+	}
 	if i == 0 {
 		return cs
 	}
@@ -184,10 +200,12 @@ func (s *TailState) Commits(group string) (lag.PartitionMap[lag.Commit], bool) {
 }
 
 // History is group's commits kept per partition, oldest first (nil for a
-// group with none, or deleted).
+// group with none). A group whose metadata was deleted after its commits
+// still has them: a caller that names the group (it exists, or was
+// converted) wants them; Groups and Commits pass it over.
 func (s *TailState) History(group string) map[Key][]Commit {
 	g := s.groups[group]
-	if g == nil || g.deleted {
+	if g == nil {
 		return nil
 	}
 	out := make(map[Key][]Commit, len(g.parts))
@@ -199,6 +217,27 @@ func (s *TailState) History(group string) map[Key][]Commit {
 		out[k] = h
 	}
 	return out
+}
+
+// Restart forgets what was read of some partitions of the offsets topic
+// (parts, of n in all), to read them again: their groups' commits and
+// what their transactions staged.
+func (s *TailState) Restart(parts map[int32]bool, n int32) {
+	for g := range s.groups {
+		if parts[OffsetsPartition(g, n)] {
+			delete(s.groups, g)
+		}
+	}
+	for k := range s.pending {
+		if parts[k.partition] {
+			delete(s.pending, k)
+		}
+	}
+}
+
+// Forget drops the groups keep says no to (keep nil: every group).
+func (s *TailState) Forget(keep func(group string) bool) {
+	forgetGroups(s.groups, keep)
 }
 
 // Partitions is how many group-partitions have a committed offset (the
