@@ -88,7 +88,7 @@ Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
 	fl.BoolVar(&f.dryRun, "dry-run", false, "only print the plan (the default; not with --execute)")
 	fl.BoolVar(&f.export, "export", false, "print the plan as Apache's CSV (topic,partition,offset; group first for several groups; not with -o)")
 	fl.StringVar(&f.backup, "backup", "", "with --execute: backup file written before it commits (default offsetctl-backup-GROUP-UTCTIME.csv)")
-	fl.StringVar(&f.txnPrefix, "transactional-id-prefix", admin.DefaultTxnIDPrefix, "--execute commits each group in one transaction with id PREFIX+GROUP; runs with the same id fence each other")
+	fl.StringVar(&f.txnPrefix, "transactional-id-prefix", admin.DefaultTxnIDPrefix, fmt.Sprintf("--execute commits each group in one transaction with id PREFIX+GROUP; runs with the same id fence each other (printable, no blanks at the ends, at most %d bytes: the id lands in broker logs, ACLs and __transaction_state, prefixed to each group id)", maxTxnPrefix))
 	fl.BoolVar(&f.nonAtomic, "non-atomic", false, "commit without a transaction (plain OffsetCommits, split at the 1 MiB batch limit: a failure between them leaves the group partly changed)")
 	fl.IntVar(&f.parallel, "parallel-groups", change.DefaultParallel, "with --execute and several groups: how many groups are changed at once (each in its own transaction; results are reported in plan order)")
 	fl.BoolVar(&f.toEarliest, "to-earliest", false, "alias of --to earliest")
@@ -158,6 +158,9 @@ func (a *app) resetRequest(cmd *cobra.Command, args []string, f resetFlags) (res
 	}
 	if f.execute && f.dryRun {
 		return resetReq{}, exitcode.Usagef("--execute and --dry-run contradict each other")
+	}
+	if err := checkTxnPrefix(f.txnPrefix); err != nil {
+		return resetReq{}, err
 	}
 	if f.parallel < 1 || f.parallel > maxParallelGroups {
 		return resetReq{}, exitcode.Usagef("--parallel-groups must be between 1 and %d, got %d", maxParallelGroups, f.parallel)
@@ -329,6 +332,26 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 		},
 	}
 	return eng.Execute(ctx)
+}
+
+// maxTxnPrefix bounds --transactional-id-prefix: the prefix is a fixed
+// name an operator types into ACLs (a PREFIXED TransactionalId) and reads in
+// broker logs, and every group id is appended to it; 128 bytes is far
+// beyond any real prefix and keeps the id short of what a broker logs whole.
+const maxTxnPrefix = 128
+
+// checkTxnPrefix checks --transactional-id-prefix before any request: the
+// prefix becomes a broker's transactional id, so a control character
+// (ESC, BEL) or a blank at either end would land there raw. The value is
+// never echoed (exit 2 names the flag and what is wrong).
+func checkTxnPrefix(s string) error {
+	if len(s) > maxTxnPrefix {
+		return exitcode.Usagef("--transactional-id-prefix is %d bytes long: at most %d", len(s), maxTxnPrefix)
+	}
+	if safetext.Name(s) != s {
+		return exitcode.Usagef("--transactional-id-prefix must be printable text with no control characters and no blank at either end")
+	}
+	return nil
 }
 
 // maxParallelGroups bounds --parallel-groups: each group in flight holds
