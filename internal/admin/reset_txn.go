@@ -407,6 +407,7 @@ func ExecuteResetTxn(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o T
 		return nil
 	}
 	verifyReadBack(gp, fetched)
+	gp.Outcome = verifiedOutcome(gp)
 	return nil
 }
 

@@ -456,6 +456,37 @@ func TestExecuteResetTxnReadBackOtherWriter(t *testing.T) {
 	if got := strings.Join(errs, ","); got != "0:verify: committed 9, planned 10 (did a consumer commit meanwhile?),1:" || gp.Note != "" {
 		t.Fatalf("partition errors %q, note %q: want partition 0's mismatch flagged, no note", got, gp.Note)
 	}
+	// Committed, but not read back as planned: not applied.
+	if !gp.Executed || gp.Outcome != OutcomeUnverified {
+		t.Fatalf("executed %v, outcome %q: want executed, %q", gp.Executed, gp.Outcome, OutcomeUnverified)
+	}
+}
+
+// verifiedOutcome: only an applied group with a "verify: " partition error
+// becomes unverified; a refused commit, a partly or failed group keep
+// their outcome.
+func TestVerifiedOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		outcome string
+		errs    []string
+		want    string
+	}{
+		{OutcomeApplied, []string{"", ""}, OutcomeApplied},
+		{OutcomeApplied, []string{"", "verify: no commit found, planned 0"}, OutcomeUnverified},
+		{OutcomeApplied, []string{"verify: committed 9, planned 10 (did a consumer commit meanwhile?)"}, OutcomeUnverified},
+		{OutcomeApplied, []string{"commit: NOT_COORDINATOR"}, OutcomeApplied},
+		{OutcomePartly, []string{"commit: x", "verify: no commit found, planned 0"}, OutcomePartly},
+		{OutcomeFailed, []string{"verify: no commit found, planned 0"}, OutcomeFailed},
+		{OutcomeUnknown, []string{"verify: no commit found, planned 0"}, OutcomeUnknown},
+	} {
+		gp := GroupPlan{Outcome: tc.outcome}
+		for _, e := range tc.errs {
+			gp.Partitions = append(gp.Partitions, PartitionPlan{Error: e})
+		}
+		if got := verifiedOutcome(&gp); got != tc.want {
+			t.Errorf("verifiedOutcome(%s, %q) = %s, want %s", tc.outcome, tc.errs, got, tc.want)
+		}
+	}
 }
 
 // TestTopicIDsFromCache: the ids of the transaction's topics are the

@@ -408,8 +408,14 @@ func (a *app) reportReset(plan *admin.Plan, todo []int, f resetFlags, path, id s
 // how to find out which.
 func resetBackupLine(path string, plan *admin.Plan, todo []int, id string) string {
 	var applied, unknown []string
+	unverified := 0
 	for _, i := range todo {
 		switch groupOutcome(plan.Groups[i]) {
+		case audit.Unverified:
+			// Changed, though its read-back missed some partitions: the
+			// backup restores it, those partitions too.
+			unverified++
+			applied = append(applied, plan.Groups[i].Group)
 		case audit.Applied, audit.Partly:
 			applied = append(applied, plan.Groups[i].Group)
 		case audit.Unknown:
@@ -429,17 +435,21 @@ func resetBackupLine(path string, plan *admin.Plan, todo []int, id string) strin
 		}
 		return fmt.Sprintf("backup of the previous offsets: %s (whether the change of %d group(s) reached the cluster is unknown: check with: %s; undo whatever landed: offsetctl reset %s --to %s --execute)", safetext.Name(path), len(unknown), check, strings.Join(args, " "), file)
 	}
+	note := ""
+	if unverified > 0 {
+		note = fmt.Sprintf("; it also restores the %d group(s) committed but not read back as planned (outcome unverified)", unverified)
+	}
 	switch {
 	case len(applied) == 0:
 		return fmt.Sprintf("backup of the previous offsets: %s (nothing was committed, so there is nothing to undo)", safetext.Name(path))
 	case len(applied) == len(todo) && len(todo) > 1:
-		return fmt.Sprintf("backup of the previous offsets: %s (undo: offsetctl reset --to %s --execute)", safetext.Name(path), file)
+		return fmt.Sprintf("backup of the previous offsets: %s (undo: offsetctl reset --to %s --execute%s)", safetext.Name(path), file, note)
 	}
 	args := make([]string, len(applied))
 	for i, g := range applied {
 		args[i] = groupArg(g)
 	}
-	return fmt.Sprintf("backup of the previous offsets: %s (undo: offsetctl reset %s --to %s --execute)", safetext.Name(path), strings.Join(args, " "), file)
+	return fmt.Sprintf("backup of the previous offsets: %s (undo: offsetctl reset %s --to %s --execute%s)", safetext.Name(path), strings.Join(args, " "), file, note)
 }
 
 // writeBackup writes the backup to path given with --backup (an existing
