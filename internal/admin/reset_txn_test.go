@@ -150,8 +150,11 @@ func TestExecuteResetTxnConsumerJoinedAborts(t *testing.T) {
 				return nil, nil, false
 			})
 			err := ExecuteResetTxn(testkit.Ctx(t), c.Admin(), &gp, txnOpts(g))
-			if err == nil || !strings.Contains(err.Error(), "became active after the check, so the transaction was aborted: nothing changed by this run") {
+			if err == nil || !strings.Contains(err.Error(), "became active after the check, so the transaction was aborted: nothing changed for this group") {
 				t.Fatalf("err = %v, want the abort explained", err)
+			}
+			if n := strings.Count(err.Error(), "stop its consumers"); n != 1 {
+				t.Fatalf("err = %v: says \"stop its consumers\" %d times, want once", err, n)
 			}
 			if fmt.Sprint(ends) != "[false]" {
 				t.Fatalf("EndTxn commit flags = %v, want one abort", ends)
@@ -161,6 +164,9 @@ func TestExecuteResetTxnConsumerJoinedAborts(t *testing.T) {
 			}
 			if gp.Executed {
 				t.Fatal("group marked executed although nothing changed")
+			}
+			if gp.NotApplied() != "not applied: group became active" {
+				t.Fatalf("NotApplied() = %q", gp.NotApplied())
 			}
 		})
 	}
@@ -192,7 +198,7 @@ func TestExecuteResetTxnFenced(t *testing.T) {
 	if fenceErr != nil {
 		t.Fatalf("the second InitProducerId failed: %v", fenceErr)
 	}
-	if err == nil || !strings.Contains(err.Error(), "another offsetctl took over transactional id") || !strings.Contains(err.Error(), "nothing changed by this run") {
+	if err == nil || !strings.Contains(err.Error(), "another offsetctl took over transactional id") || !strings.Contains(err.Error(), "nothing changed for this group") {
 		t.Fatalf("err = %v, want fenced", err)
 	}
 	if got := committedOn(c, g, topic); fmt.Sprint(got) != "map[0:1 1:2 2:3]" {
@@ -358,7 +364,7 @@ func TestExecuteResetTxnFrozenBeforeStaging(t *testing.T) {
 		return nil, errors.New("dropped"), true
 	})
 	err := ExecuteResetTxn(ctx, c.Admin(), &gp, txnOpts(g))
-	if err == nil || !strings.Contains(err.Error(), "re-reading the committed offsets before committing") || !strings.HasSuffix(err.Error(), "nothing was staged: nothing changed by this run") {
+	if err == nil || !strings.Contains(err.Error(), "re-reading the committed offsets before committing") || !strings.HasSuffix(err.Error(), "nothing was staged: nothing changed for this group") {
 		t.Fatalf("err = %v, want the deadline and that nothing changed", err)
 	}
 	if got := committedOn(c, g, topic); got[0] != 3 || got[1] != 4 {
