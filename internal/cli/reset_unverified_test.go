@@ -1,11 +1,18 @@
 package cli
 
 import (
+	"encoding/json"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/audit"
+	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
 // A group committed but not read back as planned (topic deleted and
@@ -39,5 +46,44 @@ func TestResetUnverifiedGroup(t *testing.T) {
 	line = resetBackupLine("/b.csv", plan, []int{0, 1}, "")
 	if !strings.Contains(line, "undo: offsetctl reset --to file:/b.csv --execute; it also restores") {
 		t.Errorf("undo line %q", line)
+	}
+}
+
+// End to end on kfake: a plain commit lands between the transaction's
+// commit and its read-back. The JSON and the audit outcome both say
+// unverified, the partition is named, exit 1, and the undo line keeps the
+// group.
+func TestResetUnverifiedEndToEnd(t *testing.T) {
+	t.Setenv("KAFKA_BROKERS", "")
+	c := testkit.New(t)
+	topic, group := c.Topic(2, nil), testkit.Name(t, "unverified")
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 3, 1: 4})
+	var committed, done atomic.Bool
+	c.Fake.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		if req.(*kmsg.EndTxnRequest).Commit {
+			committed.Store(true)
+		}
+		return nil, nil, false
+	})
+	c.Fake.ControlKey(int16(kmsg.OffsetFetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		if committed.Load() && done.CompareAndSwap(false, true) {
+			c.Fake.SleepControl(func() { c.Commit(group, topic, map[int32]int64{0: 9}) })
+		}
+		return nil, nil, false
+	})
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	r := mustRun(t, c, 1, "--audit-log", log, "reset", group, "--all-topics", "--to", "latest", "--execute", "-o", "json", "--backup", filepath.Join(t.TempDir(), "b.csv"))
+	var gp admin.GroupPlan
+	if err := json.Unmarshal([]byte(r.stdout), &gp); err != nil {
+		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	if !gp.Executed || gp.Outcome != admin.OutcomeUnverified || !strings.HasPrefix(gp.Partitions[0].Error, "verify: committed 9, planned 10") || gp.Partitions[1].Error != "" {
+		t.Fatalf("JSON %s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "(outcome: unverified)") || !strings.Contains(r.stderr, "undo: offsetctl reset "+group) || !strings.Contains(r.stderr, "it also restores the 1 group(s)") {
+		t.Errorf("stderr %s", r.stderr)
 	}
 }
