@@ -3,6 +3,7 @@ package replay
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -32,7 +33,7 @@ func ParseFormat(s string) (Format, error) {
 	case "json":
 		return JSONL, nil
 	}
-	return "", fmt.Errorf("%q: want jsonl, raw or none", s)
+	return "", errors.New("want jsonl, raw or none")
 }
 
 // The JSON lines format, one object per record:

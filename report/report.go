@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -35,7 +36,7 @@ func ParseFormat(s string) (Format, error) {
 	case Table, JSON, CSV:
 		return f, nil
 	}
-	return "", fmt.Errorf("%q: want table, json or csv", s)
+	return "", errors.New("want table, json or csv")
 }
 
 // WriteJSON writes v as indented JSON and a newline.

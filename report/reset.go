@@ -43,7 +43,11 @@ func Reset(w io.Writer, f Format, p admin.Plan, oneGroup bool) error {
 			}
 			continue
 		}
+		notApplied := g.NotApplied()
 		for _, pp := range g.Partitions {
+			if notApplied != "" && pp.Error == "" && pp.Action != admin.ActSkip {
+				pp.Note = joinNote(pp.Note, notApplied)
+			}
 			target := Opt(pp.Target)
 			if pp.Action == admin.ActDelete {
 				target = "none"
@@ -69,6 +73,13 @@ func Reset(w io.Writer, f Format, p admin.Plan, oneGroup bool) error {
 		return WriteCSV(w, header, rows)
 	}
 	return WriteTable(w, header, rows)
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // ResetExport writes the plan's targets in Apache's --export CSV: three

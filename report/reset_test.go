@@ -93,3 +93,34 @@ func TestResetRender(t *testing.T) {
 		t.Errorf("csv = %q", b.String())
 	}
 }
+
+// The rows of a group whose transaction was aborted (outcome failed) say
+// so in NOTE, table and CSV, so they do not read like the applied group's;
+// the applied group's rows are unchanged.
+func TestResetAbortedGroupRowsMarked(t *testing.T) {
+	cur, tgt, d := int64(1), int64(5), int64(4)
+	row := admin.PartitionPlan{Topic: "t", Partition: 0, Current: &cur, Target: &tgt, Delta: &d, Action: admin.ActCommit}
+	p := admin.Plan{Groups: []admin.GroupPlan{
+		{Group: "ok", Executed: true, Outcome: admin.OutcomeApplied, Partitions: []admin.PartitionPlan{row}},
+		{Group: "live", Outcome: admin.OutcomeFailed, Aborted: "group became active", Error: "group live ...", Partitions: []admin.PartitionPlan{row}},
+		{Group: "refused", Outcome: admin.OutcomeFailed, Error: "committing ...", Partitions: []admin.PartitionPlan{row}},
+	}}
+	var table, csv bytes.Buffer
+	if err := Reset(&table, Table, p, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := Reset(&csv, CSV, p, false); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(table.String()), "\n")
+	if len(lines) != 4 || !strings.HasSuffix(lines[1], " -") || !strings.HasSuffix(lines[2], "not applied: group became active") ||
+		!strings.HasSuffix(lines[3], "not applied: the group's change failed (see the error)") {
+		t.Errorf("table:\n%s", table.String())
+	}
+	if !strings.Contains(csv.String(), "live,t,0,0,0,1,5,4,not applied: group became active,") || strings.Contains(csv.String(), "ok,t,0,0,0,1,5,4,not") {
+		t.Errorf("csv:\n%s", csv.String())
+	}
+	if p.Groups[1].Partitions[0].Note != "" {
+		t.Error("rendering changed the plan")
+	}
+}

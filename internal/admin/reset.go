@@ -82,9 +82,27 @@ type GroupPlan struct {
 	// group again: the offsets read back are not this run's (Note says
 	// so), so they were not compared with the plan.
 	Superseded bool `json:"-"`
+	// Aborted says, for a group whose transaction this run aborted, why
+	// in a few words ("group became active"): the table marks its rows
+	// (see NotApplied); the group's Error has the whole story.
+	Aborted string `json:"-"`
 	// BackupExtra are rows the backup holds beyond the plan's partitions
 	// (a share group's, see planShareUndo), so that its restore works.
 	BackupExtra []PlanRow `json:"-"`
+}
+
+// NotApplied is the note of the rows of a group whose execution changed
+// nothing (outcome failed: its transaction aborted, its commit refused),
+// so that they do not read like applied ones: "not applied: " and why in
+// a few words. "" for any other group.
+func (g GroupPlan) NotApplied() string {
+	if g.Outcome != OutcomeFailed {
+		return ""
+	}
+	if g.Aborted != "" {
+		return "not applied: " + g.Aborted
+	}
+	return "not applied: the group's change failed (see the error)"
 }
 
 // Plan is the reset plan of every group, in the order named.

@@ -394,8 +394,14 @@ func (g GroupPlan) Applied() bool {
 const (
 	// OutcomeApplied: the broker acknowledged every change (an answered
 	// EndTxn, or a lost answer read back as committed), even when the
-	// read-back after it failed.
+	// read-back after it got no answer.
 	OutcomeApplied = "applied"
+	// OutcomeUnverified: the broker acknowledged every change, but the
+	// read-back found some partitions not holding their planned offset
+	// (their "verify: " errors name them): a consumer committed meanwhile,
+	// the topic was deleted (and recreated). The change was made; whether
+	// it still stands there is not.
+	OutcomeUnverified = "unverified"
 	// OutcomeFailed: the broker changed nothing of the group.
 	OutcomeFailed = "failed"
 	// OutcomePartly: some partitions changed, others did not.
@@ -428,6 +434,21 @@ func partitionsOutcome(gp *GroupPlan) string {
 	return OutcomePartly
 }
 
+// verifiedOutcome is a group's outcome once its read-back was compared
+// with the plan: an applied change with a partition that does not hold
+// its planned offset is unverified.
+func verifiedOutcome(gp *GroupPlan) string {
+	if gp.Outcome != OutcomeApplied {
+		return gp.Outcome
+	}
+	for _, pp := range gp.Partitions {
+		if strings.HasPrefix(pp.Error, verifyErrPrefix) {
+			return OutcomeUnverified
+		}
+	}
+	return gp.Outcome
+}
+
 // unanswered says whether err is a request left without an answer (a
 // lost connection, the deadline) rather than the broker's refusal: then
 // whether the broker applied it is unknown.
@@ -441,6 +462,9 @@ func unanswered(err error) bool {
 const (
 	commitErrPrefix = "commit: "
 	deleteErrPrefix = "delete: "
+	// verifyErrPrefix: the read-back found the partition not holding
+	// what was planned (the broker had acknowledged the change).
+	verifyErrPrefix = "verify: "
 )
 
 // ExecuteReset applies one group's validated plan: one OffsetCommit to the
@@ -521,6 +545,7 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 		return errors.New(gp.Error)
 	}
 	verifyReadBack(gp, fetched)
+	gp.Outcome = verifiedOutcome(gp)
 	return nil
 }
 
@@ -583,13 +608,13 @@ func verifyReadBack(gp *GroupPlan, fetched kadm.OffsetResponses) {
 		has := ok && o.Err == nil && o.At >= 0
 		switch {
 		case ok && o.Err != nil:
-			pp.Error = fmt.Sprintf("verify: %v", o.Err)
+			pp.Error = fmt.Sprintf(verifyErrPrefix+"%v", o.Err)
 		case pp.Action == ActDelete && has:
-			pp.Error = fmt.Sprintf("verify: still committed at %d after the delete", o.At)
+			pp.Error = fmt.Sprintf(verifyErrPrefix+"still committed at %d after the delete", o.At)
 		case pp.Action == ActCommit && !has:
-			pp.Error = fmt.Sprintf("verify: no commit found, planned %d", *pp.Target)
+			pp.Error = fmt.Sprintf(verifyErrPrefix+"no commit found, planned %d", *pp.Target)
 		case pp.Action == ActCommit && o.At != *pp.Target:
-			pp.Error = fmt.Sprintf("verify: committed %d, planned %d (did a consumer commit meanwhile?)", o.At, *pp.Target)
+			pp.Error = fmt.Sprintf(verifyErrPrefix+"committed %d, planned %d (did a consumer commit meanwhile?)", o.At, *pp.Target)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -407,6 +408,7 @@ func ExecuteResetTxn(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o T
 		return nil
 	}
 	verifyReadBack(gp, fetched)
+	gp.Outcome = verifiedOutcome(gp)
 	return nil
 }
 
@@ -464,7 +466,7 @@ func nothingChanged(err error) error {
 	if errors.As(err, &ce) || errors.As(err, &na) {
 		return err
 	}
-	return fmt.Errorf("%w; nothing was staged: nothing changed by this run", err)
+	return fmt.Errorf("%w; nothing was staged: nothing changed for this group", err)
 }
 
 // readBackCommitted reads the offsets back after the commit. EndTxn
@@ -606,7 +608,7 @@ func (t *txn) abort(ctx context.Context) string {
 // any failure it aborts, so nothing of the plan is applied.
 func stageCommits(ctx context.Context, adm *cluster.Admin, t *txn, gp *GroupPlan, commits kadm.Offsets) error {
 	abort := func(err error) error {
-		return groupFailed(gp, fmt.Errorf("group %s: %w; %s: nothing changed by this run", gp.Group, err, t.abort(ctx)))
+		return groupFailed(gp, fmt.Errorf("group %s: %w; %s: nothing changed for this group", gp.Group, err, t.abort(ctx)))
 	}
 	if err := t.addOffsets(ctx, gp.Group); err != nil {
 		return abort(fmt.Errorf("adding the group to the transaction: %s", explainTxnErr(err, t.id)))
@@ -710,10 +712,14 @@ func describeAsPlanned(ctx context.Context, adm *cluster.Admin, group, planned s
 func endTxn(ctx context.Context, adm *cluster.Admin, t *txn, gp *GroupPlan, o TxnOptions) error {
 	live, err := liveNow(ctx, adm, gp.Group, gp.Type)
 	if err == nil && live != "" {
-		return groupFailed(gp, fmt.Errorf("group %s %s: it became active after the check, so %s: nothing changed by this run; stop its consumers and retry", gp.Group, live, t.abort(ctx)))
+		// live ends with its own advice ("; stop its consumers
+		// first"): said once, at the end.
+		live = strings.TrimSuffix(live, "; stop its consumers first")
+		gp.Aborted = "group became active"
+		return groupFailed(gp, fmt.Errorf("group %s %s: it became active after the check, so %s: nothing changed for this group; stop its consumers and retry", gp.Group, live, t.abort(ctx)))
 	}
 	if err != nil {
-		return groupFailed(gp, fmt.Errorf("group %s: describing it again before the commit: %v; %s: nothing changed by this run", gp.Group, err, t.abort(ctx)))
+		return groupFailed(gp, fmt.Errorf("group %s: describing it again before the commit: %v; %s: nothing changed for this group", gp.Group, err, t.abort(ctx)))
 	}
 	err = t.end(ctx, true)
 	var lost *noAnswerError
@@ -730,13 +736,13 @@ func endTxn(ctx context.Context, adm *cluster.Admin, t *txn, gp *GroupPlan, o Tx
 		// Apache Kafka answers PRODUCER_FENCED, kfake INVALID_TXN_STATE),
 		// or the transaction timed out and was aborted. Not resolved by
 		// taking the id over: that would fence the other run in turn.
-		return groupFailed(gp, fmt.Errorf("group %s: the transaction coordinator no longer held this run's transaction (%v: another offsetctl took over transactional id %q, or the transaction timed out), so it was aborted: nothing changed by this run", gp.Group, err, t.id))
+		return groupFailed(gp, fmt.Errorf("group %s: the transaction coordinator no longer held this run's transaction (%v: another offsetctl took over transactional id %q, or the transaction timed out), so it was aborted: nothing changed for this group", gp.Group, err, t.id))
 	}
 	// Any other answer refused the commit. The transaction is aborted
 	// (here, or by the timeout or the next run); no takeover, which
 	// could fence another run that holds the id now.
 	_ = t.end(ctx, false) // the refusal says it all: nothing changed
-	return groupFailed(gp, fmt.Errorf("group %s: the transaction coordinator refused the commit (%v): nothing changed by this run", gp.Group, err))
+	return groupFailed(gp, fmt.Errorf("group %s: the transaction coordinator refused the commit (%v): nothing changed for this group", gp.Group, err))
 }
 
 func resolveBound(o TxnOptions) time.Duration {

@@ -150,8 +150,11 @@ func TestExecuteResetTxnConsumerJoinedAborts(t *testing.T) {
 				return nil, nil, false
 			})
 			err := ExecuteResetTxn(testkit.Ctx(t), c.Admin(), &gp, txnOpts(g))
-			if err == nil || !strings.Contains(err.Error(), "became active after the check, so the transaction was aborted: nothing changed by this run") {
+			if err == nil || !strings.Contains(err.Error(), "became active after the check, so the transaction was aborted: nothing changed for this group") {
 				t.Fatalf("err = %v, want the abort explained", err)
+			}
+			if n := strings.Count(err.Error(), "stop its consumers"); n != 1 {
+				t.Fatalf("err = %v: says \"stop its consumers\" %d times, want once", err, n)
 			}
 			if fmt.Sprint(ends) != "[false]" {
 				t.Fatalf("EndTxn commit flags = %v, want one abort", ends)
@@ -161,6 +164,9 @@ func TestExecuteResetTxnConsumerJoinedAborts(t *testing.T) {
 			}
 			if gp.Executed {
 				t.Fatal("group marked executed although nothing changed")
+			}
+			if gp.NotApplied() != "not applied: group became active" {
+				t.Fatalf("NotApplied() = %q", gp.NotApplied())
 			}
 		})
 	}
@@ -192,7 +198,7 @@ func TestExecuteResetTxnFenced(t *testing.T) {
 	if fenceErr != nil {
 		t.Fatalf("the second InitProducerId failed: %v", fenceErr)
 	}
-	if err == nil || !strings.Contains(err.Error(), "another offsetctl took over transactional id") || !strings.Contains(err.Error(), "nothing changed by this run") {
+	if err == nil || !strings.Contains(err.Error(), "another offsetctl took over transactional id") || !strings.Contains(err.Error(), "nothing changed for this group") {
 		t.Fatalf("err = %v, want fenced", err)
 	}
 	if got := committedOn(c, g, topic); fmt.Sprint(got) != "map[0:1 1:2 2:3]" {
@@ -358,7 +364,7 @@ func TestExecuteResetTxnFrozenBeforeStaging(t *testing.T) {
 		return nil, errors.New("dropped"), true
 	})
 	err := ExecuteResetTxn(ctx, c.Admin(), &gp, txnOpts(g))
-	if err == nil || !strings.Contains(err.Error(), "re-reading the committed offsets before committing") || !strings.HasSuffix(err.Error(), "nothing was staged: nothing changed by this run") {
+	if err == nil || !strings.Contains(err.Error(), "re-reading the committed offsets before committing") || !strings.HasSuffix(err.Error(), "nothing was staged: nothing changed for this group") {
 		t.Fatalf("err = %v, want the deadline and that nothing changed", err)
 	}
 	if got := committedOn(c, g, topic); got[0] != 3 || got[1] != 4 {
@@ -455,6 +461,37 @@ func TestExecuteResetTxnReadBackOtherWriter(t *testing.T) {
 	}
 	if got := strings.Join(errs, ","); got != "0:verify: committed 9, planned 10 (did a consumer commit meanwhile?),1:" || gp.Note != "" {
 		t.Fatalf("partition errors %q, note %q: want partition 0's mismatch flagged, no note", got, gp.Note)
+	}
+	// Committed, but not read back as planned: not applied.
+	if !gp.Executed || gp.Outcome != OutcomeUnverified {
+		t.Fatalf("executed %v, outcome %q: want executed, %q", gp.Executed, gp.Outcome, OutcomeUnverified)
+	}
+}
+
+// verifiedOutcome: only an applied group with a "verify: " partition error
+// becomes unverified; a refused commit, a partly or failed group keep
+// their outcome.
+func TestVerifiedOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		outcome string
+		errs    []string
+		want    string
+	}{
+		{OutcomeApplied, []string{"", ""}, OutcomeApplied},
+		{OutcomeApplied, []string{"", "verify: no commit found, planned 0"}, OutcomeUnverified},
+		{OutcomeApplied, []string{"verify: committed 9, planned 10 (did a consumer commit meanwhile?)"}, OutcomeUnverified},
+		{OutcomeApplied, []string{"commit: NOT_COORDINATOR"}, OutcomeApplied},
+		{OutcomePartly, []string{"commit: x", "verify: no commit found, planned 0"}, OutcomePartly},
+		{OutcomeFailed, []string{"verify: no commit found, planned 0"}, OutcomeFailed},
+		{OutcomeUnknown, []string{"verify: no commit found, planned 0"}, OutcomeUnknown},
+	} {
+		gp := GroupPlan{Outcome: tc.outcome}
+		for _, e := range tc.errs {
+			gp.Partitions = append(gp.Partitions, PartitionPlan{Error: e})
+		}
+		if got := verifiedOutcome(&gp); got != tc.want {
+			t.Errorf("verifiedOutcome(%s, %q) = %s, want %s", tc.outcome, tc.errs, got, tc.want)
+		}
 	}
 }
 

@@ -49,8 +49,13 @@ const (
 const (
 	// Applied: the broker acknowledged every planned change (a
 	// transaction's EndTxn was answered, or a lost answer was read back
-	// as committed), even if the read-back after it failed.
+	// as committed) and the read-back found it, or got no answer.
 	Applied = "applied"
+	// Unverified: the broker acknowledged every planned change, but the
+	// read-back found some partitions not holding their planned offset
+	// (their Change.Error says "verify: ..."): a consumer committed
+	// meanwhile, or the topic was deleted. The change was made.
+	Unverified = "unverified"
 	// Refused: the guard (live members, a moved group) or a check
 	// refused before anything was sent; nothing changed.
 	Refused = "refused"
@@ -197,17 +202,19 @@ func Outcome(err error, refused bool, applied int) string {
 // Combine is the outcome of a change made of independent parts (the
 // groups of a reset), from each part's outcome: all the same is that
 // outcome (refused and failed both changed nothing: failed); any unknown
-// is unknown, since the cluster may be in either state; otherwise some
-// parts changed and some did not: partly.
+// is unknown, since the cluster may be in either state; every part
+// applied or unverified is unverified; otherwise some parts changed and
+// some did not: partly.
 func Combine(parts []string) string {
 	if len(parts) == 0 {
 		return Failed
 	}
-	same, changedNone, unknown := true, true, false
+	same, changedNone, unknown, changedAll := true, true, false, true
 	for _, p := range parts {
 		same = same && p == parts[0]
 		changedNone = changedNone && (p == Failed || p == Refused)
 		unknown = unknown || p == Unknown
+		changedAll = changedAll && (p == Applied || p == Unverified)
 	}
 	switch {
 	case same:
@@ -216,6 +223,8 @@ func Combine(parts []string) string {
 		return Unknown
 	case changedNone:
 		return Failed
+	case changedAll:
+		return Unverified
 	}
 	return Partly
 }

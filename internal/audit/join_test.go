@@ -71,6 +71,12 @@ func TestCombine(t *testing.T) {
 		{[]string{Unknown, Unknown}, Unknown},
 		{[]string{Failed, Unknown}, Unknown},
 		{[]string{Applied, Refused}, Partly},
+		{[]string{Unverified}, Unverified},
+		{[]string{Applied, Unverified}, Unverified},
+		{[]string{Unverified, Applied}, Unverified},
+		{[]string{Unverified, Failed}, Partly},
+		{[]string{Unverified, Partly}, Partly},
+		{[]string{Unverified, Unknown}, Unknown},
 	} {
 		if got := Combine(tc.in); got != tc.want {
 			t.Errorf("Combine(%v) = %s, want %s", tc.in, got, tc.want)

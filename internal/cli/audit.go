@@ -414,7 +414,7 @@ func groupOutcome(g admin.GroupPlan) string {
 func partitionWritten(g admin.GroupPlan, pp admin.PartitionPlan) bool {
 	refused := strings.HasPrefix(pp.Error, "commit: ") || strings.HasPrefix(pp.Error, "delete: ")
 	switch groupOutcome(g) {
-	case audit.Applied, audit.Unknown:
+	case audit.Applied, audit.Unverified, audit.Unknown:
 		return !refused
 	case audit.Partly:
 		if pp.Applied != nil {

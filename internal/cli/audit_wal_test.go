@@ -405,7 +405,7 @@ func TestAuditAbortUnanswered(t *testing.T) {
 	})
 	r := f.reset(t, 1, "latest", "--timeout", "2s")
 	f.wantAt(t, walOld)
-	if strings.Contains(r.stderr, "the transaction was aborted") || !strings.Contains(r.stderr, "the abort got no answer") || !strings.Contains(r.stderr, "nothing changed by this run") {
+	if strings.Contains(r.stderr, "the transaction was aborted") || !strings.Contains(r.stderr, "the abort got no answer") || !strings.Contains(r.stderr, "nothing changed for this group") {
 		t.Fatalf("stderr:\n%s", r.stderr)
 	}
 	if es := f.history(t); len(es) != 1 || es[0].Outcome != audit.Failed || !strings.Contains(es[0].Error, "the abort got no answer") {

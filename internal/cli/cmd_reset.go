@@ -88,7 +88,7 @@ Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
 	fl.BoolVar(&f.dryRun, "dry-run", false, "only print the plan (the default; not with --execute)")
 	fl.BoolVar(&f.export, "export", false, "print the plan as Apache's CSV (topic,partition,offset; group first for several groups; not with -o)")
 	fl.StringVar(&f.backup, "backup", "", "with --execute: backup file written before it commits (default offsetctl-backup-GROUP-UTCTIME.csv)")
-	fl.StringVar(&f.txnPrefix, "transactional-id-prefix", admin.DefaultTxnIDPrefix, "--execute commits each group in one transaction with id PREFIX+GROUP; runs with the same id fence each other")
+	fl.StringVar(&f.txnPrefix, "transactional-id-prefix", admin.DefaultTxnIDPrefix, fmt.Sprintf("--execute commits each group in one transaction with id PREFIX+GROUP; runs with the same id fence each other (printable, no blanks at the ends, at most %d bytes: the id lands in broker logs, ACLs and __transaction_state, prefixed to each group id)", maxTxnPrefix))
 	fl.BoolVar(&f.nonAtomic, "non-atomic", false, "commit without a transaction (plain OffsetCommits, split at the 1 MiB batch limit: a failure between them leaves the group partly changed)")
 	fl.IntVar(&f.parallel, "parallel-groups", change.DefaultParallel, "with --execute and several groups: how many groups are changed at once (each in its own transaction; results are reported in plan order)")
 	fl.BoolVar(&f.toEarliest, "to-earliest", false, "alias of --to earliest")
@@ -158,6 +158,9 @@ func (a *app) resetRequest(cmd *cobra.Command, args []string, f resetFlags) (res
 	}
 	if f.execute && f.dryRun {
 		return resetReq{}, exitcode.Usagef("--execute and --dry-run contradict each other")
+	}
+	if err := checkTxnPrefix(f.txnPrefix); err != nil {
+		return resetReq{}, err
 	}
 	if f.parallel < 1 || f.parallel > maxParallelGroups {
 		return resetReq{}, exitcode.Usagef("--parallel-groups must be between 1 and %d, got %d", maxParallelGroups, f.parallel)
@@ -331,6 +334,26 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 	return eng.Execute(ctx)
 }
 
+// maxTxnPrefix bounds --transactional-id-prefix: the prefix is a fixed
+// name an operator types into ACLs (a PREFIXED TransactionalId) and reads in
+// broker logs, and every group id is appended to it; 128 bytes is far
+// beyond any real prefix and keeps the id short of what a broker logs whole.
+const maxTxnPrefix = 128
+
+// checkTxnPrefix checks --transactional-id-prefix before any request: the
+// prefix becomes a broker's transactional id, so a control character
+// (ESC, BEL) or a blank at either end would land there raw. The value is
+// never echoed (exit 2 names the flag and what is wrong).
+func checkTxnPrefix(s string) error {
+	if len(s) > maxTxnPrefix {
+		return exitcode.Usagef("--transactional-id-prefix is %d bytes long: at most %d", len(s), maxTxnPrefix)
+	}
+	if safetext.Name(s) != s {
+		return exitcode.Usagef("--transactional-id-prefix must be printable text with no control characters and no blank at either end")
+	}
+	return nil
+}
+
 // maxParallelGroups bounds --parallel-groups: each group in flight holds
 // a transactional id and a few requests at the coordinators; more than
 // this only queues requests at the broker.
@@ -385,8 +408,14 @@ func (a *app) reportReset(plan *admin.Plan, todo []int, f resetFlags, path, id s
 // how to find out which.
 func resetBackupLine(path string, plan *admin.Plan, todo []int, id string) string {
 	var applied, unknown []string
+	unverified := 0
 	for _, i := range todo {
 		switch groupOutcome(plan.Groups[i]) {
+		case audit.Unverified:
+			// Changed, though its read-back missed some partitions: the
+			// backup restores it, those partitions too.
+			unverified++
+			applied = append(applied, plan.Groups[i].Group)
 		case audit.Applied, audit.Partly:
 			applied = append(applied, plan.Groups[i].Group)
 		case audit.Unknown:
@@ -406,17 +435,21 @@ func resetBackupLine(path string, plan *admin.Plan, todo []int, id string) strin
 		}
 		return fmt.Sprintf("backup of the previous offsets: %s (whether the change of %d group(s) reached the cluster is unknown: check with: %s; undo whatever landed: offsetctl reset %s --to %s --execute)", safetext.Name(path), len(unknown), check, strings.Join(args, " "), file)
 	}
+	note := ""
+	if unverified > 0 {
+		note = fmt.Sprintf("; it also restores the %d group(s) committed but not read back as planned (outcome unverified)", unverified)
+	}
 	switch {
 	case len(applied) == 0:
 		return fmt.Sprintf("backup of the previous offsets: %s (nothing was committed, so there is nothing to undo)", safetext.Name(path))
 	case len(applied) == len(todo) && len(todo) > 1:
-		return fmt.Sprintf("backup of the previous offsets: %s (undo: offsetctl reset --to %s --execute)", safetext.Name(path), file)
+		return fmt.Sprintf("backup of the previous offsets: %s (undo: offsetctl reset --to %s --execute%s)", safetext.Name(path), file, note)
 	}
 	args := make([]string, len(applied))
 	for i, g := range applied {
 		args[i] = groupArg(g)
 	}
-	return fmt.Sprintf("backup of the previous offsets: %s (undo: offsetctl reset %s --to %s --execute)", safetext.Name(path), strings.Join(args, " "), file)
+	return fmt.Sprintf("backup of the previous offsets: %s (undo: offsetctl reset %s --to %s --execute%s)", safetext.Name(path), strings.Join(args, " "), file, note)
 }
 
 // writeBackup writes the backup to path given with --backup (an existing

@@ -25,13 +25,15 @@ func TestGroupsStateList(t *testing.T) {
 		state []string
 		want  string
 	}{
-		{[]string{"Empty,"}, `--state "Empty,": item 2 is empty (valid states are Empty, Dead, Stable,`},
-		{[]string{",Stable"}, `--state ",Stable": item 1 is empty`},
-		{[]string{"Empty,,Stable"}, `--state "Empty,,Stable": item 2 is empty`},
-		{[]string{""}, `--state must name at least one state, got "" (valid states are`},
-		{[]string{"Empty", " "}, `--state must name at least one state, got " "`},
-		{[]string{"Empty,Bogus"}, `--state "Empty,Bogus": unknown state "Bogus" (valid states are`},
-		{[]string{"bogus"}, `--state "bogus": valid states are Empty, Dead,`},
+		{[]string{"Empty,"}, `--state item 2 is empty (valid states are Empty, Dead, Stable,`},
+		{[]string{",Stable"}, `--state item 1 is empty`},
+		{[]string{"Empty,,Stable"}, `--state item 2 is empty`},
+		{[]string{""}, `--state must name at least one state (valid states are`},
+		{[]string{"Empty", " "}, `--state must name at least one state (valid`},
+		{[]string{"Empty,Bogus"}, `--state item 2 is not a state (valid states are`},
+		{[]string{"bogus"}, `--state want a state (valid states are Empty, Dead,`},
+		{[]string{"x\x1b[2Jsecret=hunter2"}, `--state want a state (valid states are Empty, Dead,`},
+		{[]string{"Empty,x\x1b[2Jsecret=hunter2"}, `--state item 2 is not a state (valid states are`},
 	} {
 		args := []string{"groups"}
 		for _, s := range tc.state {
@@ -41,6 +43,9 @@ func TestGroupsStateList(t *testing.T) {
 		line := strings.TrimSpace(r.stderr)
 		if r.code != 2 || r.stdout != "" || strings.Contains(line, "\n") || !strings.Contains(line, tc.want) {
 			t.Errorf("%q: exit %d stdout %q stderr %q; want exit 2 and one line with %q", args, r.code, r.stdout, r.stderr, tc.want)
+		}
+		if strings.Contains(line, "hunter2") {
+			t.Errorf("%q: stderr echoes the value: %q", args, line)
 		}
 	}
 

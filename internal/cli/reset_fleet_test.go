@@ -250,7 +250,7 @@ func TestResetFleetConcurrentRunsLoseNoUpdate(t *testing.T) {
 			switch {
 			case gp.Outcome == admin.OutcomeApplied && gp.Error == "":
 				applied[gp.Group]++
-			case strings.Contains(gp.Error, "changed since the plan") || strings.Contains(gp.Error, "nothing changed by this run"):
+			case strings.Contains(gp.Error, "changed since the plan") || strings.Contains(gp.Error, "nothing changed for this group"):
 			default:
 				t.Errorf("run %d group %s: outcome %q error %q", i, gp.Group, gp.Outcome, gp.Error)
 			}

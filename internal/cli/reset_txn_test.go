@@ -491,7 +491,7 @@ func (cp *concurrentPair) checkNoLostUpdate(t *testing.T, c *testkit.Cluster) st
 	final := c.Committed(cp.group)[cp.topic]
 	ok := [2]bool{cp.res[0].code == 0, cp.res[1].code == 0}
 	for i, r := range cp.res {
-		if r.code != 0 && (r.code != 1 || !strings.Contains(r.stderr, "changed since the plan") && !strings.Contains(r.stderr, "nothing changed by this run")) {
+		if r.code != 0 && (r.code != 1 || !strings.Contains(r.stderr, "changed since the plan") && !strings.Contains(r.stderr, "nothing changed for this group")) {
 			t.Fatalf("run %d: exit %d without saying it changed nothing:\n%s", i, r.code, r.stderr)
 		}
 	}

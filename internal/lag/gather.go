@@ -38,7 +38,7 @@ func ParseIsolation(s string) (Isolation, error) {
 	case "committed", "read_committed", "lso":
 		return ReadCommitted, nil
 	}
-	return 0, fmt.Errorf("%q: want uncommitted or committed", s)
+	return 0, errors.New("want uncommitted or committed")
 }
 
 func (i Isolation) String() string {

@@ -1,6 +1,7 @@
 package lag
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -135,7 +136,7 @@ func ParseAssumeReset(s string) (AssumeReset, error) {
 	case AssumeEarliest, AssumeLatest:
 		return a, nil
 	}
-	return "", fmt.Errorf("%q: want earliest or latest", s)
+	return "", errors.New("want earliest or latest")
 }
 
 // LagOptions are the choices ComputeLag leaves to the user.
@@ -414,13 +415,13 @@ func ParseStates(values []string) ([]string, error) {
 	var out []string
 	for _, v := range values {
 		if strings.TrimSpace(v) == "" {
-			return nil, fmt.Errorf("must name at least one state, got %q (%s)", v, valid)
+			return nil, fmt.Errorf("must name at least one state (%s)", valid)
 		}
 		items := strings.Split(v, ",")
 		for i, item := range items {
 			item = strings.TrimSpace(item)
 			if item == "" {
-				return nil, fmt.Errorf("%q: item %d is empty (%s)", v, i+1, valid)
+				return nil, fmt.Errorf("item %d is empty (%s)", i+1, valid)
 			}
 			state := ""
 			for _, s := range GroupStates {
@@ -429,10 +430,12 @@ func ParseStates(values []string) ([]string, error) {
 				}
 			}
 			switch {
+			// The value is never echoed (a pasted secret, a terminal
+			// escape): the item's place says which.
 			case state == "" && len(items) == 1:
-				return nil, fmt.Errorf("%q: %s", v, valid)
+				return nil, fmt.Errorf("want a state (%s)", valid)
 			case state == "":
-				return nil, fmt.Errorf("%q: unknown state %q (%s)", v, item, valid)
+				return nil, fmt.Errorf("item %d is not a state (%s)", i+1, valid)
 			}
 			if !slices.Contains(out, state) {
 				out = append(out, state)

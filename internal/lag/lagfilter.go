@@ -198,7 +198,7 @@ func ParseLagBy(s string) (LagBy, error) {
 	case ByPartition, ByTopic, ByGroup:
 		return b, nil
 	}
-	return "", fmt.Errorf("%s: want partition, topic or group", safetext.Arg(s))
+	return "", errors.New("want partition, topic or group")
 }
 
 // TopicLag is one topic of one group, rolled up from its rows.

@@ -346,7 +346,7 @@ func (m Mode) Valid() bool {
 func ParseModes(s string) ([]Mode, error) {
 	want := fmt.Sprintf("want a comma-separated list of %s, or all", modeNames(AllModes))
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("must name at least one mode, got %q (%s)", s, want)
+		return nil, fmt.Errorf("must name at least one mode (%s)", want)
 	}
 	if strings.EqualFold(strings.TrimSpace(s), "all") {
 		return append([]Mode(nil), DefaultModes...), nil
@@ -356,13 +356,15 @@ func ParseModes(s string) ([]Mode, error) {
 		m := Mode(strings.ToLower(strings.TrimSpace(part)))
 		switch {
 		case m == "":
-			return nil, fmt.Errorf("%q: item %d is empty (%s)", s, i+1, want)
+			return nil, fmt.Errorf("item %d is empty (%s)", i+1, want)
 		case m == "all":
-			return nil, fmt.Errorf("%q: all cannot be combined with other modes", s)
+			return nil, errors.New("all cannot be combined with other modes")
 		case !m.Valid():
-			return nil, fmt.Errorf("%q: unknown mode %q (%s)", s, m, want)
+			// Neither the value nor the item is echoed (a pasted
+			// secret, a terminal escape): its place says which.
+			return nil, fmt.Errorf("item %d is not a mode (%s)", i+1, want)
 		case slices.Contains(out, m):
-			return nil, fmt.Errorf("%q: %s given twice", s, m)
+			return nil, fmt.Errorf("%s given twice", m)
 		}
 		out = append(out, m)
 	}

@@ -24,7 +24,7 @@ func TestParseModes(t *testing.T) {
 		{"auto,auto-greedy", []Mode{Auto, AutoGreedy}, ""},
 		{"SYNC,Async", []Mode{Sync, Async}, ""},
 		// A typed empty value is an error, never "all".
-		{"", nil, `must name at least one mode, got ""`},
+		{"", nil, `must name at least one mode (want`},
 		{"  ", nil, "must name at least one mode"},
 		{"sync,,async", nil, "item 2 is empty"},
 		{"sync,", nil, "item 2 is empty"},
@@ -34,16 +34,17 @@ func TestParseModes(t *testing.T) {
 		{"sync, SYNC", nil, "sync given twice"},
 		{"all,sync", nil, "cannot be combined"},
 		{"sync,all", nil, "cannot be combined"},
-		{"exactly-once", nil, `unknown mode "exactly-once"`},
+		{"exactly-once", nil, `item 1 is not a mode`},
 	} {
 		got, err := ParseModes(tc.in)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("ParseModes(%q) error = %v, want %q", tc.in, err, tc.err)
 			}
-			// The value is named; the command layer adds --modes.
-			if err != nil && !strings.Contains(err.Error(), strconv.Quote(tc.in)) {
-				t.Errorf("ParseModes(%q) error %q does not name the value", tc.in, err)
+			// The value is not echoed (the item's place says which);
+			// the command layer adds --modes.
+			if err != nil && len(tc.in) > 5 && strings.Contains(err.Error(), strconv.Quote(tc.in)) {
+				t.Errorf("ParseModes(%q) error %q echoes the value", tc.in, err)
 			}
 			continue
 		}
@@ -73,8 +74,10 @@ func FuzzParseModes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		ms, err := ParseModes(s)
 		if err != nil {
-			if !strings.Contains(err.Error(), strconv.Quote(s)) {
-				t.Fatalf("ParseModes(%q) error %q does not name the value", s, err)
+			// The value is never echoed (a pasted secret, a terminal
+			// escape): the error is short and plain whatever it is.
+			if msg := err.Error(); len(msg) > 200 || strings.ContainsFunc(msg, func(r rune) bool { return r < 0x20 || r == 0x7f || r > 0x7e }) {
+				t.Fatalf("ParseModes(%q) error %q echoes the value", s, err)
 			}
 			return
 		}
