@@ -379,7 +379,7 @@ func (a *app) exporterTargets(req lag.GatherRequest, f exporterFlags) ([]exporte
 	opts := exporter.Options{Interval: f.interval, Request: req, TimeLag: f.timeLag, RateWindow: f.rateWindow, Now: a.now,
 		Status: f.status, StatusWindow: f.statusWindow, StatusPartitions: f.statusPartitions, CommitSource: f.commitSource}
 	if f.status {
-		opts.Explain = a.liveAuditExplainer()
+		opts.Explain = a.liveAuditExplainer("exporter: status")
 	}
 	if f.commitSource == exporter.SourceOffsetsTopic {
 		// Only this source's errors are new to stderr: an unreadable
@@ -424,11 +424,12 @@ func parseCommitSource(s string) error {
 }
 
 // liveAuditExplainer explains rewinds by the resets in offsetctl's audit
-// log, as lag --status does, for a process that runs for days: the log is
-// read again at a rewind when it changed since it was last read (size or
-// modification time). A log that cannot be read explains nothing (said
-// once on stderr).
-func (a *app) liveAuditExplainer() health.Explainer {
+// log, for lag --status, lag --watch --status and the exporter alike (a
+// watch or an exporter runs for hours and sees resets made meanwhile): the
+// log is read again at a rewind when it changed since it was last read
+// (size or modification time). A log that cannot be read explains nothing
+// (said once on stderr, after what).
+func (a *app) liveAuditExplainer(what string) health.Explainer {
 	var (
 		mu      sync.Mutex
 		explain health.Explainer
@@ -451,7 +452,7 @@ func (a *app) liveAuditExplainer() health.Explainer {
 		}
 		if err != nil && !warned {
 			warned = true
-			a.warnf("exporter: status: the audit log cannot be read, so no rewind is explained by a reset: %s", safetext.Text(err.Error()))
+			a.warnf("%s: the audit log cannot be read, so no rewind is explained by a reset: %s", what, safetext.Text(err.Error()))
 		}
 		if explain == nil {
 			return "", false

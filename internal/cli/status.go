@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/health"
@@ -74,7 +73,7 @@ func (a *app) judge(o *statusOpts, cfg cluster.Config, adm *cluster.Admin, iso l
 		sleep = sleepCtx
 	}
 	j := &health.Judge{
-		Explain:   a.auditExplainer(),
+		Explain:   a.liveAuditExplainer("status"),
 		Admin:     adm,
 		Reader:    health.TopicReader{Admin: adm.Client, NewClient: cfg.NewClient},
 		Mode:      o.mode,
@@ -199,31 +198,4 @@ func statusBreaches(rep lag.LagReport, ths []statusThreshold) []string {
 		}
 	}
 	return out
-}
-
-// auditExplainer explains rewinds by the resets in offsetctl's audit log,
-// read at the first rewind (a reset made while sampling counts); a log
-// that cannot be read is said on stderr and explains nothing.
-func (a *app) auditExplainer() health.Explainer {
-	var explain health.Explainer
-	read := false
-	return func(r health.Rewind) (string, bool) {
-		if !read {
-			read = true
-			path, err := a.auditPath()
-			var entries []audit.Entry
-			if err == nil {
-				entries, err = audit.ReadFile(path)
-			}
-			if err != nil {
-				a.warnf("status: the audit log cannot be read, so no rewind is explained by a reset: %s", safetext.Text(err.Error()))
-				return "", false
-			}
-			explain = audit.RewindExplainer(entries)
-		}
-		if explain == nil {
-			return "", false
-		}
-		return explain(r)
-	}
 }

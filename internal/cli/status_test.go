@@ -12,6 +12,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/offsetctl/offsetctl/internal/health"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
@@ -306,5 +307,36 @@ func TestLagStatusNoCommits(t *testing.T) {
 	r = statusRunClock(t, c, "groups", "--status", "--sample", "1s", "-o", "csv", "--regex", g)
 	if r.code != 0 || !strings.Contains(r.stdout, ",OK,"+reason) {
 		t.Errorf("groups --status: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A watch or an exporter runs for hours: a reset written to the audit log
+// after the explainer's first read must still explain its rewind. (QA: lag
+// --watch --status read the log once, at the first rewind of any group, and
+// called a later offsetctl reset REWIND.)
+func TestLiveAuditExplainerRereads(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 20}, time.Time{})
+	g := testkit.Name(t, "explain")
+	c.Commit(g, topic, map[int32]int64{0: 10})
+	var out, errb bytes.Buffer
+	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
+	explain := a.liveAuditExplainer("status")
+	at := time.Now()
+	rw := health.Rewind{Group: g, Topic: topic, Partition: 0, From: health.Commit{Offset: 10, Time: at}, To: health.Commit{Offset: 5, Time: at}}
+	if why, ok := explain(rw); ok {
+		t.Fatalf("a rewind explained before any reset: %q", why)
+	}
+	mustRun(t, c, 0, "reset", g, "--topic", topic, "--to", "5", "--execute", "--backup", t.TempDir()+"/backup.csv")
+	rw.To.Time = time.Now()
+	why, ok := explain(rw)
+	if !ok || !strings.Contains(why, "offsetctl reset (audit ") {
+		t.Fatalf("the reset made after the first read is not named: %q, %v (stderr %q)", why, ok, errb.String())
+	}
+	// Another group's rewind at the same place is not explained by it.
+	rw.Group = g + "-other"
+	if why, ok := explain(rw); ok {
+		t.Errorf("another group's rewind explained: %q", why)
 	}
 }

@@ -93,6 +93,11 @@ func Evaluate(p Partition, o Options) Result {
 			return r
 		}
 	}
+	if len(in) == 1 {
+		if _, ok := commitSpan(p.Commits, in); !ok {
+			return Result{Status: OK, Reason: fmt.Sprintf("one commit in the window and none before it: too few to judge a stop until it is %s old", round(o.Window)), Lag: lag}
+		}
+	}
 	return Result{Status: OK, Reason: "committing and not falling behind", Lag: lag}
 }
 
@@ -149,10 +154,27 @@ func stopped(p Partition, in []Commit, lag int64, o Options) (Result, bool) {
 		}
 		return Result{Status: STOP, Reason: fmt.Sprintf("no commit for %s (window %s) with lag %d", round(idle), o.Window, lag)}, true
 	}
-	if span := last.Time.Sub(in[0].Time); len(in) > 1 && idle > span {
+	if span, ok := commitSpan(p.Commits, in); ok && idle > span {
 		return Result{Status: STOP, Reason: fmt.Sprintf("no commit for %s, longer than the %s its last commits took, with lag %d", round(idle), round(span), lag)}, true
 	}
 	return Result{}, false
+}
+
+// commitSpan is the time the consumer took to make its last commits: from
+// the window's first commit to its newest, or, with one commit in the
+// window, from the commit before it (Burrow keeps its last commits by
+// count, so a consumer that committed once in the window and stopped is
+// judged against its previous commit). With no earlier commit of known
+// time there is no span to judge by.
+func commitSpan(all, in []Commit) (time.Duration, bool) {
+	last := all[len(all)-1]
+	if len(in) > 1 {
+		return last.Time.Sub(in[0].Time), true
+	}
+	if len(all) > 1 && !all[len(all)-2].Time.IsZero() {
+		return last.Time.Sub(all[len(all)-2].Time), true
+	}
+	return 0, false
 }
 
 // stalled is STALL, the wiki's rule 2: commits keep coming in the window

@@ -87,7 +87,10 @@ func TestRuleWarn(t *testing.T) {
 		{name: "flat lag is not growth", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 110, 120)}, want: OK},
 		{name: "one step down", p: Partition{Commits: commits(10, 30, 40), LogEnds: ends(100, 110, 140)}, want: OK},
 		{name: "log ends before the first commit do not count", p: Partition{Commits: []Commit{{10, at(60)}, {20, at(120)}}, LogEnds: []LogEnd{{500, at(0)}, {100, at(60)}, {120, at(120)}}}, now: at(150), want: WARN, reason: "from 90 to 100 at each of 2 points"},
-		{name: "log ends before the window do not count", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 105, 120)}, now: at(120 + 30 + 9*60 + 30), want: OK},
+		// Commits far apart, so the one commit in the window is not a STOP
+		// against the commit before it (the rule of TestRuleStop's "one
+		// commit in the window" rows).
+		{name: "log ends before the window do not count", p: Partition{Commits: []Commit{{10, at(-1200)}, {20, at(-600)}, {30, at(120)}}, LogEnds: ends(100, 105, 120)}, now: at(120 + 30 + 9*60 + 30), want: OK},
 		{name: "one commit under a growing log end", p: Partition{Commits: commits(10), LogEnds: []LogEnd{{50, at(0)}, {90, at(30)}}}, now: at(30), want: OK},
 		{name: "sampled too", p: Partition{Commits: []Commit{{10, at(0)}, {20, at(30)}}, LogEnds: []LogEnd{{100, at(0)}, {150, at(30)}}, Sampled: true}, now: at(30), want: WARN},
 	})
@@ -100,6 +103,14 @@ func TestRuleStop(t *testing.T) {
 		{name: "no commit in the window", p: Partition{Commits: commits(10, 20), LogEnds: ends(100)}, now: at(60 + 11*60), want: STOP, reason: "no commit for 11m0s (window 10m0s) with lag 80"},
 		{name: "silent longer than its commits took", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100)}, now: at(120 + 121), want: STOP, reason: "longer than the 2m0s"},
 		{name: "silent, but not that long", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100)}, now: at(120 + 119), want: OK},
+		// One commit in the window: judged against the commit before it
+		// (QA: a consumer that committed once in the window and stopped was
+		// OK, "committing and not falling behind", until the commit left
+		// the window).
+		{name: "one commit in the window, silent longer than since the one before", p: Partition{Commits: []Commit{{10, at(0)}, {20, at(400)}}, LogEnds: ends(100)}, now: at(400 + 401), want: STOP, reason: "no commit for 6m41s, longer than the 6m40s its last commits took"},
+		{name: "one commit in the window, silent not that long", p: Partition{Commits: []Commit{{10, at(0)}, {20, at(700)}}, LogEnds: ends(100)}, now: at(700 + 299), want: OK, reason: "committing and not falling behind"},
+		{name: "one commit ever: too few to judge a stop", p: Partition{Commits: commits(10), LogEnds: ends(100)}, now: at(300), want: OK, reason: "one commit in the window and none before it"},
+		{name: "one commit, the one before of unknown time", p: Partition{Commits: []Commit{{5, time.Time{}}, {10, at(0)}}, LogEnds: ends(100)}, now: at(300), want: OK, reason: "one commit in the window and none before it"},
 		{name: "last commit before the window, time unknown", p: Partition{Commits: []Commit{{Offset: 10}}, LogEnds: ends(100)}, want: STOP, reason: "no commit in the 10m0s window with lag 90"},
 		{name: "stopped at the log end", p: Partition{Commits: commits(10, 20), LogEnds: ends(20)}, now: at(3600), want: OK, reason: "caught up"},
 	})
