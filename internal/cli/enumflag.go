@@ -2,6 +2,8 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -59,13 +61,48 @@ type enumError struct{ err error }
 func (e *enumError) Error() string { return e.err.Error() }
 func (e *enumError) Unwrap() error { return e.err }
 
-// unwrapEnumError returns the error an enum flag made, or err.
+// unwrapEnumError returns the error an enum flag made, or err; a value
+// pflag itself could not parse (a duration, a number, a bool) is named by
+// its flag and kind, never echoed: pflag's own message quotes the whole
+// argument, twice for a duration (its cause, time.ParseDuration's error,
+// quotes it again).
 func unwrapEnumError(err error) error {
 	var ee *enumError
 	if errors.As(err, &ee) {
 		return ee.err
 	}
-	return err
+	var ive *pflag.InvalidValueError
+	if !errors.As(err, &ive) {
+		return err
+	}
+	name := "--" + ive.GetFlag().Name
+	want, ok := flagKind(ive.GetFlag().Value.Type())
+	if !ok {
+		// A flag type of offsetctl's own: its Set says what is wrong.
+		return fmt.Errorf("%s: %w", name, errors.Unwrap(ive))
+	}
+	if errors.Is(ive, strconv.ErrRange) {
+		return fmt.Errorf("%s: out of range: want %s", name, want)
+	}
+	return fmt.Errorf("%s: want %s", name, want)
+}
+
+// flagKind says what a value of pflag's type t takes; false for a type
+// of offsetctl's own.
+func flagKind(t string) (string, bool) {
+	switch t {
+	case "duration":
+		return "a duration: a number and a unit (500ms, 30s, 5m, 1h)", true
+	case "int", "int8", "int16", "int32", "int64", "count":
+		return "a whole number", true
+	case "uint", "uint8", "uint16", "uint32", "uint64":
+		return "a whole number of 0 or more", true
+	case "float32", "float64":
+		return "a number", true
+	case "bool":
+		return "true or false", true
+	}
+	return "", false
 }
 
 // enumVar defines an enum flag: usage is followed by its choices,

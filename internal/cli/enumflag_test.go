@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
 // TestEnumFlagsComplete: each enum flag's choices complete through cobra's
@@ -81,5 +83,27 @@ func TestEnumFlagsRefuseAsBefore(t *testing.T) {
 	r := offsetctl(t, nil, "lag", "g", "--by", " Topic ", "--help")
 	if r.code != 0 {
 		t.Errorf("--by ' Topic ': exit %d %s", r.code, r.stderr)
+	}
+}
+
+// A value pflag cannot parse (a duration, a number) is named by its flag
+// and kind, on one short line, never echoed (QA: a 5,000-character
+// --window came back twice, 2,102 bytes of stderr).
+func TestFlagValueNotEchoed(t *testing.T) {
+	c := testkit.New(t)
+	long := "1s\x1b[2K" + strings.Repeat("secret", 800)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"lag", "g", "--watch", long}, "offsetctl: --watch: want a duration: a number and a unit (500ms, 30s, 5m, 1h)\n"},
+		{[]string{"lag", "g", "--status", "--window", long}, "offsetctl: --window: want a duration: a number and a unit (500ms, 30s, 5m, 1h)\n"},
+		{[]string{"semantics", "--events", "ten" + long}, "offsetctl: --events: want a whole number\n"},
+		{[]string{"semantics", "--events", "99999999999999999999999"}, "offsetctl: --events: out of range: want a whole number\n"},
+	} {
+		r := mustRun(t, c, 2, tc.args...)
+		if r.stdout != "" || r.stderr != tc.want {
+			t.Errorf("%.40q: stdout %q, stderr %q, want %q", tc.args, r.stdout, r.stderr, tc.want)
+		}
 	}
 }
