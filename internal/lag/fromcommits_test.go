@@ -98,11 +98,28 @@ func TestStreamLagFromCommits(t *testing.T) {
 	if g := byName[unlisted]; g.Error != "" || g.Type != "classic" || g.State != "Empty" || len(g.Partitions) != 1 || *g.Partitions[0].Lag != 9 {
 		t.Errorf("unlisted: %+v", g)
 	}
-	// A scope leaves the other topics out of the listing.
+	// Exactly one batch's worth of groups is one batch, not a second
+	// empty one.
+	sizes = nil
+	if err := StreamLagFromCommits(ctx, adm, GatherRequest{Groups: groups[:LagBatchGroups], NoLeaderWait: true}, LagOptions{}, commits, func(_ context.Context, b LagBatch) error {
+		sizes = append(sizes, len(b.Report.Groups))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(sizes) != fmt.Sprint([]int{LagBatchGroups}) {
+		t.Errorf("%d groups: batch sizes %v, want one of %d", LagBatchGroups, sizes, LagBatchGroups)
+	}
+	// A scope leaves the other topics out of the listing, and keeps the
+	// topic in scope for every batch with commits on it, whichever topic
+	// of a group comes first.
 	req.Scope = Scope{Topics: map[string][]int32{t2: nil}}
 	if err := StreamLagFromCommits(ctx, adm, req, LagOptions{Scope: req.Scope}, commits, func(_ context.Context, b LagBatch) error {
 		if _, ok := b.Snapshot.Offsets.Partitions[t1]; ok {
 			t.Errorf("%s listed out of scope", t1)
+		}
+		if _, ok := b.Snapshot.Offsets.Partitions[t2]; batchHas(b.Snapshot, t2) && !ok {
+			t.Errorf("%s, in scope and committed on, not listed", t2)
 		}
 		return nil
 	}); err != nil {
@@ -117,4 +134,23 @@ func batchHas(s *Snapshot, topic string) bool {
 		}
 	}
 	return false
+}
+
+// offsetsOf keeps every in-scope topic a group committed on, whichever of
+// its topics comes first (map order), and each topic's listing error.
+func TestOffsetsOfScope(t *testing.T) {
+	topics := []string{"a", "b", "c", "d", "e"}
+	all := TopicOffsets{Partitions: PartitionMap[PartitionOffsets]{}, TopicErr: map[string]error{"e": fmt.Errorf("gone")}}
+	g := GroupSnapshot{Commits: PartitionMap[Commit]{}}
+	for _, tp := range topics {
+		all.Partitions[tp] = map[int32]PartitionOffsets{0: {}}
+		g.Commits[tp] = map[int32]Commit{0: {Offset: 1}}
+	}
+	scope := Scope{Topics: map[string][]int32{"c": nil, "e": nil}}
+	for range 20 {
+		out := offsetsOf(all, []GroupSnapshot{g}, scope)
+		if _, ok := out.Partitions["c"]; !ok || len(out.Partitions) != 2 || out.TopicErr["e"] == nil || len(out.TopicErr) != 1 {
+			t.Fatalf("scope c, e: partitions %v, errors %v", out.Partitions, out.TopicErr)
+		}
+	}
 }
