@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -72,42 +71,24 @@ func TestExporterOffsetsTopicStatusApache(t *testing.T) {
 	// Every 200 ms: 2 records, then each live consumer's commit. Phase 1
 	// (after the rewinds) moves rewound and reset from 20 on.
 	var phase atomic.Int32
-	ctx, stop := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	var loopErr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var k int64 // phase 2's rounds: rewound and reset creep on from 20, never back
-		for i := int64(1); ctx.Err() == nil; i++ {
-			c.Produce(busy, map[int32]int{0: 2}, time.Time{})
-			offs := map[string]int64{gaining: min(10+6*i, 1000), behind: 10 + i, stalled: 10}
-			switch phase.Load() {
-			case 0:
-				offs[rewound], offs[reset] = 900, 900
-			case 2:
-				k++
-				offs[rewound], offs[reset] = 20+k, 20+k
-			}
-			for g, off := range offs {
-				if err := commit(g, off); err != nil && ctx.Err() == nil {
-					loopErr = err
-					return
-				}
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(200 * time.Millisecond):
+	var k int64 // phase 2's rounds: rewound and reset creep on from 20, never back
+	defer keepCommitting(t, 1, 200*time.Millisecond, func(i int64) error {
+		c.Produce(busy, map[int32]int{0: 2}, time.Time{})
+		offs := map[string]int64{gaining: min(10+6*i, 1000), behind: 10 + i, stalled: 10}
+		switch phase.Load() {
+		case 0:
+			offs[rewound], offs[reset] = 900, 900
+		case 2:
+			k++
+			offs[rewound], offs[reset] = 20+k, 20+k
+		}
+		for g, off := range offs {
+			if err := commit(g, off); err != nil {
+				return err
 			}
 		}
-	}()
-	defer func() {
-		stop()
-		wg.Wait()
-		if loopErr != nil {
-			t.Errorf("scripted commits: %v", loopErr)
-		}
-	}()
+		return nil
+	})()
 
 	env := map[string]string{audit.EnvLog: testAuditLog(t)}
 	e := startExporter(t, c, env, "--interval", "1s", "--status", "--status-window", "8s", "--status-partitions", "--commit-source", "offsets-topic",

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -98,33 +97,10 @@ func TestLagStatusOffsetsTopicApache(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 	}
 	// The consumers that are alive go on committing while offsetctl reads.
-	ctx, stop := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	var loopErr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := int64(3); ctx.Err() == nil; i++ {
-			if err := round(i); err != nil && ctx.Err() == nil {
-				loopErr = err
-				return
-			}
-			select {
-			case <-ctx.Done():
-			// Every 5 ms: the history, read after the report, then
-			// holds commits newer than the report's (the race that
-			// made live groups look rewound in the full suite).
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
-	defer func() {
-		stop()
-		wg.Wait()
-		if loopErr != nil {
-			t.Errorf("scripted commits: %v", loopErr)
-		}
-	}()
+	// Every 5 ms: the history, read after the report, then holds commits
+	// newer than the report's (the race that made live groups look
+	// rewound in the full suite).
+	defer keepCommitting(t, 3, 5*time.Millisecond, round)()
 	time.Sleep(time.Second) // a round or two after the stop
 
 	groups := []string{gaining, behind, stalled, stopped, rewound, reset, idle}

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,38 +31,16 @@ func TestExporterStatus(t *testing.T) {
 
 	// The gaining consumer: 2 records written and 6 committed past every
 	// 200 ms (lag 190 falling), as long as the test runs.
-	ctx, stop := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		off := int64(10)
-		for ctx.Err() == nil {
-			c.Produce(busy, map[int32]int{0: 2}, time.Now())
-			off = min(off+6, 200)
-			c.Commit(gaining, busy, map[int32]int64{0: off})
-			select {
-			case <-ctx.Done():
-			case <-time.After(200 * time.Millisecond):
-			}
-		}
-	}()
-	defer func() { stop(); wg.Wait() }()
+	off := int64(10)
+	defer keepCommitting(t, 0, 200*time.Millisecond, func(int64) error {
+		c.Produce(busy, map[int32]int{0: 2}, time.Now())
+		off = min(off+6, 200)
+		c.Commit(gaining, busy, map[int32]int64{0: off})
+		return nil
+	})()
 
 	e := startExporter(t, c, nil, "--interval", "1s", "--time-lag=false", "--status", "--status-window", "8s", "--status-partitions", gaining, stopped, rewound, idle)
-	status := func(f map[string]*dto.MetricFamily, g string) string {
-		cur := ""
-		for _, s := range []string{"OK", "WARN", "REWIND", "STALL", "STOP"} {
-			if v, ok := value(f, "kafka_consumergroup_status", "consumergroup="+g+",status="+s); ok && v == 1 {
-				if cur != "" {
-					return "two statuses"
-				}
-				cur = s
-			}
-		}
-		return cur
-	}
-	e.waitScrape(t, "the first judgement", func(f map[string]*dto.MetricFamily) bool { return status(f, rewound) != "" })
+	e.waitScrape(t, "the first judgement", func(f map[string]*dto.MetricFamily) bool { return groupStatus(f, rewound) != "" })
 	c.Commit(rewound, busy, map[int32]int64{0: 20})
 	want := map[string]string{gaining: "OK", stopped: "STOP", rewound: "REWIND", idle: "OK"}
 	var last string
@@ -72,7 +48,7 @@ func TestExporterStatus(t *testing.T) {
 		var got []string
 		ok := true
 		for g, w := range want {
-			s := status(f, g)
+			s := groupStatus(f, g)
 			got = append(got, fmt.Sprintf("%s=%s", g, s))
 			ok = ok && s == w
 		}

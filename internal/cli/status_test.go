@@ -340,3 +340,34 @@ func TestLiveAuditExplainerRereads(t *testing.T) {
 		t.Errorf("another group's rewind explained: %q", why)
 	}
 }
+
+// keepCommitting runs the scripted consumers of the status tests: step(i)
+// for i = from, from+1, ... every `every` until the returned stop is
+// called; stop waits for the loop and fails t with the first error a step
+// returned while it ran.
+func keepCommitting(t *testing.T, from int64, every time.Duration, step func(i int64) error) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var loopErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := from; ctx.Err() == nil; i++ {
+			if err := step(i); err != nil && ctx.Err() == nil {
+				loopErr = err
+				return
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(every):
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		wg.Wait()
+		if loopErr != nil {
+			t.Errorf("scripted commits: %v", loopErr)
+		}
+	}
+}
