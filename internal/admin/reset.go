@@ -182,8 +182,13 @@ func liveReason(gi lag.GroupInfo) string {
 			}
 		}
 	}
-	return fmt.Sprintf("can only be reset if the group is inactive, but the current state is %s (%s); stop its consumers first", gi.State, textlist.Count(n, "member"))
+	return fmt.Sprintf("can only be reset if the group is inactive, but the current state is %s (%s)", gi.State, textlist.Count(n, "member")) + stopAdvice
 }
+
+// stopAdvice ends the reason of a group with live members: what the
+// operator does about it (the live check before EndTxn takes it off to
+// give its own advice once, at the end of its message).
+const stopAdvice = "; stop its consumers first"
 
 // PlanReset computes the reset plan of every group from gathered data. It
 // does no I/O. A returned error is bad input (exitcode.Usage) naming what was wrong

@@ -357,7 +357,7 @@ func ExplainError(err error) string {
 	case errors.Is(err, kerr.GroupSubscribedToTopic):
 		return "GROUP_SUBSCRIBED_TO_TOPIC: live members of the group consume this topic, so its offsets cannot be deleted; stop them (or unsubscribe the topic) first"
 	case errors.Is(err, kerr.NonEmptyGroup):
-		return "NON_EMPTY_GROUP: the group has live members; stop its consumers first"
+		return "NON_EMPTY_GROUP: the group has live members" + stopAdvice
 	case errors.Is(err, kerr.GroupIDNotFound):
 		return "GROUP_ID_NOT_FOUND: the group does not exist"
 	case errors.Is(err, kerr.UnknownTopicOrPartition):

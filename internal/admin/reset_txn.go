@@ -712,9 +712,9 @@ func describeAsPlanned(ctx context.Context, adm *cluster.Admin, group, planned s
 func endTxn(ctx context.Context, adm *cluster.Admin, t *txn, gp *GroupPlan, o TxnOptions) error {
 	live, err := liveNow(ctx, adm, gp.Group, gp.Type)
 	if err == nil && live != "" {
-		// live ends with its own advice ("; stop its consumers
-		// first"): said once, at the end.
-		live = strings.TrimSuffix(live, "; stop its consumers first")
+		// live ends with its own advice (stopAdvice): said once, at
+		// the end.
+		live = strings.TrimSuffix(live, stopAdvice)
 		gp.Aborted = "group became active"
 		return groupFailed(gp, fmt.Errorf("group %s %s: it became active after the check, so %s: nothing changed for this group; stop its consumers and retry", gp.Group, live, t.abort(ctx)))
 	}
