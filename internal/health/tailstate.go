@@ -199,6 +199,20 @@ func (s *TailState) Commits(group string) (lag.PartitionMap[lag.Commit], bool) {
 	return out, true
 }
 
+// EachCommit calls fn with each committed offset of group, in no order,
+// and reports whether the group has any (false for a deleted group, as
+// Commits): the round's view without building a map per group.
+func (s *TailState) EachCommit(group string, fn func(topic string, partition int32, offset int64)) bool {
+	g := s.groups[group]
+	if g == nil || g.deleted {
+		return false
+	}
+	for k, cs := range g.parts {
+		fn(k.Topic, k.Partition, cs[len(cs)-1].offset)
+	}
+	return true
+}
+
 // History is group's commits kept per partition, oldest first (nil for a
 // group with none). A group whose metadata was deleted after its commits
 // still has them: a caller that names the group (it exists, or was

@@ -267,3 +267,25 @@ func TestTailStateKeepAll(t *testing.T) {
 		}
 	}
 }
+
+func TestEachCommitMatchesCommits(t *testing.T) {
+	s := NewTailState(TailOptions{Window: time.Minute})
+	s.Apply(commitRec(0, "g", "t", 0, 5, 1_000))
+	s.Apply(commitRec(0, "g", "t", 0, 7, 2_000))
+	s.Apply(commitRec(0, "g", "u", 3, 9, 1_000))
+	s.Apply(commitRec(0, "h", "t", 0, 1, 1_000))
+	s.Apply(offsetTombstone(0, "h", "t", 0))
+	got := map[Key]int64{}
+	if !s.EachCommit("g", func(topic string, p int32, off int64) { got[Key{topic, p}] = off }) {
+		t.Fatal("EachCommit(g) = false, want true")
+	}
+	want := map[Key]int64{{"t", 0}: 7, {"u", 3}: 9}
+	if len(got) != len(want) || got[Key{"t", 0}] != 7 || got[Key{"u", 3}] != 9 {
+		t.Fatalf("EachCommit(g) = %v, want %v", got, want)
+	}
+	for _, g := range []string{"none", "h"} {
+		if s.EachCommit(g, func(string, int32, int64) { t.Fatalf("called for %s", g) }) {
+			t.Fatalf("EachCommit(%s) = true, want false", g)
+		}
+	}
+}
