@@ -147,11 +147,16 @@ func (j *Judge) logEnds(ctx context.Context, h map[Key][]Commit, topics []string
 		listed.Each(func(o kadm.ListedOffset) {
 			if o.Err == nil && o.Offset >= 0 {
 				k := Key{o.Topic, o.Partition}
-				out[k] = append(out[k], LogEnd{Offset: o.Offset, Time: t})
+				out[k] = append(out[k], listedEnd(o.Offset, t))
 			}
 		})
 	}
 	return out, nil
+}
+
+// listedEnd is the log end at t as ListOffsets by timestamp gives it.
+func listedEnd(offset int64, t time.Time) LogEnd {
+	return LogEnd{Offset: offset, Time: t, Estimated: true}
 }
 
 // fromSamples takes the committed offsets and log ends again after
