@@ -19,7 +19,8 @@ import (
 // sampled twice instead, said on stderr and as status_source sample; the
 // groups scripted between the samples get their status (a rewind by an
 // audited offsetctl reset is OK and named). --status-source offsets-topic
-// fails (exit 1) saying the topic cannot be read.
+// fails (exit 1) saying the topic cannot be read and what to grant, and
+// so does lag --watch --status with it, at its first round.
 func TestSecureLagStatusSampled(t *testing.T) {
 	b := needSecureBroker(t)
 	user, pwFile := os.Getenv("OFFSETCTL_SECURE_DENIED_USER"), os.Getenv("OFFSETCTL_SECURE_DENIED_PASSWORD_FILE")
@@ -53,9 +54,21 @@ func TestSecureLagStatusSampled(t *testing.T) {
 			t.Errorf("the reset is not named: %q", p.StatusReason)
 		}
 	}
+	const hint = "grant Describe and Read on __consumer_offsets, or use --status-source sample"
 	r = secureStatusRun(t, func() {}, append(as, "lag", "--status", "--status-source", "offsets-topic", "--timeout", "20s", s.stopped)...)
-	if r.code != 1 || !strings.Contains(r.stderr, "the offsets topic cannot be read") {
+	if r.code != 1 || !strings.Contains(r.stderr, "the offsets topic cannot be read") || !strings.Contains(r.stderr, hint) {
 		t.Errorf("--status-source offsets-topic: exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	// With --watch: the same line at the first round, exit 1, nothing on
+	// stdout (it went on with failed rounds until Ctrl-C).
+	var out, errb bytes.Buffer
+	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	code := a.execute(ctx, append(as, "lag", "--watch", "1s", "--status", "--status-source", "offsets-topic", "--timeout", "20s", "-o", "json", s.stopped))
+	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+	if ctx.Err() != nil || code != 1 || len(lines) != 1 || !strings.Contains(lines[0], "TOPIC_AUTHORIZATION_FAILED") || !strings.Contains(lines[0], hint) || out.Len() != 0 {
+		t.Errorf("lag --watch --status-source offsets-topic: exit %d (stopped by the test's deadline: %v), stdout %q\n%s", code, ctx.Err() != nil, out.String(), errb.String())
 	}
 }
 
