@@ -31,6 +31,7 @@ BROKER_TESTS=(
   TestLagWatchStatusOffsetsTopicApache
   TestTailApache
   TestSecureLagStatusSampled
+  TestSecureLagWatchStatusRevoked
 )
 # What a test says when it skips because its broker is missing.
 MISSING='needs (a real broker|KAFKA_BROKERS|the secure broker)|OFFSETCTL_SECURE_SCRIPT not set'

@@ -370,6 +370,11 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 		if ctx.Err() != nil {
 			return end()
 		}
+		// --status-source offsets-topic that cannot be read: every round
+		// would fail alike; said once and ended, as lag --status does.
+		if o.judge.Unreadable(err) {
+			return err
+		}
 		// A failed write (stdout closed) ends the watch: nobody reads it.
 		if werr != nil {
 			return werr
@@ -462,6 +467,8 @@ func (w watchRound) run(ctx context.Context, n int) (roundErr error, breaches []
 		return change.ReportErrors(out.errs), out.breaches, out.close()
 	case out.groups > 0:
 		return err, nil, out.close() // what was written stays a complete document
+	case w.o.judge.Unreadable(err):
+		return err, nil, nil // the watch ends on it (lagWatch): no round to show
 	case a.format == report.CSV:
 		return err, nil, report.LagWatchCSV(a.stdout, meta, at, n == 1, err)
 	case a.format == report.JSON:

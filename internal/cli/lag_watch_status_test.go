@@ -191,3 +191,62 @@ func TestLagWatchStatusOffsetsTopicApache(t *testing.T) {
 		}
 	}
 }
+
+// TestLagWatchStatusOffsetsTopicUnreadable: lag --watch --status
+// --status-source offsets-topic on a cluster whose __consumer_offsets
+// cannot be read (kfake keeps none; as for the one-shot lag --status)
+// ends at its first round with exit 1 and one line on stderr saying what
+// to grant or which source to use instead, as the one-shot does, rather
+// than going on with failed rounds until Ctrl-C. Nothing is written to
+// stdout (no round was judged). The default source still falls back to
+// sampling (TestLagWatchStatus).
+func TestLagWatchStatusOffsetsTopicUnreadable(t *testing.T) {
+	if testkit.Real() {
+		t.Skip("kfake only: Apache Kafka's __consumer_offsets is readable here (the denied-user case is TestSecureLagStatusSampled)")
+	}
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 20}, time.Now())
+	g := testkit.Name(t, "watch-unreadable")
+	c.Commit(g, topic, map[int32]int64{0: 10})
+	const hint = "grant Describe and Read on __consumer_offsets, or use --status-source sample"
+	for _, format := range []string{"json", "csv", "table"} {
+		r, ended := watchFor(t, c, 20*time.Second, "lag", g, "--watch", "200ms", "--status", "--status-source", "offsets-topic", "--window", "2s", "-o", format)
+		if !ended {
+			t.Fatalf("-o %s: still running after 20s (exit %d at Ctrl-C)\nstderr:\n%s", format, r.code, r.stderr)
+		}
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if r.code != 1 || len(lines) != 1 || !strings.Contains(lines[0], "the offsets topic cannot be read") || !strings.Contains(lines[0], hint) || r.stdout != "" {
+			t.Errorf("-o %s: exit %d, stdout %q, stderr:\n%s\nwant exit 1, no stdout, one line with %q", format, r.code, r.stdout, r.stderr, hint)
+		}
+	}
+	// The one-shot says the same.
+	r := mustRun(t, c, 1, "lag", g, "--status", "--status-source", "offsets-topic")
+	if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); len(lines) != 1 || !strings.Contains(lines[0], hint) {
+		t.Errorf("one-shot: stderr:\n%s", r.stderr)
+	}
+}
+
+// watchFor runs a watch until it ends by itself or limit passes (then it
+// is stopped as by Ctrl-C); ended says which.
+func watchFor(t *testing.T, c *testkit.Cluster, limit time.Duration, args ...string) (result, bool) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out, errb := newSyncBuffer(), newSyncBuffer()
+	done := make(chan int, 1)
+	go func() {
+		a := &app{stdout: out, stderr: errb, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
+		done <- a.execute(ctx, append([]string{"--brokers", c.BrokerList()}, args...))
+	}()
+	ended := true
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(limit):
+		ended = false
+		cancel()
+		code = <-done
+	}
+	return result{stdout: out.String(), stderr: errb.String(), code: code}, ended
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -129,7 +130,17 @@ func judgeBatch(ctx context.Context, j *health.Judge, cfg cluster.Config, rep *l
 	}
 	jctx, cancel := batchTimeout(ctx, limit)
 	defer cancel()
-	return j.Judge(jctx, rep, at)
+	return unreadableHint(j.Judge(jctx, rep, at))
+}
+
+// unreadableHint says what to do about an offsets topic that cannot be
+// read: only --status-source offsets-topic lets that error out (auto
+// falls back to sampling).
+func unreadableHint(err error) error {
+	if errors.Is(err, health.ErrNoAccess) {
+		return fmt.Errorf("--status-source offsets-topic: %w: grant Describe and Read on %s, or use --status-source sample", err, health.OffsetsTopic)
+	}
+	return err
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -17,6 +17,12 @@ type Commit struct {
 type LogEnd struct {
 	Offset int64     `json:"offset"`
 	Time   time.Time `json:"time"`
+	// Estimated: listed by timestamp at a commit's time (the first offset
+	// written at or after it), not read as the log end then: a batch
+	// written in that millisecond, or by a producer whose clock is off,
+	// puts it a batch or more off the end ListOffsets latest reads. A
+	// rise in lag is judged between ends of one kind only (lagGrowing).
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // Partition is what is known of one partition of a group: its commits,
@@ -195,22 +201,31 @@ func stalled(p Partition, in []Commit, lag int64, _ Options) (Result, bool) {
 // every point of the window is at least the one before, and the last is
 // greater than the first (the consumer is not keeping up). A point is a
 // log end observed in the window against the offset committed by then; a
-// lag of zero at any point is OK (rule 1).
+// lag of zero at any point is OK (rule 1). The lag must have risen
+// between two points whose log ends are of one kind (both Estimated or
+// both read): from a listed end to a read one the lag is as likely to
+// rise by the listing's error as by the consumer's, which made a steady
+// consumer WARN (a fall there still rules WARN out).
 func lagGrowing(p Partition, in []Commit, _ int64, o Options) (Result, bool) {
 	since := o.Now.Add(-o.Window)
 	var lags []int64
+	var prev LogEnd
+	rose := false
 	for _, e := range p.LogEnds {
 		c, ok := committedAt(p.Commits, e.Time)
 		if e.Time.Before(since) || !ok {
 			continue
 		}
-		l := e.Offset - c
-		if l <= 0 || (len(lags) > 0 && l < lags[len(lags)-1]) {
+		l, n := e.Offset-c, len(lags)
+		if l <= 0 || (n > 0 && l < lags[n-1]) {
 			return Result{}, false
 		}
-		lags = append(lags, l)
+		if n > 0 && l > lags[n-1] && e.Estimated == prev.Estimated {
+			rose = true
+		}
+		lags, prev = append(lags, l), e
 	}
-	if len(lags) < 2 || lags[len(lags)-1] <= lags[0] || !moved(p.Commits, since) {
+	if !rose || !moved(p.Commits, since) {
 		return Result{}, false
 	}
 	return Result{Status: WARN, Reason: fmt.Sprintf("lag grew from %d to %d at each of %d points in %s", lags[0], lags[len(lags)-1], len(lags), round(o.Window))}, true

@@ -62,7 +62,7 @@ func TestRuleCaughtUpIsOK(t *testing.T) {
 		{name: "no commit", p: Partition{LogEnds: ends(5)}, want: OK, reason: "no commit"},
 		{name: "lag shrinking", p: Partition{Commits: commits(10, 40, 80), LogEnds: ends(100, 110, 120)}, want: OK, reason: "not falling behind"},
 		{name: "lag grew then fell", p: Partition{Commits: commits(10, 15, 100), LogEnds: ends(100, 110, 120)}, want: OK},
-		{name: "a zero lag inside the window", p: Partition{Commits: commits(100, 101, 102), LogEnds: []LogEnd{{100, at(0)}, {105, at(60)}, {110, at(120)}}}, want: OK},
+		{name: "a zero lag inside the window", p: Partition{Commits: commits(100, 101, 102), LogEnds: []LogEnd{{Offset: 100, Time: at(0)}, {Offset: 105, Time: at(60)}, {Offset: 110, Time: at(120)}}}, want: OK},
 	})
 }
 
@@ -86,13 +86,13 @@ func TestRuleWarn(t *testing.T) {
 		{name: "flat then growing", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 110, 130)}, want: WARN},
 		{name: "flat lag is not growth", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 110, 120)}, want: OK},
 		{name: "one step down", p: Partition{Commits: commits(10, 30, 40), LogEnds: ends(100, 110, 140)}, want: OK},
-		{name: "log ends before the first commit do not count", p: Partition{Commits: []Commit{{10, at(60)}, {20, at(120)}}, LogEnds: []LogEnd{{500, at(0)}, {100, at(60)}, {120, at(120)}}}, now: at(150), want: WARN, reason: "from 90 to 100 at each of 2 points"},
+		{name: "log ends before the first commit do not count", p: Partition{Commits: []Commit{{10, at(60)}, {20, at(120)}}, LogEnds: []LogEnd{{Offset: 500, Time: at(0)}, {Offset: 100, Time: at(60)}, {Offset: 120, Time: at(120)}}}, now: at(150), want: WARN, reason: "from 90 to 100 at each of 2 points"},
 		// Commits far apart, so the one commit in the window is not a STOP
 		// against the commit before it (the rule of TestRuleStop's "one
 		// commit in the window" rows).
 		{name: "log ends before the window do not count", p: Partition{Commits: []Commit{{10, at(-1200)}, {20, at(-600)}, {30, at(120)}}, LogEnds: ends(100, 105, 120)}, now: at(120 + 30 + 9*60 + 30), want: OK},
-		{name: "one commit under a growing log end", p: Partition{Commits: commits(10), LogEnds: []LogEnd{{50, at(0)}, {90, at(30)}}}, now: at(30), want: OK},
-		{name: "sampled too", p: Partition{Commits: []Commit{{10, at(0)}, {20, at(30)}}, LogEnds: []LogEnd{{100, at(0)}, {150, at(30)}}, Sampled: true}, now: at(30), want: WARN},
+		{name: "one commit under a growing log end", p: Partition{Commits: commits(10), LogEnds: []LogEnd{{Offset: 50, Time: at(0)}, {Offset: 90, Time: at(30)}}}, now: at(30), want: OK},
+		{name: "sampled too", p: Partition{Commits: []Commit{{10, at(0)}, {20, at(30)}}, LogEnds: []LogEnd{{Offset: 100, Time: at(0)}, {Offset: 150, Time: at(30)}}, Sampled: true}, now: at(30), want: WARN},
 	})
 }
 

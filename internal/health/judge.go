@@ -51,7 +51,9 @@ type Judge struct {
 	Rounds   *Rounds
 	sampling bool
 	said     bool
-	watch    watchState
+	// read: the offsets topic was read once (Unreadable).
+	read  bool
+	watch watchState
 }
 
 // Judge judges every group of rep, read at at.
@@ -86,6 +88,7 @@ func (j *Judge) topicFirst(read func() error) (sample bool, err error) {
 	if j.Mode != ModeSample && !j.sampling {
 		err := read()
 		if err == nil {
+			j.read = true
 			j.say(SourceOffsetsTopic)
 		}
 		if err == nil || j.Mode == ModeOffsetsTopic || !errors.Is(err, ErrNoAccess) {
@@ -98,6 +101,17 @@ func (j *Judge) topicFirst(read func() error) (sample bool, err error) {
 	}
 	j.say(SourceSample)
 	return true, nil
+}
+
+// Unreadable reports whether err ends the command at once: the offsets
+// topic was asked for (ModeOffsetsTopic: no fallback), err says it cannot
+// be read, and it never was: a watch's later rounds would fail alike
+// until someone grants the ACL, so its first says so and ends, as lag
+// --status does. Once read, a round that cannot read it is a failed round
+// like any other (the watch goes on: an ACL or a broker may come back).
+// False for a nil Judge.
+func (j *Judge) Unreadable(err error) bool {
+	return j != nil && j.Mode == ModeOffsetsTopic && !j.read && errors.Is(err, ErrNoAccess)
 }
 
 func (j *Judge) say(source string) {
@@ -133,11 +147,16 @@ func (j *Judge) logEnds(ctx context.Context, h map[Key][]Commit, topics []string
 		listed.Each(func(o kadm.ListedOffset) {
 			if o.Err == nil && o.Offset >= 0 {
 				k := Key{o.Topic, o.Partition}
-				out[k] = append(out[k], LogEnd{Offset: o.Offset, Time: t})
+				out[k] = append(out[k], listedEnd(o.Offset, t))
 			}
 		})
 	}
 	return out, nil
+}
+
+// listedEnd is the log end at t as ListOffsets by timestamp gives it.
+func listedEnd(offset int64, t time.Time) LogEnd {
+	return LogEnd{Offset: offset, Time: t, Estimated: true}
 }
 
 // fromSamples takes the committed offsets and log ends again after

@@ -93,10 +93,10 @@ func FromSamples(g lag.GroupLag, t0 time.Time, later map[Key]Sample, t1 time.Tim
 		}
 		k := Key{r.Topic, r.Partition}
 		p := Partition{Topic: r.Topic, Partition: r.Partition, Sampled: true,
-			Commits: []Commit{{*r.Committed, t0}}, LogEnds: []LogEnd{{r.LogEnd, t0}}}
+			Commits: []Commit{{*r.Committed, t0}}, LogEnds: []LogEnd{{Offset: r.LogEnd, Time: t0}}}
 		if s, ok := later[k]; ok && s.Committed != nil && s.LogEnd >= 0 {
 			p.Commits = append(p.Commits, Commit{*s.Committed, t1})
-			p.LogEnds = append(p.LogEnds, LogEnd{s.LogEnd, t1})
+			p.LogEnds = append(p.LogEnds, LogEnd{Offset: s.LogEnd, Time: t1})
 		}
 		out = append(out, p)
 	}

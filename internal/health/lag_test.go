@@ -26,7 +26,7 @@ func TestFromHistory(t *testing.T) {
 	if len(ps) != 4 || ps[3].Partition != 3 || len(ps[3].Commits) != 0 {
 		t.Fatalf("%d partitions: %+v", len(ps), ps)
 	}
-	if p := ps[0]; len(p.Commits) != 2 || len(p.LogEnds) != 3 || p.LogEnds[2] != (LogEnd{100, at(300)}) {
+	if p := ps[0]; len(p.Commits) != 2 || len(p.LogEnds) != 3 || p.LogEnds[2] != (LogEnd{Offset: 100, Time: at(300)}) {
 		t.Fatalf("t/0: %+v", p)
 	}
 	if p := ps[1]; len(p.Commits) != 1 || p.Commits[0].Offset != 7 || !p.Commits[0].Time.IsZero() {
@@ -44,7 +44,7 @@ func TestFromSamplesAndApply(t *testing.T) {
 	g := lag.GroupLag{Group: "g", Partitions: []lag.PartitionLag{row("t", 0, i64(10), 100), row("t", 1, i64(5), 50), row("t", 2, nil, 5)}}
 	later := map[Key]Sample{{"t", 0}: {Committed: i64(10), LogEnd: 150}, {"t", 1}: {LogEnd: -1}}
 	ps := FromSamples(g, at(0), later, at(30))
-	if len(ps) != 3 || len(ps[2].Commits) != 0 || !ps[0].Sampled || len(ps[0].Commits) != 2 || ps[0].LogEnds[1] != (LogEnd{150, at(30)}) || len(ps[1].Commits) != 1 {
+	if len(ps) != 3 || len(ps[2].Commits) != 0 || !ps[0].Sampled || len(ps[0].Commits) != 2 || ps[0].LogEnds[1] != (LogEnd{Offset: 150, Time: at(30)}) || len(ps[1].Commits) != 1 {
 		t.Fatalf("%+v", ps)
 	}
 	gs := EvaluateGroup("g", ps, Options{Window: time.Minute, Now: at(30)})
@@ -81,7 +81,7 @@ func TestFromHistoryReadAfterReport(t *testing.T) {
 	endsK := map[Key][]LogEnd{{"t", 0}: ends(30, 31, 32, 33, 34)}
 	g := lag.GroupLag{Group: "g", Partitions: []lag.PartitionLag{row("t", 0, i64(22), 40), row("t", 1, i64(6), 40), row("t", 2, i64(22), 40)}}
 	ps := FromHistory(g, hist, endsK, at(150))
-	if p := ps[0]; len(p.Commits) != 3 || p.Commits[2].Offset != 22 || len(p.LogEnds) != 4 || p.LogEnds[3] != (LogEnd{40, at(150)}) {
+	if p := ps[0]; len(p.Commits) != 3 || p.Commits[2].Offset != 22 || len(p.LogEnds) != 4 || p.LogEnds[3] != (LogEnd{Offset: 40, Time: at(150)}) {
 		t.Fatalf("t/0: %+v", p)
 	}
 	if p := ps[1]; len(p.Commits) != 3 || p.Commits[1].Offset != 5 {

@@ -80,17 +80,7 @@ func (j *Judge) fromCommits(ctx context.Context, t *Tail, first map[string]map[K
 			}
 			first[g.Group] = listed
 		}
-		ends := map[Key][]LogEnd{}
-		for k, es := range listed {
-			ends[k] = append(ends[k], es...)
-		}
-		for k, es := range j.Rounds.LogEnds(g.Group) {
-			for _, e := range es {
-				if e.Time.Before(at) { // the row's own is added by FromHistory
-					ends[k] = append(ends[k], e)
-				}
-			}
-		}
+		ends := historyEnds(listed, j.Rounds.LogEnds(g.Group), at)
 		Apply(g, EvaluateGroup(g.Group, FromHistory(*g, h, ends, at), j.options(at)), SourceOffsetsTopic)
 	}
 	return nil
@@ -116,4 +106,23 @@ func (j *Judge) EndRound(complete bool) {
 		}
 	}
 	w.seen = map[string]bool{}
+}
+
+// historyEnds is a group's log end history for FromHistory at round at:
+// those listed at its commit times on its first read (listed), then those
+// the rounds read before at (the round's own is the row's, added by
+// FromHistory).
+func historyEnds(listed, rounds map[Key][]LogEnd, at time.Time) map[Key][]LogEnd {
+	ends := map[Key][]LogEnd{}
+	for k, es := range listed {
+		ends[k] = append(ends[k], es...)
+	}
+	for k, es := range rounds {
+		for _, e := range es {
+			if e.Time.Before(at) {
+				ends[k] = append(ends[k], e)
+			}
+		}
+	}
+	return ends
 }

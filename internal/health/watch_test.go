@@ -1,0 +1,69 @@
+package health
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offsetctl/offsetctl/internal/lag"
+)
+
+// The log end history of the offsets-topic source (lag --status, each
+// round of lag --watch --status) as fromCommits builds it: the ends
+// listed by timestamp at the commit times on the group's first read, the
+// rounds' own, the row's. A listed end is the first offset written at or
+// after the commit's time, so a batch produced in the commit's
+// millisecond (or with its producer's clock behind) puts it a batch off
+// the end the rounds read with ListOffsets latest. A steady consumer (lag
+// 10 all along; the listing a batch of 5 low, lag 5) was WARN: "lag grew
+// from 5 to 10" across the step from the listed ends to the rounds'. A
+// rise is judged only between ends of one kind: growth seen in the
+// listing, or in the rounds, is still WARN.
+func TestHistoryEndsFirstListing(t *testing.T) {
+	s := func(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
+	// The consumer commits every 10 s, 10 records a commit, 10 behind.
+	hist := []Commit{{100, s(0)}, {110, s(10)}, {120, s(20)}, {130, s(30)}}
+	listed := func(offsets ...int64) []LogEnd {
+		es := make([]LogEnd, len(offsets))
+		for i, o := range offsets {
+			es[i] = listedEnd(o, s(10*i))
+		}
+		return es
+	}
+	k := Key{"t", 0}
+	for _, c := range []struct {
+		name      string
+		listed    []LogEnd
+		rounds    []LogEnd // the rounds' ends before this one
+		more      []Commit // commits after the listing's
+		committed int64
+		end       int64 // the row's
+		at        int
+		want      Status
+		reason    string
+	}{
+		{name: "steady, listing a batch low, first round (and lag --status)", listed: listed(105, 115, 125, 135),
+			committed: 130, end: 140, at: 35, want: OK},
+		{name: "steady, listing a batch low, second round", listed: listed(105, 115, 125, 135),
+			rounds: []LogEnd{{Offset: 140, Time: s(35)}}, more: []Commit{{140, s(40)}}, committed: 140, end: 150, at: 45, want: OK},
+		{name: "steady, listing a batch high", listed: listed(115, 125, 135, 145),
+			committed: 130, end: 140, at: 35, want: OK},
+		{name: "falling behind in the listing", listed: listed(105, 125, 145, 165),
+			committed: 130, end: 180, at: 35, want: WARN, reason: "lag grew from 5 to 50 at each of 5 points"},
+		{name: "falling behind in the rounds", listed: listed(105, 115, 125, 135),
+			rounds: []LogEnd{{Offset: 140, Time: s(35)}}, more: []Commit{{140, s(40)}}, committed: 140, end: 160, at: 45, want: WARN, reason: "lag grew from 5 to 20 at each of 6 points"},
+		{name: "the rounds alone, steady", rounds: []LogEnd{{Offset: 140, Time: s(35)}}, more: []Commit{{140, s(40)}},
+			committed: 140, end: 150, at: 45, want: OK},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			now := s(c.at)
+			g := lag.GroupLag{Group: "g", Partitions: []lag.PartitionLag{row("t", 0, i64(c.committed), c.end)}}
+			h := map[Key][]Commit{k: append(append([]Commit(nil), hist...), c.more...)}
+			ends := historyEnds(map[Key][]LogEnd{k: c.listed}, map[Key][]LogEnd{k: append(c.rounds, LogEnd{Offset: c.end, Time: now})}, now)
+			gs := EvaluateGroup("g", FromHistory(g, h, ends, now), Options{Window: 2 * time.Minute, Now: now})
+			if gs.Status != c.want || !strings.Contains(gs.Reason, c.reason) {
+				t.Fatalf("%s %q, want %s %q", gs.Status, gs.Reason, c.want, c.reason)
+			}
+		})
+	}
+}
