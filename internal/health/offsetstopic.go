@@ -119,6 +119,7 @@ func (r TopicReader) client(from map[int32]int64) (*kgo.Client, error) {
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{OffsetsTopic: at}),
 		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
 		kgo.KeepControlRecords(),
+		kgo.WithPools(&recordPool{}), // each record is recycled once applied
 	)
 }
 
@@ -173,6 +174,7 @@ func (r TopicReader) consume(ctx context.Context, from map[int32]int64, ends kad
 		fs.EachRecord(func(rec *kgo.Record) {
 			w.Seen(rec.Partition, rec.Offset)
 			st.Apply(tailRecord(rec))
+			rec.Recycle()
 		})
 	}
 	return nil

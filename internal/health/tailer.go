@@ -140,6 +140,7 @@ func (t *Tailer) consume(ctx context.Context, cl *kgo.Client, w *WarmUp) error {
 		fs.EachRecord(func(r *kgo.Record) {
 			w.Seen(r.Partition, r.Offset)
 			t.state.Apply(tailRecord(r))
+			r.Recycle() // Apply kept nothing of it
 		})
 		t.mu.Unlock()
 		if err := fetchError(fs); err != nil {
