@@ -1,6 +1,7 @@
 package health
 
 import (
+	"math"
 	"strings"
 	"time"
 
@@ -26,7 +27,8 @@ type TailOptions struct {
 	Window time.Duration
 	// MaxCommits caps the commits kept per partition (DefaultTailCommits
 	// when 0, none when < 0): a consumer committing every 100 ms over a
-	// 10 m window would otherwise keep 6,000.
+	// 10 m window would otherwise keep 6,000. Past it the commits are
+	// thinned from the middle, so the window is not shortened (see thin).
 	MaxCommits int
 	// Want, when set, is the groups kept: the commits of the others are
 	// passed over (a reader of a few groups' partitions, which hold every
@@ -192,24 +194,54 @@ func (s *TailState) applyOffset(c offsetCommit) {
 }
 
 // keep drops what the window and the cap leave out of the commits older
-// (oldest first) before newest.
+// (oldest first) before newest. The window drops the commits older than
+// the newest before it (where the window starts from). The cap thins the
+// rest from the middle, so the commits kept still span the window: see
+// thin.
 func (s *TailState) keep(older []tailCommit, newest tailCommit) []tailCommit {
-	i := 0
+	i, since := 0, int64(math.MinInt64)
 	if s.opts.Window > 0 {
-		since := newest.ms - s.opts.Window.Milliseconds()
+		since = newest.ms - s.opts.Window.Milliseconds()
 		for i+1 < len(older) && older[i+1].ms < since {
 			i++
 		}
 	}
-	if s.opts.MaxCommits > 0 {
-		i = max(i, len(older)+1-s.opts.MaxCommits)
+	if i > 0 {
+		// Copied down so the slice's array does not grow without end.
+		older = older[:copy(older, older[i:])]
 	}
-	if i == 0 {
-		return older
+	for s.opts.MaxCommits > 0 && len(older)+1 > s.opts.MaxCommits {
+		older = thin(older, newest, since)
 	}
-	// Copied down so the slice's array does not grow without end.
-	n := copy(older, older[i:])
-	return older[:n]
+	return older
+}
+
+// thin drops one of the commits older (oldest first) before newest, to
+// keep a partition's history within the cap without shortening it: the
+// oldest (the window's start, or the newest before it), the oldest at or
+// after since (the window's first) and newest stay, and so does every
+// commit a judge must see, a rewind (an offset lower than the one before)
+// and the commit it went back from. Of the others the one dropped leaves
+// the smallest gap between its neighbours (the oldest on a tie): the
+// commits kept stay about evenly spaced over the window. Only when every
+// commit is one of those is the oldest dropped.
+func thin(older []tailCommit, newest tailCommit, since int64) []tailCommit {
+	drop, gap := 0, int64(math.MaxInt64)
+	for j := 1; j < len(older); j++ {
+		next := newest
+		if j+1 < len(older) {
+			next = older[j+1]
+		}
+		prev, c := older[j-1], older[j]
+		if c.offset < prev.offset || next.offset < c.offset || (c.ms >= since && prev.ms < since) {
+			continue
+		}
+		if g := next.ms - prev.ms; g < gap {
+			drop, gap = j, g
+		}
+	}
+	copy(older[drop:], older[drop+1:])
+	return older[:len(older)-1]
 }
 
 // Groups calls fn with each group that has committed offsets and is not
