@@ -30,14 +30,23 @@ func main() {
 	settle := flag.Duration("settle", 10*time.Second, "time after the warm-up before measuring")
 	span := flag.Duration("for", 45*time.Second, "time measured")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the measured span to this file")
+	minBytes := flag.Int("fetch-min-bytes", 0, "kgo.FetchMinBytes added to the tail's consumer (0: the tail's own)")
+	maxWait := flag.Duration("fetch-max-wait", 0, "kgo.FetchMaxWait added to the tail's consumer (0: the tail's own)")
 	flag.Parse()
-	if err := run(*brokers, *window, *settle, *span, *prof); err != nil {
+	var extra []kgo.Opt
+	if *minBytes > 0 {
+		extra = append(extra, kgo.FetchMinBytes(int32(*minBytes)))
+	}
+	if *maxWait > 0 {
+		extra = append(extra, kgo.FetchMaxWait(*maxWait))
+	}
+	if err := run(*brokers, *window, *settle, *span, *prof, extra); err != nil {
 		fmt.Fprintln(os.Stderr, "tailprof:", err)
 		os.Exit(1)
 	}
 }
 
-func run(brokers string, window, settle, span time.Duration, prof string) error {
+func run(brokers string, window, settle, span time.Duration, prof string, extra []kgo.Opt) error {
 	seeds := kgo.SeedBrokers(strings.Split(brokers, ",")...)
 	acl, err := kgo.NewClient(seeds)
 	if err != nil {
@@ -45,7 +54,7 @@ func run(brokers string, window, settle, span time.Duration, prof string) error 
 	}
 	defer acl.Close()
 	r := health.TopicReader{Admin: kadm.NewClient(acl), NewClient: func(opts ...kgo.Opt) (*kgo.Client, error) {
-		return kgo.NewClient(append([]kgo.Opt{seeds}, opts...)...)
+		return kgo.NewClient(append(append([]kgo.Opt{seeds}, opts...), extra...)...)
 	}}
 	t := health.NewTailer(r, health.TailOptions{Window: window})
 	ctx, cancel := context.WithCancel(context.Background())

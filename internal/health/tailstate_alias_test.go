@@ -109,3 +109,25 @@ func TestRecordPool(t *testing.T) {
 		t.Fatalf("%d left", len(p.free))
 	}
 }
+
+// The Tailer's fetches wait for 1 MiB, but never a third of idle or more:
+// a poll that times out empty ends the warm-up.
+func TestTailFetch(t *testing.T) {
+	for _, c := range []struct {
+		idle time.Duration
+		want time.Duration
+	}{{0, 500 * time.Millisecond}, {-1, 500 * time.Millisecond}, {3 * time.Second, 500 * time.Millisecond},
+		{time.Second, 333333333}, {1500 * time.Millisecond, 500 * time.Millisecond}, {time.Millisecond, 10 * time.Millisecond}} {
+		cl, err := kgo.NewClient(tailFetch(c.idle)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cl.OptValue(kgo.FetchMaxWait); got != c.want {
+			t.Errorf("idle %s: wait %v, want %s", c.idle, got, c.want)
+		}
+		if got := cl.OptValue(kgo.FetchMinBytes); got != int32(1<<20) {
+			t.Errorf("min bytes %v", got)
+		}
+		cl.Close()
+	}
+}
