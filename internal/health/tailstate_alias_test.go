@@ -117,7 +117,7 @@ func TestTailFetch(t *testing.T) {
 		idle time.Duration
 		want time.Duration
 	}{{0, 500 * time.Millisecond}, {-1, 500 * time.Millisecond}, {3 * time.Second, 500 * time.Millisecond},
-		{time.Second, 333333333}, {1500 * time.Millisecond, 500 * time.Millisecond}, {time.Millisecond, 10 * time.Millisecond}} {
+		{time.Second, 333 * time.Millisecond}, {1500 * time.Millisecond, 500 * time.Millisecond}, {time.Millisecond, 10 * time.Millisecond}} {
 		cl, err := kgo.NewClient(tailFetch(c.idle)...)
 		if err != nil {
 			t.Fatal(err)
