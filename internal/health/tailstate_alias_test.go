@@ -1,6 +1,8 @@
 package health
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,5 +131,55 @@ func TestTailFetch(t *testing.T) {
 			t.Errorf("min bytes %v", got)
 		}
 		cl.Close()
+	}
+}
+
+// A commit exactly at the window's start is the window's first (kept by
+// the cap); one exactly at it as the one before is not protected twice.
+func TestTailStateThinWindowEdge(t *testing.T) {
+	hist := func(secs ...int64) string {
+		s := NewTailState(TailOptions{Window: 10 * time.Second, MaxCommits: 3})
+		for i, sec := range secs {
+			s.Apply(commitRec(0, "a", "t", 0, int64(i), sec*1000))
+		}
+		var out []string
+		for _, c := range s.History("a")[Key{"t", 0}] {
+			out = append(out, fmt.Sprint(c.Time.UnixMilli()/1000))
+		}
+		return strings.Join(out, " ")
+	}
+	for _, c := range []struct {
+		secs []int64
+		want string
+	}{
+		{[]int64{1, 4, 5, 14}, "1 4 14"},    // since = 4: 4 is the window's first, kept; 5 goes
+		{[]int64{4, 5, 13, 14}, "4 13 14"},  // 4 at since is the first; 5 after it is not protected
+		{[]int64{4, 5, 6, 7, 14}, "4 7 14"}, // 5 went at 7 (a tie); at 14, 6 (after 4, at since) goes
+		{[]int64{3, 4, 5, 6, 14}, "3 5 14"}, // 4 went at 6; at 14, 5 is the window's first: 6 goes
+	} {
+		if got := hist(c.secs...); got != c.want {
+			t.Errorf("%v: got %q, want %q", c.secs, got, c.want)
+		}
+	}
+}
+
+// Commits answers as OffsetFetch would: the offset, no leader epoch (-1).
+func TestTailStateCommitsEpoch(t *testing.T) {
+	s := NewTailState(TailOptions{})
+	s.Apply(commitRec(0, "g", "t", 4, 9, 1_000))
+	cs, ok := s.Commits("g")
+	if c := cs["t"][4]; !ok || c.Offset != 9 || c.LeaderEpoch != -1 {
+		t.Fatalf("commits %v %v, want t/4 at 9 with epoch -1", cs, ok)
+	}
+}
+
+// DecodeOffsetRecord's Time is the commit's, and zero for a tombstone or
+// a record that does not decode.
+func TestDecodeOffsetRecordTime(t *testing.T) {
+	if rec, ok, _ := DecodeOffsetRecord(commitKey(1, "g", "t", 0), nil); !ok || !rec.Deleted || !rec.Time.IsZero() {
+		t.Errorf("tombstone: %+v %v", rec, ok)
+	}
+	if rec, ok, err := DecodeOffsetRecord(commitKey(1, "g", "t", 0), []byte{0, 3, 1}); ok || err == nil || !rec.Time.IsZero() || rec.Group != "g" {
+		t.Errorf("short value: %+v %v %v", rec, ok, err)
 	}
 }
