@@ -32,7 +32,8 @@ type TailOptions struct {
 	MaxCommits int
 	// Want, when set, is the groups kept: the commits of the others are
 	// passed over (a reader of a few groups' partitions, which hold every
-	// group hashed there).
+	// group hashed there). Its argument may alias a record's bytes: Want
+	// must not keep it.
 	Want func(group string) bool
 }
 
