@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -30,36 +31,60 @@ type OffsetRecord struct {
 // no error. A nil value is a tombstone. A record too short or malformed for
 // its version is an error.
 func DecodeOffsetRecord(key, value []byte) (rec OffsetRecord, ok bool, err error) {
+	c, ok, err := decodeCommit(key, value)
+	// Copied: c's strings alias key.
+	rec = OffsetRecord{Group: strings.Clone(c.group), Topic: strings.Clone(c.topic), Partition: c.partition, Offset: c.offset, Deleted: c.deleted}
+	if ok && !c.deleted {
+		rec.Time = time.UnixMilli(c.ms).UTC()
+	}
+	return rec, ok, err
+}
+
+// offsetCommit is a commit record as decodeCommit reads it: group and
+// topic alias the record's key (no copy), so they are valid only while the
+// key is; ms is the commit's timestamp.
+type offsetCommit struct {
+	group, topic string
+	partition    int32
+	offset, ms   int64
+	deleted      bool
+}
+
+// decodeCommit is DecodeOffsetRecord without a copy or an allocation: the
+// tail decodes every record of the topic (50,000 a second for a busy
+// fleet), and the state looks the group and topic up by the aliased
+// strings, copying them only when it keeps a new one.
+func decodeCommit(key, value []byte) (c offsetCommit, ok bool, err error) {
 	if len(key) < 2 {
-		return rec, false, errors.New("offsets topic record: key shorter than its version")
+		return c, false, errors.New("offsets topic record: key shorter than its version")
 	}
 	if v := int16(binary.BigEndian.Uint16(key)); v != 0 && v != 1 {
-		return rec, false, nil
+		return c, false, nil
 	}
 	var k kmsg.OffsetCommitKey
-	if err := k.ReadFrom(key); err != nil {
-		return rec, false, fmt.Errorf("offsets topic record: key: %w", err)
+	if err := k.UnsafeReadFrom(key); err != nil {
+		return c, false, fmt.Errorf("offsets topic record: key: %w", err)
 	}
-	rec = OffsetRecord{Group: k.Group, Topic: k.Topic, Partition: k.Partition}
+	c = offsetCommit{group: k.Group, topic: k.Topic, partition: k.Partition}
 	if value == nil {
-		rec.Deleted = true
-		return rec, true, nil
+		c.deleted = true
+		return c, true, nil
 	}
 	if len(value) < 2 {
-		return rec, false, errors.New("offsets topic record: value shorter than its version")
+		return c, false, errors.New("offsets topic record: value shorter than its version")
 	}
 	// Versions 0 to 4 are what Apache Kafka has written (4 adds tagged
 	// fields); a later one may not lay out the offset and timestamp the
 	// same way, so it is refused rather than misread.
 	if v := int16(binary.BigEndian.Uint16(value)); v < 0 || v > 4 {
-		return rec, false, fmt.Errorf("offsets topic record: value version %d is not known", v)
+		return c, false, fmt.Errorf("offsets topic record: value version %d is not known", v)
 	}
 	var val kmsg.OffsetCommitValue
-	if err := val.ReadFrom(value); err != nil {
-		return rec, false, fmt.Errorf("offsets topic record: value: %w", err)
+	if err := val.UnsafeReadFrom(value); err != nil {
+		return c, false, fmt.Errorf("offsets topic record: value: %w", err)
 	}
-	rec.Offset, rec.Time = val.Offset, time.UnixMilli(val.CommitTimestamp).UTC()
-	return rec, true, nil
+	c.offset, c.ms = val.Offset, val.CommitTimestamp
+	return c, true, nil
 }
 
 // OffsetsPartition is the partition of __consumer_offsets that holds a
@@ -101,15 +126,21 @@ func javaStringHash(s string) int32 {
 // 3 (a KIP-848 consumer group's ConsumerGroupMetadata), both the version
 // then the group as an int16-length string. Any other key gives ok false.
 func DecodeGroupKey(key []byte) (group string, ok bool) {
+	g, ok := metadataGroup(key)
+	return string(g), ok
+}
+
+// metadataGroup is DecodeGroupKey's group as the key's own bytes (no copy).
+func metadataGroup(key []byte) ([]byte, bool) {
 	if len(key) < 4 {
-		return "", false
+		return nil, false
 	}
 	if v := int16(binary.BigEndian.Uint16(key)); v != 2 && v != 3 {
-		return "", false
+		return nil, false
 	}
 	n := int(int16(binary.BigEndian.Uint16(key[2:4])))
 	if n < 0 || len(key) != 4+n {
-		return "", false
+		return nil, false
 	}
-	return string(key[4:]), true
+	return key[4:], true
 }

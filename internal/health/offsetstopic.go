@@ -109,17 +109,18 @@ func (r TopicReader) wrap(doing string, err error) error {
 // transaction left open would hold a read_committed consumer at its first
 // record, hiding every later commit of every group in the partition; the
 // last offset before an end is always seen; TailState applies the
-// transactions itself.
-func (r TopicReader) client(from map[int32]int64) (*kgo.Client, error) {
+// transactions itself. extra are more options (the Tailer's fetch sizes).
+func (r TopicReader) client(from map[int32]int64, extra ...kgo.Opt) (*kgo.Client, error) {
 	at := make(map[int32]kgo.Offset, len(from))
 	for p, o := range from {
 		at[p] = kgo.NewOffset().At(o)
 	}
-	return r.NewClient(
+	return r.NewClient(append([]kgo.Opt{
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{OffsetsTopic: at}),
 		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
 		kgo.KeepControlRecords(),
-	)
+		kgo.WithPools(&recordPool{}), // each record is recycled once applied
+	}, extra...)...)
 }
 
 // tailRecord is what TailState needs of a record of the offsets topic.
@@ -173,6 +174,7 @@ func (r TopicReader) consume(ctx context.Context, from map[int32]int64, ends kad
 		fs.EachRecord(func(rec *kgo.Record) {
 			w.Seen(rec.Partition, rec.Offset)
 			st.Apply(tailRecord(rec))
+			rec.Recycle()
 		})
 	}
 	return nil

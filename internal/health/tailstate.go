@@ -1,6 +1,8 @@
 package health
 
 import (
+	"math"
+	"strings"
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/lag"
@@ -25,11 +27,13 @@ type TailOptions struct {
 	Window time.Duration
 	// MaxCommits caps the commits kept per partition (DefaultTailCommits
 	// when 0, none when < 0): a consumer committing every 100 ms over a
-	// 10 m window would otherwise keep 6,000.
+	// 10 m window would otherwise keep 6,000. Past it the commits are
+	// thinned from the middle, so the window is not shortened (see thin).
 	MaxCommits int
 	// Want, when set, is the groups kept: the commits of the others are
 	// passed over (a reader of a few groups' partitions, which hold every
-	// group hashed there).
+	// group hashed there). Its argument may alias a record's bytes: Want
+	// must not keep it.
 	Want func(group string) bool
 }
 
@@ -40,9 +44,23 @@ const DefaultTailCommits = 32
 // tailCommit is one commit as kept: 16 bytes, not a Commit's 32.
 type tailCommit struct{ offset, ms int64 }
 
+func (c tailCommit) commit() Commit {
+	return Commit{Offset: c.offset, Time: time.UnixMilli(c.ms).UTC()}
+}
+
+// tailPart is one group-partition's commits: the newest (the committed
+// offset) in the map's slot itself, so that keeping only the latest
+// (Window 0, the exporter without --status) allocates nothing per
+// partition and leaves the collector no pointer to follow; older, with a
+// window, the ones before it, oldest first.
+type tailPart struct {
+	newest tailCommit
+	older  []tailCommit
+}
+
 // tailGroup is what a TailState knows of one group.
 type tailGroup struct {
-	parts map[Key][]tailCommit // oldest first; the last is the committed offset
+	parts map[partKey]tailPart
 	// deleted: a tombstone of the group's metadata came after its last
 	// commit. The group is not shown; its offsets are kept, as a classic
 	// group converted to a KIP-848 one (or back) gets the same tombstone
@@ -50,6 +68,18 @@ type tailGroup struct {
 	// offset too, which removes it.
 	deleted bool
 }
+
+// partKey is a group's partition as a map key: the topic's number in
+// TailState.names and the partition (a uint64 key hashes several times
+// faster than a Key with its string).
+type partKey uint64
+
+func newPartKey(topic uint32, partition int32) partKey {
+	return partKey(uint64(topic)<<32 | uint64(uint32(partition)))
+}
+
+func (k partKey) topic() uint32    { return uint32(k >> 32) }
+func (k partKey) partition() int32 { return int32(uint32(k)) }
 
 type txnKey struct {
 	partition int32
@@ -67,8 +97,9 @@ type txnKey struct {
 type TailState struct {
 	opts    TailOptions
 	groups  map[string]*tailGroup
-	pending map[txnKey][]OffsetRecord
-	topics  map[string]string // interned topic names
+	pending map[txnKey][]offsetCommit // copies: kept past their records
+	topics  map[string]uint32         // topic name -> its number, an index of names
+	names   []string
 	// Undecodable counts the records that could not be decoded (skipped).
 	Undecodable int
 	// Records counts the records applied, every group's.
@@ -80,10 +111,13 @@ func NewTailState(o TailOptions) *TailState {
 	if o.MaxCommits == 0 {
 		o.MaxCommits = DefaultTailCommits
 	}
-	return &TailState{opts: o, groups: map[string]*tailGroup{}, pending: map[txnKey][]OffsetRecord{}, topics: map[string]string{}}
+	return &TailState{opts: o, groups: map[string]*tailGroup{}, pending: map[txnKey][]offsetCommit{}, topics: map[string]uint32{}}
 }
 
-// Apply takes the next record of one partition of the offsets topic.
+// Apply takes the next record of one partition of the offsets topic. It
+// keeps no reference into r's Key or Value (a reader may reuse them once
+// Apply returns: the Tailer recycles its records); Want is called with a
+// group name that does, so Want must not keep it.
 func (s *TailState) Apply(r TailRecord) {
 	s.Records++
 	if r.Control {
@@ -91,83 +125,124 @@ func (s *TailState) Apply(r TailRecord) {
 		staged := s.pending[k]
 		delete(s.pending, k)
 		if commitMarker(r.Key) {
-			for _, or := range staged {
-				s.applyOffset(or)
+			for _, c := range staged {
+				s.applyOffset(c)
 			}
 		}
 		return
 	}
-	if g, ok := DecodeGroupKey(r.Key); ok {
-		if tg := s.groups[g]; tg != nil {
+	if g, ok := metadataGroup(r.Key); ok {
+		if tg := s.groups[string(g)]; tg != nil {
 			tg.deleted = r.Value == nil
 		}
 		return
 	}
-	or, ok, err := DecodeOffsetRecord(r.Key, r.Value)
+	c, ok, err := decodeCommit(r.Key, r.Value)
 	if err != nil {
 		s.Undecodable++
 	}
-	if !ok || (s.opts.Want != nil && !s.opts.Want(or.Group)) {
+	if !ok || (s.opts.Want != nil && !s.opts.Want(c.group)) {
 		return
 	}
 	if r.Txn {
+		// Kept past the record: copied.
+		c.group, c.topic = strings.Clone(c.group), strings.Clone(c.topic)
 		k := txnKey{r.Partition, r.Producer}
-		s.pending[k] = append(s.pending[k], or)
+		s.pending[k] = append(s.pending[k], c)
 		return
 	}
-	s.applyOffset(or)
+	s.applyOffset(c)
 }
 
-func (s *TailState) applyOffset(or OffsetRecord) {
-	if s.opts.Want != nil && !s.opts.Want(or.Group) {
+// applyOffset applies one commit (or offset tombstone); c's strings may
+// alias a record's key: the group and topic names kept are copies.
+func (s *TailState) applyOffset(c offsetCommit) {
+	if s.opts.Want != nil && !s.opts.Want(c.group) {
 		return // forgotten while its transaction was open
 	}
-	g := s.groups[or.Group]
-	if or.Deleted {
+	g := s.groups[c.group]
+	if c.deleted {
 		if g == nil {
 			return
 		}
-		delete(g.parts, Key{or.Topic, or.Partition})
+		if t, ok := s.topics[c.topic]; ok {
+			delete(g.parts, newPartKey(t, c.partition))
+		}
 		if len(g.parts) == 0 {
-			delete(s.groups, or.Group)
+			delete(s.groups, c.group)
 		}
 		return
 	}
 	if g == nil {
-		g = &tailGroup{parts: map[Key][]tailCommit{}}
-		s.groups[or.Group] = g
+		g = &tailGroup{parts: map[partKey]tailPart{}}
+		s.groups[strings.Clone(c.group)] = g
 	}
 	g.deleted = false
-	topic, ok := s.topics[or.Topic]
+	t, ok := s.topics[c.topic]
 	if !ok {
-		topic = or.Topic
-		s.topics[topic] = topic
+		t = uint32(len(s.names))
+		s.names = append(s.names, strings.Clone(c.topic))
+		s.topics[s.names[t]] = t
 	}
-	k := Key{topic, or.Partition}
-	g.parts[k] = s.keep(append(g.parts[k], tailCommit{offset: or.Offset, ms: or.Time.UnixMilli()}))
+	k := newPartKey(t, c.partition)
+	newest := tailCommit{offset: c.offset, ms: c.ms}
+	p, ok := g.parts[k]
+	if ok && s.opts.Window != 0 {
+		p.older = s.keep(append(p.older, p.newest), newest)
+	}
+	p.newest = newest
+	g.parts[k] = p
 }
 
-// keep drops what the window and the cap leave out of cs (newest last).
-func (s *TailState) keep(cs []tailCommit) []tailCommit {
-	i := 0
-	switch {
-	case s.opts.Window == 0:
-		i = len(cs) - 1
-	case s.opts.Window > 0:
-		since := cs[len(cs)-1].ms - s.opts.Window.Milliseconds()
-		for i+1 < len(cs) && cs[i+1].ms < since {
+// keep drops what the window and the cap leave out of the commits older
+// (oldest first) before newest. The window drops the commits older than
+// the newest before it (where the window starts from). The cap thins the
+// rest from the middle, so the commits kept still span the window: see
+// thin.
+func (s *TailState) keep(older []tailCommit, newest tailCommit) []tailCommit {
+	i, since := 0, int64(math.MinInt64)
+	if s.opts.Window > 0 {
+		since = newest.ms - s.opts.Window.Milliseconds()
+		for i+1 < len(older) && older[i+1].ms < since {
 			i++
 		}
 	}
-	if s.opts.MaxCommits > 0 {
-		i = max(i, len(cs)-s.opts.MaxCommits)
+	if i > 0 {
+		// Copied down so the slice's array does not grow without end.
+		older = older[:copy(older, older[i:])]
 	}
-	if i == 0 {
-		return cs
+	for s.opts.MaxCommits > 0 && len(older)+1 > s.opts.MaxCommits {
+		older = thin(older, newest, since)
 	}
-	// Copied down so the slice's array does not grow without end.
-	n := copy(cs, cs[i:])
-	return cs[:n]
+	return older
+}
+
+// thin drops one of the commits older (oldest first) before newest, to
+// keep a partition's history within the cap without shortening it: the
+// oldest (the window's start, or the newest before it), the oldest at or
+// after since (the window's first) and newest stay, and so does every
+// commit a judge must see, a rewind (an offset lower than the one before)
+// and the commit it went back from. Of the others the one dropped leaves
+// the smallest gap between its neighbours (the oldest on a tie): the
+// commits kept stay about evenly spaced over the window. Only when every
+// commit is one of those is the oldest dropped.
+func thin(older []tailCommit, newest tailCommit, since int64) []tailCommit {
+	drop, gap := 0, int64(math.MaxInt64)
+	for j := 1; j < len(older); j++ {
+		next := newest
+		if j+1 < len(older) {
+			next = older[j+1]
+		}
+		prev, c := older[j-1], older[j]
+		if c.offset < prev.offset || next.offset < c.offset || (c.ms >= since && prev.ms < since) {
+			continue
+		}
+		if g := next.ms - prev.ms; g < gap {
+			drop, gap = j, g
+		}
+	}
+	copy(older[drop:], older[drop+1:])
+	return older[:len(older)-1]
 }
 
 // Groups calls fn with each group that has committed offsets and is not
@@ -188,13 +263,14 @@ func (s *TailState) Commits(group string) (lag.PartitionMap[lag.Commit], bool) {
 		return nil, false
 	}
 	out := lag.PartitionMap[lag.Commit]{}
-	for k, cs := range g.parts {
-		ps := out[k.Topic]
+	for k, p := range g.parts {
+		topic := s.names[k.topic()]
+		ps := out[topic]
 		if ps == nil {
 			ps = map[int32]lag.Commit{}
-			out[k.Topic] = ps
+			out[topic] = ps
 		}
-		ps[k.Partition] = lag.Commit{Offset: cs[len(cs)-1].offset, LeaderEpoch: -1}
+		ps[k.partition()] = lag.Commit{Offset: p.newest.offset, LeaderEpoch: -1}
 	}
 	return out, true
 }
@@ -207,8 +283,8 @@ func (s *TailState) EachCommit(group string, fn func(topic string, partition int
 	if g == nil || g.deleted {
 		return false
 	}
-	for k, cs := range g.parts {
-		fn(k.Topic, k.Partition, cs[len(cs)-1].offset)
+	for k, p := range g.parts {
+		fn(s.names[k.topic()], k.partition(), p.newest.offset)
 	}
 	return true
 }
@@ -223,12 +299,13 @@ func (s *TailState) History(group string) map[Key][]Commit {
 		return nil
 	}
 	out := make(map[Key][]Commit, len(g.parts))
-	for k, cs := range g.parts {
-		h := make([]Commit, len(cs))
-		for i, c := range cs {
-			h[i] = Commit{Offset: c.offset, Time: time.UnixMilli(c.ms).UTC()}
+	for k, p := range g.parts {
+		h := make([]Commit, len(p.older)+1)
+		for i, c := range p.older {
+			h[i] = c.commit()
 		}
-		out[k] = h
+		h[len(p.older)] = p.newest.commit()
+		out[Key{s.names[k.topic()], k.partition()}] = h
 	}
 	return out
 }

@@ -165,8 +165,8 @@ func TestTailStateHistory(t *testing.T) {
 		{"older ones go, the newest older one stays", TailOptions{Window: time.Minute}, []int64{0, 10, 20, 75, 81}, "2@20 3@75 4@81"},
 		{"window boundary: exactly window old stays", TailOptions{Window: time.Minute}, []int64{0, 10, 70}, "0@0 1@10 2@70"},
 		{"no window: the latest only", TailOptions{}, []int64{0, 10, 20}, "2@20"},
-		{"capped", TailOptions{Window: time.Hour, MaxCommits: 3}, []int64{0, 1, 2, 3, 4}, "2@2 3@3 4@4"},
-		{"default cap", TailOptions{Window: time.Hour}, seq(40), "8@8 9@9 10@10 11@11 12@12 13@13 14@14 15@15 16@16 17@17 18@18 19@19 20@20 21@21 22@22 23@23 24@24 25@25 26@26 27@27 28@28 29@29 30@30 31@31 32@32 33@33 34@34 35@35 36@36 37@37 38@38 39@39"},
+		{"capped: thinned from the middle", TailOptions{Window: time.Hour, MaxCommits: 3}, []int64{0, 1, 2, 3, 4}, "0@0 2@2 4@4"},
+		{"default cap", TailOptions{Window: time.Hour}, seq(40), "0@0 2@2 4@4 6@6 8@8 10@10 12@12 14@14 16@16 17@17 18@18 19@19 20@20 21@21 22@22 23@23 24@24 25@25 26@26 27@27 28@28 29@29 30@30 31@31 32@32 33@33 34@34 35@35 36@36 37@37 38@38 39@39"},
 	} {
 		if got := hist(tc.o, tc.secs...); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
@@ -287,5 +287,77 @@ func TestEachCommitMatchesCommits(t *testing.T) {
 		if s.EachCommit(g, func(string, int32, int64) { t.Fatalf("called for %s", g) }) {
 			t.Fatalf("EachCommit(%s) = true, want false", g)
 		}
+	}
+}
+
+// The cap thins a partition's commits from the middle: the window's start
+// and first commit, the newest, and every rewind with the commit it went
+// back from stay; of the rest, the one whose neighbours are closest goes.
+func TestTailStateThin(t *testing.T) {
+	type c struct{ off, sec int64 }
+	for _, tc := range []struct {
+		name    string
+		window  time.Duration
+		max     int
+		commits []c
+		want    string
+	}{
+		{"under the cap: all", time.Hour, 4, []c{{1, 0}, {2, 1}, {3, 2}, {4, 3}}, "1@0 2@1 3@2 4@3"},
+		{"the closest neighbours go", time.Hour, 4, []c{{1, 0}, {2, 10}, {3, 11}, {4, 12}, {5, 30}}, "1@0 2@10 4@12 5@30"},
+		{"a tie: the oldest goes", time.Hour, 3, []c{{1, 0}, {2, 1}, {3, 2}, {4, 3}}, "1@0 3@2 4@3"},
+		{"a rewind and what it went back from stay", time.Hour, 4, []c{{0, 0}, {10, 1}, {3, 2}, {4, 3}, {5, 4}, {6, 5}}, "0@0 10@1 3@2 6@5"},
+		{"a rewind as the newest but one stays", time.Hour, 3, []c{{0, 0}, {1, 1}, {9, 2}, {2, 3}}, "0@0 9@2 2@3"},
+		{"a stall is thinned evenly", time.Hour, 4, []c{{7, 0}, {7, 1}, {7, 2}, {7, 3}, {7, 4}, {7, 5}, {7, 6}}, "7@0 7@2 7@4 7@6"},
+		{"only rewinds: the oldest goes", time.Hour, 3, []c{{9, 0}, {5, 1}, {9, 2}, {5, 3}, {9, 4}}, "9@2 5@3 9@4"},
+		{"the window's first and the one before it stay", 10 * time.Second, 3, []c{{1, 0}, {2, 5}, {3, 12}, {4, 13}, {5, 14}}, "1@0 2@5 5@14"},
+		{"the window drops what the cap kept", 10 * time.Second, 3, []c{{1, 0}, {2, 5}, {3, 12}, {4, 13}, {5, 14}, {6, 30}}, "5@14 6@30"},
+		{"a cap of one keeps the newest", time.Hour, 1, []c{{1, 0}, {2, 1}, {0, 2}}, "0@2"},
+		{"a cap of two keeps the oldest and the newest", time.Hour, 2, []c{{1, 0}, {2, 1}, {3, 2}}, "1@0 3@2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewTailState(TailOptions{Window: tc.window, MaxCommits: tc.max})
+			for _, x := range tc.commits {
+				s.Apply(commitRec(0, "a", "t", 0, x.off, x.sec*1000))
+			}
+			var out []string
+			for _, h := range s.History("a")[Key{"t", 0}] {
+				out = append(out, fmt.Sprintf("%d@%d", h.Offset, h.Time.UnixMilli()/1000))
+			}
+			if got := strings.Join(out, " "); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A consumer committing every second over a 10-minute window keeps its
+// whole window under the default cap, and a rewind in it is still judged.
+func TestTailStateThinKeepsTheWindow(t *testing.T) {
+	const start = 1_700_000_000_000
+	s := NewTailState(TailOptions{Window: 10 * time.Minute})
+	off := int64(1000)
+	for sec := range int64(1800) {
+		if sec == 1500 {
+			off -= 400 // reset back, never recovered
+		}
+		s.Apply(commitRec(0, "a", "t", 0, off, start+sec*1000))
+		off++
+	}
+	h := s.History("a")[Key{"t", 0}]
+	now := time.UnixMilli(start + 1799*1000)
+	if len(h) != DefaultTailCommits {
+		t.Fatalf("%d commits kept, want %d", len(h), DefaultTailCommits)
+	}
+	if first := h[0].Time; now.Sub(first) < 10*time.Minute {
+		t.Fatalf("oldest kept is %s before the newest: the window is shortened", now.Sub(first))
+	}
+	for i := 1; i < len(h); i++ {
+		if gap := h[i].Time.Sub(h[i-1].Time); gap > time.Minute {
+			t.Errorf("a gap of %s between commits %d and %d: not thinned evenly", gap, i-1, i)
+		}
+	}
+	r := Evaluate(Partition{Topic: "t", Commits: h, LogEnds: []LogEnd{{Offset: off + 100, Time: now}}}, Options{Window: 10 * time.Minute, Now: now})
+	if r.Status != REWIND {
+		t.Fatalf("status %s (%s), want REWIND", r.Status, r.Reason)
 	}
 }
