@@ -31,12 +31,21 @@ const (
 // whole topic once); a round lists the groups and the log offsets only.
 type tailGatherer struct {
 	adm     *cluster.Admin
-	tailer  *health.Tailer
+	tailer  tailSource
 	status  bool // keep each round's commit histories (Options.Status)
 	start   sync.Once
 	stop    context.CancelFunc
 	done    chan struct{}
 	history map[string]map[health.Key][]health.Commit // this round's, by group (with status)
+}
+
+// tailSource is what tailGatherer needs of a health.Tailer (tests and
+// benchmarks hand it a prepared state).
+type tailSource interface {
+	Run(ctx context.Context)
+	Ready() <-chan struct{}
+	Status() (warm bool, left int, err error)
+	View(fn func(*health.TailState))
 }
 
 // newTailGatherer connects for the tailer; window is the commit history
