@@ -70,7 +70,7 @@ func StreamLagFromCommits(ctx context.Context, adm *cluster.Admin, req GatherReq
 	for i := 0; i == 0 || i < len(snaps); i += LagBatchGroups {
 		end := min(i+LagBatchGroups, len(snaps))
 		snap := &Snapshot{Groups: snaps[i:end], Offsets: offsetsOf(offs, snaps[i:end], known, o.Scope), Isolation: req.Isolation, At: at}
-		rep := LagReport{Isolation: snap.Isolation.String(), AssumeReset: string(o.AssumeReset), Groups: make([]GroupLag, 0, end-i)}
+		rep := LagReport{Isolation: snap.Isolation.String(), AssumeReset: string(o.AssumeReset), Groups: []GroupLag{}}
 		for j, g := range snap.Groups {
 			rep.Groups = append(rep.Groups, groupLagFromRows(snap, g, known[g.Group], rows[i+j], o))
 		}
@@ -155,7 +155,7 @@ func groupLagFromRows(s *Snapshot, g GroupSnapshot, all, rows []CommitRow, o Lag
 	if len(o.Scope.Named) > 0 || g.IsShare() {
 		g.Commits = PartitionMap[Commit]{}
 		for _, r := range all {
-			g.Commits.Set(r.Topic, r.Partition, Commit{Offset: r.Offset, LeaderEpoch: -1})
+			g.Commits.Set(r.Topic, r.Partition, Commit{Offset: r.Offset})
 		}
 		return computeGroupLag(s, g, o)
 	}

@@ -270,3 +270,29 @@ func TestGroupLagFromRowsAgrees(t *testing.T) {
 		}
 	}
 }
+
+// eachTopic names each topic of sorted rows once, in order, when in scope.
+func TestEachTopic(t *testing.T) {
+	rows := []CommitRow{{"a", 0, 1}, {"a", 1, 1}, {"b", 0, 1}, {"b", 1, 1}, {"c", 0, 1}}
+	var got []string
+	eachTopic(rows, Scope{Topics: map[string][]int32{"a": nil, "b": {1}}}, func(t string) { got = append(got, t) })
+	if fmt.Sprint(got) != "[a b]" {
+		t.Errorf("topics %v, want [a b]", got)
+	}
+}
+
+// The rows path builds no map per group: a few allocations for a
+// thousand rows (computeGroupLag's path makes one per row and more).
+func TestGroupLagFromRowsAllocs(t *testing.T) {
+	s := &Snapshot{Offsets: TopicOffsets{Partitions: PartitionMap[PartitionOffsets]{"a": {}}}}
+	var rows []CommitRow
+	for p := range int32(1000) {
+		s.Offsets.Partitions["a"][p] = PartitionOffsets{Start: 0, End: 10}
+		rows = append(rows, CommitRow{"a", p, 5})
+	}
+	g := GroupSnapshot{GroupInfo: GroupInfo{Group: "g", Type: "classic", State: "Empty", ProtocolType: "consumer", Exists: true}}
+	n := testing.AllocsPerRun(5, func() { groupLagFromRows(s, g, rows, rows, LagOptions{}) })
+	if n > 10 {
+		t.Errorf("%v allocations for 1,000 rows", n)
+	}
+}

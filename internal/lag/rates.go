@@ -149,8 +149,8 @@ func (rr *RatesRound) Observe(rep LagReport) {
 			if prev, ok := at(run.prev, p.Partition); ok {
 				dc += max(c-prev, 0)
 			}
-			if prev, ok := at(run.ends, p.Partition); ok && p.LogEnd >= 0 {
-				dp += max(p.LogEnd-prev, 0)
+			if prev, ok := at(run.ends, p.Partition); ok {
+				dp += max(p.LogEnd-prev, 0) // 0 for an unknown end (-1): the ends kept are >= 0
 			}
 		}
 		run.end(cur)
