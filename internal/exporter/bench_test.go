@@ -23,8 +23,9 @@ import (
 // with b.N = 1 before the measured run, and a second set of 500 groups
 // would double what every later gather reads.
 var benchData struct {
-	once sync.Once
-	c    *testkit.Cluster
+	once          sync.Once
+	c             *testkit.Cluster
+	topic, prefix string // the fleet's topic and its groups' prefix
 }
 
 // benchCluster commits 500 groups × 1,000 partitions once per process.
@@ -32,7 +33,8 @@ func benchCluster(b *testing.B) *testkit.Cluster {
 	benchData.once.Do(func() {
 		nGroups, nParts := benchSize()
 		c := testkit.NewDetached(b)
-		c.LagFleet(testkit.Name(b, "xbench"), nGroups, nParts)
+		benchData.prefix = testkit.Name(b, "xbench")
+		benchData.topic = c.LagFleet(benchData.prefix, nGroups, nParts)
 		benchData.c = c
 	})
 	if benchData.c == nil {

@@ -85,7 +85,7 @@ type Collector struct {
 
 	// owned by the gather loop
 	rates     *lag.Rates
-	cache     timeCache
+	cache     timeCache              // time-lag positions, kept across rounds
 	state     map[string]*groupState // by group: what the latest page shows
 	topicOffs topicOffsets           // the topics' offsets the latest page shows
 	hist      *health.Rounds         // with opts.Status: the rounds judged
@@ -199,8 +199,11 @@ func (c *Collector) GatherOnce(ctx context.Context, g gatherer) {
 // counted and has no series.
 func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherStats, error) {
 	gr := &gatherRound{c: c, now: c.opts.Now(), text: samples{cluster: c.opts.Cluster, lines: map[*family][]byte{}},
-		cache: timeCache{}, topics: map[string]bool{}, next: map[string]*groupState{}, dropped: map[string]bool{}, offs: topicOffsets{}}
+		topics: map[string]bool{}, next: map[string]*groupState{}, dropped: map[string]bool{}, offs: topicOffsets{}}
 	gr.rates = c.rates.Round(gr.now)
+	if c.opts.TimeLag {
+		c.cache.begin()
+	}
 	if h, ok := g.(commitHistorian); ok {
 		gr.commits = h.commitHistory
 	}
@@ -226,7 +229,6 @@ type gatherRound struct {
 	rates   *lag.RatesRound
 	tlCtx   context.Context // ends at the round's time-lag budget
 	text    samples         // the topic and broker families
-	cache   timeCache       // time-lag positions read or used this round
 	topics  map[string]bool // topics whose offsets are written
 	next    map[string]*groupState
 	dropped map[string]bool // groups a read said no longer exist
@@ -246,9 +248,8 @@ func (gr *gatherRound) batch(bctx context.Context, b lag.LagBatch) error {
 	c, rep := gr.c, b.Report
 	if c.opts.TimeLag {
 		fctx, cancel := withEarlierDeadline(bctx, gr.tlCtx)
-		found, missed := fillTimeLag(fctx, c.read, c.cfg, &rep, c.opts.Request.Isolation, gr.now, c.cache)
+		missed := fillTimeLag(fctx, c.read, c.cfg, &rep, c.opts.Request.Isolation, gr.now, &c.cache)
 		cancel()
-		maps.Copy(gr.cache, found)
 		gr.st.timeLagMissed += missed
 	}
 	gr.rates.Observe(rep)
@@ -315,11 +316,6 @@ func (gr *gatherRound) finish(err error) {
 				gr.st.groupErrors++
 			}
 		}
-		for k, v := range c.cache {
-			if _, ok := gr.cache[k]; !ok {
-				gr.cache[k] = v
-			}
-		}
 	}
 	if err != nil || !gr.st.complete() {
 		carryTopics(&gr.text, gr.topics, c.topicOffs, gr.offs)
@@ -331,8 +327,8 @@ func (gr *gatherRound) finish(err error) {
 	if len(gr.dropped) > 0 {
 		c.hist.Forget(func(g string) bool { return !gr.dropped[g] })
 	}
-	if c.opts.TimeLag {
-		c.cache = gr.cache
+	if c.opts.TimeLag && err == nil {
+		c.cache.prune() // a failed gather keeps the positions it did not reach
 	}
 }
 

@@ -31,12 +31,24 @@ const (
 // whole topic once); a round lists the groups and the log offsets only.
 type tailGatherer struct {
 	adm     *cluster.Admin
-	tailer  *health.Tailer
+	tailer  tailSource
 	status  bool // keep each round's commit histories (Options.Status)
 	start   sync.Once
 	stop    context.CancelFunc
 	done    chan struct{}
 	history map[string]map[health.Key][]health.Commit // this round's, by group (with status)
+	// rows are the last round's commit rows by group, whose arrays the
+	// next round fills again (the round holds them only while it runs).
+	rows map[string][]lag.CommitRow
+}
+
+// tailSource is what tailGatherer needs of a health.Tailer (tests and
+// benchmarks hand it a prepared state).
+type tailSource interface {
+	Run(ctx context.Context)
+	Ready() <-chan struct{}
+	Status() (warm bool, left int, err error)
+	View(fn func(*health.TailState))
 }
 
 // newTailGatherer connects for the tailer; window is the commit history
@@ -78,22 +90,28 @@ func (g *tailGatherer) stream(ctx context.Context, req lag.GatherRequest, each f
 }
 
 // commits is the committed offsets of groups from the tailer's state (and
-// their histories, with status), read at one moment.
-func (g *tailGatherer) commits(groups []string) map[string]lag.PartitionMap[lag.Commit] {
-	out := make(map[string]lag.PartitionMap[lag.Commit], len(groups))
+// their histories, with status), read at one moment: rows, not a map per
+// group (most of a round at 500 groups x 1,000 partitions).
+func (g *tailGatherer) commits(groups []string) map[string][]lag.CommitRow {
+	out := make(map[string][]lag.CommitRow, len(groups))
 	if g.status {
 		g.history = make(map[string]map[health.Key][]health.Commit, len(groups))
 	}
 	g.tailer.View(func(s *health.TailState) {
 		for _, name := range groups {
-			if cs, ok := s.Commits(name); ok {
-				out[name] = cs
+			rows := g.rows[name][:0]
+			add := func(topic string, partition int32, offset int64) {
+				rows = append(rows, lag.CommitRow{Topic: topic, Partition: partition, Offset: offset})
+			}
+			if s.EachCommit(name, add) {
+				out[name] = rows
 				if g.status {
 					g.history[name] = s.History(name)
 				}
 			}
 		}
 	})
+	g.rows = out
 	return out
 }
 

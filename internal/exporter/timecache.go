@@ -18,9 +18,54 @@ type timeKey struct {
 // timeCache maps a timeKey to the record's timestamp (Unix ms). A record's
 // timestamp never changes, so while a group's next offset stays put its
 // time lag is now − that timestamp with no read at all: a gather reads the
-// log only for partitions whose next offset moved (at most one search per
-// lagging partition and interval, and none for a stuck group).
-type timeCache map[timeKey]int64
+// log only for positions whose next offset moved, once per round (a
+// position read for one batch serves every later batch of the round: the
+// groups of a fleet share positions), and none for a stuck group. It is
+// one map kept across rounds: each entry says the round that last used
+// it, and prune drops those the latest round did not use, so a round
+// neither copies the cache nor rebuilds it.
+type timeCache struct {
+	at    map[timeKey]timeEntry
+	round uint64 // the round in progress (begin)
+}
+
+// timeEntry is a cached timestamp and the round that last used it.
+type timeEntry struct {
+	ms    int64
+	round uint64
+}
+
+// begin starts a round: what it uses or reads is marked with it.
+func (c *timeCache) begin() {
+	if c.at == nil {
+		c.at = map[timeKey]timeEntry{}
+	}
+	c.round++
+}
+
+// get is the timestamp cached for k, marking it used this round.
+func (c *timeCache) get(k timeKey) (int64, bool) {
+	e, ok := c.at[k]
+	if ok && e.round != c.round {
+		e.round = c.round
+		c.at[k] = e
+	}
+	return e.ms, ok
+}
+
+// put caches k's timestamp, used this round.
+func (c *timeCache) put(k timeKey, ms int64) { c.at[k] = timeEntry{ms, c.round} }
+
+// prune drops the positions the round did not use (after a complete
+// gather only: one that failed keeps what it did not reach), so the cache
+// never outgrows the page.
+func (c *timeCache) prune() {
+	for k, e := range c.at {
+		if e.round != c.round {
+			delete(c.at, k)
+		}
+	}
+}
 
 // readTimeLag is lag.FillTimeLag; a variable of the collector so tests
 // can count reads.
@@ -37,15 +82,19 @@ func nextOffset(p lag.PartitionLag) int64 {
 
 // fillTimeLag sets TimeLagMs on rep's committed, lagging rows: from cache
 // where the next offset is known, else by one lag.FillTimeLag over the
-// rows that missed, within ctx. It returns the positions read this round
-// (the cache's part for rep: it never outgrows the report) and how many
-// rows got no time lag: not read in time, or the read failed (their
+// rows that missed, within ctx, whose positions it caches. It returns how
+// many rows got no time lag: not read in time, or the read failed (their
 // series is absent; the round goes on).
-func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep *lag.LagReport, iso lag.Isolation, now time.Time, cache timeCache) (next timeCache, missed int) {
-	next = timeCache{}
+func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep *lag.LagReport, iso lag.Isolation, now time.Time, cache *timeCache) (missed int) {
 	miss := lag.LagReport{Isolation: rep.Isolation}
 	type at struct{ g, p int }
 	var back []at
+	n := 0
+	for _, g := range rep.Groups {
+		n += len(g.Partitions)
+	}
+	vals := make([]int64, n) // the rows' time lags: one allocation, not one per row
+	v := 0
 	for gi, g := range rep.Groups {
 		var rows []lag.PartitionLag
 		for pi, p := range g.Partitions {
@@ -54,13 +103,15 @@ func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep 
 				continue // no lag series for these (see metrics.go)
 			}
 			if lag <= 0 {
-				rep.Groups[gi].Partitions[pi].TimeLagMs = new(int64(0))
+				vals[v] = 0
+				rep.Groups[gi].Partitions[pi].TimeLagMs = &vals[v]
+				v++
 				continue
 			}
-			k := timeKey{p.Topic, p.Partition, nextOffset(p)}
-			if ts, ok := cache[k]; ok {
-				next[k] = ts
-				rep.Groups[gi].Partitions[pi].TimeLagMs = new(max(now.UnixMilli()-ts, 0))
+			if ts, ok := cache.get(timeKey{p.Topic, p.Partition, nextOffset(p)}); ok {
+				vals[v] = max(now.UnixMilli()-ts, 0)
+				rep.Groups[gi].Partitions[pi].TimeLagMs = &vals[v]
+				v++
 				continue
 			}
 			rows = append(rows, p)
@@ -71,11 +122,11 @@ func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep 
 		}
 	}
 	if len(back) == 0 {
-		return next, 0
+		return 0
 	}
 	missed, err := read(ctx, cfg, &miss, iso, now)
 	if err != nil {
-		return next, len(back)
+		return len(back)
 	}
 	i := 0
 	for _, g := range miss.Groups {
@@ -87,9 +138,9 @@ func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep 
 			// 0 may also mean "only markers left", which a new record can
 			// change.
 			if p.TimeLagMs != nil && *p.TimeLagMs > 0 {
-				next[timeKey{p.Topic, p.Partition, nextOffset(p)}] = now.UnixMilli() - *p.TimeLagMs
+				cache.put(timeKey{p.Topic, p.Partition, nextOffset(p)}, now.UnixMilli()-*p.TimeLagMs)
 			}
 		}
 	}
-	return next, missed
+	return missed
 }

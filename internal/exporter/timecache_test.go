@@ -33,8 +33,10 @@ func TestTimeLagCache(t *testing.T) {
 		return lagRep("g", []*int64{i64(c0), i64(c1), nil}, []int64{90_000, 90_000, 90_000})
 	}
 
+	var cache timeCache
+	cache.begin()
 	r1 := rep(100, 200)
-	cache, missed := fillTimeLag(context.Background(), read, cluster.Config{}, &r1, lag.ReadUncommitted, now, nil)
+	missed := fillTimeLag(context.Background(), read, cluster.Config{}, &r1, lag.ReadUncommitted, now, &cache)
 	if missed != 0 {
 		t.Fatalf("%d rows missed", missed)
 	}
@@ -51,8 +53,10 @@ func TestTimeLagCache(t *testing.T) {
 	// Second round 5 s later: partition 0 did not move (served from the
 	// cache, its age grows by 5 s), partition 1 moved to 300 (read again).
 	later := now.Add(5 * time.Second)
+	cache.prune()
+	cache.begin()
 	r2 := rep(100, 300)
-	cache, missed = fillTimeLag(context.Background(), read, cluster.Config{}, &r2, lag.ReadUncommitted, later, cache)
+	missed = fillTimeLag(context.Background(), read, cluster.Config{}, &r2, lag.ReadUncommitted, later, &cache)
 	if missed != 0 {
 		t.Fatalf("%d rows missed", missed)
 	}
@@ -65,14 +69,17 @@ func TestTimeLagCache(t *testing.T) {
 	if got := *r2.Groups[0].Partitions[1].TimeLagMs; got != 1_005_000-3000 {
 		t.Errorf("re-read time lag %d", got)
 	}
-	// The cache holds this round's keys only: offset 200 is gone.
-	if _, ok := cache[timeKey{"t", 1, 200}]; ok || len(cache) != 2 {
-		t.Errorf("cache %v, want only offsets 100 and 300", cache)
+	// Pruned after the round, the cache holds its keys only: offset 200
+	// is gone.
+	cache.prune()
+	if _, ok := cache.at[timeKey{"t", 1, 200}]; ok || len(cache.at) != 2 {
+		t.Errorf("cache %v, want only offsets 100 and 300", cache.at)
 	}
 
 	// A third round with nothing moved reads nothing.
+	cache.begin()
 	r3 := rep(100, 300)
-	if _, missed := fillTimeLag(context.Background(), read, cluster.Config{}, &r3, lag.ReadUncommitted, later, cache); missed != 0 {
+	if missed := fillTimeLag(context.Background(), read, cluster.Config{}, &r3, lag.ReadUncommitted, later, &cache); missed != 0 {
 		t.Fatalf("%d rows missed", missed)
 	}
 	if len(reads) != 2 {
@@ -141,5 +148,58 @@ offsetctl_gather_time_lag_missed 1
 	}
 	if n, err := testutil.GatherAndCount(scraped(c), "kafka_consumergroup_lag"); err != nil || n != 2 {
 		t.Errorf("%d lag series (%v): the batch after the cut search was not read", n, err)
+	}
+}
+
+// TestTimeLagCacheAcrossBatches: a position read for one batch serves the
+// later batches of the same round (groups of a fleet share positions), so
+// a round reads it once; a round that failed keeps the positions it did
+// not use, and a complete round drops them.
+func TestTimeLagCacheAcrossBatches(t *testing.T) {
+	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	snap := func(commit int64) *lag.Snapshot {
+		s := &lag.Snapshot{Offsets: lag.TopicOffsets{Partitions: map[string]map[int32]lag.PartitionOffsets{"t": {0: {Start: 0, End: 100}}}}}
+		for _, name := range []string{"a", "b", "c"} {
+			s.Groups = append(s.Groups, lag.GroupSnapshot{GroupInfo: lag.GroupInfo{Group: name, Type: "classic", State: "Empty", ProtocolType: "consumer", Exists: true},
+				Commits: map[string]map[int32]lag.Commit{"t": {0: {Offset: commit}}}})
+		}
+		return s
+	}
+	g := &fakeGatherer{batch: 1, snaps: []*lag.Snapshot{snap(10), snap(20), snap(10), snap(10)}, errs: []error{nil, context.DeadlineExceeded, nil, nil}}
+	c := New(cluster.Config{}, Options{Interval: time.Minute, TimeLag: true, Now: func() time.Time { return clock }})
+	var reads []int64
+	c.read = func(_ context.Context, _ cluster.Config, rep *lag.LagReport, _ lag.Isolation, at time.Time) (int, error) {
+		for gi := range rep.Groups {
+			for pi := range rep.Groups[gi].Partitions {
+				p := &rep.Groups[gi].Partitions[pi]
+				reads = append(reads, nextOffset(*p))
+				p.TimeLagMs = new(int64(1000))
+			}
+		}
+		return 0, nil
+	}
+	c.GatherOnce(context.Background(), g)
+	if len(reads) != 1 || reads[0] != 10 {
+		t.Fatalf("reads %v, want offset 10 once for the 3 batches", reads)
+	}
+	if !strings.Contains(pageText(t, c), `kafka_consumergroup_lag_seconds{consumergroup="c",partition="0",topic="t"} 1`+"\n") {
+		t.Error("the last batch's row has no time lag from the cache")
+	}
+	c.GatherOnce(context.Background(), g) // failed: nothing used, nothing dropped
+	if _, ok := c.cache.at[timeKey{"t", 0, 10}]; !ok {
+		t.Fatal("a failed round dropped the cached position")
+	}
+	c.GatherOnce(context.Background(), g) // complete, uses offset 10: no read
+	if len(reads) != 1 {
+		t.Fatalf("reads %v: a cached position read again", reads)
+	}
+	c.cache.put(timeKey{"t", 0, 99}, 5) // this round's, kept by prune
+	c.cache.at[timeKey{"t", 0, 98}] = timeEntry{ms: 5, round: c.cache.round - 1}
+	c.cache.prune()
+	if _, ok := c.cache.at[timeKey{"t", 0, 98}]; ok {
+		t.Error("prune kept a position of an earlier round")
+	}
+	if len(c.cache.at) != 2 {
+		t.Errorf("cache %v, want offsets 10 and 99", c.cache.at)
 	}
 }

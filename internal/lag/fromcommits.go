@@ -1,25 +1,40 @@
 package lag
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/cluster"
 )
+
+// CommitRow is one committed offset of a group, as a caller that knows the
+// commits hands it to StreamLagFromCommits: no map per group.
+type CommitRow struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+}
 
 // StreamLagFromCommits is StreamLag for a caller that knows the groups'
 // committed offsets already (the exporter's --commit-source offsets-topic,
 // which tails __consumer_offsets): ListGroups (one request per broker)
 // selects the groups and gives their type and state; commits hands over
 // the committed offsets of the selected groups (a group it leaves out has
-// none); then one listing of the log offsets of every topic committed on
-// (one ListOffsets per broker and bound), and no DescribeGroups or
-// OffsetFetch at all. The groups have no members (nothing describes
-// them). The batches are StreamLag's, sharing the one listing.
+// none; the rows in any order, one per partition; StreamLagFromCommits
+// may reorder them); then one listing of the log offsets of every topic
+// committed on (one ListOffsets per broker and bound), and no
+// DescribeGroups or OffsetFetch at all. The groups have no members
+// (nothing describes them). The batches are StreamLag's, sharing the one
+// listing, with this difference: their snapshots' groups carry no Commits
+// (the report's rows have them), as building a map per group was most of
+// a round at 500 groups x 1,000 partitions (bench/exporter_tail.md).
 func StreamLagFromCommits(ctx context.Context, adm *cluster.Admin, req GatherRequest, o LagOptions,
-	commits func(groups []string) map[string]PartitionMap[Commit], each func(context.Context, LagBatch) error) error {
+	commits func(groups []string) map[string][]CommitRow, each func(context.Context, LagBatch) error) error {
 	listed, err := ListGroups(ctx, adm)
 	if err != nil {
 		return ctxErr(ctx, err)
@@ -28,23 +43,19 @@ func StreamLagFromCommits(ctx context.Context, adm *cluster.Admin, req GatherReq
 	slices.Sort(groups)
 	known := commits(groups)
 	snaps := make([]GroupSnapshot, len(groups))
+	rows := make([][]CommitRow, len(groups))
 	topicSet := map[string]bool{}
 	for i, g := range groups {
-		gs := GroupSnapshot{GroupInfo: descriptions{}.info(g, listed), Commits: known[g]}
+		gs := GroupSnapshot{GroupInfo: descriptions{}.info(g, listed)}
 		if lg, ok := listed[g]; ok {
 			gs.Coordinator = lg.Coordinator // the broker that answered ListGroups for it
 		}
-		if gs.Commits == nil {
-			gs.Commits = PartitionMap[Commit]{}
-		}
-		if !gs.Exists && len(gs.Commits) > 0 { // as gatherListed: committed, so it exists
+		all := sortRows(known[g])
+		rows[i] = inScope(all, o.Scope)
+		if !gs.Exists && len(all) > 0 { // as gatherListed: committed, so it exists
 			gs.Exists, gs.Type, gs.State = true, "classic", "Empty"
 		}
-		for t := range gs.Commits {
-			if req.Scope.HasTopic(t) {
-				topicSet[t] = true
-			}
-		}
+		eachTopic(all, o.Scope, func(t string) { topicSet[t] = true })
 		snaps[i] = gs
 	}
 	list := ListOffsets
@@ -57,30 +68,146 @@ func StreamLagFromCommits(ctx context.Context, adm *cluster.Admin, req GatherReq
 	}
 	at := time.Now()
 	for i := 0; i == 0 || i < len(snaps); i += LagBatchGroups {
-		batch := snaps[i:min(i+LagBatchGroups, len(snaps))]
-		snap := &Snapshot{Groups: batch, Offsets: offsetsOf(offs, batch, req.Scope), Isolation: req.Isolation, At: at}
-		if err := each(ctx, LagBatch{Snapshot: snap, Report: ComputeLagWith(snap, o)}); err != nil {
+		end := min(i+LagBatchGroups, len(snaps))
+		snap := &Snapshot{Groups: snaps[i:end], Offsets: offsetsOf(offs, snaps[i:end], known, o.Scope), Isolation: req.Isolation, At: at}
+		rep := LagReport{Isolation: snap.Isolation.String(), AssumeReset: string(o.AssumeReset), Groups: []GroupLag{}}
+		for j, g := range snap.Groups {
+			rep.Groups = append(rep.Groups, groupLagFromRows(snap, g, known[g.Group], rows[i+j], o))
+		}
+		if err := each(ctx, LagBatch{Snapshot: snap, Report: rep}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// offsetsOf is the part of all that the groups' commits are on.
-func offsetsOf(all TopicOffsets, groups []GroupSnapshot, scope Scope) TopicOffsets {
+// sortRows sorts rows by topic and partition, in place.
+func sortRows(rows []CommitRow) []CommitRow {
+	if !placeDense(rows) {
+		slices.SortFunc(rows, compareRows)
+	}
+	return rows
+}
+
+// placeDense sorts rows in place in one pass when they are one topic's
+// partitions 0 to len(rows)-1 (a group consuming the whole of one topic:
+// the usual case), each row swapped to its partition's index, and reports
+// whether it did; otherwise rows are left in some order for the caller to
+// sort.
+func placeDense(rows []CommitRow) bool {
+	for _, r := range rows {
+		if r.Topic != rows[0].Topic || r.Partition < 0 || int(r.Partition) >= len(rows) {
+			return false
+		}
+	}
+	for i := range rows {
+		for p := rows[i].Partition; int(p) != i; p = rows[i].Partition {
+			if rows[p].Partition == p {
+				return false // two rows of one partition
+			}
+			rows[i], rows[p] = rows[p], rows[i]
+		}
+	}
+	return true
+}
+
+// compareRows orders rows by topic, then partition. The topics of a
+// group's rows are mostly one (the same string, whose equality is one
+// pointer compare), so they are compared for equality first.
+func compareRows(a, b CommitRow) int {
+	if a.Topic != b.Topic {
+		return strings.Compare(a.Topic, b.Topic)
+	}
+	return cmp.Compare(a.Partition, b.Partition)
+}
+
+// inScope is the rows in scope: rows itself for an empty scope, else a
+// copy (rows stays whole).
+func inScope(rows []CommitRow, scope Scope) []CommitRow {
+	if scope.Empty() {
+		return rows
+	}
+	var out []CommitRow
+	for _, r := range rows {
+		if scope.Has(r.Topic, r.Partition) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// eachTopic calls fn with each topic of rows (sorted) that has a
+// partition in scope, once.
+func eachTopic(rows []CommitRow, scope Scope, fn func(topic string)) {
+	for i, r := range rows {
+		if (i == 0 || rows[i-1].Topic != r.Topic) && scope.HasTopic(r.Topic) {
+			fn(r.Topic)
+		}
+	}
+}
+
+// groupLagFromRows is computeGroupLag for a group known by its commit
+// rows (in scope, sorted): the same report, built without a map per
+// group. A scope naming partitions (rows for those without a commit) and
+// a share group (its lag is not end - commit) take computeGroupLag's path
+// over the commits as a map: all (every commit) and rows (those in scope).
+func groupLagFromRows(s *Snapshot, g GroupSnapshot, all, rows []CommitRow, o LagOptions) GroupLag {
+	if len(o.Scope.Named) > 0 || g.IsShare() {
+		g.Commits = PartitionMap[Commit]{}
+		for _, r := range all {
+			g.Commits.Set(r.Topic, r.Partition, Commit{Offset: r.Offset})
+		}
+		return computeGroupLag(s, g, o)
+	}
+	gl := computeGroupLag(s, g, o) // the group's fields; no commits: no rows
+	if !g.Exists && g.Err == nil && g.CommitErr == nil {
+		return gl // "group does not exist", no rows
+	}
+	gl.Partitions = make([]PartitionLag, 0, len(rows))
+	vals := make([]int64, 2*len(rows)) // the rows' committed offsets and lags: one allocation
+	var terr error
+	var parts map[int32]PartitionOffsets
+	for i, r := range rows {
+		if n := len(gl.Topics); n == 0 || gl.Topics[n-1] != r.Topic {
+			gl.Topics = append(gl.Topics, r.Topic)
+		}
+		pl := PartitionLag{Topic: r.Topic, Partition: r.Partition, LogStart: -1, LogEnd: -1, Committed: &vals[2*i]}
+		vals[2*i] = r.Offset
+		if i == 0 || rows[i-1].Topic != r.Topic { // a run of the topic's rows: looked up once
+			terr, parts = s.Offsets.TopicErr[r.Topic], s.Offsets.Partitions[r.Topic]
+		}
+		po, ok := parts[r.Partition]
+		switch {
+		case terr != nil:
+			pl.Error = terr.Error()
+		case !ok:
+			pl.Error = fmt.Sprintf("partition %d does not exist in topic %s", r.Partition, r.Topic)
+		case po.Err != nil:
+			pl.Error = fmt.Sprintf("listing offsets: %v", po.Err)
+		default:
+			pl.LogStart, pl.LogEnd = po.Start, po.End
+			vals[2*i+1], pl.Note = committedLag(r.Offset, po.Start, po.End, s.Isolation)
+			pl.Lag = &vals[2*i+1]
+			gl.TotalLag += vals[2*i+1]
+		}
+		gl.Partitions = append(gl.Partitions, pl)
+	}
+	return gl
+}
+
+// offsetsOf is the part of all that the groups' commits (by group, rows
+// sorted) are on.
+func offsetsOf(all TopicOffsets, groups []GroupSnapshot, commits map[string][]CommitRow, scope Scope) TopicOffsets {
 	out := TopicOffsets{Partitions: PartitionMap[PartitionOffsets]{}, TopicErr: map[string]error{}}
 	for _, g := range groups {
-		for t := range g.Commits {
-			if !scope.HasTopic(t) {
-				continue
-			}
+		eachTopic(commits[g.Group], scope, func(t string) {
 			if err, ok := all.TopicErr[t]; ok {
 				out.TopicErr[t] = err
 			}
 			if ps, ok := all.Partitions[t]; ok {
 				out.Partitions[t] = ps
 			}
-		}
+		})
 	}
 	return out
 }

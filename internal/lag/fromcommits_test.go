@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -43,18 +44,19 @@ func TestStreamLagFromCommits(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	commits := func(gs []string) map[string]PartitionMap[Commit] {
-		out := map[string]PartitionMap[Commit]{}
+	commits := func(gs []string) map[string][]CommitRow {
+		out := map[string][]CommitRow{}
 		for _, g := range gs {
 			if g == ghost {
 				continue
 			}
 			if g == unlisted {
-				out[g] = PartitionMap[Commit]{t2: {0: {Offset: 1}}}
+				out[g] = []CommitRow{{t2, 0, 1}}
 				continue
 			}
 			f := FetchCommits(ctx, adm, []string{g})[g]
-			out[g] = f.Commits
+			out[g] = []CommitRow{} // a group with commits: rows, in any order
+			f.Commits.Each(func(t string, p int32, c Commit) { out[g] = append(out[g], CommitRow{t, p, c.Offset}) })
 		}
 		return out
 	}
@@ -62,11 +64,9 @@ func TestStreamLagFromCommits(t *testing.T) {
 	var sizes []int
 	if err := StreamLagFromCommits(ctx, adm, req, LagOptions{}, commits, func(_ context.Context, b LagBatch) error {
 		sizes = append(sizes, len(b.Report.Groups))
-		for _, g := range b.Snapshot.Groups {
-			for tp := range b.Snapshot.Offsets.Partitions {
-				if _, ok := g.Commits[tp]; !ok && !batchHas(b.Snapshot, tp) {
-					t.Errorf("batch lists %s, which no group of it committed on", tp)
-				}
+		for tp := range b.Snapshot.Offsets.Partitions {
+			if !batchHas(b.Report, tp) {
+				t.Errorf("batch lists %s, which no group of it committed on", tp)
 			}
 		}
 		got = append(got, b.Report.Groups...)
@@ -110,6 +110,39 @@ func TestStreamLagFromCommits(t *testing.T) {
 	if fmt.Sprint(sizes) != fmt.Sprint([]int{LagBatchGroups}) {
 		t.Errorf("%d groups: batch sizes %v, want one of %d", LagBatchGroups, sizes, LagBatchGroups)
 	}
+	// Under a scope the rows are StreamLag's too: partitions filtered
+	// (the rows path), partitions named (asked rows, for a partition with
+	// no commit or none at all: computeGroupLag's path).
+	for _, scope := range []Scope{
+		{Topics: map[string][]int32{t1: {1}}},
+		{Topics: map[string][]int32{t1: {1, 5}, t2: nil}, Named: map[string][]int32{t1: {1, 5}}},
+	} {
+		sreq := GatherRequest{Groups: groups[:3], Scope: scope, NoLeaderWait: true}
+		var want, have []GroupLag
+		if err := StreamLag(ctx, adm, sreq, LagOptions{Scope: scope}, StreamOptions{}, func(_ context.Context, b LagBatch) error {
+			want = append(want, b.Report.Groups...)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := StreamLagFromCommits(ctx, adm, sreq, LagOptions{Scope: scope}, commits, func(_ context.Context, b LagBatch) error {
+			have = append(have, b.Report.Groups...)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			want[i].Members, want[i].MemberList = 0, nil
+			a, _ := json.Marshal(want[i])
+			b, _ := json.Marshal(have[i])
+			if string(a) != string(b) {
+				t.Errorf("scope %v, group %d:\npolled %s\ntailed %s", scope, i, a, b)
+			}
+		}
+		if len(have) != 3 || len(have[0].Partitions) == 0 {
+			t.Errorf("scope %v: %d groups, %+v", scope, len(have), have)
+		}
+	}
 	// A scope leaves the other topics out of the listing, and keeps the
 	// topic in scope for every batch with commits on it, whichever topic
 	// of a group comes first.
@@ -118,7 +151,7 @@ func TestStreamLagFromCommits(t *testing.T) {
 		if _, ok := b.Snapshot.Offsets.Partitions[t1]; ok {
 			t.Errorf("%s listed out of scope", t1)
 		}
-		if _, ok := b.Snapshot.Offsets.Partitions[t2]; batchHas(b.Snapshot, t2) && !ok {
+		if _, ok := b.Snapshot.Offsets.Partitions[t2]; batchHas(b.Report, t2) && !ok {
 			t.Errorf("%s, in scope and committed on, not listed", t2)
 		}
 		return nil
@@ -127,30 +160,139 @@ func TestStreamLagFromCommits(t *testing.T) {
 	}
 }
 
-func batchHas(s *Snapshot, topic string) bool {
-	for _, g := range s.Groups {
-		if _, ok := g.Commits[topic]; ok {
+func batchHas(rep LagReport, topic string) bool {
+	for _, g := range rep.Groups {
+		if slices.Contains(g.Topics, topic) {
 			return true
 		}
 	}
 	return false
 }
 
-// offsetsOf keeps every in-scope topic a group committed on, whichever of
-// its topics comes first (map order), and each topic's listing error.
+// offsetsOf keeps every in-scope topic a group committed on, and each
+// topic's listing error.
 func TestOffsetsOfScope(t *testing.T) {
 	topics := []string{"a", "b", "c", "d", "e"}
 	all := TopicOffsets{Partitions: PartitionMap[PartitionOffsets]{}, TopicErr: map[string]error{"e": fmt.Errorf("gone")}}
-	g := GroupSnapshot{Commits: PartitionMap[Commit]{}}
+	var rows []CommitRow
 	for _, tp := range topics {
 		all.Partitions[tp] = map[int32]PartitionOffsets{0: {}}
-		g.Commits[tp] = map[int32]Commit{0: {Offset: 1}}
+		rows = append(rows, CommitRow{tp, 0, 1}, CommitRow{tp, 1, 1})
 	}
+	groups := []GroupSnapshot{{GroupInfo: GroupInfo{Group: "g"}}}
 	scope := Scope{Topics: map[string][]int32{"c": nil, "e": nil}}
-	for range 20 {
-		out := offsetsOf(all, []GroupSnapshot{g}, scope)
-		if _, ok := out.Partitions["c"]; !ok || len(out.Partitions) != 2 || out.TopicErr["e"] == nil || len(out.TopicErr) != 1 {
-			t.Fatalf("scope c, e: partitions %v, errors %v", out.Partitions, out.TopicErr)
+	out := offsetsOf(all, groups, map[string][]CommitRow{"g": rows}, scope)
+	if _, ok := out.Partitions["c"]; !ok || len(out.Partitions) != 2 || out.TopicErr["e"] == nil || len(out.TopicErr) != 1 {
+		t.Fatalf("scope c, e: partitions %v, errors %v", out.Partitions, out.TopicErr)
+	}
+}
+
+// sortRows orders rows by topic, then partition: in one pass for one
+// topic's partitions 0..n-1, by sorting otherwise (gaps, several topics,
+// a partition twice, negative or past-the-end partitions).
+func TestSortRows(t *testing.T) {
+	r := func(topic string, ps ...int32) []CommitRow {
+		var out []CommitRow
+		for _, p := range ps {
+			out = append(out, CommitRow{topic, p, int64(p) * 10})
 		}
+		return out
+	}
+	cases := []struct {
+		name  string
+		rows  []CommitRow
+		dense bool
+	}{
+		{"dense", r("a", 3, 0, 2, 1, 4), true},
+		{"one", r("a", 0), true},
+		{"empty", nil, true},
+		{"gap", r("a", 3, 0, 2, 5, 4), false},
+		{"last past the end", r("a", 1, 0, 2, 3), true},
+		{"past the end", r("a", 1, 0, 4, 2), false},
+		{"negative", r("a", 1, 0, -1), false},
+		{"twice", r("a", 1, 0, 1, 2), false},
+		{"twice later", r("a", 2, 0, 0), false},
+		{"two topics", append(r("b", 1, 0), r("a", 1, 0)...), false},
+	}
+	for _, c := range cases {
+		want := slices.Clone(c.rows)
+		slices.SortFunc(want, func(a, b CommitRow) int { return CompareTP(TP{a.Topic, a.Partition}, TP{b.Topic, b.Partition}) })
+		dense := placeDense(slices.Clone(c.rows))
+		got := sortRows(c.rows)
+		if dense != c.dense || !slices.Equal(got, want) {
+			t.Errorf("%s: dense %v, sorted %v, want %v %v", c.name, dense, got, c.dense, want)
+		}
+	}
+}
+
+// groupLagFromRows is computeGroupLag over the same commits as a map, row
+// for row: a topic that could not be listed, a partition it lacks, one
+// whose listing failed, a commit past the end (under either isolation)
+// and one before the start, a scope, a group that does not exist, a share
+// group and named partitions (computeGroupLag's own path).
+func TestGroupLagFromRowsAgrees(t *testing.T) {
+	offs := TopicOffsets{
+		Partitions: PartitionMap[PartitionOffsets]{
+			"a": {0: {Start: 0, End: 10}, 1: {Start: 5, End: 20}, 2: {Start: -1, End: -1, Err: fmt.Errorf("not leader")}},
+			"b": {0: {Start: 0, End: 3}},
+		},
+		TopicErr: map[string]error{"gone": fmt.Errorf("unknown topic")},
+	}
+	rows := []CommitRow{{"a", 0, 4}, {"a", 1, 2}, {"a", 2, 1}, {"a", 7, 1}, {"b", 0, 9}, {"gone", 0, 1}, {"gone", 3, 2}}
+	info := GroupInfo{Group: "g", Type: "classic", State: "Empty", ProtocolType: "consumer", Exists: true, Coordinator: 2}
+	cases := []struct {
+		name  string
+		info  GroupInfo
+		iso   Isolation
+		scope Scope
+	}{
+		{"all", info, ReadUncommitted, Scope{}},
+		{"read committed", info, ReadCommitted, Scope{}},
+		{"scoped", info, ReadUncommitted, Scope{Topics: map[string][]int32{"a": {1, 2}, "gone": nil}}},
+		{"named", info, ReadUncommitted, Scope{Topics: map[string][]int32{"a": {1, 5}}, Named: map[string][]int32{"a": {1, 5}}}},
+		{"not a group", GroupInfo{Group: "g", State: "Dead", Coordinator: -1}, ReadUncommitted, Scope{}},
+		{"share", GroupInfo{Group: "g", Type: "share", State: "Empty", Exists: true}, ReadUncommitted, Scope{}},
+		{"connect", GroupInfo{Group: "g", Type: "classic", State: "Stable", ProtocolType: "connect", Exists: true}, ReadUncommitted, Scope{}},
+	}
+	for _, c := range cases {
+		s := &Snapshot{Offsets: offs, Isolation: c.iso}
+		o := LagOptions{Scope: c.scope}
+		g := GroupSnapshot{GroupInfo: c.info, Commits: PartitionMap[Commit]{}}
+		for _, r := range rows {
+			g.Commits.Set(r.Topic, r.Partition, Commit{Offset: r.Offset, LeaderEpoch: -1})
+		}
+		want, _ := json.Marshal(computeGroupLag(s, g, o))
+		all := sortRows(slices.Clone(rows))
+		gotLag := groupLagFromRows(s, GroupSnapshot{GroupInfo: c.info}, all, inScope(all, c.scope), o)
+		got, _ := json.Marshal(gotLag)
+		if string(got) != string(want) {
+			t.Errorf("%s:\nrows %s\nmap  %s", c.name, got, want)
+		}
+	}
+}
+
+// eachTopic names each topic of sorted rows once, in order, when in scope.
+func TestEachTopic(t *testing.T) {
+	rows := []CommitRow{{"a", 0, 1}, {"a", 1, 1}, {"b", 0, 1}, {"b", 1, 1}, {"c", 0, 1}}
+	var got []string
+	eachTopic(rows, Scope{Topics: map[string][]int32{"a": nil, "b": {1}}}, func(t string) { got = append(got, t) })
+	if fmt.Sprint(got) != "[a b]" {
+		t.Errorf("topics %v, want [a b]", got)
+	}
+}
+
+// The rows path builds no map per group: a few allocations for a
+// thousand rows (computeGroupLag's path makes one per row and more).
+func TestGroupLagFromRowsAllocs(t *testing.T) {
+	s := &Snapshot{Offsets: TopicOffsets{Partitions: PartitionMap[PartitionOffsets]{"a": {}}}}
+	var rows []CommitRow
+	for p := range int32(1000) {
+		s.Offsets.Partitions["a"][p] = PartitionOffsets{Start: 0, End: 10}
+		rows = append(rows, CommitRow{"a", p, 5})
+	}
+	g := GroupSnapshot{GroupInfo: GroupInfo{Group: "g", Type: "classic", State: "Empty", ProtocolType: "consumer", Exists: true}}
+	n := testing.AllocsPerRun(5, func() { groupLagFromRows(s, g, rows, rows, LagOptions{}) })
+	if n > 10 {
+		t.Errorf("%v allocations for 1,000 rows", n)
 	}
 }

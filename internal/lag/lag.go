@@ -327,20 +327,25 @@ func partitionLag(committed *int64, start, end int64, iso Isolation, assume Assu
 	if committed == nil {
 		return uncommittedLag(start, end, assume)
 	}
-	c := *committed
+	lag, note := committedLag(*committed, start, end, iso)
+	return &lag, note
+}
+
+// committedLag is partitionLag of a committed partition.
+func committedLag(c, start, end int64, iso Isolation) (int64, string) {
 	switch {
 	case c > end && iso == ReadCommitted:
 		// ListOffsets under read_committed answers the last stable
 		// offset, which stops at the first open transaction: a consumer
 		// that commits what it read uncommitted is past it, though it is
 		// not past the log. Only a commit beyond the high watermark is.
-		return new(int64(0)), fmt.Sprintf("committed offset is %d past the last stable offset (a transaction is open, or the commit is past the log end)", c-end)
+		return 0, fmt.Sprintf("committed offset is %d past the last stable offset (a transaction is open, or the commit is past the log end)", c-end)
 	case c > end:
-		return new(int64(0)), fmt.Sprintf("committed offset is %d past the log end", c-end)
+		return 0, fmt.Sprintf("committed offset is %d past the log end", c-end)
 	case c < start:
-		return new(end - c), fmt.Sprintf("%d records expired unread (log start %d is past the commit)", start-c, start)
+		return end - c, fmt.Sprintf("%d records expired unread (log start %d is past the commit)", start-c, start)
 	}
-	return new(end - c), ""
+	return end - c, ""
 }
 
 // uncommittedLag is the lag of a partition the group never committed. A

@@ -72,7 +72,7 @@ type Rates struct {
 	// committed[group][tp] and logEnd[tp] are the previous
 	// gather's positions.
 	committed map[string]positions
-	logEnd    map[TP]int64
+	logEnd    positions
 	consumed  map[string]*series // per group
 	produced  map[string]*series // per group: growth of its partitions
 	topicProd map[string]*series // per topic
@@ -83,7 +83,7 @@ func NewRates(window time.Duration) *Rates {
 	return &Rates{
 		window:    window,
 		committed: map[string]positions{},
-		logEnd:    map[TP]int64{},
+		logEnd:    positions{},
 		consumed:  map[string]*series{},
 		produced:  map[string]*series{},
 		topicProd: map[string]*series{},
@@ -104,7 +104,7 @@ func (r *Rates) Observe(rep LagReport, at time.Time) {
 type RatesRound struct {
 	r          *Rates
 	at         time.Time
-	ends       map[TP]int64
+	ends       positions
 	topicDelta map[string]int64
 	committed  map[string]positions
 	consumed   map[string]*series
@@ -113,30 +113,18 @@ type RatesRound struct {
 
 // Round starts observing a gather taken at at.
 func (r *Rates) Round(at time.Time) *RatesRound {
-	return &RatesRound{r: r, at: at, ends: map[TP]int64{}, topicDelta: map[string]int64{},
+	return &RatesRound{r: r, at: at, ends: positions{}, topicDelta: map[string]int64{},
 		committed: map[string]positions{}, consumed: map[string]*series{}, produced: map[string]*series{}}
 }
 
 // Observe records one batch of the round (each group once per round).
+// The rows of a topic come together (a report's are sorted), so each run
+// of them looks its topic up once, not each row.
 func (rr *RatesRound) Observe(rep LagReport) {
-	r := rr.r
 	for _, g := range rep.Groups {
-		for _, p := range g.Partitions {
-			if p.Error != "" || p.LogEnd < 0 {
-				continue
-			}
-			k := TP{p.Topic, p.Partition}
-			if _, seen := rr.ends[k]; seen {
-				continue
-			}
-			rr.ends[k] = p.LogEnd
-			d := int64(0) // a partition seen for the first time adds nothing
-			if prev, ok := r.logEnd[k]; ok {
-				d = max(p.LogEnd-prev, 0)
-			}
-			rr.topicDelta[p.Topic] += d
-		}
+		rr.observeEnds(g.Partitions)
 	}
+	r := rr.r
 	for _, g := range rep.Groups {
 		if g.Error != "" {
 			// Keep what is known of a group that could not be read this
@@ -147,24 +135,77 @@ func (rr *RatesRound) Observe(rep LagReport) {
 		prevC := r.committed[g.Group]
 		cur := positions{}
 		var dc, dp int64
+		var run topicRun
 		for _, p := range g.Partitions {
-			if p.Error != "" || p.Committed == nil {
+			if p.Error != "" || p.Committed == nil || p.Partition < 0 {
 				continue
 			}
-			k := TP{p.Topic, p.Partition}
-			cur.set(p.Topic, p.Partition, *p.Committed)
-			if prev, ok := prevC.get(p.Topic, p.Partition); ok {
-				dc += max(*p.Committed-prev, 0)
+			if !run.on(p.Topic) {
+				run.end(cur)
+				run = topicRun{topic: p.Topic, started: true, cur: cur[p.Topic], prev: prevC[p.Topic], ends: r.logEnd[p.Topic]}
 			}
-			if prev, ok := r.logEnd[k]; ok && p.LogEnd >= 0 {
-				dp += max(p.LogEnd-prev, 0)
+			c := *p.Committed
+			run.cur = setAt(run.cur, p.Partition, c)
+			if prev, ok := at(run.prev, p.Partition); ok {
+				dc += max(c-prev, 0)
+			}
+			if prev, ok := at(run.ends, p.Partition); ok {
+				dp += max(p.LogEnd-prev, 0) // 0 for an unknown end (-1): the ends kept are >= 0
 			}
 		}
+		run.end(cur)
 		rr.committed[g.Group] = cur
 		rr.consumed[g.Group] = orNew(r.consumed[g.Group])
 		rr.consumed[g.Group].add(rr.at, dc, r.window)
 		rr.produced[g.Group] = orNew(r.produced[g.Group])
 		rr.produced[g.Group].add(rr.at, dp, r.window)
+	}
+}
+
+// observeEnds records the log ends of a group's rows not seen yet this
+// round, and how much each topic grew since the last round.
+func (rr *RatesRound) observeEnds(rows []PartitionLag) {
+	var run topicRun
+	var delta int64
+	flush := func() {
+		if run.started {
+			rr.ends[run.topic] = run.cur
+			rr.topicDelta[run.topic] += delta
+		}
+	}
+	for _, p := range rows {
+		if p.Error != "" || p.LogEnd < 0 || p.Partition < 0 {
+			continue
+		}
+		if !run.on(p.Topic) {
+			flush()
+			run, delta = topicRun{topic: p.Topic, started: true, cur: rr.ends[p.Topic], prev: rr.r.logEnd[p.Topic]}, 0
+		}
+		if _, seen := at(run.cur, p.Partition); seen {
+			continue
+		}
+		run.cur = setAt(run.cur, p.Partition, p.LogEnd)
+		if prev, ok := at(run.prev, p.Partition); ok { // a partition seen for the first time adds nothing
+			delta += max(p.LogEnd-prev, 0)
+		}
+	}
+	flush()
+}
+
+// topicRun is a run of one topic's rows: the positions being written
+// (cur) and those of the previous round (prev, ends), looked up once.
+type topicRun struct {
+	topic           string
+	started         bool
+	cur, prev, ends []int64
+}
+
+func (t *topicRun) on(topic string) bool { return t.started && t.topic == topic }
+
+// end stores the run's positions in ps.
+func (t *topicRun) end(ps positions) {
+	if t.started {
+		ps[t.topic] = t.cur
 	}
 }
 
@@ -193,9 +234,11 @@ func (rr *RatesRound) End(complete bool) {
 				rr.carry(g)
 			}
 		}
-		for k, v := range r.logEnd {
-			if _, seen := rr.ends[k]; !seen {
-				rr.ends[k] = v
+		for t, ends := range r.logEnd {
+			for p, v := range ends {
+				if _, seen := rr.ends.get(t, int32(p)); !seen && v != noPosition {
+					rr.ends.set(t, int32(p), v)
+				}
 			}
 		}
 	}
@@ -229,16 +272,25 @@ func (ps positions) set(topic string, partition int32, offset int64) {
 	if partition < 0 {
 		return // not a partition Kafka names; nothing to keep
 	}
-	s := ps[topic]
+	ps[topic] = setAt(ps[topic], partition, offset)
+}
+
+func (ps positions) get(topic string, partition int32) (int64, bool) {
+	return at(ps[topic], partition)
+}
+
+// setAt is s with s[partition] = offset, grown with noPosition as needed
+// (partition >= 0).
+func setAt(s []int64, partition int32, offset int64) []int64 {
 	for len(s) <= int(partition) {
 		s = append(s, noPosition)
 	}
 	s[partition] = offset
-	ps[topic] = s
+	return s
 }
 
-func (ps positions) get(topic string, partition int32) (int64, bool) {
-	s := ps[topic]
+// at is s[partition], when s has a position there.
+func at(s []int64, partition int32) (int64, bool) {
 	if partition < 0 || int(partition) >= len(s) || s[partition] == noPosition {
 		return 0, false
 	}

@@ -185,3 +185,39 @@ func TestRatesPositionsByPartition(t *testing.T) {
 		t.Fatalf("p3 = %v, %v; want 7, true", v, ok)
 	}
 }
+
+// A group on two topics: each topic's commits and log ends are its own
+// (the rows of a topic are looked up once per run of them); a row that
+// could not be read is passed over, not the rows after it.
+func TestRatesTwoTopics(t *testing.T) {
+	row := func(topic string, committed, end int64, err string) PartitionLag {
+		return PartitionLag{Topic: topic, Partition: 0, Committed: &committed, LogEnd: end, Error: err}
+	}
+	rep := func(a, b, endA, endB int64) LagReport {
+		return LagReport{Groups: []GroupLag{{Group: "g", Partitions: []PartitionLag{
+			row("a", 0, 0, "listing offsets: not leader"), row("a", a, endA, ""), row("b", b, endB, "")}}}}
+	}
+	for i := range 2 {
+		rep := rep(10, 100, 50, 500)
+		rep.Groups[0].Partitions[1].Partition = 1
+		if i == 1 {
+			rep.Groups[0].Partitions[0], rep.Groups[0].Partitions[1] = rep.Groups[0].Partitions[1], rep.Groups[0].Partitions[0]
+		}
+		r := NewRates(time.Minute)
+		at := time.Unix(1000, 0)
+		r.Observe(rep, at)
+		next := LagReport{Groups: []GroupLag{{Group: "g", Partitions: []PartitionLag{
+			row("a", 0, 0, "listing offsets: not leader"), row("a", 20, 80, ""), row("b", 100, 530, "")}}}}
+		next.Groups[0].Partitions[1].Partition = 1
+		r.Observe(next, at.Add(10*time.Second))
+		if c, ok := r.ConsumeRate("g"); !ok || c != 1 {
+			t.Errorf("order %d: consume rate %v %v, want 1/s (a +10 in 10 s, b still)", i, c, ok)
+		}
+		if p, ok := r.GroupProduceRate("g"); !ok || p != 6 {
+			t.Errorf("order %d: group produce rate %v %v, want 6/s (a +30, b +30 in 10 s)", i, p, ok)
+		}
+		if p, ok := r.ProduceRate("a"); !ok || p != 3 {
+			t.Errorf("order %d: produce rate of a %v %v, want 3/s", i, p, ok)
+		}
+	}
+}
