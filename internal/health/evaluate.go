@@ -23,6 +23,14 @@ type LogEnd struct {
 	// puts it a batch or more off the end ListOffsets latest reads. A
 	// rise in lag is judged between ends of one kind only (lagGrowing).
 	Estimated bool `json:"estimated,omitempty"`
+	// Paired: Committed is the offset the same read found committed, so
+	// the lag at this end is Offset − Committed with no clock involved.
+	// Unpaired ends take the newest commit at or before Time, whose
+	// timestamp is the broker's: a broker clock behind the host's would
+	// pair an earlier end with a later commit, a lag too low, and a
+	// steady consumer's lag would seem to grow (lagGrowing).
+	Paired    bool  `json:"-"`
+	Committed int64 `json:"-"`
 }
 
 // Partition is what is known of one partition of a group: its commits,
@@ -213,6 +221,9 @@ func lagGrowing(p Partition, in []Commit, _ int64, o Options) (Result, bool) {
 	rose := false
 	for _, e := range p.LogEnds {
 		c, ok := committedAt(p.Commits, e.Time)
+		if e.Paired {
+			c, ok = e.Committed, true
+		}
 		if e.Time.Before(since) || !ok {
 			continue
 		}

@@ -52,7 +52,7 @@ func FromHistory(g lag.GroupLag, hist map[Key][]Commit, ends map[Key][]LogEnd, a
 				es = append(es, e)
 			}
 		}
-		es = append(es, LogEnd{Offset: r.LogEnd, Time: at})
+		es = append(es, LogEnd{Offset: r.LogEnd, Time: at, Paired: true, Committed: *r.Committed})
 		out = append(out, Partition{Topic: r.Topic, Partition: r.Partition, Commits: cs, LogEnds: es})
 	}
 	return out

@@ -26,7 +26,7 @@ func TestFromHistory(t *testing.T) {
 	if len(ps) != 4 || ps[3].Partition != 3 || len(ps[3].Commits) != 0 {
 		t.Fatalf("%d partitions: %+v", len(ps), ps)
 	}
-	if p := ps[0]; len(p.Commits) != 2 || len(p.LogEnds) != 3 || p.LogEnds[2] != (LogEnd{Offset: 100, Time: at(300)}) {
+	if p := ps[0]; len(p.Commits) != 2 || len(p.LogEnds) != 3 || p.LogEnds[2] != (LogEnd{Offset: 100, Time: at(300), Paired: true, Committed: 30}) {
 		t.Fatalf("t/0: %+v", p)
 	}
 	if p := ps[1]; len(p.Commits) != 1 || p.Commits[0].Offset != 7 || !p.Commits[0].Time.IsZero() {
@@ -81,7 +81,7 @@ func TestFromHistoryReadAfterReport(t *testing.T) {
 	endsK := map[Key][]LogEnd{{"t", 0}: ends(30, 31, 32, 33, 34)}
 	g := lag.GroupLag{Group: "g", Partitions: []lag.PartitionLag{row("t", 0, i64(22), 40), row("t", 1, i64(6), 40), row("t", 2, i64(22), 40)}}
 	ps := FromHistory(g, hist, endsK, at(150))
-	if p := ps[0]; len(p.Commits) != 3 || p.Commits[2].Offset != 22 || len(p.LogEnds) != 4 || p.LogEnds[3] != (LogEnd{Offset: 40, Time: at(150)}) {
+	if p := ps[0]; len(p.Commits) != 3 || p.Commits[2].Offset != 22 || len(p.LogEnds) != 4 || p.LogEnds[3] != (LogEnd{Offset: 40, Time: at(150), Paired: true, Committed: 22}) {
 		t.Fatalf("t/0: %+v", p)
 	}
 	if p := ps[1]; len(p.Commits) != 3 || p.Commits[1].Offset != 5 {

@@ -163,7 +163,7 @@ func roundsPartition(k Key, obs []roundObs) Partition {
 		Commits: make([]Commit, len(obs)), LogEnds: make([]LogEnd, len(obs))}
 	for j, o := range obs {
 		p.Commits[j] = Commit{Offset: o.committed, Time: o.at}
-		p.LogEnds[j] = LogEnd{Offset: o.end, Time: o.at}
+		p.LogEnds[j] = LogEnd{Offset: o.end, Time: o.at, Paired: true, Committed: o.committed}
 	}
 	return p
 }
@@ -178,7 +178,7 @@ func (r *Rounds) LogEnds(group string) map[Key][]LogEnd {
 	}
 	for k, obs := range r.groups[group] {
 		for _, o := range obs {
-			out[k] = append(out[k], LogEnd{Offset: o.end, Time: o.at})
+			out[k] = append(out[k], LogEnd{Offset: o.end, Time: o.at, Paired: true, Committed: o.committed})
 		}
 	}
 	return out

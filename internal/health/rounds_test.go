@@ -89,7 +89,7 @@ func TestRoundsKeep(t *testing.T) {
 		t.Errorf("%d rounds kept, want 4", n)
 	}
 	ends := r.LogEnds("g")[k0]
-	if len(ends) != 4 || ends[0] != (LogEnd{Offset: 102, Time: at(20)}) || ends[3] != (LogEnd{Offset: 105, Time: at(50)}) {
+	if len(ends) != 4 || ends[0] != (LogEnd{Offset: 102, Time: at(20), Paired: true, Committed: 10}) || ends[3] != (LogEnd{Offset: 105, Time: at(50), Paired: true, Committed: 10}) {
 		t.Errorf("log ends %v", ends)
 	}
 	// Partition 1 is no longer read: forgotten.
@@ -189,4 +189,35 @@ func TestJudgeWatchSample(t *testing.T) {
 		t.Errorf("a group a complete round did not read is kept: %d rounds, %d groups", j.Rounds.Len("g", k), j.Rounds.Groups())
 	}
 	(&Judge{}).EndRound(true) // no Rounds: nothing to do
+}
+
+// A steady consumer (lag 50, committing 10 offsets a second) whose
+// commits carry the timestamps of a broker clock 3 s behind the host's:
+// each round's log end is judged against the offset that round read, not
+// against the commit the broker's clock puts at the round's time (which
+// is 30 offsets newer: lags 20, 20, 20 then 50 read as growth, WARN).
+func TestJudgeCommitsBrokerClockBehind(t *testing.T) {
+	const skew = 3 * time.Second
+	t0 := time.UnixMilli(1_700_000_000_000)
+	r := NewRounds(time.Minute)
+	var commits []Commit
+	committed := func(at time.Time) int64 { return at.Sub(t0).Milliseconds() / 100 }
+	var st RoundsStatus
+	for i := 0; i <= 4; i++ {
+		at := t0.Add(time.Duration(i) * 10 * time.Second)
+		for s := at.Add(-10 * time.Second); !s.After(at); s = s.Add(time.Second) {
+			if s.Before(t0) {
+				continue
+			}
+			if n := len(commits); n == 0 || commits[n-1].Time.Before(s.Add(-skew)) {
+				commits = append(commits, Commit{Offset: committed(s), Time: s.Add(-skew)})
+			}
+		}
+		g := roundGroup(roundRow{c: committed(at), e: committed(at) + 50})
+		r.Add(g, at)
+		st = r.JudgeCommits(g, at, nil, map[Key][]Commit{{"t", 0}: commits})
+	}
+	if st.Status != OK {
+		t.Fatalf("steady consumer with a broker clock 3 s behind: %s %q, want OK", st.Status, st.Reason)
+	}
 }
