@@ -583,12 +583,7 @@ func watchUntil(t *testing.T, c *testkit.Cluster, enough func(stdout string) boo
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	out, errb := newSyncBuffer(), newSyncBuffer()
-	done := make(chan int, 1)
-	go func() {
-		a := &app{stdout: out, stderr: errb, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
-		done <- a.execute(ctx, append([]string{"--brokers", c.BrokerList()}, args...))
-	}()
+	out, errb, done := runInBackground(ctx, t, append([]string{"--brokers", c.BrokerList()}, args...)...)
 	deadline := time.Now().Add(time.Minute)
 	for !enough(out.String()) && time.Now().Before(deadline) {
 		select {

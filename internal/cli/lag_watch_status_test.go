@@ -233,12 +233,7 @@ func watchFor(t *testing.T, c *testkit.Cluster, limit time.Duration, args ...str
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	out, errb := newSyncBuffer(), newSyncBuffer()
-	done := make(chan int, 1)
-	go func() {
-		a := &app{stdout: out, stderr: errb, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
-		done <- a.execute(ctx, append([]string{"--brokers", c.BrokerList()}, args...))
-	}()
+	out, errb, done := runInBackground(ctx, t, append([]string{"--brokers", c.BrokerList()}, args...)...)
 	ended := true
 	var code int
 	select {

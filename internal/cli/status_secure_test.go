@@ -124,12 +124,7 @@ func TestSecureLagWatchStatusRevoked(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	out, errb := newSyncBuffer(), newSyncBuffer()
-	done := make(chan int, 1)
-	go func() {
-		a := &app{stdout: out, stderr: errb, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
-		done <- a.execute(ctx, append(as, "lag", g, "--watch", "500ms", "--status", "--status-source", "offsets-topic", "--window", "5s", "--timeout", "10s", "-o", "json"))
-	}()
+	out, errb, done := runInBackground(ctx, t, append(as, "lag", g, "--watch", "500ms", "--status", "--status-source", "offsets-topic", "--window", "5s", "--timeout", "10s", "-o", "json")...)
 	judged := func() int { return strings.Count(out.String(), `"status_source":"offsets-topic"`) }
 	const advice = "grant Describe and Read on __consumer_offsets, or use --status-source sample"
 	waitFor := func(what string, ok func() bool) {

@@ -3,7 +3,6 @@ package lag
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -177,14 +176,7 @@ func groupLagFromRows(s *Snapshot, g GroupSnapshot, all, rows []CommitRow, o Lag
 			terr, parts = s.Offsets.TopicErr[r.Topic], s.Offsets.Partitions[r.Topic]
 		}
 		po, ok := parts[r.Partition]
-		switch {
-		case terr != nil:
-			pl.Error = terr.Error()
-		case !ok:
-			pl.Error = fmt.Sprintf("partition %d does not exist in topic %s", r.Partition, r.Topic)
-		case po.Err != nil:
-			pl.Error = fmt.Sprintf("listing offsets: %v", po.Err)
-		default:
+		if pl.Error = offsetsError(r.Topic, r.Partition, po, ok, terr); pl.Error == "" {
 			pl.LogStart, pl.LogEnd = po.Start, po.End
 			vals[2*i+1], pl.Note = committedLag(r.Offset, po.Start, po.End, s.Isolation)
 			pl.Lag = &vals[2*i+1]

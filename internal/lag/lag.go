@@ -267,14 +267,7 @@ func partitionRow(s *Snapshot, g GroupSnapshot, k TP, owner map[TP]Member, o Lag
 		}
 	}
 	po, ok, terr := s.Offsets.Lookup(k.Topic, k.Partition)
-	switch {
-	case terr != nil:
-		pl.Error = terr.Error()
-	case !ok:
-		pl.Error = fmt.Sprintf("partition %d does not exist in topic %s", k.Partition, k.Topic)
-	case po.Err != nil:
-		pl.Error = fmt.Sprintf("listing offsets: %v", po.Err)
-	default:
+	if pl.Error = offsetsError(k.Topic, k.Partition, po, ok, terr); pl.Error == "" {
 		pl.LogStart, pl.LogEnd = po.Start, po.End
 	}
 	if pl.Error != "" {
@@ -519,4 +512,18 @@ func JoinNote(a, b string) string {
 		return a
 	}
 	return a + "; " + b
+}
+
+// offsetsError is a row's error from its partition's listed offsets (po,
+// ok: listed at all; terr: the topic's error), "" when they are usable.
+func offsetsError(topic string, partition int32, po PartitionOffsets, ok bool, terr error) string {
+	switch {
+	case terr != nil:
+		return terr.Error()
+	case !ok:
+		return fmt.Sprintf("partition %d does not exist in topic %s", partition, topic)
+	case po.Err != nil:
+		return fmt.Sprintf("listing offsets: %v", po.Err)
+	}
+	return ""
 }
