@@ -30,6 +30,7 @@ BROKER_TESTS=(
   TestExporterOffsetsTopicAgreesApache
   TestLagWatchStatusOffsetsTopicApache
   TestTailApache
+  TestExporterTimeLagTopicRecreated/offsets-topic
   TestSecureLagStatusSampled
   TestSecureLagWatchStatusRevoked
 )

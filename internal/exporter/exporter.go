@@ -208,6 +208,7 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherSt
 		gr.commits = h.commitHistory
 	}
 	_, gr.noMembers = g.(*tailGatherer)
+	gr.ider, _ = g.(topicIdentifier)
 	var cancel context.CancelFunc
 	gr.tlCtx, cancel = context.WithTimeout(ctx, c.opts.Interval/2)
 	defer cancel()
@@ -240,6 +241,27 @@ type gatherRound struct {
 	// noMembers: the gatherer describes no group (the offsets topic), so
 	// the members are unknown and kafka_consumergroup_members not written.
 	noMembers bool
+	ider      topicIdentifier // nil: the topics' ids are not checked
+	asked     map[string]bool // topics whose ids this round looked up
+}
+
+// unidentified is the topics of rep whose ids the round has not looked up
+// yet (each topic once a round, not once a batch); none without ider.
+func (gr *gatherRound) unidentified(rep lag.LagReport) []string {
+	if gr.ider == nil {
+		return nil
+	}
+	if gr.asked == nil {
+		gr.asked = map[string]bool{}
+	}
+	var out []string
+	for _, t := range reportTopics(rep) {
+		if !gr.asked[t] {
+			gr.asked[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // batch takes one batch of groups: their time lag, rates, next state and
@@ -248,6 +270,9 @@ func (gr *gatherRound) batch(bctx context.Context, b lag.LagBatch) error {
 	c, rep := gr.c, b.Report
 	if c.opts.TimeLag {
 		fctx, cancel := withEarlierDeadline(bctx, gr.tlCtx)
+		if ts := gr.unidentified(rep); len(ts) > 0 {
+			c.cache.identify(gr.ider.topicIDs(fctx, ts))
+		}
 		missed := fillTimeLag(fctx, c.read, c.cfg, &rep, c.opts.Request.Isolation, gr.now, &c.cache)
 		cancel()
 		gr.st.timeLagMissed += missed

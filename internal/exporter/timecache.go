@@ -27,12 +27,18 @@ type timeKey struct {
 type timeCache struct {
 	at    map[timeKey]timeEntry
 	round uint64 // the round in progress (begin)
+	// ids is the topic id each topic's positions were read under: a topic
+	// deleted and created again has a new id and, at the same offsets,
+	// other records (identify).
+	ids map[string]timeEntry // ms unused; the id in id
 }
 
-// timeEntry is a cached timestamp and the round that last used it.
+// timeEntry is a cached timestamp (or a topic's id) and the round that
+// last used it.
 type timeEntry struct {
 	ms    int64
 	round uint64
+	id    [16]byte
 }
 
 // begin starts a round: what it uses or reads is marked with it.
@@ -54,7 +60,35 @@ func (c *timeCache) get(k timeKey) (int64, bool) {
 }
 
 // put caches k's timestamp, used this round.
-func (c *timeCache) put(k timeKey, ms int64) { c.at[k] = timeEntry{ms, c.round} }
+func (c *timeCache) put(k timeKey, ms int64) { c.at[k] = timeEntry{ms: ms, round: c.round} }
+
+// identify takes the current id of topics (those the lookup answered): a
+// topic whose id is not the one its positions were read under was deleted
+// and created again, and its positions are dropped, as its offsets now
+// hold other records (a group committing the same offset again would
+// otherwise keep the old record's time lag while it stays there).
+func (c *timeCache) identify(ids map[string][16]byte) {
+	if c.ids == nil {
+		c.ids = map[string]timeEntry{}
+	}
+	var recreated map[string]bool
+	for t, id := range ids {
+		if old, ok := c.ids[t]; ok && old.id != id {
+			if recreated == nil {
+				recreated = map[string]bool{}
+			}
+			recreated[t] = true
+		}
+		c.ids[t] = timeEntry{round: c.round, id: id}
+	}
+	if recreated != nil {
+		for k := range c.at {
+			if recreated[k.topic] {
+				delete(c.at, k)
+			}
+		}
+	}
+}
 
 // prune drops the positions the round did not use (after a complete
 // gather only: one that failed keeps what it did not reach), so the cache
@@ -63,6 +97,11 @@ func (c *timeCache) prune() {
 	for k, e := range c.at {
 		if e.round != c.round {
 			delete(c.at, k)
+		}
+	}
+	for t, e := range c.ids {
+		if e.round != c.round {
+			delete(c.ids, t)
 		}
 	}
 }

@@ -203,3 +203,37 @@ func TestTimeLagCacheAcrossBatches(t *testing.T) {
 		t.Errorf("cache %v, want offsets 10 and 99", c.cache.at)
 	}
 }
+
+// identify drops the positions of a topic whose id changed (created again)
+// and only those; a topic seen first, or with its id unchanged, keeps its
+// positions; ids the round did not look up are pruned with the positions.
+func TestTimeCacheIdentify(t *testing.T) {
+	var c timeCache
+	c.begin()
+	a1, a2, b1 := [16]byte{1}, [16]byte{2}, [16]byte{3}
+	c.put(timeKey{"a", 0, 5}, 100)
+	c.identify(map[string][16]byte{"a": a1, "b": b1}) // first seen: kept
+	c.put(timeKey{"b", 0, 5}, 200)
+	if _, ok := c.get(timeKey{"a", 0, 5}); !ok {
+		t.Fatal("a's position dropped when its id was first seen")
+	}
+	c.begin()
+	c.identify(map[string][16]byte{"a": a2, "b": b1})
+	if _, ok := c.get(timeKey{"a", 0, 5}); ok {
+		t.Error("a was created again (new id) but its old position is still served")
+	}
+	if ms, ok := c.get(timeKey{"b", 0, 5}); !ok || ms != 200 {
+		t.Errorf("b (same id) lost its position: %d %v", ms, ok)
+	}
+	c.put(timeKey{"a", 0, 5}, 300)
+	c.begin()
+	c.identify(map[string][16]byte{"a": a2}) // b not looked up this round
+	c.get(timeKey{"a", 0, 5})
+	c.prune()
+	if _, ok := c.ids["b"]; ok {
+		t.Error("b's id kept after a round that did not look it up")
+	}
+	if ms, ok := c.get(timeKey{"a", 0, 5}); !ok || ms != 300 {
+		t.Errorf("a's new position: %d %v, want 300", ms, ok)
+	}
+}

@@ -1,0 +1,64 @@
+package exporter
+
+import (
+	"context"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/lag"
+)
+
+// topicIdentifier is a gatherer that can say the topics' ids (the time-lag
+// cache is keyed by topic name: a topic created again under the same name
+// must not be served the old one's timestamps).
+type topicIdentifier interface {
+	topicIDs(ctx context.Context, topics []string) map[string][16]byte
+}
+
+func (g adminGatherer) topicIDs(ctx context.Context, topics []string) map[string][16]byte {
+	return topicIDsOf(ctx, g.adm, topics)
+}
+
+func (g *tailGatherer) topicIDs(ctx context.Context, topics []string) map[string][16]byte {
+	return topicIDsOf(ctx, g.adm, topics)
+}
+
+// topicIDsOf is the ids of topics from the client's metadata cache (the
+// round's ListOffsets filled it; at most MetadataMinAge old, else asked
+// again): the topics the answer names without an error. A failed lookup
+// is no answer: the cache is then used as it is for that batch.
+func topicIDsOf(ctx context.Context, adm *cluster.Admin, topics []string) map[string][16]byte {
+	req := kmsg.NewPtrMetadataRequest()
+	for _, t := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(t)
+		req.Topics = append(req.Topics, rt)
+	}
+	resp, err := adm.Kgo.RequestCachedMetadata(ctx, req, 0)
+	if err != nil {
+		return nil
+	}
+	out := make(map[string][16]byte, len(resp.Topics))
+	for _, t := range resp.Topics {
+		if t.ErrorCode == 0 && t.Topic != nil {
+			out[*t.Topic] = t.TopicID
+		}
+	}
+	return out
+}
+
+// reportTopics is the topics of rep's rows, sorted, each once.
+func reportTopics(rep lag.LagReport) []string {
+	var out []string
+	for _, g := range rep.Groups {
+		for _, p := range g.Partitions {
+			if n := len(out); n == 0 || out[n-1] != p.Topic {
+				out = append(out, p.Topic)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
