@@ -240,27 +240,11 @@ func topicIDs(ctx context.Context, adm *cluster.Admin, os kadm.Offsets) (map[str
 		topics = append(topics, t)
 	}
 	sort.Strings(topics)
-	req := kmsg.NewPtrMetadataRequest()
-	for _, t := range topics {
-		rt := kmsg.NewMetadataRequestTopic()
-		rt.Topic = kmsg.StringPtr(t)
-		req.Topics = append(req.Topics, rt)
-	}
-	resp, err := adm.Kgo.RequestCachedMetadata(ctx, req, topicIDAge)
+	ids, err := adm.TopicIDs(ctx, topics, topicIDAge)
 	if err != nil {
 		return nil, fmt.Errorf("looking up topic ids: %w", err)
 	}
-	out := make(map[string][16]byte, len(topics))
-	for _, t := range resp.Topics {
-		err := kerr.ErrorForCode(t.ErrorCode)
-		switch {
-		case errors.Is(err, kerr.TopicAuthorizationFailed):
-			return nil, fmt.Errorf("looking up topic ids: %w", err)
-		case err == nil && t.Topic != nil:
-			out[*t.Topic] = t.TopicID
-		}
-	}
-	return out, nil
+	return ids, nil
 }
 
 // topicIDAge is how old a cached topic id may be: a run's gather and its

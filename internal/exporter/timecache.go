@@ -30,15 +30,19 @@ type timeCache struct {
 	// ids is the topic id each topic's positions were read under: a topic
 	// deleted and created again has a new id and, at the same offsets,
 	// other records (identify).
-	ids map[string]timeEntry // ms unused; the id in id
+	ids map[string]topicID
 }
 
-// timeEntry is a cached timestamp (or a topic's id) and the round that
-// last used it.
+// timeEntry is a cached timestamp and the round that last used it.
 type timeEntry struct {
 	ms    int64
 	round uint64
+}
+
+// topicID is a topic's id and the round that last looked it up.
+type topicID struct {
 	id    [16]byte
+	round uint64
 }
 
 // begin starts a round: what it uses or reads is marked with it.
@@ -69,7 +73,7 @@ func (c *timeCache) put(k timeKey, ms int64) { c.at[k] = timeEntry{ms: ms, round
 // otherwise keep the old record's time lag while it stays there).
 func (c *timeCache) identify(ids map[string][16]byte) {
 	if c.ids == nil {
-		c.ids = map[string]timeEntry{}
+		c.ids = map[string]topicID{}
 	}
 	var recreated map[string]bool
 	for t, id := range ids {
@@ -79,7 +83,7 @@ func (c *timeCache) identify(ids map[string][16]byte) {
 			}
 			recreated[t] = true
 		}
-		c.ids[t] = timeEntry{round: c.round, id: id}
+		c.ids[t] = topicID{id: id, round: c.round}
 	}
 	if recreated != nil {
 		for k := range c.at {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/lag"
 )
@@ -25,28 +23,12 @@ func (g *tailGatherer) topicIDs(ctx context.Context, topics []string) map[string
 	return topicIDsOf(ctx, g.adm, topics)
 }
 
-// topicIDsOf is the ids of topics from the client's metadata cache (the
-// round's ListOffsets filled it; at most MetadataMinAge old, else asked
-// again): the topics the answer names without an error. A failed lookup
-// is no answer: the cache is then used as it is for that batch.
+// topicIDsOf is the ids of topics the metadata cache answers (at most
+// MetadataMinAge old): those named without an error. A failed lookup is no
+// answer: the cache is then used as it is for that batch.
 func topicIDsOf(ctx context.Context, adm *cluster.Admin, topics []string) map[string][16]byte {
-	req := kmsg.NewPtrMetadataRequest()
-	for _, t := range topics {
-		rt := kmsg.NewMetadataRequestTopic()
-		rt.Topic = kmsg.StringPtr(t)
-		req.Topics = append(req.Topics, rt)
-	}
-	resp, err := adm.Kgo.RequestCachedMetadata(ctx, req, 0)
-	if err != nil {
-		return nil
-	}
-	out := make(map[string][16]byte, len(resp.Topics))
-	for _, t := range resp.Topics {
-		if t.ErrorCode == 0 && t.Topic != nil {
-			out[*t.Topic] = t.TopicID
-		}
-	}
-	return out
+	ids, _ := adm.TopicIDs(ctx, topics, 0)
+	return ids
 }
 
 // reportTopics is the topics of rep's rows, sorted, each once.
