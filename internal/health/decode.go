@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -53,8 +54,75 @@ type offsetCommit struct {
 // decodeCommit is DecodeOffsetRecord without a copy or an allocation: the
 // tail decodes every record of the topic (50,000 a second for a busy
 // fleet), and the state looks the group and topic up by the aliased
-// strings, copying them only when it keeps a new one.
+// strings, copying them only when it keeps a new one. A well-formed key
+// and a value of versions 0 to 3 (what Apache Kafka writes for a commit)
+// are read by hand (quickCommit), a third of the time kmsg took; anything
+// else goes through kmsg (kmsgCommit), which gives the errors.
 func decodeCommit(key, value []byte) (c offsetCommit, ok bool, err error) {
+	if c, ok := quickCommit(key, value); ok {
+		return c, true, nil
+	}
+	return kmsgCommit(key, value)
+}
+
+// quickCommit reads a commit record as kmsg would, or gives ok false for
+// kmsgCommit to read (or refuse) it: a key of version 0 or 1 (the version,
+// group and topic as int16-length strings, the partition) and a nil value
+// or one of versions 0 to 3 (the version, the offset, from version 3 the
+// leader epoch, the metadata as an int16-length string, the commit
+// timestamp, in version 1 the expire timestamp). Bytes past those are
+// ignored, as kmsg does.
+func quickCommit(key, value []byte) (c offsetCommit, ok bool) {
+	if len(key) < 2 || key[0] != 0 || key[1] > 1 {
+		return c, false
+	}
+	g, rest, ok := quickString(key[2:])
+	if !ok {
+		return c, false
+	}
+	t, rest, ok := quickString(rest)
+	if !ok || len(rest) < 4 {
+		return c, false
+	}
+	c = offsetCommit{group: g, topic: t, partition: int32(binary.BigEndian.Uint32(rest))}
+	if value == nil {
+		c.deleted = true
+		return c, true
+	}
+	if len(value) < 10 || value[0] != 0 || value[1] > 3 {
+		return c, false
+	}
+	v := value[1]
+	c.offset = int64(binary.BigEndian.Uint64(value[2:]))
+	rest = value[10:]
+	if v == 3 {
+		if len(rest) < 4 {
+			return c, false
+		}
+		rest = rest[4:] // the leader epoch
+	}
+	if _, rest, ok = quickString(rest); !ok || len(rest) < 8 || (v == 1 && len(rest) < 16) {
+		return c, false
+	}
+	c.ms = int64(binary.BigEndian.Uint64(rest))
+	return c, true
+}
+
+// quickString reads an int16-length string at the start of b, aliasing b.
+func quickString(b []byte) (s string, rest []byte, ok bool) {
+	if len(b) < 2 {
+		return "", nil, false
+	}
+	n := int(int16(binary.BigEndian.Uint16(b)))
+	if n < 0 || len(b)-2 < n {
+		return "", nil, false
+	}
+	return unsafe.String(unsafe.SliceData(b[2:]), n), b[2+n:], true
+}
+
+// kmsgCommit is decodeCommit by kmsg: every version it knows, and the
+// errors.
+func kmsgCommit(key, value []byte) (c offsetCommit, ok bool, err error) {
 	if len(key) < 2 {
 		return c, false, errors.New("offsets topic record: key shorter than its version")
 	}

@@ -166,3 +166,77 @@ func TestTailStateWant(t *testing.T) {
 		t.Fatalf("after a tombstone: %v", s.History("g"))
 	}
 }
+
+// quickCommit reads what kmsg reads, or leaves the record to it: every
+// version of key and value, with metadata, an expire timestamp, a leader
+// epoch, bytes past the end, cut short at every length, and a few
+// versions it must not read.
+func TestQuickCommitAgreesWithKmsg(t *testing.T) {
+	var keys, values [][]byte
+	for v := int16(0); v <= 2; v++ {
+		keys = append(keys, commitKey(v, "grp", "orders", 7), commitKey(v, "", "", -1), commitKey(v, "g", "t", 1<<30))
+	}
+	keys = append(keys, append(commitKey(1, "g", "t", 3), 9, 9), []byte{1, 0, 0, 1, 'g', 0, 1, 't', 0, 0, 0, 1},
+		[]byte{0, 1, 0xff, 0xff, 0, 1, 't', 0, 0, 0, 1}, []byte{0, 1, 0, 1, 'g', 0xff, 0xff, 0, 0, 0, 1})
+	for v := int16(0); v <= 5; v++ {
+		val := kmsg.NewOffsetCommitValue()
+		val.Version, val.Offset, val.CommitTimestamp, val.LeaderEpoch = v, 1<<40+3, 1<<41+5, 9
+		val.ExpireTimestamp, val.Metadata = 1<<42, "meta"
+		values = append(values, val.AppendTo(nil), commitValue(v, -1, -2))
+	}
+	values = append(values, nil, append(commitValue(3, 4, 5), 1, 2, 3), []byte{1, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
+		[]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 1})
+	quick := 0
+	for _, key := range keys {
+		for _, value := range values {
+			for kn := 0; kn <= len(key); kn++ {
+				for vn := 0; vn <= len(value); vn++ {
+					k, v := key[:kn], value[:vn]
+					if value == nil {
+						v = nil
+					}
+					c, ok := quickCommit(k, v)
+					if !ok {
+						continue
+					}
+					quick++
+					want, wok, err := kmsgCommit(k, v)
+					if !wok || err != nil || c != want {
+						t.Fatalf("key %x value %x: quick %+v, kmsg %+v %v %v", k, v, c, want, wok, err)
+					}
+				}
+			}
+		}
+	}
+	if quick < 100 {
+		t.Fatalf("only %d records read by hand", quick)
+	}
+	// What Apache Kafka writes is read by hand.
+	for v := int16(0); v <= 3; v++ {
+		if _, ok := quickCommit(commitKey(1, "g", "t", 0), commitValue(v, 1, 2)); !ok {
+			t.Fatalf("value v%d not read by hand", v)
+		}
+	}
+	if _, ok := quickCommit(commitKey(1, "g", "t", 0), nil); !ok {
+		t.Fatal("a tombstone not read by hand")
+	}
+}
+
+// FuzzQuickCommit: quickCommit never reads a record otherwise than kmsg.
+func FuzzQuickCommit(f *testing.F) {
+	f.Add(commitKey(1, "g", "orders", 7), commitValue(3, 42, 1), false)
+	f.Add(commitKey(0, "g", "t", 0), commitValue(1, 1, 1), false)
+	f.Add(commitKey(1, "g", "t", 0), []byte(nil), true)
+	f.Fuzz(func(t *testing.T, key, value []byte, tomb bool) {
+		if tomb {
+			value = nil
+		}
+		c, ok := quickCommit(key, value)
+		if !ok {
+			return
+		}
+		if want, wok, err := kmsgCommit(key, value); !wok || err != nil || c != want {
+			t.Fatalf("quick %+v, kmsg %+v %v %v", c, want, wok, err)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package health
 
 import (
+	"iter"
 	"math"
 	"strings"
 	"time"
@@ -49,18 +50,22 @@ func (c tailCommit) commit() Commit {
 }
 
 // tailPart is one group-partition's commits: the newest (the committed
-// offset) in the map's slot itself, so that keeping only the latest
-// (Window 0, the exporter without --status) allocates nothing per
-// partition and leaves the collector no pointer to follow; older, with a
-// window, the ones before it, oldest first.
+// offset) in the slot itself, so that keeping only the latest (Window 0,
+// the exporter without --status) allocates nothing per partition and
+// leaves the collector no pointer to follow; older, with a window, the
+// ones before it, oldest first. set tells a slot held from an empty one
+// of a tailTopic's dense slice.
 type tailPart struct {
 	newest tailCommit
 	older  []tailCommit
+	set    bool
 }
 
 // tailGroup is what a TailState knows of one group.
 type tailGroup struct {
-	parts map[partKey]tailPart
+	name   string                // the key in TailState.groups
+	topics map[uint32]*tailTopic // by the topic's number in TailState.names
+	n      int                   // partitions held, of every topic
 	// deleted: a tombstone of the group's metadata came after its last
 	// commit. The group is not shown; its offsets are kept, as a classic
 	// group converted to a KIP-848 one (or back) gets the same tombstone
@@ -69,17 +74,139 @@ type tailGroup struct {
 	deleted bool
 }
 
-// partKey is a group's partition as a map key: the topic's number in
-// TailState.names and the partition (a uint64 key hashes several times
-// faster than a Key with its string).
-type partKey uint64
-
-func newPartKey(topic uint32, partition int32) partKey {
-	return partKey(uint64(topic)<<32 | uint64(uint32(partition)))
+// tailTopic is a group's partitions of one topic. Dense, a slice indexed
+// by partition, while the partitions held are numbered from 0 to less
+// than denseFits allows: a commit of a group's 1,000 partitions (1,000
+// consecutive records) then writes consecutive memory, with no hashing.
+// Sparse, a map, once a partition is negative or far past the count held
+// (a group holding partition 1,000,000 alone must not cost a slice of a
+// million); it turns dense again once the count catches up with the
+// highest partition it took (lo and hi: the bounds of the partitions
+// taken while sparse, never lowered by a delete).
+type tailTopic struct {
+	dense  []tailPart
+	sparse map[int32]*tailPart
+	lo, hi int32
+	n      int // partitions held
 }
 
-func (k partKey) topic() uint32    { return uint32(k >> 32) }
-func (k partKey) partition() int32 { return int32(uint32(k)) }
+// denseMin is the partitions a dense tailTopic may always cover, however
+// few it holds: 64 slots are 3 KiB.
+const denseMin = 64
+
+// denseFits reports whether a dense tailTopic holding n partitions may
+// cover partition p: p not negative and below max(denseMin, 4n), so that
+// its slice is never more than 4 times what it holds (denseMin aside).
+func denseFits(p int32, n int) bool {
+	return p >= 0 && int(p) < max(denseMin, 4*n)
+}
+
+// slot is partition p's slot, taken (isNew) when it was not held. The
+// pointer is valid until the next slot or remove.
+func (t *tailTopic) slot(p int32) (_ *tailPart, isNew bool) {
+	if t.sparse == nil {
+		if uint(p) < uint(len(t.dense)) {
+			s := &t.dense[p]
+			if s.set {
+				return s, false
+			}
+			s.set = true
+			t.n++
+			return s, true
+		}
+		if denseFits(p, t.n+1) {
+			t.dense = append(t.dense, make([]tailPart, int(p)+1-len(t.dense))...)
+			s := &t.dense[p]
+			s.set = true
+			t.n++
+			return s, true
+		}
+		t.toSparse(p)
+	}
+	if s := t.sparse[p]; s != nil {
+		return s, false
+	}
+	s := &tailPart{set: true}
+	t.sparse[p] = s
+	t.n++
+	t.lo, t.hi = min(t.lo, p), max(t.hi, p)
+	if t.lo >= 0 && denseFits(t.hi, t.n) {
+		t.toDense()
+		return &t.dense[p], true
+	}
+	return s, true
+}
+
+// toSparse moves a dense tailTopic's partitions to its map; p is the
+// partition about to be taken.
+func (t *tailTopic) toSparse(p int32) {
+	t.sparse = make(map[int32]*tailPart, t.n+1)
+	t.lo, t.hi = p, p
+	for i := range t.dense {
+		if t.dense[i].set {
+			c := t.dense[i]
+			t.sparse[int32(i)] = &c
+			t.lo, t.hi = min(t.lo, int32(i)), max(t.hi, int32(i))
+		}
+	}
+	t.dense = nil
+}
+
+// toDense moves a sparse tailTopic's partitions (none negative, the
+// highest hi) to a slice.
+func (t *tailTopic) toDense() {
+	t.dense = make([]tailPart, int(t.hi)+1)
+	for p, c := range t.sparse {
+		t.dense[p] = *c
+	}
+	t.sparse = nil
+}
+
+// remove drops partition p and reports whether it was held.
+func (t *tailTopic) remove(p int32) bool {
+	if t.sparse != nil {
+		if t.sparse[p] == nil {
+			return false
+		}
+		delete(t.sparse, p)
+	} else {
+		if uint(p) >= uint(len(t.dense)) || !t.dense[p].set {
+			return false
+		}
+		t.dense[p] = tailPart{}
+	}
+	t.n--
+	return true
+}
+
+// all is the partitions held: a dense tailTopic's in order.
+func (t *tailTopic) all() iter.Seq2[int32, *tailPart] {
+	return func(yield func(int32, *tailPart) bool) {
+		for p, c := range t.sparse {
+			if !yield(p, c) {
+				return
+			}
+		}
+		for i := range t.dense {
+			if t.dense[i].set && !yield(int32(i), &t.dense[i]) {
+				return
+			}
+		}
+	}
+}
+
+// tailCursor is the group and topic the last commit went to: the records
+// of one OffsetCommit are consecutive in the log (a group committing 1,000
+// partitions writes 1,000 records of the same group and, mostly, topic),
+// so the next one is compared by its bytes with them before any map is
+// hashed. Its strings are the state's own copies (the group's name, a
+// name of TailState.names). Reset whenever a group or a group's topic is
+// dropped, so it never points at one no longer in the state.
+type tailCursor struct {
+	g     *tailGroup
+	topic string
+	t     *tailTopic
+}
 
 type txnKey struct {
 	partition int32
@@ -100,6 +227,7 @@ type TailState struct {
 	pending map[txnKey][]offsetCommit // copies: kept past their records
 	topics  map[string]uint32         // topic name -> its number, an index of names
 	names   []string
+	last    tailCursor
 	// Undecodable counts the records that could not be decoded (skipped).
 	Undecodable int
 	// Records counts the records applied, every group's.
@@ -160,38 +288,71 @@ func (s *TailState) applyOffset(c offsetCommit) {
 	if s.opts.Want != nil && !s.opts.Want(c.group) {
 		return // forgotten while its transaction was open
 	}
-	g := s.groups[c.group]
 	if c.deleted {
-		if g == nil {
-			return
-		}
-		if t, ok := s.topics[c.topic]; ok {
-			delete(g.parts, newPartKey(t, c.partition))
-		}
-		if len(g.parts) == 0 {
-			delete(s.groups, c.group)
-		}
+		s.deleteOffset(c)
 		return
 	}
-	if g == nil {
-		g = &tailGroup{parts: map[partKey]tailPart{}}
-		s.groups[strings.Clone(c.group)] = g
-	}
+	g, t := s.partsOf(c.group, c.topic)
 	g.deleted = false
-	t, ok := s.topics[c.topic]
-	if !ok {
-		t = uint32(len(s.names))
-		s.names = append(s.names, strings.Clone(c.topic))
-		s.topics[s.names[t]] = t
-	}
-	k := newPartKey(t, c.partition)
 	newest := tailCommit{offset: c.offset, ms: c.ms}
-	p, ok := g.parts[k]
-	if ok && s.opts.Window != 0 {
+	p, isNew := t.slot(c.partition)
+	if isNew {
+		g.n++
+	} else if s.opts.Window != 0 {
 		p.older = s.keep(append(p.older, p.newest), newest)
 	}
 	p.newest = newest
-	g.parts[k] = p
+}
+
+// partsOf is group's partitions of topic, both made when new: the
+// cursor's when the commit is of the same group and topic as the last.
+func (s *TailState) partsOf(group, topic string) (*tailGroup, *tailTopic) {
+	cur := &s.last
+	if cur.g == nil || cur.g.name != group {
+		g := s.groups[group]
+		if g == nil {
+			g = &tailGroup{name: strings.Clone(group), topics: map[uint32]*tailTopic{}}
+			s.groups[g.name] = g
+		}
+		*cur = tailCursor{g: g}
+	}
+	if cur.t == nil || cur.topic != topic {
+		n, ok := s.topics[topic]
+		if !ok {
+			n = uint32(len(s.names))
+			s.names = append(s.names, strings.Clone(topic))
+			s.topics[s.names[n]] = n
+		}
+		t := cur.g.topics[n]
+		if t == nil {
+			t = &tailTopic{}
+			cur.g.topics[n] = t
+		}
+		cur.topic, cur.t = s.names[n], t
+	}
+	return cur.g, cur.t
+}
+
+// deleteOffset applies an offset tombstone: the partition goes, its topic
+// with its last partition, the group with its last topic.
+func (s *TailState) deleteOffset(c offsetCommit) {
+	g := s.groups[c.group]
+	if g == nil {
+		return
+	}
+	n, ok := s.topics[c.topic]
+	t := g.topics[n]
+	if !ok || t == nil || !t.remove(c.partition) {
+		return
+	}
+	g.n--
+	if t.n == 0 {
+		delete(g.topics, n)
+		s.last = tailCursor{}
+	}
+	if g.n == 0 {
+		delete(s.groups, c.group)
+	}
 }
 
 // keep drops what the window and the cap leave out of the commits older
@@ -262,15 +423,13 @@ func (s *TailState) Commits(group string) (lag.PartitionMap[lag.Commit], bool) {
 	if g == nil || g.deleted {
 		return nil, false
 	}
-	out := lag.PartitionMap[lag.Commit]{}
-	for k, p := range g.parts {
-		topic := s.names[k.topic()]
-		ps := out[topic]
-		if ps == nil {
-			ps = map[int32]lag.Commit{}
-			out[topic] = ps
+	out := make(lag.PartitionMap[lag.Commit], len(g.topics))
+	for n, t := range g.topics {
+		ps := make(map[int32]lag.Commit, t.n)
+		for p, c := range t.all() {
+			ps[p] = lag.Commit{Offset: c.newest.offset, LeaderEpoch: -1}
 		}
-		ps[k.partition()] = lag.Commit{Offset: p.newest.offset, LeaderEpoch: -1}
+		out[s.names[n]] = ps
 	}
 	return out, true
 }
@@ -283,8 +442,11 @@ func (s *TailState) EachCommit(group string, fn func(topic string, partition int
 	if g == nil || g.deleted {
 		return false
 	}
-	for k, p := range g.parts {
-		fn(s.names[k.topic()], k.partition(), p.newest.offset)
+	for n, t := range g.topics {
+		topic := s.names[n]
+		for p, c := range t.all() {
+			fn(topic, p, c.newest.offset)
+		}
 	}
 	return true
 }
@@ -298,14 +460,16 @@ func (s *TailState) History(group string) map[Key][]Commit {
 	if g == nil {
 		return nil
 	}
-	out := make(map[Key][]Commit, len(g.parts))
-	for k, p := range g.parts {
-		h := make([]Commit, len(p.older)+1)
-		for i, c := range p.older {
-			h[i] = c.commit()
+	out := make(map[Key][]Commit, g.n)
+	for n, t := range g.topics {
+		for p, c := range t.all() {
+			h := make([]Commit, len(c.older)+1)
+			for i, o := range c.older {
+				h[i] = o.commit()
+			}
+			h[len(c.older)] = c.newest.commit()
+			out[Key{s.names[n], p}] = h
 		}
-		h[len(p.older)] = p.newest.commit()
-		out[Key{s.names[k.topic()], k.partition()}] = h
 	}
 	return out
 }
@@ -314,6 +478,7 @@ func (s *TailState) History(group string) map[Key][]Commit {
 // (parts, of n in all), to read them again: their groups' commits and
 // what their transactions staged.
 func (s *TailState) Restart(parts map[int32]bool, n int32) {
+	s.last = tailCursor{}
 	for g := range s.groups {
 		if parts[OffsetsPartition(g, n)] {
 			delete(s.groups, g)
@@ -328,15 +493,17 @@ func (s *TailState) Restart(parts map[int32]bool, n int32) {
 
 // Forget drops the groups keep says no to (keep nil: every group).
 func (s *TailState) Forget(keep func(group string) bool) {
+	s.last = tailCursor{}
 	forgetGroups(s.groups, keep)
 }
 
 // Partitions is how many group-partitions have a committed offset (the
-// state's size: about 100 bytes each plus 16 per commit kept).
+// state's size: about 50 bytes each, up to 4 times that for a topic's
+// partitions numbered sparsely, plus 16 per commit kept).
 func (s *TailState) Partitions() int {
 	n := 0
 	for _, g := range s.groups {
-		n += len(g.parts)
+		n += g.n
 	}
 	return n
 }

@@ -42,22 +42,6 @@ func scribble(b []byte) {
 	}
 }
 
-// A partition's number and its topic's share one map key.
-func TestPartKey(t *testing.T) {
-	for _, c := range []struct {
-		topic     uint32
-		partition int32
-	}{{0, 0}, {1, 0}, {0, 1}, {7, 1 << 30}, {1<<32 - 1, -1}, {3, -2147483648}} {
-		k := newPartKey(c.topic, c.partition)
-		if k.topic() != c.topic || k.partition() != c.partition {
-			t.Errorf("%d/%d: got %d/%d", c.topic, c.partition, k.topic(), k.partition())
-		}
-	}
-	if newPartKey(1, 0) == newPartKey(0, 1) {
-		t.Error("topic 1 partition 0 is topic 0 partition 1")
-	}
-}
-
 // Several topics per group, a tombstone of a topic never seen, and a
 // partition deleted then committed again.
 func TestTailStateTopics(t *testing.T) {

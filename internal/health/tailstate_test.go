@@ -361,3 +361,167 @@ func TestTailStateThinKeepsTheWindow(t *testing.T) {
 		t.Fatalf("status %s (%s), want REWIND", r.Status, r.Reason)
 	}
 }
+
+// A topic's partitions are a slice while they are numbered from 0 to less
+// than max(64, 4 x the count held); a map otherwise, dense again once the
+// count catches up with the highest. Held partitions, their order and the
+// count are the same either way.
+func TestDenseFits(t *testing.T) {
+	for _, c := range []struct {
+		p    int32
+		n    int
+		want bool
+	}{{0, 0, true}, {63, 0, true}, {64, 0, false}, {63, 1, true}, {64, 16, false}, {64, 17, true},
+		{99, 24, false}, {99, 25, true}, {-1, 100, false}, {1<<31 - 1, 1<<29 - 1, false}, {1<<31 - 1, 1 << 29, true}} {
+		if got := denseFits(c.p, c.n); got != c.want {
+			t.Errorf("denseFits(%d, %d) = %v", c.p, c.n, got)
+		}
+	}
+}
+
+func TestTailTopicSparse(t *testing.T) {
+	held := func(tt *tailTopic) string {
+		var out []string
+		for p, c := range tt.all() {
+			out = append(out, fmt.Sprintf("%d=%d", p, c.newest.offset))
+		}
+		slices.Sort(out)
+		return fmt.Sprintf("%s n%d dense%v", strings.Join(out, " "), tt.n, tt.sparse == nil)
+	}
+	put := func(tt *tailTopic, p int32, off int64) bool {
+		s, isNew := tt.slot(p)
+		s.newest.offset = off
+		return isNew
+	}
+	var tt tailTopic
+	if !put(&tt, 63, 1) || len(tt.dense) != 64 || tt.sparse != nil {
+		t.Fatalf("partition 63 of none: %s, %d slots", held(&tt), len(tt.dense))
+	}
+	if put(&tt, 63, 2) {
+		t.Fatal("63 taken twice")
+	}
+	if !put(&tt, 0, 3) || held(&tt) != "0=3 63=2 n2 densetrue" {
+		t.Fatalf("got %s", held(&tt))
+	}
+	// 64 with 2 held (3 once taken): past max(64, 12), sparse.
+	if !put(&tt, 64, 4) || tt.sparse == nil || held(&tt) != "0=3 63=2 64=4 n3 densefalse" || tt.lo != 0 || tt.hi != 64 {
+		t.Fatalf("64: %s lo %d hi %d", held(&tt), tt.lo, tt.hi)
+	}
+	if put(&tt, 64, 5) || put(&tt, 0, 6) {
+		t.Fatal("a sparse partition taken twice")
+	}
+	for p := int32(1); p <= 12; p++ {
+		put(&tt, p, int64(p))
+	}
+	// 16 held, highest 64: 64 < 64 is not yet; the 17th makes it dense.
+	if put(&tt, 13, 13); tt.sparse == nil || tt.n != 16 {
+		t.Fatalf("dense too soon: %s", held(&tt))
+	}
+	if !put(&tt, 14, 14) || tt.sparse != nil || len(tt.dense) != 65 || tt.n != 17 || held(&tt) != "0=6 10=10 11=11 12=12 13=13 14=14 1=1 2=2 3=3 4=4 5=5 63=2 64=5 6=6 7=7 8=8 9=9 n17 densetrue" {
+		t.Fatalf("not dense again: %s, %d slots", held(&tt), len(tt.dense))
+	}
+	if s, _ := tt.slot(14); s.newest.offset != 14 {
+		t.Fatalf("the slot taken as it turned dense: %d", s.newest.offset)
+	}
+	// A negative partition: sparse, and stays so however many are held.
+	if !put(&tt, -1, 7) || tt.sparse == nil || tt.lo != -1 {
+		t.Fatalf("-1: %s", held(&tt))
+	}
+	for p := int32(15); p < 40; p++ {
+		put(&tt, p, 1)
+	}
+	if tt.sparse == nil || tt.n != 43 {
+		t.Fatalf("dense with a negative partition: %s", held(&tt))
+	}
+	if !tt.remove(-1) || tt.remove(-1) || tt.n != 42 || tt.remove(1000) {
+		t.Fatalf("sparse remove: %s", held(&tt))
+	}
+	// Dense: removes free the slot; out of range or free ones are not held.
+	var d tailTopic
+	put(&d, 0, 1)
+	put(&d, 2, 3)
+	if d.remove(1) || d.remove(5) || d.remove(-1) || !d.remove(2) || d.remove(2) || d.n != 1 || held(&d) != "0=1 n1 densetrue" {
+		t.Fatalf("dense remove: %s", held(&d))
+	}
+	if !put(&d, 2, 4) || d.n != 2 {
+		t.Fatalf("taken again: %s", held(&d))
+	}
+	var order []int32
+	for p := range d.all() {
+		order = append(order, p)
+	}
+	if !slices.Equal(order, []int32{0, 2}) {
+		t.Fatalf("dense order %v", order)
+	}
+	for range d.all() {
+		break // all stops when told
+	}
+	for range tt.all() {
+		break
+	}
+	// The first partition of a topic far out: sparse at once.
+	var f tailTopic
+	if !put(&f, 5000, 1) || f.sparse == nil || f.lo != 5000 || f.hi != 5000 {
+		t.Fatalf("5000 first: %s", held(&f))
+	}
+}
+
+// A group with a topic's partitions numbered sparsely (sent to the map)
+// reads the same through Commits, EachCommit, History and Partitions.
+func TestTailStateSparsePartitions(t *testing.T) {
+	s := NewTailState(TailOptions{Window: time.Minute})
+	parts := []int32{1 << 30, 0, -5, 70, 3}
+	for i, p := range parts {
+		s.Apply(commitRec(0, "g", "t", p, int64(i), 1_000))
+		s.Apply(commitRec(0, "g", "t", p, int64(i)+10, 2_000))
+	}
+	if got, want := committed(s), "g t/-5=12 g t/0=11 g t/1073741824=10 g t/3=14 g t/70=13"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if h := s.History("g")[Key{"t", 70}]; len(h) != 2 || h[0].Offset != 3 || h[1].Offset != 13 {
+		t.Fatalf("history of 70: %v", h)
+	}
+	n := 0
+	s.EachCommit("g", func(string, int32, int64) { n++ })
+	if n != 5 || s.Partitions() != 5 {
+		t.Fatalf("each %d, partitions %d", n, s.Partitions())
+	}
+	s.Apply(offsetTombstone(0, "g", "t", 1<<30))
+	s.Apply(offsetTombstone(0, "g", "t", 1<<30))
+	if s.Partitions() != 4 {
+		t.Fatalf("partitions %d after a tombstone", s.Partitions())
+	}
+}
+
+// The group and topic of the last commit are remembered; a group or a
+// group's topic dropped since (its last offset deleted, Restart, Forget)
+// must not take the next commit of the same names.
+func TestTailStateCursor(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		drop func(s *TailState)
+		want string
+	}{
+		{"the group's last offset deleted", func(s *TailState) { s.Apply(offsetTombstone(0, "g", "t", 0)) }, "g t/1=2 h u/0=5"},
+		{"the topic's last offset deleted", func(s *TailState) {
+			s.Apply(commitRec(0, "g", "u", 0, 4, 1_000))
+			s.Apply(commitRec(0, "g", "t", 0, 4, 1_000))
+			s.Apply(offsetTombstone(0, "g", "t", 0))
+		}, "g t/1=2 g u/0=4 h u/0=5"},
+		{"a partition of two deleted", func(s *TailState) {
+			s.Apply(commitRec(0, "g", "t", 2, 4, 1_000))
+			s.Apply(offsetTombstone(0, "g", "t", 0))
+		}, "g t/1=2 g t/2=4 h u/0=5"},
+		{"restarted", func(s *TailState) { s.Restart(map[int32]bool{OffsetsPartition("g", 3): true}, 3) }, "g t/1=2 h u/0=5"},
+		{"forgotten", func(s *TailState) { s.Forget(func(g string) bool { return g != "g" }) }, "g t/1=2 h u/0=5"},
+	} {
+		s := NewTailState(TailOptions{})
+		s.Apply(commitRec(0, "h", "u", 0, 5, 1_000))
+		s.Apply(commitRec(0, "g", "t", 0, 1, 1_000))
+		c.drop(s)
+		s.Apply(commitRec(0, "g", "t", 1, 2, 1_000))
+		if got := committed(s); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
+}
