@@ -525,3 +525,27 @@ func TestTailStateCursor(t *testing.T) {
 		}
 	}
 }
+
+// A topic whose last partition of a group is deleted is gone from the
+// group's commits (not an empty entry), the group's other topic stays.
+func TestTailStateTopicDeleted(t *testing.T) {
+	s := NewTailState(TailOptions{})
+	s.Apply(commitRec(0, "g", "t", 0, 1, 1_000))
+	s.Apply(commitRec(0, "g", "u", 0, 2, 1_000))
+	s.Apply(offsetTombstone(0, "g", "t", 0))
+	cs, ok := s.Commits("g")
+	if _, has := cs["t"]; !ok || has || len(cs["u"]) != 1 || len(s.groups["g"].topics) != 1 {
+		t.Fatalf("commits %v %v", cs, ok)
+	}
+}
+
+// A tombstone of a topic never committed removes nothing, not the
+// partition of the topic numbered 0 (an unknown name's number).
+func TestTailStateTombstoneUnknownTopic(t *testing.T) {
+	s := NewTailState(TailOptions{})
+	s.Apply(commitRec(0, "g", "a", 0, 1, 1_000))
+	s.Apply(offsetTombstone(0, "g", "never", 0))
+	if got, want := committed(s), "g a/0=1"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
