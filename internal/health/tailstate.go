@@ -498,8 +498,9 @@ func (s *TailState) Forget(keep func(group string) bool) {
 }
 
 // Partitions is how many group-partitions have a committed offset (the
-// state's size: about 50 bytes each, up to 4 times that for a topic's
-// partitions numbered sparsely, plus 16 per commit kept).
+// state's size: a 48-byte slot each, plus the slices' spare capacity and
+// the empty slots of partitions numbered with gaps, plus 16 per commit
+// kept).
 func (s *TailState) Partitions() int {
 	n := 0
 	for _, g := range s.groups {
