@@ -3,7 +3,8 @@
 # OLD_TAILPROF and of this worktree's build, alternately old, new, RUNS times each (default 5), on
 # Apache Kafka under bench/exporter_tail.md's fleet (500 groups x 1,000 partitions) and commitgen load
 # (the 50 busy groups commit all 1,000 partitions every second). Each run: warm-up, SETTLE (5s), then
-# FOR (30s) measured; one tailprof line per run, prefixed by its side and the load average.
+# FOR (30s) measured; one tailprof line per run, prefixed by its side and the load average. PROF=DIR
+# writes each run's CPU profile there (old-1.prof, new-1.prof, ...).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd); w=$(mktemp -d); gen=""
 trap '[ -n "$gen" ] && kill $gen; "$root/scripts/kafka.sh" stop; rm -rf $w' EXIT
@@ -13,10 +14,11 @@ scripts/kafka.sh start >/dev/null; B=127.0.0.1:$KAFKA_PORT
 "$w/laggen" -brokers $B -topic tail-bench -prefix tail-bench -partitions 1000 -groups 500
 $w/cg -brokers $B -topic tail-bench -prefix tail-bench -report 30s >$w/g.out 2>$w/g.err & gen=$!
 sleep 30
-for _ in $(seq "${2:-5}"); do
+for i in $(seq "${2:-5}"); do
   for side in old new; do
     l0=$(cut -d' ' -f1 /proc/loadavg)
-    out=$(nice $w/tp.$side -brokers $B -settle "${SETTLE:-5s}" -for "${FOR:-30s}")
+    prof=(); [ -n "${PROF:-}" ] && prof=(-cpuprofile "$PROF/$side-$i.prof")
+    out=$(nice $w/tp.$side -brokers $B -settle "${SETTLE:-5s}" -for "${FOR:-30s}" "${prof[@]}")
     echo "$side load $l0-$(cut -d' ' -f1 /proc/loadavg) $out"
   done
 done

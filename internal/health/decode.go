@@ -55,9 +55,9 @@ type offsetCommit struct {
 // tail decodes every record of the topic (50,000 a second for a busy
 // fleet), and the state looks the group and topic up by the aliased
 // strings, copying them only when it keeps a new one. A well-formed key
-// and a value of versions 0 to 3 (what Apache Kafka writes for a commit)
-// are read by hand (quickCommit), a third of the time kmsg took; anything
-// else goes through kmsg (kmsgCommit), which gives the errors.
+// and value of the versions Apache Kafka writes for a commit are read by
+// hand (quickCommit), in a third of the time kmsg took; anything else goes
+// through kmsg (kmsgCommit), which gives the errors.
 func decodeCommit(key, value []byte) (c offsetCommit, ok bool, err error) {
 	if c, ok := quickCommit(key, value); ok {
 		return c, true, nil
@@ -68,10 +68,13 @@ func decodeCommit(key, value []byte) (c offsetCommit, ok bool, err error) {
 // quickCommit reads a commit record as kmsg would, or gives ok false for
 // kmsgCommit to read (or refuse) it: a key of version 0 or 1 (the version,
 // group and topic as int16-length strings, the partition) and a nil value
-// or one of versions 0 to 3 (the version, the offset, from version 3 the
-// leader epoch, the metadata as an int16-length string, the commit
-// timestamp, in version 1 the expire timestamp). Bytes past those are
-// ignored, as kmsg does.
+// or one of versions 0 to 4 (the version, the offset, from version 3 the
+// leader epoch, the metadata as a string, the commit timestamp, in
+// version 1 the expire timestamp, in version 4 the tagged fields: Apache
+// Kafka 4.4 writes version 4 with the topic id as tag 0). Bytes past those
+// are ignored, as kmsg does. Version 4's lengths and counts are varints:
+// only one-byte ones are read here (what a commit with metadata under 127
+// bytes has), the others are left to kmsg.
 func quickCommit(key, value []byte) (c offsetCommit, ok bool) {
 	if len(key) < 2 || key[0] != 0 || key[1] > 1 {
 		return c, false
@@ -89,23 +92,50 @@ func quickCommit(key, value []byte) (c offsetCommit, ok bool) {
 		c.deleted = true
 		return c, true
 	}
-	if len(value) < 10 || value[0] != 0 || value[1] > 3 {
+	if len(value) < 10 || value[0] != 0 || value[1] > 4 {
 		return c, false
 	}
 	v := value[1]
 	c.offset = int64(binary.BigEndian.Uint64(value[2:]))
 	rest = value[10:]
-	if v == 3 {
+	if v >= 3 {
 		if len(rest) < 4 {
 			return c, false
 		}
 		rest = rest[4:] // the leader epoch
 	}
-	if _, rest, ok = quickString(rest); !ok || len(rest) < 8 || (v == 1 && len(rest) < 16) {
+	if v == 4 {
+		// The metadata as a compact string: its length + 1, one byte.
+		if len(rest) < 1 || rest[0] == 0 || rest[0] >= 0x80 || len(rest) < int(rest[0]) {
+			return c, false
+		}
+		rest = rest[rest[0]:]
+	} else if _, rest, ok = quickString(rest); !ok {
+		return c, false
+	}
+	if len(rest) < 8 || (v == 1 && len(rest) < 16) || (v == 4 && !quickTags(rest[8:])) {
 		return c, false
 	}
 	c.ms = int64(binary.BigEndian.Uint64(rest))
 	return c, true
+}
+
+// quickTags reports whether b starts with tagged fields kmsg reads without
+// an error, each count, tag and size one byte: tag 0 (the topic id) holds
+// at least its 16 bytes.
+func quickTags(b []byte) bool {
+	if len(b) < 1 || b[0] >= 0x80 {
+		return false
+	}
+	n := int(b[0])
+	b = b[1:]
+	for range n {
+		if len(b) < 2 || b[0] >= 0x80 || b[1] >= 0x80 || len(b)-2 < int(b[1]) || (b[0] == 0 && b[1] < 16) {
+			return false
+		}
+		b = b[2+int(b[1]):]
+	}
+	return true
 }
 
 // quickString reads an int16-length string at the start of b, aliasing b.

@@ -2,6 +2,8 @@ package health
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -183,7 +185,34 @@ func TestQuickCommitAgreesWithKmsg(t *testing.T) {
 		val.Version, val.Offset, val.CommitTimestamp, val.LeaderEpoch = v, 1<<40+3, 1<<41+5, 9
 		val.ExpireTimestamp, val.Metadata = 1<<42, "meta"
 		values = append(values, val.AppendTo(nil), commitValue(v, -1, -2))
+		val.TopicID = [16]byte{1, 2, 3, 15: 4}
+		values = append(values, val.AppendTo(nil))
+		val.UnknownTags.Set(7, []byte{5, 6})
+		values = append(values, val.AppendTo(nil))
+		val.Metadata = strings.Repeat("m", 200) // a two-byte varint length in v4
+		values = append(values, val.AppendTo(nil))
 	}
+	// Version 4 with: no tags byte; tag 0 shorter than a topic id; a
+	// zero compact-string length (null); two-byte tag counts and sizes.
+	v4 := func(tail ...byte) []byte {
+		return append([]byte{0, 4, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 8}, tail...)
+	}
+	values = append(values, v4(), v4(1, 0, 15, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+		v4(1, 0, 16, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16), v4(0), v4(2, 1, 0, 2, 1, 9),
+		v4(0x81, 0), v4(1, 0x81, 0, 0), v4(1, 1, 0x81, 0, 9), v4(2, 1, 1, 7),
+		[]byte{0, 4, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0},
+		// A null metadata, a timestamp of 0 and no tags (misread, the
+		// tags would seem to be there); a tag's two-byte key cut short.
+		[]byte{0, 4, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, v4(1, 0x81, 0),
+		// 128 tags (a two-byte count; the first one a topic id too short,
+		// read with the count's second byte as a tag of its own).
+		append(v4(0x80, 1, 0), slices.Repeat([]byte{1, 0}, 127)...),
+		// Version 5 laid out as version 3: kmsg refuses it.
+		[]byte{0, 5, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8})
+	// Metadata of 127 bytes: its length + 1 is 0x80 0x01.
+	long := kmsg.NewOffsetCommitValue()
+	long.Version, long.Offset, long.Metadata = 4, 7, strings.Repeat("m", 127)
+	values = append(values, long.AppendTo(nil))
 	values = append(values, nil, append(commitValue(3, 4, 5), 1, 2, 3), []byte{1, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
 		[]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 1})
 	quick := 0
@@ -212,9 +241,16 @@ func TestQuickCommitAgreesWithKmsg(t *testing.T) {
 		t.Fatalf("only %d records read by hand", quick)
 	}
 	// What Apache Kafka writes is read by hand.
-	for v := int16(0); v <= 3; v++ {
+	apache := kmsg.NewOffsetCommitValue()
+	apache.Version, apache.Offset, apache.CommitTimestamp, apache.TopicID = 4, 1, 2, [16]byte{9, 15: 9}
+	for v := int16(0); v <= 4; v++ {
 		if _, ok := quickCommit(commitKey(1, "g", "t", 0), commitValue(v, 1, 2)); !ok {
 			t.Fatalf("value v%d not read by hand", v)
+		}
+	}
+	for _, v := range [][]byte{apache.AppendTo(nil), v4(1, 0, 16, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16), v4(2, 1, 0, 2, 1, 9)} {
+		if c, ok := quickCommit(commitKey(1, "g", "t", 0), v); !ok || c.offset != 9 && c.offset != 1 {
+			t.Fatalf("value %x not read by hand: %+v", v, c)
 		}
 	}
 	if _, ok := quickCommit(commitKey(1, "g", "t", 0), nil); !ok {
@@ -227,6 +263,10 @@ func FuzzQuickCommit(f *testing.F) {
 	f.Add(commitKey(1, "g", "orders", 7), commitValue(3, 42, 1), false)
 	f.Add(commitKey(0, "g", "t", 0), commitValue(1, 1, 1), false)
 	f.Add(commitKey(1, "g", "t", 0), []byte(nil), true)
+	v4 := kmsg.NewOffsetCommitValue()
+	v4.Version, v4.TopicID = 4, [16]byte{1, 15: 1}
+	v4.UnknownTags.Set(3, []byte{1})
+	f.Add(commitKey(1, "g", "t", 0), v4.AppendTo(nil), false)
 	f.Fuzz(func(t *testing.T, key, value []byte, tomb bool) {
 		if tomb {
 			value = nil
