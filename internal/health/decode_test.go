@@ -207,6 +207,10 @@ func TestQuickCommitAgreesWithKmsg(t *testing.T) {
 		// 128 tags (a two-byte count; the first one a topic id too short,
 		// read with the count's second byte as a tag of its own).
 		append(v4(0x80, 1, 0), slices.Repeat([]byte{1, 0}, 127)...),
+		// Two tags, the first of 129 bytes (a two-byte size), the second
+		// cut short; misread as one byte, the size would end a byte early
+		// on what looks like a whole second tag.
+		append(append(v4(2, 1, 0x81, 1), make([]byte, 128)...), 5, 0),
 		// Version 5 laid out as version 3: kmsg refuses it.
 		[]byte{0, 5, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8})
 	// Metadata of 127 bytes: its length + 1 is 0x80 0x01.
