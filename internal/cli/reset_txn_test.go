@@ -49,10 +49,13 @@ func newBigTopics(t *testing.T, c *testkit.Cluster, n int, parts int32) bigGroup
 	for i := 0; i < n; i++ {
 		bg.topics = append(bg.topics, fmt.Sprintf("%s-%02d-%s", strings.Repeat("long-topic-name-", 7), i, testkit.Name(t, "t")))
 	}
+	start := time.Now()
 	createBig(t, c, bg.topics, parts)
+	created := time.Since(start)
 	for _, topic := range bg.topics {
 		c.Produce(topic, per, time.Time{})
 	}
+	t.Logf("%d topics of %d partitions: created in %s, produced to in %s", n, parts, created.Round(100*time.Millisecond), (time.Since(start) - created).Round(100*time.Millisecond))
 	if c.Fake == nil {
 		// Thousands of partitions slow a single test broker down for
 		// every later test: delete them at the end.
@@ -263,7 +266,9 @@ func requestGroup(req kmsg.Request) (string, bool) {
 // point is a request named in the child's --verbose log. Every time the
 // group is entirely old or entirely new, and the next reset, with a
 // --timeout well below the transaction timeout (60s), succeeds at once:
-// its InitProducerId aborts the dead run's transaction.
+// its InitProducerId aborts the dead run's transaction. On Apache Kafka
+// TestDeleteGroupAnySize runs here too, on the same topics
+// (TestResetTxnKillNine/delete-group).
 func TestResetTxnKillNine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("10,000 partitions")
@@ -292,6 +297,8 @@ func TestResetTxnKillNine(t *testing.T) {
 	if c.Fake == nil {
 		killOnLog(t, c, bg, run, after)
 		t.Run("audit", sweep)
+		// TestDeleteGroupAnySize, on these topics (see there).
+		t.Run("delete-group", func(t *testing.T) { deleteGroupAnySize(t, c, bg) })
 		return
 	}
 	points := []killPoint{
@@ -805,6 +812,7 @@ func TestFaultResetTxnBrokerFrozen(t *testing.T) {
 		bg.commitOld(t, c, g)
 		log := filepath.Join(t.TempDir(), "audit.jsonl")
 		args := append([]string{"--audit-log", log, "reset", g, "--to", "2", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "--timeout", "5s"}, bg.scope()...)
+		thawed := make(chan struct{})
 		err, reached, stderr := childAtLog(t, c, args, pt.steps, func(*exec.Cmd) {
 			if pt.fast {
 				if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
@@ -815,11 +823,17 @@ func TestFaultResetTxnBrokerFrozen(t *testing.T) {
 			}
 			frozen = true
 			if pt.thawIn > 0 {
-				time.AfterFunc(pt.thawIn, func() { _ = exec.Command("bash", b.script, "thaw").Run() })
+				time.AfterFunc(pt.thawIn, func() {
+					_ = exec.Command("bash", b.script, "thaw").Run()
+					close(thawed)
+				})
 			}
 		})
-		if pt.thawIn > 0 {
-			time.Sleep(pt.thawIn) // the AfterFunc has thawed it
+		if pt.thawIn > 0 && reached {
+			// Until the AfterFunc has thawed it: the run has mostly
+			// ended by then (a fixed sleep of thawIn here, after the
+			// run, cost 5 to 7 s a point).
+			<-thawed
 			frozen = false
 		}
 		thaw()
