@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
@@ -42,19 +43,23 @@ type bigGroup struct {
 func newBigTopics(t *testing.T, c *testkit.Cluster, n int, parts int32) bigGroup {
 	t.Helper()
 	bg := bigGroup{parts: parts, old: 1}
-	per := map[int32]int{}
-	for p := int32(0); p < parts; p++ {
-		per[p] = 2
-	}
 	for i := 0; i < n; i++ {
 		bg.topics = append(bg.topics, fmt.Sprintf("%s-%02d-%s", strings.Repeat("long-topic-name-", 7), i, testkit.Name(t, "t")))
 	}
 	start := time.Now()
 	createBig(t, c, bg.topics, parts)
 	created := time.Since(start)
+	// Every topic's records in one produce (one client, batches to all
+	// partitions at once), keyed as testkit's Produce does.
+	var recs []*kgo.Record
 	for _, topic := range bg.topics {
-		c.Produce(topic, per, time.Time{})
+		for p := int32(0); p < parts; p++ {
+			for i := 0; i < 2; i++ {
+				recs = append(recs, &kgo.Record{Topic: topic, Partition: p, Key: []byte(fmt.Sprintf("k-%d-%d", p, i)), Value: []byte(fmt.Sprintf("v-%d-%d", p, i))})
+			}
+		}
 	}
+	c.ProduceRecords(recs...)
 	t.Logf("%d topics of %d partitions: created in %s, produced to in %s", n, parts, created.Round(100*time.Millisecond), (time.Since(start) - created).Round(100*time.Millisecond))
 	if c.Fake == nil {
 		// Thousands of partitions slow a single test broker down for
@@ -144,7 +149,7 @@ func createBig(t *testing.T, c *testkit.Cluster, topics []string, parts int32) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d topics of %d partitions not ready after 5 minutes: %v", len(topics), parts, err)
 		}
-		time.Sleep(time.Second)
+		time.Sleep(250 * time.Millisecond)
 	}
 }
 
@@ -811,9 +816,23 @@ func TestFaultResetTxnBrokerFrozen(t *testing.T) {
 		g := fmt.Sprintf("%s-%02d-%s", strings.Repeat("group-", 8), i, testkit.Name(t, "g"))
 		bg.commitOld(t, c, g)
 		log := filepath.Join(t.TempDir(), "audit.jsonl")
-		args := append([]string{"--audit-log", log, "reset", g, "--to", "2", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "--timeout", "5s"}, bg.scope()...)
+		// The run's --timeout, which a freeze outlasts (and, when the
+		// EndTxn answer is lost, the resolution window as long again):
+		// every point is reached within half a second of the child's
+		// start (110-410 ms measured, load 11 on 2 cores), so 3 s is
+		// ample. A timed thaw must land after the deadline and leave
+		// the resolution room to finish before twice it: 5 s, thawed at
+		// 7 s.
+		timeout := "3s"
+		if pt.thawIn > 0 {
+			timeout = "5s"
+		}
+		args := append([]string{"--audit-log", log, "reset", g, "--to", "2", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv"), "--timeout", timeout}, bg.scope()...)
 		thawed := make(chan struct{})
+		var atIn time.Duration // from the child's start to the freeze
+		began := time.Now()
 		err, reached, stderr := childAtLog(t, c, args, pt.steps, func(*exec.Cmd) {
+			atIn = time.Since(began)
 			if pt.fast {
 				if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 					t.Errorf("SIGSTOP %d: %v", pid, err)
@@ -829,6 +848,7 @@ func TestFaultResetTxnBrokerFrozen(t *testing.T) {
 				})
 			}
 		})
+		ran := time.Since(began)
 		if pt.thawIn > 0 && reached {
 			// Until the AfterFunc has thawed it: the run has mostly
 			// ended by then (a fixed sleep of thawIn here, after the
@@ -850,7 +870,7 @@ func TestFaultResetTxnBrokerFrozen(t *testing.T) {
 		// its leader, and must then work at once.
 		bg.settle(t, c)
 		st := bg.state(t, c, g, 2)
-		t.Logf("frozen after %q (thaw %v, fast %v): exit %v, group %s\n%s", pt.steps, pt.thawIn, pt.fast, err, st, stderr)
+		t.Logf("frozen after %q, %s into the run (thaw %v, fast %v): exit %v, group %s, run %s\n%s", pt.steps, atIn.Round(10*time.Millisecond), pt.thawIn, pt.fast, err, st, ran.Round(100*time.Millisecond), stderr)
 		if st != "old" && st != "new" {
 			t.Fatalf("group %s: %s", g, st)
 		}
