@@ -393,6 +393,10 @@ func TestCoordinatorFreshBroker(t *testing.T) {
 	if os.Getenv("KAFKA_BROKERS") == "" || script == "" {
 		t.Skip("needs a real broker: KAFKA_BROKERS and OFFSETCTL_KAFKA_SCRIPT (starts fresh brokers with it)")
 	}
+	// With parallel subtests go test reports this test's own time as
+	// about 0 s: the wall time of all of them is logged here.
+	begin := time.Now()
+	t.Cleanup(func() { t.Logf("all fresh-broker subtests: %s", time.Since(begin).Round(100*time.Millisecond)) })
 	i := 0
 	for _, cmd := range coordCommands() {
 		if !cmd.fresh {
