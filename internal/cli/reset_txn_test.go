@@ -149,7 +149,7 @@ func createBig(t *testing.T, c *testkit.Cluster, topics []string, parts int32) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d topics of %d partitions not ready after 5 minutes: %v", len(topics), parts, err)
 		}
-		time.Sleep(250 * time.Millisecond)
+		time.Sleep(time.Second)
 	}
 }
 
