@@ -9,6 +9,7 @@ package cli
 // command's result on the cluster, not only its exit code.
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -355,8 +356,8 @@ func startFreshBroker(t *testing.T, script string) string {
 	}
 	t.Cleanup(func() {
 		if b, err := os.ReadFile(filepath.Join(dir, "broker.pid")); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 && syscall.Kill(pid, syscall.SIGKILL) == nil {
+				waitExited(t, pid)
 			}
 		}
 		if out, err := run("stop"); err != nil {
@@ -367,6 +368,24 @@ func startFreshBroker(t *testing.T, script string) string {
 		t.Fatalf("starting a fresh broker: %v\n%s", err, out)
 	}
 	return "127.0.0.1:" + strconv.Itoa(port)
+}
+
+// waitExited waits until process pid has exited (gone, or a zombie: its
+// sockets are closed by then), so that the next fresh broker finds its
+// ports free; kill returns before a JVM has torn itself down.
+func waitExited(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return
+		}
+		// pid (comm) state ...: the state follows the last ')'.
+		if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
+			return
+		}
+	}
+	t.Errorf("fresh broker %d still running 15 s after SIGKILL", pid)
 }
 
 // TestCoordinatorFreshBroker: each command that needs no commit before it
