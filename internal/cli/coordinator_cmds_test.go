@@ -9,7 +9,7 @@ package cli
 // command's result on the cluster, not only its exit code.
 
 import (
-	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -357,7 +357,7 @@ func startFreshBroker(t *testing.T, script string) string {
 	t.Cleanup(func() {
 		if b, err := os.ReadFile(filepath.Join(dir, "broker.pid")); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 && syscall.Kill(pid, syscall.SIGKILL) == nil {
-				waitExited(t, pid)
+				waitPortsFree(t, port, ctrl)
 			}
 		}
 		if out, err := run("stop"); err != nil {
@@ -370,22 +370,25 @@ func startFreshBroker(t *testing.T, script string) string {
 	return "127.0.0.1:" + strconv.Itoa(port)
 }
 
-// waitExited waits until process pid has exited (gone, or a zombie: its
-// sockets are closed by then), so that the next fresh broker finds its
-// ports free; kill returns before a JVM has torn itself down.
-func waitExited(t *testing.T, pid int) {
+// waitPortsFree waits until nothing listens on the ports of a fresh
+// broker killed with SIGKILL, so that the next one can start there: kill
+// returns before the JVM is gone, and its main thread shows as exited
+// (a zombie) while other threads still hold its sockets.
+func waitPortsFree(t *testing.T, ports ...int) {
 	t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			return
+		free := true
+		for _, p := range ports {
+			if conn, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(p), time.Second); err == nil {
+				conn.Close()
+				free = false
+			}
 		}
-		// pid (comm) state ...: the state follows the last ')'.
-		if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
+		if free {
 			return
 		}
 	}
-	t.Errorf("fresh broker %d still running 15 s after SIGKILL", pid)
+	t.Errorf("ports %v still in use 15 s after the fresh broker was killed", ports)
 }
 
 // TestCoordinatorFreshBroker: each command that needs no commit before it
