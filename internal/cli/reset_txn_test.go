@@ -821,8 +821,11 @@ func TestFaultResetTxnBrokerFrozen(t *testing.T) {
 		// and a run that ended before its point (a slow moment, no
 		// freeze) runs once more on a new group. At 3 s the longest
 		// freeze (twice the timeout) stays below the broker's 9 s
-		// session; at 4 s, just below it, the broker once fenced itself
-		// on thaw and the next run met NOT_COORDINATOR for 20 s. A
+		// session. Freezes near or past it make the thawed broker
+		// reload its coordinators: at 4 s (an 8.5 s freeze) the undo
+		// after it once met NOT_COORDINATOR for 20 s, and at 5 s, as
+		// before, the undo after a 7 s freeze once met
+		// COORDINATOR_LOAD_IN_PROGRESS (load 10 on 2 cores). A
 		// timed thaw must land after the deadline and leave the
 		// resolution room to finish before twice it: 5 s, thawed at 7 s.
 		timeout := "3s"
