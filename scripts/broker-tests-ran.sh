@@ -31,6 +31,7 @@ BROKER_TESTS=(
   TestLagWatchStatusOffsetsTopicApache
   TestTailApache
   TestExporterTimeLagTopicRecreated/offsets-topic
+  TestResetTxnKillNine/delete-group
   TestSecureLagStatusSampled
   TestSecureLagWatchStatusRevoked
 )
