@@ -141,8 +141,13 @@ func inScope(rows []CommitRow, scope Scope) []CommitRow {
 }
 
 // eachTopic calls fn with each topic of rows (sorted) that has a
-// partition in scope, once.
+// partition in scope, once. Rows whose first and last topic are one are
+// that topic's alone (a group consuming one topic: the usual case), and
+// not read one by one.
 func eachTopic(rows []CommitRow, scope Scope, fn func(topic string)) {
+	if n := len(rows); n > 0 && rows[0].Topic == rows[n-1].Topic {
+		rows = rows[:1]
+	}
 	for i, r := range rows {
 		if (i == 0 || rows[i-1].Topic != r.Topic) && scope.HasTopic(r.Topic) {
 			fn(r.Topic)

@@ -370,6 +370,23 @@ func TestEachTopic(t *testing.T) {
 	if fmt.Sprint(got) != "[a b]" {
 		t.Errorf("topics %v, want [a b]", got)
 	}
+	one := []CommitRow{{"a", 0, 1}, {"a", 1, 1}, {"a", 2, 1}}
+	for _, c := range []struct {
+		rows  []CommitRow
+		scope Scope
+		want  string
+	}{
+		{one, Scope{}, "[a]"},
+		{one, Scope{Topics: map[string][]int32{"b": nil}}, "[]"},
+		{nil, Scope{}, "[]"},
+		{[]CommitRow{{"a", 0, 1}, {"b", 0, 1}}, Scope{}, "[a b]"},
+	} {
+		got = []string{}
+		eachTopic(c.rows, c.scope, func(t string) { got = append(got, t) })
+		if fmt.Sprint(got) != c.want {
+			t.Errorf("%v in %v: topics %v, want %s", c.rows, c.scope, got, c.want)
+		}
+	}
 }
 
 // The rows path builds no map per group: a few allocations for a
