@@ -271,9 +271,12 @@ func (gr *gatherRound) batch(bctx context.Context, b lag.LagBatch) error {
 		cancel()
 		gr.st.timeLagMissed += missed
 	}
-	gr.rates.Observe(rep)
 	protocol := protocols(b.Snapshot)
-	for _, gl := range rep.Groups {
+	for i, gl := range rep.Groups {
+		// A group at a time, so that its rows are still in the cache
+		// for mergeGroup (the rates of a group are its own, and the log
+		// ends a round records do not depend on the order of groups).
+		gr.rates.Observe(lag.LagReport{Groups: rep.Groups[i : i+1]})
 		if gone(b.Snapshot, gl.Group) {
 			gr.dropped[gl.Group] = true
 			continue

@@ -117,15 +117,15 @@ func (r *Rates) Round(at time.Time) *RatesRound {
 		committed: map[string]positions{}, consumed: map[string]*series{}, produced: map[string]*series{}}
 }
 
-// Observe records one batch of the round (each group once per round).
-// The rows of a topic come together (a report's are sorted), so each run
-// of them looks its topic up once, not each row.
+// Observe records one batch of the round (each group once per round;
+// a batch may be a single group). The rows of a topic come together (a
+// report's are sorted), so each run of them looks its topic up once, not
+// each row; a group's rows are read twice in a row (log ends, then
+// commits), while they are in the cache.
 func (rr *RatesRound) Observe(rep LagReport) {
-	for _, g := range rep.Groups {
-		rr.observeEnds(g.Partitions)
-	}
 	r := rr.r
 	for _, g := range rep.Groups {
+		rr.observeEnds(g.Partitions)
 		if g.Error != "" {
 			// Keep what is known of a group that could not be read this
 			// round rather than restarting its rates.
