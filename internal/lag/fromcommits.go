@@ -171,12 +171,12 @@ type batchRows struct {
 // newBatchRows has room for the rows of the largest batch of groups (by
 // group, in batch order, LagBatchGroups to a batch).
 func newBatchRows(rows [][]CommitRow) *batchRows {
-	most := 0
-	for i := 0; i < len(rows); i += LagBatchGroups {
-		n := 0
-		for _, r := range rows[i:min(i+LagBatchGroups, len(rows))] {
-			n += len(r)
+	most, n := 0, 0
+	for i, r := range rows {
+		if i%LagBatchGroups == 0 { // a batch's first group
+			n = 0
 		}
+		n += len(r)
 		most = max(most, n)
 	}
 	return &batchRows{rows: make([]PartitionLag, most), vals: make([]int64, 2*most), dense: map[string][]PartitionOffsets{}}
@@ -213,8 +213,8 @@ func (b *batchRows) offsetsByPartition(topic string, parts map[int32]PartitionOf
 	d := make([]PartitionOffsets, len(parts))
 	for p, po := range parts {
 		if p < 0 || int(p) >= len(d) {
-			d = nil
-			break
+			b.dense[topic] = nil
+			return nil
 		}
 		d[p] = po
 	}
