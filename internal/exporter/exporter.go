@@ -69,12 +69,6 @@ type snapshot struct {
 	state  map[string]*groupState // by group
 }
 
-// rateViews are the rates of one batch's groups, computed by the loop
-// that owns Rates.
-type rateViews struct {
-	consume, catchUp, behind map[string]float64 // by group
-}
-
 // Collector gathers one cluster's lag on its own schedule and implements
 // prometheus.Collector over the latest result.
 type Collector struct {
@@ -277,15 +271,17 @@ func (gr *gatherRound) batch(bctx context.Context, b lag.LagBatch) error {
 		cancel()
 		gr.st.timeLagMissed += missed
 	}
-	gr.rates.Observe(rep)
-	views := groupViews(rep, gr.rates.Progress)
 	protocol := protocols(b.Snapshot)
-	for _, gl := range rep.Groups {
+	for i, gl := range rep.Groups {
+		// A group at a time, so that its rows are still in the cache
+		// for mergeGroup (the rates of a group are its own, and the log
+		// ends a round records do not depend on the order of groups).
+		gr.rates.Observe(lag.LagReport{Groups: rep.Groups[i : i+1]})
 		if gone(b.Snapshot, gl.Group) {
 			gr.dropped[gl.Group] = true
 			continue
 		}
-		gs, failedRows, failed := mergeGroup(c.state[gl.Group], gl, protocol[gl.Group], views, gr.now)
+		gs, failedRows, failed := mergeGroup(c.state[gl.Group], gl, protocol[gl.Group], gr.rates.Progress, gr.now)
 		gr.st.partitionErrors += failedRows
 		if failed {
 			gr.st.groupErrors++
@@ -378,25 +374,6 @@ func protocols(s *lag.Snapshot) map[string]string {
 	return out
 }
 
-// groupViews reads the rates and ETAs of the groups in rep.
-func groupViews(rep lag.LagReport, progress func(lag.GroupLag) *lag.Progress) rateViews {
-	v := rateViews{consume: map[string]float64{}, catchUp: map[string]float64{}, behind: map[string]float64{}}
-	for _, g := range rep.Groups {
-		if g.Error != "" {
-			continue
-		}
-		g.TotalLag = groupLag(g)
-		if pr := progress(g); pr != nil {
-			v.consume[g.Group] = pr.ConsumeRate
-			v.behind[g.Group] = b2f(pr.FallingBehind)
-			if pr.CatchUpSeconds != nil {
-				v.catchUp[g.Group] = *pr.CatchUpSeconds
-			}
-		}
-	}
-	return v
-}
-
 // record publishes a gather's page (what it read fresh, what it could not
 // read carried and marked stale) and counts it as failed unless it read
 // everything: a partial gather is never published as complete.
@@ -430,19 +407,6 @@ func (c *Collector) Healthy() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return !c.lastOK.IsZero() && !c.lastFail
-}
-
-// groupLag is the lag of a group's committed rows: the rows a consumer's
-// position is known for (never-committed partitions have no lag series, as
-// `lag` shows "-" for them).
-func groupLag(g lag.GroupLag) int64 {
-	var n int64
-	for _, p := range g.Partitions {
-		if lag, ok := rowLag(p); ok {
-			n += lag
-		}
-	}
-	return n
 }
 
 // rowLag is a row's lag when it has one to export: read without error and

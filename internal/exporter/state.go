@@ -141,8 +141,11 @@ func (g *groupState) row(topic string, partition int32) (rowState, bool) {
 // known, nothing shown); a partition whose read failed keeps its previous
 // row, stale (none when it had none). failedRows counts the partitions
 // whose read failed; a group with any keeps its previous rates and
-// lastOK, as a partial read is not a read of the whole group.
-func mergeGroup(prev *groupState, g lag.GroupLag, protocol string, views rateViews, now time.Time) (next *groupState, failedRows int, failed bool) {
+// lastOK, as a partial read is not a read of the whole group. A group
+// read whole gets its rates and ETA from progress, given g with the lag
+// of its rows that have a series (groupLag's, summed here, in the one
+// pass over its rows).
+func mergeGroup(prev *groupState, g lag.GroupLag, protocol string, progress func(lag.GroupLag) *lag.Progress, now time.Time) (next *groupState, failedRows int, failed bool) {
 	if g.Error != "" {
 		if prev == nil {
 			return nil, 0, true
@@ -151,6 +154,7 @@ func mergeGroup(prev *groupState, g lag.GroupLag, protocol string, views rateVie
 	}
 	next = &groupState{members: g.Members, protocol: protocol, state: g.State, typ: g.Type, lastOK: now,
 		rows: make([]rowState, 0, len(g.Partitions))}
+	var total int64
 	for _, p := range g.Partitions {
 		if p.Error != "" {
 			failedRows++
@@ -164,6 +168,7 @@ func mergeGroup(prev *groupState, g lag.GroupLag, protocol string, views rateVie
 		if !ok {
 			continue // never committed: no series (see metrics.go)
 		}
+		total += lag
 		r := rowState{partition: p.Partition, committed: *p.Committed, lag: lag, timeLagMs: -1}
 		if p.TimeLagMs != nil {
 			r.timeLagMs = *p.TimeLagMs
@@ -179,14 +184,12 @@ func mergeGroup(prev *groupState, g lag.GroupLag, protocol string, views rateVie
 		}
 		return next, failedRows, false
 	}
-	if v, ok := views.consume[g.Group]; ok {
-		next.consume, next.ok = v, next.ok|okConsume
-	}
-	if v, ok := views.catchUp[g.Group]; ok {
-		next.catchUp, next.ok = v, next.ok|okCatchUp
-	}
-	if v, ok := views.behind[g.Group]; ok {
-		next.behind, next.ok = v, next.ok|okBehind
+	g.TotalLag = total
+	if pr := progress(g); pr != nil {
+		next.consume, next.behind, next.ok = pr.ConsumeRate, b2f(pr.FallingBehind), okConsume|okBehind
+		if pr.CatchUpSeconds != nil {
+			next.catchUp, next.ok = *pr.CatchUpSeconds, next.ok|okCatchUp
+		}
 	}
 	return next, 0, false
 }

@@ -31,7 +31,10 @@ type CommitRow struct {
 // (nothing describes them). The batches are StreamLag's, sharing the one
 // listing, with this difference: their snapshots' groups carry no Commits
 // (the report's rows have them), as building a map per group was most of
-// a round at 500 groups x 1,000 partitions (bench/exporter_tail.md).
+// a round at 500 groups x 1,000 partitions (bench/exporter_tail.md); and
+// the rows of a batch's report (its groups' Partitions and what their
+// pointers point to) are valid only until each returns: the next batch
+// writes its rows over them (batchRows).
 func StreamLagFromCommits(ctx context.Context, adm *cluster.Admin, req GatherRequest, o LagOptions,
 	commits func(groups []string) map[string][]CommitRow, each func(context.Context, LagBatch) error) error {
 	listed, err := ListGroups(ctx, adm)
@@ -66,12 +69,14 @@ func StreamLagFromCommits(ctx context.Context, adm *cluster.Admin, req GatherReq
 		return ctxErr(ctx, err)
 	}
 	at := time.Now()
+	buf := newBatchRows(rows)
 	for i := 0; i == 0 || i < len(snaps); i += LagBatchGroups {
 		end := min(i+LagBatchGroups, len(snaps))
 		snap := &Snapshot{Groups: snaps[i:end], Offsets: offsetsOf(offs, snaps[i:end], known, o.Scope), Isolation: req.Isolation, At: at}
 		rep := LagReport{Isolation: snap.Isolation.String(), AssumeReset: string(o.AssumeReset), Groups: []GroupLag{}}
+		buf.reset()
 		for j, g := range snap.Groups {
-			rep.Groups = append(rep.Groups, groupLagFromRows(snap, g, known[g.Group], rows[i+j], o))
+			rep.Groups = append(rep.Groups, groupLagFromRows(snap, g, known[g.Group], rows[i+j], o, buf))
 		}
 		if err := each(ctx, LagBatch{Snapshot: snap, Report: rep}); err != nil {
 			return err
@@ -136,8 +141,13 @@ func inScope(rows []CommitRow, scope Scope) []CommitRow {
 }
 
 // eachTopic calls fn with each topic of rows (sorted) that has a
-// partition in scope, once.
+// partition in scope, once. Rows whose first and last topic are one are
+// that topic's alone (a group consuming one topic: the usual case), and
+// not read one by one.
 func eachTopic(rows []CommitRow, scope Scope, fn func(topic string)) {
+	if n := len(rows); n > 0 && rows[0].Topic == rows[n-1].Topic {
+		rows = rows[:1]
+	}
 	for i, r := range rows {
 		if (i == 0 || rows[i-1].Topic != r.Topic) && scope.HasTopic(r.Topic) {
 			fn(r.Topic)
@@ -145,12 +155,90 @@ func eachTopic(rows []CommitRow, scope Scope, fn func(topic string)) {
 	}
 }
 
+// batchRows lends the rows of one batch's report from arrays that every
+// batch of a StreamLagFromCommits writes again: 500 groups x 1,000
+// partitions made 500,000 new PartitionLag rows (88 MB) a round, and
+// zeroing them and the GC's work on them were most of the round's CPU
+// (bench/exporter_tail.md). It also holds the batch's topics' offsets by
+// partition (offsetsByPartition), a slice index per row, not a map lookup.
+type batchRows struct {
+	rows  []PartitionLag
+	vals  []int64 // two per row: its committed offset and its lag
+	used  int     // rows lent this batch
+	dense map[string][]PartitionOffsets
+}
+
+// newBatchRows has room for the rows of the largest batch of groups (by
+// group, in batch order, LagBatchGroups to a batch).
+func newBatchRows(rows [][]CommitRow) *batchRows {
+	most, n := 0, 0
+	for i, r := range rows {
+		if i%LagBatchGroups == 0 { // a batch's first group
+			n = 0
+		}
+		n += len(r)
+		most = max(most, n)
+	}
+	return &batchRows{rows: make([]PartitionLag, most), vals: make([]int64, 2*most), dense: map[string][]PartitionOffsets{}}
+}
+
+// reset starts a batch: its rows are lent again from the start.
+func (b *batchRows) reset() {
+	b.used = 0
+	clear(b.dense)
+}
+
+// take lends n rows (length 0, capacity n) and their 2n values: new
+// arrays without b, or when b has no room left.
+func (b *batchRows) take(n int) ([]PartitionLag, []int64) {
+	if b == nil || b.used+n > len(b.rows) {
+		return make([]PartitionLag, 0, n), make([]int64, 2*n)
+	}
+	rows, vals := b.rows[b.used:b.used:b.used+n], b.vals[2*b.used:2*(b.used+n)]
+	b.used += n
+	return rows, vals
+}
+
+// offsetsByPartition is parts (one topic's listed offsets) as a slice
+// indexed by partition when its partitions are 0 to len(parts)-1, as a
+// topic's are; nil otherwise (and without b), for parts to be looked up.
+// Made once per topic and batch.
+func (b *batchRows) offsetsByPartition(topic string, parts map[int32]PartitionOffsets) []PartitionOffsets {
+	if b == nil {
+		return nil
+	}
+	if d, ok := b.dense[topic]; ok {
+		return d
+	}
+	d := make([]PartitionOffsets, len(parts))
+	for p, po := range parts {
+		if p < 0 || int(p) >= len(d) {
+			b.dense[topic] = nil
+			return nil
+		}
+		d[p] = po
+	}
+	b.dense[topic] = d
+	return d
+}
+
+// partitionOffsets is partition's offsets, from dense when it is there
+// (offsetsByPartition), else from parts.
+func partitionOffsets(dense []PartitionOffsets, parts map[int32]PartitionOffsets, partition int32) (PartitionOffsets, bool) {
+	if partition >= 0 && int(partition) < len(dense) {
+		return dense[partition], true
+	}
+	po, ok := parts[partition]
+	return po, ok
+}
+
 // groupLagFromRows is computeGroupLag for a group known by its commit
 // rows (in scope, sorted): the same report, built without a map per
-// group. A scope naming partitions (rows for those without a commit) and
-// a share group (its lag is not end - commit) take computeGroupLag's path
-// over the commits as a map: all (every commit) and rows (those in scope).
-func groupLagFromRows(s *Snapshot, g GroupSnapshot, all, rows []CommitRow, o LagOptions) GroupLag {
+// group, its rows lent by buf (nil: new ones). A scope naming partitions
+// (rows for those without a commit) and a share group (its lag is not end
+// - commit) take computeGroupLag's path over the commits as a map: all
+// (every commit) and rows (those in scope).
+func groupLagFromRows(s *Snapshot, g GroupSnapshot, all, rows []CommitRow, o LagOptions, buf *batchRows) GroupLag {
 	if len(o.Scope.Named) > 0 || g.IsShare() {
 		g.Commits = PartitionMap[Commit]{}
 		for _, r := range all {
@@ -162,27 +250,28 @@ func groupLagFromRows(s *Snapshot, g GroupSnapshot, all, rows []CommitRow, o Lag
 	if !g.Exists && g.Err == nil && g.CommitErr == nil {
 		return gl // "group does not exist", no rows
 	}
-	gl.Partitions = make([]PartitionLag, 0, len(rows))
-	vals := make([]int64, 2*len(rows)) // the rows' committed offsets and lags: one allocation
+	var vals []int64 // the rows' committed offsets and lags
+	gl.Partitions, vals = buf.take(len(rows))
 	var terr error
 	var parts map[int32]PartitionOffsets
+	var dense []PartitionOffsets
+	gl.Partitions = gl.Partitions[:len(rows)] // each row written in place, whole
 	for i, r := range rows {
-		if n := len(gl.Topics); n == 0 || gl.Topics[n-1] != r.Topic {
-			gl.Topics = append(gl.Topics, r.Topic)
-		}
-		pl := PartitionLag{Topic: r.Topic, Partition: r.Partition, LogStart: -1, LogEnd: -1, Committed: &vals[2*i]}
-		vals[2*i] = r.Offset
 		if i == 0 || rows[i-1].Topic != r.Topic { // a run of the topic's rows: looked up once
+			gl.Topics = append(gl.Topics, r.Topic)
 			terr, parts = s.Offsets.TopicErr[r.Topic], s.Offsets.Partitions[r.Topic]
+			dense = buf.offsetsByPartition(r.Topic, parts)
 		}
-		po, ok := parts[r.Partition]
+		pl := &gl.Partitions[i]
+		*pl = PartitionLag{Topic: r.Topic, Partition: r.Partition, LogStart: -1, LogEnd: -1, Committed: &vals[2*i]}
+		vals[2*i] = r.Offset
+		po, ok := partitionOffsets(dense, parts, r.Partition)
 		if pl.Error = offsetsError(r.Topic, r.Partition, po, ok, terr); pl.Error == "" {
 			pl.LogStart, pl.LogEnd = po.Start, po.End
 			vals[2*i+1], pl.Note = committedLag(r.Offset, po.Start, po.End, s.Isolation)
 			pl.Lag = &vals[2*i+1]
 			gl.TotalLag += vals[2*i+1]
 		}
-		gl.Partitions = append(gl.Partitions, pl)
 	}
 	return gl
 }

@@ -62,6 +62,7 @@ func TestStreamLagFromCommits(t *testing.T) {
 	}
 	var got []GroupLag
 	var sizes []int
+	var firstRows []*PartitionLag
 	if err := StreamLagFromCommits(ctx, adm, req, LagOptions{}, commits, func(_ context.Context, b LagBatch) error {
 		sizes = append(sizes, len(b.Report.Groups))
 		for tp := range b.Snapshot.Offsets.Partitions {
@@ -69,10 +70,14 @@ func TestStreamLagFromCommits(t *testing.T) {
 				t.Errorf("batch lists %s, which no group of it committed on", tp)
 			}
 		}
-		got = append(got, b.Report.Groups...)
+		got = append(got, kept(b.Report.Groups)...)
+		firstRows = append(firstRows, &b.Report.Groups[0].Partitions[0])
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+	if len(firstRows) != 2 || firstRows[0] != firstRows[1] {
+		t.Errorf("the second batch's rows are not the first's arrays written again")
 	}
 	if fmt.Sprint(sizes) != "[25 4]" {
 		t.Errorf("batch sizes %v, want [25 4]", sizes)
@@ -126,7 +131,7 @@ func TestStreamLagFromCommits(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := StreamLagFromCommits(ctx, adm, sreq, LagOptions{Scope: scope}, commits, func(_ context.Context, b LagBatch) error {
-			have = append(have, b.Report.Groups...)
+			have = append(have, kept(b.Report.Groups)...)
 			return nil
 		}); err != nil {
 			t.Fatal(err)
@@ -157,6 +162,91 @@ func TestStreamLagFromCommits(t *testing.T) {
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// kept is gs copied to outlive its batch, whose rows StreamLagFromCommits
+// writes the next batch's over.
+func kept(gs []GroupLag) []GroupLag {
+	out := slices.Clone(gs)
+	for i := range out {
+		out[i].Partitions = slices.Clone(out[i].Partitions)
+		for j := range out[i].Partitions {
+			p := &out[i].Partitions[j]
+			p.Committed, p.Lag, p.TimeLagMs = clonedInt(p.Committed), clonedInt(p.Lag), clonedInt(p.TimeLagMs)
+		}
+	}
+	return out
+}
+
+func clonedInt(v *int64) *int64 {
+	if v == nil {
+		return nil
+	}
+	c := *v
+	return &c
+}
+
+// batchRows has room for the largest batch's rows, lends them in turn
+// (each group its own part: 0 length, its rows' capacity) until reset,
+// and new arrays past its room.
+func TestBatchRows(t *testing.T) {
+	sizes := make([][]CommitRow, LagBatchGroups+2) // batch 1: 2 rows; batch 2: 3 + 4 rows
+	sizes[0], sizes[1] = make([]CommitRow, 1), make([]CommitRow, 1)
+	sizes[LagBatchGroups], sizes[LagBatchGroups+1] = make([]CommitRow, 3), make([]CommitRow, 4)
+	b := newBatchRows(sizes)
+	if len(b.rows) != 7 || len(b.vals) != 14 {
+		t.Fatalf("room for %d rows, %d values; want 7, 14", len(b.rows), len(b.vals))
+	}
+	r1, v1 := b.take(3)
+	r2, v2 := b.take(4)
+	if len(r1) != 0 || cap(r1) != 3 || len(v1) != 6 || cap(r2) != 4 || len(v2) != 8 || &v2[0] != &b.vals[6] {
+		t.Errorf("lent %d/%d rows, %d values, then %d rows, %d values", len(r1), cap(r1), len(v1), cap(r2), len(v2))
+	}
+	if r3, v3 := b.take(1); cap(r3) != 1 || len(v3) != 2 || b.used != 7 {
+		t.Errorf("past its room: %d rows, %d values, %d used", cap(r3), len(v3), b.used)
+	}
+	b.dense["a"] = nil
+	b.reset()
+	if r, _ := b.take(2); b.used != 2 || &r[:1][0] != &b.rows[0] || len(b.dense) != 0 {
+		t.Errorf("after reset: %d used, dense %v", b.used, b.dense)
+	}
+	if r, v := (*batchRows)(nil).take(5); cap(r) != 5 || len(v) != 10 {
+		t.Errorf("without a buffer: %d rows, %d values", cap(r), len(v))
+	}
+}
+
+// A topic's offsets are indexed by partition when they are 0..n-1, once
+// per batch; otherwise (or without a buffer) looked up in the map.
+func TestOffsetsByPartition(t *testing.T) {
+	b := &batchRows{dense: map[string][]PartitionOffsets{}}
+	full := map[int32]PartitionOffsets{0: {End: 1}, 1: {End: 2}, 2: {End: 3}}
+	d := b.offsetsByPartition("a", full)
+	if len(d) != 3 || d[0].End != 1 || d[2].End != 3 {
+		t.Errorf("dense %v", d)
+	}
+	if d2 := b.offsetsByPartition("a", nil); len(d2) != 3 {
+		t.Errorf("not kept for the batch: %v", d2)
+	}
+	for _, parts := range []map[int32]PartitionOffsets{{0: {}, 2: {}}, {-1: {}, 0: {}}, {1: {}}} {
+		if d := b.offsetsByPartition(fmt.Sprint(parts), parts); d != nil {
+			t.Errorf("%v: dense %v", parts, d)
+		}
+	}
+	if d := (*batchRows)(nil).offsetsByPartition("a", full); d != nil {
+		t.Errorf("without a buffer: %v", d)
+	}
+	// The map differs from the slice at 0 and 2: the slice is read first.
+	sparse := map[int32]PartitionOffsets{0: {End: 100}, 2: {End: 102}, 5: {End: 6}, -2: {End: 7}}
+	for _, c := range []struct {
+		p      int32
+		end    int64
+		listed bool
+	}{{0, 1, true}, {2, 3, true}, {3, 0, false}, {5, 6, true}, {-2, 7, true}, {-1, 0, false}} {
+		po, ok := partitionOffsets(d, sparse, c.p)
+		if ok != c.listed || po.End != c.end {
+			t.Errorf("partition %d: %v %v, want %d %v", c.p, po, ok, c.end, c.listed)
+		}
 	}
 }
 
@@ -255,18 +345,20 @@ func TestGroupLagFromRowsAgrees(t *testing.T) {
 		{"connect", GroupInfo{Group: "g", Type: "classic", State: "Stable", ProtocolType: "connect", Exists: true}, ReadUncommitted, Scope{}},
 	}
 	for _, c := range cases {
-		s := &Snapshot{Offsets: offs, Isolation: c.iso}
-		o := LagOptions{Scope: c.scope}
-		g := GroupSnapshot{GroupInfo: c.info, Commits: PartitionMap[Commit]{}}
-		for _, r := range rows {
-			g.Commits.Set(r.Topic, r.Partition, Commit{Offset: r.Offset, LeaderEpoch: -1})
-		}
-		want, _ := json.Marshal(computeGroupLag(s, g, o))
-		all := sortRows(slices.Clone(rows))
-		gotLag := groupLagFromRows(s, GroupSnapshot{GroupInfo: c.info}, all, inScope(all, c.scope), o)
-		got, _ := json.Marshal(gotLag)
-		if string(got) != string(want) {
-			t.Errorf("%s:\nrows %s\nmap  %s", c.name, got, want)
+		for _, buf := range []*batchRows{nil, newBatchRows([][]CommitRow{rows}), {dense: map[string][]PartitionOffsets{}}} {
+			s := &Snapshot{Offsets: offs, Isolation: c.iso}
+			o := LagOptions{Scope: c.scope}
+			g := GroupSnapshot{GroupInfo: c.info, Commits: PartitionMap[Commit]{}}
+			for _, r := range rows {
+				g.Commits.Set(r.Topic, r.Partition, Commit{Offset: r.Offset, LeaderEpoch: -1})
+			}
+			want, _ := json.Marshal(computeGroupLag(s, g, o))
+			all := sortRows(slices.Clone(rows))
+			gotLag := groupLagFromRows(s, GroupSnapshot{GroupInfo: c.info}, all, inScope(all, c.scope), o, buf)
+			got, _ := json.Marshal(gotLag)
+			if string(got) != string(want) {
+				t.Errorf("%s, buffer %v:\nrows %s\nmap  %s", c.name, buf != nil, got, want)
+			}
 		}
 	}
 }
@@ -278,6 +370,23 @@ func TestEachTopic(t *testing.T) {
 	eachTopic(rows, Scope{Topics: map[string][]int32{"a": nil, "b": {1}}}, func(t string) { got = append(got, t) })
 	if fmt.Sprint(got) != "[a b]" {
 		t.Errorf("topics %v, want [a b]", got)
+	}
+	one := []CommitRow{{"a", 0, 1}, {"a", 1, 1}, {"a", 2, 1}}
+	for _, c := range []struct {
+		rows  []CommitRow
+		scope Scope
+		want  string
+	}{
+		{one, Scope{}, "[a]"},
+		{one, Scope{Topics: map[string][]int32{"b": nil}}, "[]"},
+		{nil, Scope{}, "[]"},
+		{[]CommitRow{{"a", 0, 1}, {"b", 0, 1}}, Scope{}, "[a b]"},
+	} {
+		got = []string{}
+		eachTopic(c.rows, c.scope, func(t string) { got = append(got, t) })
+		if fmt.Sprint(got) != c.want {
+			t.Errorf("%v in %v: topics %v, want %s", c.rows, c.scope, got, c.want)
+		}
 	}
 }
 
@@ -291,7 +400,7 @@ func TestGroupLagFromRowsAllocs(t *testing.T) {
 		rows = append(rows, CommitRow{"a", p, 5})
 	}
 	g := GroupSnapshot{GroupInfo: GroupInfo{Group: "g", Type: "classic", State: "Empty", ProtocolType: "consumer", Exists: true}}
-	n := testing.AllocsPerRun(5, func() { groupLagFromRows(s, g, rows, rows, LagOptions{}) })
+	n := testing.AllocsPerRun(5, func() { groupLagFromRows(s, g, rows, rows, LagOptions{}, nil) })
 	if n > 10 {
 		t.Errorf("%v allocations for 1,000 rows", n)
 	}

@@ -117,15 +117,15 @@ func (r *Rates) Round(at time.Time) *RatesRound {
 		committed: map[string]positions{}, consumed: map[string]*series{}, produced: map[string]*series{}}
 }
 
-// Observe records one batch of the round (each group once per round).
-// The rows of a topic come together (a report's are sorted), so each run
-// of them looks its topic up once, not each row.
+// Observe records one batch of the round (each group once per round;
+// a batch may be a single group). The rows of a topic come together (a
+// report's are sorted), so each run of them looks its topic up once, not
+// each row; a group's rows are read twice in a row (log ends, then
+// commits), while they are in the cache.
 func (rr *RatesRound) Observe(rep LagReport) {
-	for _, g := range rep.Groups {
-		rr.observeEnds(g.Partitions)
-	}
 	r := rr.r
 	for _, g := range rep.Groups {
+		rr.observeEnds(g.Partitions)
 		if g.Error != "" {
 			// Keep what is known of a group that could not be read this
 			// round rather than restarting its rates.
@@ -143,6 +143,7 @@ func (rr *RatesRound) Observe(rep LagReport) {
 			if !run.on(p.Topic) {
 				run.end(cur)
 				run = topicRun{topic: p.Topic, started: true, cur: cur[p.Topic], prev: prevC[p.Topic], ends: r.logEnd[p.Topic]}
+				run.cur = sized(run.cur, len(run.prev))
 			}
 			c := *p.Committed
 			run.cur = setAt(run.cur, p.Partition, c)
@@ -180,6 +181,7 @@ func (rr *RatesRound) observeEnds(rows []PartitionLag) {
 		if !run.on(p.Topic) {
 			flush()
 			run, delta = topicRun{topic: p.Topic, started: true, cur: rr.ends[p.Topic], prev: rr.r.logEnd[p.Topic]}, 0
+			run.cur = sized(run.cur, len(run.prev))
 		}
 		if _, seen := at(run.cur, p.Partition); seen {
 			continue
@@ -286,6 +288,16 @@ func setAt(s []int64, partition int32, offset int64) []int64 {
 		s = append(s, noPosition)
 	}
 	s[partition] = offset
+	return s
+}
+
+// sized is s, or when s is nil (a topic's first row this round) an empty
+// slice with room for n positions (the last round's partitions), so that
+// setAt does not grow it a partition at a time.
+func sized(s []int64, n int) []int64 {
+	if s == nil {
+		return make([]int64, 0, n)
+	}
 	return s
 }
 

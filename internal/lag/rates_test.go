@@ -221,3 +221,19 @@ func TestRatesTwoTopics(t *testing.T) {
 		}
 	}
 }
+
+// sized gives a topic's first row of a round room for the last round's
+// partitions, and leaves positions already written alone.
+func TestSized(t *testing.T) {
+	if s := sized(nil, 4); s == nil || len(s) != 0 || cap(s) != 4 {
+		t.Errorf("nil: len %d cap %d", len(s), cap(s))
+	}
+	kept := []int64{7}
+	if s := sized(kept, 4); len(s) != 1 || &s[0] != &kept[0] {
+		t.Errorf("written: %v", s)
+	}
+	s := setAt(sized(nil, 3), 2, 9)
+	if cap(s) != 3 || s[2] != 9 || s[0] != noPosition {
+		t.Errorf("set in a sized slice: %v cap %d", s, cap(s))
+	}
+}
