@@ -487,7 +487,20 @@ func TestOpenFIFOWithoutReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { b, _ := io.ReadAll(r); read <- b }()
+	// The reader is non-blocking: until Append opens the FIFO for writing a
+	// read finds no writer and ends at once (EOF), so it reads again until
+	// the entry came or 10 s passed (a single ReadAll could end before the
+	// write began, on a loaded machine).
+	go func() {
+		var got []byte
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+			b, _ := io.ReadAll(r)
+			if got = append(got, b...); strings.Contains(string(got), "\n") {
+				break
+			}
+		}
+		read <- got
+	}()
 	if err := Append(fifo, Entry{V: 1, ID: "01M8T8W8Y1KCK5XWQG09MTTSDB", Action: "reset", Groups: []string{"g"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -496,7 +509,7 @@ func TestOpenFIFOWithoutReader(t *testing.T) {
 		if !strings.Contains(string(b), "01M8T8W8Y1KCK5XWQG09MTTSDB") {
 			t.Fatalf("read from the FIFO: %q", b)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(15 * time.Second):
 		t.Fatal("nothing read from the FIFO")
 	}
 	r.Close()
