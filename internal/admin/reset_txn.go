@@ -472,7 +472,7 @@ func readBackCommitted(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, t
 		}
 		return pp.Target
 	}
-	wctx, cancel := context.WithTimeout(ctx, markerWait)
+	wctx, cancel := context.WithTimeout(ctx, markerWaitWithin(ctx))
 	defer cancel()
 	for try := 0; ; try++ {
 		fetched, err := fetchStable(ctx, adm, gp.Group)
@@ -491,6 +491,20 @@ func readBackCommitted(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, t
 
 // markerWait bounds how long the read-back waits for the commit markers.
 const markerWait = 10 * time.Second
+
+// markerWaitWithin is markerWait, or half of what is left of ctx when
+// that is shorter: the read-back's last fetch, after the wait, must still
+// have time to answer. With a resolve window (--resolve-timeout) of 10 s
+// or less, a group another writer had moved waited out the whole window,
+// and its last fetch failed on the deadline: "reading them back failed"
+// (exit 1, the group failed) where the run knew the commit went through
+// and only the offsets differed (unverified).
+func markerWaitWithin(ctx context.Context) time.Duration {
+	if dl, ok := ctx.Deadline(); ok {
+		return min(markerWait, time.Until(dl)/2)
+	}
+	return markerWait
+}
 
 // readBackBackoff is the wait before the read-back's next try: short and
 // growing (2, 4, 8 ... ms, at most 100 ms). The commit marker usually

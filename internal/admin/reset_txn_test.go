@@ -452,8 +452,18 @@ func TestExecuteResetTxnReadBackOtherWriter(t *testing.T) {
 		}
 		return nil, nil, false
 	})
-	if err := ExecuteResetTxn(testkit.Ctx(t), c.Admin(), &gp, txnOpts(g)); err != nil {
+	// A resolve window shorter than markerWait: the read-back waits half
+	// of it for the offsets to turn into the plan's, and its last fetch
+	// still answers within it (it failed on the deadline when the wait
+	// took the whole window).
+	o := txnOpts(g)
+	o.Resolve = 4 * time.Second
+	start := time.Now()
+	if err := ExecuteResetTxn(testkit.Ctx(t), c.Admin(), &gp, o); err != nil {
 		t.Fatal(err)
+	}
+	if d := time.Since(start); d > o.Resolve*3/4 {
+		t.Errorf("took %v: the read-back waited more than half the resolve window %v", d, o.Resolve)
 	}
 	var errs []string
 	for _, pp := range gp.Partitions {
