@@ -64,8 +64,7 @@ type tailPart struct {
 // tailGroup is what a TailState knows of one group.
 type tailGroup struct {
 	name   string                // the key in TailState.groups
-	topics map[uint32]*tailTopic // by the topic's number in TailState.names
-	n      int                   // partitions held, of every topic
+	topics map[uint32]*tailTopic // by the topic's number in TailState.names: none empty
 	// deleted: a tombstone of the group's metadata came after its last
 	// commit. The group is not shown; its offsets are kept, as a classic
 	// group converted to a KIP-848 one (or back) gets the same tombstone
@@ -296,9 +295,7 @@ func (s *TailState) applyOffset(c offsetCommit) {
 	g.deleted = false
 	newest := tailCommit{offset: c.offset, ms: c.ms}
 	p, isNew := t.slot(c.partition)
-	if isNew {
-		g.n++
-	} else if s.opts.Window != 0 {
+	if !isNew && s.opts.Window != 0 {
 		p.older = s.keep(append(p.older, p.newest), newest)
 	}
 	p.newest = newest
@@ -345,12 +342,11 @@ func (s *TailState) deleteOffset(c offsetCommit) {
 	if !ok || t == nil || !t.remove(c.partition) {
 		return
 	}
-	g.n--
 	if t.n == 0 {
 		delete(g.topics, n)
 		s.last = tailCursor{}
 	}
-	if g.n == 0 {
+	if len(g.topics) == 0 {
 		delete(s.groups, c.group)
 	}
 }
@@ -460,7 +456,7 @@ func (s *TailState) History(group string) map[Key][]Commit {
 	if g == nil {
 		return nil
 	}
-	out := make(map[Key][]Commit, g.n)
+	out := make(map[Key][]Commit, g.partitions())
 	for n, t := range g.topics {
 		for p, c := range t.all() {
 			h := make([]Commit, len(c.older)+1)
@@ -504,7 +500,16 @@ func (s *TailState) Forget(keep func(group string) bool) {
 func (s *TailState) Partitions() int {
 	n := 0
 	for _, g := range s.groups {
-		n += g.n
+		n += g.partitions()
+	}
+	return n
+}
+
+// partitions is how many partitions g holds, of every topic.
+func (g *tailGroup) partitions() int {
+	n := 0
+	for _, t := range g.topics {
+		n += t.n
 	}
 	return n
 }
