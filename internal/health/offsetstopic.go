@@ -1,6 +1,7 @@
 package health
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -104,34 +105,29 @@ func (r TopicReader) wrap(doing string, err error) error {
 	return fmt.Errorf("%s %s: %w", OffsetsTopic, doing, err)
 }
 
-// client is a group-less consumer of the offsets topic's partitions from
-// the offsets from. It reads uncommitted and keeps control records: a
-// transaction left open would hold a read_committed consumer at its first
-// record, hiding every later commit of every group in the partition; the
-// last offset before an end is always seen; TailState applies the
-// transactions itself. extra are more options (the Tailer's fetch sizes).
-func (r TopicReader) client(from map[int32]int64, extra ...kgo.Opt) (*kgo.Client, error) {
-	at := make(map[int32]kgo.Offset, len(from))
-	for p, o := range from {
-		at[p] = kgo.NewOffset().At(o)
-	}
-	return r.NewClient(append([]kgo.Opt{
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{OffsetsTopic: at}),
-		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
-		kgo.KeepControlRecords(),
-		kgo.WithPools(&recordPool{}), // each record is recycled once applied
-	}, extra...)...)
-}
-
-// tailRecord is what TailState needs of a record of the offsets topic.
+// tailRecord is what TailState needs of a record kgo read (a message set
+// older than Kafka 0.11: batchReader.readLegacy).
 func tailRecord(r *kgo.Record) TailRecord {
 	return TailRecord{Partition: r.Partition, Control: r.Attrs.IsControl(), Txn: r.Attrs.IsTransactional(),
 		Producer: r.ProducerID, Key: r.Key, Value: r.Value}
 }
 
+// readWait is how long a broker may hold a bounded read's fetch: it asks
+// for one byte, so a broker holds it only when none of the partitions
+// read has anything more, which a read to the ends sees only when it is
+// nearly done.
+const readWait = 500 * time.Millisecond
+
 // consume reads the partitions from their offsets from until each has
 // reached its end in ends (a partition already there is not read),
-// applying every record to st.
+// applying every record to st. It ends, with what was read as the
+// history, when nothing came for Idle (compaction can leave the last
+// offsets before an end empty; three times as long before the first
+// record, as the first fetch also connects) unless a fetch failed
+// meanwhile: then with that error, as a history missing a partition's
+// end would be read as commits that stopped. A partition whose offset
+// fell out of its log's range is an error too: the caller reads it again
+// from the start of its window.
 func (r TopicReader) consume(ctx context.Context, from map[int32]int64, ends kadm.ListedOffsets, st *TailState) error {
 	e := make(map[int32]int64, len(from))
 	for p := range from {
@@ -147,49 +143,50 @@ func (r TopicReader) consume(ctx context.Context, from map[int32]int64, ends kad
 			delete(from, p)
 		}
 	}
-	cl, err := r.client(from)
+	cl, err := r.NewClient()
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
+	f := newFetcher(cl, from, readWait, 1)
 	idle := r.Idle
 	if idle <= 0 {
 		idle = 3 * time.Second
 	}
-	wait := 3 * idle // the first fetch also connects and finds the leaders
+	wait, last := 3*idle, time.Now()
+	var failed error
 	for !w.Done() {
-		pctx, cancel := context.WithTimeout(ctx, wait)
-		fs := cl.PollFetches(pctx)
-		cancel()
+		res, err := f.poll(ctx)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if pctx.Err() != nil && fs.NumRecords() == 0 {
-			return nil // nothing more came: what was read is the history
-		}
-		if err := fetchError(fs); err != nil {
+		if err != nil && noAccess(err) {
 			return r.wrap("reading it", err)
 		}
-		wait = idle
-		fs.EachRecord(func(rec *kgo.Record) {
-			w.Seen(rec.Partition, rec.Offset)
-			st.Apply(tailRecord(rec))
-			rec.Recycle()
-		})
+		if len(res.restart) > 0 {
+			return r.wrap("reading it", kerr.OffsetOutOfRange)
+		}
+		n, aerr := f.apply(res, func(_ int64, rec TailRecord) { st.Apply(rec) })
+		for _, fp := range res.parts {
+			w.Seen(fp.partition, f.next[fp.partition]-1)
+		}
+		if failed = cmp.Or(err, aerr, res.err); n > 0 {
+			last, wait = time.Now(), idle
+		}
+		if time.Since(last) >= wait {
+			if failed != nil {
+				return r.wrap("reading it", failed)
+			}
+			return nil // nothing more came: what was read is the history
+		}
+		if failed != nil {
+			select { // a leader moving, a broker restarting: try again shortly
+			case <-ctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
 	}
 	return nil
-}
-
-// fetchError is the first error of a poll that is not the poll's own
-// deadline.
-func fetchError(fs kgo.Fetches) error {
-	var first error
-	fs.EachError(func(_ string, _ int32, err error) {
-		if first == nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-			first = err
-		}
-	})
-	return first
 }
 
 // commitMarker reports whether a control record's key is a transaction's

@@ -1,12 +1,11 @@
 package health
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Tailer keeps a TailState of the whole offsets topic: it reads every
@@ -29,22 +28,24 @@ type Tailer struct {
 	once  sync.Once
 }
 
-// tailFetch sizes the Tailer's fetches: a broker answers a fetch as soon
-// as it has a byte, so under a steady commit load (50,000 a second) the
-// tail made many small fetches, each a request, a response read and a
-// wake-up; waiting for 1 MiB or 500 ms cut its CPU per record by about a
-// third on Apache Kafka 4.4 (bench/exporter_tail.md). The Tailer follows
-// the topic for rounds seconds apart, so half a second more is nothing.
-// The wait stays under a third of idle (Reader.Idle, 3 s when unset): a
-// poll that times out empty ends the warm-up, and a fetch held by the
-// broker must not look like a topic with nothing more to read (kgo
-// allows no less than 10 ms).
-func tailFetch(idle time.Duration) []kgo.Opt {
+// tailWait is how long a broker may hold the Tailer's fetch for
+// tailMinBytes: a broker answers a fetch as soon as it has a byte, so
+// under a steady commit load (50,000 a second) the tail made many small
+// fetches, each a request, a response read and a wake-up; waiting for
+// 1 MiB or 500 ms cut its CPU per record by about a third on Apache Kafka
+// 4.4 (bench/exporter_tail.md). The Tailer follows the topic for rounds
+// seconds apart, so half a second more is nothing. The wait stays under a
+// third of idle (Reader.Idle, 3 s when unset): idle with no record ends
+// the warm-up, and a fetch held by the broker must not look like a topic
+// with nothing more to read.
+func tailWait(idle time.Duration) time.Duration {
 	if idle <= 0 {
 		idle = 3 * time.Second
 	}
-	return []kgo.Opt{kgo.FetchMinBytes(1 << 20), kgo.FetchMaxWait(max(min(500*time.Millisecond, idle/3), 10*time.Millisecond))}
+	return max(min(500*time.Millisecond, idle/3), 10*time.Millisecond).Truncate(time.Millisecond)
 }
+
+const tailMinBytes = 1 << 20
 
 // NewTailer returns a Tailer; Run starts it.
 func NewTailer(r TopicReader, o TailOptions) *Tailer {
@@ -118,7 +119,7 @@ func (t *Tailer) run(ctx context.Context) error {
 	for p, o := range ends[OffsetsTopic] {
 		e[p] = o.Offset
 	}
-	cl, err := t.Reader.client(s, tailFetch(t.Reader.Idle)...)
+	cl, err := t.Reader.NewClient()
 	if err != nil {
 		return err
 	}
@@ -129,50 +130,57 @@ func (t *Tailer) run(ctx context.Context) error {
 	// misses what was read before.
 	t.state, t.warm = NewTailState(t.Options), false
 	t.mu.Unlock()
-	return t.consume(ctx, cl, NewWarmUp(s, e))
+	return t.consume(ctx, newFetcher(cl, s, tailWait(t.Reader.Idle), tailMinBytes), NewWarmUp(s, e))
 }
 
-// consume applies every record polled until ctx ends. The warm-up is done
-// when each partition has been read to its end, or when nothing came for
-// Idle (compaction can leave the last offsets before the end empty;
-// three times as long before the first record, as the first fetch also
-// connects). The records of a poll are applied even when it also carries
-// an error: the client has moved past them.
-func (t *Tailer) consume(ctx context.Context, cl *kgo.Client, w *WarmUp) error {
+// consume applies every record fetched until ctx ends. The warm-up is
+// done when each partition has been read to its end, or when nothing came
+// for Idle (a partition whose leader cannot be reached must not hold the
+// rounds back for ever; three times as long before the first record, as
+// the first fetch also connects). A fetch that fails is tried again after
+// a backoff that grows to 5 s, its error kept for Status meanwhile; one
+// that says the topic is not ours to read ends the run.
+func (t *Tailer) consume(ctx context.Context, f *fetcher, w *WarmUp) error {
 	idle := t.Reader.Idle
 	if idle <= 0 {
 		idle = 3 * time.Second
 	}
-	wait := 3 * idle
+	wait, last, backoff := 3*idle, time.Now(), time.Duration(0)
 	t.warmed(w, false)
 	for ctx.Err() == nil {
-		pctx, cancel := context.WithTimeout(ctx, wait)
-		fs := cl.PollFetches(pctx)
-		timedOut := pctx.Err() != nil
-		cancel()
+		res, err := f.poll(ctx)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		t.mu.Lock()
-		fs.EachRecord(func(r *kgo.Record) {
-			w.Seen(r.Partition, r.Offset)
-			t.state.Apply(tailRecord(r))
-			r.Recycle() // Apply kept nothing of it
-		})
-		t.mu.Unlock()
-		if err := fetchError(fs); err != nil {
+		if err != nil && noAccess(err) {
 			err = t.Reader.wrap("reading it", err)
 			t.setErr(err)
-			if noAccess(err) {
-				return err
+			return err
+		}
+		t.mu.Lock()
+		if len(res.restart) > 0 {
+			t.state.Restart(res.restart, f.count)
+		}
+		n, aerr := f.apply(res, func(_ int64, r TailRecord) { t.state.Apply(r) })
+		t.mu.Unlock()
+		for _, fp := range res.parts {
+			w.Seen(fp.partition, f.next[fp.partition]-1)
+		}
+		if err = cmp.Or(err, aerr, res.err); err != nil {
+			t.setErr(t.Reader.wrap("reading it", err))
+			backoff = min(max(2*backoff, 100*time.Millisecond), 5*time.Second)
+			select {
+			case <-ctx.Done():
+			case <-time.After(backoff):
 			}
-			continue
+		} else {
+			t.setErr(nil)
+			backoff = 0
 		}
-		t.setErr(nil)
-		if fs.NumRecords() > 0 {
-			wait = idle
+		if n > 0 {
+			last, wait = time.Now(), idle
 		}
-		t.warmed(w, timedOut && fs.NumRecords() == 0)
+		t.warmed(w, n == 0 && time.Since(last) >= wait)
 	}
 	return ctx.Err()
 }

@@ -5,13 +5,11 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// The Tailer recycles each record once applied (kgo reuses its memory):
-// what the state keeps must not alias a record's key or value, staged
-// transactional commits included.
+// A record's key and value are the fetch's bytes, gone once applied:
+// what the state keeps must not alias them, staged transactional commits
+// included.
 func TestTailStateKeepsNoReference(t *testing.T) {
 	for _, w := range []time.Duration{0, time.Minute} {
 		s := NewTailState(TailOptions{Window: w})
@@ -63,58 +61,20 @@ func TestTailStateTopics(t *testing.T) {
 	}
 }
 
-func TestRecordPool(t *testing.T) {
-	var p recordPool
-	a := p.GetRecords(10)
-	if len(a) != 10 {
-		t.Fatalf("len %d, want 10", len(a))
-	}
-	p.PutRecords(a)
-	if b := p.GetRecords(20); len(b) != 20 || &b[0] == &a[0] {
-		t.Fatal("a slice too small was lent")
-	}
-	if b := p.GetRecords(5); len(b) != 5 || &b[0] != &a[0] {
-		t.Fatal("the free slice was not lent again")
-	}
-	if len(p.free) != 0 {
-		t.Fatalf("%d free after lending the only one", len(p.free))
-	}
-	for range poolSlices + 3 {
-		p.PutRecords(make([]kgo.Record, 1))
-	}
-	if len(p.free) != poolSlices {
-		t.Fatalf("%d kept, want at most %d", len(p.free), poolSlices)
-	}
-	p.PutRecords(make([]kgo.Record, 1))
-	for i := range poolSlices {
-		if p.GetRecords(1) == nil {
-			t.Fatalf("get %d", i)
-		}
-	}
-	if len(p.free) != 0 {
-		t.Fatalf("%d left", len(p.free))
-	}
-}
-
 // The Tailer's fetches wait for 1 MiB, but never a third of idle or more:
-// a poll that times out empty ends the warm-up.
-func TestTailFetch(t *testing.T) {
+// idle with no record ends the warm-up.
+func TestTailWait(t *testing.T) {
 	for _, c := range []struct {
 		idle time.Duration
 		want time.Duration
 	}{{0, 500 * time.Millisecond}, {-1, 500 * time.Millisecond}, {3 * time.Second, 500 * time.Millisecond},
 		{time.Second, 333 * time.Millisecond}, {1500 * time.Millisecond, 500 * time.Millisecond}, {time.Millisecond, 10 * time.Millisecond}} {
-		cl, err := kgo.NewClient(tailFetch(c.idle)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := cl.OptValue(kgo.FetchMaxWait); got != c.want {
+		if got := tailWait(c.idle); got != c.want {
 			t.Errorf("idle %s: wait %v, want %s", c.idle, got, c.want)
 		}
-		if got := cl.OptValue(kgo.FetchMinBytes); got != int32(1<<20) {
-			t.Errorf("min bytes %v", got)
-		}
-		cl.Close()
+	}
+	if tailMinBytes != 1<<20 {
+		t.Errorf("min bytes %d", tailMinBytes)
 	}
 }
 

@@ -1,0 +1,267 @@
+package health
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// tRec is a record to encode: its offset delta in its batch, key and
+// value (nil is null), and how many headers it carries.
+type tRec struct {
+	delta      int32
+	key, value []byte
+	headers    int
+}
+
+func appendVarBytes(dst, b []byte) []byte {
+	if b == nil {
+		return binary.AppendVarint(dst, -1)
+	}
+	return append(binary.AppendVarint(dst, int64(len(b))), b...)
+}
+
+// encRecords encodes records as a batch holds them.
+func encRecords(recs []tRec) []byte {
+	var out []byte
+	for _, r := range recs {
+		body := []byte{0}                   // attributes
+		body = binary.AppendVarint(body, 7) // timestamp delta
+		body = binary.AppendVarint(body, int64(r.delta))
+		body = appendVarBytes(body, r.key)
+		body = appendVarBytes(body, r.value)
+		body = binary.AppendVarint(body, int64(r.headers))
+		for h := range r.headers {
+			body = appendVarBytes(body, []byte(fmt.Sprint("h", h)))
+			body = appendVarBytes(body, []byte("v"))
+		}
+		out = append(binary.AppendVarint(out, int64(len(body))), body...)
+	}
+	return out
+}
+
+// encBatch encodes a batch of magic 2 at base, its last offset delta
+// lastDelta (past its last record's when compaction removed the end),
+// compressed with codec (0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd).
+func encBatch(t testing.TB, base int64, attrs int16, producer int64, lastDelta int32, codec int8, recs []tRec) []byte {
+	raw := encRecords(recs)
+	if codec != 0 {
+		var c kgo.CompressionCodec
+		switch codec {
+		case 1:
+			c = kgo.GzipCompression()
+		case 2:
+			c = kgo.SnappyCompression()
+		case 3:
+			c = kgo.Lz4Compression()
+		default:
+			c = kgo.ZstdCompression()
+		}
+		comp, err := kgo.DefaultCompressor(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ = comp.Compress(new(bytes.Buffer), raw)
+		raw = bytes.Clone(raw)
+	}
+	b := kmsg.RecordBatch{FirstOffset: base, Length: int32(batchLengthMin + len(raw)), Magic: 2,
+		Attributes: attrs | int16(codec), LastOffsetDelta: lastDelta, ProducerID: producer, ProducerEpoch: 1,
+		FirstSequence: -1, NumRecords: int32(len(recs)), Records: raw}
+	out := b.AppendTo(nil)
+	binary.BigEndian.PutUint32(out[batchCRCAt:], crc32.Checksum(out[batchAttrsAt:], castagnoli))
+	return out
+}
+
+// got is a record as a reader gave it.
+type got struct {
+	offset         int64
+	control, txn   bool
+	producer       int64
+	key, value     string
+	keyNil, valNil bool
+}
+
+func (g got) String() string { return fmt.Sprintf("%+v", struct{ got }{g}) }
+
+func gotOf(o int64, r TailRecord) got {
+	return got{o, r.Control, r.Txn, r.Producer, string(r.Key), string(r.Value), r.Key == nil, r.Value == nil}
+}
+
+// readOurs is batchReader's reading of data from from.
+func readOurs(data []byte, from int64) ([]got, int64, error) {
+	var out []got
+	br := batchReader{dec: kgo.DefaultDecompressor()}
+	next, err := br.read(7, data, from, func(o int64, r TailRecord) { out = append(out, gotOf(o, r)) })
+	return out, next, err
+}
+
+// readKgo is kgo's reading of the same bytes, as the tail's consumer had
+// it: uncommitted, control records kept.
+func readKgo(data []byte, from int64) ([]got, int64, error) {
+	rp := kmsg.NewFetchResponseTopicPartition()
+	rp.Partition, rp.RecordBatches = 7, data
+	fp, next := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{KeepControlRecords: true, Offset: from,
+		IsolationLevel: kgo.ReadUncommitted(), Topic: OffsetsTopic, Partition: 7}, &rp, kgo.DefaultDecompressor(), nil)
+	var out []got
+	for _, r := range fp.Records {
+		out = append(out, gotOf(r.Offset, tailRecord(r)))
+	}
+	return out, next, fp.Err
+}
+
+func sameRecords(t *testing.T, what string, ours, theirs []got) {
+	t.Helper()
+	if len(ours) != len(theirs) {
+		t.Fatalf("%s: %d records, kgo %d\nours %v\nkgo  %v", what, len(ours), len(theirs), ours, theirs)
+	}
+	for i := range ours {
+		if ours[i] != theirs[i] {
+			t.Fatalf("%s: record %d: %v, kgo %v", what, i, ours[i], theirs[i])
+		}
+	}
+}
+
+// Every kind of batch the offsets topic holds reads as kgo reads it:
+// commits, tombstones (a null value), an empty value (not a tombstone),
+// null keys, headers, a transaction's records and its control marker,
+// the four codecs, a batch whose last records compaction removed, one
+// with no record left, a batch straddling the fetch offset, and a last
+// batch cut by the fetch's size.
+func TestBatchReaderAgreesWithKgo(t *testing.T) {
+	var data []byte
+	data = append(data, encBatch(t, 0, 0, -1, 2, 0, []tRec{{0, []byte("k0"), []byte("v0"), 0}, {1, []byte("k1"), nil, 0}, {2, nil, []byte{}, 2}})...)
+	data = append(data, encBatch(t, 3, 0x10, 42, 1, 0, []tRec{{0, []byte("tx0"), []byte("a"), 0}, {1, []byte("tx1"), []byte("b"), 0}})...)
+	data = append(data, encBatch(t, 5, 0x30, 42, 0, 0, []tRec{{0, []byte{0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 0}, 0}})...)
+	data = append(data, encBatch(t, 6, 0, -1, 9, 0, []tRec{{0, []byte("c0"), []byte("x"), 0}, {4, []byte("c4"), []byte("y"), 0}})...)
+	data = append(data, encBatch(t, 16, 0, -1, 3, 0, nil)...)
+	for codec := int8(1); codec <= 4; codec++ {
+		base := 20 + int64(codec)*10
+		data = append(data, encBatch(t, base, 0, -1, 2, codec, []tRec{{0, []byte("z0"), []byte("zz"), 1}, {2, []byte("z2"), nil, 0}})...)
+	}
+	whole := len(data)
+	data = append(data, encBatch(t, 70, 0, -1, 0, 0, []tRec{{0, []byte("cut"), []byte("cut"), 0}})...)
+	for _, cut := range []int{len(data), whole + 30, whole + 16, whole + 5, whole} {
+		for _, from := range []int64{0, 1, 3, 4, 6, 7, 15, 16, 19, 33, 70} {
+			what := fmt.Sprintf("cut %d from %d", cut, from)
+			ours, next, err := readOurs(data[:cut], from)
+			theirs, knext, kerr := readKgo(data[:cut], from)
+			if err != nil || kerr != nil {
+				t.Fatalf("%s: errors %v, kgo %v", what, err, kerr)
+			}
+			sameRecords(t, what, ours, theirs)
+			if next != knext {
+				t.Fatalf("%s: next %d, kgo %d", what, next, knext)
+			}
+		}
+	}
+	// The figures themselves, not only kgo's agreement: 3+2+1+2+0+8+1
+	// records from 0, the cut batch included, then offset 71.
+	ours, next, _ := readOurs(data, 0)
+	if len(ours) != 17 || next != 71 || !ours[1].valNil || ours[2].valNil || !ours[2].keyNil || !ours[5].control || !ours[3].txn || ours[3].producer != 42 || ours[7].offset != 10 {
+		t.Fatalf("next %d, records %v", next, ours)
+	}
+}
+
+// Random logs read alike: batches of random kinds, offsets with gaps, cut
+// anywhere, read from anywhere.
+func TestBatchReaderRandomAgreesWithKgo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 300 {
+		var data []byte
+		base := rng.Int64N(1000)
+		for range 1 + rng.IntN(6) {
+			var recs []tRec
+			delta := int32(0)
+			for range rng.IntN(5) {
+				var v []byte
+				if rng.IntN(3) > 0 {
+					v = []byte(fmt.Sprint("v", rng.IntN(1000)))
+				}
+				recs = append(recs, tRec{delta, []byte(fmt.Sprint("k", delta)), v, rng.IntN(2)})
+				delta += 1 + int32(rng.IntN(3))
+			}
+			last := max(delta-1, 0) + int32(rng.IntN(2))
+			attrs := []int16{0, 0x10, 0x30}[rng.IntN(3)]
+			data = append(data, encBatch(t, base, attrs, rng.Int64N(5), last, int8(rng.IntN(5)), recs)...)
+			base += int64(last) + 1
+		}
+		cut, from := len(data)-rng.IntN(min(len(data), 40)), base-rng.Int64N(base+1)
+		ours, next, err := readOurs(data[:cut], from)
+		theirs, knext, kerr := readKgo(data[:cut], from)
+		what := fmt.Sprintf("log %d cut %d/%d from %d", i, cut, len(data), from)
+		if err != nil || kerr != nil {
+			t.Fatalf("%s: errors %v, kgo %v", what, err, kerr)
+		}
+		sameRecords(t, what, ours, theirs)
+		if next != knext {
+			t.Fatalf("%s: next %d, kgo %d", what, next, knext)
+		}
+	}
+}
+
+// A batch whose CRC does not match, or whose length cannot hold its
+// header, stops the read with errCorruptBatch after the records before it.
+func TestBatchReaderCorrupt(t *testing.T) {
+	good := encBatch(t, 0, 0, -1, 0, 0, []tRec{{0, []byte("a"), []byte("b"), 0}})
+	bad := encBatch(t, 1, 0, -1, 0, 0, []tRec{{0, []byte("c"), []byte("d"), 0}})
+	bad[len(bad)-1] ^= 0xff
+	short := bytes.Clone(good)
+	binary.BigEndian.PutUint32(short[batchLengthAt:], batchLengthMin-1)
+	for _, c := range []struct {
+		name string
+		data []byte
+		n    int
+		next int64
+	}{{"crc", append(bytes.Clone(good), bad...), 1, 1}, {"length", short, 0, 0}} {
+		ours, next, err := readOurs(c.data, 0)
+		if !errors.Is(err, errCorruptBatch) || len(ours) != c.n || next != c.next {
+			t.Errorf("%s: %d records, next %d, err %v", c.name, len(ours), next, err)
+		}
+	}
+	// A record that runs past its batch (its count says more than it
+	// holds), with a CRC that matches.
+	over := encBatch(t, 0, 0, -1, 0, 0, []tRec{{0, []byte("a"), []byte("b"), 0}})
+	binary.BigEndian.PutUint32(over[batchCountAt:], 2)
+	binary.BigEndian.PutUint32(over[batchCRCAt:], crc32.Checksum(over[batchAttrsAt:], castagnoli))
+	if ours, _, err := readOurs(over, 0); !errors.Is(err, errCorruptBatch) || len(ours) != 1 {
+		t.Errorf("count past the records: %d records, err %v", len(ours), err)
+	}
+}
+
+// A message set of magic 1 (a log older than Kafka 0.11) is read by kgo.
+func TestBatchReaderLegacy(t *testing.T) {
+	m := kmsg.MessageV1{Offset: 5, Magic: 1, Key: []byte("k"), Value: []byte("v")}
+	m.MessageSize = int32(len(m.AppendTo(nil)) - 12)
+	raw := m.AppendTo(nil)
+	binary.BigEndian.PutUint32(raw[12:], crc32.ChecksumIEEE(raw[16:]))
+	ours, next, err := readOurs(raw, 0)
+	if err != nil || len(ours) != 1 || ours[0].offset != 5 || ours[0].key != "k" || ours[0].value != "v" || next != 6 {
+		t.Fatalf("legacy: %v next %d err %v", ours, next, err)
+	}
+}
+
+// FuzzBatchReader: no input panics, and whatever both read without an
+// error, kgo and batchReader read alike.
+func FuzzBatchReader(f *testing.F) {
+	f.Add(encBatch(f, 0, 0, -1, 1, 0, []tRec{{0, []byte("a"), []byte("b"), 0}, {1, []byte("c"), nil, 1}}), int64(0))
+	f.Add(encBatch(f, 3, 0x30, 9, 0, 0, []tRec{{0, []byte{0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 0}, 0}}), int64(3))
+	f.Add(encBatch(f, 0, 0, -1, 1, 1, []tRec{{0, []byte("a"), []byte("b"), 0}, {1, []byte("c"), nil, 1}}), int64(1))
+	f.Fuzz(func(t *testing.T, data []byte, from int64) {
+		ours, next, err := readOurs(data, from)
+		theirs, knext, kerr := readKgo(data, from)
+		if err != nil || kerr != nil {
+			return
+		}
+		sameRecords(t, "fuzz", ours, theirs)
+		if next != knext {
+			t.Fatalf("next %d, kgo %d", next, knext)
+		}
+	})
+}

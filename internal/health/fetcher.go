@@ -1,0 +1,237 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// fetcher reads partitions of the offsets topic with Fetch requests of
+// its own, one per partition leader at a time, and no session: a kgo
+// consumer builds a kgo.Record per record and hands each fetch across
+// goroutines, which was about half of the tail's cost at 50,000 commits a
+// second (bench/exporter_tail.md). It reads uncommitted (a transaction
+// left open must not hold back every later commit of its partition) and
+// keeps control records: TailState applies the transactions. The bytes
+// of a fetch are read by batchReader. Not safe for concurrent use.
+type fetcher struct {
+	cl    *kgo.Client
+	adm   *kadm.Client // metadata and log starts, through cl
+	topic string       // OffsetsTopic but in tests
+	next  map[int32]int64
+	// leaders is each partition's leader, nil when it must be looked up
+	// (at the start, and after a fetch said the leader moved).
+	leaders  map[int32]int32
+	id       kadm.TopicID
+	count    int32 // the topic's partitions
+	maxWait  time.Duration
+	minBytes int32
+	br       batchReader
+}
+
+// fetchPartBytes and fetchMaxBytes bound a fetch as kgo's defaults do:
+// at most 1 MiB per partition, 50 MiB per response.
+const (
+	fetchPartBytes = 1 << 20
+	fetchMaxBytes  = 50 << 20
+)
+
+func newFetcher(cl *kgo.Client, from map[int32]int64, maxWait time.Duration, minBytes int32) *fetcher {
+	next := make(map[int32]int64, len(from))
+	for p, o := range from {
+		next[p] = o
+	}
+	return &fetcher{cl: cl, adm: kadm.NewClient(cl), topic: OffsetsTopic, next: next, maxWait: maxWait, minBytes: minBytes,
+		br: batchReader{dec: kgo.DefaultDecompressor()}}
+}
+
+// fetched is one partition's answer to a fetch.
+type fetched struct {
+	partition int32
+	from      int64
+	data      []byte
+}
+
+// fetchResult is one poll: the partitions' bytes, and the partitions that
+// must be read again from their log start (their fetch offset was out of
+// range: the log was truncated or its start moved past it), whose state
+// must be forgotten before the bytes are applied.
+type fetchResult struct {
+	parts   []fetched
+	restart map[int32]bool
+	err     error // a partition that could not be read this time (retried)
+}
+
+// poll sends one fetch to each leader of the partitions read and waits
+// for all the answers (each broker holds its answer up to maxWait for
+// minBytes). An error returned means the topic cannot be read at all
+// (it wraps an authorization error or an unknown topic, as noAccess
+// tells); a partition that failed for a reason that may pass is in the
+// result's err and is fetched again at the next poll.
+func (f *fetcher) poll(ctx context.Context) (fetchResult, error) {
+	if f.leaders == nil {
+		if err := f.lookup(ctx); err != nil {
+			return fetchResult{}, err
+		}
+	}
+	byLeader := map[int32][]int32{}
+	for p := range f.next {
+		if l, ok := f.leaders[p]; ok && l >= 0 {
+			byLeader[l] = append(byLeader[l], p)
+		}
+	}
+	if len(byLeader) == 0 {
+		f.leaders = nil
+		return fetchResult{err: fmt.Errorf("no partition has a leader")}, nil
+	}
+	type answer struct {
+		resp *kmsg.FetchResponse
+		err  error
+	}
+	answers := make([]answer, 0, len(byLeader))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for leader, parts := range byLeader {
+		req := f.request(parts)
+		wg.Go(func() {
+			resp, err := req.RequestWith(ctx, f.cl.Broker(int(leader)))
+			mu.Lock()
+			answers = append(answers, answer{resp, err})
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	var res fetchResult
+	for _, a := range answers {
+		if a.err != nil {
+			f.leaders, res.err = nil, a.err // the broker may be gone: look the leaders up again
+			continue
+		}
+		if err := f.take(ctx, a.resp, &res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// request is a sessionless fetch of parts from their next offsets.
+func (f *fetcher) request(parts []int32) *kmsg.FetchRequest {
+	req := kmsg.NewPtrFetchRequest()
+	req.MaxWaitMillis = int32(f.maxWait.Milliseconds())
+	req.MinBytes = f.minBytes
+	req.MaxBytes = fetchMaxBytes
+	req.IsolationLevel = 0 // read uncommitted: see fetcher
+	t := kmsg.NewFetchRequestTopic()
+	t.Topic, t.TopicID = f.topic, f.id
+	for _, p := range parts {
+		rp := kmsg.NewFetchRequestTopicPartition()
+		rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = p, f.next[p], fetchPartBytes
+		t.Partitions = append(t.Partitions, rp)
+	}
+	req.Topics = append(req.Topics, t)
+	return req
+}
+
+// take sorts one broker's answer into res: the bytes of the partitions
+// read, the partitions to read again from their start, the errors.
+func (f *fetcher) take(ctx context.Context, resp *kmsg.FetchResponse, res *fetchResult) error {
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		if noAccess(err) {
+			return err
+		}
+		f.leaders, res.err = nil, err
+		return nil
+	}
+	for _, t := range resp.Topics {
+		if t.Topic != f.topic && t.TopicID != f.id {
+			continue
+		}
+		for i := range t.Partitions {
+			rp := &t.Partitions[i]
+			from, ok := f.next[rp.Partition]
+			if !ok {
+				continue
+			}
+			err := kerr.ErrorForCode(rp.ErrorCode)
+			switch {
+			case err == nil:
+				res.parts = append(res.parts, fetched{partition: rp.Partition, from: from, data: rp.RecordBatches})
+			case noAccess(err):
+				return err
+			case errors.Is(err, kerr.OffsetOutOfRange):
+				if err := f.restart(ctx, rp.Partition, res); err != nil {
+					res.err = err
+				}
+			default:
+				f.leaders, res.err = nil, err // a leader moved, or is not ready: look again
+			}
+		}
+	}
+	return nil
+}
+
+// restart moves partition p's next offset to its log start, for its
+// state to be read again: an offset out of range means the log no longer
+// holds what was read up to it (an unclean leader's truncation) or the
+// next records are gone; going on from wherever the log is now would
+// apply old commits over the ones read.
+func (f *fetcher) restart(ctx context.Context, p int32, res *fetchResult) error {
+	starts, err := f.adm.ListStartOffsets(ctx, f.topic)
+	if err != nil {
+		return err
+	}
+	o, ok := starts.Lookup(f.topic, p)
+	if !ok || o.Err != nil {
+		return fmt.Errorf("listing the start of partition %d: %v", p, o.Err)
+	}
+	f.next[p] = o.Offset
+	if res.restart == nil {
+		res.restart = map[int32]bool{}
+	}
+	res.restart[p] = true
+	return nil
+}
+
+// lookup finds the topic's id and each partition's leader.
+func (f *fetcher) lookup(ctx context.Context) error {
+	td, err := f.adm.ListTopics(ctx, f.topic)
+	if err != nil {
+		return err
+	}
+	d, ok := td[f.topic]
+	if !ok || d.Err != nil {
+		if d.Err == nil {
+			d.Err = kerr.UnknownTopicOrPartition
+		}
+		return d.Err
+	}
+	f.id, f.count = d.ID, int32(len(d.Partitions))
+	f.leaders = make(map[int32]int32, len(d.Partitions))
+	for p, pd := range d.Partitions {
+		f.leaders[p] = pd.Leader
+	}
+	return nil
+}
+
+// apply reads the bytes of one poll into fn, partition by partition, and
+// moves each partition's next offset past what was read. A corrupt batch
+// stops its partition there (it is fetched again, and fails again: the
+// error is kept for Status) while the others go on.
+func (f *fetcher) apply(res fetchResult, fn func(offset int64, r TailRecord)) (records int, err error) {
+	count := func(o int64, r TailRecord) { records++; fn(o, r) }
+	for _, fp := range res.parts {
+		next, perr := f.br.read(fp.partition, fp.data, fp.from, count)
+		f.next[fp.partition] = max(f.next[fp.partition], next)
+		if perr != nil && err == nil {
+			err = perr
+		}
+	}
+	return records, err
+}

@@ -1,0 +1,199 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// fetchCluster is a kfake cluster with topic "t" of two partitions, each
+// holding n records "p/i" (keys), every third with a null value, and a
+// new client of it (not the producer: its metadata is not cached).
+func fetchCluster(t *testing.T, n int) (*kfake.Cluster, *kgo.Client) {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(2), kfake.SeedTopics(2, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx := context.Background()
+	for p := range int32(2) {
+		for i := range n {
+			r := &kgo.Record{Topic: "t", Partition: p, Key: []byte(fmt.Sprintf("%d/%d", p, i)), Value: []byte("v")}
+			if i%3 == 2 {
+				r.Value = nil
+			}
+			if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fresh, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fresh.Close)
+	return c, fresh
+}
+
+// fetchAll polls f until every partition's next offset is at want,
+// returning the keys read per partition in order and the polls' errors.
+func fetchAll(t *testing.T, f *fetcher, want int64) (map[int32][]string, []error) {
+	t.Helper()
+	keys := map[int32][]string{}
+	var errs []error
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for polled := false; !polled || f.next[0] < want || f.next[1] < want; polled = true {
+		res, err := f.poll(ctx)
+		if err != nil {
+			t.Fatalf("poll: %v", err)
+		}
+		if res.err != nil {
+			errs = append(errs, res.err)
+		}
+		for p := range res.restart {
+			keys[p] = append(keys[p], "restart")
+		}
+		if _, err := f.apply(res, func(o int64, r TailRecord) {
+			keys[r.Partition] = append(keys[r.Partition], fmt.Sprintf("%s@%d nil=%v", r.Key, o, r.Value == nil))
+		}); err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("next %v, want %d", f.next, want)
+		}
+	}
+	return keys, errs
+}
+
+func wantKeys(t *testing.T, got []string, p int32, from, n int) {
+	t.Helper()
+	if len(got) != n-from {
+		t.Fatalf("partition %d: %d records %v, want %d", p, len(got), got, n-from)
+	}
+	for i, k := range got {
+		if w := fmt.Sprintf("%d/%d@%d nil=%v", p, from+i, from+i, (from+i)%3 == 2); k != w {
+			t.Fatalf("partition %d record %d: %q, want %q", p, i, k, w)
+		}
+	}
+}
+
+// The fetcher reads each partition once, in order, from where it is
+// asked to, nulls as nulls, from both leaders.
+func TestFetcherReads(t *testing.T) {
+	_, cl := fetchCluster(t, 10)
+	f := newFetcher(cl, map[int32]int64{0: 0, 1: 4}, 100*time.Millisecond, 1)
+	f.topic = "t"
+	keys, errs := fetchAll(t, f, 10)
+	if len(errs) != 0 {
+		t.Fatalf("errors %v", errs)
+	}
+	wantKeys(t, keys[0], 0, 0, 10)
+	wantKeys(t, keys[1], 1, 4, 10)
+	if f.count != 2 || len(f.leaders) != 2 {
+		t.Fatalf("count %d leaders %v", f.count, f.leaders)
+	}
+}
+
+// A partition whose leader moved is fetched again once the leaders are
+// looked up again: nothing lost, nothing twice, the error reported.
+func TestFetcherLeaderMoved(t *testing.T) {
+	c, cl := fetchCluster(t, 10)
+	var once atomic.Bool
+	c.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if once.Swap(true) {
+			return nil, nil, false
+		}
+		r := req.(*kmsg.FetchRequest)
+		resp := r.ResponseKind().(*kmsg.FetchResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewFetchResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewFetchResponseTopicPartition()
+				sp.Partition, sp.ErrorCode = rp.Partition, kerr.NotLeaderForPartition.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	f := newFetcher(cl, map[int32]int64{0: 0, 1: 0}, 100*time.Millisecond, 1)
+	f.topic = "t"
+	keys, errs := fetchAll(t, f, 10)
+	if len(errs) != 1 || !errors.Is(errs[0], kerr.NotLeaderForPartition) {
+		t.Fatalf("errors %v, want one NOT_LEADER", errs)
+	}
+	wantKeys(t, keys[0], 0, 0, 10)
+	wantKeys(t, keys[1], 1, 0, 10)
+}
+
+// An offset out of range sends the partition back to its log start, for
+// its state to be read again, and says so.
+func TestFetcherOutOfRange(t *testing.T) {
+	_, cl := fetchCluster(t, 6)
+	f := newFetcher(cl, map[int32]int64{0: 50, 1: 6}, 100*time.Millisecond, 1)
+	f.topic = "t"
+	keys, errs := fetchAll(t, f, 6)
+	if len(errs) != 0 {
+		t.Fatalf("errors %v", errs)
+	}
+	if len(keys[0]) == 0 || keys[0][0] != "restart" {
+		t.Fatalf("partition 0: %v, want a restart first", keys[0])
+	}
+	wantKeys(t, keys[0][1:], 0, 0, 6)
+	if len(keys[1]) != 0 {
+		t.Fatalf("partition 1 read %v", keys[1])
+	}
+}
+
+// A topic the principal may not read ends the poll with an error
+// noAccess knows, whether the metadata or the fetch says so.
+func TestFetcherNoAccess(t *testing.T) {
+	for _, at := range []int16{int16(kmsg.Metadata), int16(kmsg.Fetch)} {
+		c, cl := fetchCluster(t, 1)
+		c.ControlKey(at, func(req kmsg.Request) (kmsg.Response, error, bool) {
+			c.KeepControl()
+			switch r := req.(type) {
+			case *kmsg.MetadataRequest:
+				resp := r.ResponseKind().(*kmsg.MetadataResponse)
+				for _, rt := range r.Topics {
+					st := kmsg.NewMetadataResponseTopic()
+					st.Topic, st.ErrorCode = rt.Topic, kerr.TopicAuthorizationFailed.Code
+					resp.Topics = append(resp.Topics, st)
+				}
+				for _, b := range []int32{0, 1} {
+					resp.Brokers = append(resp.Brokers, kmsg.MetadataResponseBroker{NodeID: b, Host: "127.0.0.1", Port: 1})
+				}
+				return resp, nil, r.Topics != nil
+			case *kmsg.FetchRequest:
+				resp := r.ResponseKind().(*kmsg.FetchResponse)
+				resp.ErrorCode = kerr.TopicAuthorizationFailed.Code
+				return resp, nil, true
+			}
+			return nil, nil, false
+		})
+		f := newFetcher(cl, map[int32]int64{0: 0}, 100*time.Millisecond, 1)
+		f.topic = "t"
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		res, err := f.poll(ctx)
+		cancel()
+		if !noAccess(err) {
+			t.Errorf("%s: err %v, want no access (res %+v)", kmsg.NameForKey(at), err, res)
+		}
+	}
+}
