@@ -24,13 +24,49 @@ type timeKey struct {
 // one map kept across rounds: each entry says the round that last used
 // it, and prune drops those the latest round did not use, so a round
 // neither copies the cache nor rebuilds it.
+//
+// A fleet's cache holds a position per lagging partition (500,000 for 500
+// groups of 1,000), looked up every round: its map is keyed by a number
+// per topic, not the name, and holds an index into entries, not the
+// entry, so that it has no pointer for the collector to scan, a key is
+// compared without a string, and marking an entry used is a write to the
+// slice, not a second map operation (bench/exporter_tail.md).
 type timeCache struct {
-	at    map[timeKey]timeEntry
-	round uint64 // the round in progress (begin)
+	at      map[posKey]int32 // a position's index in entries
+	entries []timeEntry
+	free    []int32 // indexes of entries no position holds
+	round   uint64  // the round in progress (begin)
+	// topics numbers the topics of the positions; a number is never
+	// given twice, so a topic dropped (unused by a round, or created
+	// again) leaves its old positions unreachable until prune drops them.
+	topics map[string]topicNum
+	next   uint32
+	last   lastTopic // the topic numbered last this round
 	// ids is the topic id each topic's positions were read under: a topic
 	// deleted and created again has a new id and, at the same offsets,
 	// other records (identify).
 	ids map[string]topicID
+}
+
+// posKey is a timeKey with its topic numbered (timeCache.topics).
+type posKey struct {
+	topic     uint32
+	partition int32
+	offset    int64
+}
+
+// topicNum is a topic's number and the round that last used it.
+type topicNum struct {
+	n     uint32
+	round uint64
+}
+
+// lastTopic saves a map look-up per row: a group's rows of a topic come
+// one after the other.
+type lastTopic struct {
+	name string
+	n    uint32
+	ok   bool
 }
 
 // timeEntry is a cached timestamp and the round that last used it.
@@ -48,47 +84,99 @@ type topicID struct {
 // begin starts a round: what it uses or reads is marked with it.
 func (c *timeCache) begin() {
 	if c.at == nil {
-		c.at = map[timeKey]timeEntry{}
+		c.at, c.topics = map[posKey]int32{}, map[string]topicNum{}
 	}
 	c.round++
+	c.last = lastTopic{}
+}
+
+// key is k with its topic's number, marked used this round; ok is false
+// for a topic with none when create is false.
+func (c *timeCache) key(k timeKey, create bool) (posKey, bool) {
+	if !c.last.ok || c.last.name != k.topic {
+		t, ok := c.topics[k.topic]
+		if !ok {
+			if !create {
+				return posKey{}, false
+			}
+			t = topicNum{n: c.next}
+			c.next++
+		}
+		if !ok || t.round != c.round {
+			t.round = c.round
+			c.topics[k.topic] = t
+		}
+		c.last = lastTopic{name: k.topic, n: t.n, ok: true}
+	}
+	return posKey{c.last.n, k.partition, k.offset}, true
 }
 
 // get is the timestamp cached for k, marking it used this round.
 func (c *timeCache) get(k timeKey) (int64, bool) {
-	e, ok := c.at[k]
-	if ok && e.round != c.round {
-		e.round = c.round
-		c.at[k] = e
+	pk, ok := c.key(k, false)
+	if !ok {
+		return 0, false
 	}
-	return e.ms, ok
+	i, ok := c.at[pk]
+	if !ok {
+		return 0, false
+	}
+	e := &c.entries[i]
+	e.round = c.round
+	return e.ms, true
 }
 
 // put caches k's timestamp, used this round.
-func (c *timeCache) put(k timeKey, ms int64) { c.at[k] = timeEntry{ms: ms, round: c.round} }
+func (c *timeCache) put(k timeKey, ms int64) {
+	pk, _ := c.key(k, true)
+	e := timeEntry{ms: ms, round: c.round}
+	if i, ok := c.at[pk]; ok {
+		c.entries[i] = e
+		return
+	}
+	var i int32
+	if n := len(c.free); n > 0 {
+		i, c.free = c.free[n-1], c.free[:n-1]
+		c.entries[i] = e
+	} else {
+		i = int32(len(c.entries))
+		c.entries = append(c.entries, e)
+	}
+	c.at[pk] = i
+}
+
+// len is how many positions are cached.
+func (c *timeCache) len() int { return len(c.at) }
 
 // identify takes the current id of topics (those the lookup answered): a
 // topic whose id is not the one its positions were read under was deleted
 // and created again, and its positions are dropped, as its offsets now
 // hold other records (a group committing the same offset again would
-// otherwise keep the old record's time lag while it stays there).
+// otherwise keep the old record's time lag while it stays there): its
+// number goes with them, and its next position gets a new one.
 func (c *timeCache) identify(ids map[string][16]byte) {
 	if c.ids == nil {
 		c.ids = map[string]topicID{}
 	}
-	var recreated map[string]bool
+	var gone map[uint32]bool
 	for t, id := range ids {
 		if old, ok := c.ids[t]; ok && old.id != id {
-			if recreated == nil {
-				recreated = map[string]bool{}
+			if n, ok := c.topics[t]; ok {
+				if gone == nil {
+					gone = map[uint32]bool{}
+				}
+				gone[n.n] = true
+				delete(c.topics, t)
 			}
-			recreated[t] = true
+			c.last = lastTopic{}
 		}
 		c.ids[t] = topicID{id: id, round: c.round}
 	}
-	if recreated != nil {
-		for k := range c.at {
-			if recreated[k.topic] {
+	if gone != nil {
+		for k, i := range c.at {
+			if gone[k.topic] {
 				delete(c.at, k)
+				c.free = append(c.free, i)
 			}
 		}
 	}
@@ -96,13 +184,23 @@ func (c *timeCache) identify(ids map[string][16]byte) {
 
 // prune drops the positions the round did not use (after a complete
 // gather only: one that failed keeps what it did not reach), so the cache
-// never outgrows the page.
+// never outgrows the page, and the topics the round did not use.
 func (c *timeCache) prune() {
-	for k, e := range c.at {
-		if e.round != c.round {
+	for k, i := range c.at {
+		if c.entries[i].round != c.round {
 			delete(c.at, k)
+			c.free = append(c.free, i)
 		}
 	}
+	if len(c.at) == 0 {
+		c.entries, c.free = c.entries[:0], c.free[:0]
+	}
+	for t, e := range c.topics {
+		if e.round != c.round {
+			delete(c.topics, t)
+		}
+	}
+	c.last = lastTopic{}
 	for t, e := range c.ids {
 		if e.round != c.round {
 			delete(c.ids, t)

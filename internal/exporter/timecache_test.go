@@ -72,8 +72,8 @@ func TestTimeLagCache(t *testing.T) {
 	// Pruned after the round, the cache holds its keys only: offset 200
 	// is gone.
 	cache.prune()
-	if _, ok := cache.at[timeKey{"t", 1, 200}]; ok || len(cache.at) != 2 {
-		t.Errorf("cache %v, want only offsets 100 and 300", cache.at)
+	if cache.has(timeKey{"t", 1, 200}) || cache.len() != 2 {
+		t.Errorf("cache of %d, want only offsets 100 and 300", cache.len())
 	}
 
 	// A third round with nothing moved reads nothing.
@@ -186,7 +186,7 @@ func TestTimeLagCacheAcrossBatches(t *testing.T) {
 		t.Error("the last batch's row has no time lag from the cache")
 	}
 	c.GatherOnce(context.Background(), g) // failed: nothing used, nothing dropped
-	if _, ok := c.cache.at[timeKey{"t", 0, 10}]; !ok {
+	if !c.cache.has(timeKey{"t", 0, 10}) {
 		t.Fatal("a failed round dropped the cached position")
 	}
 	c.GatherOnce(context.Background(), g) // complete, uses offset 10: no read
@@ -194,13 +194,14 @@ func TestTimeLagCacheAcrossBatches(t *testing.T) {
 		t.Fatalf("reads %v: a cached position read again", reads)
 	}
 	c.cache.put(timeKey{"t", 0, 99}, 5) // this round's, kept by prune
-	c.cache.at[timeKey{"t", 0, 98}] = timeEntry{ms: 5, round: c.cache.round - 1}
+	c.cache.put(timeKey{"t", 0, 98}, 5)
+	c.cache.entries[c.cache.at[posKey{c.cache.topics["t"].n, 0, 98}]].round-- // an earlier round's
 	c.cache.prune()
-	if _, ok := c.cache.at[timeKey{"t", 0, 98}]; ok {
+	if c.cache.has(timeKey{"t", 0, 98}) {
 		t.Error("prune kept a position of an earlier round")
 	}
-	if len(c.cache.at) != 2 {
-		t.Errorf("cache %v, want offsets 10 and 99", c.cache.at)
+	if c.cache.len() != 2 {
+		t.Errorf("cache of %d, want offsets 10 and 99", c.cache.len())
 	}
 }
 
@@ -235,5 +236,70 @@ func TestTimeCacheIdentify(t *testing.T) {
 	}
 	if ms, ok := c.get(timeKey{"a", 0, 5}); !ok || ms != 300 {
 		t.Errorf("a's new position: %d %v, want 300", ms, ok)
+	}
+}
+
+// has reports whether k is cached, without marking it used.
+func (c *timeCache) has(k timeKey) bool {
+	t, ok := c.topics[k.topic]
+	if !ok {
+		return false
+	}
+	_, ok = c.at[posKey{t.n, k.partition, k.offset}]
+	return ok
+}
+
+// The cache's slots: a position put again keeps its slot; prune frees the
+// slots of positions unused, which later puts take; a topic unused by a
+// round loses its number, and one created again gets a new number at
+// once, its old positions out of reach and then freed; the last-topic
+// shortcut never serves a dropped topic.
+func TestTimeCacheSlots(t *testing.T) {
+	var c timeCache
+	c.begin()
+	c.put(timeKey{"a", 0, 1}, 10)
+	c.put(timeKey{"a", 0, 1}, 11)
+	c.put(timeKey{"b", 0, 1}, 20)
+	c.put(timeKey{"a", 1, 1}, 30)
+	if c.len() != 3 || len(c.entries) != 3 {
+		t.Fatalf("%d positions in %d slots, want 3 in 3", c.len(), len(c.entries))
+	}
+	if ms, ok := c.get(timeKey{"a", 0, 1}); !ok || ms != 11 {
+		t.Fatalf("a/0@1 = %d %v, want 11", ms, ok)
+	}
+	c.begin()
+	c.get(timeKey{"a", 1, 1}) // only this one used
+	c.prune()
+	if c.len() != 1 || len(c.free) != 2 || len(c.topics) != 1 {
+		t.Fatalf("after prune: %d positions, %d free, topics %v", c.len(), len(c.free), c.topics)
+	}
+	c.begin()
+	c.put(timeKey{"b", 0, 2}, 40) // b numbered anew, a freed slot reused
+	c.put(timeKey{"c", 0, 2}, 50)
+	if len(c.entries) != 3 || len(c.free) != 0 {
+		t.Fatalf("%d slots, %d free: the freed slots were not reused", len(c.entries), len(c.free))
+	}
+	if ms, ok := c.get(timeKey{"b", 0, 2}); !ok || ms != 40 {
+		t.Fatalf("b/0@2 = %d %v, want 40", ms, ok)
+	}
+	if _, ok := c.get(timeKey{"b", 0, 1}); ok {
+		t.Fatal("b/0@1, pruned, still served")
+	}
+	c.identify(map[string][16]byte{"c": {1}})
+	c.get(timeKey{"c", 0, 2}) // the last topic looked up, then created again:
+	c.identify(map[string][16]byte{"c": {2}})
+	if _, ok := c.get(timeKey{"c", 0, 2}); ok {
+		t.Fatal("c was created again, its old position still served")
+	}
+	c.get(timeKey{"a", 1, 1})
+	c.get(timeKey{"b", 0, 2})
+	c.prune()
+	if c.len() != 2 || len(c.free) != 1 {
+		t.Fatalf("%d positions, %d free, want 2 and c's slot free", c.len(), len(c.free))
+	}
+	c.begin()
+	c.prune()
+	if c.len() != 0 || len(c.entries) != 0 || len(c.free) != 0 || len(c.topics) != 0 {
+		t.Fatalf("empty round left %d positions, %d slots, %d free, topics %v", c.len(), len(c.entries), len(c.free), c.topics)
 	}
 }
