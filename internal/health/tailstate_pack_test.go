@@ -42,6 +42,13 @@ func take(tt *tailTopic, p int32, off int64) bool {
 // 64 and 65 the second's first two. Each is held, yielded and removed on
 // its own; a removed one is free (taken again as new, with a zero slot).
 func TestTailTopicBitsetEdges(t *testing.T) {
+	// A partition just past the slots (a whole number of words: no word
+	// holds its bit) is not held.
+	var w tailTopic
+	take(&w, 63, 1)
+	if len(w.newest) != 64 || len(w.held) != 1 || w.remove(64) || w.remove(62) || !w.remove(63) || w.n != 0 {
+		t.Fatalf("one word: %d slots, %d words, n %d", len(w.newest), len(w.held), w.n)
+	}
 	var tt tailTopic
 	for p := range int32(16) {
 		take(&tt, p, int64(p))
@@ -188,11 +195,11 @@ func TestTailStateModel(t *testing.T) {
 	parts := []int32{0, 1, 2, 15, 62, 63, 64, 65, 127, 128, 200, 255, 256, 1000, -1, -64, 1 << 30, math.MaxInt32}
 	vals := []int64{0, 1, -1, 42, math.MinInt64, math.MaxInt64, 1 << 40}
 	for _, w := range []time.Duration{0, -1} {
-		for seed := range uint64(40) {
+		for seed := range uint64(16) {
 			rng := rand.New(rand.NewPCG(seed, uint64(w)))
 			s := NewTailState(TailOptions{Window: w, MaxCommits: -1})
 			model := map[string][]tailCommit{} // "group topic partition" -> commits
-			for i := range 400 {
+			for i := range 300 {
 				g, topic := fmt.Sprint("g", rng.IntN(2)), fmt.Sprint("t", rng.IntN(2))
 				p := parts[rng.IntN(len(parts))]
 				if rng.IntN(6) == 0 {
