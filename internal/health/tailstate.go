@@ -3,6 +3,7 @@ package health
 import (
 	"iter"
 	"math"
+	mathbits "math/bits"
 	"strings"
 	"time"
 
@@ -49,16 +50,13 @@ func (c tailCommit) commit() Commit {
 	return Commit{Offset: c.offset, Time: time.UnixMilli(c.ms).UTC()}
 }
 
-// tailPart is one group-partition's commits: the newest (the committed
-// offset) in the slot itself, so that keeping only the latest (Window 0,
-// the exporter without --status) allocates nothing per partition and
-// leaves the collector no pointer to follow; older, with a window, the
-// ones before it, oldest first. set tells a slot held from an empty one
-// of a tailTopic's dense slice.
+// tailPart is one group-partition's commits as a sparse tailTopic keeps
+// them and as all yields them: the newest (the committed offset); older,
+// with a window, the ones before it, oldest first (always nil without:
+// TailOptions.Window 0).
 type tailPart struct {
 	newest tailCommit
 	older  []tailCommit
-	set    bool
 }
 
 // tailGroup is what a TailState knows of one group.
@@ -73,24 +71,34 @@ type tailGroup struct {
 	deleted bool
 }
 
-// tailTopic is a group's partitions of one topic. Dense, a slice indexed
+// tailTopic is a group's partitions of one topic. Dense, slices indexed
 // by partition, while the partitions held are numbered from 0 to less
 // than denseFits allows: a commit of a group's 1,000 partitions (1,000
 // consecutive records) then writes consecutive memory, with no hashing.
+// Dense, the newest commits are a slice of their own (16 bytes a
+// partition: the exporter's default keeps nothing else, so a commit
+// touches a third of the memory a 48-byte slot of newest, history and
+// flag took), which partitions are held a bitset beside it (any int64 is
+// a legal offset and time: no value can mark a free slot), and the
+// histories a parallel slice made only when they are kept (hist: a
+// window, TailOptions.Window != 0).
 // Sparse, a map, once a partition is negative or far past the count held
 // (a group holding partition 1,000,000 alone must not cost a slice of a
 // million); it turns dense again once the count catches up with the
 // highest partition it took (lo and hi: the bounds of the partitions
 // taken while sparse, never lowered by a delete).
 type tailTopic struct {
-	dense  []tailPart
+	newest []tailCommit   // dense: by partition; a free slot's is zero
+	held   []uint64       // dense: bit p%64 of word p/64 set when p is held
+	older  [][]tailCommit // dense with hist: by partition, as newest
 	sparse map[int32]*tailPart
 	lo, hi int32
-	n      int // partitions held
+	n      int  // partitions held
+	hist   bool // histories are kept (older)
 }
 
 // denseMin is the partitions a dense tailTopic may always cover, however
-// few it holds: 64 slots are 3 KiB.
+// few it holds: 64 slots are 1 KiB (2.5 with histories).
 const denseMin = 64
 
 // denseFits reports whether a dense tailTopic holding n partitions may
@@ -100,40 +108,69 @@ func denseFits(p int32, n int) bool {
 	return p >= 0 && int(p) < max(denseMin, 4*n)
 }
 
-// slot is partition p's slot, taken (isNew) when it was not held. The
-// pointer is valid until the next slot or remove.
-func (t *tailTopic) slot(p int32) (_ *tailPart, isNew bool) {
+// words is how many words of a bitset cover n bits.
+func words(n int) int { return (n + 63) / 64 }
+
+// has reports whether a dense tailTopic holds partition i (i < len(newest)).
+func (t *tailTopic) has(i int) bool { return t.held[i/64]&(1<<(i%64)) != 0 }
+
+// slot is partition p's newest commit and, when histories are kept, the
+// commits before it (nil when not), taken (isNew) when p was not held: a
+// new one's history is empty. The pointers are valid until the next slot
+// or remove.
+func (t *tailTopic) slot(p int32) (newest *tailCommit, older *[]tailCommit, isNew bool) {
 	if t.sparse == nil {
-		if uint(p) < uint(len(t.dense)) {
-			s := &t.dense[p]
-			if s.set {
-				return s, false
+		if uint(p) >= uint(len(t.newest)) {
+			if !denseFits(p, t.n+1) {
+				t.toSparse(p)
+				return t.sparseSlot(p)
 			}
-			s.set = true
-			t.n++
-			return s, true
+			t.grow(int(p) + 1)
 		}
-		if denseFits(p, t.n+1) {
-			t.dense = append(t.dense, make([]tailPart, int(p)+1-len(t.dense))...)
-			s := &t.dense[p]
-			s.set = true
+		w, b := uint(p)/64, uint64(1)<<(uint(p)%64)
+		isNew = t.held[w]&b == 0
+		if isNew {
+			t.held[w] |= b
 			t.n++
-			return s, true
 		}
-		t.toSparse(p)
+		if t.hist {
+			older = &t.older[p]
+		}
+		return &t.newest[p], older, isNew
 	}
-	if s := t.sparse[p]; s != nil {
-		return s, false
+	return t.sparseSlot(p)
+}
+
+// grow makes a dense tailTopic's slices cover n partitions (n more than
+// they do).
+func (t *tailTopic) grow(n int) {
+	t.newest = append(t.newest, make([]tailCommit, n-len(t.newest))...)
+	t.held = append(t.held, make([]uint64, words(n)-len(t.held))...)
+	if t.hist {
+		t.older = append(t.older, make([][]tailCommit, n-len(t.older))...)
 	}
-	s := &tailPart{set: true}
-	t.sparse[p] = s
-	t.n++
-	t.lo, t.hi = min(t.lo, p), max(t.hi, p)
-	if t.lo >= 0 && denseFits(t.hi, t.n) {
-		t.toDense()
-		return &t.dense[p], true
+}
+
+// sparseSlot is slot of a sparse tailTopic, which it turns dense when the
+// partition taken lets it.
+func (t *tailTopic) sparseSlot(p int32) (*tailCommit, *[]tailCommit, bool) {
+	s := t.sparse[p]
+	isNew := s == nil
+	if isNew {
+		s = &tailPart{}
+		t.sparse[p] = s
+		t.n++
+		t.lo, t.hi = min(t.lo, p), max(t.hi, p)
+		if t.lo >= 0 && denseFits(t.hi, t.n) {
+			t.toDense()
+			newest, older, _ := t.slot(p)
+			return newest, older, true
+		}
 	}
-	return s, true
+	if t.hist {
+		return &s.newest, &s.older, isNew
+	}
+	return &s.newest, nil, isNew
 }
 
 // toSparse moves a dense tailTopic's partitions to its map; p is the
@@ -141,22 +178,23 @@ func (t *tailTopic) slot(p int32) (_ *tailPart, isNew bool) {
 func (t *tailTopic) toSparse(p int32) {
 	t.sparse = make(map[int32]*tailPart, t.n+1)
 	t.lo, t.hi = p, p
-	for i := range t.dense {
-		if t.dense[i].set {
-			c := t.dense[i]
-			t.sparse[int32(i)] = &c
-			t.lo, t.hi = min(t.lo, int32(i)), max(t.hi, int32(i))
-		}
+	for i, c := range t.dense() {
+		t.sparse[i] = &tailPart{newest: c.newest, older: c.older}
+		t.lo, t.hi = min(t.lo, i), max(t.hi, i)
 	}
-	t.dense = nil
+	t.newest, t.held, t.older = nil, nil, nil
 }
 
 // toDense moves a sparse tailTopic's partitions (none negative, the
-// highest hi) to a slice.
+// highest hi) to slices.
 func (t *tailTopic) toDense() {
-	t.dense = make([]tailPart, int(t.hi)+1)
+	t.grow(int(t.hi) + 1)
 	for p, c := range t.sparse {
-		t.dense[p] = *c
+		t.newest[p] = c.newest
+		t.held[p/64] |= 1 << (p % 64)
+		if t.hist {
+			t.older[p] = c.older
+		}
 	}
 	t.sparse = nil
 }
@@ -169,26 +207,48 @@ func (t *tailTopic) remove(p int32) bool {
 		}
 		delete(t.sparse, p)
 	} else {
-		if uint(p) >= uint(len(t.dense)) || !t.dense[p].set {
+		if uint(p) >= uint(len(t.newest)) || !t.has(int(p)) {
 			return false
 		}
-		t.dense[p] = tailPart{}
+		t.held[p/64] &^= 1 << (p % 64)
+		t.newest[p] = tailCommit{}
+		if t.hist {
+			t.older[p] = nil // taken again, it starts with no history
+		}
 	}
 	t.n--
 	return true
 }
 
-// all is the partitions held: a dense tailTopic's in order.
-func (t *tailTopic) all() iter.Seq2[int32, *tailPart] {
-	return func(yield func(int32, *tailPart) bool) {
+// all is the partitions held: a dense tailTopic's in order. The older
+// yielded is the state's own slice.
+func (t *tailTopic) all() iter.Seq2[int32, tailPart] {
+	return func(yield func(int32, tailPart) bool) {
 		for p, c := range t.sparse {
-			if !yield(p, c) {
+			if !yield(p, *c) {
 				return
 			}
 		}
-		for i := range t.dense {
-			if t.dense[i].set && !yield(int32(i), &t.dense[i]) {
-				return
+		t.dense()(yield)
+	}
+}
+
+// dense is a dense tailTopic's partitions held, in order (none when
+// sparse): the held words' set bits, a word of 64 free slots passed over
+// at once.
+func (t *tailTopic) dense() iter.Seq2[int32, tailPart] {
+	return func(yield func(int32, tailPart) bool) {
+		for w, bits := range t.held {
+			for bits != 0 {
+				i := w*64 + mathbits.TrailingZeros64(bits)
+				bits &= bits - 1
+				c := tailPart{newest: t.newest[i]}
+				if t.hist {
+					c.older = t.older[i]
+				}
+				if !yield(int32(i), c) {
+					return
+				}
 			}
 		}
 	}
@@ -294,11 +354,11 @@ func (s *TailState) applyOffset(c offsetCommit) {
 	g, t := s.partsOf(c.group, c.topic)
 	g.deleted = false
 	newest := tailCommit{offset: c.offset, ms: c.ms}
-	p, isNew := t.slot(c.partition)
-	if !isNew && s.opts.Window != 0 {
-		p.older = s.keep(append(p.older, p.newest), newest)
+	last, older, isNew := t.slot(c.partition)
+	if !isNew && older != nil {
+		*older = s.keep(append(*older, *last), newest)
 	}
-	p.newest = newest
+	*last = newest
 }
 
 // partsOf is group's partitions of topic, both made when new: the
@@ -322,7 +382,7 @@ func (s *TailState) partsOf(group, topic string) (*tailGroup, *tailTopic) {
 		}
 		t := cur.g.topics[n]
 		if t == nil {
-			t = &tailTopic{}
+			t = &tailTopic{hist: s.opts.Window != 0}
 			cur.g.topics[n] = t
 		}
 		cur.topic, cur.t = s.names[n], t
@@ -494,9 +554,9 @@ func (s *TailState) Forget(keep func(group string) bool) {
 }
 
 // Partitions is how many group-partitions have a committed offset (the
-// state's size: a 48-byte slot each, plus the slices' spare capacity and
-// the empty slots of partitions numbered with gaps, plus 16 per commit
-// kept).
+// state's size: 16 bytes each and a bit, 40 with a window, plus the
+// slices' spare capacity and the empty slots of partitions numbered with
+// gaps, plus 16 per older commit kept).
 func (s *TailState) Partitions() int {
 	n := 0
 	for _, g := range s.groups {

@@ -3,6 +3,8 @@ package health
 import (
 	"encoding/binary"
 	"fmt"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"testing"
 	"time"
@@ -103,4 +105,78 @@ func BenchmarkTailApply(b *testing.B) {
 // benchmark whose records misread would measure the wrong thing).
 func benchDecodes(c offsetCommit, ok bool, err error) bool {
 	return ok && err == nil && c.offset == 4 && c.ms > 1e12
+}
+
+// BenchmarkTailApplyCold is the exporter's default case (window 0, value
+// version 4: the 50 busy groups committing their 1,000 partitions in
+// order, second after second) with the caches emptied, untimed, before
+// each second of commits: in the exporter a second's 50,000 commits come
+// between kgo's fetches (megabytes of record batches) and the rounds (all
+// 500,000 partitions read), so the partitions a commit touches are rarely
+// still cached as in BenchmarkTailApply, which applies nothing else. The
+// 64 MiB read between seconds is twice the largest cache of the machines
+// measured (32 MiB).
+func BenchmarkTailApplyCold(b *testing.B) {
+	st := NewTailState(TailOptions{})
+	f := newBenchFleet(st, 4)
+	for range len(f.keys) {
+		st.Apply(f.next())
+	}
+	r := f.next()
+	if c, ok, err := decodeCommit(r.Key, r.Value); !ok || err != nil || c.offset != 5 {
+		b.Fatal("the fleet's value does not decode")
+	}
+	f.n = int64(len(f.keys))
+	flush := make([]byte, 64<<20)
+	for i := range flush {
+		flush[i] = byte(i)
+	}
+	var sink byte
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if i%len(f.keys) == 0 {
+			b.StopTimer()
+			for j := 0; j < len(flush); j += 64 {
+				sink += flush[j]
+			}
+			b.StartTimer()
+		}
+		st.Apply(f.next())
+	}
+	b.StopTimer()
+	runtime.KeepAlive(sink)
+	if st.Partitions() != 500_000 {
+		b.Fatalf("%d partitions held, not the fleet's 500,000", st.Partitions())
+	}
+}
+
+// BenchmarkTailStateGC is a full collection with the fleet's state live
+// (500,000 group-partitions, window 0 as the exporter keeps them, and
+// 10m as lag --watch --status): what the collector spends marking the
+// state each cycle, which a slot holding a pointer (a history's slice,
+// nil or not) makes it read word by word. gc-cpu-ns/op is the collector's
+// CPU per collection (runtime/metrics; an estimate the runtime keeps).
+func BenchmarkTailStateGC(b *testing.B) {
+	for _, w := range []time.Duration{0, 10 * time.Minute} {
+		b.Run("window="+w.String(), func(b *testing.B) {
+			st := NewTailState(TailOptions{Window: w})
+			newBenchFleet(st, 4)
+			runtime.GC()
+			b.ReportAllocs()
+			m := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+			metrics.Read(m)
+			before := m[0].Value.Float64()
+			for b.Loop() {
+				runtime.GC()
+			}
+			// The collector's CPU, its workers on every core: a wall time
+			// alone depends on whether the other core was free to help.
+			metrics.Read(m)
+			b.ReportMetric((m[0].Value.Float64()-before)*1e9/float64(b.N), "gc-cpu-ns/op")
+			if st.Partitions() != 500_000 {
+				b.Fatalf("%d partitions held, not the fleet's 500,000", st.Partitions())
+			}
+		})
+	}
 }

@@ -389,13 +389,13 @@ func TestTailTopicSparse(t *testing.T) {
 		return fmt.Sprintf("%s n%d dense%v", strings.Join(out, " "), tt.n, tt.sparse == nil)
 	}
 	put := func(tt *tailTopic, p int32, off int64) bool {
-		s, isNew := tt.slot(p)
-		s.newest.offset = off
+		s, _, isNew := tt.slot(p)
+		s.offset = off
 		return isNew
 	}
 	var tt tailTopic
-	if !put(&tt, 63, 1) || len(tt.dense) != 64 || tt.sparse != nil {
-		t.Fatalf("partition 63 of none: %s, %d slots", held(&tt), len(tt.dense))
+	if !put(&tt, 63, 1) || len(tt.newest) != 64 || tt.sparse != nil {
+		t.Fatalf("partition 63 of none: %s, %d slots", held(&tt), len(tt.newest))
 	}
 	if put(&tt, 63, 2) {
 		t.Fatal("63 taken twice")
@@ -417,11 +417,11 @@ func TestTailTopicSparse(t *testing.T) {
 	if put(&tt, 13, 13); tt.sparse == nil || tt.n != 16 {
 		t.Fatalf("dense too soon: %s", held(&tt))
 	}
-	if !put(&tt, 14, 14) || tt.sparse != nil || len(tt.dense) != 65 || tt.n != 17 || held(&tt) != "0=6 10=10 11=11 12=12 13=13 14=14 1=1 2=2 3=3 4=4 5=5 63=2 64=5 6=6 7=7 8=8 9=9 n17 densetrue" {
-		t.Fatalf("not dense again: %s, %d slots", held(&tt), len(tt.dense))
+	if !put(&tt, 14, 14) || tt.sparse != nil || len(tt.newest) != 65 || tt.n != 17 || held(&tt) != "0=6 10=10 11=11 12=12 13=13 14=14 1=1 2=2 3=3 4=4 5=5 63=2 64=5 6=6 7=7 8=8 9=9 n17 densetrue" {
+		t.Fatalf("not dense again: %s, %d slots", held(&tt), len(tt.newest))
 	}
-	if s, _ := tt.slot(14); s.newest.offset != 14 {
-		t.Fatalf("the slot taken as it turned dense: %d", s.newest.offset)
+	if s, _, _ := tt.slot(14); s.offset != 14 {
+		t.Fatalf("the slot taken as it turned dense: %d", s.offset)
 	}
 	// A negative partition: sparse, and stays so however many are held.
 	if !put(&tt, -1, 7) || tt.sparse == nil || tt.lo != -1 {
