@@ -81,15 +81,23 @@ func (f *fetcher) poll(ctx context.Context) (fetchResult, error) {
 			return fetchResult{}, err
 		}
 	}
+	var res fetchResult
 	byLeader := map[int32][]int32{}
 	for p := range f.next {
 		if l, ok := f.leaders[p]; ok && l >= 0 {
 			byLeader[l] = append(byLeader[l], p)
+		} else {
+			// Offline (a broker restarting that was its only
+			// replica in sync): an error until it has a leader
+			// again, looked up at every poll, never passed over.
+			res.err = fmt.Errorf("partition %d: %w", p, kerr.LeaderNotAvailable)
 		}
 	}
+	if res.err != nil {
+		defer func() { f.leaders = nil }()
+	}
 	if len(byLeader) == 0 {
-		f.leaders = nil
-		return fetchResult{err: fmt.Errorf("no partition has a leader")}, nil
+		return res, nil
 	}
 	type answer struct {
 		resp *kmsg.FetchResponse
@@ -108,7 +116,6 @@ func (f *fetcher) poll(ctx context.Context) (fetchResult, error) {
 		})
 	}
 	wg.Wait()
-	var res fetchResult
 	for _, a := range answers {
 		if a.err != nil {
 			f.leaders, res.err = nil, a.err // the broker may be gone: look the leaders up again
@@ -143,7 +150,7 @@ func (f *fetcher) request(parts []int32) *kmsg.FetchRequest {
 // read, the partitions to read again from their start, the errors.
 func (f *fetcher) take(ctx context.Context, resp *kmsg.FetchResponse, res *fetchResult) error {
 	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-		if noAccess(err) {
+		if denied(err) {
 			return err
 		}
 		f.leaders, res.err = nil, err
@@ -163,14 +170,17 @@ func (f *fetcher) take(ctx context.Context, resp *kmsg.FetchResponse, res *fetch
 			switch {
 			case err == nil:
 				res.parts = append(res.parts, fetched{partition: rp.Partition, from: from, data: rp.RecordBatches})
-			case noAccess(err):
+			case denied(err):
 				return err
 			case errors.Is(err, kerr.OffsetOutOfRange):
 				if err := f.restart(ctx, rp.Partition, res); err != nil {
 					res.err = err
 				}
 			default:
-				f.leaders, res.err = nil, err // a leader moved, or is not ready: look again
+				// A leader moved or is not ready; an unknown topic or
+				// partition from a broker whose metadata is behind
+				// (kgo retries those too): look again.
+				f.leaders, res.err = nil, err
 			}
 		}
 	}
@@ -215,7 +225,9 @@ func (f *fetcher) lookup(ctx context.Context) error {
 	f.id, f.count = d.ID, int32(len(d.Partitions))
 	f.leaders = make(map[int32]int32, len(d.Partitions))
 	for p, pd := range d.Partitions {
-		f.leaders[p] = pd.Leader
+		if f.leaders[p] = pd.Leader; pd.Err != nil {
+			f.leaders[p] = -1 // no leader to fetch from
+		}
 	}
 	return nil
 }
@@ -234,4 +246,11 @@ func (f *fetcher) apply(res fetchResult, fn func(offset int64, r TailRecord)) (r
 		}
 	}
 	return records, err
+}
+
+// denied reports whether a fetch's error means the principal may not read
+// the topic: an unknown topic or partition in a fetch is retried instead
+// (a broker whose metadata is behind), the metadata decides that one.
+func denied(err error) bool {
+	return errors.Is(err, kerr.TopicAuthorizationFailed) || errors.Is(err, kerr.ClusterAuthorizationFailed)
 }

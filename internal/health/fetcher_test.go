@@ -109,37 +109,41 @@ func TestFetcherReads(t *testing.T) {
 	}
 }
 
-// A partition whose leader moved is fetched again once the leaders are
-// looked up again: nothing lost, nothing twice, the error reported.
+// A partition whose leader moved, or that a broker whose metadata is
+// behind does not know yet, is fetched again once the leaders are looked
+// up again: nothing lost, nothing twice, the error reported, never taken
+// for a topic not ours to read.
 func TestFetcherLeaderMoved(t *testing.T) {
-	c, cl := fetchCluster(t, 10)
-	var once atomic.Bool
-	c.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		if once.Swap(true) {
-			return nil, nil, false
-		}
-		r := req.(*kmsg.FetchRequest)
-		resp := r.ResponseKind().(*kmsg.FetchResponse)
-		for _, rt := range r.Topics {
-			st := kmsg.NewFetchResponseTopic()
-			st.Topic, st.TopicID = rt.Topic, rt.TopicID
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewFetchResponseTopicPartition()
-				sp.Partition, sp.ErrorCode = rp.Partition, kerr.NotLeaderForPartition.Code
-				st.Partitions = append(st.Partitions, sp)
+	for _, code := range []*kerr.Error{kerr.NotLeaderForPartition, kerr.UnknownTopicOrPartition, kerr.UnknownTopicID, kerr.FencedLeaderEpoch} {
+		c, cl := fetchCluster(t, 10)
+		var once atomic.Bool
+		c.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+			if once.Swap(true) {
+				return nil, nil, false
 			}
-			resp.Topics = append(resp.Topics, st)
+			r := req.(*kmsg.FetchRequest)
+			resp := r.ResponseKind().(*kmsg.FetchResponse)
+			for _, rt := range r.Topics {
+				st := kmsg.NewFetchResponseTopic()
+				st.Topic, st.TopicID = rt.Topic, rt.TopicID
+				for _, rp := range rt.Partitions {
+					sp := kmsg.NewFetchResponseTopicPartition()
+					sp.Partition, sp.ErrorCode = rp.Partition, code.Code
+					st.Partitions = append(st.Partitions, sp)
+				}
+				resp.Topics = append(resp.Topics, st)
+			}
+			return resp, nil, true
+		})
+		f := newFetcher(cl, map[int32]int64{0: 0, 1: 0}, 100*time.Millisecond, 1)
+		f.topic = "t"
+		keys, errs := fetchAll(t, f, 10)
+		if len(errs) != 1 || !errors.Is(errs[0], code) {
+			t.Fatalf("%s: errors %v, want one", code.Message, errs)
 		}
-		return resp, nil, true
-	})
-	f := newFetcher(cl, map[int32]int64{0: 0, 1: 0}, 100*time.Millisecond, 1)
-	f.topic = "t"
-	keys, errs := fetchAll(t, f, 10)
-	if len(errs) != 1 || !errors.Is(errs[0], kerr.NotLeaderForPartition) {
-		t.Fatalf("errors %v, want one NOT_LEADER", errs)
+		wantKeys(t, keys[0], 0, 0, 10)
+		wantKeys(t, keys[1], 1, 0, 10)
 	}
-	wantKeys(t, keys[0], 0, 0, 10)
-	wantKeys(t, keys[1], 1, 0, 10)
 }
 
 // An offset out of range sends the partition back to its log start, for
@@ -196,4 +200,32 @@ func TestFetcherNoAccess(t *testing.T) {
 			t.Errorf("%s: err %v, want no access (res %+v)", kmsg.NameForKey(at), err, res)
 		}
 	}
+}
+
+// A partition with no leader when the leaders are looked up (offline: a
+// broker restarting that was its only replica in sync) is an error at
+// every poll and is looked up again until it has one, then read: never
+// passed over in silence.
+func TestFetcherNoLeaderThenBack(t *testing.T) {
+	_, cl := fetchCluster(t, 5)
+	f := newFetcher(cl, map[int32]int64{0: 0, 1: 0}, 100*time.Millisecond, 1)
+	f.topic = "t"
+	ctx := context.Background()
+	if err := f.lookup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.leaders[1] = -1
+	res, err := f.poll(ctx)
+	if err != nil || !errors.Is(res.err, kerr.LeaderNotAvailable) || f.leaders != nil {
+		t.Fatalf("poll: err %v, res.err %v, leaders %v: want the leaderless partition an error and the leaders looked up again", err, res.err, f.leaders)
+	}
+	if len(res.parts) != 1 || res.parts[0].partition != 0 {
+		t.Fatalf("fetched %+v, want partition 0 alone", res.parts)
+	}
+	f.apply(res, func(int64, TailRecord) {})
+	keys, errs := fetchAll(t, f, 5)
+	if len(errs) != 0 {
+		t.Fatalf("errors %v once the leader is back", errs)
+	}
+	wantKeys(t, keys[1], 1, 0, 5)
 }

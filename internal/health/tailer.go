@@ -134,12 +134,14 @@ func (t *Tailer) run(ctx context.Context) error {
 }
 
 // consume applies every record fetched until ctx ends. The warm-up is
-// done when each partition has been read to its end, or when nothing came
-// for Idle (a partition whose leader cannot be reached must not hold the
-// rounds back for ever; three times as long before the first record, as
-// the first fetch also connects). A fetch that fails is tried again after
-// a backoff that grows to 5 s, its error kept for Status meanwhile; one
-// that says the topic is not ours to read ends the run.
+// done when each partition has been read to its end, or when no record at
+// all came for Idle (the last offsets before an end can be empty; three
+// times as long before the first record, as the first fetch also
+// connects): a partition left unread while others still bring records
+// keeps the rounds waiting, never shows them a partial state. A fetch that fails is tried again after
+// a backoff that grows to 5 s (at once while other partitions have
+// records), its error kept for Status meanwhile; one that says the topic
+// is not ours to read ends the run.
 func (t *Tailer) consume(ctx context.Context, f *fetcher, w *WarmUp) error {
 	idle := t.Reader.Idle
 	if idle <= 0 {
@@ -168,10 +170,14 @@ func (t *Tailer) consume(ctx context.Context, f *fetcher, w *WarmUp) error {
 		}
 		if err = cmp.Or(err, aerr, res.err); err != nil {
 			t.setErr(t.Reader.wrap("reading it", err))
-			backoff = min(max(2*backoff, 100*time.Millisecond), 5*time.Second)
-			select {
-			case <-ctx.Done():
-			case <-time.After(backoff):
+			// The others go on at once while they have records:
+			// one partition waiting for a leader must not hold
+			// every group's commits back by the backoff.
+			if backoff = min(max(2*backoff, 100*time.Millisecond), 5*time.Second); n == 0 {
+				select {
+				case <-ctx.Done():
+				case <-time.After(backoff):
+				}
 			}
 		} else {
 			t.setErr(nil)
