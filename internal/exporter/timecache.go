@@ -46,6 +46,8 @@ type timeCache struct {
 	// deleted and created again has a new id and, at the same offsets,
 	// other records (identify).
 	ids map[string]topicID
+	// vals lends fillTimeLag the time lags of a batch's rows.
+	vals []int64
 	// renamed is the topics identify found created again this round:
 	// their rows' earlier time lags say nothing of the records there now.
 	renamed map[string]bool
@@ -239,8 +241,9 @@ func nextOffset(p lag.PartitionLag) int64 {
 // A row whose commit stayed put (most of a fleet's, every round) needs no
 // look-up at all: the record at its commit is the one whose timestamp the
 // page's row was measured against, at that gather's time, as long as the
-// commit is past the log start (then and now: the log start only moves
-// up) and the topic was not created again. Found by walking the page's
+// commit is not below the log start (then and now: the log start only
+// moves up; below it, the next offset is the log start, which moves) and
+// the topic was not created again. Found by walking the page's
 // rows beside the group's (both sorted), no map: the map's look-ups were
 // 9 % of the offsets-topic exporter's CPU at 500 groups x 1,000
 // partitions (bench/exporter_tail.md).
@@ -252,7 +255,12 @@ func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep 
 	for _, g := range rep.Groups {
 		n += len(g.Partitions)
 	}
-	vals := make([]int64, n) // the rows' time lags: one allocation, not one per row
+	// The rows' time lags, in an array every batch writes again: the
+	// rows hold them only until the batch's next state is merged.
+	if cap(cache.vals) < n {
+		cache.vals = make([]int64, n)
+	}
+	vals := cache.vals[:n]
 	v := 0
 	for gi, g := range rep.Groups {
 		var rows []lag.PartitionLag
@@ -324,11 +332,11 @@ type pageRows struct {
 // timestamp is the timestamp of the record at p's committed offset, as
 // the page's row of p measured it, when that row holds it: read (not
 // stale, its gather's time known) with a time lag above 0 (0 may mean no
-// record there yet), at the same commit, past the log start, on a topic
-// not created again. p comes after the rows asked before.
+// record there yet), at the same commit, not below the log start, on a
+// topic not created again. p comes after the rows asked before.
 func (w *pageRows) timestamp(p lag.PartitionLag) (int64, bool) {
 	g := w.g
-	if g == nil || g.read.IsZero() || p.Committed == nil || *p.Committed <= p.LogStart {
+	if g == nil || g.read.IsZero() || p.Committed == nil || *p.Committed < p.LogStart {
 		return 0, false
 	}
 	if p.Topic != w.topic || w.topic == "" {

@@ -307,7 +307,7 @@ func TestTimeCacheSlots(t *testing.T) {
 
 // TestTimeLagFromPageRows: a row whose commit stayed put takes its time
 // lag from the group's row on the page, read nowhere; every other row
-// (moved, stale, at or below the log start, no time lag above 0 on the
+// (moved, stale, below the log start, no time lag above 0 on the
 // page, a topic created again, a group with no page) is read.
 func TestTimeLagFromPageRows(t *testing.T) {
 	now := time.UnixMilli(1_000_000)
@@ -338,7 +338,8 @@ func TestTimeLagFromPageRows(t *testing.T) {
 	round := func(renamed bool, prev map[string]*groupState) (lag.LagReport, []int64) {
 		asked = nil
 		r := lagRep("g", []*int64{i64(100), i64(250), i64(300), i64(400), i64(500)}, ends)
-		r.Groups[0].Partitions[3].LogStart = 400 // the commit at the log start
+		r.Groups[0].Partitions[3].LogStart = 401 // the commit expired: the next offset is the log start
+		r.Groups[0].Partitions[0].LogStart = 100 // the commit at the log start: still the next offset
 		var c timeCache                          // empty: whatever the page does not give is read
 		c.begin()
 		if renamed {
