@@ -381,3 +381,18 @@ func TestTimeLagFromPageRows(t *testing.T) {
 		t.Errorf("page without its read time: read %v, want every partition", got)
 	}
 }
+
+// TestReportTopics: the topics of a report's rows, sorted, each once, from
+// each group's Topics, or its rows where a report left Topics out.
+func TestReportTopics(t *testing.T) {
+	row := func(topic string) lag.PartitionLag { return lag.PartitionLag{Topic: topic} }
+	rep := lag.LagReport{Groups: []lag.GroupLag{
+		{Group: "a", Topics: []string{"orders", "audit"}, Partitions: []lag.PartitionLag{row("orders"), row("audit")}},
+		{Group: "b", Partitions: []lag.PartitionLag{row("billing"), row("billing"), row("zeta")}},
+		{Group: "c"},
+		{Group: "d", Topics: []string{"orders"}, Partitions: []lag.PartitionLag{row("orders")}},
+	}}
+	if got, want := reportTopics(rep), []string{"audit", "billing", "orders", "zeta"}; !slices.Equal(got, want) {
+		t.Errorf("reportTopics = %v, want %v", got, want)
+	}
+}
