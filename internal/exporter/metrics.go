@@ -218,6 +218,9 @@ func WriteText(w io.Writer, cols ...*Collector) error {
 			}
 			pw.cluster = s.text.cluster
 			for _, name := range s.groups {
+				if pw.err != nil {
+					break // the scraper is gone: the rest is for nobody
+				}
 				writeGroupFamily(pw, f, name, s.state[name])
 			}
 		}
