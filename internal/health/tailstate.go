@@ -304,10 +304,14 @@ type TailState struct {
 	opts    TailOptions
 	groups  map[string]*tailGroup
 	pending map[txnKey][]offsetCommit // copies: kept past their records
-	staged  map[stagedKey]staging     // the keys of pending's commits
-	topics  map[string]uint32         // topic name -> its number, an index of names
-	names   []string
-	last    tailCursor
+	// lost is the partitions of the offsets topic (of parts) whose log
+	// starts past offset 0, by partition: its log start (LostBefore).
+	lost   map[int32]int64
+	parts  int32
+	staged map[stagedKey]staging // the keys of pending's commits
+	topics map[string]uint32     // topic name -> its number, an index of names
+	names  []string
+	last   tailCursor
 	// Undecodable counts the records that could not be decoded (skipped).
 	Undecodable int
 	// Records counts the records applied, every group's.
@@ -604,6 +608,37 @@ func (s *TailState) History(group string) map[Key][]Commit {
 		}
 	}
 	return out
+}
+
+// LostBefore notes which partitions of the offsets topic (of n in all)
+// start past offset 0, given their log starts: records before a start are
+// gone (a cleanup.policy with delete, as Kafka's cleaner alone never moves
+// a log start and Kafka refuses DeleteRecords on an internal topic), and
+// with them, maybe, the only commit of a group-partition that the
+// coordinator still holds. Read from such a log, a group can miss commits
+// or be missing: Lost says so.
+func (s *TailState) LostBefore(starts map[int32]int64, n int32) {
+	if s.lost == nil {
+		s.lost = map[int32]int64{}
+	}
+	s.parts = n
+	for p, start := range starts {
+		if start > 0 {
+			s.lost[p] = start
+		}
+	}
+}
+
+// Lost is whether group's commits may be missing from the state: its
+// partition of the offsets topic and that partition's log start (see
+// LostBefore).
+func (s *TailState) Lost(group string) (partition int32, start int64, lost bool) {
+	if len(s.lost) == 0 {
+		return 0, 0, false
+	}
+	p := OffsetsPartition(group, s.parts)
+	start, lost = s.lost[p]
+	return p, start, lost
 }
 
 // Restart forgets what was read of some partitions of the offsets topic

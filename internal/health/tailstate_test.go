@@ -572,3 +572,29 @@ func TestTailStateTombstoneUnknownTopic(t *testing.T) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
+
+// TestTailStateLost: a group is lost when its partition of the offsets
+// topic starts past offset 0 (LostBefore), not when it starts at 0.
+func TestTailStateLost(t *testing.T) {
+	s := NewTailState(TailOptions{})
+	var on0, on1 string
+	for i := 0; on0 == "" || on1 == ""; i++ {
+		g := fmt.Sprintf("g%d", i)
+		switch OffsetsPartition(g, 2) {
+		case 0:
+			on0 = g
+		case 1:
+			on1 = g
+		}
+	}
+	if _, _, lost := s.Lost(on1); lost {
+		t.Fatal("lost before anything is known")
+	}
+	s.LostBefore(map[int32]int64{0: 0, 1: 12}, 2)
+	if _, _, lost := s.Lost(on0); lost {
+		t.Errorf("%s lost, its partition starting at 0", on0)
+	}
+	if p, start, lost := s.Lost(on1); !lost || p != 1 || start != 12 {
+		t.Errorf("%s: partition %d, start %d, lost %v; want 1, 12, true", on1, p, start, lost)
+	}
+}
