@@ -208,6 +208,9 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherSt
 	}
 	_, gr.noMembers = g.(*tailGatherer)
 	gr.ider, _ = g.(topicIdentifier)
+	if l, ok := g.(interface{ lostReason(string) string }); ok {
+		gr.lost = l.lostReason
+	}
 	gr.spare = c.spare()
 	var cancel context.CancelFunc
 	gr.tlCtx, cancel = context.WithTimeout(ctx, c.opts.Interval/2)
@@ -242,7 +245,10 @@ type gatherRound struct {
 	// the members are unknown and kafka_consumergroup_members not written.
 	noMembers bool
 	ider      topicIdentifier // nil: the topics' ids are not checked
-	asked     map[string]bool // topics whose ids this round looked up
+	// lost, when the gatherer knows it, is why a group's commits cannot
+	// be known this round ("" when they can): the group is a failed read.
+	lost  func(group string) string
+	asked map[string]bool // topics whose ids this round looked up
 	// spare is a page's state that no scrape reads any more, whose rows
 	// the round writes its groups' rows over (spareRows): a round at 500
 	// groups x 1,000 partitions wrote 16 MB of new rows, and writing
@@ -319,6 +325,11 @@ func (gr *gatherRound) batch(bctx context.Context, b lag.LagBatch) error {
 		if gone(b.Snapshot, gl.Group) {
 			gr.dropped[gl.Group] = true
 			continue
+		}
+		if gr.lost != nil {
+			if why := gr.lost(gl.Group); why != "" {
+				gl.Error = why
+			}
 		}
 		gs, failedRows, failed := mergeGroup(c.state[gl.Group], gl, protocol[gl.Group], gr.rates.Progress, gr.now, gr.spareRows(gl.Group))
 		gr.st.partitionErrors += failedRows
@@ -450,7 +461,7 @@ func (c *Collector) Healthy() bool {
 
 // rowLag is a row's lag when it has one to export: read without error and
 // committed (admin leaves Lag nil for a never-committed partition).
-func rowLag(p lag.PartitionLag) (int64, bool) {
+func rowLag(p *lag.PartitionLag) (int64, bool) {
 	if p.Error != "" || p.Committed == nil || p.Lag == nil {
 		return 0, false
 	}

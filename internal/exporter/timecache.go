@@ -224,7 +224,7 @@ type readTimeLag func(ctx context.Context, cfg cluster.Config, rep *lag.LagRepor
 
 // nextOffset is the offset a lagging row's group reads next: its commit, or
 // the log start once the commit has expired (lag.FillTimeLag's rule).
-func nextOffset(p lag.PartitionLag) int64 {
+func nextOffset(p *lag.PartitionLag) int64 {
 	if p.Committed != nil && *p.Committed > p.LogStart {
 		return *p.Committed
 	}
@@ -265,7 +265,8 @@ func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep 
 	for gi, g := range rep.Groups {
 		var rows []lag.PartitionLag
 		page := pageRows{g: prev[g.Group], renamed: cache.renamed}
-		for pi, p := range g.Partitions {
+		for pi := range g.Partitions {
+			p := &g.Partitions[pi] // a row is 176 bytes: not copied
 			lag, ok := rowLag(p)
 			if !ok {
 				continue // no lag series for these (see metrics.go)
@@ -288,7 +289,7 @@ func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep 
 				v++
 				continue
 			}
-			rows = append(rows, p)
+			rows = append(rows, *p)
 			back = append(back, at{gi, pi})
 		}
 		if len(rows) > 0 {
@@ -304,7 +305,8 @@ func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep 
 	}
 	i := 0
 	for _, g := range miss.Groups {
-		for _, p := range g.Partitions {
+		for j := range g.Partitions {
+			p := &g.Partitions[j]
 			dst := &rep.Groups[back[i].g].Partitions[back[i].p]
 			i++
 			dst.TimeLagMs, dst.Note = p.TimeLagMs, p.Note
@@ -334,7 +336,7 @@ type pageRows struct {
 // stale, its gather's time known) with a time lag above 0 (0 may mean no
 // record there yet), at the same commit, not below the log start, on a
 // topic not created again. p comes after the rows asked before.
-func (w *pageRows) timestamp(p lag.PartitionLag) (int64, bool) {
+func (w *pageRows) timestamp(p *lag.PartitionLag) (int64, bool) {
 	g := w.g
 	if g == nil || g.read.IsZero() || p.Committed == nil || *p.Committed < p.LogStart {
 		return 0, false

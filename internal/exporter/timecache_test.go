@@ -22,7 +22,7 @@ func TestTimeLagCache(t *testing.T) {
 		for gi := range rep.Groups {
 			for pi := range rep.Groups[gi].Partitions {
 				p := &rep.Groups[gi].Partitions[pi]
-				off := nextOffset(*p)
+				off := nextOffset(p)
 				asked = append(asked, off)
 				p.TimeLagMs = new(at.UnixMilli() - off*10)
 			}
@@ -173,7 +173,7 @@ func TestTimeLagCacheAcrossBatches(t *testing.T) {
 		for gi := range rep.Groups {
 			for pi := range rep.Groups[gi].Partitions {
 				p := &rep.Groups[gi].Partitions[pi]
-				reads = append(reads, nextOffset(*p))
+				reads = append(reads, nextOffset(p))
 				p.TimeLagMs = new(int64(1000))
 			}
 		}
@@ -318,7 +318,7 @@ func TestTimeLagFromPageRows(t *testing.T) {
 			for pi := range rep.Groups[gi].Partitions {
 				p := &rep.Groups[gi].Partitions[pi]
 				asked = append(asked, int64(p.Partition))
-				p.TimeLagMs = new(at.UnixMilli() - nextOffset(*p)*10)
+				p.TimeLagMs = new(at.UnixMilli() - nextOffset(p)*10)
 			}
 		}
 		return 0, nil

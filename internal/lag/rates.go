@@ -146,7 +146,8 @@ func (rr *RatesRound) Observe(rep LagReport) {
 		cur := positions{}
 		var dc, dp int64
 		var run topicRun
-		for _, p := range g.Partitions {
+		for i := range g.Partitions {
+			p := &g.Partitions[i] // a row is 176 bytes: not copied
 			if p.Error != "" || p.Committed == nil || p.Partition < 0 {
 				continue
 			}
@@ -186,7 +187,8 @@ func (rr *RatesRound) observeEnds(rows []PartitionLag) {
 			rr.topicDelta[run.topic] += delta
 		}
 	}
-	for _, p := range rows {
+	for i := range rows {
+		p := &rows[i]
 		if p.Error != "" || p.LogEnd < 0 || p.Partition < 0 {
 			continue
 		}
