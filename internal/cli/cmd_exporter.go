@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log"
 	"log/slog"
 	"net"
@@ -428,7 +429,8 @@ func parseCommitSource(s string) error {
 // watch or an exporter runs for hours and sees resets made meanwhile): the
 // log is read again at a rewind when it changed since it was last read
 // (size or modification time). A log that cannot be read explains nothing
-// (said once on stderr, after what).
+// (said once on stderr, after what); one that does not exist yet records
+// no reset, and is not warned of.
 func (a *app) liveAuditExplainer(what string) health.Explainer {
 	var (
 		mu      sync.Mutex
@@ -443,6 +445,12 @@ func (a *app) liveAuditExplainer(what string) health.Explainer {
 		var fi os.FileInfo
 		if err == nil {
 			fi, err = os.Stat(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				// No log yet: no reset recorded, nothing to explain
+				// and nothing to warn of (it is read once it exists).
+				explain, seen = nil, nil
+				return "", false
+			}
 		}
 		if err == nil && (seen == nil || fi.Size() != seen.Size() || !fi.ModTime().Equal(seen.ModTime())) {
 			var entries []audit.Entry

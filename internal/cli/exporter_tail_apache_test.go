@@ -143,7 +143,10 @@ func TestExporterOffsetsTopicStatusApache(t *testing.T) {
 
 // TestExporterOffsetsTopicAgreesApache: for a stable fleet, the page of
 // --commit-source offsets-topic has the same lag series, with the same
-// values, as the polling source's (time lag included).
+// values, as the polling source's (time lag included); also for two groups
+// whose transaction committed after a plain commit made while it was open
+// (the broker keeps the plain commit, the later record; QA found the
+// tail applying the transaction's offset over it).
 func TestExporterOffsetsTopicAgreesApache(t *testing.T) {
 	if !testkit.Real() {
 		t.Skip("needs a real broker (KAFKA_BROKERS): kfake keeps no readable __consumer_offsets")
@@ -163,6 +166,17 @@ func TestExporterOffsetsTopicAgreesApache(t *testing.T) {
 			}
 			c.Commit(g, tp, map[int32]int64{0: int64(i), 1: int64(40 - i%5)})
 		}
+	}
+	mixed := map[string][3]int64{ // plain, staged, plain made while the transaction is open
+		testkit.Name(t, "exp-agree-mix-high"): {10, 45, 5},
+		testkit.Name(t, "exp-agree-mix-low"):  {10, 2, 30},
+	}
+	for g, offs := range mixed {
+		groups = append(groups, g)
+		c.Commit(g, topics[0], map[int32]int64{0: offs[0]})
+		end := stageTxnCommit(t, c, topics[0], offs[1], g)
+		c.Commit(g, topics[0], map[int32]int64{0: offs[2]})
+		end(true)
 	}
 	poll := startExporter(t, c, nil, append([]string{"--interval", "2s"}, groups...)...)
 	tail := startExporter(t, c, nil, append([]string{"--interval", "2s", "--commit-source", "offsets-topic"}, groups...)...)
@@ -189,6 +203,13 @@ func TestExporterOffsetsTopicAgreesApache(t *testing.T) {
 	for k, v := range p {
 		if d := o[k] - v; d < -10 || d > 10 {
 			t.Errorf("kafka_consumergroup_lag_seconds{%s}: poll %g, offsets-topic %g", k, v, o[k])
+		}
+	}
+	for g, offs := range mixed {
+		for n, f := range fams {
+			if v, ok := value(f, "kafka_consumergroup_current_offset", "consumergroup="+g+",partition=0,topic="+topics[0]); !ok || v != float64(offs[2]) {
+				t.Errorf("%s: %s current offset %v %v, want %d (the plain commit made while the transaction was open)", n, g, v, ok, offs[2])
+			}
 		}
 	}
 	t.Logf("%d series equal, %d time-lag series within 10 s", compared, len(p))

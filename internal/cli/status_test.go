@@ -328,6 +328,9 @@ func TestLiveAuditExplainerRereads(t *testing.T) {
 	if why, ok := explain(rw); ok {
 		t.Fatalf("a rewind explained before any reset: %q", why)
 	}
+	if errb.Len() != 0 {
+		t.Errorf("a warning for an audit log that does not exist yet (no reset recorded): %q", errb.String())
+	}
 	mustRun(t, c, 0, "reset", g, "--topic", topic, "--to", "5", "--execute", "--backup", t.TempDir()+"/backup.csv")
 	rw.To.Time = time.Now()
 	why, ok := explain(rw)

@@ -198,7 +198,11 @@ func WriteText(w io.Writer, cols ...*Collector) error {
 		c.scraping.Add(1)
 		defer c.scraping.Add(-1)
 		c.mu.Lock()
-		snaps[i] = c.last // never changed once published
+		snaps[i] = c.last // never changed while it has readers
+		if s := snaps[i]; s != nil {
+			s.readers.Add(1) // under mu: see Collector.spare
+			defer s.readers.Add(-1)
+		}
 		c.mu.Unlock()
 	}
 	pw := &pageWriter{w: w, buf: make([]byte, 0, pageFlush+4<<10)}
@@ -214,6 +218,9 @@ func WriteText(w io.Writer, cols ...*Collector) error {
 			}
 			pw.cluster = s.text.cluster
 			for _, name := range s.groups {
+				if pw.err != nil {
+					break // the scraper is gone: the rest is for nobody
+				}
 				writeGroupFamily(pw, f, name, s.state[name])
 			}
 		}

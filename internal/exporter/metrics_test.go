@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -457,5 +458,64 @@ kafka_topic_partition_current_offset{partition="1",topic="orders"} 50
 	c.GatherOnce(context.Background(), g2) // idle gone, then cut before billing
 	if n, err := testutil.GatherAndCount(scraped(c), "kafka_consumergroup_members"); err != nil || n != 1 {
 		t.Errorf("%d members series after a cut gather read that idle does not exist (%v), want billing's 1", n, err)
+	}
+}
+
+// blockingWriter holds its first Write until release is closed.
+type blockingWriter struct {
+	started, release chan struct{}
+	once             sync.Once
+	buf              bytes.Buffer
+}
+
+func (w *blockingWriter) Write(b []byte) (int, error) {
+	w.once.Do(func() { close(w.started); <-w.release })
+	return w.buf.Write(b)
+}
+
+// TestRetiredPageRowsRecycled: a gather writes its rows over those of the
+// page before the latest only when no scrape is writing that page; a
+// scrape that took the page before a gather writes it whole and
+// unchanged however many gathers run meanwhile.
+func TestRetiredPageRowsRecycled(t *testing.T) {
+	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	g := &fakeGatherer{snaps: []*lag.Snapshot{handSnapshot(40, 100), handSnapshot(50, 101), handSnapshot(60, 102),
+		handSnapshot(70, 103), handSnapshot(80, 104)}}
+	c := newTestCollector(&clock, g)
+	gather := func() *groupState {
+		c.GatherOnce(context.Background(), g)
+		clock = clock.Add(10 * time.Second)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.last.state["billing"]
+	}
+	s1 := gather()
+	s1rows := &s1.rows[0]
+	gather()
+	// Gather 3: the page of gather 1 has no reader: its rows are reused.
+	if s3 := gather(); &s3.rows[0] != s1rows || s3.rows[0].committed != 60 {
+		t.Fatalf("gather 3 did not write over gather 1's unread rows (committed %d)", s3.rows[0].committed)
+	}
+	// A scrape takes gather 3's page and stalls in its first write.
+	w := &blockingWriter{started: make(chan struct{}), release: make(chan struct{})}
+	done := make(chan error)
+	go func() { done <- WriteText(w, c) }()
+	<-w.started
+	c.mu.Lock()
+	s3 := c.last.state["billing"]
+	c.mu.Unlock()
+	s3rows := &s3.rows[0]
+	gather() // gather 4: retires gather 3's page, still read
+	s5 := gather()
+	if &s5.rows[0] == s3rows || s3.rows[0].committed != 60 {
+		t.Fatalf("gather 5 wrote over the rows of a page a scrape is writing (committed %d)", s3.rows[0].committed)
+	}
+	close(w.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if page := w.buf.String(); !strings.Contains(page, `kafka_consumergroup_current_offset{consumergroup="billing",partition="0",topic="orders"} 60`) ||
+		!strings.Contains(page, `kafka_consumergroup_lag{consumergroup="billing",partition="0",topic="orders"} 42`) {
+		t.Errorf("the stalled scrape's page is not gather 3's:\n%s", page)
 	}
 }

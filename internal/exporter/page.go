@@ -29,6 +29,9 @@ func (pw *pageWriter) family(f *family) {
 
 // add writes one line of the current family.
 func (pw *pageWriter) add(v float64, values ...string) {
+	if pw.err != nil {
+		return
+	}
 	pw.help()
 	pw.buf = appendSample(pw.buf, pw.f, pw.cluster, v, values...)
 	if len(pw.buf) >= pageFlush {
@@ -38,7 +41,7 @@ func (pw *pageWriter) add(v float64, values ...string) {
 
 // raw writes lines of the current family already in the text format.
 func (pw *pageWriter) raw(b []byte) {
-	if len(b) == 0 {
+	if len(b) == 0 || pw.err != nil {
 		return
 	}
 	pw.help()
@@ -50,7 +53,14 @@ func (pw *pageWriter) raw(b []byte) {
 
 // line writes one line of the current family: head, the number n, tail,
 // the value (writeRows' labels, escaped once per group and topic).
+//
+// Once a write has failed (the scraper went away or timed out), nothing
+// more is formatted: a family of 500,000 lines went on being formatted
+// for nobody, ~22 ms of CPU for each scrape cut short.
 func (pw *pageWriter) line(head []byte, n int64, tail []byte, v float64) {
+	if pw.err != nil {
+		return
+	}
 	pw.help()
 	b := append(pw.buf, head...)
 	b = strconv.AppendInt(b, n, 10)

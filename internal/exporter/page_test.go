@@ -2,9 +2,11 @@ package exporter
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/offsetctl/offsetctl/internal/cluster"
 )
@@ -98,5 +100,58 @@ func TestGroupStateRow(t *testing.T) {
 	}
 	if _, ok := (*groupState)(nil).row("a", 0); ok {
 		t.Error("a group without state has a row")
+	}
+}
+
+// failAfter accepts n writes, then fails every one, counting them.
+type failAfter struct{ n, writes int }
+
+func (w *failAfter) Write(b []byte) (int, error) {
+	w.writes++
+	if w.writes > w.n {
+		return 0, io.ErrClosedPipe
+	}
+	return len(b), nil
+}
+
+// TestPageStopsWhenScraperGone: once a write of the page fails, nothing
+// more is formatted or written: not the rest of the family (a line
+// leaves the buffer empty), nor its other groups, nor the next families.
+func TestPageStopsWhenScraperGone(t *testing.T) {
+	w := &failAfter{n: 1}
+	pw := &pageWriter{w: w}
+	pw.family(famLag)
+	for i := 0; pw.err == nil; i++ {
+		if i > 1_000_000 {
+			t.Fatal("no write failed")
+		}
+		pw.line([]byte(`kafka_consumergroup_lag{consumergroup="g",partition="`), int64(i), []byte(`",topic="t"} `), 1)
+	}
+	for i := 0; i < 100; i++ {
+		pw.line([]byte("x"), 1, nil, 1)
+		pw.add(1, "g", "0", "t")
+		pw.raw([]byte("y\n"))
+	}
+	if len(pw.buf) != 0 || w.writes != 2 {
+		t.Errorf("after the failed write: %d bytes formatted, %d writes; want 0 and 2", len(pw.buf), w.writes)
+	}
+
+	// The whole page: 200 groups of 1,000 rows, the scraper gone after the
+	// first write: one more write is tried, then WriteText returns.
+	c := New(cluster.Config{}, Options{Interval: time.Minute})
+	st := map[string]*groupState{}
+	var names []string
+	for g := 0; g < 200; g++ {
+		gs := &groupState{}
+		for p := 0; p < 1000; p++ {
+			gs.add("orders", rowState{partition: int32(p), committed: 5, lag: 7, timeLagMs: 100})
+		}
+		name := fmt.Sprintf("g%03d", g)
+		st[name], names = gs, append(names, name)
+	}
+	c.last = &snapshot{text: samples{lines: map[*family][]byte{}}, groups: names, state: st}
+	w = &failAfter{n: 1}
+	if err := WriteText(w, c); err == nil || w.writes != 2 {
+		t.Errorf("WriteText to a scraper gone: error %v after %d writes; want an error after 2", err, w.writes)
 	}
 }

@@ -49,6 +49,9 @@ type groupState struct {
 	runs                     []topicRun // the rows' topics, sorted; never changed once built
 	// lastOK is when a gather last read the whole group (zero: never).
 	lastOK time.Time
+	// read is the time of the gather that read the rows not stale (its
+	// now: their time lags were measured against it).
+	read time.Time
 	// stale: the group-level values (members, state, rates) are an
 	// earlier gather's, as this one could not read the group.
 	stale bool
@@ -136,7 +139,8 @@ func (g *groupState) row(topic string, partition int32) (rowState, bool) {
 }
 
 // mergeGroup is the next state of group g read this gather, given its
-// previous state (nil when none). A group whose read failed (g.Error)
+// previous state (nil when none), its rows written over spare when it has
+// room (rows of a state no page can show any more: recycled). A group whose read failed (g.Error)
 // keeps its previous state, all stale (nil when it has none: nothing
 // known, nothing shown); a partition whose read failed keeps its previous
 // row, stale (none when it had none). failedRows counts the partitions
@@ -145,17 +149,21 @@ func (g *groupState) row(topic string, partition int32) (rowState, bool) {
 // read whole gets its rates and ETA from progress, given g with the lag
 // of its rows that have a series (groupLag's, summed here, in the one
 // pass over its rows).
-func mergeGroup(prev *groupState, g lag.GroupLag, protocol string, progress func(lag.GroupLag) *lag.Progress, now time.Time) (next *groupState, failedRows int, failed bool) {
+func mergeGroup(prev *groupState, g lag.GroupLag, protocol string, progress func(lag.GroupLag) *lag.Progress, now time.Time, spare []rowState) (next *groupState, failedRows int, failed bool) {
 	if g.Error != "" {
 		if prev == nil {
 			return nil, 0, true
 		}
 		return prev.carried(), 0, true
 	}
-	next = &groupState{members: g.Members, protocol: protocol, state: g.State, typ: g.Type, lastOK: now,
-		rows: make([]rowState, 0, len(g.Partitions))}
+	rows := spare[:0]
+	if cap(rows) < len(g.Partitions) {
+		rows = make([]rowState, 0, len(g.Partitions))
+	}
+	next = &groupState{members: g.Members, protocol: protocol, state: g.State, typ: g.Type, lastOK: now, read: now, rows: rows}
 	var total int64
-	for _, p := range g.Partitions {
+	for i := range g.Partitions {
+		p := &g.Partitions[i] // a row is 176 bytes: not copied
 		if p.Error != "" {
 			failedRows++
 			if r, ok := prev.row(p.Topic, p.Partition); ok {

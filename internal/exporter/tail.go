@@ -40,6 +40,15 @@ type tailGatherer struct {
 	// rows are the last round's commit rows by group, whose arrays the
 	// next round fills again (the round holds them only while it runs).
 	rows map[string][]lag.CommitRow
+	// lost is this round's groups whose partition of the offsets topic
+	// lost records (health.TailState.Lost): why, by group.
+	lost map[string]string
+	// lostAt is one of those partitions and its log start, for the
+	// round's error.
+	lostAt struct {
+		partition int32
+		start     int64
+	}
 }
 
 // tailSource is what tailGatherer needs of a health.Tailer (tests and
@@ -86,8 +95,20 @@ func (g *tailGatherer) stream(ctx context.Context, req lag.GatherRequest, each f
 		}
 		return health.NotWarm(left)
 	}
-	return lag.StreamLagFromCommits(ctx, g.adm, req, lag.LagOptions{Scope: req.Scope}, g.commits, each)
+	err = lag.StreamLagFromCommits(ctx, g.adm, req, lag.LagOptions{Scope: req.Scope}, g.commits, each)
+	if err == nil && len(g.lost) > 0 {
+		// Their previous values stay on the page, stale (lostReason), and
+		// the round is failed: an alert on the gather sees it.
+		err = fmt.Errorf("--commit-source offsets-topic: the commits of %d group(s) cannot be known from %s: "+
+			"partition %d starts at offset %d, not 0 (its cleanup.policy deletes records), and the commits before it are gone; "+
+			"use --commit-source poll", len(g.lost), health.OffsetsTopic, g.lostAt.partition, g.lostAt.start)
+	}
+	return err
 }
+
+// lostReason is why group's commits cannot be known this round ("" when
+// they can): its partition of the offsets topic lost records.
+func (g *tailGatherer) lostReason(group string) string { return g.lost[group] }
 
 // commits is the committed offsets of groups from the tailer's state (and
 // their histories, with status), read at one moment: rows, not a map per
@@ -97,8 +118,16 @@ func (g *tailGatherer) commits(groups []string) map[string][]lag.CommitRow {
 	if g.status {
 		g.history = make(map[string]map[health.Key][]health.Commit, len(groups))
 	}
+	g.lost = nil
 	g.tailer.View(func(s *health.TailState) {
 		for _, name := range groups {
+			if p, start, lost := s.Lost(name); lost {
+				if g.lost == nil {
+					g.lost = map[string]string{}
+					g.lostAt.partition, g.lostAt.start = p, start
+				}
+				g.lost[name] = fmt.Sprintf("its commits cannot be known: %s partition %d starts at offset %d, the commits before it are gone", health.OffsetsTopic, p, start)
+			}
 			rows := g.rows[name][:0]
 			add := func(topic string, partition int32, offset int64) {
 				rows = append(rows, lag.CommitRow{Topic: topic, Partition: partition, Offset: offset})

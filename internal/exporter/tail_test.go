@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/health"
 	"github.com/offsetctl/offsetctl/internal/lag"
+	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
 // historyGatherer is a fakeGatherer that knows the real commits, as the
@@ -75,4 +77,48 @@ func TestExporterStatusFromCommits(t *testing.T) {
 	}
 	want(run(true), map[string]string{"stopped": "STALL", "idle": "STOP", "rewound": "REWIND", "behind": "OK", "gaining": "OK"})
 	want(run(false), map[string]string{"stopped": "STOP", "idle": "STOP", "rewound": "STOP", "behind": "STOP"})
+}
+
+// TestTailGathererLostPartition: once a partition of the offsets topic
+// starts past offset 0 (records deleted: commits may be gone), the groups
+// hashed there are failed reads every round, their last values kept on
+// the page, stale; the other groups are read as before; the round fails,
+// saying which partition and what to use instead.
+func TestTailGathererLostPartition(t *testing.T) {
+	c := testkit.New(t)
+	prefix := testkit.Name(t, "lost")
+	const nGroups, nParts = 6, 2
+	topic := c.LagFleet(prefix, nGroups, nParts)
+	st := tailStateOf(topic, prefix, nGroups, nParts)
+	req := lag.GatherRequest{AllGroups: true, Match: func(g string) bool { return strings.HasPrefix(g, prefix+"-") }}
+	col := New(c.Cfg, Options{Interval: time.Minute, Request: req, CommitSource: SourceOffsetsTopic})
+	adm, err := c.Cfg.NewAdmin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &tailGatherer{adm: adm, tailer: stateSource{st}, done: make(chan struct{})}
+	defer g.close()
+	ctx := testkit.Ctx(t)
+	col.GatherOnce(ctx, g)
+	if !col.Healthy() {
+		t.Fatalf("first gather: %s", col.lastErr)
+	}
+	lostGroup := fmt.Sprintf("%s-%03d", prefix, 1)
+	p := health.OffsetsPartition(lostGroup, 50)
+	st.LostBefore(map[int32]int64{p: 7, p + 1: 0}, 50)
+	col.GatherOnce(ctx, g)
+	if col.Healthy() || !strings.Contains(col.lastErr, fmt.Sprintf("partition %d starts at offset 7", p)) ||
+		!strings.Contains(col.lastErr, "use --commit-source poll") {
+		t.Fatalf("gather with a lost partition: healthy %v, error %q", col.Healthy(), col.lastErr)
+	}
+	page := pageText(t, col)
+	for i := 0; i < nGroups; i++ {
+		name := fmt.Sprintf("%s-%03d", prefix, i)
+		lost := health.OffsetsPartition(name, 50) == p
+		stale := fmt.Sprintf(`offsetctl_lag_stale{consumergroup="%s",partition="0",topic="%s"} 1`, name, topic)
+		lagLine := fmt.Sprintf(`kafka_consumergroup_lag{consumergroup="%s",partition="0",topic="%s"} `, name, topic)
+		if !strings.Contains(page, lagLine) || strings.Contains(page, stale) != lost {
+			t.Errorf("group %s (lost %v): lag series %v, stale %v", name, lost, strings.Contains(page, lagLine), strings.Contains(page, stale))
+		}
+	}
 }

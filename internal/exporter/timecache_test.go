@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ func TestTimeLagCache(t *testing.T) {
 		for gi := range rep.Groups {
 			for pi := range rep.Groups[gi].Partitions {
 				p := &rep.Groups[gi].Partitions[pi]
-				off := nextOffset(*p)
+				off := nextOffset(p)
 				asked = append(asked, off)
 				p.TimeLagMs = new(at.UnixMilli() - off*10)
 			}
@@ -36,7 +37,7 @@ func TestTimeLagCache(t *testing.T) {
 	var cache timeCache
 	cache.begin()
 	r1 := rep(100, 200)
-	missed := fillTimeLag(context.Background(), read, cluster.Config{}, &r1, lag.ReadUncommitted, now, &cache)
+	missed := fillTimeLag(context.Background(), read, cluster.Config{}, &r1, lag.ReadUncommitted, now, &cache, nil)
 	if missed != 0 {
 		t.Fatalf("%d rows missed", missed)
 	}
@@ -56,7 +57,7 @@ func TestTimeLagCache(t *testing.T) {
 	cache.prune()
 	cache.begin()
 	r2 := rep(100, 300)
-	missed = fillTimeLag(context.Background(), read, cluster.Config{}, &r2, lag.ReadUncommitted, later, &cache)
+	missed = fillTimeLag(context.Background(), read, cluster.Config{}, &r2, lag.ReadUncommitted, later, &cache, nil)
 	if missed != 0 {
 		t.Fatalf("%d rows missed", missed)
 	}
@@ -79,7 +80,7 @@ func TestTimeLagCache(t *testing.T) {
 	// A third round with nothing moved reads nothing.
 	cache.begin()
 	r3 := rep(100, 300)
-	if missed := fillTimeLag(context.Background(), read, cluster.Config{}, &r3, lag.ReadUncommitted, later, &cache); missed != 0 {
+	if missed := fillTimeLag(context.Background(), read, cluster.Config{}, &r3, lag.ReadUncommitted, later, &cache, nil); missed != 0 {
 		t.Fatalf("%d rows missed", missed)
 	}
 	if len(reads) != 2 {
@@ -172,7 +173,7 @@ func TestTimeLagCacheAcrossBatches(t *testing.T) {
 		for gi := range rep.Groups {
 			for pi := range rep.Groups[gi].Partitions {
 				p := &rep.Groups[gi].Partitions[pi]
-				reads = append(reads, nextOffset(*p))
+				reads = append(reads, nextOffset(p))
 				p.TimeLagMs = new(int64(1000))
 			}
 		}
@@ -301,5 +302,97 @@ func TestTimeCacheSlots(t *testing.T) {
 	c.prune()
 	if c.len() != 0 || len(c.entries) != 0 || len(c.free) != 0 || len(c.topics) != 0 {
 		t.Fatalf("empty round left %d positions, %d slots, %d free, topics %v", c.len(), len(c.entries), len(c.free), c.topics)
+	}
+}
+
+// TestTimeLagFromPageRows: a row whose commit stayed put takes its time
+// lag from the group's row on the page, read nowhere; every other row
+// (moved, stale, below the log start, no time lag above 0 on the
+// page, a topic created again, a group with no page) is read.
+func TestTimeLagFromPageRows(t *testing.T) {
+	now := time.UnixMilli(1_000_000)
+	var asked []int64
+	// The log: the record at offset o was written at o*10 ms.
+	read := func(_ context.Context, _ cluster.Config, rep *lag.LagReport, _ lag.Isolation, at time.Time) (int, error) {
+		for gi := range rep.Groups {
+			for pi := range rep.Groups[gi].Partitions {
+				p := &rep.Groups[gi].Partitions[pi]
+				asked = append(asked, int64(p.Partition))
+				p.TimeLagMs = new(at.UnixMilli() - nextOffset(p)*10)
+			}
+		}
+		return 0, nil
+	}
+	noRates := func(lag.GroupLag) *lag.Progress { return nil }
+	ends := []int64{90_000, 90_000, 90_000, 90_000, 90_000}
+	r1 := lagRep("g", []*int64{i64(100), i64(200), i64(300), i64(400), i64(500)}, ends)
+	var c1 timeCache
+	c1.begin()
+	fillTimeLag(context.Background(), read, cluster.Config{}, &r1, lag.ReadUncommitted, now, &c1, nil)
+	page, _, _ := mergeGroup(nil, r1.Groups[0], "consumer", noRates, now, nil)
+	page.rows[2].stale = true  // carried from an earlier gather
+	page.rows[4].timeLagMs = 0 // no record past the commit then
+	prev := map[string]*groupState{"g": page}
+
+	later := now.Add(5 * time.Second)
+	round := func(renamed bool, prev map[string]*groupState) (lag.LagReport, []int64) {
+		asked = nil
+		r := lagRep("g", []*int64{i64(100), i64(250), i64(300), i64(400), i64(500)}, ends)
+		r.Groups[0].Partitions[3].LogStart = 401 // the commit expired: the next offset is the log start
+		r.Groups[0].Partitions[0].LogStart = 100 // the commit at the log start: still the next offset
+		var c timeCache                          // empty: whatever the page does not give is read
+		c.begin()
+		if renamed {
+			c.renamed = map[string]bool{"t": true}
+		}
+		if missed := fillTimeLag(context.Background(), read, cluster.Config{}, &r, lag.ReadUncommitted, later, &c, prev); missed != 0 {
+			t.Fatalf("%d rows missed", missed)
+		}
+		return r, asked
+	}
+	r2, got := round(false, prev)
+	if want := []int64{1, 2, 3, 4}; !slices.Equal(got, want) {
+		t.Fatalf("read partitions %v, want %v (only partition 0 from the page)", got, want)
+	}
+	if got := *r2.Groups[0].Partitions[0].TimeLagMs; got != 1_005_000-1000 {
+		t.Errorf("partition 0 time lag from the page %d, want %d", got, 1_005_000-1000)
+	}
+	// The next round's page, built from this round, serves the same rows again.
+	page2, _, _ := mergeGroup(page, r2.Groups[0], "consumer", noRates, later, nil)
+	later = later.Add(5 * time.Second)
+	r3, got := round(false, map[string]*groupState{"g": page2})
+	if want := []int64{3}; !slices.Equal(got, want) {
+		t.Errorf("round 3 read partitions %v, want %v", got, want)
+	}
+	for p, off := range map[int]int64{0: 100, 1: 250, 2: 300, 4: 500} {
+		if got, want := *r3.Groups[0].Partitions[p].TimeLagMs, later.UnixMilli()-off*10; got != want {
+			t.Errorf("round 3 partition %d time lag %d, want %d", p, got, want)
+		}
+	}
+	if _, got := round(true, prev); len(got) != 5 {
+		t.Errorf("topic created again: read %v, want every partition", got)
+	}
+	if _, got := round(false, map[string]*groupState{"other": page}); len(got) != 5 {
+		t.Errorf("group without a page: read %v, want every partition", got)
+	}
+	unread := *page
+	unread.read = time.Time{}
+	if _, got := round(false, map[string]*groupState{"g": &unread}); len(got) != 5 {
+		t.Errorf("page without its read time: read %v, want every partition", got)
+	}
+}
+
+// TestReportTopics: the topics of a report's rows, sorted, each once, from
+// each group's Topics, or its rows where a report left Topics out.
+func TestReportTopics(t *testing.T) {
+	row := func(topic string) lag.PartitionLag { return lag.PartitionLag{Topic: topic} }
+	rep := lag.LagReport{Groups: []lag.GroupLag{
+		{Group: "a", Topics: []string{"orders", "audit"}, Partitions: []lag.PartitionLag{row("orders"), row("audit")}},
+		{Group: "b", Partitions: []lag.PartitionLag{row("billing"), row("billing"), row("zeta")}},
+		{Group: "c"},
+		{Group: "d", Topics: []string{"orders"}, Partitions: []lag.PartitionLag{row("orders")}},
+	}}
+	if got, want := reportTopics(rep), []string{"audit", "billing", "orders", "zeta"}; !slices.Equal(got, want) {
+		t.Errorf("reportTopics = %v, want %v", got, want)
 	}
 }

@@ -35,6 +35,10 @@ func topicIDsOf(ctx context.Context, adm *cluster.Admin, topics []string) map[st
 func reportTopics(rep lag.LagReport) []string {
 	var out []string
 	for _, g := range rep.Groups {
+		if len(g.Topics) > 0 || len(g.Partitions) == 0 {
+			out = append(out, g.Topics...) // the topics of its rows, each once
+			continue
+		}
 		for _, p := range g.Partitions {
 			if n := len(out); n == 0 || out[n-1] != p.Topic {
 				out = append(out, p.Topic)

@@ -110,6 +110,7 @@ func (b *batchReader) records(p int32, batch []byte, from int64, fn func(offset 
 			return fmt.Errorf("%w: partition %d at offset %d: record %d of %d runs past its batch", errCorruptBatch, p, base, i, count)
 		}
 		if o := base + delta; o >= from {
+			tr.Offset = o
 			fn(o, tr)
 		}
 	}

@@ -49,6 +49,7 @@ type offsetCommit struct {
 	partition    int32
 	offset, ms   int64
 	deleted      bool
+	rec          int64 // the record's offset in __consumer_offsets (TailRecord.Offset)
 }
 
 // decodeCommit is DecodeOffsetRecord without a copy or an allocation: the

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -228,4 +229,40 @@ func TestFetcherNoLeaderThenBack(t *testing.T) {
 		t.Fatalf("errors %v once the leader is back", errs)
 	}
 	wantKeys(t, keys[1], 1, 0, 5)
+}
+
+// TestTailerLostAfterOutOfRange: a partition read again from its log
+// start after an offset out of range is lost when that start is past 0
+// (records deleted), not when it is 0 (a log truncated).
+func TestTailerLostAfterOutOfRange(t *testing.T) {
+	_, cl := fetchCluster(t, 6)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	del := kadm.Offsets{}
+	del.AddOffset("t", 1, 3, -1)
+	resp, err := kadm.NewClient(cl).DeleteRecords(ctx, del)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Partition 0 asked past its end (a truncated log), partition 1 below
+	// its new start.
+	f := newFetcher(cl, map[int32]int64{0: 50, 1: 1}, 100*time.Millisecond, 1)
+	f.topic = "t"
+	tl := NewTailer(TopicReader{Idle: 300 * time.Millisecond}, TailOptions{})
+	_ = tl.consume(ctx, f, NewWarmUp(map[int32]int64{0: 0, 1: 1}, map[int32]int64{0: 6, 1: 6}))
+	if f.next[1] != 6 || f.next[0] != 6 {
+		t.Fatalf("next %v, want both read to 6", f.next)
+	}
+	tl.View(func(s *TailState) {
+		for i := 0; i < 20; i++ {
+			g := fmt.Sprintf("g%d", i)
+			p, start, lost := s.Lost(g)
+			if want := OffsetsPartition(g, 2) == 1; lost != want || (lost && (p != 1 || start != 3)) {
+				t.Errorf("%s: partition %d start %d lost %v; want lost %v (partition 1 at 3)", g, p, start, lost, want)
+			}
+		}
+	})
 }

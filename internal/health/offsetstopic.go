@@ -108,7 +108,7 @@ func (r TopicReader) wrap(doing string, err error) error {
 // tailRecord is what TailState needs of a record kgo read (a message set
 // older than Kafka 0.11: batchReader.readLegacy).
 func tailRecord(r *kgo.Record) TailRecord {
-	return TailRecord{Partition: r.Partition, Control: r.Attrs.IsControl(), Txn: r.Attrs.IsTransactional(),
+	return TailRecord{Partition: r.Partition, Offset: r.Offset, Control: r.Attrs.IsControl(), Txn: r.Attrs.IsTransactional(),
 		Producer: r.ProducerID, Key: r.Key, Value: r.Value}
 }
 

@@ -95,7 +95,8 @@ func (t *Tailer) Run(ctx context.Context) {
 
 // run is one start: the partitions and their bounds, then the consumer.
 func (t *Tailer) run(ctx context.Context) error {
-	if _, err := t.Reader.count(ctx); err != nil {
+	n, err := t.Reader.count(ctx)
+	if err != nil {
 		return err
 	}
 	starts, err := t.Reader.Admin.ListStartOffsets(ctx, OffsetsTopic)
@@ -129,6 +130,7 @@ func (t *Tailer) run(ctx context.Context) error {
 	// again: rounds wait for its warm-up rather than show a state that
 	// misses what was read before.
 	t.state, t.warm = NewTailState(t.Options), false
+	t.state.LostBefore(s, n)
 	t.mu.Unlock()
 	return t.consume(ctx, newFetcher(cl, s, tailWait(t.Reader.Idle), tailMinBytes), NewWarmUp(s, e))
 }
@@ -162,6 +164,11 @@ func (t *Tailer) consume(ctx context.Context, f *fetcher, w *WarmUp) error {
 		t.mu.Lock()
 		if len(res.restart) > 0 {
 			t.state.Restart(res.restart, f.count)
+			starts := map[int32]int64{}
+			for p := range res.restart {
+				starts[p] = f.next[p] // its log start: read again from there
+			}
+			t.state.LostBefore(starts, f.count)
 		}
 		n, aerr := f.apply(res, func(_ int64, r TailRecord) { t.state.Apply(r) })
 		t.mu.Unlock()

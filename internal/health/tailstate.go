@@ -15,6 +15,7 @@ import (
 // TopicReader.Read: all apply it to a TailState).
 type TailRecord struct {
 	Partition    int32 // of __consumer_offsets
+	Offset       int64 // the record's, in that partition
 	Control, Txn bool  // a transaction marker; staged by a transaction
 	Producer     int64
 	Key, Value   []byte
@@ -272,21 +273,45 @@ type txnKey struct {
 	producer  int64
 }
 
+// stagedKey is a group's partition, as the offsets topic keys its commits.
+type stagedKey struct {
+	group, topic string
+	partition    int32
+}
+
+// staging is what is known of a stagedKey some open transactions have
+// staged a commit for: how many such commits (n), and the record offset of
+// the commit materialized since the first of them (after; -1: none). A
+// staged commit takes effect at its COMMIT marker only if its record comes
+// after the one materialized, as the coordinator decides: a plain commit
+// made while a transaction was open wins over the transaction's
+// (Kafka's OffsetMetadataManager.replayEndTransactionMarker).
+type staging struct {
+	n     int
+	after int64
+}
+
 // TailState is the committed offsets and recent commits of every group,
 // built from the records of __consumer_offsets in log order, as the group
 // coordinator applies them: a commit at once; an offset tombstone removes
 // the partition (the group when it was its last); a group metadata
 // tombstone hides the group; a commit staged by a transaction
 // (TxnOffsetCommit) only at its producer's COMMIT marker in the same
-// partition, never when it aborts or while it is open. It is pure (no
-// clock, no broker): the Tailer feeds it. Not safe for concurrent use.
+// partition, never when it aborts or while it is open, and not over a
+// commit whose record came after it (see staging). It is pure (no clock,
+// no broker): the Tailer feeds it. Not safe for concurrent use.
 type TailState struct {
 	opts    TailOptions
 	groups  map[string]*tailGroup
 	pending map[txnKey][]offsetCommit // copies: kept past their records
-	topics  map[string]uint32         // topic name -> its number, an index of names
-	names   []string
-	last    tailCursor
+	// lost is the partitions of the offsets topic (of parts) whose log
+	// starts past offset 0, by partition: its log start (LostBefore).
+	lost   map[int32]int64
+	parts  int32
+	staged map[stagedKey]staging // the keys of pending's commits
+	topics map[string]uint32     // topic name -> its number, an index of names
+	names  []string
+	last   tailCursor
 	// Undecodable counts the records that could not be decoded (skipped).
 	Undecodable int
 	// Records counts the records applied, every group's.
@@ -298,7 +323,8 @@ func NewTailState(o TailOptions) *TailState {
 	if o.MaxCommits == 0 {
 		o.MaxCommits = DefaultTailCommits
 	}
-	return &TailState{opts: o, groups: map[string]*tailGroup{}, pending: map[txnKey][]offsetCommit{}, topics: map[string]uint32{}}
+	return &TailState{opts: o, groups: map[string]*tailGroup{}, pending: map[txnKey][]offsetCommit{},
+		staged: map[stagedKey]staging{}, topics: map[string]uint32{}}
 }
 
 // Apply takes the next record of one partition of the offsets topic. It
@@ -311,9 +337,18 @@ func (s *TailState) Apply(r TailRecord) {
 		k := txnKey{r.Partition, r.Producer}
 		staged := s.pending[k]
 		delete(s.pending, k)
-		if commitMarker(r.Key) {
-			for _, c := range staged {
+		commit := commitMarker(r.Key)
+		for _, c := range staged {
+			ck := stagedKey{c.group, c.topic, c.partition}
+			st := s.staged[ck]
+			if st.n--; st.n <= 0 {
+				delete(s.staged, ck)
+			} else {
+				s.staged[ck] = st
+			}
+			if commit && c.rec > st.after {
 				s.applyOffset(c)
+				s.materialized(c)
 			}
 		}
 		return
@@ -331,14 +366,59 @@ func (s *TailState) Apply(r TailRecord) {
 	if !ok || (s.opts.Want != nil && !s.opts.Want(c.group)) {
 		return
 	}
-	if r.Txn {
+	c.rec = r.Offset
+	if r.Txn && !c.deleted {
 		// Kept past the record: copied.
 		c.group, c.topic = strings.Clone(c.group), strings.Clone(c.topic)
 		k := txnKey{r.Partition, r.Producer}
 		s.pending[k] = append(s.pending[k], c)
+		ck := stagedKey{c.group, c.topic, c.partition}
+		st, ok := s.staged[ck]
+		if !ok {
+			st.after = -1
+		}
+		st.n++
+		s.staged[ck] = st
 		return
 	}
+	// A tombstone takes effect at once, transactional or not, and drops
+	// the commits staged for its partition (as the coordinator does).
 	s.applyOffset(c)
+	if len(s.staged) > 0 {
+		if c.deleted {
+			s.unstage(c)
+		} else {
+			s.materialized(c)
+		}
+	}
+}
+
+// materialized notes that c, now the committed offset, came after the
+// commits staged for its partition so far.
+func (s *TailState) materialized(c offsetCommit) {
+	ck := stagedKey{c.group, c.topic, c.partition}
+	if st, ok := s.staged[ck]; ok {
+		st.after = c.rec
+		s.staged[ck] = st
+	}
+}
+
+// unstage drops the commits staged for c's partition (an offset tombstone).
+func (s *TailState) unstage(c offsetCommit) {
+	ck := stagedKey{c.group, c.topic, c.partition}
+	if _, ok := s.staged[ck]; !ok {
+		return
+	}
+	delete(s.staged, ck)
+	for k, cs := range s.pending {
+		kept := cs[:0]
+		for _, p := range cs {
+			if p.group != c.group || p.topic != c.topic || p.partition != c.partition {
+				kept = append(kept, p)
+			}
+		}
+		s.pending[k] = kept
+	}
 }
 
 // applyOffset applies one commit (or offset tombstone); c's strings may
@@ -530,6 +610,37 @@ func (s *TailState) History(group string) map[Key][]Commit {
 	return out
 }
 
+// LostBefore notes which partitions of the offsets topic (of n in all)
+// start past offset 0, given their log starts: records before a start are
+// gone (a cleanup.policy with delete, as Kafka's cleaner alone never moves
+// a log start and Kafka refuses DeleteRecords on an internal topic), and
+// with them, maybe, the only commit of a group-partition that the
+// coordinator still holds. Read from such a log, a group can miss commits
+// or be missing: Lost says so.
+func (s *TailState) LostBefore(starts map[int32]int64, n int32) {
+	if s.lost == nil {
+		s.lost = map[int32]int64{}
+	}
+	s.parts = n
+	for p, start := range starts {
+		if start > 0 {
+			s.lost[p] = start
+		}
+	}
+}
+
+// Lost is whether group's commits may be missing from the state: its
+// partition of the offsets topic and that partition's log start (see
+// LostBefore).
+func (s *TailState) Lost(group string) (partition int32, start int64, lost bool) {
+	if len(s.lost) == 0 {
+		return 0, 0, false
+	}
+	p := OffsetsPartition(group, s.parts)
+	start, lost = s.lost[p]
+	return p, start, lost
+}
+
 // Restart forgets what was read of some partitions of the offsets topic
 // (parts, of n in all), to read them again: their groups' commits and
 // what their transactions staged.
@@ -540,9 +651,12 @@ func (s *TailState) Restart(parts map[int32]bool, n int32) {
 			delete(s.groups, g)
 		}
 	}
-	for k := range s.pending {
+	for k, cs := range s.pending {
 		if parts[k.partition] {
 			delete(s.pending, k)
+			for _, c := range cs {
+				delete(s.staged, stagedKey{c.group, c.topic, c.partition})
+			}
 		}
 	}
 }

@@ -96,8 +96,28 @@ func TestTailState(t *testing.T) {
 			groupRec(0, 2, "a", false), groupRec(0, 2, "b", true)}, ""},
 		{"txn commit applies at its COMMIT marker", []TailRecord{
 			commitRec(0, "a", "t", 0, 5, 1000), txnRec(0, 7, "a", "t", 0, 90, 1500), marker(0, 7, true)}, "a t/0=90"},
-		{"txn commit: a plain commit before the marker is overtaken by it", []TailRecord{
-			txnRec(0, 7, "a", "t", 0, 90, 1500), commitRec(0, "a", "t", 0, 95, 1600), marker(0, 7, true)}, "a t/0=90"},
+		// As the coordinator decides (OffsetMetadataManager): of a staged and
+		// a plain commit, the one whose record comes later in the log wins.
+		{"txn commit: a plain commit made while it was open wins over it", []TailRecord{
+			txnRec(0, 7, "a", "t", 0, 90, 1500), commitRec(0, "a", "t", 0, 95, 1600), marker(0, 7, true)}, "a t/0=95"},
+		{"txn commit: staged after a plain commit, it wins at its marker", []TailRecord{
+			commitRec(0, "a", "t", 0, 95, 1500), txnRec(0, 7, "a", "t", 0, 90, 1600), marker(0, 7, true)}, "a t/0=90"},
+		{"txn commit: a plain commit lower than it, made while it was open, wins too", []TailRecord{
+			commitRec(0, "a", "t", 0, 500, 1000), txnRec(0, 7, "a", "t", 0, 700, 1500), commitRec(0, "a", "t", 0, 100, 1600),
+			marker(0, 7, true)}, "a t/0=100"},
+		{"two transactions: the one staged later wins, its marker first", []TailRecord{
+			txnRec(0, 7, "a", "t", 0, 80, 1500), txnRec(0, 8, "a", "t", 0, 85, 1600), marker(0, 8, true), marker(0, 7, true)}, "a t/0=85"},
+		{"two transactions: the one staged later wins, its marker last", []TailRecord{
+			txnRec(0, 8, "a", "t", 0, 80, 1500), txnRec(0, 7, "a", "t", 0, 85, 1600), marker(0, 8, true), marker(0, 7, true)}, "a t/0=85"},
+		{"txn commit: staged for other partitions too, each decided alone", []TailRecord{
+			txnRec(0, 7, "a", "t", 0, 90, 1500), txnRec(0, 7, "a", "t", 1, 91, 1500), commitRec(0, "a", "t", 0, 95, 1600),
+			marker(0, 7, true)}, "a t/0=95 a t/1=91"},
+		{"an offset tombstone drops the commits staged for its partition", []TailRecord{
+			commitRec(0, "a", "t", 0, 5, 1000), commitRec(0, "a", "t", 1, 5, 1000), txnRec(0, 7, "a", "t", 0, 90, 1500),
+			offsetTombstone(0, "a", "t", 0), marker(0, 7, true)}, "a t/1=5"},
+		{"a transactional offset tombstone takes effect at once", []TailRecord{
+			commitRec(0, "a", "t", 0, 5, 1000), commitRec(0, "a", "t", 1, 5, 1000),
+			{Partition: 0, Txn: true, Producer: 7, Key: commitKey(1, "a", "t", 0)}}, "a t/1=5"},
 		{"txn abort applies nothing", []TailRecord{
 			commitRec(0, "a", "t", 0, 5, 1000), txnRec(0, 7, "a", "t", 0, 0, 1500), marker(0, 7, false)}, "a t/0=5"},
 		{"txn open applies nothing, later commits are seen", []TailRecord{
@@ -120,7 +140,10 @@ func TestTailState(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := NewTailState(TailOptions{Window: time.Minute})
+			next := map[int32]int64{} // each partition's records at offsets 0, 1, ...
 			for _, r := range tc.recs {
+				r.Offset = next[r.Partition]
+				next[r.Partition]++
 				s.Apply(r)
 			}
 			if got := committed(s); got != tc.want {
@@ -547,5 +570,31 @@ func TestTailStateTombstoneUnknownTopic(t *testing.T) {
 	s.Apply(offsetTombstone(0, "g", "never", 0))
 	if got, want := committed(s), "g a/0=1"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// TestTailStateLost: a group is lost when its partition of the offsets
+// topic starts past offset 0 (LostBefore), not when it starts at 0.
+func TestTailStateLost(t *testing.T) {
+	s := NewTailState(TailOptions{})
+	var on0, on1 string
+	for i := 0; on0 == "" || on1 == ""; i++ {
+		g := fmt.Sprintf("g%d", i)
+		switch OffsetsPartition(g, 2) {
+		case 0:
+			on0 = g
+		case 1:
+			on1 = g
+		}
+	}
+	if _, _, lost := s.Lost(on1); lost {
+		t.Fatal("lost before anything is known")
+	}
+	s.LostBefore(map[int32]int64{0: 0, 1: 12}, 2)
+	if _, _, lost := s.Lost(on0); lost {
+		t.Errorf("%s lost, its partition starting at 0", on0)
+	}
+	if p, start, lost := s.Lost(on1); !lost || p != 1 || start != 12 {
+		t.Errorf("%s: partition %d, start %d, lost %v; want 1, 12, true", on1, p, start, lost)
 	}
 }

@@ -76,6 +76,11 @@ type Rates struct {
 	consumed  map[string]*series // per group
 	produced  map[string]*series // per group: growth of its partitions
 	topicProd map[string]*series // per topic
+	// spare is the positions of the round before the last, which nothing
+	// holds any more (a group carried into the last round is left out):
+	// the next round writes its positions over them. A new array per
+	// group and round was 4 MB a round at 500 groups x 1,000 partitions.
+	spare map[string]positions
 }
 
 // NewRates returns a tracker whose rates span window.
@@ -109,12 +114,17 @@ type RatesRound struct {
 	committed  map[string]positions
 	consumed   map[string]*series
 	produced   map[string]*series
+	spare      map[string]positions // the tracker's spare, taken
+	carried    map[string]bool      // groups whose positions are the last round's own
 }
 
 // Round starts observing a gather taken at at.
 func (r *Rates) Round(at time.Time) *RatesRound {
-	return &RatesRound{r: r, at: at, ends: positions{}, topicDelta: map[string]int64{},
-		committed: map[string]positions{}, consumed: map[string]*series{}, produced: map[string]*series{}}
+	rr := &RatesRound{r: r, at: at, ends: positions{}, topicDelta: map[string]int64{},
+		committed: map[string]positions{}, consumed: map[string]*series{}, produced: map[string]*series{},
+		spare: r.spare, carried: map[string]bool{}}
+	r.spare = nil
+	return rr
 }
 
 // Observe records one batch of the round (each group once per round;
@@ -132,18 +142,21 @@ func (rr *RatesRound) Observe(rep LagReport) {
 			rr.carry(g.Group)
 			continue
 		}
-		prevC := r.committed[g.Group]
+		prevC, spare := r.committed[g.Group], rr.spare[g.Group]
 		cur := positions{}
 		var dc, dp int64
 		var run topicRun
-		for _, p := range g.Partitions {
+		for i := range g.Partitions {
+			p := &g.Partitions[i] // a row is 176 bytes: not copied
 			if p.Error != "" || p.Committed == nil || p.Partition < 0 {
 				continue
 			}
 			if !run.on(p.Topic) {
 				run.end(cur)
 				run = topicRun{topic: p.Topic, started: true, cur: cur[p.Topic], prev: prevC[p.Topic], ends: r.logEnd[p.Topic]}
-				run.cur = sized(run.cur, len(run.prev))
+				if run.cur == nil {
+					run.cur = reuse(spare, p.Topic, len(run.prev))
+				}
 			}
 			c := *p.Committed
 			run.cur = setAt(run.cur, p.Partition, c)
@@ -174,7 +187,8 @@ func (rr *RatesRound) observeEnds(rows []PartitionLag) {
 			rr.topicDelta[run.topic] += delta
 		}
 	}
-	for _, p := range rows {
+	for i := range rows {
+		p := &rows[i]
 		if p.Error != "" || p.LogEnd < 0 || p.Partition < 0 {
 			continue
 		}
@@ -216,6 +230,7 @@ func (rr *RatesRound) carry(group string) {
 	r := rr.r
 	if prev, ok := r.committed[group]; ok {
 		rr.committed[group], rr.consumed[group], rr.produced[group] = prev, r.consumed[group], r.produced[group]
+		rr.carried[group] = true
 	}
 }
 
@@ -256,7 +271,12 @@ func (rr *RatesRound) End(complete bool) {
 			}
 		}
 	}
+	spare := r.committed
+	for g := range rr.carried {
+		delete(spare, g) // the round holds them still
+	}
 	r.committed, r.logEnd, r.consumed, r.produced, r.topicProd = rr.committed, rr.ends, rr.consumed, rr.produced, topicProd
+	r.spare = spare
 }
 
 // positions are one group's committed offsets: per topic, a slice indexed
@@ -289,6 +309,16 @@ func setAt(s []int64, partition int32, offset int64) []int64 {
 	}
 	s[partition] = offset
 	return s
+}
+
+// reuse is spare's positions of topic emptied, with room for n; a new
+// slice when it has none that large. A group's topic takes it once a
+// round: its positions then live in the round's map (cur).
+func reuse(spare positions, topic string, n int) []int64 {
+	if s := spare[topic]; cap(s) >= n {
+		return s[:0]
+	}
+	return make([]int64, 0, n)
 }
 
 // sized is s, or when s is nil (a topic's first row this round) an empty

@@ -237,3 +237,35 @@ func TestSized(t *testing.T) {
 		t.Errorf("set in a sized slice: %v cap %d", s, cap(s))
 	}
 }
+
+// TestRatesRecycledPositions: a round writes its positions over those of
+// the round before the last (no new array per group and round), never
+// over positions a group carried from a failed read still holds: the
+// carried group's next read counts from them.
+func TestRatesRecycledPositions(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	r := NewRates(time.Minute)
+	two := func(c int64) LagReport { return lagRep("g", []*int64{i64(c), i64(c)}, []int64{500, 500}) }
+	r.Observe(two(10), t0)
+	first := &r.committed["g"]["t"][0]
+	r.Observe(two(20), t0.Add(10*time.Second))
+	r.Observe(two(30), t0.Add(20*time.Second))
+	if &r.committed["g"]["t"][0] != first {
+		t.Error("round 3 did not write its positions over round 1's")
+	}
+	if c, ok := r.ConsumeRate("g"); !ok || c != 2 {
+		t.Fatalf("consume rate after 3 rounds = %v, %v; want 2 (40 records in 20 s)", c, ok)
+	}
+	// Round 4 cannot read the group: its round 3 positions are carried.
+	rr := r.Round(t0.Add(30 * time.Second))
+	rr.Observe(LagReport{Groups: []GroupLag{{Group: "g", Error: "coordinator not available"}}})
+	rr.End(true)
+	// Round 5 reads it at 60: 30 more on each partition since round 3.
+	r.Observe(two(60), t0.Add(40*time.Second))
+	if v, ok := r.committed["g"].get("t", 1); !ok || v != 60 {
+		t.Fatalf("round 5 position %v, %v; want 60", v, ok)
+	}
+	if c, ok := r.ConsumeRate("g"); !ok || c != 2.5 {
+		t.Fatalf("consume rate after round 5 = %v, %v; want 2.5 (100 records in 40 s)", c, ok)
+	}
+}
