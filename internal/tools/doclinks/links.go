@@ -39,6 +39,9 @@ func Extract(text string) []Link {
 			continue
 		}
 		for _, t := range inlineTargets(stripCode(line)) {
+			if !strings.Contains(line, t) {
+				continue // a code span blanked inside it: not a link target
+			}
 			links = append(links, Link{Line: i + 1, Target: t})
 		}
 	}
