@@ -50,6 +50,14 @@ func fetchCluster(t *testing.T, n int) (*kfake.Cluster, *kgo.Client) {
 	return c, fresh
 }
 
+// topicFetcher is a fetcher of fetchCluster's topic "t" from next, its
+// fetches held 100 ms for 1 byte.
+func topicFetcher(cl *kgo.Client, next map[int32]int64) *fetcher {
+	f := newFetcher(cl, next, 100*time.Millisecond, 1)
+	f.topic = "t"
+	return f
+}
+
 // fetchAll polls f until every partition's next offset is at want,
 // returning the keys read per partition in order and the polls' errors.
 func fetchAll(t *testing.T, f *fetcher, want int64) (map[int32][]string, []error) {
@@ -97,8 +105,7 @@ func wantKeys(t *testing.T, got []string, p int32, from, n int) {
 // asked to, nulls as nulls, from both leaders.
 func TestFetcherReads(t *testing.T) {
 	_, cl := fetchCluster(t, 10)
-	f := newFetcher(cl, map[int32]int64{0: 0, 1: 4}, 100*time.Millisecond, 1)
-	f.topic = "t"
+	f := topicFetcher(cl, map[int32]int64{0: 0, 1: 4})
 	keys, errs := fetchAll(t, f, 10)
 	if len(errs) != 0 {
 		t.Fatalf("errors %v", errs)
@@ -136,8 +143,7 @@ func TestFetcherLeaderMoved(t *testing.T) {
 			}
 			return resp, nil, true
 		})
-		f := newFetcher(cl, map[int32]int64{0: 0, 1: 0}, 100*time.Millisecond, 1)
-		f.topic = "t"
+		f := topicFetcher(cl, map[int32]int64{0: 0, 1: 0})
 		keys, errs := fetchAll(t, f, 10)
 		if len(errs) != 1 || !errors.Is(errs[0], code) {
 			t.Fatalf("%s: errors %v, want one", code.Message, errs)
@@ -151,8 +157,7 @@ func TestFetcherLeaderMoved(t *testing.T) {
 // its state to be read again, and says so.
 func TestFetcherOutOfRange(t *testing.T) {
 	_, cl := fetchCluster(t, 6)
-	f := newFetcher(cl, map[int32]int64{0: 50, 1: 6}, 100*time.Millisecond, 1)
-	f.topic = "t"
+	f := topicFetcher(cl, map[int32]int64{0: 50, 1: 6})
 	keys, errs := fetchAll(t, f, 6)
 	if len(errs) != 0 {
 		t.Fatalf("errors %v", errs)
@@ -192,8 +197,7 @@ func TestFetcherNoAccess(t *testing.T) {
 			}
 			return nil, nil, false
 		})
-		f := newFetcher(cl, map[int32]int64{0: 0}, 100*time.Millisecond, 1)
-		f.topic = "t"
+		f := topicFetcher(cl, map[int32]int64{0: 0})
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		res, err := f.poll(ctx)
 		cancel()
@@ -209,8 +213,7 @@ func TestFetcherNoAccess(t *testing.T) {
 // passed over in silence.
 func TestFetcherNoLeaderThenBack(t *testing.T) {
 	_, cl := fetchCluster(t, 5)
-	f := newFetcher(cl, map[int32]int64{0: 0, 1: 0}, 100*time.Millisecond, 1)
-	f.topic = "t"
+	f := topicFetcher(cl, map[int32]int64{0: 0, 1: 0})
 	ctx := context.Background()
 	if err := f.lookup(ctx); err != nil {
 		t.Fatal(err)
@@ -249,8 +252,7 @@ func TestTailerLostAfterOutOfRange(t *testing.T) {
 	}
 	// Partition 0 asked past its end (a truncated log), partition 1 below
 	// its new start.
-	f := newFetcher(cl, map[int32]int64{0: 50, 1: 1}, 100*time.Millisecond, 1)
-	f.topic = "t"
+	f := topicFetcher(cl, map[int32]int64{0: 50, 1: 1})
 	tl := NewTailer(TopicReader{Idle: 300 * time.Millisecond}, TailOptions{})
 	_ = tl.consume(ctx, f, NewWarmUp(map[int32]int64{0: 0, 1: 1}, map[int32]int64{0: 6, 1: 6}))
 	if f.next[1] != 6 || f.next[0] != 6 {
