@@ -117,6 +117,13 @@ type inflight struct {
 	failed bool
 }
 
+// targetAcks is what this run's acknowledged copies tell of one target
+// partition.
+type targetAcks struct {
+	last int64 // the largest offset of an acknowledged copy
+	n    int64 // acknowledged copies, all at or below last
+}
+
 type slot struct {
 	offset int64
 	done   bool
@@ -153,11 +160,12 @@ type backfiller struct {
 	// bounded context. It ends at close or when the watchdog gives up.
 	pctx    context.Context
 	pcancel context.CancelFunc
-	// lastOffset is, per target partition, the largest offset of an
-	// acknowledged copy: a committed transaction is visible to
+	// targets holds, per target partition, the largest offset of an
+	// acknowledged copy (a committed transaction is visible to
 	// read_committed consumers once the partition's last stable offset
-	// is past it.
-	lastOffset map[int32]int64
+	// is past it) and how many copies were acknowledged there (what a
+	// checkpoint subtracts to count the records others wrote below it).
+	targets map[int32]*targetAcks
 
 	// Transactional state (backfill_txn.go): when the open transaction
 	// began, the positions and copy counts the last commit made
@@ -240,7 +248,7 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 	}
 	b := &backfiller{opts: o, src: src, cl: cl, txn: o.TransactionalID != "", plan: plan, parts: map[int32]*inflight{}, stop: make(chan struct{}), stall: timeout, batchMax: batchMax}
 	b.pctx, b.pcancel = context.WithCancel(context.WithoutCancel(ctx))
-	b.lastOffset = map[int32]int64{}
+	b.targets = map[int32]*targetAcks{}
 	for _, pp := range plan.Partitions {
 		b.parts[pp.Partition] = &inflight{}
 	}
@@ -503,8 +511,11 @@ func (b *backfiller) answer(p int32, seq, off int64, rec *kgo.Record, err error)
 	b.pending.Add(-1)
 	b.mu.Lock()
 	if err == nil {
-		if last, ok := b.lastOffset[rec.Partition]; !ok || rec.Offset > last {
-			b.lastOffset[rec.Partition] = rec.Offset
+		if ta := b.targets[rec.Partition]; ta == nil {
+			b.targets[rec.Partition] = &targetAcks{last: rec.Offset, n: 1}
+		} else {
+			ta.last = max(ta.last, rec.Offset)
+			ta.n++
 		}
 	}
 	inf := b.parts[p]
@@ -540,9 +551,9 @@ func (b *backfiller) answer(p int32, seq, off int64, rec *kgo.Record, err error)
 // the stall timeout (--timeout).
 func (b *backfiller) waitVisible(ctx context.Context) error {
 	b.mu.Lock()
-	want := make(map[int32]int64, len(b.lastOffset))
-	for p, o := range b.lastOffset {
-		want[p] = o + 1
+	want := make(map[int32]int64, len(b.targets))
+	for p, ta := range b.targets {
+		want[p] = ta.last + 1
 	}
 	b.mu.Unlock()
 	if len(want) == 0 {

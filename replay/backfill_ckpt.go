@@ -176,10 +176,10 @@ func (ck *checkpointer) resume(old *Checkpoint, plan Plan, shown string) (Plan, 
 		ck.note("backfill already complete according to checkpoint %s (written %s): nothing to copy", shown, old.Written.Format(time.RFC3339))
 		return out, nil
 	}
-	dups := old.AckedBeyond
+	dups := addSat(old.AckedBeyond, old.OthersBelow)
 	for _, e := range old.TargetEnds {
 		if now, ok := ck.baseEnds[e.Partition]; ok && now > e.Offset {
-			dups += now - e.Offset
+			dups = addSat(dups, now-e.Offset)
 		}
 	}
 	ck.res.PossibleDuplicates = dups
@@ -224,16 +224,31 @@ func (b *backfiller) checkpointState(complete bool) Checkpoint {
 	// Per target partition the producer's acknowledgements come in
 	// offset order (idempotent, one partition's batches in sequence), so
 	// every copy not yet acknowledged lands past the last one that was.
-	for p, last := range b.lastOffset {
-		if last+1 > ends[p] {
-			ends[p] = last + 1
-		}
+	// Between the end at the start and the last acknowledged copy lie
+	// this run's acknowledged copies and others' records: an earlier
+	// run's copies written late (the broker still held them when this
+	// run listed the target's ends), or another writer's. A resume
+	// counts those as it counts what lies past the ends recorded here.
+	for p, ta := range b.targets {
+		c.OthersBelow += others(ta.last+1, ck.baseEnds[p], ta)
+		ends[p] = max(ends[p], ta.last+1)
 	}
 	b.mu.Unlock()
 	for p, e := range ends {
 		c.TargetEnds = append(c.TargetEnds, TargetEnd{Partition: p, Offset: e})
 	}
 	return c
+}
+
+// others is how many records of a target partition between its end at
+// the run's start (base) and end are not the run's acknowledged copies
+// (ta, nil for none), all of them at or past base and below end.
+func others(end, base int64, ta *targetAcks) int64 {
+	n := end - base
+	if ta != nil {
+		n -= ta.n
+	}
+	return max(n, 0)
 }
 
 // writeCheckpoint writes the current state unless it equals the last one
@@ -247,7 +262,7 @@ func (b *backfiller) writeCheckpoint(final, complete bool) error {
 	}
 	ck.final = final
 	c := b.checkpointState(complete)
-	key := fmt.Sprint(c.Complete, c.Ranges, c.TargetEnds, c.AckedBeyond)
+	key := fmt.Sprint(c.Complete, c.Ranges, c.TargetEnds, c.AckedBeyond, c.OthersBelow)
 	if key == ck.last {
 		return nil
 	}
@@ -295,14 +310,55 @@ func (b *backfiller) checkpointLoop() {
 
 // finishCheckpoint writes the last checkpoint of the run (complete when
 // br is) and puts the checkpoint's outcome in br.
-func (b *backfiller) finishCheckpoint(br *BackfillResult) error {
+func (b *backfiller) finishCheckpoint(ctx context.Context, br *BackfillResult) error {
 	if b.ck == nil || br == nil {
 		return nil
+	}
+	if br.Complete && !b.ck.final {
+		// The last run: no resume will count what others wrote to the
+		// target while it copied, so it counts them itself.
+		if more := b.othersWhileCopying(ctx); more > 0 {
+			b.ck.mu.Lock()
+			b.ck.res.PossibleDuplicates = addSat(b.ck.res.PossibleDuplicates, more)
+			all := b.ck.res.PossibleDuplicates
+			b.ck.mu.Unlock()
+			b.ck.note("%d more record(s) in %s may be duplicates: written there while this run copied, by an earlier run's copies still in flight when it stopped, or by another writer; %d possible duplicate(s) in all",
+				more, b.ck.job.TargetTopic, all)
+		}
 	}
 	err := b.writeCheckpoint(true, br.Complete)
 	res := b.ck.res
 	br.Checkpoint = &res
 	return err
+}
+
+// othersWhileCopying counts the records of the target that lie past its
+// end offsets at this run's start and are not the run's copies, from its
+// end offsets now (every copy is acknowledged). Where they cannot be read
+// it counts those below the last acknowledged copy, as a checkpoint does.
+func (b *backfiller) othersWhileCopying(ctx context.Context) int64 {
+	ck := b.ck
+	ctx, cancel := context.WithTimeout(ctx, b.stall)
+	defer cancel()
+	listed, err := kadm.NewClient(b.cl).ListEndOffsets(ctx, ck.job.TargetTopic)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var n int64
+	seen := map[int32]bool{}
+	if err == nil {
+		listed.Each(func(l kadm.ListedOffset) {
+			if l.Err == nil && l.Topic == ck.job.TargetTopic {
+				seen[l.Partition] = true
+				n = addSat(n, others(l.Offset, ck.baseEnds[l.Partition], b.targets[l.Partition]))
+			}
+		})
+	}
+	for p, ta := range b.targets {
+		if !seen[p] {
+			n = addSat(n, others(ta.last+1, ck.baseEnds[p], ta))
+		}
+	}
+	return n
 }
 
 // checkCheckpoint refuses what a checkpoint cannot record, and gives the

@@ -1,6 +1,9 @@
 package replay
 
 import (
+	"fmt"
+	"maps"
+	"math"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -44,11 +47,11 @@ func (w *gatedWriter) write(_ string, c Checkpoint) error {
 func ckptBackfiller(t *testing.T, w *gatedWriter, interval time.Duration, pause func(time.Duration, <-chan struct{}) bool, now func() time.Time) *backfiller {
 	t.Helper()
 	b := &backfiller{
-		src:        "src",
-		plan:       Plan{Partitions: []PartitionPlan{{Partition: 0, From: 0, Bound: 1000}}},
-		parts:      map[int32]*inflight{0: {}},
-		lastOffset: map[int32]int64{},
-		stop:       make(chan struct{}),
+		src:     "src",
+		plan:    Plan{Partitions: []PartitionPlan{{Partition: 0, From: 0, Bound: 1000}}},
+		parts:   map[int32]*inflight{0: {}},
+		targets: map[int32]*targetAcks{},
+		stop:    make(chan struct{}),
 	}
 	ck := newCheckpointer(CheckpointOptions{Path: "unused", Interval: interval}, CheckpointJob{SourceTopic: "src", TargetTopic: "dst"})
 	ck.ranges[0] = CheckpointRange{Partition: 0, From: 0, Bound: 1000}
@@ -243,6 +246,48 @@ func TestCheckpointResumeBoundPastLogEnd(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.err) || exitcode.Code(err) != exitcode.Usage {
 				t.Fatalf("error %v (exit %d), want %q with exit 2", err, exitcode.Code(err), tc.err)
+			}
+		})
+	}
+}
+
+// TestCheckpointResumeCounts: a resume's possible duplicates are the
+// copies acknowledged past next, the records others wrote below the
+// target ends, and what the target gained past them since, per target
+// partition; hostile counts saturate instead of overflowing.
+func TestCheckpointResumeCounts(t *testing.T) {
+	plan := Plan{Topic: "orders", Partitions: []PartitionPlan{
+		{Partition: 0, LogStart: 0, LogEnd: 100, From: 0, Bound: 100},
+		{Partition: 1, LogStart: 0, LogEnd: 5, From: 0, Bound: 5},
+	}}
+	for _, tc := range []struct {
+		name         string
+		othersBelow  int64
+		ends         map[int32]int64
+		want         int64
+		targetOffset int64
+	}{
+		// acked_beyond 2 + others 5 + (50 − 41) + (3 − 0); partition 7
+		// is not in the file and partition 1 did not move back.
+		{"all three", 5, map[int32]int64{0: 50, 1: 3, 7: 9}, 19, 41},
+		{"none since", 0, map[int32]int64{0: 41, 1: 0}, 2, 41},
+		{"a target end past now", 0, map[int32]int64{0: 30, 1: 0}, 2, 41},
+		{"saturated", math.MaxInt64, map[int32]int64{0: math.MaxInt64, 1: 0}, math.MaxInt64, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old := sampleCheckpoint() // acked_beyond 2, target ends 0: 41, 1: 0
+			old.OthersBelow, old.TargetEnds[0].Offset = tc.othersBelow, tc.targetOffset
+			var lines []string
+			ck := newCheckpointer(CheckpointOptions{Path: "unused", Notef: func(f string, a ...any) { lines = append(lines, fmt.Sprintf(f, a...)) }}, old.Job)
+			maps.Copy(ck.baseEnds, tc.ends)
+			if _, err := ck.resume(&old, plan, "bf.ckpt"); err != nil {
+				t.Fatal(err)
+			}
+			if ck.res.PossibleDuplicates != tc.want {
+				t.Fatalf("possible duplicates %d, want %d", ck.res.PossibleDuplicates, tc.want)
+			}
+			if len(lines) != 1 || !strings.Contains(lines[0], fmt.Sprintf(": %d record(s) already in orders-copy may be duplicates", tc.want)) {
+				t.Fatalf("resume line %q", lines)
 			}
 		})
 	}

@@ -44,11 +44,23 @@ import (
 //	acked_beyond  copies of records at or past next already acknowledged (or
 //	              failed with an unknown outcome) when it was written: they
 //	              lie below target_ends and a resume copies them again
+//	others_below  records below target_ends (and past the target's end
+//	              offsets when the run started) that are not the run's
+//	              acknowledged copies: copies of an earlier run, killed
+//	              with copies in flight, that the broker wrote after this
+//	              run read the target's end offsets, or another writer's
+//	              (left out when 0)
 //
-// A resume counts the possible duplicates as acked_beyond plus, per target
-// partition, its end offset now minus target_ends: with no other writer
-// to the target, and no copy whose failure hid a write, that is exactly
-// the number of copies the target holds twice once the resume completes.
+// A resume counts the possible duplicates as acked_beyond plus
+// others_below plus, per target partition, its end offset now minus
+// target_ends. A run that completes adds, per target partition, its end
+// offset then minus its end offset at the start minus the run's copies
+// there (the records others wrote while it copied), and says so on a
+// second line. With no other writer to the target, and no copy whose
+// failure hid a write, the sum over the runs is exactly the number of
+// extra copies the target holds once the copy completes: every record
+// of the target lies between one run's start and the next run's, and is
+// there either the run's acknowledged copy or counted once.
 //
 // It is written before the first copy, after every produce answer (one
 // write at a time: the answers that arrive during a write are covered by
@@ -165,6 +177,7 @@ type Checkpoint struct {
 	Ranges      []CheckpointRange `json:"ranges"`
 	TargetEnds  []TargetEnd       `json:"target_ends"`
 	AckedBeyond int64             `json:"acked_beyond"`
+	OthersBelow int64             `json:"others_below,omitempty"`
 }
 
 // CheckpointResult is what a checkpointed backfill reports.
@@ -230,6 +243,10 @@ func decodeCheckpoint(r io.Reader) (*Checkpoint, error) {
 	if left := recordsLeft(c.Ranges); !c.Complete && c.AckedBeyond > left {
 		return nil, fmt.Errorf("backfill checkpoint: acked_beyond %d is more than the %d record(s) left in its range", c.AckedBeyond, left)
 	}
+	// others_below counts records below target_ends: at most their sum.
+	if below := endsSum(c.TargetEnds); c.OthersBelow < 0 || c.OthersBelow > below {
+		return nil, fmt.Errorf("backfill checkpoint: others_below %d is negative or more than the %d record(s) below its target_ends", c.OthersBelow, below)
+	}
 	return &c, nil
 }
 
@@ -264,6 +281,8 @@ func decodeFields(dec *json.Decoder) (Checkpoint, error) {
 			err = dec.Decode(&c.Complete)
 		case "acked_beyond":
 			err = dec.Decode(&c.AckedBeyond)
+		case "others_below":
+			err = dec.Decode(&c.OthersBelow)
 		case "ranges":
 			c.Ranges, err = decodeArray[CheckpointRange](dec)
 		case "target_ends":
@@ -326,6 +345,24 @@ func recordsLeft(rs []CheckpointRange) int64 {
 		}
 	}
 	return n
+}
+
+// endsSum is the sum of the target ends' offsets (at most MaxInt64): no
+// more records lie below them.
+func endsSum(es []TargetEnd) int64 {
+	var n int64
+	for _, e := range es {
+		n = addSat(n, e.Offset)
+	}
+	return n
+}
+
+// addSat is a+b for non-negative a and b, MaxInt64 where that overflows.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 func checkRanges(rs []CheckpointRange, complete bool) error {

@@ -71,6 +71,16 @@ func TestParseCheckpoint(t *testing.T) {
 		{"all left beyond", edit(func(c *Checkpoint) { c.AckedBeyond = 60 }), ""},
 		{"more beyond than left", edit(func(c *Checkpoint) { c.AckedBeyond = 61 }), "acked_beyond 61 is more than the 60 record(s) left"},
 		{"max beyond", edit(func(c *Checkpoint) { c.AckedBeyond = math.MaxInt64 }), "is more than the 60 record(s) left"},
+		// others_below counts records below target_ends (41 + 0): at
+		// most 41; a file without it (older offsetctl) has none.
+		{"others below", edit(func(c *Checkpoint) { c.OthersBelow = 41 }), ""},
+		{"more others than below the ends", edit(func(c *Checkpoint) { c.OthersBelow = 42 }), "others_below 42 is negative or more than the 41 record(s) below"},
+		{"negative others", edit(func(c *Checkpoint) { c.OthersBelow = -1 }), "others_below -1 is negative"},
+		{"max others", edit(func(c *Checkpoint) { c.OthersBelow = math.MaxInt64 }), "more than the 41 record(s) below"},
+		{"others below huge ends", edit(func(c *Checkpoint) {
+			c.TargetEnds[0].Offset, c.TargetEnds[1].Offset = math.MaxInt64, math.MaxInt64
+			c.OthersBelow = math.MaxInt64
+		}), ""},
 		{"beyond a huge range", edit(func(c *Checkpoint) {
 			c.Ranges[0].Bound, c.Ranges[1].Bound = math.MaxInt64, math.MaxInt64
 			c.AckedBeyond = math.MaxInt64
@@ -245,7 +255,9 @@ func TestCheckpointState(t *testing.T) {
 			1: {},
 			2: {queue: []slot{{offset: 5, done: true}, {offset: 6}}},
 		},
-		lastOffset: map[int32]int64{0: 41, 3: 7},
+		// Target partition 0: 27 of the 30 records from 12 to 41 are this
+		// run's copies, 3 are others'; partition 3 holds only copies.
+		targets: map[int32]*targetAcks{0: {last: 41, n: 27}, 3: {last: 7, n: 8}},
 		ck: &checkpointer{
 			ranges:   map[int32]CheckpointRange{0: {Partition: 0, From: 0, Bound: 100}, 1: {Partition: 1, From: 20, Bound: 50}, 2: {Partition: 2, From: 5, Bound: 8}},
 			baseEnds: map[int32]int64{0: 12, 1: 3, 2: 0, 3: 0},
@@ -260,6 +272,9 @@ func TestCheckpointState(t *testing.T) {
 	}
 	if c.AckedBeyond != 2 {
 		t.Errorf("acked beyond %d, want 2 (one out of order, one failed with an unknown outcome)", c.AckedBeyond)
+	}
+	if c.OthersBelow != 3 {
+		t.Errorf("others below %d, want 3 (records of target partition 0 between its start end and its last copy that are not copies)", c.OthersBelow)
 	}
 	wantEnds := map[int32]int64{0: 42, 1: 3, 2: 0, 3: 8}
 	if len(c.TargetEnds) != len(wantEnds) {

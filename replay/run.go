@@ -426,7 +426,7 @@ func (copier *backfiller) complete(ctx context.Context, cfg cluster.Config, res 
 		defer c()
 	}
 	br, berr := copier.finish(bctx, res, cerr)
-	if err := copier.finishCheckpoint(br); err != nil && berr == nil {
+	if err := copier.finishCheckpoint(bctx, br); err != nil && berr == nil {
 		berr = fmt.Errorf("the backfill copied its range, but %w: a rerun copies the records after the last checkpoint again (and counts them as possible duplicates)", err)
 	}
 	res.Backfill = br

@@ -134,7 +134,7 @@ func checkpointKillNine(t *testing.T, partitioner string) {
 		} else if existed && !strings.Contains(stderr, "already complete") {
 			t.Fatalf("a run after a kill did not say what it may duplicate:\n%s", stderr)
 		}
-		t.Logf("killed after %q (%v); possible duplicates so far %d", steps, reached, dups)
+		t.Logf("killed after %q (%v); possible duplicates so far %d; the checkpoint left counts %d record(s) of others below its target ends", steps, reached, dups, othersBelow(t, ckpt))
 		if !reached {
 			if err != nil {
 				t.Fatalf("run not killed but failed: %v\n%s", err, stderr)
@@ -152,8 +152,22 @@ func checkpointKillNine(t *testing.T, partitioner string) {
 		t.Fatalf("the last run: %+v %+v\n%s", res.Backfill, ck, r.stderr)
 	}
 	dups += ck.PossibleDuplicates
-	if !strings.Contains(r.stderr, fmt.Sprintf(": %d record(s) already in %s may be duplicates", ck.PossibleDuplicates, dst)) {
-		t.Fatalf("the resume line does not give the JSON's count %d:\n%s", ck.PossibleDuplicates, r.stderr)
+	// The resume line counts what the runs before left; a second line
+	// counts what the broker wrote for them after this run started (a
+	// killed run's last copies), and the JSON both.
+	var resumed, more int64 = -1, 0
+	if m := resumeLine.FindStringSubmatch(r.stderr); m != nil {
+		resumed, _ = strconv.ParseInt(m[1], 10, 64)
+	}
+	if m := moreLine.FindStringSubmatch(r.stderr); m != nil {
+		more, _ = strconv.ParseInt(m[1], 10, 64)
+		if all, _ := strconv.ParseInt(m[2], 10, 64); all != ck.PossibleDuplicates {
+			t.Fatalf("the last line gives %d in all, the JSON %d:\n%s", all, ck.PossibleDuplicates, r.stderr)
+		}
+	}
+	t.Logf("the last run: %d possible duplicates on resuming, %d more written while it copied", resumed, more)
+	if resumed < 0 || resumed+more != ck.PossibleDuplicates {
+		t.Fatalf("the resume line (%d) and the line after (%d) do not add up to the JSON's count %d:\n%s", resumed, more, ck.PossibleDuplicates, r.stderr)
 	}
 	dedup, total, distinct := dedupCopy(t, c, src, dst)
 	t.Logf("source %d records; target %d records, %d possible duplicates reported, %d distinct source records", want.Records, total, dups, distinct)
@@ -292,4 +306,19 @@ func readAuditLog(t *testing.T) []audit.Entry {
 		t.Fatal("the audit log is empty")
 	}
 	return es
+}
+
+// othersBelow is the others_below of the checkpoint at path (0 when it
+// has none, or there is no file yet).
+func othersBelow(t *testing.T, path string) int64 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	c, err := replay.ParseCheckpoint(data)
+	if err != nil {
+		t.Fatalf("checkpoint %s: %v", path, err)
+	}
+	return c.OthersBelow
 }
