@@ -56,7 +56,8 @@ type batchReader struct {
 // the offset after the last complete batch read (from when there is none:
 // a fetch may end inside a batch, which the next fetch returns whole). A
 // corrupt batch stops the read with an error wrapping errCorruptBatch;
-// the records before it were given to fn and next is past them.
+// the records before it, its own before the bad record included, were
+// given to fn and next is past them.
 func (b *batchReader) read(p int32, data []byte, from int64, fn func(offset int64, r TailRecord)) (next int64, err error) {
 	next = from
 	for len(data) >= batchMagicAt+1 {
@@ -81,40 +82,47 @@ func (b *batchReader) read(p int32, data []byte, from int64, fn func(offset int6
 		if end <= next {
 			continue // before from: a batch the previous fetch read
 		}
-		if err := b.records(p, batch, next, fn); err != nil {
-			return next, err
+		if past, err := b.records(p, batch, next, fn); err != nil {
+			// The records read before the bad one were applied: the
+			// next fetch starts past them (the broker sends the batch
+			// again from its base, and the records before from are
+			// skipped), so a retry never applies one twice.
+			return min(past, end), err
 		}
 		next = end
 	}
 	return next, nil
 }
 
-// records calls fn with the records of one whole batch at or after from.
-func (b *batchReader) records(p int32, batch []byte, from int64, fn func(offset int64, r TailRecord)) error {
+// records calls fn with the records of one whole batch at or after from,
+// and returns the offset past the last one given (from when none was),
+// also when a bad record stops it.
+func (b *batchReader) records(p int32, batch []byte, from int64, fn func(offset int64, r TailRecord)) (past int64, err error) {
 	base := int64(binary.BigEndian.Uint64(batch))
 	attrs := binary.BigEndian.Uint16(batch[batchAttrsAt:])
 	tr := TailRecord{Partition: p, Control: attrs&0x20 != 0, Txn: attrs&0x10 != 0,
 		Producer: int64(binary.BigEndian.Uint64(batch[batchProducerAt:]))}
 	count := int32(binary.BigEndian.Uint32(batch[batchCountAt:]))
 	recs := batch[batchHeaderLen:]
+	past = from
 	if codec := kgo.CompressionCodecType(attrs & 0x07); codec != kgo.CodecNone {
-		var err error
 		if recs, err = b.dec.Decompress(recs, codec); err != nil {
-			return fmt.Errorf("%w: partition %d at offset %d: decompressing: %v", errCorruptBatch, p, base, err)
+			return past, fmt.Errorf("%w: partition %d at offset %d: decompressing: %v", errCorruptBatch, p, base, err)
 		}
 	}
 	for i := int32(0); i < count; i++ {
 		var delta int64
 		var ok bool
 		if recs, delta, tr.Key, tr.Value, ok = nextRecord(recs); !ok {
-			return fmt.Errorf("%w: partition %d at offset %d: record %d of %d runs past its batch", errCorruptBatch, p, base, i, count)
+			return past, fmt.Errorf("%w: partition %d at offset %d: record %d of %d runs past its batch", errCorruptBatch, p, base, i, count)
 		}
 		if o := base + delta; o >= from {
 			tr.Offset = o
 			fn(o, tr)
+			past = max(past, o+1)
 		}
 	}
-	return nil
+	return past, nil
 }
 
 // nextRecord reads the record at the start of recs: its length, the

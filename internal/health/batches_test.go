@@ -88,7 +88,12 @@ type got struct {
 	keyNil, valNil bool
 }
 
-func (g got) String() string { return fmt.Sprintf("%+v", struct{ got }{g}) }
+// String prints g's fields (gotFields has no String method: an embedded
+// got would make this recurse until the stack overflows, as a failing
+// test's message once did).
+func (g got) String() string { return fmt.Sprintf("%+v", gotFields(g)) }
+
+type gotFields got
 
 func gotOf(o int64, r TailRecord) got {
 	return got{o, r.Control, r.Txn, r.Producer, string(r.Key), string(r.Value), r.Key == nil, r.Value == nil}
@@ -207,7 +212,9 @@ func TestBatchReaderRandomAgreesWithKgo(t *testing.T) {
 }
 
 // A batch whose CRC does not match, or whose length cannot hold its
-// header, stops the read with errCorruptBatch after the records before it.
+// header, stops the read with errCorruptBatch after the records before
+// it; a bad record in a batch whose CRC matches stops it after the
+// records before that record, next past them.
 func TestBatchReaderCorrupt(t *testing.T) {
 	good := encBatch(t, 0, 0, -1, 0, 0, []tRec{{0, []byte("a"), []byte("b"), 0}})
 	bad := encBatch(t, 1, 0, -1, 0, 0, []tRec{{0, []byte("c"), []byte("d"), 0}})
@@ -230,8 +237,25 @@ func TestBatchReaderCorrupt(t *testing.T) {
 	over := encBatch(t, 0, 0, -1, 0, 0, []tRec{{0, []byte("a"), []byte("b"), 0}})
 	binary.BigEndian.PutUint32(over[batchCountAt:], 2)
 	binary.BigEndian.PutUint32(over[batchCRCAt:], crc32.Checksum(over[batchAttrsAt:], castagnoli))
-	if ours, _, err := readOurs(over, 0); !errors.Is(err, errCorruptBatch) || len(ours) != 1 {
-		t.Errorf("count past the records: %d records, err %v", len(ours), err)
+	if ours, next, err := readOurs(over, 0); !errors.Is(err, errCorruptBatch) || len(ours) != 1 || next != 1 {
+		t.Errorf("count past the records: %d records, next %d, err %v", len(ours), next, err)
+	}
+	// Three records, the third one cut short, the CRC matching, after a
+	// good batch: the read stops at the third with next past the second,
+	// and a read again from there (the next fetch) gives no record twice
+	// and stops at the same place. Before, next stayed at the batch's
+	// base and every fetch applied its first two records again.
+	three := encBatch(t, 10, 0, -1, 2, 0, []tRec{{0, []byte("a"), []byte("b"), 0}, {1, []byte("c"), []byte("d"), 0}, {2, []byte("e"), []byte("f"), 0}})
+	three = three[:len(three)-2]
+	binary.BigEndian.PutUint32(three[batchLengthAt:], uint32(len(three)-12))
+	binary.BigEndian.PutUint32(three[batchCRCAt:], crc32.Checksum(three[batchAttrsAt:], castagnoli))
+	data := append(encBatch(t, 9, 0, -1, 0, 0, []tRec{{0, []byte("z"), []byte("y"), 0}}), three...)
+	ours, next, err := readOurs(data, 9)
+	if !errors.Is(err, errCorruptBatch) || len(ours) != 3 || ours[2].offset != 11 || next != 12 {
+		t.Fatalf("a bad third record: %v, next %d, err %v", ours, next, err)
+	}
+	if again, next2, err := readOurs(data, next); !errors.Is(err, errCorruptBatch) || len(again) != 0 || next2 != 12 {
+		t.Fatalf("read again from %d: %v, next %d, err %v (want no record, next 12, the same error)", next, again, next2, err)
 	}
 }
 
