@@ -18,6 +18,7 @@ import (
 // records follow.
 const (
 	batchLengthAt    = 8
+	batchEpochAt     = 12
 	batchMagicAt     = 16
 	batchCRCAt       = 17
 	batchAttrsAt     = 21
@@ -49,6 +50,11 @@ var errCorruptBatch = errors.New("corrupt record batch")
 // concurrent use.
 type batchReader struct {
 	dec kgo.Decompressor
+	// epoch is the partition leader epoch of the last batch whose
+	// records read gave to fn (-1 when it gave none, or the batches
+	// were of magic 0 or 1): the epoch of the records before next, which
+	// a leader change checks the log against (fetcher.validate).
+	epoch int32
 }
 
 // read calls fn with each record of data (the RecordBatches of one
@@ -59,7 +65,7 @@ type batchReader struct {
 // the records before it, its own before the bad record included, were
 // given to fn and next is past them.
 func (b *batchReader) read(p int32, data []byte, from int64, fn func(offset int64, r TailRecord)) (next int64, err error) {
-	next = from
+	next, b.epoch = from, -1
 	for len(data) >= batchMagicAt+1 {
 		if data[batchMagicAt] != 2 {
 			return b.readLegacy(p, data, next, fn)
@@ -82,6 +88,7 @@ func (b *batchReader) read(p int32, data []byte, from int64, fn func(offset int6
 		if end <= next {
 			continue // before from: a batch the previous fetch read
 		}
+		b.epoch = int32(binary.BigEndian.Uint32(batch[batchEpochAt:]))
 		if past, err := b.records(p, batch, next, fn); err != nil {
 			// The records read before the bad one were applied: the
 			// next fetch starts past them (the broker sends the batch

@@ -1,6 +1,7 @@
 package health
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,12 +29,23 @@ type fetcher struct {
 	next  map[int32]int64
 	// leaders is each partition's leader, nil when it must be looked up
 	// (at the start, and after a fetch said the leader moved).
-	leaders  map[int32]int32
-	id       kadm.TopicID
-	count    int32 // the topic's partitions
-	maxWait  time.Duration
-	minBytes int32
-	br       batchReader
+	leaders map[int32]int32
+	// epochs is each partition's leader epoch as the last lookup found
+	// it, sent with each fetch (a leader of another epoch refuses it,
+	// and the leaders are looked up again). lastEpoch is the leader
+	// epoch of the last batch read per partition. unchecked holds the
+	// partitions whose leader epoch changed since they were last read:
+	// before they are fetched again, the new leader is asked where the
+	// epoch of what was read ends in its log (KIP-320); a log that ends
+	// it before next was truncated under the reader, and the partition
+	// is read again from its log start, as after an offset out of range.
+	epochs, lastEpoch map[int32]int32
+	unchecked         map[int32]bool
+	id                kadm.TopicID
+	count             int32 // the topic's partitions
+	maxWait           time.Duration
+	minBytes          int32
+	br                batchReader
 }
 
 // fetchPartBytes and fetchMaxBytes bound a fetch as kgo's defaults do:
@@ -49,7 +61,7 @@ func newFetcher(cl *kgo.Client, from map[int32]int64, maxWait time.Duration, min
 		next[p] = o
 	}
 	return &fetcher{cl: cl, adm: kadm.NewClient(cl), topic: OffsetsTopic, next: next, maxWait: maxWait, minBytes: minBytes,
-		br: batchReader{dec: kgo.DefaultDecompressor()}}
+		lastEpoch: map[int32]int32{}, unchecked: map[int32]bool{}, br: batchReader{dec: kgo.DefaultDecompressor()}}
 }
 
 // fetched is one partition's answer to a fetch.
@@ -82,8 +94,19 @@ func (f *fetcher) poll(ctx context.Context) (fetchResult, error) {
 		}
 	}
 	var res fetchResult
+	if len(f.unchecked) > 0 {
+		if err := f.validate(ctx, &res); err != nil {
+			if denied(err) {
+				return res, err
+			}
+			res.err = err // the unchecked partitions wait: asked again next poll
+		}
+	}
 	byLeader := map[int32][]int32{}
 	for p := range f.next {
+		if f.unchecked[p] {
+			continue
+		}
 		if l, ok := f.leaders[p]; ok && l >= 0 {
 			byLeader[l] = append(byLeader[l], p)
 		} else {
@@ -140,6 +163,9 @@ func (f *fetcher) request(parts []int32) *kmsg.FetchRequest {
 	for _, p := range parts {
 		rp := kmsg.NewFetchRequestTopicPartition()
 		rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = p, f.next[p], fetchPartBytes
+		if e, ok := f.epochs[p]; ok {
+			rp.CurrentLeaderEpoch = e
+		}
 		t.Partitions = append(t.Partitions, rp)
 	}
 	req.Topics = append(req.Topics, t)
@@ -202,6 +228,8 @@ func (f *fetcher) restart(ctx context.Context, p int32, res *fetchResult) error 
 		return fmt.Errorf("listing the start of partition %d: %v", p, o.Err)
 	}
 	f.next[p] = o.Offset
+	delete(f.lastEpoch, p)
+	delete(f.unchecked, p)
 	if res.restart == nil {
 		res.restart = map[int32]bool{}
 	}
@@ -224,12 +252,81 @@ func (f *fetcher) lookup(ctx context.Context) error {
 	}
 	f.id, f.count = d.ID, int32(len(d.Partitions))
 	f.leaders = make(map[int32]int32, len(d.Partitions))
+	epochs := make(map[int32]int32, len(d.Partitions))
 	for p, pd := range d.Partitions {
 		if f.leaders[p] = pd.Leader; pd.Err != nil {
 			f.leaders[p] = -1 // no leader to fetch from
 		}
+		epochs[p] = pd.LeaderEpoch
+		// A partition read under another epoch is checked before it
+		// is fetched again; one not read yet has nothing to check.
+		if _, read := f.lastEpoch[p]; read && f.epochs[p] != pd.LeaderEpoch {
+			f.unchecked[p] = true
+		}
 	}
+	f.epochs = epochs
 	return nil
+}
+
+// validate asks the leaders of the unchecked partitions where the leader
+// epoch of the last batch read ends in their log (OffsetForLeaderEpoch):
+// an end before the partition's next offset means the log was truncated
+// under the reader (an unclean leader election), and what was read past
+// it may be gone; the partition is then read again from its log start
+// (res.restart, as after an offset out of range). An error leaves the
+// partitions unchecked: they are not fetched until it passes.
+func (f *fetcher) validate(ctx context.Context, res *fetchResult) error {
+	// Asked of each leader directly, as the fetches are: a request routed
+	// by the client's cached metadata would wait for it to be refreshed
+	// (kgo's metadata minimum age, 5 s) after the move that made the
+	// check due.
+	byLeader := map[int32]*kmsg.OffsetForLeaderEpochRequest{}
+	for p := range f.unchecked {
+		l, ok := f.leaders[p]
+		if !ok || l < 0 {
+			continue // no leader yet: checked once it has one
+		}
+		req := byLeader[l]
+		if req == nil {
+			req = kmsg.NewPtrOffsetForLeaderEpochRequest()
+			req.ReplicaID = -1
+			t := kmsg.NewOffsetForLeaderEpochRequestTopic()
+			t.Topic = f.topic
+			req.Topics = append(req.Topics, t)
+			byLeader[l] = req
+		}
+		rp := kmsg.NewOffsetForLeaderEpochRequestTopicPartition()
+		rp.Partition, rp.CurrentLeaderEpoch, rp.LeaderEpoch = p, f.epochs[p], f.lastEpoch[p]
+		req.Topics[0].Partitions = append(req.Topics[0].Partitions, rp)
+	}
+	var ferr error
+	fail := func(err error) { f.leaders, ferr = nil, cmp.Or(ferr, err) }
+	for l, req := range byLeader {
+		resp, err := req.RequestWith(ctx, f.cl.Broker(int(l)))
+		if err != nil {
+			fail(err)
+			continue
+		}
+		for _, t := range resp.Topics {
+			for _, rp := range t.Partitions {
+				if !f.unchecked[rp.Partition] || t.Topic != f.topic {
+					continue
+				}
+				p := rp.Partition
+				switch err := kerr.ErrorForCode(rp.ErrorCode); {
+				case err != nil:
+					fail(fmt.Errorf("partition %d: checking its leader epoch: %w", p, err))
+				case rp.EndOffset >= 0 && rp.EndOffset < f.next[p]:
+					if err := f.restart(ctx, p, res); err != nil {
+						fail(err)
+					}
+				default:
+					delete(f.unchecked, p)
+				}
+			}
+		}
+	}
+	return ferr
 }
 
 // apply reads the bytes of one poll into fn, partition by partition, and
@@ -241,6 +338,9 @@ func (f *fetcher) apply(res fetchResult, fn func(offset int64, r TailRecord)) (r
 	for _, fp := range res.parts {
 		next, perr := f.br.read(fp.partition, fp.data, fp.from, count)
 		f.next[fp.partition] = max(f.next[fp.partition], next)
+		if f.br.epoch >= 0 {
+			f.lastEpoch[fp.partition] = f.br.epoch
+		}
 		if perr != nil && err == nil {
 			err = perr
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -42,7 +43,9 @@ func fetchCluster(t *testing.T, n int) (*kfake.Cluster, *kgo.Client) {
 			}
 		}
 	}
-	fresh, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	// Metadata at most 50 ms old: a leader moved by the test is found
+	// at once, not after kgo's default 5 s.
+	fresh, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.MetadataMinAge(50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,4 +270,108 @@ func TestTailerLostAfterOutOfRange(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A partition whose leader changed is checked before it is fetched again
+// (KIP-320): the new leader is asked where the epoch of what was read
+// ends in its log. "truncated": it ends at 6, before the 10 read (an
+// unclean election lost records 6 to 9 under the reader), and the
+// partition is read again from its log start, said as a restart; the
+// other partition only goes on. "intact": the epoch ends at 10, as
+// far as was read, and reading goes on with the records written under the
+// new leader, nothing read twice. Every fetch carries the leader epoch
+// the metadata gave.
+func TestFetcherLeaderEpochChecked(t *testing.T) {
+	for _, truncated := range []bool{true, false} {
+		t.Run(map[bool]string{true: "truncated", false: "intact"}[truncated], func(t *testing.T) {
+			c, cl := fetchCluster(t, 10)
+			var mu sync.Mutex
+			epochs := map[int32]bool{} // the CurrentLeaderEpoch of partition 0's fetches
+			c.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+				c.KeepControl()
+				for _, rt := range req.(*kmsg.FetchRequest).Topics {
+					for _, rp := range rt.Partitions {
+						if rp.Partition == 0 {
+							mu.Lock()
+							epochs[rp.CurrentLeaderEpoch] = true
+							mu.Unlock()
+						}
+					}
+				}
+				return nil, nil, false
+			})
+			f := topicFetcher(cl, map[int32]int64{0: 0, 1: 0})
+			if _, errs := fetchAll(t, f, 10); len(errs) != 0 {
+				t.Fatalf("errors %v", errs)
+			}
+			before := f.epochs[0]
+			if len(epochs) != 1 || !epochs[before] || before < 0 || f.lastEpoch[0] != before {
+				t.Fatalf("fetch epochs %v, metadata's %d, last batch's %d", epochs, before, f.lastEpoch[0])
+			}
+			other := int32(0)
+			if f.leaders[0] == 0 {
+				other = 1
+			}
+			if err := c.MoveTopicPartition("t", 0, other); err != nil {
+				t.Fatal(err)
+			}
+			asked := make(chan int32, 4)
+			c.ControlKey(int16(kmsg.OffsetForLeaderEpoch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+				r := req.(*kmsg.OffsetForLeaderEpochRequest)
+				asked <- r.Topics[0].Partitions[0].LeaderEpoch
+				if !truncated {
+					return nil, nil, false
+				}
+				resp := r.ResponseKind().(*kmsg.OffsetForLeaderEpochResponse)
+				st := kmsg.NewOffsetForLeaderEpochResponseTopic()
+				st.Topic = r.Topics[0].Topic
+				sp := kmsg.NewOffsetForLeaderEpochResponseTopicPartition()
+				sp.Partition, sp.LeaderEpoch, sp.EndOffset = 0, r.Topics[0].Partitions[0].LeaderEpoch, 6
+				st.Partitions = append(st.Partitions, sp)
+				resp.Topics = append(resp.Topics, st)
+				return resp, nil, true
+			})
+			// Records written under the new leader.
+			pr, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pr.Close()
+			for p := range int32(2) {
+				for i := 10; i < 12; i++ {
+					if err := pr.ProduceSync(context.Background(), &kgo.Record{Topic: "t", Partition: p, Key: []byte(fmt.Sprintf("%d/%d", p, i)), Value: []byte("v")}).FirstErr(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			keys, _ := fetchAll(t, f, 12)
+			select {
+			case e := <-asked:
+				if e != before {
+					t.Fatalf("asked for epoch %d, want the last batch's %d", e, before)
+				}
+			default:
+				t.Fatal("the new leader was not asked where the epoch read ends")
+			}
+			if truncated {
+				if len(keys[0]) == 0 || keys[0][0] != "restart" {
+					t.Fatalf("partition 0: %v, want a restart first", keys[0])
+				}
+				if len(keys[0]) != 13 || keys[0][12] != "0/11@11 nil=false" {
+					t.Fatalf("partition 0 read again: %v", keys[0])
+				}
+				wantKeys(t, keys[0][1:11], 0, 0, 10)
+			} else if len(keys[0]) != 2 || keys[0][0] != "0/10@10 nil=false" || keys[0][1] != "0/11@11 nil=false" {
+				t.Fatalf("partition 0 after the move: %v, want only 10 and 11", keys[0])
+			}
+			if len(keys[1]) != 2 || keys[1][0] != "1/10@10 nil=false" {
+				t.Fatalf("partition 1: %v, want only 10 and 11", keys[1])
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !epochs[before+1] || f.epochs[0] != before+1 || f.lastEpoch[0] != before+1 || len(f.unchecked) != 0 {
+				t.Fatalf("fetch epochs %v, metadata's %d, last batch's %d, unchecked %v; want %d", epochs, f.epochs[0], f.lastEpoch[0], f.unchecked, before+1)
+			}
+		})
+	}
 }
