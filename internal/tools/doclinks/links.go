@@ -38,49 +38,58 @@ func Extract(text string) []Link {
 			links = append(links, Link{Line: i + 1, Target: strings.Trim(m[1], "<>")})
 			continue
 		}
-		for _, t := range inlineTargets(stripCode(line)) {
-			if !strings.Contains(line, t) {
-				continue // a code span blanked inside it: not a link target
-			}
+		for _, t := range inlineTargets(line) {
 			links = append(links, Link{Line: i + 1, Target: t})
 		}
 	}
 	return links
 }
 
-// stripCode blanks out code spans: a run of n backticks up to the next run
-// of exactly n. An unclosed run is literal text, as in CommonMark.
-func stripCode(line string) string {
-	var b strings.Builder
+// inlineTargets reads a line left to right, as CommonMark does: a code
+// span (a run of n backticks up to the next run of exactly n; an unclosed
+// run is literal text) is skipped whole, so a "](" inside it is no link;
+// a "](" outside one starts a link destination, read verbatim, backticks
+// included (they are part of the destination, not a code span): <...>,
+// or up to the first space or the ")" that balances it.
+func inlineTargets(line string) []string {
+	var out []string
 	for i := 0; i < len(line); {
-		if line[i] != '`' {
-			b.WriteByte(line[i])
+		switch {
+		case line[i] == '`':
+			n := tickRun(line, i)
+			if end := closingRun(line, i+n, n); end >= 0 {
+				i = end
+			} else {
+				i += n
+			}
+		case strings.HasPrefix(line[i:], "]("):
+			t, n := destination(line[i+2:])
+			if t != "" {
+				out = append(out, t)
+			}
+			i += 2 + n
+		default:
 			i++
-			continue
 		}
-		n := tickRun(line, i)
-		end := -1
-		for j := i + n; j < len(line); {
-			if line[j] != '`' {
-				j++
-				continue
-			}
-			m := tickRun(line, j)
-			if m == n {
-				end = j + m
-				break
-			}
-			j += m
-		}
-		if end < 0 {
-			b.WriteString(line[i : i+n])
-			i += n
-			continue
-		}
-		b.WriteByte(' ') // the span is a word of its own: text around it does not join
-		i = end
 	}
-	return b.String()
+	return out
+}
+
+// closingRun returns the index just past the first run of exactly n
+// backticks at or after j, or -1.
+func closingRun(line string, j, n int) int {
+	for j < len(line) {
+		if line[j] != '`' {
+			j++
+			continue
+		}
+		m := tickRun(line, j)
+		if m == n {
+			return j + m
+		}
+		j += m
+	}
+	return -1
 }
 
 func tickRun(s string, i int) int {
@@ -91,42 +100,29 @@ func tickRun(s string, i int) int {
 	return n
 }
 
-// inlineTargets finds each "](" and reads the destination after it: <...>
-// or up to the first space or the ")" that balances it.
-func inlineTargets(line string) []string {
-	var out []string
-	for {
-		k := strings.Index(line, "](")
-		if k < 0 {
-			return out
+// destination reads the link destination at the start of rest (what
+// follows "]("), and how many bytes it took.
+func destination(rest string) (string, int) {
+	if strings.HasPrefix(rest, "<") {
+		if e := strings.IndexByte(rest, '>'); e > 0 {
+			return rest[1:e], e + 1
 		}
-		rest := line[k+2:]
-		if strings.HasPrefix(rest, "<") {
-			if e := strings.IndexByte(rest, '>'); e > 0 {
-				out = append(out, rest[1:e])
-				line = rest[e+1:]
-				continue
-			}
-		}
-		depth, e := 0, 0
-		for ; e < len(rest); e++ {
-			c := rest[e]
-			if c == '(' {
-				depth++
-			} else if c == ')' {
-				if depth == 0 {
-					break
-				}
-				depth--
-			} else if c == ' ' || c == '\t' {
+	}
+	depth, e := 0, 0
+	for ; e < len(rest); e++ {
+		c := rest[e]
+		if c == '(' {
+			depth++
+		} else if c == ')' {
+			if depth == 0 {
 				break
 			}
+			depth--
+		} else if c == ' ' || c == '\t' {
+			break
 		}
-		if e > 0 {
-			out = append(out, rest[:e])
-		}
-		line = rest[e:]
 	}
+	return rest[:e], e
 }
 
 // Anchors returns the fragments a Markdown file's headings answer to on

@@ -18,12 +18,15 @@ func TestExtract(t *testing.T) {
 		"```",
 		"[ref]: ref.md",
 		"[paren](f(1).md) [web](https://example.com/x)",
+		// Backticks in a destination are part of it (no code span); a
+		// code span that opens before "](" hides the link.
+		"[x](a`b`c.md) [y](<`0`>) [z`](no.md)` and [w](w.md)",
 	}, "\n")
 	var got []string
 	for _, l := range Extract(text) {
 		got = append(got, l.Target+"@"+string(rune('0'+l.Line)))
 	}
-	want := []string{"a.md@1", "pic.png@1", "with space.md@1", "b.md#sec@2", "ref.md@6", "f(1).md@7", "https://example.com/x@7"}
+	want := []string{"a.md@1", "pic.png@1", "with space.md@1", "b.md#sec@2", "ref.md@6", "f(1).md@7", "https://example.com/x@7", "a`b`c.md@8", "`0`@8", "w.md@8"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Extract:\n got %q\nwant %q", got, want)
 	}
