@@ -338,10 +338,7 @@ func recordsLeft(rs []CheckpointRange) int64 {
 	var n int64
 	for _, r := range rs {
 		if d := r.Bound - r.Next; d > 0 {
-			if n > math.MaxInt64-d {
-				return math.MaxInt64
-			}
-			n += d
+			n = addSat(n, d)
 		}
 	}
 	return n

@@ -107,18 +107,7 @@ func lateRecords(t *testing.T, failing bool) {
 		if len(fetched) < 3 || min(fetched[0], fetched[1], fetched[2]) < 500 {
 			return nil, nil, false
 		}
-		resp := fr.ResponseKind().(*kmsg.FetchResponse)
-		for _, rt := range fr.Topics {
-			st := kmsg.NewFetchResponseTopic()
-			st.Topic, st.TopicID = rt.Topic, rt.TopicID
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewFetchResponseTopicPartition()
-				sp.Partition, sp.ErrorCode = rp.Partition, kerr.OffsetOutOfRange.Code
-				sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
+		resp := outOfRange(fr)
 		return resp, nil, true
 	})
 	ckpt := filepath.Join(t.TempDir(), "bf.ckpt")
@@ -164,4 +153,22 @@ func topicID(t *testing.T, c *testkit.Cluster, topic string) [16]byte {
 		t.Fatalf("topic %s: %v %v", topic, err, td[topic].Err)
 	}
 	return td[topic].ID
+}
+
+// outOfRange answers every partition of fr with OFFSET_OUT_OF_RANGE, as
+// when retention deleted the segment under the reader.
+func outOfRange(fr *kmsg.FetchRequest) *kmsg.FetchResponse {
+	resp := fr.ResponseKind().(*kmsg.FetchResponse)
+	for _, rt := range fr.Topics {
+		st := kmsg.NewFetchResponseTopic()
+		st.Topic, st.TopicID = rt.Topic, rt.TopicID
+		for _, rp := range rt.Partitions {
+			sp := kmsg.NewFetchResponseTopicPartition()
+			sp.Partition, sp.ErrorCode = rp.Partition, kerr.OffsetOutOfRange.Code
+			sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
+			st.Partitions = append(st.Partitions, sp)
+		}
+		resp.Topics = append(resp.Topics, st)
+	}
+	return resp
 }

@@ -686,21 +686,7 @@ func TestReplayOffsetOutOfRangeDuringReplay(t *testing.T) {
 	// the segment under the reader.
 	c.Fake.ControlKey(kmsg.Fetch.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.Fake.KeepControl()
-		fr := req.(*kmsg.FetchRequest)
-		resp := fr.ResponseKind().(*kmsg.FetchResponse)
-		for _, rt := range fr.Topics {
-			st := kmsg.NewFetchResponseTopic()
-			st.Topic, st.TopicID = rt.Topic, rt.TopicID
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewFetchResponseTopicPartition()
-				sp.Partition = rp.Partition
-				sp.ErrorCode = 1 // OFFSET_OUT_OF_RANGE
-				sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+		return outOfRange(req.(*kmsg.FetchRequest)), nil, true
 	})
 	r := mustRun(t, c, 1, "replay", topic, "--from", "10", "--out", filepath.Join(t.TempDir(), "x"), "-q")
 	if !strings.Contains(r.stderr, "partition 0: offset 10 is out of range (OFFSET_OUT_OF_RANGE)") {
