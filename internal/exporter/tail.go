@@ -128,11 +128,7 @@ func (g *tailGatherer) commits(groups []string) map[string][]lag.CommitRow {
 				}
 				g.lost[name] = fmt.Sprintf("its commits cannot be known: %s partition %d starts at offset %d, the commits before it are gone", health.OffsetsTopic, p, start)
 			}
-			rows := g.rows[name][:0]
-			add := func(topic string, partition int32, offset int64) {
-				rows = append(rows, lag.CommitRow{Topic: topic, Partition: partition, Offset: offset})
-			}
-			if s.EachCommit(name, add) {
+			if rows, ok := s.AppendCommits(name, g.rows[name][:0]); ok {
 				out[name] = rows
 				if g.status {
 					g.history[name] = s.History(name)

@@ -54,14 +54,21 @@ func tailStateOf(topic, prefix string, groups, parts int) *health.TailState {
 // (OFFSETCTL_BENCH_SMALL: 10 x 100) on kfake: ListGroups, the log
 // offsets, the rows from the tail's state and the next page's state. The
 // tail's state is prepared (what the tailer would hold), so only the
-// round is timed; time lag is off (TAILNOTL), as its reads are cached
-// after the first round and the fleet's positions do not move here.
-func BenchmarkTailRound(b *testing.B) {
+// round is timed; time lag is off (BenchmarkTailRoundTimeLag has it).
+func BenchmarkTailRound(b *testing.B) { benchTailRound(b, false) }
+
+// BenchmarkTailRoundTimeLag is BenchmarkTailRound with time lag on: the
+// fleet's commits do not move, so after the first round (which reads
+// them) every row's time lag comes from its row on the page, as an idle
+// group's does in bench/exporter_tail.sh.
+func BenchmarkTailRoundTimeLag(b *testing.B) { benchTailRound(b, true) }
+
+func benchTailRound(b *testing.B, timeLag bool) {
 	c := benchCluster(b)
 	nGroups, nParts := benchSize()
 	cfg := c.Cfg
 	cfg.Timeout = 5 * time.Minute
-	col := New(cfg, Options{Interval: 5 * time.Minute, Request: lag.GatherRequest{AllGroups: true}, CommitSource: SourceOffsetsTopic})
+	col := New(cfg, Options{Interval: 5 * time.Minute, Request: lag.GatherRequest{AllGroups: true}, CommitSource: SourceOffsetsTopic, TimeLag: timeLag})
 	adm, err := cfg.NewAdmin()
 	if err != nil {
 		b.Fatal(err)
@@ -85,5 +92,11 @@ func BenchmarkTailRound(b *testing.B) {
 	b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
 	if !col.Healthy() || len(col.last.groups) != nGroups {
 		b.Fatalf("gather: healthy %v, %d groups", col.Healthy(), len(col.last.groups))
+	}
+	if timeLag {
+		// Group 1 committed 2 of partition 1's 3 records: lag 1.
+		if r, ok := col.last.state[benchData.prefix+"-001"].row(benchData.topic, 1); !ok || r.lag != 1 || r.timeLagMs <= 0 {
+			b.Fatalf("group 1, partition 1: %+v %v; want lag 1 and a time lag", r, ok)
+		}
 	}
 }

@@ -570,21 +570,32 @@ func (s *TailState) Commits(group string) (lag.PartitionMap[lag.Commit], bool) {
 	return out, true
 }
 
-// EachCommit calls fn with each committed offset of group, in no order,
+// AppendCommits appends each committed offset of group to rows (a sparse
+// topic's partitions in no order, then a dense one's in partition order)
 // and reports whether the group has any (false for a deleted group, as
-// Commits): the round's view without building a map per group.
-func (s *TailState) EachCommit(group string, fn func(topic string, partition int32, offset int64)) bool {
+// Commits): the round's view without a map per group, written straight
+// into the rows the round reuses. At 500 groups x 1,000 partitions a call
+// per commit through the partition iterators was a tenth of the round's
+// CPU (bench/exporter_tail.md).
+func (s *TailState) AppendCommits(group string, rows []lag.CommitRow) ([]lag.CommitRow, bool) {
 	g := s.groups[group]
 	if g == nil || g.deleted {
-		return false
+		return rows, false
 	}
 	for n, t := range g.topics {
 		topic := s.names[n]
-		for p, c := range t.all() {
-			fn(topic, p, c.newest.offset)
+		for p, c := range t.sparse {
+			rows = append(rows, lag.CommitRow{Topic: topic, Partition: p, Offset: c.newest.offset})
+		}
+		for w, bits := range t.held {
+			for bits != 0 {
+				i := w*64 + mathbits.TrailingZeros64(bits)
+				bits &= bits - 1
+				rows = append(rows, lag.CommitRow{Topic: topic, Partition: int32(i), Offset: t.newest[i].offset})
+			}
 		}
 	}
-	return true
+	return rows, true
 }
 
 // History is group's commits kept per partition, oldest first (nil for a

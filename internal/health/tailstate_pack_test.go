@@ -229,7 +229,7 @@ func TestTailStateModel(t *testing.T) {
 }
 
 // modelOf renders a state as the model: every group's History, checked
-// against its Commits, EachCommit and the state's Partitions.
+// against its Commits, AppendCommits and the state's Partitions.
 func modelOf(s *TailState) string {
 	out := map[string][]tailCommit{}
 	n := 0
@@ -242,13 +242,14 @@ func modelOf(s *TailState) string {
 			out[fmt.Sprintf("%s %s %d", g, k.Topic, k.Partition)] = cs
 		}
 		commits, _ := s.Commits(g)
-		s.EachCommit(g, func(topic string, p int32, off int64) {
-			h := out[fmt.Sprintf("%s %s %d", g, topic, p)]
-			if len(h) == 0 || h[len(h)-1].offset != off || commits[topic][p].Offset != off {
+		rows, _ := s.AppendCommits(g, nil)
+		for _, r := range rows {
+			h := out[fmt.Sprintf("%s %s %d", g, r.Topic, r.Partition)]
+			if len(h) == 0 || h[len(h)-1].offset != r.Offset || commits[r.Topic][r.Partition].Offset != r.Offset {
 				out["mismatch"] = nil
 			}
 			n++
-		})
+		}
 		if commits.Len() != len(s.History(g)) {
 			out["commits"] = nil
 		}

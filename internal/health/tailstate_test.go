@@ -291,24 +291,41 @@ func TestTailStateKeepAll(t *testing.T) {
 	}
 }
 
-func TestEachCommitMatchesCommits(t *testing.T) {
+func TestAppendCommitsMatchesCommits(t *testing.T) {
 	s := NewTailState(TailOptions{Window: time.Minute})
 	s.Apply(commitRec(0, "g", "t", 0, 5, 1_000))
 	s.Apply(commitRec(0, "g", "t", 0, 7, 2_000))
+	s.Apply(commitRec(0, "g", "t", 5, 4, 1_000))
+	s.Apply(commitRec(0, "g", "t", 2, 6, 1_000))
 	s.Apply(commitRec(0, "g", "u", 3, 9, 1_000))
 	s.Apply(commitRec(0, "h", "t", 0, 1, 1_000))
 	s.Apply(offsetTombstone(0, "h", "t", 0))
-	got := map[Key]int64{}
-	if !s.EachCommit("g", func(topic string, p int32, off int64) { got[Key{topic, p}] = off }) {
-		t.Fatal("EachCommit(g) = false, want true")
+	before := []lag.CommitRow{{Topic: "x", Partition: 1, Offset: 1}}
+	rows, ok := s.AppendCommits("g", before)
+	if !ok {
+		t.Fatal("AppendCommits(g) = false, want true")
 	}
-	want := map[Key]int64{{"t", 0}: 7, {"u", 3}: 9}
-	if len(got) != len(want) || got[Key{"t", 0}] != 7 || got[Key{"u", 3}] != 9 {
-		t.Fatalf("EachCommit(g) = %v, want %v", got, want)
+	if rows[0] != before[0] {
+		t.Fatalf("the row before was overwritten: %v", rows[0])
+	}
+	got := map[Key]int64{}
+	var tParts []int32
+	for _, r := range rows[1:] {
+		got[Key{r.Topic, r.Partition}] = r.Offset
+		if r.Topic == "t" {
+			tParts = append(tParts, r.Partition)
+		}
+	}
+	want := map[Key]int64{{"t", 0}: 7, {"t", 2}: 6, {"t", 5}: 4, {"u", 3}: 9}
+	if len(rows) != 5 || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("AppendCommits(g) = %v, want %v", rows[1:], want)
+	}
+	if !slices.IsSorted(tParts) {
+		t.Fatalf("a dense topic's partitions out of order: %v", tParts)
 	}
 	for _, g := range []string{"none", "h"} {
-		if s.EachCommit(g, func(string, int32, int64) { t.Fatalf("called for %s", g) }) {
-			t.Fatalf("EachCommit(%s) = true, want false", g)
+		if rows, ok := s.AppendCommits(g, before); ok || len(rows) != 1 {
+			t.Fatalf("AppendCommits(%s) = %v, %v; want the rows before, false", g, rows, ok)
 		}
 	}
 }
@@ -490,7 +507,7 @@ func TestTailTopicSparse(t *testing.T) {
 }
 
 // A group with a topic's partitions numbered sparsely (sent to the map)
-// reads the same through Commits, EachCommit, History and Partitions.
+// reads the same through Commits, AppendCommits, History and Partitions.
 func TestTailStateSparsePartitions(t *testing.T) {
 	s := NewTailState(TailOptions{Window: time.Minute})
 	parts := []int32{1 << 30, 0, -5, 70, 3}
@@ -504,9 +521,8 @@ func TestTailStateSparsePartitions(t *testing.T) {
 	if h := s.History("g")[Key{"t", 70}]; len(h) != 2 || h[0].Offset != 3 || h[1].Offset != 13 {
 		t.Fatalf("history of 70: %v", h)
 	}
-	n := 0
-	s.EachCommit("g", func(string, int32, int64) { n++ })
-	if n != 5 || s.Partitions() != 5 {
+	rows, _ := s.AppendCommits("g", nil)
+	if n := len(rows); n != 5 || s.Partitions() != 5 {
 		t.Fatalf("each %d, partitions %d", n, s.Partitions())
 	}
 	s.Apply(offsetTombstone(0, "g", "t", 1<<30))

@@ -263,15 +263,24 @@ func groupLagFromRows(s *Snapshot, g GroupSnapshot, all, rows []CommitRow, o Lag
 			dense = buf.offsetsByPartition(r.Topic, parts)
 		}
 		pl := &gl.Partitions[i]
-		*pl = PartitionLag{Topic: r.Topic, Partition: r.Partition, LogStart: -1, LogEnd: -1, Committed: &vals[2*i]}
 		vals[2*i] = r.Offset
 		po, ok := partitionOffsets(dense, parts, r.Partition)
-		if pl.Error = offsetsError(r.Topic, r.Partition, po, ok, terr); pl.Error == "" {
-			pl.LogStart, pl.LogEnd = po.Start, po.End
-			vals[2*i+1], pl.Note = committedLag(r.Offset, po.Start, po.End, s.Isolation)
-			pl.Lag = &vals[2*i+1]
-			gl.TotalLag += vals[2*i+1]
+		if terr == nil && ok && po.Err == nil {
+			// The usual row, written field by field (a whole row from a
+			// literal was a copy of 176 bytes through the stack).
+			l, note := po.End-r.Offset, ""
+			if r.Offset > po.End || r.Offset < po.Start {
+				l, note = committedLag(r.Offset, po.Start, po.End, s.Isolation)
+			}
+			vals[2*i+1] = l
+			gl.TotalLag += l
+			pl.Topic, pl.Partition, pl.LogStart, pl.LogEnd = r.Topic, r.Partition, po.Start, po.End
+			pl.Committed, pl.Lag, pl.TimeLagMs = &vals[2*i], &vals[2*i+1], nil
+			pl.Member, pl.ClientID, pl.Host, pl.Note, pl.Error, pl.Status, pl.StatusReason = "", "", "", note, "", "", ""
+			continue
 		}
+		*pl = PartitionLag{Topic: r.Topic, Partition: r.Partition, LogStart: -1, LogEnd: -1, Committed: &vals[2*i]}
+		pl.Error = offsetsError(r.Topic, r.Partition, po, ok, terr)
 	}
 	return gl
 }

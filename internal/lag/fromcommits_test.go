@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -319,7 +320,9 @@ func TestSortRows(t *testing.T) {
 // for row: a topic that could not be listed, a partition it lacks, one
 // whose listing failed, a commit past the end (under either isolation)
 // and one before the start, a scope, a group that does not exist, a share
-// group and named partitions (computeGroupLag's own path).
+// group and named partitions (computeGroupLag's own path). A buffer whose
+// rows were written before (every field set: rows are recycled batch to
+// batch) gives the same rows.
 func TestGroupLagFromRowsAgrees(t *testing.T) {
 	offs := TopicOffsets{
 		Partitions: PartitionMap[PartitionOffsets]{
@@ -345,7 +348,7 @@ func TestGroupLagFromRowsAgrees(t *testing.T) {
 		{"connect", GroupInfo{Group: "g", Type: "classic", State: "Stable", ProtocolType: "connect", Exists: true}, ReadUncommitted, Scope{}},
 	}
 	for _, c := range cases {
-		for _, buf := range []*batchRows{nil, newBatchRows([][]CommitRow{rows}), {dense: map[string][]PartitionOffsets{}}} {
+		for _, buf := range []*batchRows{nil, newBatchRows([][]CommitRow{rows}), {dense: map[string][]PartitionOffsets{}}, dirtied(newBatchRows([][]CommitRow{rows}))} {
 			s := &Snapshot{Offsets: offs, Isolation: c.iso}
 			o := LagOptions{Scope: c.scope}
 			g := GroupSnapshot{GroupInfo: c.info, Commits: PartitionMap[Commit]{}}
@@ -404,4 +407,27 @@ func TestGroupLagFromRowsAllocs(t *testing.T) {
 	if n > 10 {
 		t.Errorf("%v allocations for 1,000 rows", n)
 	}
+}
+
+// dirtied is b with every field of every row set to something no row of
+// groupLagFromRows has (strings "stale", numbers 99, pointers to 99), as
+// a batch before would have left them.
+func dirtied(b *batchRows) *batchRows {
+	for i := range b.rows {
+		v := reflect.ValueOf(&b.rows[i]).Elem()
+		for f := 0; f < v.NumField(); f++ {
+			switch fv := v.Field(f); fv.Kind() {
+			case reflect.String:
+				fv.SetString("stale")
+			case reflect.Int32, reflect.Int64:
+				fv.SetInt(99)
+			case reflect.Pointer:
+				n := int64(99)
+				fv.Set(reflect.ValueOf(&n))
+			default:
+				panic("dirtied: a field of kind " + fv.Kind().String())
+			}
+		}
+	}
+	return b
 }

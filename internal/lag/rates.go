@@ -110,6 +110,7 @@ type RatesRound struct {
 	r          *Rates
 	at         time.Time
 	ends       positions
+	endsSeen   map[string]int // how many of ends' positions are set, per topic
 	topicDelta map[string]int64
 	committed  map[string]positions
 	consumed   map[string]*series
@@ -120,7 +121,7 @@ type RatesRound struct {
 
 // Round starts observing a gather taken at at.
 func (r *Rates) Round(at time.Time) *RatesRound {
-	rr := &RatesRound{r: r, at: at, ends: positions{}, topicDelta: map[string]int64{},
+	rr := &RatesRound{r: r, at: at, ends: positions{}, endsSeen: map[string]int{}, topicDelta: map[string]int64{},
 		committed: map[string]positions{}, consumed: map[string]*series{}, produced: map[string]*series{},
 		spare: r.spare, carried: map[string]bool{}}
 	r.spare = nil
@@ -177,14 +178,23 @@ func (rr *RatesRound) Observe(rep LagReport) {
 }
 
 // observeEnds records the log ends of a group's rows not seen yet this
-// round, and how much each topic grew since the last round.
+// round, and how much each topic grew since the last round. A group whose
+// rows are one topic's partitions that all have their end already (the
+// groups after the first on a topic) is not read row by row: 500 groups
+// on one topic of 1,000 partitions were 499,000 rows looked at for
+// nothing each round.
 func (rr *RatesRound) observeEnds(rows []PartitionLag) {
+	if rr.seenAll(rows) {
+		return
+	}
 	var run topicRun
 	var delta int64
+	seen := 0
 	flush := func() {
 		if run.started {
 			rr.ends[run.topic] = run.cur
 			rr.topicDelta[run.topic] += delta
+			rr.endsSeen[run.topic] += seen
 		}
 	}
 	for i := range rows {
@@ -194,18 +204,30 @@ func (rr *RatesRound) observeEnds(rows []PartitionLag) {
 		}
 		if !run.on(p.Topic) {
 			flush()
-			run, delta = topicRun{topic: p.Topic, started: true, cur: rr.ends[p.Topic], prev: rr.r.logEnd[p.Topic]}, 0
+			run, delta, seen = topicRun{topic: p.Topic, started: true, cur: rr.ends[p.Topic], prev: rr.r.logEnd[p.Topic]}, 0, 0
 			run.cur = sized(run.cur, len(run.prev))
 		}
-		if _, seen := at(run.cur, p.Partition); seen {
+		if _, ok := at(run.cur, p.Partition); ok {
 			continue
 		}
 		run.cur = setAt(run.cur, p.Partition, p.LogEnd)
+		seen++
 		if prev, ok := at(run.prev, p.Partition); ok { // a partition seen for the first time adds nothing
 			delta += max(p.LogEnd-prev, 0)
 		}
 	}
 	flush()
+}
+
+// seenAll reports whether rows (sorted) are of one topic whose every
+// position up to their last partition has its end this round.
+func (rr *RatesRound) seenAll(rows []PartitionLag) bool {
+	n := len(rows)
+	if n == 0 || rows[0].Topic != rows[n-1].Topic || rows[0].Partition < 0 {
+		return false
+	}
+	ends := rr.ends[rows[0].Topic]
+	return int(rows[n-1].Partition) < len(ends) && rr.endsSeen[rows[0].Topic] == len(ends)
 }
 
 // topicRun is a run of one topic's rows: the positions being written

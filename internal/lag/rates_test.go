@@ -269,3 +269,44 @@ func TestRatesRecycledPositions(t *testing.T) {
 		t.Fatalf("consume rate after round 5 = %v, %v; want 2.5 (100 records in 40 s)", c, ok)
 	}
 }
+
+// Groups on one topic, each on some of its partitions: a topic's log ends
+// are recorded once per partition and round, whichever group has it
+// first; a group whose partitions all have their end already adds
+// nothing, and one with a partition not seen yet (past the last seen, or
+// a hole below it) adds that partition's growth.
+func TestRatesEndsOfSharedTopic(t *testing.T) {
+	groupOn := func(name string, end func(p int32) int64, parts ...int32) GroupLag {
+		g := GroupLag{Group: name}
+		for _, p := range parts {
+			c := int64(0)
+			g.Partitions = append(g.Partitions, PartitionLag{Topic: "t", Partition: p, Committed: &c, LogEnd: end(p)})
+		}
+		return g
+	}
+	rep := func(end func(p int32) int64) LagReport {
+		return LagReport{Groups: []GroupLag{
+			groupOn("g1", end, 0, 1),
+			groupOn("g2", end, 0, 1, 2, 3),
+			groupOn("g3", end, 1, 2),
+			groupOn("g4", end, 5),
+			groupOn("g5", end, 0, 1, 2, 3, 4, 5),
+			groupOn("g6", end, 2, 3),
+		}}
+	}
+	r := NewRates(time.Minute)
+	at := time.Unix(1000, 0)
+	r.Observe(rep(func(int32) int64 { return 100 }), at)
+	r.Observe(rep(func(p int32) int64 { return 100 + 10*int64(p+1) }), at.Add(10*time.Second))
+	for p := int32(0); p < 6; p++ {
+		if v, ok := r.logEnd.get("t", p); !ok || v != 100+10*int64(p+1) {
+			t.Errorf("log end of t/%d: %v %v, want %d", p, v, ok, 100+10*int64(p+1))
+		}
+	}
+	if got, ok := r.ProduceRate("t"); !ok || got != 21 {
+		t.Errorf("produce rate of t %v %v, want 21/s (10+20+...+60 in 10 s)", got, ok)
+	}
+	if got, ok := r.GroupProduceRate("g3"); !ok || got != 5 {
+		t.Errorf("g3's produce rate %v %v, want 5/s (20+30 in 10 s)", got, ok)
+	}
+}
