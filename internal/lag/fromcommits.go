@@ -99,10 +99,15 @@ func sortRows(rows []CommitRow) []CommitRow {
 // whether it did; otherwise rows are left in some order for the caller to
 // sort.
 func placeDense(rows []CommitRow) bool {
-	for _, r := range rows {
+	placed := true // every row at its partition's index already (the tail's rows of a dense topic are)
+	for i, r := range rows {
 		if r.Topic != rows[0].Topic || r.Partition < 0 || int(r.Partition) >= len(rows) {
 			return false
 		}
+		placed = placed && int(r.Partition) == i
+	}
+	if placed {
+		return true
 	}
 	for i := range rows {
 		for p := rows[i].Partition; int(p) != i; p = rows[i].Partition {

@@ -295,6 +295,8 @@ func TestSortRows(t *testing.T) {
 		dense bool
 	}{
 		{"dense", r("a", 3, 0, 2, 1, 4), true},
+		{"in place", r("a", 0, 1, 2, 3), true},
+		{"in place, another topic last", append(r("a", 0, 1), CommitRow{"b", 2, 0}), false},
 		{"one", r("a", 0), true},
 		{"empty", nil, true},
 		{"gap", r("a", 3, 0, 2, 5, 4), false},
