@@ -55,6 +55,10 @@ type batchReader struct {
 	// were of magic 0 or 1): the epoch of the records before next, which
 	// a leader change checks the log against (fetcher.validate).
 	epoch int32
+	// n counts the records given to fn; rec is the one given, reused
+	// (fn must not keep it or its Key and Value).
+	n   int
+	rec TailRecord
 }
 
 // read calls fn with each record of data (the RecordBatches of one
@@ -64,7 +68,7 @@ type batchReader struct {
 // corrupt batch stops the read with an error wrapping errCorruptBatch;
 // the records before it, its own before the bad record included, were
 // given to fn and next is past them.
-func (b *batchReader) read(p int32, data []byte, from int64, fn func(offset int64, r TailRecord)) (next int64, err error) {
+func (b *batchReader) read(p int32, data []byte, from int64, fn func(r *TailRecord)) (next int64, err error) {
 	next, b.epoch = from, -1
 	for len(data) >= batchMagicAt+1 {
 		if data[batchMagicAt] != 2 {
@@ -104,10 +108,11 @@ func (b *batchReader) read(p int32, data []byte, from int64, fn func(offset int6
 // records calls fn with the records of one whole batch at or after from,
 // and returns the offset past the last one given (from when none was),
 // also when a bad record stops it.
-func (b *batchReader) records(p int32, batch []byte, from int64, fn func(offset int64, r TailRecord)) (past int64, err error) {
+func (b *batchReader) records(p int32, batch []byte, from int64, fn func(r *TailRecord)) (past int64, err error) {
 	base := int64(binary.BigEndian.Uint64(batch))
 	attrs := binary.BigEndian.Uint16(batch[batchAttrsAt:])
-	tr := TailRecord{Partition: p, Control: attrs&0x20 != 0, Txn: attrs&0x10 != 0,
+	tr := &b.rec // passed by reference, not copied per record; b outlives the call
+	*tr = TailRecord{Partition: p, Control: attrs&0x20 != 0, Txn: attrs&0x10 != 0,
 		Producer: int64(binary.BigEndian.Uint64(batch[batchProducerAt:]))}
 	count := int32(binary.BigEndian.Uint32(batch[batchCountAt:]))
 	recs := batch[batchHeaderLen:]
@@ -125,7 +130,8 @@ func (b *batchReader) records(p int32, batch []byte, from int64, fn func(offset 
 		}
 		if o := base + delta; o >= from {
 			tr.Offset = o
-			fn(o, tr)
+			b.n++
+			fn(tr)
 			past = max(past, o+1)
 		}
 	}
@@ -137,7 +143,7 @@ func (b *batchReader) records(p int32, batch []byte, from int64, fn func(offset 
 // length of -1 is null: a tombstone's value), the headers (skipped with
 // the rest of the record, by its length). rest is what follows it.
 func nextRecord(recs []byte) (rest []byte, offsetDelta int64, key, value []byte, ok bool) {
-	length, n := binary.Varint(recs)
+	length, n := varint(recs)
 	if n <= 0 || length < 0 || int64(len(recs)-n) < length {
 		return nil, 0, nil, nil, false
 	}
@@ -145,12 +151,12 @@ func nextRecord(recs []byte) (rest []byte, offsetDelta int64, key, value []byte,
 	if len(rec) < 1 {
 		return nil, 0, nil, nil, false
 	}
-	rec = rec[1:]                          // the attributes, unused
-	if _, n = binary.Varint(rec); n <= 0 { // the timestamp delta
+	rec = rec[1:]                   // the attributes, unused
+	if _, n = varint(rec); n <= 0 { // the timestamp delta
 		return nil, 0, nil, nil, false
 	}
 	rec = rec[n:]
-	if offsetDelta, n = binary.Varint(rec); n <= 0 {
+	if offsetDelta, n = varint(rec); n <= 0 {
 		return nil, 0, nil, nil, false
 	}
 	rec = rec[n:]
@@ -165,7 +171,7 @@ func nextRecord(recs []byte) (rest []byte, offsetDelta int64, key, value []byte,
 
 // varBytes reads bytes prefixed by their varint length, -1 for null.
 func varBytes(b []byte) (v, rest []byte, ok bool) {
-	l, n := binary.Varint(b)
+	l, n := varint(b)
 	switch {
 	case n <= 0 || l < -1 || int64(len(b)-n) < l:
 		return nil, nil, false
@@ -175,15 +181,27 @@ func varBytes(b []byte) (v, rest []byte, ok bool) {
 	return b[n : n+int(l) : n+int(l)], b[n+int(l):], true
 }
 
+// varint is binary.Varint with the one-byte case inline: most of a commit
+// record's varints (attributes aside, six a record) are one byte.
+func varint(b []byte) (int64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		x := int64(b[0])
+		return x>>1 ^ -(x & 1), 1
+	}
+	return binary.Varint(b)
+}
+
 // readLegacy reads message sets of magic 0 or 1 (and whatever follows
 // them) with kgo, which knows them.
-func (b *batchReader) readLegacy(p int32, data []byte, from int64, fn func(offset int64, r TailRecord)) (int64, error) {
+func (b *batchReader) readLegacy(p int32, data []byte, from int64, fn func(r *TailRecord)) (int64, error) {
 	rp := kmsg.NewFetchResponseTopicPartition()
 	rp.Partition, rp.RecordBatches = p, data
 	fp, next := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{KeepControlRecords: true, Offset: from,
 		IsolationLevel: kgo.ReadUncommitted(), Topic: OffsetsTopic, Partition: p}, &rp, b.dec, nil)
 	for _, r := range fp.Records {
-		fn(r.Offset, tailRecord(r))
+		b.rec = tailRecord(r)
+		b.n++
+		fn(&b.rec)
 	}
 	if fp.Err != nil {
 		return max(next, from), fmt.Errorf("%w: partition %d: %v", errCorruptBatch, p, fp.Err)

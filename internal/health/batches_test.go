@@ -103,7 +103,7 @@ func gotOf(o int64, r TailRecord) got {
 func readOurs(data []byte, from int64) ([]got, int64, error) {
 	var out []got
 	br := batchReader{dec: kgo.DefaultDecompressor()}
-	next, err := br.read(7, data, from, func(o int64, r TailRecord) { out = append(out, gotOf(o, r)) })
+	next, err := br.read(7, data, from, func(r *TailRecord) { out = append(out, gotOf(r.Offset, *r)) })
 	return out, next, err
 }
 
@@ -303,9 +303,28 @@ func BenchmarkBatchReader(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		br.read(3, data, 0, func(int64, TailRecord) { n++ })
+		br.read(3, data, 0, func(*TailRecord) { n++ })
 	}
 	if n != 1000*b.N {
 		b.Fatalf("%d records", n)
+	}
+}
+
+// varint reads every one-byte varint inline and the longer ones as
+// binary.Varint does, including a truncated one.
+func TestVarint(t *testing.T) {
+	cases := [][]byte{nil, {0x80}, {0xff, 0xff}}
+	for b := range 256 {
+		cases = append(cases, []byte{byte(b)}, []byte{byte(b), 0x01})
+	}
+	for _, x := range []int64{0, -1, 1, 63, -64, 64, -65, 1 << 20, -(1 << 40), 1<<63 - 1, -1 << 63} {
+		cases = append(cases, binary.AppendVarint(nil, x))
+	}
+	for _, c := range cases {
+		gv, gn := varint(c)
+		wv, wn := binary.Varint(c)
+		if gv != wv || gn != wn {
+			t.Fatalf("varint(%x) = %d, %d; binary.Varint %d, %d", c, gv, gn, wv, wn)
+		}
 	}
 }

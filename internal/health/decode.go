@@ -32,7 +32,8 @@ type OffsetRecord struct {
 // no error. A nil value is a tombstone. A record too short or malformed for
 // its version is an error.
 func DecodeOffsetRecord(key, value []byte) (rec OffsetRecord, ok bool, err error) {
-	c, ok, err := decodeCommit(key, value)
+	var c offsetCommit
+	ok, err = decodeCommit(key, value, &c)
 	// Copied: c's strings alias key.
 	rec = OffsetRecord{Group: strings.Clone(c.group), Topic: strings.Clone(c.topic), Partition: c.partition, Offset: c.offset, Deleted: c.deleted}
 	if ok && !c.deleted {
@@ -59,11 +60,12 @@ type offsetCommit struct {
 // and value of the versions Apache Kafka writes for a commit are read by
 // hand (quickCommit), in a third of the time kmsg took; anything else goes
 // through kmsg (kmsgCommit), which gives the errors.
-func decodeCommit(key, value []byte) (c offsetCommit, ok bool, err error) {
-	if c, ok := quickCommit(key, value); ok {
-		return c, true, nil
+func decodeCommit(key, value []byte, c *offsetCommit) (ok bool, err error) {
+	if quickCommit(key, value, c) {
+		return true, nil
 	}
-	return kmsgCommit(key, value)
+	*c, ok, err = kmsgCommit(key, value)
+	return ok, err
 }
 
 // quickCommit reads a commit record as kmsg would, or gives ok false for
@@ -76,49 +78,49 @@ func decodeCommit(key, value []byte) (c offsetCommit, ok bool, err error) {
 // are ignored, as kmsg does. Version 4's lengths and counts are varints:
 // only one-byte ones are read here (what a commit with metadata under 127
 // bytes has), the others are left to kmsg.
-func quickCommit(key, value []byte) (c offsetCommit, ok bool) {
+func quickCommit(key, value []byte, c *offsetCommit) (ok bool) {
 	if len(key) < 2 || key[0] != 0 || key[1] > 1 {
-		return c, false
+		return false
 	}
 	g, rest, ok := quickString(key[2:])
 	if !ok {
-		return c, false
+		return false
 	}
 	t, rest, ok := quickString(rest)
 	if !ok || len(rest) < 4 {
-		return c, false
+		return false
 	}
-	c = offsetCommit{group: g, topic: t, partition: int32(binary.BigEndian.Uint32(rest))}
+	*c = offsetCommit{group: g, topic: t, partition: int32(binary.BigEndian.Uint32(rest))}
 	if value == nil {
 		c.deleted = true
-		return c, true
+		return true
 	}
 	if len(value) < 10 || value[0] != 0 || value[1] > 4 {
-		return c, false
+		return false
 	}
 	v := value[1]
 	c.offset = int64(binary.BigEndian.Uint64(value[2:]))
 	rest = value[10:]
 	if v >= 3 {
 		if len(rest) < 4 {
-			return c, false
+			return false
 		}
 		rest = rest[4:] // the leader epoch
 	}
 	if v == 4 {
 		// The metadata as a compact string: its length + 1, one byte.
 		if len(rest) < 1 || rest[0] == 0 || rest[0] >= 0x80 || len(rest) < int(rest[0]) {
-			return c, false
+			return false
 		}
 		rest = rest[rest[0]:]
 	} else if _, rest, ok = quickString(rest); !ok {
-		return c, false
+		return false
 	}
 	if len(rest) < 8 || (v == 1 && len(rest) < 16) || (v == 4 && !quickTags(rest[8:])) {
-		return c, false
+		return false
 	}
 	c.ms = int64(binary.BigEndian.Uint64(rest))
-	return c, true
+	return true
 }
 
 // quickTags reports whether b starts with tagged fields kmsg reads without

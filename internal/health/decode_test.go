@@ -231,7 +231,8 @@ func TestQuickCommitAgreesWithKmsg(t *testing.T) {
 					if value == nil {
 						v = nil
 					}
-					c, ok := quickCommit(k, v)
+					var c offsetCommit
+					ok := quickCommit(k, v, &c)
 					if !ok {
 						continue
 					}
@@ -251,16 +252,17 @@ func TestQuickCommitAgreesWithKmsg(t *testing.T) {
 	apache := kmsg.NewOffsetCommitValue()
 	apache.Version, apache.Offset, apache.CommitTimestamp, apache.TopicID = 4, 1, 2, [16]byte{9, 15: 9}
 	for v := int16(0); v <= 4; v++ {
-		if _, ok := quickCommit(commitKey(1, "g", "t", 0), commitValue(v, 1, 2)); !ok {
+		if ok := quickCommit(commitKey(1, "g", "t", 0), commitValue(v, 1, 2), new(offsetCommit)); !ok {
 			t.Fatalf("value v%d not read by hand", v)
 		}
 	}
 	for _, v := range [][]byte{apache.AppendTo(nil), v4(1, 0, 16, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16), v4(2, 1, 0, 2, 1, 9)} {
-		if c, ok := quickCommit(commitKey(1, "g", "t", 0), v); !ok || c.offset != 9 && c.offset != 1 {
+		var c offsetCommit
+		if ok := quickCommit(commitKey(1, "g", "t", 0), v, &c); !ok || c.offset != 9 && c.offset != 1 {
 			t.Fatalf("value %x not read by hand: %+v", v, c)
 		}
 	}
-	if _, ok := quickCommit(commitKey(1, "g", "t", 0), nil); !ok {
+	if ok := quickCommit(commitKey(1, "g", "t", 0), nil, new(offsetCommit)); !ok {
 		t.Fatal("a tombstone not read by hand")
 	}
 }
@@ -278,7 +280,8 @@ func FuzzQuickCommit(f *testing.F) {
 		if tomb {
 			value = nil
 		}
-		c, ok := quickCommit(key, value)
+		var c offsetCommit
+		ok := quickCommit(key, value, &c)
 		if !ok {
 			return
 		}

@@ -333,10 +333,11 @@ func (f *fetcher) validate(ctx context.Context, res *fetchResult) error {
 // moves each partition's next offset past what was read. A corrupt batch
 // stops its partition there (it is fetched again, and fails again: the
 // error is kept for Status) while the others go on.
-func (f *fetcher) apply(res fetchResult, fn func(offset int64, r TailRecord)) (records int, err error) {
-	count := func(o int64, r TailRecord) { records++; fn(o, r) }
+func (f *fetcher) apply(res fetchResult, fn func(r *TailRecord)) (records int, err error) {
+	n0 := f.br.n
+	defer func() { records = f.br.n - n0 }()
 	for _, fp := range res.parts {
-		next, perr := f.br.read(fp.partition, fp.data, fp.from, count)
+		next, perr := f.br.read(fp.partition, fp.data, fp.from, fn)
 		f.next[fp.partition] = max(f.next[fp.partition], next)
 		if f.br.epoch >= 0 {
 			f.lastEpoch[fp.partition] = f.br.epoch

@@ -80,8 +80,8 @@ func fetchAll(t *testing.T, f *fetcher, want int64) (map[int32][]string, []error
 		for p := range res.restart {
 			keys[p] = append(keys[p], "restart")
 		}
-		if _, err := f.apply(res, func(o int64, r TailRecord) {
-			keys[r.Partition] = append(keys[r.Partition], fmt.Sprintf("%s@%d nil=%v", r.Key, o, r.Value == nil))
+		if _, err := f.apply(res, func(r *TailRecord) {
+			keys[r.Partition] = append(keys[r.Partition], fmt.Sprintf("%s@%d nil=%v", r.Key, r.Offset, r.Value == nil))
 		}); err != nil {
 			t.Fatalf("apply: %v", err)
 		}
@@ -229,7 +229,7 @@ func TestFetcherNoLeaderThenBack(t *testing.T) {
 	if len(res.parts) != 1 || res.parts[0].partition != 0 {
 		t.Fatalf("fetched %+v, want partition 0 alone", res.parts)
 	}
-	f.apply(res, func(int64, TailRecord) {})
+	f.apply(res, func(*TailRecord) {})
 	keys, errs := fetchAll(t, f, 5)
 	if len(errs) != 0 {
 		t.Fatalf("errors %v once the leader is back", errs)

@@ -166,7 +166,7 @@ func (r TopicReader) consume(ctx context.Context, from map[int32]int64, ends kad
 		if len(res.restart) > 0 {
 			return r.wrap("reading it", kerr.OffsetOutOfRange)
 		}
-		n, aerr := f.apply(res, func(_ int64, rec TailRecord) { st.Apply(rec) })
+		n, aerr := f.apply(res, st.apply)
 		for _, fp := range res.parts {
 			w.Seen(fp.partition, f.next[fp.partition]-1)
 		}

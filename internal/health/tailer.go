@@ -170,7 +170,7 @@ func (t *Tailer) consume(ctx context.Context, f *fetcher, w *WarmUp) error {
 			}
 			t.state.LostBefore(starts, f.count)
 		}
-		n, aerr := f.apply(res, func(_ int64, r TailRecord) { t.state.Apply(r) })
+		n, aerr := f.apply(res, t.state.apply)
 		t.mu.Unlock()
 		for _, fp := range res.parts {
 			w.Seen(fp.partition, f.next[fp.partition]-1)

@@ -331,7 +331,11 @@ func NewTailState(o TailOptions) *TailState {
 // keeps no reference into r's Key or Value (a reader may reuse them once
 // Apply returns: the Tailer recycles its records); Want is called with a
 // group name that does, so Want must not keep it.
-func (s *TailState) Apply(r TailRecord) {
+func (s *TailState) Apply(r TailRecord) { s.apply(&r) }
+
+// apply is Apply by reference: the tail's batch reader passes each record
+// without a copy (it applies every commit of the cluster).
+func (s *TailState) apply(r *TailRecord) {
 	s.Records++
 	if r.Control {
 		k := txnKey{r.Partition, r.Producer}
@@ -347,7 +351,7 @@ func (s *TailState) Apply(r TailRecord) {
 				s.staged[ck] = st
 			}
 			if commit && c.rec > st.after {
-				s.applyOffset(c)
+				s.applyOffset(&c)
 				s.materialized(c)
 			}
 		}
@@ -359,7 +363,8 @@ func (s *TailState) Apply(r TailRecord) {
 		}
 		return
 	}
-	c, ok, err := decodeCommit(r.Key, r.Value)
+	var c offsetCommit
+	ok, err := decodeCommit(r.Key, r.Value, &c)
 	if err != nil {
 		s.Undecodable++
 	}
@@ -383,7 +388,7 @@ func (s *TailState) Apply(r TailRecord) {
 	}
 	// A tombstone takes effect at once, transactional or not, and drops
 	// the commits staged for its partition (as the coordinator does).
-	s.applyOffset(c)
+	s.applyOffset(&c)
 	if len(s.staged) > 0 {
 		if c.deleted {
 			s.unstage(c)
@@ -423,12 +428,12 @@ func (s *TailState) unstage(c offsetCommit) {
 
 // applyOffset applies one commit (or offset tombstone); c's strings may
 // alias a record's key: the group and topic names kept are copies.
-func (s *TailState) applyOffset(c offsetCommit) {
+func (s *TailState) applyOffset(c *offsetCommit) {
 	if s.opts.Want != nil && !s.opts.Want(c.group) {
 		return // forgotten while its transaction was open
 	}
 	if c.deleted {
-		s.deleteOffset(c)
+		s.deleteOffset(*c)
 		return
 	}
 	g, t := s.partsOf(c.group, c.topic)

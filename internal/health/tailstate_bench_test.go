@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -84,7 +85,7 @@ func BenchmarkTailApply(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			st := NewTailState(TailOptions{Window: c.w})
 			f := newBenchFleet(st, c.version)
-			if r := f.next(); !benchDecodes(decodeCommit(r.Key, r.Value)) {
+			if r := f.next(); !benchDecodes(r.Key, r.Value) {
 				b.Fatal("the fleet's value does not decode")
 			}
 			f.n = 0
@@ -103,7 +104,9 @@ func BenchmarkTailApply(b *testing.B) {
 
 // benchDecodes is decodeCommit's ok, checking the offset and time it read (a
 // benchmark whose records misread would measure the wrong thing).
-func benchDecodes(c offsetCommit, ok bool, err error) bool {
+func benchDecodes(key, value []byte) bool {
+	var c offsetCommit
+	ok, err := decodeCommit(key, value, &c)
 	return ok && err == nil && c.offset == 4 && c.ms > 1e12
 }
 
@@ -123,7 +126,8 @@ func BenchmarkTailApplyCold(b *testing.B) {
 		st.Apply(f.next())
 	}
 	r := f.next()
-	if c, ok, err := decodeCommit(r.Key, r.Value); !ok || err != nil || c.offset != 5 {
+	var c offsetCommit
+	if ok, err := decodeCommit(r.Key, r.Value, &c); !ok || err != nil || c.offset != 5 {
 		b.Fatal("the fleet's value does not decode")
 	}
 	f.n = int64(len(f.keys))
@@ -178,5 +182,48 @@ func BenchmarkTailStateGC(b *testing.B) {
 				b.Fatalf("%d partitions held, not the fleet's 500,000", st.Partitions())
 			}
 		})
+	}
+}
+
+// BenchmarkTailFetchApply is the tail's whole per-record path in the
+// exporter: record batches as Apache Kafka 4.4 writes an OffsetCommit (one
+// batch per busy group and second, its 1,000 commits, key version 1,
+// value version 4) read by batchReader and applied to a warm state of
+// the fleet's 500,000 group-partitions (window 0). One op is one record.
+func BenchmarkTailFetchApply(b *testing.B) {
+	st := NewTailState(TailOptions{})
+	f := newBenchFleet(st, 4)
+	const secs = 4
+	type batch struct {
+		p    int32
+		data []byte
+	}
+	var batches []batch
+	base := int64(0)
+	for sec := range secs {
+		for g := 0; g < len(f.keys); g += 1000 {
+			recs := make([]tRec, 0, 1000)
+			for i, k := range f.keys[g : g+1000] {
+				recs = append(recs, tRec{int32(i), k, commitValue(4, int64(sec+4), f.start+int64(sec)*1000), 0})
+			}
+			batches = append(batches, batch{f.part[g], encBatch(b, base, 0, -1, 999, 0, recs)})
+			base += 1000
+		}
+	}
+	br := batchReader{dec: kgo.DefaultDecompressor()}
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for n < b.N {
+		for _, bt := range batches {
+			br.read(bt.p, bt.data, 0, st.apply)
+			n += 1000
+		}
+	}
+	b.StopTimer()
+	// The last second's commit is what the state holds.
+	c, ok := st.Commits("tail-bench-0000")
+	if got, _ := c.Lookup("tail-bench", 7); !ok || c.Len() != 1000 || got.Offset != secs+3 {
+		b.Fatalf("group 0 after the run: %v, %d partitions, partition 7 at %+v", ok, c.Len(), got)
 	}
 }
