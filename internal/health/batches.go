@@ -123,10 +123,32 @@ func (b *batchReader) records(p int32, batch []byte, from int64, fn func(r *Tail
 		}
 	}
 	for i := int32(0); i < count; i++ {
+		// nextRecord, by hand for the common record: varints of one or
+		// two bytes, a key and a value shorter than 64 bytes.
 		var delta int64
-		var ok bool
-		if recs, delta, tr.Key, tr.Value, ok = nextRecord(recs); !ok {
-			return past, fmt.Errorf("%w: partition %d at offset %d: record %d of %d runs past its batch", errCorruptBatch, p, base, i, count)
+		length, j := short(recs, 0)
+		if j >= 0 && (length < 0 || int64(len(recs)-j) < length) {
+			j = -1 // nextRecord says why
+		}
+		if j >= 0 {
+			end := j + int(length)
+			rec := recs[j:end]
+			if _, j = short(rec, 1); j >= 0 {
+				if delta, j = short(rec, j); j >= 0 {
+					if tr.Key, j = shortBytes(rec, j); j >= 0 {
+						tr.Value, j = shortBytes(rec, j)
+					}
+				}
+			}
+			if j >= 0 {
+				recs = recs[end:]
+			}
+		}
+		if j < 0 {
+			var ok bool
+			if recs, delta, tr.Key, tr.Value, ok = nextRecord(recs); !ok {
+				return past, fmt.Errorf("%w: partition %d at offset %d: record %d of %d runs past its batch", errCorruptBatch, p, base, i, count)
+			}
 		}
 		if o := base + delta; o >= from {
 			tr.Offset = o
@@ -142,54 +164,106 @@ func (b *batchReader) records(p int32, batch []byte, from int64, fn func(r *Tail
 // attributes, the timestamp and offset deltas, the key and the value (a
 // length of -1 is null: a tombstone's value), the headers (skipped with
 // the rest of the record, by its length). rest is what follows it.
+//
+// Varints of one and two bytes (all of a commit record's) are read
+// inline; longer ones by binary.Varint.
 func nextRecord(recs []byte) (rest []byte, offsetDelta int64, key, value []byte, ok bool) {
-	length, n := varint(recs)
-	if n <= 0 || length < 0 || int64(len(recs)-n) < length {
+	length, i := short(recs, 0)
+	if i < 0 {
+		length, i = zz(recs, 0)
+	}
+	if i < 0 || length < 0 || int64(len(recs)-i) < length {
 		return nil, 0, nil, nil, false
 	}
-	rec, rest := recs[n:n+int(length)], recs[n+int(length):]
-	if len(rec) < 1 {
+	rec, rest := recs[i:i+int(length)], recs[i+int(length):]
+	// The attributes (unused), then the timestamp delta (unused).
+	if _, i = short(rec, 1); i < 0 {
+		if _, i = zz(rec, 1); i < 0 {
+			return nil, 0, nil, nil, false
+		}
+	}
+	if offsetDelta, i = short(rec, i); i < 0 {
+		if offsetDelta, i = zz(rec, i); i < 0 {
+			return nil, 0, nil, nil, false
+		}
+	}
+	if key, i, ok = varBytes(rec, i); !ok {
 		return nil, 0, nil, nil, false
 	}
-	rec = rec[1:]                   // the attributes, unused
-	if _, n = varint(rec); n <= 0 { // the timestamp delta
-		return nil, 0, nil, nil, false
-	}
-	rec = rec[n:]
-	if offsetDelta, n = varint(rec); n <= 0 {
-		return nil, 0, nil, nil, false
-	}
-	rec = rec[n:]
-	if key, rec, ok = varBytes(rec); !ok {
-		return nil, 0, nil, nil, false
-	}
-	if value, _, ok = varBytes(rec); !ok {
+	if value, _, ok = varBytes(rec, i); !ok {
 		return nil, 0, nil, nil, false
 	}
 	return rest, offsetDelta, key, value, true
 }
 
-// varBytes reads bytes prefixed by their varint length, -1 for null.
-func varBytes(b []byte) (v, rest []byte, ok bool) {
-	l, n := varint(b)
-	switch {
-	case n <= 0 || l < -1 || int64(len(b)-n) < l:
-		return nil, nil, false
-	case l == -1:
-		return nil, b[n:], true
+// varBytes reads the bytes at b[i:] prefixed by their varint length, -1
+// for null, and gives the index past them.
+func varBytes(b []byte, i int) (v []byte, next int, ok bool) {
+	l, j := short(b, i)
+	if j < 0 {
+		l, j = zz(b, i)
 	}
-	return b[n : n+int(l) : n+int(l)], b[n+int(l):], true
+	switch {
+	case j < 0 || l < -1 || int64(len(b)-j) < l:
+		return nil, 0, false
+	case l == -1:
+		return nil, j, true
+	}
+	return b[j : j+int(l) : j+int(l)], j + int(l), true
 }
 
-// varint is binary.Varint with the one-byte case inline: most of a commit
-// record's varints (attributes aside, six a record) are one byte.
-func varint(b []byte) (int64, int) {
-	if len(b) > 0 && b[0] < 0x80 {
-		x := int64(b[0])
-		return x>>1 ^ -(x & 1), 1
+// shortBytes reads the bytes at b[i:] (i >= 0) prefixed by their length
+// as a one-byte varint (-1 is null), and gives the index past them, or -1
+// when b holds no such bytes there.
+func shortBytes(b []byte, i int) ([]byte, int) {
+	if i >= len(b) || b[i] >= 0x80 {
+		return nil, -1
 	}
-	return binary.Varint(b)
+	l := int(b[i]>>1) ^ -int(b[i]&1)
+	i++
+	switch {
+	case l == -1:
+		return nil, i
+	case l < 0 || len(b)-i < l:
+		return nil, -1
+	}
+	return b[i : i+l : i+l], i + l
 }
+
+// zz reads the zigzag varint at b[i:] (i within or at the end of b) and
+// gives the index past it, or -1 when b holds none there: those of one
+// and two bytes inline (short), longer ones by binary.Varint.
+func zz(b []byte, i int) (int64, int) {
+	if x, j := short(b, i); j >= 0 {
+		return x, j
+	}
+	x, n := varint(b[min(i, len(b)):])
+	if n <= 0 {
+		return 0, -1
+	}
+	return x, i + n
+}
+
+// short reads a zigzag varint of one or two bytes at b[i:] (i >= 0), and
+// gives the index past it, or -1 when b holds no such varint there.
+func short(b []byte, i int) (int64, int) {
+	if i >= len(b) {
+		return 0, -1
+	}
+	u := uint64(b[i])
+	if u >= 0x80 {
+		if i+1 >= len(b) || b[i+1] >= 0x80 {
+			return 0, -1
+		}
+		u, i = u&0x7f|uint64(b[i+1])<<7, i+1
+	}
+	return int64(u>>1) ^ -int64(u&1), i + 1
+}
+
+// varint is binary.Varint (out of line: zz's rare case).
+//
+//go:noinline
+func varint(b []byte) (int64, int) { return binary.Varint(b) }
 
 // readLegacy reads message sets of magic 0 or 1 (and whatever follows
 // them) with kgo, which knows them.

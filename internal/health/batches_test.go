@@ -280,6 +280,10 @@ func FuzzBatchReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, from int64) {
 		ours, next, err := readOurs(data, from)
 		theirs, knext, kerr := readKgo(data, from)
+		if err == nil && kerr != nil {
+			// A record kgo finds bad is never read as a good one.
+			t.Fatalf("kgo: %v; ours read it: %v, next %d", kerr, ours, next)
+		}
 		if err != nil || kerr != nil {
 			return
 		}
@@ -310,21 +314,66 @@ func BenchmarkBatchReader(b *testing.B) {
 	}
 }
 
-// varint reads every one-byte varint inline and the longer ones as
-// binary.Varint does, including a truncated one.
+// zz reads every varint as binary.Varint does, at any index, including a
+// truncated one and one past the end; short agrees where it reads one (one
+// and two bytes) and reads every varint of that size.
 func TestVarint(t *testing.T) {
-	cases := [][]byte{nil, {0x80}, {0xff, 0xff}}
+	cases := [][]byte{nil, {0x80}, {0xff, 0xff}, {0x80, 0x80, 0x01}}
 	for b := range 256 {
-		cases = append(cases, []byte{byte(b)}, []byte{byte(b), 0x01})
+		cases = append(cases, []byte{byte(b)}, []byte{byte(b), 0x01}, []byte{byte(b), 0x7f}, []byte{byte(b), 0x80})
 	}
-	for _, x := range []int64{0, -1, 1, 63, -64, 64, -65, 1 << 20, -(1 << 40), 1<<63 - 1, -1 << 63} {
+	for _, x := range []int64{0, -1, 1, 63, -64, 64, -65, 8191, -8192, 8192, -8193, 1 << 20, -(1 << 40), 1<<63 - 1, -1 << 63} {
 		cases = append(cases, binary.AppendVarint(nil, x))
 	}
 	for _, c := range cases {
-		gv, gn := varint(c)
-		wv, wn := binary.Varint(c)
-		if gv != wv || gn != wn {
-			t.Fatalf("varint(%x) = %d, %d; binary.Varint %d, %d", c, gv, gn, wv, wn)
+		for _, pre := range []int{0, 1, 3} {
+			b := append(make([]byte, pre), c...)
+			wv, wn := binary.Varint(c)
+			gv, gi := zz(b, pre)
+			if wn <= 0 && gi != -1 || wn > 0 && (gv != wv || gi != pre+wn) {
+				t.Fatalf("zz(%x, %d) = %d, %d; binary.Varint %d, %d", b, pre, gv, gi, wv, wn)
+			}
+			sv, si := short(b, pre)
+			switch {
+			case wn == 1 || wn == 2:
+				if sv != wv || si != pre+wn {
+					t.Fatalf("short(%x, %d) = %d, %d; binary.Varint %d, %d", b, pre, sv, si, wv, wn)
+				}
+			case si != -1:
+				t.Fatalf("short(%x, %d) = %d, %d; binary.Varint %d, %d: not of one or two bytes", b, pre, sv, si, wv, wn)
+			}
+		}
+	}
+	if _, i := zz([]byte{1}, 1); i != -1 {
+		t.Fatalf("zz at the end: %d", i)
+	}
+}
+
+// shortBytes reads a one-byte length and its bytes, null for -1, and
+// refuses a longer length, a negative one other than -1, and bytes past
+// the end; where it reads, varBytes reads the same.
+func TestShortBytes(t *testing.T) {
+	for _, c := range []struct {
+		b    []byte
+		v    []byte
+		next int
+	}{
+		{[]byte{0, 0}, []byte{}, 2},
+		{[]byte{0, 1, 9}, nil, 2}, // -1: null
+		{[]byte{0, 4, 'a', 'b', 'c'}, []byte("ab"), 4},
+		{[]byte{0, 4, 'a'}, nil, -1},          // past the end
+		{[]byte{0, 3, 'a', 'b'}, nil, -1},     // -2
+		{[]byte{0, 0x80, 0x01, 'a'}, nil, -1}, // two bytes: not short
+		{[]byte{0}, nil, -1},
+	} {
+		v, next := shortBytes(c.b, 1)
+		if next != c.next || !bytes.Equal(v, c.v) || (c.next >= 0 && (v == nil) != (c.v == nil)) {
+			t.Fatalf("shortBytes(%x, 1) = %q, %d; want %q, %d", c.b, v, next, c.v, c.next)
+		}
+		if next >= 0 {
+			if wv, wn, ok := varBytes(c.b, 1); !ok || wn != next || !bytes.Equal(wv, v) || (wv == nil) != (v == nil) {
+				t.Fatalf("varBytes(%x, 1) = %q, %d, %v; shortBytes %q, %d", c.b, wv, wn, ok, v, next)
+			}
 		}
 	}
 }
