@@ -168,24 +168,17 @@ func (b *batchReader) records(p int32, batch []byte, from int64, fn func(r *Tail
 // Varints of one and two bytes (all of a commit record's) are read
 // inline; longer ones by binary.Varint.
 func nextRecord(recs []byte) (rest []byte, offsetDelta int64, key, value []byte, ok bool) {
-	length, i := short(recs, 0)
-	if i < 0 {
-		length, i = zz(recs, 0)
-	}
+	length, i := zz(recs, 0)
 	if i < 0 || length < 0 || int64(len(recs)-i) < length {
 		return nil, 0, nil, nil, false
 	}
 	rec, rest := recs[i:i+int(length)], recs[i+int(length):]
 	// The attributes (unused), then the timestamp delta (unused).
-	if _, i = short(rec, 1); i < 0 {
-		if _, i = zz(rec, 1); i < 0 {
-			return nil, 0, nil, nil, false
-		}
+	if _, i = zz(rec, 1); i < 0 {
+		return nil, 0, nil, nil, false
 	}
-	if offsetDelta, i = short(rec, i); i < 0 {
-		if offsetDelta, i = zz(rec, i); i < 0 {
-			return nil, 0, nil, nil, false
-		}
+	if offsetDelta, i = zz(rec, i); i < 0 {
+		return nil, 0, nil, nil, false
 	}
 	if key, i, ok = varBytes(rec, i); !ok {
 		return nil, 0, nil, nil, false
@@ -199,10 +192,7 @@ func nextRecord(recs []byte) (rest []byte, offsetDelta int64, key, value []byte,
 // varBytes reads the bytes at b[i:] prefixed by their varint length, -1
 // for null, and gives the index past them.
 func varBytes(b []byte, i int) (v []byte, next int, ok bool) {
-	l, j := short(b, i)
-	if j < 0 {
-		l, j = zz(b, i)
-	}
+	l, j := zz(b, i)
 	switch {
 	case j < 0 || l < -1 || int64(len(b)-j) < l:
 		return nil, 0, false
@@ -230,7 +220,7 @@ func shortBytes(b []byte, i int) ([]byte, int) {
 	return b[i : i+l : i+l], i + l
 }
 
-// zz reads the zigzag varint at b[i:] (i within or at the end of b) and
+// zz reads the zigzag varint at b[i:] (i >= 0, past the end too) and
 // gives the index past it, or -1 when b holds none there: those of one
 // and two bytes inline (short), longer ones by binary.Varint.
 func zz(b []byte, i int) (int64, int) {

@@ -32,8 +32,15 @@ func appendVarBytes(dst, b []byte) []byte {
 func encRecords(recs []tRec) []byte {
 	var out []byte
 	for _, r := range recs {
-		body := []byte{0}                   // attributes
-		body = binary.AppendVarint(body, 7) // timestamp delta
+		body := []byte{0} // attributes
+		// The timestamp delta: one byte, or (every third offset delta)
+		// several, which the batch reader's inline path leaves to
+		// nextRecord.
+		ts := int64(7)
+		if r.delta%3 == 2 {
+			ts = int64(r.delta) << 20
+		}
+		body = binary.AppendVarint(body, ts)
 		body = binary.AppendVarint(body, int64(r.delta))
 		body = appendVarBytes(body, r.key)
 		body = appendVarBytes(body, r.value)
@@ -184,13 +191,30 @@ func TestBatchReaderRandomAgreesWithKgo(t *testing.T) {
 		for range 1 + rng.IntN(6) {
 			var recs []tRec
 			delta := int32(0)
-			for range rng.IntN(5) {
+			n := rng.IntN(5)
+			if rng.IntN(4) == 0 {
+				n = 60 + rng.IntN(20) // offset deltas past 63: two bytes
+			}
+			for range n {
 				var v []byte
 				if rng.IntN(3) > 0 {
 					v = []byte(fmt.Sprint("v", rng.IntN(1000)))
 				}
-				recs = append(recs, tRec{delta, []byte(fmt.Sprint("k", delta)), v, rng.IntN(2)})
+				k := []byte(fmt.Sprint("k", delta))
+				// Keys and values of 64 bytes or more (a length of two
+				// bytes) go through nextRecord, in the same batches as
+				// the short ones the inline path reads.
+				if rng.IntN(4) == 0 {
+					k = append(k, bytes.Repeat([]byte("K"), 60+rng.IntN(200))...)
+				}
+				if v != nil && rng.IntN(4) == 0 {
+					v = append(v, bytes.Repeat([]byte("V"), 60+rng.IntN(200))...)
+				}
+				recs = append(recs, tRec{delta, k, v, rng.IntN(2)})
 				delta += 1 + int32(rng.IntN(3))
+				if rng.IntN(20) == 0 {
+					delta += 9000 // an offset delta of three bytes (compacted away between)
+				}
 			}
 			last := max(delta-1, 0) + int32(rng.IntN(2))
 			attrs := []int16{0, 0x10, 0x30}[rng.IntN(3)]
@@ -209,6 +233,25 @@ func TestBatchReaderRandomAgreesWithKgo(t *testing.T) {
 			t.Fatalf("%s: next %d, kgo %d", what, next, knext)
 		}
 	}
+}
+
+// One OffsetCommit of 10,000 partitions is one batch of 10,000 records:
+// from the 8,192nd its offset deltas take three bytes, which the inline
+// path leaves to nextRecord. Every record reads as kgo reads it (an
+// earlier nextRecord indexed b[-1] there, and the exporter's tail would
+// have panicked on such a commit).
+func TestBatchReaderLargeCommit(t *testing.T) {
+	var recs []tRec
+	for p := range int32(10_000) {
+		recs = append(recs, tRec{p, commitKey(1, "big-group", "big-topic", p), commitValue(4, int64(p), 1_700_000_000_000), 0})
+	}
+	data := encBatch(t, 100, 0, -1, 9_999, 0, recs)
+	ours, next, err := readOurs(data, 100)
+	theirs, knext, kerr := readKgo(data, 100)
+	if err != nil || kerr != nil || len(ours) != 10_000 || next != 10_100 {
+		t.Fatalf("%d records, next %d, err %v (kgo: %d, %d, %v)", len(ours), next, err, len(theirs), knext, kerr)
+	}
+	sameRecords(t, "10,000 commits", ours, theirs)
 }
 
 // A batch whose CRC does not match, or whose length cannot hold its
