@@ -91,7 +91,7 @@ func lateRecords(t *testing.T, failing bool) {
 	srcID := topicID(t, c, src)
 	var reading atomic.Bool
 	reading.Store(failing)
-	fetched := map[int32]int64{}
+	fetched := map[int32]bool{} // src's partitions asked for so far
 	c.Fake.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.Fake.KeepControl()
 		fr := req.(*kmsg.FetchRequest)
@@ -104,16 +104,16 @@ func lateRecords(t *testing.T, failing bool) {
 		// then never held and the run completed). So the run fails at the
 		// first request, after all three were fetched, in which every
 		// partition still asked for is past offset 500.
-		asked, lowest := false, int64(math.MaxInt64)
+		lowest := int64(math.MaxInt64) // none of src's partitions asked for
 		for _, rt := range fr.Topics {
 			if rt.Topic == src || rt.TopicID == srcID {
 				for _, rp := range rt.Partitions {
-					fetched[rp.Partition] = max(fetched[rp.Partition], rp.FetchOffset)
-					asked, lowest = true, min(lowest, rp.FetchOffset)
+					fetched[rp.Partition] = true
+					lowest = min(lowest, rp.FetchOffset)
 				}
 			}
 		}
-		if !asked || len(fetched) < 3 || lowest < 500 {
+		if len(fetched) < 3 || lowest < 500 || lowest == math.MaxInt64 {
 			return nil, nil, false
 		}
 		resp := outOfRange(fr)

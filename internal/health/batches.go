@@ -124,27 +124,32 @@ func (b *batchReader) records(p int32, batch []byte, from int64, fn func(r *Tail
 	}
 	for i := int32(0); i < count; i++ {
 		// nextRecord, by hand for the common record: varints of one or
-		// two bytes, a key and a value shorter than 64 bytes.
+		// two bytes, a key and a value shorter than 64 bytes. Any other
+		// record (j < 0) is read by nextRecord from its start.
 		var delta int64
 		length, j := short(recs, 0)
-		if j >= 0 && (length < 0 || int64(len(recs)-j) < length) {
-			j = -1 // nextRecord says why
+		end := j + int(length)
+		var rec []byte
+		if j >= 0 && length >= 0 && end <= len(recs) {
+			rec, j = recs[j:end], 1 // past the attributes (unused)
+		} else {
+			j = -1
 		}
 		if j >= 0 {
-			end := j + int(length)
-			rec := recs[j:end]
-			if _, j = short(rec, 1); j >= 0 {
-				if delta, j = short(rec, j); j >= 0 {
-					if tr.Key, j = shortBytes(rec, j); j >= 0 {
-						tr.Value, j = shortBytes(rec, j)
-					}
-				}
-			}
-			if j >= 0 {
-				recs = recs[end:]
-			}
+			_, j = short(rec, j) // the timestamp delta (unused)
 		}
-		if j < 0 {
+		if j >= 0 {
+			delta, j = short(rec, j)
+		}
+		if j >= 0 {
+			tr.Key, j = shortBytes(rec, j)
+		}
+		if j >= 0 {
+			tr.Value, j = shortBytes(rec, j)
+		}
+		if j >= 0 {
+			recs = recs[end:]
+		} else {
 			var ok bool
 			if recs, delta, tr.Key, tr.Value, ok = nextRecord(recs); !ok {
 				return past, fmt.Errorf("%w: partition %d at offset %d: record %d of %d runs past its batch", errCorruptBatch, p, base, i, count)
@@ -222,12 +227,12 @@ func shortBytes(b []byte, i int) ([]byte, int) {
 
 // zz reads the zigzag varint at b[i:] (i >= 0, past the end too) and
 // gives the index past it, or -1 when b holds none there: those of one
-// and two bytes inline (short), longer ones by binary.Varint.
+// and two bytes by short, longer ones by binary.Varint.
 func zz(b []byte, i int) (int64, int) {
 	if x, j := short(b, i); j >= 0 {
 		return x, j
 	}
-	x, n := varint(b[min(i, len(b)):])
+	x, n := binary.Varint(b[min(i, len(b)):])
 	if n <= 0 {
 		return 0, -1
 	}
@@ -249,11 +254,6 @@ func short(b []byte, i int) (int64, int) {
 	}
 	return int64(u>>1) ^ -int64(u&1), i + 1
 }
-
-// varint is binary.Varint (out of line: zz's rare case).
-//
-//go:noinline
-func varint(b []byte) (int64, int) { return binary.Varint(b) }
 
 // readLegacy reads message sets of magic 0 or 1 (and whatever follows
 // them) with kgo, which knows them.
