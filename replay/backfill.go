@@ -47,13 +47,9 @@ type ProduceOptions struct {
 	// the same command continues from the last committed one (see
 	// backfill_txn.go).
 	TransactionalID string
-	// TxnInterval is how long one transaction stays open (default
+	// TxnInterval is about how long one transaction stays open (default
 	// DefaultTxnInterval).
 	TxnInterval time.Duration
-	// TxnMaxBytes ends a transaction once its copies hold this many
-	// bytes, before TxnInterval if that comes first (default
-	// DefaultTxnMaxBytes).
-	TxnMaxBytes int64
 	// SourceHeader adds offsetctl.source=topic/partition/offset.
 	SourceHeader bool
 	// Checkpoint, when set (not with TransactionalID), writes the
@@ -172,11 +168,12 @@ type backfiller struct {
 	// visible, how many transactions committed, and the positions a
 	// previous run had committed (where this one resumed).
 	// txnStart is when the open transaction began; copy reads the clock
-	// to compare with it only every txnClockEvery copies (txnSince
-	// counts them), not for every record.
+	// to compare with it only every txnClockEvery copies or
+	// txnClockBytes of them (txnSince and txnSinceBytes count them since
+	// the last read, by recordBatchFloor), not for every record.
 	txnStart        time.Time
 	txnSince        int
-	txnBytes        int64 // what the open transaction's copies hold (recordBatchFloor)
+	txnSinceBytes   int
 	committed       map[int32]int64
 	committedCopied map[int32]int64
 	txns            int
@@ -293,6 +290,7 @@ func producerOpts(o *ProduceOptions, batchMax int32, timeout time.Duration) []kg
 		// watchdog below bounds a stalled copy instead.
 		kgo.ProduceRequestTimeout(timeout),
 		kgo.ProducerLinger(5 * time.Millisecond),
+		kgo.MaxBufferedBytes(producerBufferBytes(batchMax)),
 	}
 	if o.Partitioner == PartitionerSame {
 		popts = append(popts, kgo.RecordPartitioner(kgo.ManualPartitioner()))
@@ -307,9 +305,6 @@ func producerOpts(o *ProduceOptions, batchMax int32, timeout time.Duration) []kg
 		popts = append(popts, kgo.TransactionalID(o.TransactionalID), kgo.TransactionTimeout(time.Minute), kgo.MaxVersions(vs))
 		if o.TxnInterval <= 0 {
 			o.TxnInterval = DefaultTxnInterval
-		}
-		if o.TxnMaxBytes <= 0 {
-			o.TxnMaxBytes = DefaultTxnMaxBytes
 		}
 	}
 	return popts
@@ -464,8 +459,8 @@ func (b *backfiller) copy(r *kgo.Record) error {
 			return b.err()
 		}
 		b.started = true
-		b.txnStart, b.txnSince = time.Now(), 0
-	} else if b.txn && (b.txnBytes >= b.opts.TxnMaxBytes || b.txnDue()) {
+		b.txnStart, b.txnSince, b.txnSinceBytes = time.Now(), 0, 0
+	} else if b.txn && b.txnDue() {
 		if err := b.checkpoint(); err != nil {
 			return err
 		}
@@ -490,7 +485,7 @@ func (b *backfiller) copy(r *kgo.Record) error {
 			fmt.Sprintf("topic %s partition %d offset %d", b.src, p, off))
 		return b.err()
 	}
-	b.txnBytes += int64(n)
+	b.txnSinceBytes += n
 	b.mu.Lock()
 	inf := b.parts[p]
 	seq := inf.base + int64(len(inf.queue))
@@ -562,8 +557,9 @@ func (b *backfiller) waitVisible(ctx context.Context) error {
 	wctx, cancel := context.WithTimeout(ctx, b.stall)
 	defer cancel()
 	adm := kadm.NewClient(b.cl)
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
+	// The markers usually land within a few milliseconds of EndTxn: poll
+	// again after 2 ms, doubling up to 50 ms.
+	wait := 2 * time.Millisecond
 	var behind string
 	for {
 		lso, err := adm.ListCommittedOffsets(wctx, b.opts.Topic)
@@ -596,8 +592,9 @@ func (b *backfiller) waitVisible(ctx context.Context) error {
 		select {
 		case <-wctx.Done():
 			return fmt.Errorf("read_committed consumers of %s do not see all of the copy after %s (%s; another open transaction on %s holds the last stable offset back?)", b.opts.Topic, b.stall, behind, b.opts.Topic)
-		case <-tick.C:
+		case <-time.After(wait):
 		}
+		wait = min(2*wait, 50*time.Millisecond)
 	}
 }
 

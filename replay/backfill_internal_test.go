@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/offsetctl/offsetctl/internal/lag"
 )
 
@@ -110,4 +113,81 @@ func TestFinishSaysWhatIsCopiedAgain(t *testing.T) {
 	if !strings.HasSuffix(err.Error(), want) {
 		t.Fatalf("finish error %q, want suffix %q", err, want)
 	}
+}
+
+// TestBackfillProducerBufferBounded: copies of large records to a target
+// that answers slowly (100 ms a produce) wait once the producer holds
+// producerBufferBytes unanswered, instead of piling up in memory (kgo's
+// own bound is 50,000 records of any size). 16 MiB of 256 KiB copies are
+// all acknowledged, and what the producer held never passed 8 MiB by more
+// than one record.
+func TestBackfillProducerBufferBounded(t *testing.T) {
+	fake, cfg := fakeTopic(t, 1, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	adm, err := cfg.NewAdmin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	if resp, err := adm.CreateTopic(ctx, 1, 1, nil, "dst"); err != nil || resp.Err != nil {
+		t.Fatalf("creating dst: %v %v", err, resp.Err)
+	}
+	g, err := Gather(ctx, adm, "t", lag.ReadCommitted, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := MakePlan(g, PlanRequest{Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newBackfiller(ctx, cfg, nil, "t", plan, ProduceOptions{Topic: "dst"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.close()
+	limit := int64(producerBufferBytes(b.batchMax))
+	if limit != 8<<20 {
+		t.Fatalf("buffer bound %d for batches of %d, want 8 MiB", limit, b.batchMax)
+	}
+	fake.ControlKey(kmsg.Produce.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
+		fake.KeepControl()
+		fake.SleepControl(func() { time.Sleep(100 * time.Millisecond) })
+		return nil, nil, false
+	})
+	val := make([]byte, 256<<10)
+	const n = 64
+	done := make(chan error, 1)
+	go func() {
+		for i := range int64(n) {
+			if err := b.copy(&kgo.Record{Partition: 0, Offset: i, Value: val}); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	var most int64
+	for copying := true; copying; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			copying = false
+		case <-time.After(2 * time.Millisecond):
+		}
+		most = max(most, b.cl.BufferedProduceBytes())
+	}
+	if err := b.cl.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.acks.Load(); got != n {
+		t.Fatalf("%d of %d copies acknowledged", got, n)
+	}
+	// kgo lets the record that reaches the bound in, and holds the next.
+	if most > limit+int64(len(val)) || most < limit/2 {
+		t.Fatalf("the producer held at most %d bytes unanswered, want between %d and %d (the bound reached, passed by one record at most)", most, limit/2, limit+int64(len(val)))
+	}
+	t.Logf("held at most %d of %d bytes", most, limit)
 }

@@ -15,8 +15,7 @@ import (
 )
 
 // An exactly-once backfill (--transactional-id) commits its copies in
-// bounded transactions, about TxnInterval or TxnMaxBytes each, whichever
-// comes first (Kafka Streams commits
+// bounded transactions of about TxnInterval each (Kafka Streams commits
 // every 100 ms to 30 s under exactly-once; a second keeps a transaction
 // far below transaction.max.timeout.ms and lets read_committed readers of
 // the target see progress). Each transaction also commits the source
@@ -31,12 +30,14 @@ import (
 // DefaultTxnInterval is how long one backfill transaction stays open.
 const DefaultTxnInterval = time.Second
 
-// DefaultTxnMaxBytes bounds one backfill transaction by size too: the
-// copies of one large fetch are handed to the producer within
-// milliseconds, so a time bound alone, checked as each copy is made, let
-// a 60 MB copy read in a few fetches be one transaction, invisible to
-// read_committed readers until the end (TestBackfillTransactionsBoundedBySize).
-const DefaultTxnMaxBytes = 16 << 20
+// The interval is checked as copies are made, so it holds only if copies
+// cannot run far ahead of the target: the producer holds at most
+// producerBufferBytes unanswered (copy blocks beyond that), and a
+// transaction ends about an interval plus the time the target takes to
+// answer that much after it began. A bound on a transaction's size was
+// used before (16 MiB): at 100 MB/s it ended five transactions a second,
+// each a pause for the drain and the commit, +28 % on a backfill
+// (bench/backfill_ckpt.md).
 
 // PositionGroup is the group whose committed offsets on the source topic
 // hold the position of the backfill with transactional id id. It lives on
@@ -200,7 +201,7 @@ func (b *backfiller) checkpoint() error {
 		b.fail(fmt.Errorf("beginning the next transaction: %w", err), "")
 		return b.err()
 	}
-	b.txnBytes, b.txnStart, b.txnSince = 0, time.Now(), 0
+	b.txnStart, b.txnSince, b.txnSinceBytes = time.Now(), 0, 0
 	return nil
 }
 
@@ -211,13 +212,29 @@ func (b *backfiller) checkpoint() error {
 // backfill.
 const txnClockEvery = 64
 
-// txnDue reports, every txnClockEvery copies, whether the open
-// transaction has been open for the interval.
+// txnClockBytes: the clock is also read once the copies since the last
+// read hold this many bytes, so that large records (64 of 1 MB take a
+// slow target seconds) do not stretch the interval.
+const txnClockBytes = 1 << 20
+
+// producerBufferBytes bounds what the backfill's producer holds unanswered,
+// 8 MiB or four of the target's largest batches. kgo's own bound is 50,000
+// records whatever their size: 50 GB of 1 MB records from a source read
+// faster than the target takes them. Copies beyond it wait, which also
+// keeps a transaction's interval (see DefaultTxnInterval). 8 MiB is ten
+// times what a backfill keeps in flight at 100 MB/s on a local broker; it
+// cost nothing measurable there (bench/backfill_ckpt.md).
+func producerBufferBytes(batchMax int32) int {
+	return max(8<<20, 4*int(batchMax))
+}
+
+// txnDue reports, every txnClockEvery copies or txnClockBytes of them,
+// whether the open transaction has been open for the interval.
 func (b *backfiller) txnDue() bool {
-	if b.txnSince++; b.txnSince < txnClockEvery {
+	if b.txnSince++; b.txnSince < txnClockEvery && b.txnSinceBytes < txnClockBytes {
 		return false
 	}
-	b.txnSince = 0
+	b.txnSince, b.txnSinceBytes = 0, 0
 	return time.Since(b.txnStart) >= b.opts.TxnInterval
 }
 

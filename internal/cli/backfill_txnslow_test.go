@@ -13,12 +13,17 @@ import (
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
-// TestBackfillTransactionsBoundedBySize: with slow (250 ms) produce and
+// TestBackfillTransactionsWhileTargetSlow: with slow (250 ms) produce and
 // fetch answers a transactional backfill of 24 MiB over three partitions
 // commits in several transactions while it runs, so read_committed readers
 // of the target see the copy grow: the target's last stable offsets rise
-// before the run ends, not only at its end.
-func TestBackfillTransactionsBoundedBySize(t *testing.T) {
+// before the run ends, not only at its end. kfake hands the whole source
+// over in a few milliseconds; the copies wait on the producer's buffer
+// bound (8 MiB), and the transaction interval ends transactions as they
+// go on. Before the bound, only a 16 MiB size bound on each transaction
+// cut this copy (it cost a fast backfill five transactions a second);
+// without either, it was one transaction, visible only at its end.
+func TestBackfillTransactionsWhileTargetSlow(t *testing.T) {
 	c := testkit.New(t)
 	if c.Fake == nil {
 		t.Skip("slow broker answers are staged with kfake's control functions")
