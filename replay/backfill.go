@@ -107,7 +107,7 @@ type BackfillResult struct {
 type inflight struct {
 	base   int64 // sequence number of queue[0]
 	queue  []slot
-	acked  *int64
+	acked  *int64 // the last offset of the acknowledged prefix (nil: none yet), updated in place
 	copied int64
 	beyond int64
 	failed bool
@@ -522,8 +522,10 @@ func (b *backfiller) answer(p int32, seq, off int64, rec *kgo.Record, err error)
 	// Advance the contiguous acknowledged prefix; a failed slot stays
 	// at the head for good.
 	for len(inf.queue) > 0 && inf.queue[0].done && inf.queue[0].ok {
-		o := inf.queue[0].offset
-		inf.acked = &o
+		if inf.acked == nil {
+			inf.acked = new(int64) // once; updated in place after (no allocation per copy)
+		}
+		*inf.acked = inf.queue[0].offset
 		inf.copied++
 		b.produced++
 		inf.queue = inf.queue[1:]
@@ -714,7 +716,11 @@ func (b *backfiller) tally(res *Result, consumeErr error, committed bool) (*Back
 			}
 		} else {
 			bp.Copied = inf.copied
-			bp.AckedThrough = inf.acked
+			if inf.acked != nil {
+				// A copy: answer updates inf.acked in place.
+				acked := *inf.acked
+				bp.AckedThrough = &acked
+			}
 			br.Produced += inf.copied
 			if len(inf.queue) > 0 {
 				bp.ResumeFrom = inf.queue[0].offset
