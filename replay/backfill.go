@@ -290,7 +290,7 @@ func producerOpts(o *ProduceOptions, batchMax int32, timeout time.Duration) []kg
 		// watchdog below bounds a stalled copy instead.
 		kgo.ProduceRequestTimeout(timeout),
 		kgo.ProducerLinger(5 * time.Millisecond),
-		kgo.MaxBufferedBytes(producerBufferBytes(batchMax)),
+		kgo.MaxBufferedBytes(producerBufferBytes),
 	}
 	if o.Partitioner == PartitionerSame {
 		popts = append(popts, kgo.RecordPartitioner(kgo.ManualPartitioner()))

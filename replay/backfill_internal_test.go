@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -146,9 +147,9 @@ func TestBackfillProducerBufferBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.close()
-	limit := int64(producerBufferBytes(b.batchMax))
-	if limit != 8<<20 {
-		t.Fatalf("buffer bound %d for batches of %d, want 8 MiB", limit, b.batchMax)
+	limit := int64(producerBufferBytes)
+	if got := b.cl.OptValue(kgo.MaxBufferedBytes); got != int64(producerBufferBytes) {
+		t.Fatalf("the producer's MaxBufferedBytes is %v, want %d", got, producerBufferBytes)
 	}
 	fake.ControlKey(kmsg.Produce.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
 		fake.KeepControl()
@@ -190,4 +191,117 @@ func TestBackfillProducerBufferBounded(t *testing.T) {
 		t.Fatalf("the producer held at most %d bytes unanswered, want between %d and %d (the bound reached, passed by one record at most)", most, limit/2, limit+int64(len(val)))
 	}
 	t.Logf("held at most %d of %d bytes", most, limit)
+}
+
+// TestBackfillInterruptStopsCopying: Ctrl-C (the replay's context ending)
+// stops a backfill at the next record, even inside a fetch. The copies
+// wait on the producer's buffer at a slow target's pace (100 ms a
+// produce), and one fetch holds the whole source (32 MiB of 256 KiB
+// records); before, the loop copied the rest of the fetch before it saw
+// the interruption, waiting on the target for each. The replay stops as
+// interrupted, having copied at most one record more than when it was
+// interrupted, and resumes where its copies stopped.
+func TestBackfillInterruptStopsCopying(t *testing.T) {
+	fake, cfg := fakeTopic(t, 1, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	adm, err := cfg.NewAdmin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	if resp, err := adm.CreateTopic(ctx, 1, 1, nil, "dst"); err != nil || resp.Err != nil {
+		t.Fatalf("creating dst: %v %v", err, resp.Err)
+	}
+	val := make([]byte, 256<<10)
+	const n = 128
+	pcl, err := cfg.NewClient(kgo.DefaultProduceTopic("t"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		if err := pcl.ProduceSync(ctx, &kgo.Record{Value: val}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pcl.Close()
+	g, err := Gather(ctx, adm, "t", lag.ReadCommitted, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := MakePlan(g, PlanRequest{Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	po := ProduceOptions{Topic: "dst"}
+	b, err := newBackfiller(ctx, cfg, nil, "t", plan, po)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.close()
+	fake.ControlKey(kmsg.Produce.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
+		fake.KeepControl()
+		fake.SleepControl(func() { time.Sleep(100 * time.Millisecond) })
+		return nil, nil, false
+	})
+	rctx, interrupt := context.WithCancel(ctx)
+	var atInterrupt int64
+	go func() {
+		// Interrupt once the producer's buffer is full: the loop is
+		// then waiting on the target inside the fetch.
+		for b.cl.BufferedProduceBytes() < producerBufferBytes-int64(len(val)) {
+			time.Sleep(time.Millisecond)
+		}
+		atInterrupt = b.acks.Load() + b.pending.Load()
+		interrupt()
+	}()
+	res, cerr := consume(rctx, cfg, plan, Options{Topic: "t", Format: None, Produce: &po, FetchMaxBytes: 64 << 20}, b)
+	if !errors.Is(cerr, context.Canceled) || res.Stopped != StoppedInterrupted {
+		t.Fatalf("consume: stopped %q, error %v; want interrupted, context canceled", res.Stopped, cerr)
+	}
+	if res.Records > atInterrupt+1 || res.Records >= n {
+		t.Fatalf("%d records copied, %d when interrupted (of %d): the copying went on after the interruption", res.Records, atInterrupt, n)
+	}
+	br, _ := b.finish(ctx, res, cerr)
+	if br.Produced != res.Records || br.Resume != fmt.Sprintf("0=%d", res.Records) {
+		t.Fatalf("backfill %+v after %d records; want all acknowledged and the resume at %d", br, res.Records, res.Records)
+	}
+	t.Logf("interrupted at %d copies, stopped after %d of %d", atInterrupt, res.Records, n)
+}
+
+// TestTxnDueReadsClockByCountOrBytes: the open transaction's age is read
+// every txnClockEvery copies, or sooner once the copies since the last
+// read hold txnClockBytes (64 copies of 1 MB would take a slow target
+// seconds past the interval); between reads the answer is no, whatever the
+// clock.
+func TestTxnDueReadsClockByCountOrBytes(t *testing.T) {
+	old := time.Now().Add(-time.Hour) // every interval has passed
+	small := &backfiller{opts: ProduceOptions{TxnInterval: time.Second}, txnStart: old}
+	for i := 1; i < txnClockEvery; i++ {
+		small.txnSinceBytes += 100
+		if small.txnDue() {
+			t.Fatalf("small copies: due at copy %d, before the clock is read", i)
+		}
+	}
+	small.txnSinceBytes += 100
+	if !small.txnDue() {
+		t.Fatalf("small copies: not due at copy %d", txnClockEvery)
+	}
+	if small.txnSince != 0 || small.txnSinceBytes != 0 {
+		t.Fatalf("counters not reset after the clock read: %d copies, %d bytes", small.txnSince, small.txnSinceBytes)
+	}
+	large := &backfiller{opts: ProduceOptions{TxnInterval: time.Second}, txnStart: old}
+	large.txnSinceBytes += txnClockBytes / 2
+	if large.txnDue() {
+		t.Fatal("large copies: due after half of txnClockBytes")
+	}
+	large.txnSinceBytes += txnClockBytes / 2
+	if !large.txnDue() {
+		t.Fatalf("large copies: not due after %d bytes in 2 copies", txnClockBytes)
+	}
+	young := &backfiller{opts: ProduceOptions{TxnInterval: time.Hour}, txnStart: time.Now()}
+	young.txnSinceBytes += txnClockBytes
+	if young.txnDue() {
+		t.Fatal("a transaction younger than its interval is due")
+	}
 }

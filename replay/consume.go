@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -54,8 +55,14 @@ type consumer struct {
 	start, lastProgress time.Time
 	bytes, count        int64
 	stopAll             bool
-	toPause             []int32
-	writeErr            error
+	// halted is set once the replay's context ends (a backfill only):
+	// take stops copying at the next record. A copy waits for room in
+	// the producer's buffer (producerBufferBytes) at the target's pace,
+	// so copying the rest of a fetch (up to --fetch-max-bytes) first
+	// could keep Ctrl-C waiting for minutes on a slow target.
+	halted   atomic.Bool
+	toPause  []int32
+	writeErr error
 
 	cl *kgo.Client
 	// hashers digest the records off the consume loop (hashFetched);
@@ -75,6 +82,10 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 	}
 	defer cl.Close()
 	c.cl, c.open = cl, len(c.want)
+	if copier != nil {
+		stop := context.AfterFunc(ctx, func() { c.halted.Store(true) })
+		defer stop()
+	}
 	return c.loop(ctx)
 }
 
@@ -271,7 +282,7 @@ func (c *consumer) fetchError(fs kgo.Fetches, stalled bool) error {
 // records taken are then digested off the loop (hashFetched).
 func (c *consumer) take(ftp kgo.FetchTopicPartition) {
 	st := c.states[ftp.Partition]
-	if st == nil || st.done || c.stopAll || c.writeErr != nil {
+	if st == nil || st.done || c.stopAll || c.writeErr != nil || c.halted.Load() {
 		return
 	}
 	bound := st.plan.Bound
@@ -279,6 +290,12 @@ func (c *consumer) take(ftp kgo.FetchTopicPartition) {
 	for i, r := range ftp.Records {
 		if r.Offset >= bound {
 			c.markDone(st, true)
+			break
+		}
+		if c.copier != nil && c.halted.Load() {
+			// Interrupted: the partition resumes at this record, not
+			// copied; the loop stops at its next poll.
+			st.next = r.Offset
 			break
 		}
 		st.next = r.Offset + 1

@@ -114,7 +114,7 @@ before and after. With --produce-to it copies the records to another topic
 	fl.StringVar(&f.targetProfile, "target-profile", "", "with --produce-to: named profile of the target cluster (its own brokers, TLS, SASL)")
 	fl.StringVar(&f.partitioner, "partitioner", "same", "with --produce-to: same (source partition number) or key (hash of the key)")
 	fl.StringVar(&f.transactionalID, "transactional-id", "", "with --produce-to: exactly once, in transactions of about --transaction-interval that also commit the source position (group offsetctl-backfill-ID); rerunning the same command continues")
-	fl.DurationVar(&f.txnInterval, "transaction-interval", replay.DefaultTxnInterval, "with --transactional-id: about how long each transaction stays open (it ends once the copies made in it are acknowledged)")
+	fl.DurationVar(&f.txnInterval, "transaction-interval", replay.DefaultTxnInterval, "with --transactional-id: each transaction ends at the first copy after this long and commits once its copies are acknowledged")
 	fl.BoolVar(&f.sourceHeader, "source-header", false, "with --produce-to: add header offsetctl.source=topic/partition/offset to each copy")
 	fl.StringVar(&f.checkpoint, "checkpoint", "", "with --produce-to, not with --transactional-id: keep the acknowledged position in FILE (fsynced); rerunning the same command resumes at least once and counts the possible duplicates")
 	fl.DurationVar(&f.ckptInterval, "checkpoint-interval", replay.DefaultCheckpointInterval, "with --checkpoint: least time between two writes of the position (0: after each acknowledged batch, one write in flight)")
