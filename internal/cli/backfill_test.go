@@ -99,6 +99,10 @@ func TestBackfillRefusesBadTargets(t *testing.T) {
 	}
 	badInput(t, c, "--produce-to "+src+" is the topic being replayed", "replay", src, "--produce-to", src, "--format", "none", "-q")
 	badInput(t, c, "--partitioner needs --produce-to", "replay", src, "--partitioner", "key", "--format", "none", "-q")
+	// An empty value (an unset shell variable) is not the flag left out.
+	badInput(t, c, "--produce-to is empty", "replay", src, "--produce-to", "", "--format", "none", "-q")
+	badInput(t, c, "--transactional-id is empty", "replay", src, "--produce-to", small, "--transactional-id", "", "--format", "none", "-q")
+	badInput(t, c, "--transactional-id is empty", "replay", src, "--produce-to", small, "--transactional-id", " ", "--format", "none", "-q")
 	badInput(t, c, `--partitioner "round-robin": want same or key`, "replay", src, "--produce-to", small, "--partitioner", "round-robin", "--format", "none", "-q")
 	// Nothing was written to the small topic by the refused runs.
 	res, _, _ := replayJSON(t, c, 0, small, "--format", "none")

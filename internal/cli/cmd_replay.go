@@ -343,6 +343,17 @@ func (f replayFlags) checkVerify(fs *pflag.FlagSet) error {
 // checkProduce checks the backfill flags: they need --produce-to, and
 // the transactional id and the checkpoint exclude each other.
 func (f replayFlags) checkProduce(fs *pflag.FlagSet) error {
+	// An empty value is refused, not taken as the flag left out: with
+	// --transactional-id "$ID" and ID unset, a backfill would otherwise
+	// run neither exactly once nor resumable, and say nothing.
+	for _, e := range []struct{ name, val, what string }{
+		{"produce-to", f.produceTo, "name the target topic"},
+		{"transactional-id", f.transactionalID, "name the id that makes the backfill exactly once and resumable"},
+	} {
+		if changed(fs, e.name) && strings.TrimSpace(e.val) == "" {
+			return exitcode.Usagef("--%s is empty: %s (an unset shell variable?)", e.name, e.what)
+		}
+	}
 	if f.produceTo == "" {
 		for _, name := range []string{"target-brokers", "target-command-config", "target-profile", "partitioner", "transactional-id", "transaction-interval", "source-header", "checkpoint", "checkpoint-interval"} {
 			if changed(fs, name) {
