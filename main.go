@@ -25,6 +25,11 @@ func main() {
 	// EPIPE instead, and the command reports it on stderr.
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first Ctrl-C (or SIGTERM) asks the command to stop cleanly;
+	// then the signals get their default action back, so a second one
+	// ends the process at once (what a kill leaves is safe: see
+	// docs/atomicity.md and the audit log's write-ahead order).
+	context.AfterFunc(ctx, stop)
 	code := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr, cli.WithVersion(version))
 	stop()
 	os.Exit(code)

@@ -419,11 +419,28 @@ func prove(cfg cluster.Config, adm *cluster.Admin, opts Options, allParts []int3
 // carries the cause (copy or replay error) and the resume point, else the
 // read's (cerr).
 func (copier *backfiller) complete(ctx context.Context, cfg cluster.Config, res *Result, cerr error) error {
-	bctx := ctx
+	bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	// An interruption (Ctrl-C), before the copy ends or while it waits
+	// for its last acknowledgements, does not drop the copies in flight:
+	// they are waited for up to --timeout from then, so that the result
+	// says where the backfill stopped. If that takes long (a slow or
+	// stopped target), stderr says so, and how to quit at once (main gives
+	// a second Ctrl-C its default action).
+	interrupted := func() {
+		limit := time.AfterFunc(timeoutOf(cfg), cancel)
+		context.AfterFunc(bctx, func() { limit.Stop() })
+		if w := copier.opts.Warnf; w != nil {
+			say := time.AfterFunc(time.Second, func() {
+				w("interrupted: waiting up to %s for the copies in flight to be acknowledged, so that the result says where the backfill stopped; Ctrl-C again quits at once (a rerun with --transactional-id or --checkpoint still continues where it stopped)", timeoutOf(cfg))
+			})
+			context.AfterFunc(bctx, func() { say.Stop() })
+		}
+	}
 	if ctx.Err() != nil {
-		var c context.CancelFunc
-		bctx, c = context.WithTimeout(context.Background(), timeoutOf(cfg))
-		defer c()
+		interrupted()
+	} else {
+		defer context.AfterFunc(ctx, interrupted)()
 	}
 	br, berr := copier.finish(bctx, res, cerr)
 	if err := copier.finishCheckpoint(bctx, br); err != nil && berr == nil {
