@@ -127,18 +127,22 @@ type slot struct {
 }
 
 type backfiller struct {
-	opts     ProduceOptions
-	src      string
-	cl       *kgo.Client
-	txn      bool
-	started  bool
-	plan     Plan
-	mu       sync.Mutex
-	parts    map[int32]*inflight
-	produced int64
-	bad      atomic.Bool
-	firstErr error
-	errAt    string
+	opts    ProduceOptions
+	src     string
+	cl      *kgo.Client
+	txn     bool
+	started bool
+	// abortFailed: the open transaction could not be aborted (the
+	// target did not answer): a rerun's takeover aborts it, or the
+	// broker at the transaction timeout.
+	abortFailed bool
+	plan        Plan
+	mu          sync.Mutex
+	parts       map[int32]*inflight
+	produced    int64
+	bad         atomic.Bool
+	firstErr    error
+	errAt       string
 
 	// pending counts copies not yet acknowledged; acks counts the
 	// acknowledged ones. The watchdog reads the clock, not the copies:
@@ -669,6 +673,7 @@ func (b *backfiller) settle(ctx context.Context, consumeErr error) (committed bo
 	if b.txn && b.started {
 		if b.bad.Load() || consumeErr != nil {
 			if err := b.cl.EndTransaction(ctx, kgo.TryAbort); err != nil {
+				b.abortFailed = true
 				b.fail(fmt.Errorf("aborting the transaction: %w", err), "")
 			}
 			committed = false
@@ -750,6 +755,9 @@ func (b *backfiller) incomplete(br *BackfillResult, consumeErr error) error {
 	cause := b.err()
 	if cause == nil {
 		cause = consumeErr
+		if errors.Is(cause, context.Canceled) {
+			cause = errors.New("interrupted") // Ctrl-C: the replay's context ended
+		}
 	}
 	if cause == nil {
 		cause = errors.New("not every copy was acknowledged")
@@ -764,10 +772,15 @@ func (b *backfiller) incomplete(br *BackfillResult, consumeErr error) error {
 		}
 	}
 	what := "acknowledged copies"
-	if b.txn {
-		what = fmt.Sprintf("committed copies (%d transactions committed, the open one was aborted; rerunning the same command continues from the position committed with them, group %s)", b.txns, PositionGroup(b.opts.TransactionalID))
-	}
 	resume := "resume with --from " + br.Resume
+	if b.txn {
+		open := "the open one was aborted"
+		if b.abortFailed {
+			open = "the open one could not be aborted: the next run takes the transactional id over and aborts it, or the broker does at the transaction timeout (1m); its copies never become visible"
+		}
+		what = fmt.Sprintf("committed copies (%d transactions committed, %s; the position is committed with them, group %s)", b.txns, open, PositionGroup(b.opts.TransactionalID))
+		resume = fmt.Sprintf("resume by rerunning the same command (--from %s would be another backfill to it)", br.Resume)
+	}
 	if b.ck != nil {
 		resume = fmt.Sprintf("resume by rerunning the same command (checkpoint %s; --from %s would be another backfill to it)", safetext.Arg(b.ck.o.Path), br.Resume)
 	}

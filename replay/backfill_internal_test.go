@@ -262,9 +262,14 @@ func TestBackfillInterruptStopsCopying(t *testing.T) {
 	if res.Records > atInterrupt+1 || res.Records >= n {
 		t.Fatalf("%d records copied, %d when interrupted (of %d): the copying went on after the interruption", res.Records, atInterrupt, n)
 	}
-	br, _ := b.finish(ctx, res, cerr)
+	br, ferr := b.finish(ctx, res, cerr)
 	if br.Produced != res.Records || br.Resume != fmt.Sprintf("0=%d", res.Records) {
 		t.Fatalf("backfill %+v after %d records; want all acknowledged and the resume at %d", br, res.Records, res.Records)
+	}
+	// The message says why in the user's terms, not "context canceled".
+	want := fmt.Sprintf("backfill incomplete: interrupted; acknowledged copies: partition 0 through offset %d; resume with --from 0=%d", res.Records-1, res.Records)
+	if ferr == nil || ferr.Error() != want || br.Error != "interrupted" {
+		t.Fatalf("finish: %v (result error %q), want %q", ferr, br.Error, want)
 	}
 	t.Logf("interrupted at %d copies, stopped after %d of %d", atInterrupt, res.Records, n)
 }
@@ -303,5 +308,47 @@ func TestTxnDueReadsClockByCountOrBytes(t *testing.T) {
 	young.txnSinceBytes += txnClockBytes
 	if young.txnDue() {
 		t.Fatal("a transaction younger than its interval is due")
+	}
+}
+
+// TestTransactionalInterruptedSaysRerun: an interrupted transactional
+// backfill says the open transaction was aborted and that the same
+// command continues (its transactional id keeps the position), not a
+// --from that would be another backfill.
+func TestTransactionalInterruptedSaysRerun(t *testing.T) {
+	_, cfg := fakeTopic(t, 1, 5)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	adm, err := cfg.NewAdmin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	if resp, err := adm.CreateTopic(ctx, 1, 1, nil, "dst"); err != nil || resp.Err != nil {
+		t.Fatalf("creating dst: %v %v", err, resp.Err)
+	}
+	g, err := Gather(ctx, adm, "t", lag.ReadCommitted, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := MakePlan(g, PlanRequest{Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newBackfiller(ctx, cfg, nil, "t", plan, ProduceOptions{Topic: "dst", TransactionalID: "interrupted-txn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.close()
+	for i := range int64(3) {
+		if err := b.copy(&kgo.Record{Partition: 0, Offset: i, Value: []byte("v")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := &Result{Topic: "t", Stopped: StoppedInterrupted, Records: 3, Partitions: []PartitionResult{{Partition: 0, From: 0, To: 3, Records: 3}}}
+	br, ferr := b.finish(ctx, res, context.Canceled)
+	want := "backfill incomplete: interrupted; committed copies (0 transactions committed, the open one was aborted; the position is committed with them, group offsetctl-backfill-interrupted-txn): partition 0 none; resume by rerunning the same command (--from 0=0 would be another backfill to it)"
+	if ferr == nil || ferr.Error() != want || br.Complete {
+		t.Fatalf("finish: %v\nwant %s", ferr, want)
 	}
 }

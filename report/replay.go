@@ -43,7 +43,13 @@ func ReplayView(w io.Writer, f Format, r *replay.Result, allRows bool) error {
 		return err
 	}
 	if r.ResumeFrom != "" {
-		if _, err := fmt.Fprintf(w, "CONTINUE WITH --from %s\n", r.ResumeFrom); err != nil {
+		line := "CONTINUE WITH --from " + r.ResumeFrom + "\n"
+		if b := r.Backfill; b != nil && (b.Transactional || b.Checkpoint != nil) {
+			// Its transactional id or checkpoint keeps the position:
+			// --from would start another backfill to the target.
+			line = "CONTINUE BY RERUNNING THE SAME COMMAND\n"
+		}
+		if _, err := io.WriteString(w, line); err != nil {
 			return err
 		}
 	}
@@ -67,6 +73,12 @@ func ReplayView(w io.Writer, f Format, r *replay.Result, allRows bool) error {
 			state = "INCOMPLETE: resume with --from " + b.Resume
 			if b.Checkpoint != nil {
 				state = "INCOMPLETE: rerun the same command to resume from the checkpoint"
+			}
+			if b.Transactional {
+				state = "INCOMPLETE: rerun the same command to resume from the committed position"
+				if b.Resume == "" {
+					state = "INCOMPLETE: committed, not yet visible to read_committed readers"
+				}
 			}
 			if b.Unanswered > 0 && !b.Transactional {
 				state += fmt.Sprintf(" (%d copies sent without an answer may be in %s already: the resume would copy them again)", b.Unanswered, b.Target)

@@ -107,3 +107,33 @@ func TestReplayProofCollapsesUnchanged(t *testing.T) {
 		t.Errorf("JSON: %d unchanged rows, want 2002", n)
 	}
 }
+
+// A backfill that keeps its position (a transactional id or a checkpoint)
+// continues by running the same command again: the summary says so, not
+// --from, which would start another backfill to the target.
+func TestReplayBackfillContinueLine(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		b         replay.BackfillResult
+		resume    string
+		continue_ string
+		state     string
+	}{
+		{"plain", replay.BackfillResult{Resume: "0=4"}, "0=4", "CONTINUE WITH --from 0=4\n", "INCOMPLETE: resume with --from 0=4\n"},
+		{"checkpoint", replay.BackfillResult{Resume: "0=4", Checkpoint: &replay.CheckpointResult{}}, "0=4", "CONTINUE BY RERUNNING THE SAME COMMAND\n", "INCOMPLETE: rerun the same command to resume from the checkpoint\n"},
+		{"transactional", replay.BackfillResult{Resume: "0=4", Transactional: true}, "0=4", "CONTINUE BY RERUNNING THE SAME COMMAND\n", "INCOMPLETE: rerun the same command to resume from the committed position\n"},
+		{"not yet visible", replay.BackfillResult{Transactional: true, Produced: 4}, "", "", "INCOMPLETE: committed, not yet visible to read_committed readers\n"},
+	} {
+		b := c.b
+		b.Target, b.Partitioner = "dst", "same"
+		r := &replay.Result{Topic: "src", Isolation: "committed", Records: 4, Stopped: replay.StoppedInterrupted, ResumeFrom: c.resume, Backfill: &b}
+		got := render(t, func(w *bytes.Buffer) error { return Replay(w, Table, r) })
+		hasContinue := strings.Contains(got, "CONTINUE")
+		if c.continue_ != "" && !strings.Contains(got, c.continue_) || c.continue_ == "" && hasContinue {
+			t.Errorf("%s: want the line %q in:\n%s", c.name, c.continue_, got)
+		}
+		if !strings.Contains(got, ", "+c.state) {
+			t.Errorf("%s: want the state %q in:\n%s", c.name, c.state, got)
+		}
+	}
+}

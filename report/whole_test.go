@@ -240,9 +240,10 @@ func TestReplaySummaryOptionalLines(t *testing.T) {
 	if got := render(t, func(w *bytes.Buffer) error { return Replay(w, Table, r) }); !strings.Contains(got, "\nBACKFILL to c (partitioner key, transactional): replayed 3, produced 3, complete\nPARTITION  FROM  COPIED  ACKED-THROUGH  RESUME-FROM\n\n") {
 		t.Errorf("complete backfill:\n%s", got)
 	}
-	// Incomplete in a transaction: unanswered copies were aborted, no warning.
+	// Incomplete in a transaction: unanswered copies were aborted, no
+	// warning; the same command continues (not --from: another backfill).
 	r.Backfill.Complete, r.Backfill.Resume = false, "0=7"
-	if got := render(t, func(w *bytes.Buffer) error { return Replay(w, Table, r) }); !strings.Contains(got, "produced 3, INCOMPLETE: resume with --from 0=7\n") {
+	if got := render(t, func(w *bytes.Buffer) error { return Replay(w, Table, r) }); !strings.Contains(got, "produced 3, INCOMPLETE: rerun the same command to resume from the committed position\n") {
 		t.Errorf("incomplete transactional backfill:\n%s", got)
 	}
 }
