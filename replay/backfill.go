@@ -136,13 +136,16 @@ type backfiller struct {
 	// target did not answer): a rerun's takeover aborts it, or the
 	// broker at the transaction timeout.
 	abortFailed bool
-	plan        Plan
-	mu          sync.Mutex
-	parts       map[int32]*inflight
-	produced    int64
-	bad         atomic.Bool
-	firstErr    error
-	errAt       string
+	// commitFailed: the last transaction's commit did not complete (its
+	// answer may be lost after the commit went through).
+	commitFailed bool
+	plan         Plan
+	mu           sync.Mutex
+	parts        map[int32]*inflight
+	produced     int64
+	bad          atomic.Bool
+	firstErr     error
+	errAt        string
 
 	// pending counts copies not yet acknowledged; acks counts the
 	// acknowledged ones. The watchdog reads the clock, not the copies:
@@ -665,6 +668,9 @@ func (b *backfiller) settle(ctx context.Context, consumeErr error) (committed bo
 	// them, never skip them).
 	fctx, cancel := context.WithTimeout(ctx, 2*b.stall)
 	err := b.cl.Flush(fctx)
+	if cause := context.Cause(fctx); err != nil && cause != nil {
+		err = cause // why the wait ended (complete's: the time allowed after an interruption)
+	}
 	cancel()
 	if err != nil {
 		b.fail(fmt.Errorf("waiting for acknowledgements: %w", err), "")
@@ -678,6 +684,7 @@ func (b *backfiller) settle(ctx context.Context, consumeErr error) (committed bo
 			}
 			committed = false
 		} else if err := b.endTxn(ctx); err != nil {
+			b.commitFailed = true
 			committed = false
 		}
 	}
@@ -775,6 +782,9 @@ func (b *backfiller) incomplete(br *BackfillResult, consumeErr error) error {
 	resume := "resume with --from " + br.Resume
 	if b.txn {
 		open := "the open one was aborted"
+		if b.commitFailed {
+			open = "the last one's commit did not complete (if it went through after all, its copies and position are committed together)"
+		}
 		if b.abortFailed {
 			open = "the open one could not be aborted: the next run takes the transactional id over and aborts it, or the broker does at the transaction timeout (1m); its copies never become visible"
 		}

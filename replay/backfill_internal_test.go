@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -350,5 +351,67 @@ func TestTransactionalInterruptedSaysRerun(t *testing.T) {
 	want := "backfill incomplete: interrupted; committed copies (0 transactions committed, the open one was aborted; the position is committed with them, group offsetctl-backfill-interrupted-txn): partition 0 none; resume by rerunning the same command (--from 0=0 would be another backfill to it)"
 	if ferr == nil || ferr.Error() != want || br.Complete {
 		t.Fatalf("finish: %v\nwant %s", ferr, want)
+	}
+}
+
+// TestCompleteAfterInterruptWaitsAndSaysWhy: interrupted while copies are
+// in flight to a target that does not answer, the backfill's end waits
+// --timeout (here 2 s) from the interruption, says after a second what it
+// waits for, and then fails naming that limit, not "context canceled".
+func TestCompleteAfterInterruptWaitsAndSaysWhy(t *testing.T) {
+	fake, cfg := fakeTopic(t, 1, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	adm, err := cfg.NewAdmin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	if resp, err := adm.CreateTopic(ctx, 1, 1, nil, "dst"); err != nil || resp.Err != nil {
+		t.Fatalf("creating dst: %v %v", err, resp.Err)
+	}
+	g, err := Gather(ctx, adm, "t", lag.ReadCommitted, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := MakePlan(g, PlanRequest{Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var warned []string
+	po := ProduceOptions{Topic: "dst", Warnf: func(f string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		warned = append(warned, fmt.Sprintf(f, a...))
+	}}
+	b, err := newBackfiller(ctx, cfg, nil, "t", plan, po)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.close()
+	fake.ControlKey(kmsg.Produce.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
+		fake.KeepControl()
+		fake.SleepControl(func() { time.Sleep(10 * time.Second) })
+		return nil, nil, false
+	})
+	for i := range int64(3) {
+		if err := b.copy(&kgo.Record{Partition: 0, Offset: i, Value: []byte("v")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := &Result{Topic: "t", Stopped: StoppedInterrupted, Records: 3, Partitions: []PartitionResult{{Partition: 0, From: 0, To: 3, Records: 3}}}
+	interrupted, stop := context.WithCancel(ctx)
+	stop()
+	short := cfg
+	short.Timeout = 2 * time.Second
+	err = b.complete(interrupted, short, res, context.Canceled)
+	mu.Lock()
+	defer mu.Unlock()
+	if err == nil || !strings.Contains(err.Error(), "waiting for acknowledgements: not acknowledged within 2s of the interruption") {
+		t.Fatalf("complete: %v", err)
+	}
+	if len(warned) != 1 || !strings.HasPrefix(warned[0], "interrupted: waiting up to 2s for the copies in flight") {
+		t.Fatalf("warnings %q, want one saying what it waits for", warned)
 	}
 }

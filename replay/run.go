@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -419,22 +420,50 @@ func prove(cfg cluster.Config, adm *cluster.Admin, opts Options, allParts []int3
 // carries the cause (copy or replay error) and the resume point, else the
 // read's (cerr).
 func (copier *backfiller) complete(ctx context.Context, cfg cluster.Config, res *Result, cerr error) error {
-	bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
+	bctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancel(nil)
 	// An interruption (Ctrl-C), before the copy ends or while it waits
 	// for its last acknowledgements, does not drop the copies in flight:
 	// they are waited for up to --timeout from then, so that the result
 	// says where the backfill stopped. If that takes long (a slow or
 	// stopped target), stderr says so, and how to quit at once (main gives
-	// a second Ctrl-C its default action).
+	// a second Ctrl-C its default action). Nothing is written after
+	// complete returns: the timers are stopped under mu, and a callback
+	// that already runs writes nothing once done is set.
+	var (
+		mu          sync.Mutex
+		done        bool
+		limit, warn *time.Timer
+	)
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		done = true
+		if limit != nil {
+			limit.Stop()
+		}
+		if warn != nil {
+			warn.Stop()
+		}
+	}()
 	interrupted := func() {
-		limit := time.AfterFunc(timeoutOf(cfg), cancel)
-		context.AfterFunc(bctx, func() { limit.Stop() })
+		mu.Lock()
+		defer mu.Unlock()
+		if done {
+			return
+		}
+		t := timeoutOf(cfg)
+		limit = time.AfterFunc(t, func() {
+			cancel(fmt.Errorf("not acknowledged within %s of the interruption", t))
+		})
 		if w := copier.opts.Warnf; w != nil {
-			say := time.AfterFunc(time.Second, func() {
-				w("interrupted: waiting up to %s for the copies in flight to be acknowledged, so that the result says where the backfill stopped; Ctrl-C again quits at once (a rerun with --transactional-id or --checkpoint still continues where it stopped)", timeoutOf(cfg))
+			warn = time.AfterFunc(time.Second, func() {
+				mu.Lock()
+				defer mu.Unlock()
+				if !done {
+					w("interrupted: waiting up to %s for the copies in flight to be acknowledged, so that the result says where the backfill stopped; Ctrl-C again quits at once (a rerun with --transactional-id or --checkpoint still continues where it stopped)", t)
+				}
 			})
-			context.AfterFunc(bctx, func() { say.Stop() })
 		}
 	}
 	if ctx.Err() != nil {
