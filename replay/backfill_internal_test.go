@@ -9,11 +9,51 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/lag"
 )
+
+// backfillToDst plans a replay of topic "t" of cfg's cluster and returns
+// it with a backfiller (closed at the test's end) copying to a new topic
+// "dst" of partitions partitions with po.
+func backfillToDst(ctx context.Context, t *testing.T, cfg cluster.Config, partitions int32, po ProduceOptions) (Plan, *backfiller) {
+	t.Helper()
+	adm, err := cfg.NewAdmin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	if resp, err := adm.CreateTopic(ctx, partitions, 1, nil, "dst"); err != nil || resp.Err != nil {
+		t.Fatalf("creating dst: %v %v", err, resp.Err)
+	}
+	g, err := Gather(ctx, adm, "t", lag.ReadCommitted, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := MakePlan(g, PlanRequest{Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newBackfiller(ctx, cfg, nil, "t", plan, po)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.close)
+	return plan, b
+}
+
+// slowProduce delays every Produce answer of fake by d.
+func slowProduce(fake *kfake.Cluster, d time.Duration) {
+	fake.ControlKey(kmsg.Produce.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
+		fake.KeepControl()
+		fake.SleepControl(func() { time.Sleep(d) })
+		return nil, nil, false
+	})
+}
 
 // TestRefusedCopyIsNotReplayed pins the invariant behind every resume
 // point: once a copy has failed, the copier refuses the next record, and
@@ -25,28 +65,8 @@ func TestRefusedCopyIsNotReplayed(t *testing.T) {
 	_, cfg := fakeTopic(t, 3, 20)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	adm, err := cfg.NewAdmin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
-	if resp, err := adm.CreateTopic(ctx, 3, 1, nil, "dst"); err != nil || resp.Err != nil {
-		t.Fatalf("creating dst: %v %v", err, resp.Err)
-	}
-	g, err := Gather(ctx, adm, "t", lag.ReadCommitted, nil, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := MakePlan(g, PlanRequest{Now: time.Now()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	po := ProduceOptions{Topic: "dst"}
-	b, err := newBackfiller(ctx, cfg, nil, "t", plan, po)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.close()
+	plan, b := backfillToDst(ctx, t, cfg, 3, po)
 	// A copy failed (as when the first produce of a partition is
 	// answered with an error) before the consumer handed over a record.
 	b.fail(errors.New("injected produce failure"), "topic t partition 1 offset 0")
@@ -127,36 +147,12 @@ func TestBackfillProducerBufferBounded(t *testing.T) {
 	fake, cfg := fakeTopic(t, 1, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	adm, err := cfg.NewAdmin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
-	if resp, err := adm.CreateTopic(ctx, 1, 1, nil, "dst"); err != nil || resp.Err != nil {
-		t.Fatalf("creating dst: %v %v", err, resp.Err)
-	}
-	g, err := Gather(ctx, adm, "t", lag.ReadCommitted, nil, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := MakePlan(g, PlanRequest{Now: time.Now()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := newBackfiller(ctx, cfg, nil, "t", plan, ProduceOptions{Topic: "dst"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.close()
+	_, b := backfillToDst(ctx, t, cfg, 1, ProduceOptions{Topic: "dst"})
 	limit := int64(producerBufferBytes)
 	if got := b.cl.OptValue(kgo.MaxBufferedBytes); got != int64(producerBufferBytes) {
 		t.Fatalf("the producer's MaxBufferedBytes is %v, want %d", got, producerBufferBytes)
 	}
-	fake.ControlKey(kmsg.Produce.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
-		fake.KeepControl()
-		fake.SleepControl(func() { time.Sleep(100 * time.Millisecond) })
-		return nil, nil, false
-	})
+	slowProduce(fake, 100*time.Millisecond)
 	val := make([]byte, 256<<10)
 	const n = 64
 	done := make(chan error, 1)
@@ -206,14 +202,6 @@ func TestBackfillInterruptStopsCopying(t *testing.T) {
 	fake, cfg := fakeTopic(t, 1, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	adm, err := cfg.NewAdmin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
-	if resp, err := adm.CreateTopic(ctx, 1, 1, nil, "dst"); err != nil || resp.Err != nil {
-		t.Fatalf("creating dst: %v %v", err, resp.Err)
-	}
 	val := make([]byte, 256<<10)
 	const n = 128
 	pcl, err := cfg.NewClient(kgo.DefaultProduceTopic("t"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
@@ -226,25 +214,9 @@ func TestBackfillInterruptStopsCopying(t *testing.T) {
 		}
 	}
 	pcl.Close()
-	g, err := Gather(ctx, adm, "t", lag.ReadCommitted, nil, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := MakePlan(g, PlanRequest{Now: time.Now()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	po := ProduceOptions{Topic: "dst"}
-	b, err := newBackfiller(ctx, cfg, nil, "t", plan, po)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.close()
-	fake.ControlKey(kmsg.Produce.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
-		fake.KeepControl()
-		fake.SleepControl(func() { time.Sleep(100 * time.Millisecond) })
-		return nil, nil, false
-	})
+	plan, b := backfillToDst(ctx, t, cfg, 1, po)
+	slowProduce(fake, 100*time.Millisecond)
 	rctx, interrupt := context.WithCancel(ctx)
 	var atInterrupt int64
 	go func() {
@@ -320,27 +292,7 @@ func TestTransactionalInterruptedSaysRerun(t *testing.T) {
 	_, cfg := fakeTopic(t, 1, 5)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	adm, err := cfg.NewAdmin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
-	if resp, err := adm.CreateTopic(ctx, 1, 1, nil, "dst"); err != nil || resp.Err != nil {
-		t.Fatalf("creating dst: %v %v", err, resp.Err)
-	}
-	g, err := Gather(ctx, adm, "t", lag.ReadCommitted, nil, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := MakePlan(g, PlanRequest{Now: time.Now()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := newBackfiller(ctx, cfg, nil, "t", plan, ProduceOptions{Topic: "dst", TransactionalID: "interrupted-txn"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.close()
+	_, b := backfillToDst(ctx, t, cfg, 1, ProduceOptions{Topic: "dst", TransactionalID: "interrupted-txn"})
 	for i := range int64(3) {
 		if err := b.copy(&kgo.Record{Partition: 0, Offset: i, Value: []byte("v")}); err != nil {
 			t.Fatal(err)
@@ -362,22 +314,6 @@ func TestCompleteAfterInterruptWaitsAndSaysWhy(t *testing.T) {
 	fake, cfg := fakeTopic(t, 1, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	adm, err := cfg.NewAdmin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
-	if resp, err := adm.CreateTopic(ctx, 1, 1, nil, "dst"); err != nil || resp.Err != nil {
-		t.Fatalf("creating dst: %v %v", err, resp.Err)
-	}
-	g, err := Gather(ctx, adm, "t", lag.ReadCommitted, nil, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := MakePlan(g, PlanRequest{Now: time.Now()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	var warned []string
 	po := ProduceOptions{Topic: "dst", Warnf: func(f string, a ...any) {
@@ -385,16 +321,8 @@ func TestCompleteAfterInterruptWaitsAndSaysWhy(t *testing.T) {
 		defer mu.Unlock()
 		warned = append(warned, fmt.Sprintf(f, a...))
 	}}
-	b, err := newBackfiller(ctx, cfg, nil, "t", plan, po)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.close()
-	fake.ControlKey(kmsg.Produce.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
-		fake.KeepControl()
-		fake.SleepControl(func() { time.Sleep(10 * time.Second) })
-		return nil, nil, false
-	})
+	_, b := backfillToDst(ctx, t, cfg, 1, po)
+	slowProduce(fake, 10*time.Second)
 	for i := range int64(3) {
 		if err := b.copy(&kgo.Record{Partition: 0, Offset: i, Value: []byte("v")}); err != nil {
 			t.Fatal(err)
@@ -405,7 +333,7 @@ func TestCompleteAfterInterruptWaitsAndSaysWhy(t *testing.T) {
 	stop()
 	short := cfg
 	short.Timeout = 2 * time.Second
-	err = b.complete(interrupted, short, res, context.Canceled)
+	err := b.complete(interrupted, short, res, context.Canceled)
 	mu.Lock()
 	defer mu.Unlock()
 	if err == nil || !strings.Contains(err.Error(), "waiting for acknowledgements: not acknowledged within 2s of the interruption") {

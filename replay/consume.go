@@ -292,7 +292,7 @@ func (c *consumer) take(ftp kgo.FetchTopicPartition) {
 			c.markDone(st, true)
 			break
 		}
-		if c.copier != nil && c.halted.Load() {
+		if c.halted.Load() {
 			// Interrupted: the partition resumes at this record, not
 			// copied; the loop stops at its next poll.
 			st.next = r.Offset

@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -14,24 +12,6 @@ import (
 
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
-
-// lockedBuffer is a bytes.Buffer safe to read while a child writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestBackfillSecondInterruptQuits runs the real binary (main's signal
 // handling) on a backfill whose target stops answering: after the first
@@ -57,10 +37,10 @@ func TestBackfillSecondInterruptQuits(t *testing.T) {
 		c.Fake.SleepControl(func() { time.Sleep(20 * time.Second) })
 		return nil, nil, false
 	})
-	var stderr lockedBuffer
+	stderr := newSyncBuffer()
 	cmd := exec.Command(bin, "-b", c.BrokerList(), "--timeout", "30s", "replay", src, "--produce-to", dst, "--format", "none", "-q", "--no-verify")
 	cmd.Env = append(os.Environ(), "OFFSETCTL_AUDIT_LOG="+t.TempDir()+"/audit.jsonl")
-	cmd.Stderr = &stderr
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
