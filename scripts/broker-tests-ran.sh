@@ -18,6 +18,7 @@ BROKER_TESTS=(
   TestFaultReplayAcrossBrokerRestart
   TestFaultBackfillAcrossBrokerRestart
   TestFaultReplayFrozenBroker
+  TestFaultBackfillSecondInterruptQuits
   TestFaultExporterFreezeLongerThanSession
   TestSecureBrokerOAuthBearer
   TestSecureBrokerLag

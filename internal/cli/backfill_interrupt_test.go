@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,13 +20,14 @@ import (
 // Ctrl-C it waits for the copies in flight (up to --timeout, here 30 s)
 // and says so on stderr after a second, with how to quit at once; a second
 // Ctrl-C then ends the process by the signal, at once. Before, it said
-// nothing and the second Ctrl-C was ignored (about a minute in all).
+// nothing and the second Ctrl-C was ignored (about a minute in all). On
+// kfake the target's Produce answers are held; on Apache Kafka see
+// TestFaultBackfillSecondInterruptQuits.
 func TestBackfillSecondInterruptQuits(t *testing.T) {
 	c := testkit.New(t)
 	if c.Fake == nil {
-		t.Skip("the stalled target is staged with kfake's control functions")
+		t.Skip("the stalled target is staged with kfake's control functions (TestFaultBackfillSecondInterruptQuits freezes a real broker)")
 	}
-	bin := builtOffsetctl(t)
 	src := backfillSource(t, c, 200)
 	dst := c.Topic(3, nil)
 	produced := make(chan struct{}, 1)
@@ -37,19 +40,7 @@ func TestBackfillSecondInterruptQuits(t *testing.T) {
 		c.Fake.SleepControl(func() { time.Sleep(20 * time.Second) })
 		return nil, nil, false
 	})
-	stderr := newSyncBuffer()
-	cmd := exec.Command(bin, "-b", c.BrokerList(), "--timeout", "30s", "replay", src, "--produce-to", dst, "--format", "none", "-q", "--no-verify")
-	cmd.Env = append(os.Environ(), "OFFSETCTL_AUDIT_LOG="+t.TempDir()+"/audit.jsonl")
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	}()
+	cmd, stderr, exited := startBackfillBinary(t, "-b", c.BrokerList(), "--timeout", "30s", "replay", src, "--produce-to", dst, "--format", "none", "-q", "--no-verify")
 	select {
 	case <-produced:
 	case err := <-exited:
@@ -57,6 +48,76 @@ func TestBackfillSecondInterruptQuits(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("no Produce request in 30 s; stderr %q", stderr.String())
 	}
+	interruptTwice(t, cmd, stderr, exited)
+}
+
+// TestFaultBackfillSecondInterruptQuits is the same on Apache Kafka: the
+// broker is frozen (SIGSTOP) while copies are in flight. The replay also
+// writes the records to a named pipe this test reads, so the copy is
+// surely under way, and not over, when the broker freezes.
+func TestFaultBackfillSecondInterruptQuits(t *testing.T) {
+	b := needSecureBroker(t)
+	src := bigTopic(t, b.c, 20000, 200)
+	dst := b.c.Topic(3, nil)
+	out := filepath.Join(t.TempDir(), "out.fifo")
+	if err := syscall.Mkfifo(out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd, stderr, exited := startBackfillBinary(t, "-b", b.plaintext, "--timeout", "30s", "replay", src, "--produce-to", dst,
+		"--out", out, "--format", "raw", "-q", "--no-verify", "--fetch-max-bytes", "64KiB")
+	opened := make(chan *os.File, 1)
+	go func() {
+		if f, err := os.Open(out); err == nil {
+			opened <- f
+		}
+	}()
+	var fifo *os.File
+	select {
+	case fifo = <-opened:
+	case err := <-exited:
+		t.Fatalf("the backfill ended before writing: %v; stderr %q", err, stderr.String())
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the backfill did not open its output")
+	}
+	defer fifo.Close()
+	if _, err := io.ReadFull(fifo, make([]byte, 1024)); err != nil {
+		t.Fatalf("reading the backfill's first records: %v", err)
+	}
+	secureScript(t, b, "freeze")
+	t.Cleanup(func() { secureScript(t, b, "thaw") })
+	// Let the replay go on with what it fetched: its copies now wait
+	// for a broker that does not answer.
+	go func() { _, _ = io.Copy(io.Discard, fifo) }()
+	time.Sleep(time.Second)
+	interruptTwice(t, cmd, stderr, exited)
+}
+
+// startBackfillBinary starts the real offsetctl with args (its audit log in
+// a temporary directory); exited gets its Wait's error, and the process is
+// killed at the test's end if it still runs.
+func startBackfillBinary(t *testing.T, args ...string) (*exec.Cmd, *syncBuffer, chan error) {
+	t.Helper()
+	stderr := newSyncBuffer()
+	cmd := exec.Command(builtOffsetctl(t), args...)
+	cmd.Env = append(os.Environ(), "OFFSETCTL_AUDIT_LOG="+filepath.Join(t.TempDir(), "audit.jsonl"))
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		exited <- <-exited // waited for; kept for a later reader
+	})
+	return cmd, stderr, exited
+}
+
+// interruptTwice sends Ctrl-C to a backfill whose copies cannot be
+// acknowledged, expects stderr to say what it waits for and how to quit,
+// then sends a second Ctrl-C and expects the process to end by it at once.
+func interruptTwice(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, exited chan error) {
+	t.Helper()
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +136,7 @@ func TestBackfillSecondInterruptQuits(t *testing.T) {
 	}
 	select {
 	case err := <-exited:
+		exited <- err // for the cleanup's wait
 		ee, ok := err.(*exec.ExitError)
 		if !ok {
 			t.Fatalf("after the second Ctrl-C: %v, want the process ended by SIGINT", err)
@@ -83,7 +145,6 @@ func TestBackfillSecondInterruptQuits(t *testing.T) {
 		if !ws.Signaled() || ws.Signal() != syscall.SIGINT {
 			t.Fatalf("after the second Ctrl-C: %v (%v), want the process ended by SIGINT", err, ws)
 		}
-		exited <- err // for the deferred wait
 	case <-time.After(10 * time.Second):
 		t.Fatalf("still running 10 s after the second Ctrl-C (the copies wait up to 30 s); stderr %q", stderr.String())
 	}
