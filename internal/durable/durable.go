@@ -71,7 +71,14 @@ func (e *Error) Unwrap() error { return e.Err }
 // buffer), fsyncs and closes it, then fsyncs its directory (best effort:
 // some filesystems refuse a directory fsync). On any failure it removes
 // path and returns an *Error.
-func Finish(f File, path string, write func(w io.Writer) error) (err error) {
+func Finish(f File, path string, write func(w io.Writer) error) error {
+	return finish(f, path, write, true)
+}
+
+// finish is Finish; syncDir false leaves the directory alone, for a
+// temporary file whose name is renamed away (Replace fsyncs the directory
+// once, after the rename: the temporary name need never be durable).
+func finish(f File, path string, write func(w io.Writer) error, syncDir bool) (err error) {
 	defer func() {
 		if cerr := f.Close(); err == nil && cerr != nil {
 			err = &Error{Op: "closing", Err: cerr}
@@ -82,7 +89,9 @@ func Finish(f File, path string, write func(w io.Writer) error) (err error) {
 			}
 			return
 		}
-		SyncDir(filepath.Dir(path))
+		if syncDir {
+			SyncDir(filepath.Dir(path))
+		}
 	}()
 	bw := bufio.NewWriterSize(f, 64<<10)
 	if err := write(bw); err != nil {
@@ -100,7 +109,11 @@ func Finish(f File, path string, write func(w io.Writer) error) (err error) {
 // Replace writes path whole or not at all: write fills a new temporary
 // file "."+base+".tmp-<digits>" in path's directory (O_EXCL, as
 // os.CreateTemp makes it), which is fsynced, renamed over path, and the
-// directory fsynced (the rename is durable only then). On failure the
+// directory fsynced (the rename is durable only then): two fsyncs, the
+// file's and the directory's after the rename. The temporary name is never
+// fsynced into the directory: a power loss before the rename leaves path
+// as it was, and at most a temporary file that the caller's clean-up
+// (TempPrefix) removes. On failure the
 // temporary file is removed, path is as it was, and the error is the
 // cause (not an *Error).
 func Replace(path string, write func(w io.Writer) error) error {
@@ -109,7 +122,7 @@ func Replace(path string, write func(w io.Writer) error) error {
 	if err != nil {
 		return err
 	}
-	if err := Finish(tmp, tmp.Name(), write); err != nil {
+	if err := finish(tmp, tmp.Name(), write, false); err != nil {
 		return err.(*Error).Err // the temporary file was removed: path is as it was
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
