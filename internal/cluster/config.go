@@ -196,8 +196,19 @@ func (c Config) Ping(ctx context.Context, a *Admin) error {
 	return nil
 }
 
+// interruptedError reads "interrupted" and wraps the cancellation.
+type interruptedError struct{ err error }
+
+func (e interruptedError) Error() string { return "interrupted" }
+func (e interruptedError) Unwrap() error { return e.err }
+
 // Unreachable wraps err in a message that names the brokers and timeout.
+// An interruption (Ctrl-C, SIGTERM: the context canceled) is not the
+// cluster's doing: it says "interrupted" instead.
 func (c Config) Unreachable(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return interruptedError{err}
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("cluster at %s did not answer within %s", strings.Join(c.Brokers, ","), c.Timeout)
 	}

@@ -1,8 +1,12 @@
 package cluster
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"reflect"
 	"testing"
+	"time"
 )
 
 func TestParseBrokers(t *testing.T) {
@@ -43,4 +47,28 @@ func FuzzParseBrokers(f *testing.F) {
 			t.Fatal("no error and no brokers")
 		}
 	})
+}
+
+// TestUnreachableSaysInterrupted: a canceled context is the user's
+// interruption, not a silent cluster; a deadline is the cluster's silence;
+// anything else is a failure to reach it.
+func TestUnreachableSaysInterrupted(t *testing.T) {
+	c := Config{Brokers: []string{"b1:9092", "b2:9092"}, Timeout: 5 * time.Second}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{context.Canceled, "interrupted"},
+		{fmt.Errorf("staging offsets: %w", context.Canceled), "interrupted"},
+		{context.DeadlineExceeded, "cluster at b1:9092,b2:9092 did not answer within 5s"},
+		{errors.New("dial tcp: connection refused"), "cannot reach cluster at b1:9092,b2:9092: dial tcp: connection refused"},
+	} {
+		got := c.Unreachable(tc.err)
+		if got.Error() != tc.want {
+			t.Errorf("Unreachable(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+		if errors.Is(tc.err, context.Canceled) && !errors.Is(got, context.Canceled) {
+			t.Errorf("Unreachable(%v) does not wrap the cancellation", tc.err)
+		}
+	}
 }
