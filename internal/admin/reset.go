@@ -86,6 +86,11 @@ type GroupPlan struct {
 	// in a few words ("group became active"): the table marks its rows
 	// (see NotApplied); the group's Error has the whole story.
 	Aborted string `json:"-"`
+	// SkippedLive says a selection (--all-groups, --regex) skipped the
+	// group because it has live members: the command did not do what was
+	// asked for it, which is a partial failure (exit 1), unlike a group
+	// skipped for its kind (Kafka Streams, Connect), which no run resets.
+	SkippedLive bool `json:"-"`
 	// BackupExtra are rows the backup holds beyond the plan's partitions
 	// (a share group's, see planShareUndo), so that its restore works.
 	BackupExtra []PlanRow `json:"-"`
@@ -398,11 +403,36 @@ func planGroupState(in ResetInput, g *lag.GroupSnapshot) (gp GroupPlan, warns []
 			// --all-groups resets the groups it can, as Apache's tool
 			// does: an active group is skipped, not refused.
 			gp.Note = "skipped: active group (" + g.State + ")"
+			gp.SkippedLive = g.Type != "streams" && (g.IsShare() || g.IsConsumer()) && touchesScope(in, g)
 			return gp, []string{"skipping group " + safetext.Arg(g.Group) + ": it " + reason}, true
 		}
 		gp.Refused = "group " + g.Group + " " + reason
 	}
 	return gp, nil, false
+}
+
+// touchesScope reports whether a live group that a selection skipped had
+// something of its own in the scope: a plan file's rows, or a commit on a
+// scoped partition (every commit, with --all-topics). Skipping such a group
+// leaves undone what was asked; a live group with no commit there (it does
+// not read the topic) was never the operator's target.
+func touchesScope(in ResetInput, g *lag.GroupSnapshot) bool {
+	if in.Target.FromRows() {
+		for _, r := range in.File.RowsFor(g.Group) {
+			if in.Scope.Empty() || in.Scope.Has(r.Topic, r.Partition) {
+				return true
+			}
+		}
+		return false
+	}
+	if in.AllTopics {
+		return len(g.Commits) > 0 || len(g.NoStart) > 0
+	}
+	found := false
+	g.Commits.Each(func(t string, p int32, _ lag.Commit) {
+		found = found || in.Scope.Has(t, p)
+	})
+	return found
 }
 
 // groupScope is the scope step's answer for one group.
@@ -749,6 +779,28 @@ func (p Plan) Refusals() []string {
 		}
 	}
 	return out
+}
+
+// SkippedLive names the groups a selection skipped for their live
+// members (GroupPlan.SkippedLive), in plan order.
+func (p Plan) SkippedLive() []string {
+	var out []string
+	for _, g := range p.Groups {
+		if g.SkippedLive {
+			out = append(out, g.Group)
+		}
+	}
+	return out
+}
+
+// HasWork reports whether any group of the plan has partitions to change.
+func (p Plan) HasWork() bool {
+	for _, g := range p.Groups {
+		if len(g.Partitions) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // BackupOf returns the pre-change state of the plan's partitions: the

@@ -3,6 +3,7 @@ package admin
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -325,3 +326,43 @@ func TestPlanResetUnlistedTopicIsOperational(t *testing.T) {
 }
 
 func i64(v int64) *int64 { return &v }
+
+// TestPlanSkippedLive: a selection's live group counts as not done
+// (SkippedLive: the command fails) only when it had something of its own in
+// the scope; a Kafka Streams group is skipped for its kind, never counted.
+func TestPlanSkippedLive(t *testing.T) {
+	snap := resetSnapshot()
+	snap.Groups = append(snap.Groups, lag.GroupSnapshot{GroupInfo: lag.GroupInfo{Group: "streams", Type: "streams", State: "Stable", Exists: true, Members: []lag.Member{{ID: "m"}}},
+		Commits: map[string]map[int32]lag.Commit{"t": {0: {Offset: 1, LeaderEpoch: -1}}}})
+	pf, err := ParsePlanCSV([]byte("live,t,0,5\nlive848,u,0,1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		scope     []string
+		allTopics bool
+		file      bool
+		want      []string
+	}{
+		{name: "a commit on the scoped partition", scope: []string{"t:0"}, want: []string{"live"}},
+		{name: "commits elsewhere only", scope: []string{"t:1", "u"}},
+		{name: "--all-topics: any commit", allTopics: true, want: []string{"live"}},
+		{name: "plan file rows", file: true, want: []string{"live", "live848"}},
+		{name: "plan file rows outside --topic", file: true, scope: []string{"t"}, want: []string{"live"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := ResetInput{Snapshot: snap, Groups: []string{"g", "live", "live848", "streams"}, AllGroups: true, Target: Target{Kind: ToEarliest}, Scope: resetScope(t, tc.scope...), AllTopics: tc.allTopics}
+			if tc.file {
+				in.Target, in.File = Target{Kind: ToFile, Path: "p.csv"}, &pf
+			}
+			plan, err := PlanReset(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := plan.SkippedLive(); !slices.Equal(got, tc.want) {
+				t.Errorf("SkippedLive() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -330,7 +330,17 @@ func resetAudit(plan *admin.Plan) auditFill {
 		var res auditResult
 		var outcomes []string
 		topics := map[string]bool{}
+		skipped := false
 		for _, g := range plan.Groups {
+			if g.SkippedLive {
+				// Asked for by the selection and refused by the guard:
+				// named, with no changes, so the entry reads partly (or
+				// refused) rather than a complete success.
+				skipped = true
+				e.Groups = append(e.Groups, g.Group)
+				outcomes = append(outcomes, audit.Refused)
+				continue
+			}
 			if len(g.Partitions) == 0 && g.Refused == "" {
 				continue
 			}
@@ -360,7 +370,7 @@ func resetAudit(plan *admin.Plan) auditFill {
 			}
 		}
 		e.Topics = sortedKeys(topics)
-		res.refused = len(plan.Refusals()) > 0 && res.applied == 0
+		res.refused = (len(plan.Refusals()) > 0 || skipped) && res.applied == 0
 		res.outcome = combined(outcomes)
 		if res.refused {
 			res.outcome = audit.Refused

@@ -16,6 +16,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
+	"github.com/offsetctl/offsetctl/internal/textlist"
 	"github.com/offsetctl/offsetctl/report"
 )
 
@@ -79,7 +80,7 @@ Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
 		},
 	}
 	fl := cmd.Flags()
-	f.sel.flags(fl, "every consumer group (active groups and share groups are skipped with a warning; so are they with --regex)")
+	f.sel.flags(fl, "every consumer group (active groups and share groups are skipped with a warning, and an active group with commits in the scope makes the run exit 1; so with --regex)")
 	enumVar(fl, &f.to, "to", "", "", "target: an offset N or", enum{choices: []string{"earliest", "latest", "current", "shift:±N", "time:T", "ago:D", "file:PLAN.csv", "group:OTHER", "translated:ALIAS"},
 		complete: a.completeResetTarget})
 	fl.StringArrayVarP(&f.topics, "topic", "t", nil, "scope: TOPIC (every partition) or TOPIC:P,P (repeatable)")
@@ -292,9 +293,64 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 			return err
 		}
 		a.infof("dry run: nothing changed. Add --execute to apply this plan.")
+		if live := plan.SkippedLive(); len(live) > 0 {
+			// The dry run fails as --execute would: those groups would
+			// be left as they are.
+			return &skippedLiveError{groups: live, dryRun: true, none: !plan.HasWork()}
+		}
 		return nil
 	}
 	return a.executeReset(cmd.Context(), cfg, adm, &plan, f, render, rec)
+}
+
+// skippedLiveError is the failure of a selection (--all-groups, --regex)
+// that skipped groups for their live members: what was asked for them was
+// not done, so the command exits 1 even when every other group changed,
+// and the audit entry names them (outcome partly, or refused when no group
+// changed). A script running a fleet reset must not read success from it.
+type skippedLiveError struct {
+	groups []string
+	dryRun bool // the dry run: --execute would skip them
+	none   bool // no other group had anything to change
+}
+
+func (e *skippedLiveError) Error() string {
+	names := make([]string, len(e.groups))
+	for i, g := range e.groups {
+		names[i] = safetext.Arg(g)
+	}
+	list := textlist.Short(names, 10, ", ")
+	n := textlist.Count(len(e.groups), "group")
+	switch {
+	case e.dryRun && e.none:
+		return fmt.Sprintf("every selected group with something to reset is live: --execute would reset nothing (%s skipped: %s); stop their consumers first", n, list)
+	case e.dryRun:
+		return fmt.Sprintf("--execute would leave %s live and unchanged: %s; stop their consumers first, or leave them out with --exclude", n, list)
+	case e.none:
+		return fmt.Sprintf("nothing was reset: every selected group with something to reset is live (%s skipped: %s); stop their consumers first", n, list)
+	}
+	return fmt.Sprintf("%s skipped as live, not reset: %s; stop their consumers and run again for them", n, list)
+}
+
+// withSkippedLive adds the plan's live skipped groups to the reset's error
+// err (nil when every group changed as planned).
+func withSkippedLive(err error, plan *admin.Plan) error {
+	live := plan.SkippedLive()
+	if len(live) == 0 {
+		return err
+	}
+	sk := &skippedLiveError{groups: live, none: !plan.HasWork()}
+	if err == nil {
+		return sk
+	}
+	return fmt.Errorf("%w; and %v", err, sk)
+}
+
+// onlySkippedLive reports whether err is a skippedLiveError alone: the
+// reset itself succeeded.
+func onlySkippedLive(err error) bool {
+	sk, ok := err.(*skippedLiveError)
+	return ok && sk != nil
 }
 
 // planErr classifies a gather or planning failure: usage (exit 2), an
@@ -318,12 +374,17 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 		Deadline: cfg.Timeout, Resolve: a.timeout, Unreachable: cfg.Unreachable,
 		WriteBackup: func(groups []admin.BackupGroup) (string, error) { return writeBackup(f.backup, a.now(), groups) },
 		Intent:      func() error { return rec.writeIntent(resetAudit(plan)) },
-		Outcome:     func(err error) error { return rec.finish(err, resetAudit(plan)) },
-		Note:        a.notef,
+		// The live groups a selection skipped are part of the outcome:
+		// the entry and the exit code say they were not reset.
+		Outcome: func(err error) error { return rec.finish(withSkippedLive(err, plan), resetAudit(plan)) },
+		Note:    a.notef,
 		Report: func(res change.ResetResult, err error) error {
 			if len(res.Todo) == 0 {
 				if err := render(); err != nil {
 					return err
+				}
+				if err := withSkippedLive(nil, plan); err != nil {
+					return err // recorded by runReset's finish
 				}
 				a.infof("nothing to reset: no partition in scope")
 				return nil
@@ -372,7 +433,7 @@ func (a *app) reportReset(plan *admin.Plan, todo []int, f resetFlags, path, id s
 			a.notef("group %s: the commit exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetCommit requests, each atomic", safetext.Arg(plan.Groups[i].Group), n)
 		}
 	}
-	if err != nil {
+	if err != nil && !onlySkippedLive(err) {
 		return err
 	}
 	changed, unchanged, superseded := 0, 0, 0
@@ -394,7 +455,7 @@ func (a *app) reportReset(plan *admin.Plan, todo []int, f resetFlags, path, id s
 	if renderErr != nil {
 		return fmt.Errorf("the reset was applied, but printing its plan failed: %w", renderErr)
 	}
-	return nil
+	return err // nil, or the live groups a selection skipped
 }
 
 // resetBackupLine says where the backup is and how to undo the reset,

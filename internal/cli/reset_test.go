@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -496,7 +498,27 @@ func TestResetAllGroups(t *testing.T) {
 	if f.c.Fake != nil {
 		args = append(args, "--execute", "--backup", f.backup("all.csv"))
 	}
-	r := mustRun(t, f.c, 0, args...)
+	// A live group skipped is a partial failure: exit 1, named last, in
+	// the dry run (which fails as --execute would) and in --execute.
+	r := mustRun(t, f.c, 1, args...)
+	wantLast := "offsetctl: --execute would leave 1 group live and unchanged: " + live + "; stop their consumers first, or leave them out with --exclude"
+	if f.c.Fake != nil {
+		wantLast = "offsetctl: 1 group skipped as live, not reset: " + live + "; stop their consumers and run again for them"
+		// The audit entry names the skipped group and reads partly.
+		id := recordedID(t, r)
+		var e audit.Entry
+		for _, x := range historyOf(t) {
+			if x.ID == id {
+				e = x
+			}
+		}
+		if e.Outcome != audit.Partly || e.ExitCode != 1 || !slices.Contains(e.Groups, live) || !slices.Contains(e.Groups, idle) || !strings.Contains(e.Error, live) {
+			t.Errorf("audit entry: outcome %q, exit %d, groups %v, error %q; want partly, 1, both groups, the live one named", e.Outcome, e.ExitCode, e.Groups, e.Error)
+		}
+	}
+	if got := lastLine(r.stderr); got != wantLast {
+		t.Errorf("last stderr line:\n%s\nwant:\n%s", got, wantLast)
+	}
 	var plans []admin.GroupPlan
 	decodeJSON(t, r, &plans)
 	byName := map[string]admin.GroupPlan{}
@@ -518,6 +540,45 @@ func TestResetAllGroups(t *testing.T) {
 		assertCommitted(t, f.c, idle, f.topic, map[int32]int64{0: 4, 1: 6})
 	}
 	assertCommitted(t, f.c, live, f.topic, map[int32]int64{0: 4, 1: 6})
+}
+
+// TestResetSelectionAllLive: a selection whose every group with something
+// to reset is live changes nothing and says so (exit 1), in the dry run and
+// with --execute; the execute is recorded as refused, naming the groups. It
+// once ended "nothing to reset: no partition in scope" with exit 0.
+func TestResetSelectionAllLive(t *testing.T) {
+	f := newResetFixture(t)
+	prefix := testkit.Name(t, "al")
+	g1, g2 := prefix+"-1", prefix+"-2"
+	for _, g := range []string{g1, g2} {
+		f.c.Commit(g, f.topic, map[int32]int64{0: 4, 1: 6})
+		f.c.Consumer(g, f.topic, false, kgo.DisableAutoCommit())
+	}
+	sel := []string{"reset", "-r", prefix + "-.*", "--topic", f.topic, "--to", "earliest"}
+	r := mustRun(t, f.c, 1, sel...)
+	want := "offsetctl: every selected group with something to reset is live: --execute would reset nothing (2 groups skipped: " + g1 + ", " + g2 + "); stop their consumers first"
+	if got := lastLine(r.stderr); got != want {
+		t.Errorf("dry run, last line:\n%s\nwant:\n%s", got, want)
+	}
+	r = mustRun(t, f.c, 1, append(sel, "--execute", "--backup", f.backup("al.csv"))...)
+	want = "offsetctl: nothing was reset: every selected group with something to reset is live (2 groups skipped: " + g1 + ", " + g2 + "); stop their consumers first"
+	if got := lastLine(r.stderr); got != want {
+		t.Errorf("--execute, last line:\n%s\nwant:\n%s", got, want)
+	}
+	if strings.Contains(r.stderr, "no partition in scope") {
+		t.Errorf("says there was nothing in scope:\n%s", r.stderr)
+	}
+	for _, g := range []string{g1, g2} {
+		assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 6})
+	}
+	es := historyOf(t) // this test's log: the dry run is not recorded
+	if len(es) != 1 {
+		t.Fatalf("%d audit entries, want the --execute's alone", len(es))
+	}
+	e := es[0]
+	if e.Outcome != audit.Refused || e.ExitCode != 1 || !slices.Equal(e.Groups, []string{g1, g2}) || e.Applied != 0 {
+		t.Errorf("audit entry: outcome %q, exit %d, groups %v, applied %d; want refused, 1, [%s %s], 0", e.Outcome, e.ExitCode, e.Groups, e.Applied, g1, g2)
+	}
 }
 
 // reset -o json is an object only when exactly one GROUP is named; an
@@ -614,7 +675,10 @@ func TestResetAllGroupsFromFile(t *testing.T) {
 	if f.c.Fake != nil {
 		args = append(args, "--execute", "--backup", f.backup("all.csv"))
 	}
-	r := mustRun(t, f.c, 0, args...)
+	r := mustRun(t, f.c, 1, args...) // the live group of the file was skipped
+	if !strings.Contains(lastLine(r.stderr), live) {
+		t.Errorf("the last line does not name the skipped live group %s:\n%s", live, r.stderr)
+	}
 	var plans []admin.GroupPlan
 	decodeJSON(t, r, &plans)
 	byName := map[string]admin.GroupPlan{}

@@ -38,8 +38,11 @@ func patternGroups(t *testing.T, f *resetFixture) (prefix string, names map[stri
 func TestResetRegexExclude(t *testing.T) {
 	f := newResetFixture(t)
 	prefix, g := patternGroups(t, f)
-	r := mustRun(t, f.c, 0, "reset", "-r", prefix+"-.*", "--exclude", ".*-skip", "--topic", f.topic+":0",
-		"--to", "earliest", "--execute", "--backup", f.backup("rx.csv"))
+	r := mustRun(t, f.c, 1, "reset", "-r", prefix+"-.*", "--exclude", ".*-skip", "--topic", f.topic+":0",
+		"--to", "earliest", "--execute", "--backup", f.backup("rx.csv")) // the live group: not reset
+	if !strings.Contains(lastLine(r.stderr), "1 group skipped as live, not reset: "+g["live"]) {
+		t.Errorf("the last line does not name the live group: %q", lastLine(r.stderr))
+	}
 	assertCommitted(t, f.c, g["a"], f.topic, map[int32]int64{0: 0, 1: 6})
 	assertCommitted(t, f.c, g["b"], f.topic, map[int32]int64{0: 0, 1: 6})
 	for _, k := range []string{"skip", "live", "other"} {
