@@ -470,11 +470,11 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // deleteOffsetsAudit fills an entry from delete-offsets plans.
-func deleteOffsetsAudit(plans []admin.DeleteOffsetsPlan) auditFill {
+func deleteOffsetsAudit(plans []admin.DeleteOffsetsPlan, live []string) auditFill {
 	return func(e *audit.Entry) auditResult {
 		topics := map[string]bool{}
 		var res auditResult
-		var outcomes []string
+		outcomes := skippedLiveGroups(e, live)
 		for _, plan := range plans {
 			e.Groups, e.Backup = append(e.Groups, plan.Group), plan.Backup
 			for _, r := range plan.Partitions {
@@ -501,13 +501,39 @@ func deleteOffsetsAudit(plans []admin.DeleteOffsetsPlan) auditFill {
 		}
 		e.Topics = sortedKeys(topics)
 		res.outcome = combined(outcomes)
+		res.refused = len(live) > 0 && len(plans) == 0
 		return res
 	}
 }
 
+// skippedLiveGroups names, in an entry, the groups a selection skipped
+// for their live members (the command failed for them), and returns their
+// outcomes (refused) to combine with the others'.
+func skippedLiveGroups(e *audit.Entry, live []string) []string {
+	var outcomes []string
+	for _, g := range live {
+		e.Groups = append(e.Groups, g)
+		outcomes = append(outcomes, audit.Refused)
+	}
+	return outcomes
+}
+
+// recordSkippedLive records a selection whose every group was skipped as
+// live, so nothing was sent: outcome refused, the groups named. It returns
+// err (the skippedLiveError), or a failure to record it.
+func (a *app) recordSkippedLive(ctx context.Context, adm *cluster.Admin, action string, err error, live []string) error {
+	rec, aerr := a.beginAudit(ctx, adm, action)
+	if aerr != nil {
+		return errors.Join(err, aerr)
+	}
+	return rec.finish(err, func(e *audit.Entry) auditResult {
+		return auditResult{refused: true, outcome: combined(skippedLiveGroups(e, live))}
+	})
+}
+
 // deleteGroupAudit fills an entry from a delete-group run: the backed-up
 // offsets of each group, gone once the group is deleted.
-func deleteGroupAudit(backup *string, rows []admin.DeleteGroupRow, bgs []admin.BackupGroup) auditFill {
+func deleteGroupAudit(backup *string, rows []admin.DeleteGroupRow, bgs []admin.BackupGroup, live []string) auditFill {
 	return func(e *audit.Entry) auditResult {
 		e.Backup = *backup
 		status := map[string]admin.DeleteGroupRow{}
@@ -517,7 +543,7 @@ func deleteGroupAudit(backup *string, rows []admin.DeleteGroupRow, bgs []admin.B
 		}
 		topics := map[string]bool{}
 		var res auditResult
-		var outcomes []string
+		outcomes := skippedLiveGroups(e, live)
 		for _, bg := range bgs {
 			row := status[bg.Group]
 			gone := row.Status == "deleted"

@@ -41,7 +41,7 @@ func (a *app) deleteOffsetsCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&f.topics, "topic", "t", nil, "TOPIC (every partition) or TOPIC:P,P (repeatable, required)")
-	f.sel.flags(fl, "every consumer group with offsets on the topics (groups consuming them, and share groups, are skipped with a warning; so are they with --regex)")
+	f.sel.flags(fl, "every consumer group with offsets on the topics (groups consuming them, and share groups, are skipped with a warning, and a live one makes the run exit 1; so with --regex)")
 	fl.BoolVar(&f.execute, "execute", false, "delete (default: dry run)")
 	fl.StringVar(&f.backup, "backup", "", "backup file written before deleting (default offsetctl-backup-GROUP-UTCTIME.csv)")
 	return cmd
@@ -80,7 +80,7 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
 	}
-	plans, skipped, err := a.planDeleteOffsets(snap, sel, scope)
+	plans, skipped, live, err := a.planDeleteOffsets(snap, sel, scope)
 	if err != nil {
 		return err
 	}
@@ -109,9 +109,20 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 			return change.ReportErrors(wf)
 		}
 		a.infof("dry run: nothing changed. Add --execute to delete these offsets.")
+		if len(live) > 0 {
+			return &skippedLiveError{op: deleteOffsetsOp, groups: live, dryRun: true, none: len(plans) == 0}
+		}
 		return nil
 	}
-	return a.executeDeleteOffsets(cmd.Context(), cfg, adm, plans, f.backup, render)
+	if len(plans) == 0 {
+		// Every selected group with offsets there is live: nothing is
+		// sent, and the refusal is recorded, naming them.
+		if err := render(); err != nil {
+			return err
+		}
+		return a.recordSkippedLive(cmd.Context(), adm, audit.ActDeleteOffsets, withSkippedLiveOp(deleteOffsetsOp, nil, live, true), live)
+	}
+	return a.executeDeleteOffsets(cmd.Context(), cfg, adm, plans, live, f.backup, render)
 }
 
 // planDeleteOffsets plans each selected group. A selection (pattern or
@@ -119,7 +130,10 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 // and lists those whose live members consume a scoped topic: the broker
 // refuses those (GROUP_SUBSCRIBED_TO_TOPIC), and a selection never
 // applies half. Named groups are planned as they are, refusals included.
-func (a *app) planDeleteOffsets(snap *lag.Snapshot, sel selection, scope lag.Scope) (plans, skipped []admin.DeleteOffsetsPlan, err error) {
+//
+// live names the groups skipped for their live members: the command
+// fails for them (skippedLiveError).
+func (a *app) planDeleteOffsets(snap *lag.Snapshot, sel selection, scope lag.Scope) (plans, skipped []admin.DeleteOffsetsPlan, live []string, err error) {
 	names := sel.Groups
 	if sel.All {
 		names = nil
@@ -137,7 +151,7 @@ func (a *app) planDeleteOffsets(snap *lag.Snapshot, sel selection, scope lag.Sco
 		}
 		plan, err := admin.PlanDeleteOffsets(snap, g, scope)
 		if err != nil {
-			return nil, nil, exitcode.AsUsage(err)
+			return nil, nil, nil, exitcode.AsUsage(err)
 		}
 		if sel.All && plan.Error == "" {
 			if !plan.HasCommits() {
@@ -147,6 +161,7 @@ func (a *app) planDeleteOffsets(snap *lag.Snapshot, sel selection, scope lag.Sco
 			if len(plan.WouldFail()) > 0 {
 				a.warnf("skipping: group %s has live members consuming these topics (stop them first)", safetext.Arg(g))
 				skipped = append(skipped, plan.Skip("live members consume these topics"))
+				live = append(live, g)
 				continue
 			}
 		}
@@ -160,10 +175,10 @@ func (a *app) planDeleteOffsets(snap *lag.Snapshot, sel selection, scope lag.Sco
 		a.warnf("%s", lag.ShareSkipWarning(g, action))
 		skipped = append(skipped, admin.DeleteOffsetsPlan{Group: g, GroupType: lag.ShareType, Skipped: "share group: " + lag.ShareSkipped(action), Partitions: []admin.DeleteOffsetsRow{}})
 	}
-	if len(plans) == 0 {
-		return nil, nil, sel.noMatch("consumer group with offsets on these topics")
+	if len(plans) == 0 && len(live) == 0 {
+		return nil, nil, nil, sel.noMatch("consumer group with offsets on these topics")
 	}
-	return plans, skipped, nil
+	return plans, skipped, live, nil
 }
 
 // deleteOffsetsErrors lists every plan's errors, or with planned the
@@ -183,18 +198,21 @@ func deleteOffsetsErrors(plans []admin.DeleteOffsetsPlan, planned bool) []string
 // executeDeleteOffsets hands the validated plans to the change engine
 // (change.DeleteOffsets), which decides the order of the side effects;
 // this supplies the backup file, the audit record and the printing.
-func (a *app) executeDeleteOffsets(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, plans []admin.DeleteOffsetsPlan, path string, render func() error) (err error) {
+func (a *app) executeDeleteOffsets(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, plans []admin.DeleteOffsetsPlan, live []string, path string, render func() error) (err error) {
 	rec, err := a.beginAudit(ctx, adm, audit.ActDeleteOffsets)
 	if err != nil {
 		return err
 	}
-	defer func() { err = rec.finish(err, deleteOffsetsAudit(plans)) }()
+	defer func() { err = rec.finish(err, deleteOffsetsAudit(plans, live)) }()
 	eng := &change.DeleteOffsets{
 		Plans: plans, Admin: adm, Timeout: cfg.Timeout,
 		WriteBackup: func(groups []admin.BackupGroup) (string, error) { return writeBackup(path, a.now(), groups) },
-		Intent:      func() error { return rec.writeIntent(deleteOffsetsAudit(plans)) },
-		Outcome:     func(err error) error { return rec.finish(err, deleteOffsetsAudit(plans)) },
-		Report:      func(err error) error { return a.reportDeleteOffsets(plans, render, err) },
+		Intent:      func() error { return rec.writeIntent(deleteOffsetsAudit(plans, live)) },
+		// The live groups the selection skipped are part of the outcome.
+		Outcome: func(err error) error {
+			return rec.finish(withSkippedLiveOp(deleteOffsetsOp, err, live, false), deleteOffsetsAudit(plans, live))
+		},
+		Report: func(err error) error { return a.reportDeleteOffsets(plans, render, err) },
 	}
 	return loudAfterChange(eng.Execute(ctx))
 }
@@ -237,7 +255,7 @@ func (a *app) deleteGroupCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	gs.flags(fl, "every consumer group (live groups and share groups are skipped with a warning; so are they with --regex)")
+	gs.flags(fl, "every consumer group (live groups and share groups are skipped with a warning, and a live consumer group makes the run exit 1; so with --regex)")
 	fl.BoolVar(&execute, "execute", false, "delete (default: dry run)")
 	fl.StringVar(&backup, "backup", "", "backup file of the groups' offsets written before deleting (default offsetctl-backup-GROUP-UTCTIME.csv)")
 	return cmd
@@ -274,11 +292,17 @@ func (a *app) runDeleteGroup(cmd *cobra.Command, args []string, gs groupSelect, 
 		return a.planErr(cfg, gctx, err)
 	}
 	var skipped []admin.DeleteGroupRow
+	var live []string // the groups the selection skipped as live: the run fails for them
 	if sel.All {
-		if args = a.deletableGroups(snap); len(args) == 0 {
+		var liveRows []admin.DeleteGroupRow
+		args, liveRows = a.deletableGroups(snap)
+		if len(args) == 0 && len(liveRows) == 0 {
 			return sel.noMatch("inactive consumer group")
 		}
-		skipped = shareSkippedRows(snap)
+		for _, r := range liveRows {
+			live = append(live, r.Group)
+		}
+		skipped = append(liveRows, shareSkippedRows(snap)...)
 	}
 	rows := admin.PlanDeleteGroups(snap, args)
 	// The share groups the selection skipped are rows of the
@@ -303,7 +327,18 @@ func (a *app) runDeleteGroup(cmd *cobra.Command, args []string, gs groupSelect, 
 			return err
 		}
 		a.infof("dry run: nothing changed. Add --execute to delete these groups.")
+		if len(live) > 0 {
+			return &skippedLiveError{op: deleteGroupOp, groups: live, dryRun: true, none: len(args) == 0}
+		}
 		return nil
+	}
+	if len(args) == 0 {
+		// Every selected group is live: nothing is sent, and the
+		// refusal is recorded, naming them.
+		if err := show(); err != nil {
+			return err
+		}
+		return a.recordSkippedLive(cmd.Context(), adm, audit.ActDeleteGroup, withSkippedLiveOp(deleteGroupOp, nil, live, true), live)
 	}
 	bgs := admin.BackupGroups(snap, args)
 	if len(bgs) == 0 {
@@ -313,22 +348,25 @@ func (a *app) runDeleteGroup(cmd *cobra.Command, args []string, gs groupSelect, 
 		}
 		return deleteGroupErrs(rows, false)
 	}
-	return a.executeDeleteGroup(cmd.Context(), cfg, adm, rows, bgs, backup, show)
+	return a.executeDeleteGroup(cmd.Context(), cfg, adm, rows, bgs, live, backup, show)
 }
 
 // executeDeleteGroup hands the validated plan to the change engine
 // (change.DeleteGroups), which decides the order of the side effects;
 // this supplies the backup file, the audit record and the printing.
-func (a *app) executeDeleteGroup(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, rows []admin.DeleteGroupRow, bgs []admin.BackupGroup, backup string, show func() error) (err error) {
+func (a *app) executeDeleteGroup(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, rows []admin.DeleteGroupRow, bgs []admin.BackupGroup, live []string, backup string, show func() error) (err error) {
 	rec, err := a.beginAudit(ctx, adm, audit.ActDeleteGroup)
 	if err != nil {
 		return err
 	}
 	eng := &change.DeleteGroups{Rows: rows, Groups: bgs, Admin: adm, Timeout: cfg.Timeout}
-	defer func() { err = rec.finish(err, deleteGroupAudit(&eng.Backup, rows, bgs)) }()
+	defer func() { err = rec.finish(err, deleteGroupAudit(&eng.Backup, rows, bgs, live)) }()
 	eng.WriteBackup = func(groups []admin.BackupGroup) (string, error) { return writeBackup(backup, a.now(), groups) }
-	eng.Intent = func() error { return rec.writeIntent(deleteGroupAudit(&eng.Backup, rows, bgs)) }
-	eng.Outcome = func(err error) error { return rec.finish(err, deleteGroupAudit(&eng.Backup, rows, bgs)) }
+	eng.Intent = func() error { return rec.writeIntent(deleteGroupAudit(&eng.Backup, rows, bgs, live)) }
+	// The live groups the selection skipped are part of the outcome.
+	eng.Outcome = func(err error) error {
+		return rec.finish(withSkippedLiveOp(deleteGroupOp, err, live, false), deleteGroupAudit(&eng.Backup, rows, bgs, live))
+	}
 	eng.Report = func(err error) error {
 		// The backup line whatever happens to stdout.
 		rerr := show()
@@ -345,11 +383,14 @@ func (a *app) executeDeleteGroup(ctx context.Context, cfg cluster.Config, adm *c
 // the live ones: the broker refuses to delete a group with members
 // (NON_EMPTY_GROUP), so a selection skips and lists them, as reset
 // --all-groups does, instead of failing part-way.
-func (a *app) deletableGroups(snap *lag.Snapshot) []string {
+//
+// live are the report rows of the skipped consumer groups with members:
+// the run fails for them (a Streams or Connect group is skipped for its
+// kind, never counted).
+func (a *app) deletableGroups(snap *lag.Snapshot) (out []string, live []admin.DeleteGroupRow) {
 	for _, g := range snap.SkippedShare {
 		a.warnf("%s", lag.ShareSkipWarning(g, "delete it"))
 	}
-	var out []string
 	for _, g := range snap.Groups {
 		if err := admin.CheckGroupName(g.Group); err != nil {
 			a.warnf("skipping %v", err) // its offsets could not be backed up
@@ -357,11 +398,14 @@ func (a *app) deletableGroups(snap *lag.Snapshot) []string {
 		}
 		if reason := admin.LiveGroupReason(g.GroupInfo); reason != "" && g.Err == nil {
 			a.warnf("skipping: %s", reason)
+			if g.Type != "streams" && g.IsConsumer() {
+				live = append(live, admin.DeleteGroupRow{Group: g.Group, Type: g.Type, State: g.State, Members: len(g.Members), Status: "skipped", Skipped: "active group (" + g.State + ")"})
+			}
 			continue
 		}
 		out = append(out, g.Group)
 	}
-	return out
+	return out, live
 }
 
 // shareSkippedRows are the report rows of the share groups a selection

@@ -16,7 +16,6 @@ import (
 	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
-	"github.com/offsetctl/offsetctl/internal/textlist"
 	"github.com/offsetctl/offsetctl/report"
 )
 
@@ -296,61 +295,11 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 		if live := plan.SkippedLive(); len(live) > 0 {
 			// The dry run fails as --execute would: those groups would
 			// be left as they are.
-			return &skippedLiveError{groups: live, dryRun: true, none: !plan.HasWork()}
+			return &skippedLiveError{op: resetOp, groups: live, dryRun: true, none: !plan.HasWork()}
 		}
 		return nil
 	}
 	return a.executeReset(cmd.Context(), cfg, adm, &plan, f, render, rec)
-}
-
-// skippedLiveError is the failure of a selection (--all-groups, --regex)
-// that skipped groups for their live members: what was asked for them was
-// not done, so the command exits 1 even when every other group changed,
-// and the audit entry names them (outcome partly, or refused when no group
-// changed). A script running a fleet reset must not read success from it.
-type skippedLiveError struct {
-	groups []string
-	dryRun bool // the dry run: --execute would skip them
-	none   bool // no other group had anything to change
-}
-
-func (e *skippedLiveError) Error() string {
-	names := make([]string, len(e.groups))
-	for i, g := range e.groups {
-		names[i] = safetext.Arg(g)
-	}
-	list := textlist.Short(names, 10, ", ")
-	n := textlist.Count(len(e.groups), "group")
-	switch {
-	case e.dryRun && e.none:
-		return fmt.Sprintf("every selected group with something to reset is live: --execute would reset nothing (%s skipped: %s); stop their consumers first", n, list)
-	case e.dryRun:
-		return fmt.Sprintf("--execute would leave %s live and unchanged: %s; stop their consumers first, or leave them out with --exclude", n, list)
-	case e.none:
-		return fmt.Sprintf("nothing was reset: every selected group with something to reset is live (%s skipped: %s); stop their consumers first", n, list)
-	}
-	return fmt.Sprintf("%s skipped as live, not reset: %s; stop their consumers and run again for them", n, list)
-}
-
-// withSkippedLive adds the plan's live skipped groups to the reset's error
-// err (nil when every group changed as planned).
-func withSkippedLive(err error, plan *admin.Plan) error {
-	live := plan.SkippedLive()
-	if len(live) == 0 {
-		return err
-	}
-	sk := &skippedLiveError{groups: live, none: !plan.HasWork()}
-	if err == nil {
-		return sk
-	}
-	return fmt.Errorf("%w; and %v", err, sk)
-}
-
-// onlySkippedLive reports whether err is a skippedLiveError alone: the
-// reset itself succeeded.
-func onlySkippedLive(err error) bool {
-	sk, ok := err.(*skippedLiveError)
-	return ok && sk != nil
 }
 
 // planErr classifies a gather or planning failure: usage (exit 2), an
@@ -376,14 +325,16 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 		Intent:      func() error { return rec.writeIntent(resetAudit(plan)) },
 		// The live groups a selection skipped are part of the outcome:
 		// the entry and the exit code say they were not reset.
-		Outcome: func(err error) error { return rec.finish(withSkippedLive(err, plan), resetAudit(plan)) },
-		Note:    a.notef,
+		Outcome: func(err error) error {
+			return rec.finish(withSkippedLive(err, plan.SkippedLive(), !plan.HasWork()), resetAudit(plan))
+		},
+		Note: a.notef,
 		Report: func(res change.ResetResult, err error) error {
 			if len(res.Todo) == 0 {
 				if err := render(); err != nil {
 					return err
 				}
-				if err := withSkippedLive(nil, plan); err != nil {
+				if err := withSkippedLive(nil, plan.SkippedLive(), !plan.HasWork()); err != nil {
 					return err // recorded by runReset's finish
 				}
 				a.infof("nothing to reset: no partition in scope")

@@ -3,12 +3,14 @@ package cli
 import (
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 	"github.com/offsetctl/offsetctl/report"
@@ -64,7 +66,10 @@ func TestDeleteGroupRegexExclude(t *testing.T) {
 	f := newResetFixture(t)
 	prefix, g := patternGroups(t, f)
 	backup := f.backup("del.csv")
-	r := mustRun(t, f.c, 0, "delete-group", "-r", prefix+"-.*", "--exclude", ".*-skip", "--execute", "--backup", backup)
+	r := mustRun(t, f.c, 1, "delete-group", "-r", prefix+"-.*", "--exclude", ".*-skip", "--execute", "--backup", backup) // the live one: not deleted
+	if want := "offsetctl: 1 group skipped as live, not deleted: " + g["live"] + "; stop their consumers and run again for them"; lastLine(r.stderr) != want {
+		t.Errorf("last line %q, want %q", lastLine(r.stderr), want)
+	}
 	assertCommitted(t, f.c, g["a"], f.topic, map[int32]int64{})
 	assertCommitted(t, f.c, g["b"], f.topic, map[int32]int64{})
 	for _, k := range []string{"skip", "live", "other"} {
@@ -124,7 +129,7 @@ func TestDeleteOffsetsRegexExclude(t *testing.T) {
 	sel := []string{"-r", prefix + "-.*", "--exclude", ".*-skip", "--topic", f.topic + ":0"}
 
 	var dry report.DeleteOffsetsJSON
-	r := mustRun(t, f.c, 0, append([]string{"delete-offsets", "-o", "json"}, sel...)...)
+	r := mustRun(t, f.c, 1, append([]string{"delete-offsets", "-o", "json"}, sel...)...) // the live group: --execute would not delete its offsets
 	decodeJSON(t, r, &dry)
 	var planned []string
 	for _, p := range dry.Groups {
@@ -148,13 +153,17 @@ func TestDeleteOffsetsRegexExclude(t *testing.T) {
 	// prefix, as every diagnostic line does.
 	if want := "offsetctl: warning: skipping: group " + g["live"] + " has live members consuming these topics (stop them first)\n" +
 		"offsetctl: note: 1 selected group(s) have no committed offsets on these topics\n" +
-		"dry run: nothing changed. Add --execute to delete these offsets.\n"; r.stderr != want {
+		"dry run: nothing changed. Add --execute to delete these offsets.\n" +
+		"offsetctl: --execute would leave 1 group live and unchanged: " + g["live"] + "; stop their consumers first, or leave them out with --exclude\n"; r.stderr != want {
 		t.Errorf("dry run stderr = %q, want %q", r.stderr, want)
 	}
 	assertCommitted(t, f.c, g["a"], f.topic, map[int32]int64{0: 4, 1: 6})
 
 	backup := f.backup("do.csv")
-	r = mustRun(t, f.c, 0, append([]string{"delete-offsets", "--execute", "--backup", backup}, sel...)...)
+	r = mustRun(t, f.c, 1, append([]string{"delete-offsets", "--execute", "--backup", backup}, sel...)...)
+	if want := "offsetctl: 1 group skipped as live, not deleted: " + g["live"] + "; stop their consumers and run again for them"; lastLine(r.stderr) != want {
+		t.Errorf("last line %q, want %q", lastLine(r.stderr), want)
+	}
 	for _, k := range []string{"a", "b"} {
 		assertCommitted(t, f.c, g[k], f.topic, map[int32]int64{1: 6})
 		if !strings.Contains(r.stderr, "undo of group "+g[k]+": offsetctl reset "+g[k]+" --to ") {
@@ -251,5 +260,52 @@ func TestSelectionSkipsLineBreakNames(t *testing.T) {
 	r = mustRun(t, f.c, 2, "snapshot", "-r", regexp.QuoteMeta(base)+"-nothing", "--out", f.backup("none.csv"))
 	if !strings.Contains(r.stderr, "matches the --regex/--exclude selection") {
 		t.Errorf("snapshot of no match: stderr %q", r.stderr)
+	}
+}
+
+// TestDeleteSelectionAllLive: delete-offsets and delete-group selections
+// whose every group is live send nothing and fail (exit 1, not the exit 2
+// of "no group matches": the groups match, they are live), naming the
+// groups; the dry run fails the same way; the --execute is recorded as
+// refused with the groups, and nothing was deleted.
+func TestDeleteSelectionAllLive(t *testing.T) {
+	f := newResetFixture(t)
+	prefix := testkit.Name(t, "al")
+	g1, g2 := prefix+"-1", prefix+"-2"
+	for _, g := range []string{g1, g2} {
+		f.c.Commit(g, f.topic, map[int32]int64{0: 4, 1: 6})
+		f.c.Consumer(g, f.topic, false, kgo.DisableAutoCommit())
+	}
+	both := g1 + ", " + g2
+	for i, tc := range []struct {
+		args      []string
+		dry, exec string
+	}{
+		{[]string{"delete-offsets", "-r", prefix + "-.*", "--topic", f.topic},
+			"offsetctl: every selected group with offsets on these topics is live: --execute would delete nothing (2 groups skipped: " + both + "); stop their consumers first",
+			"offsetctl: nothing was deleted: every selected group with offsets on these topics is live (2 groups skipped: " + both + "); stop their consumers first"},
+		{[]string{"delete-group", "-r", prefix + "-.*"},
+			"offsetctl: every selected group is live: --execute would delete nothing (2 groups skipped: " + both + "); stop their consumers first",
+			"offsetctl: nothing was deleted: every selected group is live (2 groups skipped: " + both + "); stop their consumers first"},
+	} {
+		r := mustRun(t, f.c, 1, tc.args...)
+		if got := lastLine(r.stderr); got != tc.dry {
+			t.Errorf("%s dry run, last line:\n%s\nwant:\n%s", tc.args[0], got, tc.dry)
+		}
+		r = mustRun(t, f.c, 1, append(tc.args, "--execute", "--backup", f.backup(tc.args[0]+".csv"))...)
+		if got := lastLine(r.stderr); got != tc.exec {
+			t.Errorf("%s --execute, last line:\n%s\nwant:\n%s", tc.args[0], got, tc.exec)
+		}
+		for _, g := range []string{g1, g2} {
+			assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 6})
+		}
+		es := historyOf(t)
+		if len(es) != i+1 {
+			t.Fatalf("%d audit entries after %s, want %d", len(es), tc.args[0], i+1)
+		}
+		e := es[len(es)-1]
+		if e.Action != tc.args[0] || e.Outcome != audit.Refused || e.ExitCode != 1 || !slices.Equal(e.Groups, []string{g1, g2}) || e.Applied != 0 {
+			t.Errorf("audit entry: %s, outcome %q, exit %d, groups %v, applied %d; want %s, refused, 1, [%s %s], 0", e.Action, e.Outcome, e.ExitCode, e.Groups, e.Applied, tc.args[0], g1, g2)
+		}
 	}
 }
