@@ -116,11 +116,11 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, match func(strin
 		}
 		res.Groups = append(res.Groups, sg)
 	}
-	if err := report.Snapshot(a.stdout, a.format, res); err != nil {
-		return err
-	}
+	// The file is the snapshot: it is confirmed on stderr whatever
+	// became of the table on stdout (a reader that left, stdout.go).
+	werr := report.Snapshot(a.stdout, a.format, res)
 	a.infof("snapshot of %d group(s) written to %s (restore: offsetctl reset --all-groups --to %s --execute)", len(bgs), out, shellQuote("file:"+out))
-	return nil
+	return werr
 }
 
 func shortNames(names []string) string {
