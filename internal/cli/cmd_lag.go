@@ -381,7 +381,9 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 	var lastErr error
 	var lastBreaches []string
 	// Ctrl-C ends a watch: exit 1 if any round failed, else 4 if any round
-	// crossed a --fail-if threshold.
+	// crossed a --fail-if threshold. So does stdout's reader leaving (`|
+	// head`): a watch asks for no last round, as replay --follow asks for
+	// no last record (stdout.go).
 	end := func() error {
 		if failed > 0 {
 			return fmt.Errorf("%d of %d watch round(s) failed; the last: %w", failed, rounds, lastErr)
@@ -407,8 +409,10 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 		if o.judge.Unreadable(err) {
 			return err
 		}
-		// A failed write (stdout closed) ends the watch: nobody reads it.
-		if werr != nil {
+		// A failed write ends the watch: nobody reads it. The reader
+		// leaving ends it as Ctrl-C does, with this round counted (it was
+		// gathered whole); any other write error is a failure.
+		if werr != nil && !stdoutClosed(werr) {
 			return werr
 		}
 		rounds++
@@ -421,6 +425,9 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 			crossed++
 			lastBreaches = breaches
 			a.warnf("%s", errorLine(thresholdError(breaches)))
+		}
+		if werr != nil {
+			return end()
 		}
 		select {
 		case <-ctx.Done():

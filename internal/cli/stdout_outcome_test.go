@@ -58,9 +58,14 @@ func TestClosedStdoutKeepsTheOutcome(t *testing.T) {
 		{"reset dry run refused", []string{"reset", live, "--topic", f.topic, "--to", "latest"}, exitcode.Failure, "nothing was committed"},
 		{"delete-group dry run", []string{"delete-group", missing}, exitcode.Failure, "GROUP_ID_NOT_FOUND"},
 		{"delete-offsets dry run", []string{"delete-offsets", live, "--topic", f.topic + ":0"}, exitcode.Failure, "GROUP_SUBSCRIBED_TO_TOPIC"},
-		// Nothing but the closed pipe: the quiet 141.
+		// A watch that crossed in the round it could not write: the exit
+		// Ctrl-C gives.
+		{"lag watch threshold", []string{"lag", g, "--watch", "100ms", "--fail-if", "lag>5"}, exitcode.Threshold, "threshold crossed by group " + g},
+		// Nothing but the closed pipe: the quiet 141, and 0 for a watch
+		// (it asks for no last round, as replay --follow does).
 		{"lag alone", []string{"lag", g}, exitcode.OutputClosed, ""},
 		{"diff alone", []string{"diff", snap, "--exit-code"}, exitcode.OutputClosed, ""},
+		{"lag watch alone", []string{"lag", g, "--watch", "100ms"}, exitcode.OK, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, errb := closedStdoutRun(t, f.c, tc.args...)
@@ -99,5 +104,17 @@ func TestSnapshotConfirmedWhateverStdout(t *testing.T) {
 				t.Fatalf("the snapshot file: %v %q", err, b)
 			}
 		})
+	}
+}
+
+// TestLagWatchPipeEndsLikeFollow: `lag G --watch 100ms | head -1` in a
+// real pipeline ends at the round after head left, with status 0, as
+// `replay T --follow | head -1` does: neither asks for a last record.
+func TestLagWatchPipeEndsLikeFollow(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	out, errb, status := pipeline(t, f.c, "lag", g, "--watch", "100ms")
+	if status != exitcode.OK || !strings.Contains(out, "every 100ms") || errb != "" {
+		t.Fatalf("lag --watch | head -1: status %d, output %q, stderr %q; want 0, the round header and no stderr", status, out, errb)
 	}
 }
