@@ -113,11 +113,10 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 		return err
 	}
 	v := audit.Verify(e, live)
-	if err := report.Verify(a.stdout, a.format, v); err != nil {
-		return err
-	}
+	// The verdict is said on stderr whatever became of the table.
+	werr := report.Verify(a.stdout, a.format, v)
 	a.infof("entry %s (recorded outcome: %s): %s", e.ID, e.Outcome, verifyWords(v))
-	return nil
+	return werr
 }
 
 // undosOf lists the undo entries of entries that undid id, whatever

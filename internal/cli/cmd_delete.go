@@ -94,19 +94,19 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 		// them: "skipped" says why, and nothing was done to them.
 		return report.DeleteOffsetsGroups(a.stdout, a.format, append(slices.Clip(plans), skipped...))
 	}
+	// A plan that cannot be applied is a failure even when stdout's
+	// reader left before its table was written (stdout.go).
 	if errs := deleteOffsetsErrors(plans, false); len(errs) > 0 {
-		if err := render(); err != nil {
-			return err
-		}
-		return fmt.Errorf("nothing was deleted: %w", change.ReportErrors(errs))
+		return withOutput(fmt.Errorf("nothing was deleted: %w", change.ReportErrors(errs)), render())
 	}
 	if !f.execute {
-		if err := render(); err != nil {
-			return err
-		}
+		werr := render()
 		// Fail the way --execute would (as reset's dry run does).
 		if wf := deleteOffsetsErrors(plans, true); len(wf) > 0 {
-			return change.ReportErrors(wf)
+			return withOutput(change.ReportErrors(wf), werr)
+		}
+		if werr != nil {
+			return werr
 		}
 		a.infof("dry run: nothing changed. Add --execute to delete these offsets.")
 		if len(live) > 0 {
@@ -313,18 +313,16 @@ func (a *app) runDeleteGroup(cmd *cobra.Command, args []string, gs groupSelect, 
 	}
 	if refusals := admin.DeleteGroupsRefusals(rows); len(refusals) > 0 {
 		// Before the backup and the audit entry: nothing is written.
-		if err := show(); err != nil {
-			return err
-		}
-		return fmt.Errorf("nothing was deleted: %s", strings.Join(refusals, "; "))
+		return withOutput(fmt.Errorf("nothing was deleted: %s", strings.Join(refusals, "; ")), show())
 	}
 	if !execute {
-		if err := show(); err != nil {
-			return err
-		}
+		werr := show()
 		// Fail the way --execute would (as reset's dry run does).
 		if err := deleteGroupErrs(rows, true); err != nil {
-			return err
+			return withOutput(err, werr)
+		}
+		if werr != nil {
+			return werr
 		}
 		a.infof("dry run: nothing changed. Add --execute to delete these groups.")
 		if len(live) > 0 {
@@ -343,10 +341,7 @@ func (a *app) runDeleteGroup(cmd *cobra.Command, args []string, gs groupSelect, 
 	bgs := admin.BackupGroups(snap, args)
 	if len(bgs) == 0 {
 		// No group exists: nothing to back up or delete.
-		if err := show(); err != nil {
-			return err
-		}
-		return deleteGroupErrs(rows, false)
+		return withOutput(deleteGroupErrs(rows, false), show())
 	}
 	return a.executeDeleteGroup(cmd.Context(), cfg, adm, rows, bgs, live, backup, show)
 }

@@ -71,19 +71,10 @@ func (a *app) groupsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := report.Groups(a.stdout, a.format, rows, so != nil); err != nil {
-				return err
-			}
-			var errs []string
-			for _, r := range rows {
-				if r.Error != "" {
-					errs = append(errs, "group "+safetext.Arg(r.Group)+": "+r.Error)
-				}
-			}
-			if err := change.ReportErrors(errs); err != nil {
-				return err
-			}
-			return thresholdError(breaches)
+			// Written first; the outcome is what it is even if stdout's
+			// reader left (stdout.go).
+			werr := report.Groups(a.stdout, a.format, rows, so != nil)
+			return withOutput(groupsOutcome(rows, breaches), werr)
 		},
 	}
 	// Not a StringSlice: it reads --state '' as no filter (every group);
@@ -94,6 +85,21 @@ func (a *app) groupsCmd() *cobra.Command {
 	cmd.Flags().Lookup("min-lag").Usage = "only groups whose TOTAL-LAG is ≥ `N` (the sum of their partitions' lag; lag --min-lag is per partition)"
 	cmd.Flags().StringArrayVar(&stateFlags, "state", nil, "only groups in these `STATES`, comma-separated or repeated (e.g. Empty,Stable; case-insensitive)")
 	return cmd
+}
+
+// groupsOutcome is exit 1 for a group that could not be read, else 4 for
+// a crossed --fail-if threshold.
+func groupsOutcome(rows []lag.GroupSummary, breaches []string) error {
+	var errs []string
+	for _, r := range rows {
+		if r.Error != "" {
+			errs = append(errs, "group "+safetext.Arg(r.Group)+": "+r.Error)
+		}
+	}
+	if err := change.ReportErrors(errs); err != nil {
+		return err
+	}
+	return thresholdError(breaches)
 }
 
 // keepTotalLag keeps the groups whose TotalLag is at least min, and every

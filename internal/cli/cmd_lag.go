@@ -246,15 +246,21 @@ func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admi
 		if out.groups > 0 {
 			_ = out.close()
 		}
+		return withOutput(err, out.closed)
+	}
+	if err := out.close(); err != nil && !stdoutClosed(err) {
 		return err
 	}
-	if err := out.close(); err != nil {
+	return withOutput(out.outcome(), out.closed)
+}
+
+// outcome is the report's own: exit 1 for a group or partition that could
+// not be read, else 4 for a crossed --fail-if threshold.
+func (o *lagOutput) outcome() error {
+	if err := change.ReportErrors(o.errs); err != nil {
 		return err
 	}
-	if err := change.ReportErrors(out.errs); err != nil {
-		return err
-	}
-	return thresholdError(out.breaches)
+	return thresholdError(o.breaches)
 }
 
 // lagMeta is what a lag report says besides its groups.
@@ -285,13 +291,31 @@ type lagOutput struct {
 	// said on stderr, as Apache's tool says it, not a bare header alone.
 	idle   []string
 	states []lag.GroupState
+	// closed is the write that found stdout's reader gone: nothing more
+	// is written, but every batch is still gathered and checked, so the
+	// outcome (a missing group, a crossed threshold) does not depend on
+	// how much of the report the pipe held (stdout.go).
+	closed error
+}
+
+// wrote keeps a write's error when it is stdout's reader leaving, and
+// returns any other (which ends the report).
+func (o *lagOutput) wrote(err error) error {
+	if err != nil && stdoutClosed(err) {
+		if o.closed == nil {
+			o.closed = err
+		}
+		return nil
+	}
+	return err
 }
 
 func (a *app) newLagOutput(meta lag.LagReport, opt report.LagStreamOptions, tri triage) *lagOutput {
 	return &lagOutput{a: a, s: report.NewLagStream(a.stdout, a.format, meta, opt), tri: tri, meta: meta, opt: opt}
 }
 
-// add writes one batch; only write errors are returned.
+// add writes one batch; only write errors are returned, and not the
+// reader leaving (kept in closed).
 func (o *lagOutput) add(rep lag.LagReport) error {
 	o.errs = append(o.errs, rep.Errors()...)
 	o.breaches = append(o.breaches, lag.Breaches(rep, o.tri.thresholds)...)
@@ -326,16 +350,24 @@ func (o *lagOutput) add(rep lag.LagReport) error {
 		if o.a.format == report.Table && g.Error != "" && len(g.Partitions) == 0 {
 			continue
 		}
-		if err := o.s.Group(g); err != nil {
+		if o.closed != nil {
+			continue
+		}
+		if err := o.wrote(o.s.Group(g)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// close ends the document; an empty table says so on stderr instead.
+// close ends the document; an empty table says so on stderr instead. It
+// returns the write error, closed's too.
 func (o *lagOutput) close() error {
+	if o.closed != nil {
+		return o.closed
+	}
 	if err := o.closeRollUp(); err != nil {
+		_ = o.wrote(err)
 		return err
 	}
 	if o.groups == 0 && o.a.format == report.Table {
@@ -349,7 +381,9 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 	var lastErr error
 	var lastBreaches []string
 	// Ctrl-C ends a watch: exit 1 if any round failed, else 4 if any round
-	// crossed a --fail-if threshold.
+	// crossed a --fail-if threshold. So does stdout's reader leaving (`|
+	// head`): a watch asks for no last round, as replay --follow asks for
+	// no last record (stdout.go).
 	end := func() error {
 		if failed > 0 {
 			return fmt.Errorf("%d of %d watch round(s) failed; the last: %w", failed, rounds, lastErr)
@@ -375,8 +409,10 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 		if o.judge.Unreadable(err) {
 			return err
 		}
-		// A failed write (stdout closed) ends the watch: nobody reads it.
-		if werr != nil {
+		// A failed write ends the watch: nobody reads it. The reader
+		// leaving ends it as Ctrl-C does, with this round counted (it was
+		// gathered whole); any other write error is a failure.
+		if werr != nil && !stdoutClosed(werr) {
 			return werr
 		}
 		rounds++
@@ -389,6 +425,9 @@ func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Adm
 			crossed++
 			lastBreaches = breaches
 			a.warnf("%s", errorLine(thresholdError(breaches)))
+		}
+		if werr != nil {
+			return end()
 		}
 		select {
 		case <-ctx.Done():
@@ -412,7 +451,8 @@ type watchRound struct {
 
 // run gathers and writes round n as its batches come. It returns the
 // round's error (the gather's, or the report's error lines) and, apart,
-// a write error. A round that failed before any group was written is one
+// a write error. A round whose reader left is still gathered whole, for
+// its outcome. A round that failed before any group was written is one
 // error line (JSON), one error row (CSV) or the round header (table).
 func (w watchRound) run(ctx context.Context, n int) (roundErr error, breaches []string, writeErr error) {
 	a := w.a
@@ -451,7 +491,10 @@ func (w watchRound) run(ctx context.Context, n int) (roundErr error, breaches []
 		for i := range rep.Groups {
 			rep.Groups[i].Progress = rr.Progress(rep.Groups[i])
 		}
-		if writeErr = start(); writeErr == nil {
+		if out.closed == nil {
+			writeErr = out.wrote(start())
+		}
+		if writeErr == nil {
 			writeErr = out.add(rep)
 		}
 		return writeErr
@@ -463,6 +506,8 @@ func (w watchRound) run(ctx context.Context, n int) (roundErr error, breaches []
 	switch {
 	case writeErr != nil:
 		return err, nil, writeErr
+	case out.closed != nil && err != nil:
+		return err, nil, out.closed
 	case err == nil:
 		return change.ReportErrors(out.errs), out.breaches, out.close()
 	case out.groups > 0:

@@ -275,17 +275,13 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 		}
 		return report.Reset(a.stdout, a.format, plan, oneGroup)
 	}
+	// A plan that cannot be applied is a failure even when stdout's
+	// reader left before its table was written (stdout.go).
 	if errs := plan.Errors(); len(errs) > 0 {
-		if err := render(); err != nil {
-			return err
-		}
-		return fmt.Errorf("nothing was committed: %w", change.SummarizeErrors(errs))
+		return withOutput(fmt.Errorf("nothing was committed: %w", change.SummarizeErrors(errs)), render())
 	}
 	if refusals := plan.Refusals(); len(refusals) > 0 {
-		if err := render(); err != nil {
-			return err
-		}
-		return fmt.Errorf("nothing was committed: %s", strings.Join(refusals, "; "))
+		return withOutput(fmt.Errorf("nothing was committed: %s", strings.Join(refusals, "; ")), render())
 	}
 	if !f.execute {
 		if err := render(); err != nil {

@@ -116,11 +116,11 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, match func(strin
 		}
 		res.Groups = append(res.Groups, sg)
 	}
-	if err := report.Snapshot(a.stdout, a.format, res); err != nil {
-		return err
-	}
+	// The file is the snapshot: it is confirmed on stderr whatever
+	// became of the table on stdout (a reader that left, stdout.go).
+	werr := report.Snapshot(a.stdout, a.format, res)
 	a.infof("snapshot of %d group(s) written to %s (restore: offsetctl reset --all-groups --to %s --execute)", len(bgs), out, shellQuote("file:"+out))
-	return nil
+	return werr
 }
 
 func shortNames(names []string) string {
@@ -189,13 +189,11 @@ Against the cluster, only the groups of A are compared unless --all-groups
 			}
 			changes := audit.Diff(before, after)
 			res.Changes, res.GroupDiff = audit.Rows(changes), audit.Groups(before, after)
-			if err := report.Diff(a.stdout, a.format, res); err != nil {
-				return err
-			}
+			werr := report.Diff(a.stdout, a.format, res)
 			if n := len(changes) + len(res.Appeared) + len(res.Vanished); exitCode && n > 0 {
-				return &exitcode.Error{Code: exitcode.Failure, Err: fmt.Errorf("%d difference(s)", n)}
+				return withOutput(&exitcode.Error{Code: exitcode.Failure, Err: fmt.Errorf("%d difference(s)", n)}, werr)
 			}
-			return nil
+			return werr
 		},
 	}
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when there are differences (like git diff --exit-code)")

@@ -109,10 +109,8 @@ func (a *app) runTranslate(cmd *cobra.Command, args []string, f translateFlags) 
 			return err
 		}
 	}
-	if err := report.Translate(a.stdout, a.format, res); err != nil {
-		return err
-	}
-	return translateErrors(res, a.warnf)
+	werr := report.Translate(a.stdout, a.format, res)
+	return withOutput(translateErrors(res, a.warnf), werr)
 }
 
 // translate gathers and computes a translation on the connected cluster.
@@ -249,9 +247,13 @@ func (a *app) runCrossDiff(cmd *cobra.Command, args []string, alias string, exit
 				word, strings.Join(names, ", "), safetext.Arg(profiles[0]), safetext.Arg(profiles[1]))
 		}
 	}
-	if err := report.CrossDiff(a.stdout, a.format, res); err != nil {
-		return err
-	}
+	werr := report.CrossDiff(a.stdout, a.format, res)
+	return withOutput(crossDiffOutcome(res, exitCode), werr)
+}
+
+// crossDiffOutcome is exit 1 for a group that could not be compared, or
+// with --exit-code for any difference.
+func crossDiffOutcome(res mirror.DiffResult, exitCode bool) error {
 	var errs []string
 	for _, r := range res.Rows {
 		if r.Status == mirror.StatusError {

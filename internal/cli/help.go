@@ -286,8 +286,10 @@ const exitCodesHelp = `Exit codes:
   2  bad usage or input; nothing on the cluster was changed
   3  replay verification failed: a group's committed offsets changed during a replay
   4  a --fail-if threshold was crossed
-  141  the reader of stdout went away (| head) before everything asked for was written
-       (any command that only reads; one that changed a cluster exits 1 instead)
+  141  the reader of stdout went away (| head) before everything asked for was written,
+       and nothing else went wrong: a failure (1), a crossed threshold (4) or a failed
+       verification (3) keep their code and stderr line; a tail (lag --watch, replay
+       --follow) exits as on Ctrl-C; a command that changed a cluster exits 1
 
 A bad-input error is one line on stderr, "offsetctl: ...", naming the value it refuses
 (docs/bad-input.md).`

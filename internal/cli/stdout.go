@@ -11,15 +11,28 @@ import (
 // The rule for stdout's reader going away (`offsetctl lag --all-groups |
 // head -1`), the same for every command, applied here and in execute:
 //
-//   - a command that only reads (lag, groups, history, a dry run, replay)
-//     stops writing and ends quietly, with no "broken pipe" line, with
-//     exit 141 (128+SIGPIPE, what a shell shows for cat or kcat ended by
-//     the same closed pipe), or 0 when everything it was asked for had
-//     been written (replay --max N: replay decides that itself);
+//   - a command's own outcome wins: an operational failure (1), a
+//     --fail-if threshold crossed (4), a replay whose verification failed
+//     (3) exit with that code and print their line on stderr, as without
+//     the pipe. A command whose report could not be written keeps
+//     computing it (every batch of groups gathered, every row checked)
+//     and returns withOutput(outcome, renderErr), so the exit status
+//     never depends on whether the output fitted the pipe's buffer;
+//   - when the closed pipe is all that is wrong, a command that only reads
+//     (lag, groups, translate, diff, history, snapshot's table, a dry
+//     run, replay) ends quietly, with no "broken pipe" line, with exit
+//     141 (128+SIGPIPE, what a shell shows for cat or kcat ended by the
+//     same closed pipe), or 0 when everything it was asked for had been
+//     written (replay --max N: replay decides that itself);
+//   - an endless mode asks for no last record (lag --watch, replay
+//     --follow with no --until or --max): its reader leaving ends it as
+//     Ctrl-C does, with the status Ctrl-C gives (0, or 1/4 for a failed
+//     or crossing round);
 //   - a command that changed a cluster (reset, delete-offsets and
 //     delete-group with --execute, a backfill) says so and exits 1: the
 //     change happened and the record of it on stdout was lost (the undo
-//     line is on stderr either way).
+//     line is on stderr either way). A file a command wrote (snapshot
+//     --out) is confirmed on stderr whatever became of stdout.
 //
 // main ignores SIGPIPE, so a closed pipe reaches the writer as EPIPE
 // instead of killing the process, possibly after a commit.
@@ -76,4 +89,21 @@ func loudAfterChange(err error) error {
 		return &exitcode.Error{Code: exitcode.Failure, Err: err}
 	}
 	return err
+}
+
+// withOutput is a command's own outcome (nil, a failure, a threshold, a
+// failed verification) together with the error of writing its report to
+// stdout. The outcome wins over a reader that left: the closed pipe adds
+// nothing to it, and alone it is execute's quiet 141. Any other failed
+// write is an operational failure, said beside the outcome.
+func withOutput(outcome, write error) error {
+	switch {
+	case write == nil:
+		return outcome
+	case outcome == nil:
+		return write
+	case stdoutClosed(write):
+		return outcome
+	}
+	return &exitcode.Error{Code: exitcode.Failure, Err: errors.Join(outcome, write)}
 }

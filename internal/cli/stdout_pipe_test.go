@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -20,7 +21,10 @@ import (
 // a real bash pipeline, the built binary): no "broken pipe" line, no
 // error line, exit 141 (128+SIGPIPE), and the first line did reach the
 // reader. Each command writes far more than a pipe holds (64 KiB), so it
-// is still writing when head exits. On Apache Kafka with KAFKA_BROKERS.
+// is still writing when head exits. A command with an outcome of its own
+// (a missing group: 1, a crossed --fail-if: 4) exits with it and says it,
+// and a snapshot still names its file, whatever the pipe held. On Apache
+// Kafka with KAFKA_BROKERS.
 func TestStdoutClosedEarlyOneRule(t *testing.T) {
 	c := testkit.New(t)
 	// 1,500 partitions under a 150-character name: a lag table and a
@@ -61,24 +65,36 @@ func TestStdoutClosedEarlyOneRule(t *testing.T) {
 	}
 	l.Close()
 
+	missing := testkit.Name(t, "missing")
+	snap := filepath.Join(t.TempDir(), "snap.csv")
 	for _, tc := range []struct {
 		name  string
 		args  []string
 		first string // a word of the first line head shows
+		code  int    // 0: the quiet 141
+		line  string // a stderr line that must be there
 	}{
-		{"lag", []string{"lag", group}, "GROUP"},
-		{"lag all groups", []string{"lag", "--all-groups", "-o", "json"}, "{"},
-		{"groups", []string{"groups", "-r", prefix + "-.*"}, "GROUP"},
-		{"reset dry run", []string{"reset", group, "--all-topics", "--to", "earliest"}, "GROUP"},
-		{"history", []string{"--audit-log", logPath, "history"}, "TIME"},
-		{"replay", []string{"replay", name, "--format", "raw", "-q", "--no-verify"}, "rrrr"},
+		{"lag missing group", []string{"lag", group, missing}, "GROUP", exitcode.Failure, "offsetctl: group " + missing + ": group does not exist"},
+		{"lag threshold", []string{"lag", group, "-o", "json", "--fail-if", "lag>0"}, "{", exitcode.Threshold, "offsetctl: threshold crossed by group "},
+		{"groups threshold", []string{"groups", "-r", prefix + "-.*", "--fail-if", "total-lag>0"}, "GROUP", exitcode.Threshold, "offsetctl: threshold crossed by group "},
+		{"snapshot", []string{"snapshot", "-r", prefix + "-.*", "--out", snap, "-o", "json"}, "{", 0, "snapshot of 300 group(s) written to " + snap},
+		{"lag", []string{"lag", group}, "GROUP", 0, ""},
+		{"lag all groups", []string{"lag", "--all-groups", "-o", "json"}, "{", 0, ""},
+		{"groups", []string{"groups", "-r", prefix + "-.*"}, "GROUP", 0, ""},
+		{"reset dry run", []string{"reset", group, "--all-topics", "--to", "earliest"}, "GROUP", 0, ""},
+		{"history", []string{"--audit-log", logPath, "history"}, "TIME", 0, ""},
+		{"replay", []string{"replay", name, "--format", "raw", "-q", "--no-verify"}, "rrrr", 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			want := cmp.Or(tc.code, exitcode.OutputClosed)
 			out, errb, status := pipeline(t, c, tc.args...)
-			if status != exitcode.OutputClosed || !strings.Contains(out, tc.first) {
-				t.Fatalf("%s | head -1: status %d, output %.80q; want %d and a line with %q\nstderr: %.600s", strings.Join(tc.args, " "), status, out, exitcode.OutputClosed, tc.first, errb)
+			if status != want || !strings.Contains(out, tc.first) {
+				t.Fatalf("%s | head -1: status %d, output %.80q; want %d and a line with %q\nstderr: %.600s", strings.Join(tc.args, " "), status, out, want, tc.first, errb)
 			}
-			if strings.Contains(errb, "broken pipe") || strings.Contains(errb, "offsetctl:") {
+			if strings.Contains(errb, "broken pipe") || !strings.Contains(errb, tc.line) {
+				t.Fatalf("stderr must hold %q and no broken pipe line, but says: %.600s", tc.line, errb)
+			}
+			if tc.code == 0 && strings.Contains(errb, "offsetctl:") {
 				t.Fatalf("the reader leaving is not an error, but stderr says: %.600s", errb)
 			}
 		})

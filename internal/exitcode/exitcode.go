@@ -25,7 +25,8 @@ const (
 	Threshold = 4
 	// OutputClosed: the reader of stdout (`| head`) went away before
 	// everything asked for was written (any command that only reads: lag,
-	// groups, history, a dry run, replay). It is 128+SIGPIPE, the
+	// groups, history, a dry run, replay), and nothing else went wrong: a
+	// command's own outcome (1, 3, 4) wins over it. It is 128+SIGPIPE, the
 	// status a shell shows for cat or kcat ended by the same closed pipe,
 	// so `set -o pipefail` scripts can tell it from a failure (1).
 	OutputClosed = 141
