@@ -105,22 +105,24 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 		if wf := deleteOffsetsErrors(plans, true); len(wf) > 0 {
 			return withOutput(change.ReportErrors(wf), werr)
 		}
+		if len(live) > 0 {
+			if werr == nil {
+				a.infof("dry run: nothing changed. Add --execute to delete these offsets.")
+			}
+			return withOutput(&skippedLiveError{op: deleteOffsetsOp, groups: live, dryRun: true, none: len(plans) == 0}, werr)
+		}
 		if werr != nil {
 			return werr
 		}
 		a.infof("dry run: nothing changed. Add --execute to delete these offsets.")
-		if len(live) > 0 {
-			return &skippedLiveError{op: deleteOffsetsOp, groups: live, dryRun: true, none: len(plans) == 0}
-		}
 		return nil
 	}
 	if len(plans) == 0 {
 		// Every selected group with offsets there is live: nothing is
-		// sent, and the refusal is recorded, naming them.
-		if err := render(); err != nil {
-			return err
-		}
-		return a.recordSkippedLive(cmd.Context(), adm, audit.ActDeleteOffsets, withSkippedLiveOp(deleteOffsetsOp, nil, live, true), live)
+		// sent, and the refusal is recorded, naming them, whatever
+		// happens to stdout.
+		werr := render()
+		return withOutput(a.recordSkippedLive(cmd.Context(), adm, audit.ActDeleteOffsets, withSkippedLiveOp(deleteOffsetsOp, nil, live, true), live), werr)
 	}
 	return a.executeDeleteOffsets(cmd.Context(), cfg, adm, plans, live, f.backup, render)
 }
@@ -321,22 +323,23 @@ func (a *app) runDeleteGroup(cmd *cobra.Command, args []string, gs groupSelect, 
 		if err := deleteGroupErrs(rows, true); err != nil {
 			return withOutput(err, werr)
 		}
+		if len(live) > 0 {
+			if werr == nil {
+				a.infof("dry run: nothing changed. Add --execute to delete these groups.")
+			}
+			return withOutput(&skippedLiveError{op: deleteGroupOp, groups: live, dryRun: true, none: len(args) == 0}, werr)
+		}
 		if werr != nil {
 			return werr
 		}
 		a.infof("dry run: nothing changed. Add --execute to delete these groups.")
-		if len(live) > 0 {
-			return &skippedLiveError{op: deleteGroupOp, groups: live, dryRun: true, none: len(args) == 0}
-		}
 		return nil
 	}
 	if len(args) == 0 {
 		// Every selected group is live: nothing is sent, and the
-		// refusal is recorded, naming them.
-		if err := show(); err != nil {
-			return err
-		}
-		return a.recordSkippedLive(cmd.Context(), adm, audit.ActDeleteGroup, withSkippedLiveOp(deleteGroupOp, nil, live, true), live)
+		// refusal is recorded, naming them, whatever happens to stdout.
+		werr := show()
+		return withOutput(a.recordSkippedLive(cmd.Context(), adm, audit.ActDeleteGroup, withSkippedLiveOp(deleteGroupOp, nil, live, true), live), werr)
 	}
 	bgs := admin.BackupGroups(snap, args)
 	if len(bgs) == 0 {

@@ -284,15 +284,19 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 		return withOutput(fmt.Errorf("nothing was committed: %s", strings.Join(refusals, "; ")), render())
 	}
 	if !f.execute {
-		if err := render(); err != nil {
-			return err
-		}
-		a.infof("dry run: nothing changed. Add --execute to apply this plan.")
+		werr := render()
 		if live := plan.SkippedLive(); len(live) > 0 {
 			// The dry run fails as --execute would: those groups would
-			// be left as they are.
-			return &skippedLiveError{op: resetOp, groups: live, dryRun: true, none: !plan.HasWork()}
+			// be left as they are (whatever happens to stdout).
+			if werr == nil {
+				a.infof("dry run: nothing changed. Add --execute to apply this plan.")
+			}
+			return withOutput(&skippedLiveError{op: resetOp, groups: live, dryRun: true, none: !plan.HasWork()}, werr)
 		}
+		if werr != nil {
+			return werr
+		}
+		a.infof("dry run: nothing changed. Add --execute to apply this plan.")
 		return nil
 	}
 	return a.executeReset(cmd.Context(), cfg, adm, &plan, f, render, rec)
@@ -327,11 +331,12 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 		Note: a.notef,
 		Report: func(res change.ResetResult, err error) error {
 			if len(res.Todo) == 0 {
-				if err := render(); err != nil {
-					return err
-				}
+				werr := render()
 				if err := withSkippedLive(nil, plan.SkippedLive(), !plan.HasWork()); err != nil {
-					return err // recorded by runReset's finish
+					return withOutput(err, werr) // recorded by runReset's finish
+				}
+				if werr != nil {
+					return werr
 				}
 				a.infof("nothing to reset: no partition in scope")
 				return nil

@@ -58,6 +58,8 @@ func TestClosedStdoutKeepsTheOutcome(t *testing.T) {
 		{"reset dry run refused", []string{"reset", live, "--topic", f.topic, "--to", "latest"}, exitcode.Failure, "nothing was committed"},
 		{"delete-group dry run", []string{"delete-group", missing}, exitcode.Failure, "GROUP_ID_NOT_FOUND"},
 		{"delete-offsets dry run", []string{"delete-offsets", live, "--topic", f.topic + ":0"}, exitcode.Failure, "GROUP_SUBSCRIBED_TO_TOPIC"},
+		{"reset selection skipping a live group", []string{"reset", "-r", regexp.QuoteMeta(live), "--topic", f.topic, "--to", "latest"}, exitcode.Failure, "--execute would reset nothing (1 group skipped: " + live},
+		{"delete-group selection skipping a live group", []string{"delete-group", "-r", regexp.QuoteMeta(live)}, exitcode.Failure, "--execute would delete nothing (1 group skipped: " + live},
 		// A watch that crossed in the round it could not write: the exit
 		// Ctrl-C gives.
 		{"lag watch threshold", []string{"lag", g, "--watch", "100ms", "--fail-if", "lag>5"}, exitcode.Threshold, "threshold crossed by group " + g},
