@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -133,7 +134,7 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 	if f.interval < time.Second {
 		return nil, exitcode.Usagef("--interval must be at least 1s, got %s", f.interval)
 	}
-	listen, err := listenAddresses(cmd, f)
+	listen, listenFlag, err := listenAddresses(cmd, f)
 	if err != nil {
 		return nil, err
 	}
@@ -159,24 +160,25 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 		return nil, err
 	}
 	handler := a.exporterMux(targets, f.maxRequests)
-	var servers []exporterServer
-	for _, addr := range listen {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			for _, s := range servers {
-				s.ln.Close()
-			}
-			web.cleanup()
-			return nil, fmt.Errorf("--web.listen-address: %w", err)
-		}
+	lns, err := bindListeners(listenFlag, listen)
+	if err != nil {
+		web.cleanup()
+		return nil, err
+	}
+	servers := make([]exporterServer, len(lns))
+	for i, ln := range lns {
 		// ErrorLog: net/http's own lines (a failed TLS handshake) go
 		// through the command's stderr, free of control bytes, not the
 		// process's.
 		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout: f.readTimeout, WriteTimeout: f.writeTimeout, IdleTimeout: f.idleTimeout,
 			ErrorLog: log.New(a.stderr, "offsetctl: ", 0)}
-		servers = append(servers, exporterServer{srv: srv, ln: ln})
-		a.infof("offsetctl: exporter serving %s://%s/metrics (%d cluster(s), every %s)", web.scheme(), ln.Addr(), len(targets), f.interval)
+		servers[i] = exporterServer{srv: srv, ln: ln}
+	}
+	// Said only once every address is bound: a line saying "serving"
+	// followed by a bind error was a lie to whoever reads the log.
+	for _, s := range servers {
+		a.infof("offsetctl: exporter serving %s://%s/metrics (%d cluster(s), every %s)", web.scheme(), s.ln.Addr(), len(targets), f.interval)
 	}
 	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	return func(ctx context.Context) error {
@@ -204,21 +206,76 @@ func (a *app) exporterMux(targets []exporterTarget, maxRequests int) http.Handle
 	return mux
 }
 
-// listenAddresses is --web.listen-address, or --listen (its older name).
-func listenAddresses(cmd *cobra.Command, f exporterFlags) ([]string, error) {
+// listenAddresses is --web.listen-address, or --listen (its older name),
+// and the flag's name. An address given twice is bad input (exit 2): the
+// second bind would fail on the first's socket.
+func listenAddresses(cmd *cobra.Command, f exporterFlags) ([]string, string, error) {
 	listen, flag := f.listen, "--web.listen-address"
 	if cmd.Flags().Changed("listen") {
 		if cmd.Flags().Changed("web.listen-address") {
-			return nil, exitcode.Usagef("--listen is the older name of --web.listen-address: give one of them")
+			return nil, "", exitcode.Usagef("--listen is the older name of --web.listen-address: give one of them")
 		}
 		listen, flag = []string{f.listenAlias}, "--listen"
 	}
+	seen := map[string]bool{}
 	for _, addr := range listen {
 		if err := checkListen(flag, addr); err != nil {
-			return nil, err
+			return nil, "", err
 		}
+		host, port, _ := net.SplitHostPort(addr) // checked above
+		key := net.JoinHostPort(strings.ToLower(host), port)
+		if port != "0" && seen[key] { // port 0 picks a free port each time
+			return nil, "", exitcode.Usagef("%s: %s is given twice", flag, safetext.Text(addr))
+		}
+		seen[key] = true
 	}
-	return listen, nil
+	return listen, flag, nil
+}
+
+// bindListeners listens on every address before anything is said to
+// serve. Two of the addresses that overlap (the same port, one of them on
+// every address: ":9308" and "127.0.0.1:9308") are bad input (exit 2); an
+// address another process holds, or not on this machine, is an
+// operational failure (exit 1), named in the error. Nothing stays bound
+// after an error.
+func bindListeners(flag string, addrs []string) ([]net.Listener, error) {
+	var lns []net.Listener
+	for i, addr := range addrs {
+		ln, err := net.Listen("tcp", addr)
+		if err == nil {
+			lns = append(lns, ln)
+			continue
+		}
+		for _, l := range lns {
+			l.Close()
+		}
+		cause := err
+		var op *net.OpError
+		if errors.As(err, &op) && op.Err != nil {
+			cause = op.Err // net's text repeats the address
+		}
+		if errors.Is(err, syscall.EADDRINUSE) {
+			for _, prev := range addrs[:i] {
+				if listenOverlap(prev, addr) {
+					return nil, exitcode.Usagef("%s: %s and %s overlap (the same port on the same address): give one of them", flag, safetext.Text(prev), safetext.Text(addr))
+				}
+			}
+		}
+		return nil, fmt.Errorf("%s %s: cannot listen: %s", flag, safetext.Text(addr), safetext.Text(cause.Error()))
+	}
+	return lns, nil
+}
+
+// listenOverlap reports whether two HOST:PORT addresses bind the same
+// port where they meet: the same host, or one of them every address.
+func listenOverlap(a, b string) bool {
+	ha, pa, _ := net.SplitHostPort(a)
+	hb, pb, _ := net.SplitHostPort(b)
+	if pa != pb || pa == "0" {
+		return false
+	}
+	every := func(h string) bool { ip := net.ParseIP(h); return h == "" || ip != nil && ip.IsUnspecified() }
+	return strings.EqualFold(ha, hb) || every(ha) || every(hb)
 }
 
 // webSetup is the web config the servers read: --web.config.file, or one
