@@ -439,16 +439,16 @@ func (a *app) exporterTargets(req lag.GatherRequest, f exporterFlags) ([]exporte
 	if f.status {
 		opts.Explain = a.liveAuditExplainer("exporter: status")
 	}
-	if f.commitSource == exporter.SourceOffsetsTopic {
-		// Only this source's errors are new to stderr: an unreadable
-		// offsets topic, or its warm-up, is what an operator must see.
-		opts.Warn = func(err error) { a.warnf("exporter: gather: %s", safetext.Text(err.Error())) }
-	}
+	// The offsets topic's errors are said again when they change (its
+	// warm-up, then a missing ACL); polling's once when gathers start
+	// failing.
+	opts.WarnChanges = f.commitSource == exporter.SourceOffsetsTopic
 	if a.profile == "" {
 		cfg, err := a.clusterConfig()
 		if err != nil {
 			return nil, err
 		}
+		a.gatherWarnings(&opts, "", a.secrets)
 		return []exporterTarget{{col: exporter.New(cfg, opts)}}, nil
 	}
 	var out []exporterTarget
@@ -468,9 +468,29 @@ func (a *app) exporterTargets(req lag.GatherRequest, f exporterFlags) ([]exporte
 		}
 		o := opts
 		o.Cluster = name
+		a.gatherWarnings(&o, name, a.secrets)
 		out = append(out, exporterTarget{name: name, col: exporter.New(cfg, o)})
 	}
 	return out, nil
+}
+
+// gatherWarnings says on stderr when a cluster's gathers start failing,
+// with the cause (the connection's secrets redacted, control characters
+// escaped), and when one is complete again: the metrics say it every
+// scrape, but an operator reading the log of an exporter whose broker is
+// down, frozen or mistyped saw nothing after "serving".
+func (a *app) gatherWarnings(o *exporter.Options, cluster string, secrets []string) {
+	who := "exporter"
+	if cluster != "" {
+		who = fmt.Sprintf("exporter: cluster %s", safetext.Name(cluster))
+	}
+	clean := func(s string) string { return safetext.Text(audit.RedactString(s, secrets)) }
+	o.Warn = func(err error) {
+		a.warnf("%s: gather: %s (the last values are served, marked stale, until a gather is complete)", who, clean(err.Error()))
+	}
+	o.Recovered = func(failed int) {
+		a.notef("%s: gather: complete again after %d incomplete gather(s)", who, failed)
+	}
 }
 
 // parseCommitSource checks --commit-source.
