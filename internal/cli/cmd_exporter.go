@@ -100,9 +100,9 @@ exporter stops cleanly on SIGTERM or Ctrl-C (exit 0).`,
 	fl.StringVar(&f.listenAlias, "listen", "", "the same as --web.listen-address (the older name)")
 	fl.StringVar(&f.webConfig, "web.config.file", "", "exporter-toolkit web configuration YAML: TLS, client certificates, HTTP/2, basic_auth_users")
 	fl.DurationVar(&f.readTimeout, "web.read-timeout", 10*time.Second, "longest time to read a request")
-	fl.DurationVar(&f.writeTimeout, "web.write-timeout", 30*time.Second, "longest time to write a response: a scraper that does not read is cut off then")
+	fl.DurationVar(&f.writeTimeout, "web.write-timeout", 30*time.Second, "longest time to write a response: a scraper that does not read is cut off then, or at its X-Prometheus-Scrape-Timeout-Seconds if sooner")
 	fl.DurationVar(&f.idleTimeout, "web.idle-timeout", 60*time.Second, "how long an idle keep-alive connection stays open")
-	fl.IntVar(&f.maxRequests, "web.max-requests", 10, "scrapes of /metrics served at once; more are answered 503 (0: no limit)")
+	fl.IntVar(&f.maxRequests, "web.max-requests", 10, "scrapes of /metrics writing at once; one whose reader stalls (0.5s) leaves its slot for an allowance of as many more, and one that finds none free within 1s is answered 503 (0: no limit)")
 	fl.DurationVar(&f.interval, "interval", 15*time.Second, "time between gathers (a gather is cut at this interval)")
 	fl.DurationVar(&f.rateWindow, "rate-window", 0, "span of the consume and produce rates (default 4 × --interval)")
 	fl.BoolVar(&f.timeLag, "time-lag", true, "read kafka_consumergroup_lag_seconds from the log (one record per lagging partition whose position moved)")
@@ -159,7 +159,7 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 		web.cleanup()
 		return nil, err
 	}
-	handler := a.exporterMux(targets, f.maxRequests)
+	handler := a.exporterMux(targets, f.maxRequests, f.writeTimeout)
 	lns, err := bindListeners(listenFlag, listen)
 	if err != nil {
 		web.cleanup()
@@ -187,8 +187,9 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 	}, nil
 }
 
-// exporterMux is /metrics (behind the concurrency limit) and /healthz.
-func (a *app) exporterMux(targets []exporterTarget, maxRequests int) http.Handler {
+// exporterMux is /metrics (its write deadline the scrape's timeout, behind
+// the concurrency limit) and /healthz.
+func (a *app) exporterMux(targets []exporterTarget, maxRequests int, writeTimeout time.Duration) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cols := make([]*exporter.Collector, len(targets))
@@ -201,7 +202,7 @@ func (a *app) exporterMux(targets []exporterTarget, maxRequests int) http.Handle
 		cols[i] = t.col
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", exporter.Limit(maxRequests, exporter.Handler(reg, cols...)))
+	mux.Handle("/metrics", exporter.ScrapeDeadline(writeTimeout, exporter.Limit(maxRequests, exporter.Handler(reg, cols...))))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	return mux
 }
