@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -99,9 +100,9 @@ exporter stops cleanly on SIGTERM or Ctrl-C (exit 0).`,
 	fl.StringVar(&f.listenAlias, "listen", "", "the same as --web.listen-address (the older name)")
 	fl.StringVar(&f.webConfig, "web.config.file", "", "exporter-toolkit web configuration YAML: TLS, client certificates, HTTP/2, basic_auth_users")
 	fl.DurationVar(&f.readTimeout, "web.read-timeout", 10*time.Second, "longest time to read a request")
-	fl.DurationVar(&f.writeTimeout, "web.write-timeout", 30*time.Second, "longest time to write a response: a scraper that does not read is cut off then")
+	fl.DurationVar(&f.writeTimeout, "web.write-timeout", 30*time.Second, "longest time to write a response: a scraper that does not read is cut off then, or at its X-Prometheus-Scrape-Timeout-Seconds if sooner")
 	fl.DurationVar(&f.idleTimeout, "web.idle-timeout", 60*time.Second, "how long an idle keep-alive connection stays open")
-	fl.IntVar(&f.maxRequests, "web.max-requests", 10, "scrapes of /metrics served at once; more are answered 503 (0: no limit)")
+	fl.IntVar(&f.maxRequests, "web.max-requests", 10, "scrapes of /metrics writing at once; one whose reader stalls (0.5s) leaves its slot for an allowance of as many more, and one that finds none free within 1s is answered 503 (0: no limit)")
 	fl.DurationVar(&f.interval, "interval", 15*time.Second, "time between gathers (a gather is cut at this interval)")
 	fl.DurationVar(&f.rateWindow, "rate-window", 0, "span of the consume and produce rates (default 4 × --interval)")
 	fl.BoolVar(&f.timeLag, "time-lag", true, "read kafka_consumergroup_lag_seconds from the log (one record per lagging partition whose position moved)")
@@ -133,7 +134,7 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 	if f.interval < time.Second {
 		return nil, exitcode.Usagef("--interval must be at least 1s, got %s", f.interval)
 	}
-	listen, err := listenAddresses(cmd, f)
+	listen, listenFlag, err := listenAddresses(cmd, f)
 	if err != nil {
 		return nil, err
 	}
@@ -158,25 +159,26 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 		web.cleanup()
 		return nil, err
 	}
-	handler := a.exporterMux(targets, f.maxRequests)
-	var servers []exporterServer
-	for _, addr := range listen {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			for _, s := range servers {
-				s.ln.Close()
-			}
-			web.cleanup()
-			return nil, fmt.Errorf("--web.listen-address: %w", err)
-		}
+	handler := a.exporterMux(targets, f.maxRequests, f.writeTimeout)
+	lns, err := bindListeners(listenFlag, listen)
+	if err != nil {
+		web.cleanup()
+		return nil, err
+	}
+	servers := make([]exporterServer, len(lns))
+	for i, ln := range lns {
 		// ErrorLog: net/http's own lines (a failed TLS handshake) go
 		// through the command's stderr, free of control bytes, not the
 		// process's.
 		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout: f.readTimeout, WriteTimeout: f.writeTimeout, IdleTimeout: f.idleTimeout,
 			ErrorLog: log.New(a.stderr, "offsetctl: ", 0)}
-		servers = append(servers, exporterServer{srv: srv, ln: ln})
-		a.infof("offsetctl: exporter serving %s://%s/metrics (%d cluster(s), every %s)", web.scheme(), ln.Addr(), len(targets), f.interval)
+		servers[i] = exporterServer{srv: srv, ln: ln}
+	}
+	// Said only once every address is bound: a line saying "serving"
+	// followed by a bind error was a lie to whoever reads the log.
+	for _, s := range servers {
+		a.infof("offsetctl: exporter serving %s://%s/metrics (%d cluster(s), every %s)", web.scheme(), s.ln.Addr(), len(targets), f.interval)
 	}
 	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	return func(ctx context.Context) error {
@@ -185,8 +187,9 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 	}, nil
 }
 
-// exporterMux is /metrics (behind the concurrency limit) and /healthz.
-func (a *app) exporterMux(targets []exporterTarget, maxRequests int) http.Handler {
+// exporterMux is /metrics (its write deadline the scrape's timeout, behind
+// the concurrency limit) and /healthz.
+func (a *app) exporterMux(targets []exporterTarget, maxRequests int, writeTimeout time.Duration) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cols := make([]*exporter.Collector, len(targets))
@@ -199,26 +202,81 @@ func (a *app) exporterMux(targets []exporterTarget, maxRequests int) http.Handle
 		cols[i] = t.col
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", exporter.Limit(maxRequests, exporter.Handler(reg, cols...)))
+	mux.Handle("/metrics", exporter.ScrapeDeadline(writeTimeout, exporter.Limit(maxRequests, exporter.Handler(reg, cols...))))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	return mux
 }
 
-// listenAddresses is --web.listen-address, or --listen (its older name).
-func listenAddresses(cmd *cobra.Command, f exporterFlags) ([]string, error) {
+// listenAddresses is --web.listen-address, or --listen (its older name),
+// and the flag's name. An address given twice is bad input (exit 2): the
+// second bind would fail on the first's socket.
+func listenAddresses(cmd *cobra.Command, f exporterFlags) ([]string, string, error) {
 	listen, flag := f.listen, "--web.listen-address"
 	if cmd.Flags().Changed("listen") {
 		if cmd.Flags().Changed("web.listen-address") {
-			return nil, exitcode.Usagef("--listen is the older name of --web.listen-address: give one of them")
+			return nil, "", exitcode.Usagef("--listen is the older name of --web.listen-address: give one of them")
 		}
 		listen, flag = []string{f.listenAlias}, "--listen"
 	}
+	seen := map[string]bool{}
 	for _, addr := range listen {
 		if err := checkListen(flag, addr); err != nil {
-			return nil, err
+			return nil, "", err
 		}
+		host, port, _ := net.SplitHostPort(addr) // checked above
+		key := net.JoinHostPort(strings.ToLower(host), port)
+		if port != "0" && seen[key] { // port 0 picks a free port each time
+			return nil, "", exitcode.Usagef("%s: %s is given twice", flag, safetext.Text(addr))
+		}
+		seen[key] = true
 	}
-	return listen, nil
+	return listen, flag, nil
+}
+
+// bindListeners listens on every address before anything is said to
+// serve. Two of the addresses that overlap (the same port, one of them on
+// every address: ":9308" and "127.0.0.1:9308") are bad input (exit 2); an
+// address another process holds, or not on this machine, is an
+// operational failure (exit 1), named in the error. Nothing stays bound
+// after an error.
+func bindListeners(flag string, addrs []string) ([]net.Listener, error) {
+	var lns []net.Listener
+	for i, addr := range addrs {
+		ln, err := net.Listen("tcp", addr)
+		if err == nil {
+			lns = append(lns, ln)
+			continue
+		}
+		for _, l := range lns {
+			l.Close()
+		}
+		cause := err
+		var op *net.OpError
+		if errors.As(err, &op) && op.Err != nil {
+			cause = op.Err // net's text repeats the address
+		}
+		if errors.Is(err, syscall.EADDRINUSE) {
+			for _, prev := range addrs[:i] {
+				if listenOverlap(prev, addr) {
+					return nil, exitcode.Usagef("%s: %s and %s overlap (the same port on the same address): give one of them", flag, safetext.Text(prev), safetext.Text(addr))
+				}
+			}
+		}
+		return nil, fmt.Errorf("%s %s: cannot listen: %s", flag, safetext.Text(addr), safetext.Text(cause.Error()))
+	}
+	return lns, nil
+}
+
+// listenOverlap reports whether two HOST:PORT addresses bind the same
+// port where they meet: the same host, or one of them every address.
+func listenOverlap(a, b string) bool {
+	ha, pa, _ := net.SplitHostPort(a)
+	hb, pb, _ := net.SplitHostPort(b)
+	if pa != pb || pa == "0" {
+		return false
+	}
+	every := func(h string) bool { ip := net.ParseIP(h); return h == "" || ip != nil && ip.IsUnspecified() }
+	return strings.EqualFold(ha, hb) || every(ha) || every(hb)
 }
 
 // webSetup is the web config the servers read: --web.config.file, or one
@@ -382,16 +440,16 @@ func (a *app) exporterTargets(req lag.GatherRequest, f exporterFlags) ([]exporte
 	if f.status {
 		opts.Explain = a.liveAuditExplainer("exporter: status")
 	}
-	if f.commitSource == exporter.SourceOffsetsTopic {
-		// Only this source's errors are new to stderr: an unreadable
-		// offsets topic, or its warm-up, is what an operator must see.
-		opts.Warn = func(err error) { a.warnf("exporter: gather: %s", safetext.Text(err.Error())) }
-	}
+	// The offsets topic's errors are said again when they change (its
+	// warm-up, then a missing ACL); polling's once when gathers start
+	// failing.
+	opts.WarnChanges = f.commitSource == exporter.SourceOffsetsTopic
 	if a.profile == "" {
 		cfg, err := a.clusterConfig()
 		if err != nil {
 			return nil, err
 		}
+		a.gatherWarnings(&opts, "", a.secrets)
 		return []exporterTarget{{col: exporter.New(cfg, opts)}}, nil
 	}
 	var out []exporterTarget
@@ -411,9 +469,29 @@ func (a *app) exporterTargets(req lag.GatherRequest, f exporterFlags) ([]exporte
 		}
 		o := opts
 		o.Cluster = name
+		a.gatherWarnings(&o, name, a.secrets)
 		out = append(out, exporterTarget{name: name, col: exporter.New(cfg, o)})
 	}
 	return out, nil
+}
+
+// gatherWarnings says on stderr when a cluster's gathers start failing,
+// with the cause (the connection's secrets redacted, control characters
+// escaped), and when one is complete again: the metrics say it every
+// scrape, but an operator reading the log of an exporter whose broker is
+// down, frozen or mistyped saw nothing after "serving".
+func (a *app) gatherWarnings(o *exporter.Options, cluster string, secrets []string) {
+	who := "exporter"
+	if cluster != "" {
+		who = fmt.Sprintf("exporter: cluster %s", safetext.Name(cluster))
+	}
+	clean := func(s string) string { return safetext.Text(audit.RedactString(s, secrets)) }
+	o.Warn = func(err error) {
+		a.warnf("%s: gather: %s (the last values are served, marked stale, until a gather is complete)", who, clean(err.Error()))
+	}
+	o.Recovered = func(failed int) {
+		a.notef("%s: gather: complete again after %d incomplete gather(s)", who, failed)
+	}
 }
 
 // parseCommitSource checks --commit-source.

@@ -13,6 +13,7 @@ package exporter
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -50,10 +51,17 @@ type Options struct {
 	// CommitSource is where the committed offsets come from: SourcePoll
 	// (the default when empty) or SourceOffsetsTopic (tail.go).
 	CommitSource string
-	// Warn, when set, is told of a gather's error when it differs from
-	// the previous gather's (an unreadable offsets topic is said once,
-	// not every round).
-	Warn func(err error)
+	// Warn, when set, is told when gathers start failing: of the first
+	// gather that is not complete after a complete one (or the first of
+	// all), with its cause, and not of the failed rounds after it (a
+	// broker down for an hour is one line, not 240). With WarnChanges it
+	// is told again whenever the error differs from the previous
+	// gather's (the offsets topic: a warm-up, then an ACL missing).
+	Warn        func(err error)
+	WarnChanges bool
+	// Recovered, when set, is told of the first complete gather after
+	// failed ones, with how many failed in a row.
+	Recovered func(failed int)
 	// Explain explains rewinds (an offsetctl reset in the audit log): a
 	// rewind it explains is OK, not REWIND. nil explains none.
 	Explain health.Explainer
@@ -101,6 +109,7 @@ type Collector struct {
 	lastStats gatherStats
 	errors    float64
 	lastErr   string // the latest gather's error, as told to Warn
+	failing   int    // gathers not complete since the latest complete one
 }
 
 // gatherStats counts what one gather could not read.
@@ -439,17 +448,32 @@ func (c *Collector) record(s *snapshot, d time.Duration, st gatherStats, err err
 	if err != nil {
 		msg = err.Error()
 	}
-	if msg != "" && msg != c.lastErr && c.opts.Warn != nil {
-		c.opts.Warn(err)
-	}
+	changed := msg != c.lastErr
 	c.lastErr = msg
 	if err != nil || !st.complete() {
 		c.lastFail = true
 		c.errors++
+		c.failing++
+		if c.opts.Warn != nil && (c.failing == 1 || c.opts.WarnChanges && changed && msg != "") {
+			c.opts.Warn(failureCause(err, st))
+		}
 		return
 	}
+	if c.failing > 0 && c.opts.Recovered != nil {
+		c.opts.Recovered(c.failing)
+	}
+	c.failing = 0
 	c.lastFail = false
 	c.lastOK = c.opts.Now()
+}
+
+// failureCause is why a gather is not complete: its error, or what it
+// could not read.
+func failureCause(err error, st gatherStats) error {
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%d group(s) and %d group-partition(s) could not be read", st.groupErrors, st.partitionErrors)
 }
 
 // Healthy reports whether the latest gather was complete.

@@ -3,12 +3,14 @@ package exporter
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
-// Limit serves n requests at once and answers the next one 503 at once;
-// a slot freed serves again.
+// Limit serves n requests at once and answers the next one 503 once it
+// has waited slotWait for a slot; a slot freed serves again.
 func TestLimit(t *testing.T) {
 	release := make(chan struct{})
 	var entered sync.WaitGroup
@@ -78,6 +80,42 @@ func TestAcceptsGzip(t *testing.T) {
 		}
 		if got := acceptsGzip(r); got != want {
 			t.Errorf("Accept-Encoding %q: %v, want %v", in, got, want)
+		}
+	}
+}
+
+// The scrape timeout header: seconds as Prometheus writes them, capped by
+// the write timeout; anything else is ignored.
+func TestScrapeTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		header string
+		max    time.Duration
+		want   time.Duration
+		ok     bool
+	}{
+		{"2", 30 * time.Second, 2 * time.Second, true},
+		{"9.5", 30 * time.Second, 9500 * time.Millisecond, true},
+		{" 10 ", 30 * time.Second, 10 * time.Second, true},
+		{"60", 30 * time.Second, 30 * time.Second, true},
+		{"1e300", 30 * time.Second, 30 * time.Second, true},
+		{"1e300", 0, time.Hour, true},
+		{"5", 0, 5 * time.Second, true},
+		{"", 30 * time.Second, 0, false},
+		{"0", 30 * time.Second, 0, false},
+		{"-1", 30 * time.Second, 0, false},
+		{"NaN", 30 * time.Second, 0, false},
+		{"+Inf", 30 * time.Second, 0, false},
+		{"10s", 30 * time.Second, 0, false},
+		{"0x10", 30 * time.Second, 0, false},
+		{strings.Repeat("1", 40), 30 * time.Second, 0, false},
+	} {
+		r := httptest.NewRequest("GET", "/metrics", nil)
+		if tc.header != "" {
+			r.Header.Set(scrapeTimeoutHeader, tc.header)
+		}
+		got, ok := scrapeTimeout(r, tc.max)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%q (max %s): %s %v, want %s %v", tc.header, tc.max, got, ok, tc.want, tc.ok)
 		}
 	}
 }

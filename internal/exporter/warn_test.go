@@ -1,0 +1,55 @@
+package exporter
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offsetctl/offsetctl/internal/cluster"
+)
+
+// record tells Warn when gathers start failing (once, not per failed
+// round; again per changed error only with WarnChanges) and Recovered
+// when one is complete again, with how many failed.
+func TestRecordWarnsOnTransitions(t *testing.T) {
+	down := errors.New("dial tcp 127.0.0.1:1: connection refused")
+	frozen := errors.New("context deadline exceeded")
+	partial := gatherStats{groupErrors: 2, partitionErrors: 3}
+	type round struct {
+		err error
+		st  gatherStats
+	}
+	ok := round{}
+	for _, tc := range []struct {
+		name    string
+		changes bool
+		rounds  []round
+		want    []string // what Warn and Recovered were told, in order
+	}{
+		{"complete rounds say nothing", false, []round{ok, ok, ok}, nil},
+		{"first gather fails", false, []round{{err: down}, {err: down}}, []string{"warn: " + down.Error()}},
+		{"fail, fail, recover", false, []round{ok, {err: down}, {err: frozen}, {err: down}, ok, ok},
+			[]string{"warn: " + down.Error(), "recovered after 3"}},
+		{"partial gather is failing too", false, []round{ok, {st: partial}, ok},
+			[]string{"warn: 2 group(s) and 3 group-partition(s) could not be read", "recovered after 1"}},
+		{"two outages, two pairs", false, []round{{err: down}, ok, {err: frozen}, {err: frozen}, ok},
+			[]string{"warn: " + down.Error(), "recovered after 1", "warn: " + frozen.Error(), "recovered after 2"}},
+		{"WarnChanges: again per changed error", true, []round{{err: down}, {err: down}, {err: frozen}, {err: frozen}, ok},
+			[]string{"warn: " + down.Error(), "warn: " + frozen.Error(), "recovered after 4"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			c := New(cluster.Config{}, Options{Interval: time.Second, WarnChanges: tc.changes,
+				Warn:      func(err error) { got = append(got, "warn: "+err.Error()) },
+				Recovered: func(n int) { got = append(got, fmt.Sprintf("recovered after %d", n)) }})
+			for _, r := range tc.rounds {
+				c.record(nil, 0, r.st, r.err)
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("told %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
