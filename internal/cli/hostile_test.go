@@ -426,3 +426,27 @@ func TestReplayIllegalTopicNameRefused(t *testing.T) {
 		t.Errorf("replay with two arguments: exit %d, %s", r.code, safetext.Arg(r.stderr))
 	}
 }
+
+// --client-id, client.id in --command-config and client_id in a profile
+// with a control character are refused before any request, exit 2, the
+// value not echoed, as --transactional-id-prefix is.
+func TestClientIDControlCharactersRefused(t *testing.T) {
+	const want = "the client id must be printable text with no control characters and no blank at either end\n"
+	props := filepath.Join(t.TempDir(), "client.properties")
+	if err := os.WriteFile(props, []byte("client.id=ev\\u001b[31m\\n\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"--client-id", "ev\x1b[31m\n", "groups"}, "offsetctl: --client-id: " + want},
+		{[]string{"--client-id", " ops", "groups"}, "offsetctl: --client-id: " + want},
+		{[]string{"--command-config", props, "groups"}, "offsetctl: " + want},
+	} {
+		r := offsetctl(t, nil, append([]string{"-b", "127.0.0.1:9"}, tc.args...)...)
+		if r.code != 2 || r.stderr != tc.stderr || r.stdout != "" {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2, %q", tc.args, r.code, r.stderr, tc.stderr)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -247,6 +248,32 @@ func TestParsePropertiesBadValueOfImplausibleKey(t *testing.T) {
 	} {
 		if _, err := ParseProperties(strings.NewReader(in)); err == nil || err.Error() != want {
 			t.Errorf("%q: %v, want %s", in, err, want)
+		}
+	}
+}
+
+// A client id lands raw in broker request logs and metric names: control
+// characters and blanks at the ends are refused like a long id, without
+// the value.
+func TestCheckClientID(t *testing.T) {
+	const bad = "the client id must be printable text with no control characters and no blank at either end"
+	for _, tc := range []struct{ id, want string }{
+		{"", ""},
+		{"ops-tool", ""},
+		{"ops tool ü", ""},
+		{strings.Repeat("c", 256), ""},
+		{strings.Repeat("c", 257), "the client id is 257 bytes long; the limit is 256"},
+		{"ev\x1b[31m\n", bad},
+		{"a\nb", bad},
+		{"bel\a", bad},
+		{"rtl\u202e", bad},
+		{" lead", bad},
+		{"trail ", bad},
+		{"bad\xff", bad},
+	} {
+		err := CheckClientID(tc.id)
+		if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && got != tc.want {
+			t.Errorf("CheckClientID(%q) = %v, want %q", tc.id, err, tc.want)
 		}
 	}
 }
