@@ -274,10 +274,12 @@ func (a *app) preRun(cmd *cobra.Command) error {
 	}
 	// CSV keeps a name's bytes (it quotes only commas, quotes and
 	// line breaks), so a group named with ESC or BEL reached a
-	// terminal raw with -o csv; there, stdout is escaped as stderr
+	// terminal raw with -o csv; there, every cell is escaped
+	// (report.TerminalCSV: a line break inside a quoted cell too,
+	// which would draw a forged row), and stdout as a whole as stderr
 	// is. A file or a pipe still gets the exact bytes.
 	if f == report.CSV && a.ios().IsStdoutTTY() {
-		a.stdout = safetext.Lines(a.stdout)
+		a.stdout = report.TerminalCSV(safetext.Lines(a.stdout))
 	}
 	if a.noAudit && changed(cmd.Flags(), "audit-topic") {
 		return exitcode.Usagef("--no-audit and --audit-topic contradict each other")
