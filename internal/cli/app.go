@@ -160,14 +160,16 @@ func (a *app) execute(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "offsetctl: interrupted")
 		return exitcode.Failure
 	}
-	fmt.Fprintln(a.stderr, "offsetctl: "+capLine(errorLine(err)))
+	fmt.Fprintln(a.stderr, "offsetctl: "+capLine(safetext.ShortenQuoted(errorLine(err))))
 	return code
 }
 
 // maxErrorLine bounds the error line. Parse errors name the value they
 // refuse, and a value can be an argument of any size (a 130 KB group, a
-// glob's worth of topics): the line keeps its start, which says what is
-// wrong, and never echoes an argument whole.
+// glob's worth of topics): each quoted value is cut first
+// (safetext.ShortenQuoted), so the reason after it is kept; this cap is
+// the last resort for a line of many values, and never echoes an
+// argument whole.
 const maxErrorLine = 2048
 
 // capLine cuts s after maxErrorLine bytes (on a rune boundary) and says

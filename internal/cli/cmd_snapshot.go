@@ -124,10 +124,7 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, match func(strin
 }
 
 func shortNames(names []string) string {
-	if len(names) > 5 {
-		return fmt.Sprintf("%v and %d more", names[:5], len(names)-5)
-	}
-	return fmt.Sprint(names)
+	return safetext.ArgList(names, 5)
 }
 
 func (a *app) diffCmd() *cobra.Command {
