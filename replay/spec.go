@@ -140,7 +140,9 @@ func parseOneStart(v string, now time.Time) (Start, error) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 {
-		return Start{}, fmt.Errorf("%q is not earliest, an offset ≥ 0, time:T or ago:D", v)
+		// The value is named by the caller (the whole --from, or its
+		// partition): naming it here echoed it twice.
+		return Start{}, errors.New("want earliest, an offset ≥ 0, time:T or ago:D")
 	}
 	return Start{Kind: StartOffset, Offset: n}, nil
 }
@@ -267,8 +269,13 @@ func ParsePartitions(s string) ([]int32, error) {
 	}
 	seen := map[int32]bool{}
 	var out []int32
-	for _, f := range strings.Split(s, ",") {
+	fields := strings.Split(s, ",")
+	for _, f := range fields {
 		p, err := parsePartition(f)
+		if err != nil && len(fields) == 1 {
+			// One item is the whole value: name it once.
+			return nil, fmt.Errorf("%q is not a non-negative integer", s)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%q: %w", s, err)
 		}

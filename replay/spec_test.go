@@ -33,9 +33,9 @@ func TestParseStart(t *testing.T) {
 		{in: "ago:1d", all: &Start{Kind: StartTime, Time: now.Add(-24 * time.Hour)}},
 		{in: "0=120,2=300", per: map[int32]Start{0: {Kind: StartOffset, Offset: 120}, 2: {Kind: StartOffset, Offset: 300}}},
 		{in: "1=earliest, 3=time:2026-11-30T06:00:00Z", per: map[int32]Start{1: {Kind: StartEarliest}, 3: {Kind: StartTime, Time: ts}}},
-		{in: "-1", wantErr: "not earliest"},
-		{in: "abc", wantErr: "not earliest"},
-		{in: "latest", wantErr: "not earliest"},
+		{in: "-1", wantErr: "want earliest, an offset"},
+		{in: "abc", wantErr: "want earliest, an offset"},
+		{in: "latest", wantErr: "want earliest, an offset"},
 		// The grammar reset shares (admin.ParseTime, admin.ParseDuration).
 		{in: "time:2026-11-30T06:00", all: &Start{Kind: StartTime, Time: ts}},
 		{in: "time:2026-11-30T06:00:00.000", all: &Start{Kind: StartTime, Time: ts}},

@@ -3,7 +3,6 @@ package report
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -44,13 +43,16 @@ type LagStreamOptions struct {
 // caller hands it each group once computed. The bytes are those Lag
 // writes for the whole report (TestLagStreamMatchesEncodingJSON).
 type LagStream struct {
-	w      *bufio.Writer
-	f      Format
-	meta   lag.LagReport // Groups unused
-	opt    LagStreamOptions
-	cw     *csv.Writer // one for the stream: each has a 4 KiB buffer
-	groups int
-	err    error
+	w    *bufio.Writer
+	f    Format
+	meta lag.LagReport // Groups unused
+	opt  LagStreamOptions
+	cw   *csvWriter // one for the stream: each has a 4 KiB buffer
+	// csvEscape: w is a terminal (TerminalCSV); decided before the
+	// bufio.Writer hides it.
+	csvEscape bool
+	groups    int
+	err       error
 }
 
 // NewLagStream starts a stream; meta gives the report's fields other than
@@ -58,7 +60,7 @@ type LagStream struct {
 // Nothing is written before the first Group or Close.
 func NewLagStream(w io.Writer, f Format, meta lag.LagReport, opt LagStreamOptions) *LagStream {
 	meta.Groups = nil
-	return &LagStream{w: bufio.NewWriterSize(w, 64<<10), f: f, meta: meta, opt: opt}
+	return &LagStream{w: bufio.NewWriterSize(w, 64<<10), f: f, meta: meta, opt: opt, csvEscape: escapesCSV(w)}
 }
 
 // Group writes one group. The first write error is kept and returned by
@@ -149,7 +151,8 @@ func (s *LagStream) csv(row []string, first string) error {
 		row = append([]string{first}, row...)
 	}
 	if s.cw == nil {
-		s.cw = csv.NewWriter(s.w)
+		cw := newCSVWriter(s.w, s.csvEscape)
+		s.cw = &cw
 	}
 	return s.cw.Write(row)
 }

@@ -178,16 +178,59 @@ func writeTablewriter(w io.Writer, header []string, rows [][]string) error {
 	return err
 }
 
+// TerminalCSV marks w, a terminal, for this package's CSV writers: each
+// cell is then written as safetext.Text renders it, so a line break in a
+// name from the cluster is written as \n inside its cell. CSV quoting
+// keeps a line break raw inside quotes, which a file or a pipe must get
+// (RFC 4180: the exact bytes) but which on a terminal draws a forged row
+// ("zz\npayments,classic,Stable,..."); a filter on the whole stream
+// (safetext.Lines) cannot tell that line break from the record's end.
+// Every other writer passes w unchanged: the exact bytes.
+func TerminalCSV(w io.Writer) io.Writer { return terminalCSV{w} }
+
+type terminalCSV struct{ io.Writer }
+
+// csvWriter writes the CSV records of this package: all of them, so the
+// terminal rule (TerminalCSV) holds for every CSV output.
+type csvWriter struct {
+	*csv.Writer
+	escape bool
+}
+
+func newCSVWriter(w io.Writer, escape bool) csvWriter {
+	return csvWriter{Writer: csv.NewWriter(w), escape: escape}
+}
+
+// escapesCSV reports whether w is marked by TerminalCSV.
+func escapesCSV(w io.Writer) bool {
+	_, ok := w.(terminalCSV)
+	return ok
+}
+
+// Write writes one record, its cells escaped for a terminal if so made.
+func (c csvWriter) Write(row []string) error {
+	if c.escape {
+		esc := make([]string, len(row))
+		for i, cell := range row {
+			esc[i] = safetext.Text(cell)
+		}
+		row = esc
+	}
+	return c.Writer.Write(row)
+}
+
 // WriteCSV writes a header row and rows.
 func WriteCSV(w io.Writer, header []string, rows [][]string) error {
-	cw := csv.NewWriter(w)
+	cw := newCSVWriter(w, escapesCSV(w))
 	if header != nil {
 		if err := cw.Write(header); err != nil {
 			return err
 		}
 	}
-	if err := cw.WriteAll(rows); err != nil {
-		return err
+	for _, row := range rows {
+		if err := cw.Write(row); err != nil {
+			return err
+		}
 	}
 	cw.Flush()
 	return cw.Error()

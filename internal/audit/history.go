@@ -10,6 +10,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/lag"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // Filter selects entries for history. Zero fields select everything.
@@ -64,6 +65,7 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 // Find returns the entry with id, or the one entry whose id starts with
 // it (at least 6 characters, case-insensitive: ids are upper-case).
 func Find(entries []Entry, id string) (Entry, error) {
+	shown := shownID(id)
 	id = strings.ToUpper(strings.TrimSpace(id))
 	var match []Entry
 	for i, e := range entries {
@@ -80,15 +82,32 @@ func Find(entries []Entry, id string) (Entry, error) {
 	case id == "":
 		return Entry{}, errors.New("the audit entry id is empty (see offsetctl history)")
 	case len(match) == 0 && len(id) < 6:
-		return Entry{}, fmt.Errorf("no audit entry %s (an id prefix needs at least 6 characters)", id)
+		return Entry{}, fmt.Errorf("no audit entry %s (an id prefix needs at least 6 characters)", shown)
 	}
 	switch len(match) {
 	case 0:
-		return Entry{}, fmt.Errorf("no audit entry %s", id)
+		return Entry{}, fmt.Errorf("no audit entry %s", shown)
 	case 1:
 		return match[0], nil
 	}
-	return Entry{}, fmt.Errorf("%s names %d audit entries (%s, %s, ...): give more of the id", id, len(match), match[0].ID, match[1].ID)
+	return Entry{}, fmt.Errorf("%s names %d audit entries (%s, %s, ...): give more of the id", shown, len(match), match[0].ID, match[1].ID)
+}
+
+// shownID is an id argument for an error: upper-cased as ids are written
+// when it is letters and digits, as a real id or prefix is; anything else
+// is not an id, and is quoted as typed (safetext.QuotedArg), cut if long:
+// upper-casing "\x1b[31m" would show a different value.
+func shownID(id string) string {
+	t := strings.TrimSpace(id)
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return safetext.QuotedArg(id)
+		}
+	}
+	if len(t) > 64 {
+		return safetext.QuotedArg(id)
+	}
+	return strings.ToUpper(t)
 }
 
 // distinct refuses a second, different entry with e's id: ids are 80

@@ -160,14 +160,16 @@ func (a *app) execute(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "offsetctl: interrupted")
 		return exitcode.Failure
 	}
-	fmt.Fprintln(a.stderr, "offsetctl: "+capLine(errorLine(err)))
+	fmt.Fprintln(a.stderr, "offsetctl: "+capLine(safetext.ShortenQuoted(errorLine(err))))
 	return code
 }
 
 // maxErrorLine bounds the error line. Parse errors name the value they
 // refuse, and a value can be an argument of any size (a 130 KB group, a
-// glob's worth of topics): the line keeps its start, which says what is
-// wrong, and never echoes an argument whole.
+// glob's worth of topics): each quoted value is cut first
+// (safetext.ShortenQuoted), so the reason after it is kept; this cap is
+// the last resort for a line of many values, and never echoes an
+// argument whole.
 const maxErrorLine = 2048
 
 // capLine cuts s after maxErrorLine bytes (on a rune boundary) and says
@@ -274,10 +276,12 @@ func (a *app) preRun(cmd *cobra.Command) error {
 	}
 	// CSV keeps a name's bytes (it quotes only commas, quotes and
 	// line breaks), so a group named with ESC or BEL reached a
-	// terminal raw with -o csv; there, stdout is escaped as stderr
+	// terminal raw with -o csv; there, every cell is escaped
+	// (report.TerminalCSV: a line break inside a quoted cell too,
+	// which would draw a forged row), and stdout as a whole as stderr
 	// is. A file or a pipe still gets the exact bytes.
 	if f == report.CSV && a.ios().IsStdoutTTY() {
-		a.stdout = safetext.Lines(a.stdout)
+		a.stdout = report.TerminalCSV(safetext.Lines(a.stdout))
 	}
 	if a.noAudit && changed(cmd.Flags(), "audit-topic") {
 		return exitcode.Usagef("--no-audit and --audit-topic contradict each other")

@@ -42,6 +42,14 @@ against offsets expiring (offsets.retention.minutes). Restore with
 			if out == "" {
 				return exitcode.Usagef("say where to write the snapshot: --out FILE")
 			}
+			if out == "-" {
+				// Not stdout: stdout carries the summary (table, JSON
+				// or CSV), and a snapshot is a restore point, written
+				// to a file that is fsynced, never overwritten and
+				// read back by reset --to file:FILE. It made a file
+				// named "-" and suggested --to file:-.
+				return exitcode.Usagef("--out -: a snapshot is written to a file, not to stdout (stdout has the summary); name a file, then restore with reset --to file:FILE")
+			}
 			for _, g := range sel.Groups {
 				if err := admin.CheckGroupName(g); err != nil {
 					return exitcode.AsUsage(err)
@@ -124,10 +132,7 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, match func(strin
 }
 
 func shortNames(names []string) string {
-	if len(names) > 5 {
-		return fmt.Sprintf("%v and %d more", names[:5], len(names)-5)
-	}
-	return fmt.Sprint(names)
+	return safetext.ArgList(names, 5)
 }
 
 func (a *app) diffCmd() *cobra.Command {

@@ -86,6 +86,36 @@ func TestCSVToTerminalEscapesNames(t *testing.T) {
 	}
 }
 
+// TestCSVToTerminalEscapesLineBreaks: a line break inside a quoted CSV
+// cell is a forged row on a terminal (QA: a group named
+// "zz\npayments,classic,Stable,3,payments,0,\n" drew a payments row in
+// `groups -o csv` and `lag -o csv`), so there it is written as \n and each
+// record is one line; a pipe still gets the exact bytes, RFC 4180 quoted.
+func TestCSVToTerminalEscapesLineBreaks(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 3}, time.Time{})
+	group := "zz\npayments,classic,Stable,3,payments,0,\n" + testkit.Name(t, "x")
+	c.Commit(group, topic, map[int32]int64{0: 1})
+	escaped := `"zz\npayments,classic,Stable,3,payments,0,\n` + group[len("zz\npayments,classic,Stable,3,payments,0,\n"):] + `"`
+
+	for _, args := range [][]string{{"lag", group, "-o", "csv"}, {"groups", "-r", "zz.*", "-o", "csv"}, {"lag", "-r", "zz.*", "--by", "group", "-o", "csv"}} {
+		code, out := runOnTerminal(t, c, args...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d", args, code)
+		}
+		// The terminal turns each \n into \r\n: two records, two lines.
+		lines := strings.Split(strings.TrimSuffix(out, "\r\n"), "\r\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[1], escaped+",") || strings.ContainsAny(out, "\x1b\a") {
+			t.Errorf("%q -o csv on a terminal: %q", args, out)
+		}
+		r := mustRun(t, c, 0, args...) // not a terminal: the exact bytes
+		if !strings.Contains(r.stdout, "\n\""+group+"\",") {
+			t.Errorf("%q -o csv to a buffer lost the name's bytes: %q", args, r.stdout)
+		}
+	}
+}
+
 // TestReplayRawToTerminalEscapesValues: replay --format raw writes record
 // values as they are to a file or a pipe (that is its point), but on a
 // terminal a value holding ESC and BEL is escaped, as cluster data always

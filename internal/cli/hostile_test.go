@@ -426,3 +426,66 @@ func TestReplayIllegalTopicNameRefused(t *testing.T) {
 		t.Errorf("replay with two arguments: exit %d, %s", r.code, safetext.Arg(r.stderr))
 	}
 }
+
+// --client-id, client.id in --command-config and client_id in a profile
+// with a control character are refused before any request, exit 2, the
+// value not echoed, as --transactional-id-prefix is.
+func TestClientIDControlCharactersRefused(t *testing.T) {
+	const want = "the client id must be printable text with no control characters and no blank at either end\n"
+	props := filepath.Join(t.TempDir(), "client.properties")
+	if err := os.WriteFile(props, []byte("client.id=ev\\u001b[31m\\n\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"--client-id", "ev\x1b[31m\n", "groups"}, "offsetctl: --client-id: " + want},
+		{[]string{"--client-id", " ops", "groups"}, "offsetctl: --client-id: " + want},
+		{[]string{"--command-config", props, "groups"}, "offsetctl: " + want},
+	} {
+		r := offsetctl(t, nil, append([]string{"-b", "127.0.0.1:9"}, tc.args...)...)
+		if r.code != 2 || r.stderr != tc.stderr || r.stdout != "" {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2, %q", tc.args, r.code, r.stderr, tc.stderr)
+		}
+	}
+}
+
+// TestLongArgumentKeepsReason: a 5,000-byte argument is cut to its first
+// 256 bytes and its length, wherever the message quotes it, and the
+// reason after it is kept (QA: the whole line was cut after 2 KB, inside
+// the argument, so the reason was lost). A hostile audit id is quoted as
+// typed, not upper-cased.
+func TestLongArgumentKeepsReason(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	if err := os.WriteFile(log, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("A", 5000)
+	head := `"` + long[:256] + `"... (5000 bytes)`
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"lag", "g", "--topic", long}, "--topic " + head + ": topic name longer than 249 characters"},
+		{[]string{"reset", "g", "--topic", topic, "--to", long}, "--to " + head + ": want earliest, latest, current, an offset N, shift:+N, shift:-N, time:TIME, ago:DURATION, file:PLAN.csv, group:NAME or translated:ALIAS"},
+		{[]string{"reset", "g", "--topic", topic, "--to", "time:" + long}, `--to "time:` + long[:251] + `"... (5005 bytes): time "` + long[:256] + `"... (5000 bytes): want RFC 3339 (2026-11-30T10:00:00Z), YYYY-MM-DD[THH:MM[:SS[.sss]]] (UTC unless a zone follows) or unix milliseconds`},
+		{[]string{"reset", "g", "--topic", topic, "--to", "ago:" + long}, `--to "ago:` + long[:252] + `"... (5004 bytes): duration "` + long[:256] + `"... (5000 bytes): want a Go duration (90m, 1h30m), days (3d, 1d12h) or ISO-8601 (PT90M, P1DT2H)`},
+		{[]string{"replay", topic, "--from", long}, "--from " + head + ": want earliest, an offset ≥ 0, time:T or ago:D"},
+		{[]string{"replay", topic, "--partitions", long}, "--partitions " + head + " is not a non-negative integer"},
+		{[]string{"--audit-log", log, "history", "--since", long}, "--since " + head + ": want a duration (24h, 3d, PT90M) or a time (2026-11-30T10:00:00Z, 2026-11-30, unix ms)"},
+		{[]string{"--audit-log", log, "history", "--verify", long}, "--verify: no audit entry " + head},
+		{[]string{"--audit-log", log, "undo", long}, "no audit entry " + head},
+		{[]string{"--audit-log", log, "history", "--verify", "EV\x1b[31mIL X Y\aZ"}, `--verify: no audit entry "EV\x1b[31mIL X Y\aZ"`},
+		{[]string{"--audit-log", log, "undo", "EV\x1b[31mIL X Y\aZ"}, `no audit entry "EV\x1b[31mIL X Y\aZ"`},
+		{[]string{"snapshot", long, "--out", filepath.Join(t.TempDir(), "s.csv")}, "no snapshot written: no such group: " + long[:256] + "... (5000 bytes)"},
+		{[]string{long}, "unknown command " + head + ` for "offsetctl"`},
+	} {
+		r := offsetctl(t, c, tc.args...)
+		if want := "offsetctl: " + tc.want + "\n"; r.code != 2 || r.stderr != want {
+			t.Errorf("%s: exit %d, stderr\n%s\nwant exit 2,\n%s", safetext.Arg(strings.Join(tc.args, " ")), r.code, safetext.Arg(r.stderr), want)
+		}
+	}
+}

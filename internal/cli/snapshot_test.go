@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -159,4 +160,25 @@ func showState(ps map[int32]*int64) string {
 		}
 	}
 	return strings.Join(out, ",")
+}
+
+// TestSnapshotOutDashRefused: --out - is refused before any request and
+// creates no file named "-" (it did, and then suggested --to file:-).
+func TestSnapshotOutDashRefused(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 0})
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, args := range [][]string{{"snapshot", "--all-groups", "--out", "-"}, {"snapshot", g, "--out", "-", "-o", "json"}} {
+		r := offsetctl(t, c, args...)
+		want := "offsetctl: --out -: a snapshot is written to a file, not to stdout (stdout has the summary); name a file, then restore with reset --to file:FILE\n"
+		if r.code != 2 || r.stderr != want || r.stdout != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2, %q", args, r.code, r.stdout, r.stderr, want)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, "-")); err == nil {
+			t.Errorf("%q created a file named -", args)
+		}
+	}
 }

@@ -40,6 +40,16 @@ func (p Properties) Map() map[string]string {
 	return m
 }
 
+// keyLines maps each key to the line of the entry Map keeps for it (the
+// last duplicate).
+func (p Properties) keyLines() map[string]int {
+	m := make(map[string]int, len(p.Entries))
+	for _, e := range p.Entries {
+		m[e.Key] = e.Line
+	}
+	return m
+}
+
 // maxPropertiesSize bounds what ParseProperties reads: client config files
 // are a few KiB; anything far larger is not one.
 const maxPropertiesSize = 4 << 20
@@ -180,7 +190,12 @@ func splitKeyValue(line string) (string, string, error) {
 	}
 	value, err := unescapeProperty(rest)
 	if err != nil {
-		return "", "", fmt.Errorf("value of %s: %w", quoteKey(key), err)
+		if !plausibleKey(key) {
+			// The line number is added by the caller; the key may be
+			// a secret (see plausibleKey).
+			return "", "", fmt.Errorf("value: %w", err)
+		}
+		return "", "", fmt.Errorf("value of %s: %w", key, err)
 	}
 	return key, value, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -60,7 +61,7 @@ const awsIAMHandler = "software.amazon.msk.auth.iam.IAMClientCallbackHandler"
 // it ignored, for one line on stderr. An error names the key and never
 // echoes a value that could be secret.
 func FromProperties(p Properties) (Settings, []string, error) {
-	pa := propsApply{m: p.Map()}
+	pa := propsApply{m: p.Map(), lines: p.keyLines()}
 	pa.s.SASL.Source = "--command-config"
 	protocol, err := pa.protocol()
 	if err != nil {
@@ -89,6 +90,10 @@ func FromProperties(p Properties) (Settings, []string, error) {
 	if len(pa.ignored) > 0 {
 		notes = append(notes, "ignoring client settings that do not apply to offsetctl: "+strings.Join(pa.ignored, ", "))
 	}
+	if len(pa.unnamed) > 0 {
+		sort.Ints(pa.unnamed)
+		notes = append(notes, fmt.Sprintf("ignoring %s: not named like a client setting (not shown: a line like that may be a password)", linesList(pa.unnamed)))
+	}
 	if pa.saslIgnored {
 		notes = append(notes, fmt.Sprintf("ignoring sasl.* settings: security.protocol is %s, not SASL_PLAINTEXT or SASL_SSL", orDefault(protocol, "unset (PLAINTEXT)")))
 	}
@@ -103,6 +108,55 @@ type propsApply struct {
 	saslOn      bool
 	ignored     []string
 	saslIgnored bool
+	// lines maps each key to its line; unnamed are the lines of ignored
+	// keys that are not shown (see plausibleKey).
+	lines   map[string]int
+	unnamed []int
+}
+
+// plausibleKey reports whether k looks like the name of a Kafka client
+// setting, which may be shown: lowercase dotted words (sasl.jaas.config,
+// linger.ms), or one of the few dotless names. Anything else is referred
+// to by its line only: a password file passed as --command-config parses
+// as a file whose one key is the password.
+func plausibleKey(k string) bool {
+	if k == "acks" || k == "retries" {
+		return true
+	}
+	if len(k) > 80 || !strings.Contains(k, ".") {
+		return false
+	}
+	for _, seg := range strings.Split(k, ".") {
+		if seg == "" || seg[0] < 'a' || seg[0] > 'z' {
+			return false
+		}
+		for i := 1; i < len(seg); i++ {
+			if c := seg[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// shownKey is k for an error: k quoted when plausibleKey, else its line.
+func (pa *propsApply) shownKey(k string) string {
+	if plausibleKey(k) {
+		return quoteKey(k)
+	}
+	return fmt.Sprintf("the key on line %d", pa.lines[k])
+}
+
+// linesList renders line numbers: "line 2", "lines 2, 5".
+func linesList(lines []int) string {
+	parts := make([]string, len(lines))
+	for i, l := range lines {
+		parts[i] = strconv.Itoa(l)
+	}
+	if len(lines) == 1 {
+		return "line " + parts[0]
+	}
+	return "lines " + strings.Join(parts, ", ")
 }
 
 // protocol applies security.protocol (TLS on or off, SASL required or
@@ -166,7 +220,9 @@ func (pa *propsApply) key(k, v string) error {
 		case ignoredSecurityKeys[k] || ignoredClientKeys[k]:
 			pa.ignored = append(pa.ignored, k)
 		case strings.HasPrefix(k, "ssl.") || strings.HasPrefix(k, "sasl.") || strings.HasPrefix(k, "security."):
-			return fmt.Errorf("%s is not supported by offsetctl; remove it or use flags (see offsetctl --help)", quoteKey(k))
+			return fmt.Errorf("%s is not supported by offsetctl; remove it or use flags (see offsetctl --help)", pa.shownKey(k))
+		case !plausibleKey(k):
+			pa.unnamed = append(pa.unnamed, pa.lines[k])
 		default:
 			pa.ignored = append(pa.ignored, k)
 		}

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -196,5 +197,83 @@ func TestJAASModuleSetsMechanism(t *testing.T) {
 	p, _ := ParseProperties(strings.NewReader("security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-256\nsasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"p\";"))
 	if s, _, err := FromProperties(p); err != nil || s.SASL.Mechanism == MechPlain || s.SASL.Mechanism == "" {
 		t.Errorf("explicit mechanism: %q, %v", s.SASL.Mechanism, err)
+	}
+}
+
+// A key that is not named like a client setting may be a secret (a
+// password file passed as --command-config parses as one key): notes and
+// errors refer to it by its line, never by its text.
+func TestFromPropertiesNeverEchoesImplausibleKeys(t *testing.T) {
+	const secret = "S3cr3tP4ss-ZQX"
+	for _, tc := range []struct {
+		in, note, err string
+	}{
+		{in: secret + "\n", note: "ignoring line 1: not named like a client setting (not shown: a line like that may be a password)"},
+		{in: "bootstrap.servers=k:9092\n" + secret + "\n", note: "ignoring line 2: not named like a client setting (not shown: a line like that may be a password)"},
+		{in: "bootstrap.servers=k:9092\n" + secret + "=\n", note: "ignoring line 2: not named like a client setting (not shown: a line like that may be a password)"},
+		{in: secret + " x\nlinger.ms=5\nhunter2\n", note: "ignoring client settings that do not apply to offsetctl: linger.ms|ignoring lines 1, 3: not named like a client setting (not shown: a line like that may be a password)"},
+		// Plausible names are still shown.
+		{in: "acks=all\nretries=3\nfoo.bar.baz=1\n", note: "ignoring client settings that do not apply to offsetctl: acks, foo.bar.baz, retries"},
+		// Dotless words other than the known few, upper case, blanks: not shown.
+		{in: "hunter\nLinger.ms=1\nx..y=1\n", note: "ignoring lines 1, 2, 3: not named like a client setting (not shown: a line like that may be a password)"},
+		{in: "sasl." + secret + "=1\n", err: "the key on line 1 is not supported by offsetctl; remove it or use flags (see offsetctl --help)"},
+		{in: "sasl.login.class=x\n", err: `"sasl.login.class" is not supported by offsetctl; remove it or use flags (see offsetctl --help)`},
+	} {
+		p, err := ParseProperties(strings.NewReader(tc.in))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.in, err)
+		}
+		_, notes, err := FromProperties(p)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%q: error %v, want %s", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || strings.Join(notes, "|") != tc.note {
+			t.Errorf("%q: notes %q, %v; want %q", tc.in, notes, err, tc.note)
+		}
+		if strings.Contains(strings.Join(notes, "|"), secret) {
+			t.Errorf("%q: a note echoes the secret: %q", tc.in, notes)
+		}
+	}
+}
+
+// A malformed escape in the value of an implausible key names the line
+// (ParseProperties' prefix) and not the key.
+func TestParsePropertiesBadValueOfImplausibleKey(t *testing.T) {
+	for in, want := range map[string]string{
+		`S3cr3tP4ss=\uZZ`: `line 1: value: malformed \uXXXX escape (needs four hex digits)`,
+		`x.y=\uZZ`:        `line 1: value of x.y: malformed \uXXXX escape (needs four hex digits)`,
+	} {
+		if _, err := ParseProperties(strings.NewReader(in)); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", in, err, want)
+		}
+	}
+}
+
+// A client id lands raw in broker request logs and metric names: control
+// characters and blanks at the ends are refused like a long id, without
+// the value.
+func TestCheckClientID(t *testing.T) {
+	const bad = "the client id must be printable text with no control characters and no blank at either end"
+	for _, tc := range []struct{ id, want string }{
+		{"", ""},
+		{"ops-tool", ""},
+		{"ops tool ü", ""},
+		{strings.Repeat("c", 256), ""},
+		{strings.Repeat("c", 257), "the client id is 257 bytes long; the limit is 256"},
+		{"ev\x1b[31m\n", bad},
+		{"a\nb", bad},
+		{"bel\a", bad},
+		{"rtl\u202e", bad},
+		{" lead", bad},
+		{"trail ", bad},
+		{"bad\xff", bad},
+	} {
+		err := CheckClientID(tc.id)
+		if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && got != tc.want {
+			t.Errorf("CheckClientID(%q) = %v, want %q", tc.id, err, tc.want)
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // Sources are every place connection settings come from, highest first:
@@ -94,11 +96,18 @@ func Connect(src Sources) (Connection, error) {
 // is a mistake, refused before connecting.
 const MaxClientID = 256
 
-// CheckClientID refuses a client id over MaxClientID bytes, naming its
-// length, never its value.
+// CheckClientID refuses a client id over MaxClientID bytes, or one that
+// is not plain printable text (a control character such as ESC or a line
+// break, a bidi override, a blank at either end), naming what is wrong,
+// never the value: the broker writes the id raw into its request log and
+// metric names, where an ESC repaints the terminal of whoever reads them,
+// as --transactional-id-prefix is refused for.
 func CheckClientID(id string) error {
 	if len(id) > MaxClientID {
 		return fmt.Errorf("the client id is %d bytes long; the limit is %d", len(id), MaxClientID)
+	}
+	if safetext.Name(id) != id {
+		return errors.New("the client id must be printable text with no control characters and no blank at either end")
 	}
 	return nil
 }

@@ -169,7 +169,13 @@ func shellSafe(s string) bool {
 // separates two names. With max > 0, the names beyond the first max are
 // counted in textlist.Short's words, "a,b,c and 4 more": an unquoted name
 // holds no blank, so the count cannot be read as part of one.
-func List(names []string, max int) string {
+func List(names []string, max int) string { return list(names, max, false) }
+
+// ArgList is List for an error or warning line: each name over 256 bytes
+// cut as Arg cuts it, with its length said.
+func ArgList(names []string, max int) string { return list(names, max, true) }
+
+func list(names []string, max int, cut bool) string {
 	var b strings.Builder
 	for i, n := range names {
 		if max > 0 && i == max {
@@ -179,10 +185,18 @@ func List(names []string, max int) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
+		long := cut && len(n) > maxArg
+		whole := n
+		if long {
+			n = argHead(n)
+		}
 		if n == "" || !plain(n) || strings.ContainsAny(n, ", ") {
 			b.WriteString(strconv.Quote(n))
 		} else {
 			b.WriteString(n)
+		}
+		if long {
+			fmt.Fprintf(&b, "... (%d bytes)", len(whole))
 		}
 	}
 	return b.String()
@@ -198,11 +212,78 @@ func Arg(s string) string {
 	if len(s) <= maxArg {
 		return Name(s)
 	}
+	return Name(argHead(s)) + fmt.Sprintf("... (%d bytes)", len(s))
+}
+
+// QuotedArg is Arg always quoted (strconv.Quote), as %q shows a value:
+// for a value that is not a name (an id, a spec) and reads best quoted.
+func QuotedArg(s string) string {
+	if len(s) <= maxArg {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(argHead(s)) + fmt.Sprintf("... (%d bytes)", len(s))
+}
+
+// argHead is the first maxArg bytes of s, cut on a rune boundary.
+func argHead(s string) string {
 	cut := maxArg
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return Name(s[:cut]) + fmt.Sprintf("... (%d bytes)", len(s))
+	return s[:cut]
+}
+
+// ShortenQuoted applies Arg's rule to every Go double-quoted string
+// literal in the line s (what %q and strconv.Quote write): one whose value
+// is over 256 bytes becomes QuotedArg of it, "AAA..."... (5000 bytes).
+// Parse errors quote the argument they refuse, most with %q where they
+// are built, so a whole-line cap kept a 5,000-byte argument and cut the
+// reason after it; cut here, the line keeps the reason, however many
+// arguments it quotes and whichever way it was built. Text that is not a
+// valid literal is left as it is.
+func ShortenQuoted(s string) string {
+	if len(s) <= maxArg {
+		return s
+	}
+	var b strings.Builder
+	last := 0 // s[last:] is not written yet
+	for i := strings.IndexByte(s, '"'); i >= 0 && i < len(s); {
+		end := literalEnd(s, i)
+		if end < 0 {
+			break
+		}
+		if end-i > maxArg {
+			if v, err := strconv.Unquote(s[i:end]); err == nil && len(v) > maxArg {
+				b.WriteString(s[last:i])
+				b.WriteString(QuotedArg(v))
+				last = end
+			}
+		}
+		next := strings.IndexByte(s[end:], '"')
+		if next < 0 {
+			break
+		}
+		i = end + next
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// literalEnd returns the index just past the closing quote of the
+// double-quoted literal that starts at s[i], or -1 if it is not closed.
+func literalEnd(s string, i int) int {
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
 }
 
 // Lines wraps w (stderr) so that what is written reaches it as Text would

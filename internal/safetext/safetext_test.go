@@ -222,3 +222,62 @@ func FuzzList(f *testing.F) {
 		}
 	})
 }
+
+// ShortenQuoted cuts each quoted value over 256 bytes as Arg does, keeps
+// the text around it, and leaves short values and non-literals alone.
+func TestShortenQuoted(t *testing.T) {
+	a := strings.Repeat("A", 5000)
+	a256 := a[:256]
+	u := strings.Repeat("ü", 200) // 400 bytes, cut on a rune boundary
+	for _, tc := range []struct{ name, in, want string }{
+		{"short", `--to "abc": bad`, `--to "abc": bad`},
+		{"no quotes", "x " + a, "x " + a},
+		{"one long", `--to "` + a + `": want earliest`, `--to "` + a256 + `"... (5000 bytes): want earliest`},
+		{"two long", `--to "time:` + a + `": time "` + a + `": want RFC 3339`,
+			`--to "time:` + a[:251] + `"... (5005 bytes): time "` + a256 + `"... (5000 bytes): want RFC 3339`},
+		{"escapes", `x "` + strings.Repeat(`\x1b`, 300) + `" y`, `x "` + strings.Repeat(`\x1b`, 256) + `"... (300 bytes) y`},
+		{"quote inside", `x "` + strings.Repeat(`\"`, 300) + `" y`, `x "` + strings.Repeat(`\"`, 256) + `"... (300 bytes) y`},
+		{"runes", `x "` + u + `" y`, `x "` + u[:256] + `"... (400 bytes) y`},
+		{"exactly 256", `x "` + a256 + `" y`, `x "` + a256 + `" y`},
+		{"unclosed", `x "` + a, `x "` + a},
+		{"bad escape", `x "\q` + a + `" y`, `x "\q` + a + `" y`},
+		{"short then long", `"a" and "` + a + `"`, `"a" and "` + a256 + `"... (5000 bytes)`},
+	} {
+		if got := ShortenQuoted(tc.in); got != tc.want {
+			t.Errorf("%s: ShortenQuoted = %s, want %s", tc.name, Arg(got), Arg(tc.want))
+		}
+	}
+}
+
+func TestQuotedArgAndArgList(t *testing.T) {
+	a := strings.Repeat("A", 5000)
+	for _, tc := range []struct{ got, want string }{
+		{QuotedArg("01m8t"), `"01m8t"`},
+		{QuotedArg("EV\x1b[31mIL"), `"EV\x1b[31mIL"`},
+		{QuotedArg(a), `"` + a[:256] + `"... (5000 bytes)`},
+		{ArgList([]string{"g1", a, "a b"}, 5), "g1," + a[:256] + `... (5000 bytes),"a b"`},
+		{ArgList([]string{"g1", "g2", "g3"}, 2), "g1,g2 and 1 more"},
+		{ArgList([]string{"e\x1b" + a}, 5), `"e\x1b` + a[:254] + `"... (5002 bytes)`},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %s, want %s", Arg(tc.got), Arg(tc.want))
+		}
+	}
+}
+
+// FuzzShortenQuoted: never panics, keeps a terminal-safe line safe, and
+// leaves a line without a long literal as it is.
+func FuzzShortenQuoted(f *testing.F) {
+	for _, s := range []string{`--to "abc": x`, `"` + strings.Repeat("A", 300) + `" y`, `"\q` + strings.Repeat("b", 300) + `"`, `"x`, `""""`, `"\`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := ShortenQuoted(s)
+		if plainText(s) && !plainText(got) {
+			t.Fatalf("ShortenQuoted(%q) = %q is not terminal-safe", s, got)
+		}
+		if len(s) <= maxArg && got != s {
+			t.Fatalf("ShortenQuoted(%q) = %q changed a short line", s, got)
+		}
+	})
+}
