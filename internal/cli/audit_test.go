@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -424,5 +425,72 @@ func TestAuditUndoPartialDelete(t *testing.T) {
 	wantCommitted(t, c, done, topic, map[int32]int64{0: 4, 1: 6})
 	if got := c.Committed(live)[topic]; got[0] != 2 || got[1] != 3 {
 		t.Errorf("the live group moved: %v", got)
+	}
+}
+
+// TestUndoneWords: undo's refusal over moved partitions says an earlier
+// undo did it only when that undo finished; one killed or cut short
+// (unknown, partly) is named as unfinished, with how to check and finish
+// it. It once read "it was undone already" for an undo killed after 159
+// of 200 groups.
+func TestUndoneWords(t *testing.T) {
+	undo := func(id, outcome string) audit.Entry {
+		return audit.Entry{ID: id, Action: audit.ActUndo, UndoOf: "X", Outcome: outcome}
+	}
+	other := audit.Entry{ID: "O", Action: audit.ActUndo, UndoOf: "Y", Outcome: audit.Applied}
+	for _, tc := range []struct {
+		entries []audit.Entry
+		want    string
+	}{
+		{nil, ""},
+		{[]audit.Entry{other, undo("R", audit.Refused), undo("F", audit.Failed)}, ""},
+		{[]audit.Entry{undo("A", audit.Applied)}, " (it was undone already by entry A)"},
+		{[]audit.Entry{undo("A", audit.Applied), undo("V", audit.Unverified)}, " (it was undone already by entry A, V)"},
+		{[]audit.Entry{undo("U", audit.Unknown)}, " (an earlier undo of it did not finish: entry U (outcome unknown); check what it restored with offsetctl history --verify U, and add --force to finish the restore)"},
+		{[]audit.Entry{undo("A", audit.Applied), undo("P", audit.Partly)}, " (an earlier undo of it did not finish: entry P (outcome partly); check what it restored with offsetctl history --verify P, and add --force to finish the restore)"},
+	} {
+		if got := undoneWords(tc.entries, "X"); got != tc.want {
+			t.Errorf("undoneWords(%v):\n%q\nwant\n%q", tc.entries, got, tc.want)
+		}
+	}
+}
+
+// TestUndoTakesResetsCommitFlags: undo restores with the commit flags a
+// cluster may need, as reset takes them (a cluster without transactions,
+// ACLs that allow one prefix). The restore used the prefix given (its
+// transactional id is on the broker), --non-atomic restores without one,
+// and reset's checks of those flags apply (exit 2, nothing restored).
+func TestUndoTakesResetsCommitFlags(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Now())
+	dir := t.TempDir()
+	for i, tc := range []struct {
+		flags []string
+		txnID string // the restore's transactional id, "" for none
+	}{
+		{[]string{"--transactional-id-prefix", "undo-acl-"}, "undo-acl-"},
+		{[]string{"--non-atomic", "--parallel-groups", "1"}, ""},
+	} {
+		group := testkit.Name(t, fmt.Sprintf("g%d", i))
+		c.Commit(group, topic, map[int32]int64{0: 3, 1: 7})
+		r := mustRun(t, c, 0, "reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(dir, fmt.Sprintf("r%d.csv", i)))
+		id := recordedID(t, r)
+		for _, bad := range [][]string{{"--transactional-id-prefix", "bad prefix "}, {"--non-atomic", "--transactional-id-prefix", "x-"}, {"--parallel-groups", "0"}} {
+			mustRun(t, c, 2, append([]string{"undo", id, "--execute"}, bad...)...)
+			wantCommitted(t, c, group, topic, map[int32]int64{0: 10, 1: 10})
+		}
+		mustRun(t, c, 0, append([]string{"undo", id, "--execute", "--backup", filepath.Join(dir, fmt.Sprintf("u%d.csv", i))}, tc.flags...)...)
+		wantCommitted(t, c, group, topic, map[int32]int64{0: 3, 1: 7})
+		if tc.txnID == "" {
+			continue
+		}
+		txns, err := c.Admin().DescribeTransactions(context.Background(), tc.txnID+group)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := txns[tc.txnID+group]; !ok || d.Err != nil {
+			t.Errorf("the restore's transactional id %s is not on the broker: %+v", tc.txnID+group, d)
+		}
 	}
 }

@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/audit"
+	"github.com/offsetctl/offsetctl/internal/change"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/textlist"
@@ -119,16 +121,30 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 	return werr
 }
 
-// undosOf lists the undo entries of entries that undid id, whatever
-// their outcome (an undo killed after its intent reads unknown).
-func undosOf(entries []audit.Entry, id string) []string {
-	var out []string
+// undoneWords says, after "N partition(s) moved since entry ID", which
+// earlier undos of it explain the move: one that finished undid it
+// already; one killed or cut short (outcome unknown or partly) may have
+// restored only some groups, and --force finishes the restore.
+func undoneWords(entries []audit.Entry, id string) string {
+	var done, unfinished []string
 	for _, u := range entries {
-		if u.Action == audit.ActUndo && u.UndoOf == id && u.Outcome != audit.Refused && u.Outcome != audit.Failed {
-			out = append(out, u.ID)
+		if u.Action != audit.ActUndo || u.UndoOf != id {
+			continue
+		}
+		switch u.Outcome {
+		case audit.Applied, audit.Unverified:
+			done = append(done, u.ID)
+		case audit.Unknown, audit.Partly:
+			unfinished = append(unfinished, u.ID+" (outcome "+u.Outcome+")")
 		}
 	}
-	return out
+	switch {
+	case len(unfinished) > 0:
+		return fmt.Sprintf(" (an earlier undo of it did not finish: entry %s; check what it restored with offsetctl history --verify %s, and add --force to finish the restore)", textlist.Short(unfinished, 3, ", "), strings.SplitN(unfinished[len(unfinished)-1], " ", 2)[0])
+	case len(done) > 0:
+		return fmt.Sprintf(" (it was undone already by entry %s)", textlist.Short(done, 3, ", "))
+	}
+	return ""
 }
 
 // verifyWords says in one line which state a verification found. The
@@ -346,6 +362,12 @@ members), its own backup and read-back, and it is recorded in the trail too.`,
 	fl.BoolVar(&execute, "execute", false, "restore (default: dry run)")
 	fl.BoolVar(&force, "force", false, "restore even if the group has moved since the change")
 	fl.StringVar(&backup, "backup", "", "backup of the offsets the undo replaces (default offsetctl-backup-GROUP-UTCTIME.csv)")
+	// How the restore commits, as reset takes them: a change made with
+	// --non-atomic or a custom prefix (ACLs allowing only it) is undone
+	// the same way. Checked by reset.
+	fl.Bool("non-atomic", false, "restore without a transaction, as reset --non-atomic (for clusters that do not allow transactions)")
+	fl.String("transactional-id-prefix", admin.DefaultTxnIDPrefix, "the restore's transactional id prefix, as reset's (the id is PREFIX+GROUP)")
+	fl.Int("parallel-groups", change.DefaultParallel, "how many groups are restored at once, as reset's")
 	return cmd
 }
 
@@ -388,9 +410,7 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 			lines[i] = fmt.Sprintf("group %s topic %s partition %d: %s after the change, %s now", c.Group, c.Topic, c.Partition, offsetWord(c.Before), offsetWord(c.After))
 		}
 		what := fmt.Sprintf("%d partition(s) moved since entry %s: %s", len(moved), e.ID, textlist.Short(lines, 5, "; "))
-		if undos := undosOf(entries, e.ID); len(undos) > 0 {
-			what += fmt.Sprintf(" (it was undone already by entry %s)", textlist.Short(undos, 3, ", "))
-		}
+		what += undoneWords(entries, e.ID)
 		if !force {
 			return a.refuseUndo(cmd, e, execute, what+"; undoing would overwrite those commits: add --force to restore the backup anyway")
 		}
@@ -416,6 +436,12 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 	}
 	if backup != "" {
 		args = append(args, "--backup", backup)
+	}
+	// The flags undo hands on to the reset that restores.
+	for _, name := range []string{"non-atomic", "transactional-id-prefix", "parallel-groups"} {
+		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
+			args = append(args, "--"+name+"="+fl.Value.String())
+		}
 	}
 	rc.SetArgs(args)
 	return rc.ExecuteContext(cmd.Context())

@@ -162,6 +162,11 @@ func (a *app) resetRequest(cmd *cobra.Command, args []string, f resetFlags) (res
 	if err := checkTxnPrefix(f.txnPrefix); err != nil {
 		return resetReq{}, err
 	}
+	if f.nonAtomic && cmd.Flags().Changed("transactional-id-prefix") {
+		// The prefix names the transactions, and --non-atomic has none:
+		// a typed prefix would be ignored without a word.
+		return resetReq{}, exitcode.Usagef("--transactional-id-prefix and --non-atomic contradict each other: --non-atomic commits without a transaction")
+	}
 	if f.parallel < 1 || f.parallel > maxParallelGroups {
 		return resetReq{}, exitcode.Usagef("--parallel-groups must be between 1 and %d, got %d", maxParallelGroups, f.parallel)
 	}
