@@ -754,6 +754,46 @@ func (p Plan) Errors() []string {
 	return out
 }
 
+// GroupErrors is Errors for a summary line after --execute: one item per
+// group and cause, not per partition. A group with an error of its own (a
+// fenced or aborted transaction) is that error alone, since its partitions
+// only repeat it; otherwise its partitions that failed the same way share
+// one item, "group G: N partitions (t/0, t/1 and 3 more): ERR". The table
+// and the audit entry keep every partition's error.
+func (p Plan) GroupErrors() []string {
+	var out []string
+	for _, g := range p.Groups {
+		if g.Error != "" {
+			out = append(out, g.Error)
+			continue
+		}
+		var causes []string
+		byCause := map[string][]PartitionPlan{}
+		for _, pp := range g.Partitions {
+			if pp.Error == "" {
+				continue
+			}
+			if _, ok := byCause[pp.Error]; !ok {
+				causes = append(causes, pp.Error)
+			}
+			byCause[pp.Error] = append(byCause[pp.Error], pp)
+		}
+		for _, c := range causes {
+			pps := byCause[c]
+			if len(pps) == 1 {
+				out = append(out, fmt.Sprintf("group %s topic %s partition %d: %s", safetext.Arg(g.Group), pps[0].Topic, pps[0].Partition, c))
+				continue
+			}
+			tps := make([]string, len(pps))
+			for i, pp := range pps {
+				tps[i] = fmt.Sprintf("%s/%d", pp.Topic, pp.Partition)
+			}
+			out = append(out, fmt.Sprintf("group %s: %d partitions (%s): %s", safetext.Arg(g.Group), len(pps), textlist.Short(tps, 5, ", "), c))
+		}
+	}
+	return out
+}
+
 // Changes counts the group's partitions whose committed offset the plan
 // changes (a new offset, a commit where there was none, a deleted commit)
 // and those it leaves as they were (same offset, or no commit kept).

@@ -366,3 +366,31 @@ func TestPlanSkippedLive(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanGroupErrors: the summary after --execute has one item per group
+// and cause: a group's own error alone (its partitions only repeat it),
+// and partitions that failed the same way together. It once counted and
+// listed each of a fenced group's 1,000 partitions as its own error.
+func TestPlanGroupErrors(t *testing.T) {
+	pp := func(topic string, p int32, err string) PartitionPlan {
+		return PartitionPlan{Topic: topic, Partition: p, Error: err}
+	}
+	plan := Plan{Groups: []GroupPlan{
+		{Group: "fenced", Error: "group fenced: 3 partition(s) refused the transactional commit: PRODUCER_FENCED",
+			Partitions: []PartitionPlan{pp("t", 0, "commit: PRODUCER_FENCED"), pp("t", 1, "commit: PRODUCER_FENCED"), pp("t", 2, "commit: PRODUCER_FENCED")}},
+		{Group: "ok", Partitions: []PartitionPlan{pp("t", 0, "")}},
+		{Group: "mixed", Partitions: []PartitionPlan{pp("t", 0, "verify: no commit found"), pp("t", 1, "commit: X"), pp("u", 0, "verify: no commit found"),
+			pp("u", 1, "verify: no commit found"), pp("u", 2, "verify: no commit found"), pp("u", 3, "verify: no commit found"), pp("u", 4, "verify: no commit found")}},
+	}}
+	want := []string{
+		"group fenced: 3 partition(s) refused the transactional commit: PRODUCER_FENCED",
+		"group mixed: 6 partitions (t/0, u/0, u/1, u/2, u/3 and 1 more): verify: no commit found",
+		"group mixed topic t partition 1: commit: X",
+	}
+	if got := plan.GroupErrors(); !slices.Equal(got, want) {
+		t.Errorf("GroupErrors():\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := len(plan.Errors()); n != 1+3+7 {
+		t.Errorf("Errors() has %d items, want every one (11): the table and validation keep them", n)
+	}
+}

@@ -130,7 +130,7 @@ func (r *Reset) apply(ectx context.Context, todo []int) error {
 			groupErrs = append(groupErrs, errs[k].Error())
 		}
 	}
-	errList := plan.Errors()
+	errList := plan.GroupErrors() // one item per group and cause: the table has every partition
 	if len(errList) == 0 && len(groupErrs) == 0 {
 		return nil
 	}
