@@ -85,6 +85,18 @@ func CheckGroupName(name string) error {
 	return nil
 }
 
+// UnbackableReason says in a few words why CheckGroupName refuses name
+// ("" when it does not), for the note of a group a selection skipped.
+func UnbackableReason(name string) string {
+	switch {
+	case strings.HasPrefix(name, "offsetctl:"):
+		return "a name starting with \"offsetctl:\" cannot be backed up"
+	case strings.ContainsAny(name, "\r\n"):
+		return "a name with a line break cannot be backed up"
+	}
+	return ""
+}
+
 // MaxGroupLen is the longest group id the protocol carries: a STRING's
 // length is an int16, so 32,767 bytes. A longer one never reaches a
 // broker (the client fails to encode it: "EOF"), so it is bad input.

@@ -238,6 +238,9 @@ func PlanReset(in ResetInput) (Plan, error) {
 		if err := CheckGroupName(name); err != nil {
 			if in.AllGroups {
 				plan.Warnings = append(plan.Warnings, "skipping "+err.Error())
+				// Listed too, as every group a selection skips is: a
+				// reader of the table or the JSON sees it was left out.
+				plan.Groups = append(plan.Groups, GroupPlan{Group: name, Note: "skipped: " + UnbackableReason(name), Partitions: []PartitionPlan{}})
 				continue
 			}
 			return plan, err

@@ -147,8 +147,10 @@ func (a *app) planDeleteOffsets(snap *lag.Snapshot, sel selection, scope lag.Sco
 	for _, g := range names {
 		if err := admin.CheckGroupName(g); err != nil && sel.All {
 			// Its offsets could not be backed up: a selection skips it,
-			// as reset --all-groups does (named, it is bad input).
+			// as reset --all-groups does (named, it is bad input), and
+			// lists it, as every group it skips.
 			a.warnf("skipping %v", err)
+			skipped = append(skipped, admin.DeleteOffsetsPlan{Group: g, Skipped: admin.UnbackableReason(g), Partitions: []admin.DeleteOffsetsRow{}})
 			continue
 		}
 		plan, err := admin.PlanDeleteOffsets(snap, g, scope)
@@ -296,15 +298,15 @@ func (a *app) runDeleteGroup(cmd *cobra.Command, args []string, gs groupSelect, 
 	var skipped []admin.DeleteGroupRow
 	var live []string // the groups the selection skipped as live: the run fails for them
 	if sel.All {
-		var liveRows []admin.DeleteGroupRow
-		args, liveRows = a.deletableGroups(snap)
+		var liveRows, unbackable []admin.DeleteGroupRow
+		args, liveRows, unbackable = a.deletableGroups(snap)
 		if len(args) == 0 && len(liveRows) == 0 {
 			return sel.noMatch("inactive consumer group")
 		}
 		for _, r := range liveRows {
 			live = append(live, r.Group)
 		}
-		skipped = append(liveRows, shareSkippedRows(snap)...)
+		skipped = append(append(liveRows, unbackable...), shareSkippedRows(snap)...)
 	}
 	rows := admin.PlanDeleteGroups(snap, args)
 	// The share groups the selection skipped are rows of the
@@ -385,13 +387,17 @@ func (a *app) executeDeleteGroup(ctx context.Context, cfg cluster.Config, adm *c
 // live are the report rows of the skipped consumer groups with members:
 // the run fails for them (a Streams or Connect group is skipped for its
 // kind, never counted).
-func (a *app) deletableGroups(snap *lag.Snapshot) (out []string, live []admin.DeleteGroupRow) {
+//
+// unbackable are the rows of the groups skipped because their names
+// cannot be written to a backup.
+func (a *app) deletableGroups(snap *lag.Snapshot) (out []string, live, unbackable []admin.DeleteGroupRow) {
 	for _, g := range snap.SkippedShare {
 		a.warnf("%s", lag.ShareSkipWarning(g, "delete it"))
 	}
 	for _, g := range snap.Groups {
 		if err := admin.CheckGroupName(g.Group); err != nil {
 			a.warnf("skipping %v", err) // its offsets could not be backed up
+			unbackable = append(unbackable, admin.DeleteGroupRow{Group: g.Group, Type: g.Type, State: g.State, Members: len(g.Members), Status: "skipped", Skipped: admin.UnbackableReason(g.Group)})
 			continue
 		}
 		if reason := admin.LiveGroupReason(g.GroupInfo); reason != "" && g.Err == nil {
@@ -403,7 +409,7 @@ func (a *app) deletableGroups(snap *lag.Snapshot) (out []string, live []admin.De
 		}
 		out = append(out, g.Group)
 	}
-	return out, live
+	return out, live, unbackable
 }
 
 // shareSkippedRows are the report rows of the share groups a selection

@@ -10,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/testkit"
@@ -246,6 +247,26 @@ func TestSelectionSkipsLineBreakNames(t *testing.T) {
 	r := mustRun(t, f.c, 0, "snapshot", "-r", pattern, "--out", f.backup("snap.csv"))
 	if !strings.Contains(r.stderr, "skipping group") || !strings.Contains(r.stderr, "line break") {
 		t.Errorf("snapshot stderr %q, want the line-break group skipped", r.stderr)
+	}
+	// Listed in the JSON as skipped, not only warned about: a reader of
+	// stdout alone sees it was left out.
+	const why = "a name with a line break cannot be backed up"
+	var rp []admin.GroupPlan
+	decodeJSON(t, mustRun(t, f.c, 0, "reset", "-r", pattern, "--topic", f.topic, "--to", "earliest", "-o", "json"), &rp)
+	if len(rp) != 2 || rp[1].Group != broken || rp[1].Note != "skipped: "+why || len(rp[1].Partitions) != 0 {
+		t.Errorf("reset -r plans %+v: want the line-break group listed as skipped", rp)
+	}
+	var dj report.DeleteOffsetsJSON
+	decodeJSON(t, mustRun(t, f.c, 0, "delete-offsets", "-r", pattern, "--topic", f.topic, "-o", "json"), &dj)
+	if len(dj.Groups) != 2 || dj.Groups[1].Group != broken || dj.Groups[1].Skipped != why {
+		t.Errorf("delete-offsets -r plans %+v: want the line-break group listed as skipped", dj.Groups)
+	}
+	var dgj struct {
+		Groups []admin.DeleteGroupRow `json:"groups"`
+	}
+	decodeJSON(t, mustRun(t, f.c, 0, "delete-group", "-r", pattern, "-o", "json"), &dgj)
+	if dg := dgj.Groups; len(dg) != 2 || dg[1].Group != broken || dg[1].Status != "skipped" || dg[1].Skipped != why {
+		t.Errorf("delete-group -r rows %+v: want the line-break group listed as skipped", dgj.Groups)
 	}
 	r = mustRun(t, f.c, 0, "delete-offsets", "-r", pattern, "--topic", f.topic, "--execute", "--backup", f.backup("do.csv"))
 	if !strings.Contains(r.stderr, "skipping group") {
