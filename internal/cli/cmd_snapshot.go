@@ -58,7 +58,7 @@ against offsets expiring (offsets.retention.minutes). Restore with
 			if _, err := os.Lstat(out); err == nil {
 				return exitcode.Usagef("--out %s already exists: a snapshot never overwrites; choose another name", out)
 			}
-			return a.runSnapshot(cmd.Context(), lag.Dedupe(sel.Groups), sel.Match, out)
+			return a.runSnapshot(cmd.Context(), lag.Dedupe(sel.Groups), sel, out)
 		},
 	}
 	fl := cmd.Flags()
@@ -67,7 +67,7 @@ against offsets expiring (offsets.retention.minutes). Restore with
 	return cmd
 }
 
-func (a *app) runSnapshot(ctx context.Context, groups []string, match func(string) bool, out string) error {
+func (a *app) runSnapshot(ctx context.Context, groups []string, sel selection, out string) error {
 	cfg, adm, err := a.admin(ctx)
 	if err != nil {
 		return err
@@ -76,11 +76,12 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, match func(strin
 	gctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	// Unmatched groups are never described or fetched.
-	req := lag.GatherRequest{Groups: groups, AllGroups: len(groups) == 0, Match: match}
+	req := lag.GatherRequest{Groups: groups, AllGroups: len(groups) == 0, Match: sel.Match}
 	snap, err := lag.Gather(gctx, adm, req)
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
 	}
+	a.warnUnmatched(sel)
 	for _, g := range snap.SkippedShare {
 		// Its restore would change it in a bulk run: named, it is saved.
 		a.warnf("%s", lag.ShareSkipWarning(g, "snapshot it"))
@@ -93,10 +94,10 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, match func(strin
 			}
 			groups = append(groups, g.Group)
 		}
-		if match != nil && len(groups) == 0 {
+		if sel.Match != nil && len(groups) == 0 {
 			// As the other commands that select: a pattern that matches
 			// nothing is bad input, not an empty snapshot.
-			return selection{Match: match}.noMatch("consumer group")
+			return sel.noMatch("consumer group")
 		}
 	}
 	bgs, missing, err := audit.SnapshotGroups(snap, groups)

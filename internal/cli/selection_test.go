@@ -330,3 +330,29 @@ func TestDeleteSelectionAllLive(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectionWarnsUnmatchedPattern: with several GROUP patterns, one
+// that matches no group (a typo) is named on stderr, while the others'
+// groups are changed as asked; a pattern whose groups were all excluded
+// did match and is not named.
+func TestSelectionWarnsUnmatchedPattern(t *testing.T) {
+	f := newResetFixture(t)
+	prefix, g := patternGroups(t, f)
+	typo := regexp.QuoteMeta(prefix) + "-nosuch"
+	skipOnly := regexp.QuoteMeta(g["skip"])
+	warn := func(p string) string { return "offsetctl: warning: GROUP pattern " + p + " matched no group\n" }
+	for _, args := range [][]string{
+		{"reset", "-r", regexp.QuoteMeta(g["a"]), typo, skipOnly, "--exclude", ".*-skip", "--topic", f.topic, "--to", "earliest"},
+		{"delete-offsets", "-r", regexp.QuoteMeta(g["a"]), typo, skipOnly, "--exclude", ".*-skip", "--topic", f.topic},
+		{"delete-group", "-r", regexp.QuoteMeta(g["a"]), typo, skipOnly, "--exclude", ".*-skip"},
+		{"snapshot", "-r", regexp.QuoteMeta(g["a"]), typo, skipOnly, "--exclude", ".*-skip", "--out", f.backup("unmatched.csv")},
+	} {
+		r := mustRun(t, f.c, 0, args...)
+		if strings.Count(r.stderr, "matched no group") != 1 || !strings.Contains(r.stderr, warn(typo)) {
+			t.Errorf("%s stderr:\n%s\nwant one warning naming %s", args[0], r.stderr, typo)
+		}
+		if !strings.Contains(r.stdout, g["a"]) {
+			t.Errorf("%s stdout does not list %s:\n%s", args[0], g["a"], r.stdout)
+		}
+	}
+}

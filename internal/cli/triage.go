@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -53,6 +54,21 @@ type selection struct {
 	Groups []string
 	All    bool
 	Match  func(string) bool
+	// unmatched, with --regex, lists the GROUP patterns that matched no
+	// group Match was asked about (nil without --regex).
+	unmatched func() []string
+}
+
+// warnUnmatched warns of each GROUP pattern that matched no group of the
+// cluster: with several patterns, a mistyped one would otherwise go
+// unnoticed while the others match. Call it after the gather.
+func (a *app) warnUnmatched(s selection) {
+	if s.unmatched == nil {
+		return
+	}
+	for _, p := range s.unmatched() {
+		a.warnf("GROUP pattern %s matched no group", safetext.Arg(p))
+	}
 }
 
 // resolve checks the selection against the arguments. defaultAll makes no
@@ -84,7 +100,29 @@ func (s groupSelect) resolve(args []string, defaultAll bool) (selection, error) 
 		if err != nil {
 			return selection{}, err
 		}
-		return selection{All: true, Match: func(g string) bool { return matchAny(include, g) && !matchAny(exclude, g) }}, nil
+		// Which patterns matched a group (excluded or not: such a
+		// pattern is not a typo); Match may be called concurrently.
+		seen := make([]atomic.Bool, len(include))
+		match := func(g string) bool {
+			hit := false
+			for i, re := range include {
+				if re.MatchString(g) {
+					seen[i].Store(true)
+					hit = true
+				}
+			}
+			return hit && !matchAny(exclude, g)
+		}
+		unmatched := func() []string {
+			var out []string
+			for i := range seen {
+				if !seen[i].Load() {
+					out = append(out, names[i])
+				}
+			}
+			return out
+		}
+		return selection{All: true, Match: match, unmatched: unmatched}, nil
 	case len(names) > 0 && s.all:
 		return selection{}, exitcode.Usagef("%s", groupsOrAll(true))
 	case len(names) > 0 && len(exclude) > 0:
