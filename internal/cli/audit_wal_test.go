@@ -222,6 +222,11 @@ func TestAuditOutcomeNotWritten(t *testing.T) {
 	}
 	mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(dir, "u.csv"))
 	f.wantAt(t, walOld)
+	// Undone completely, the unknown change is settled: history no
+	// longer asks for it to be verified.
+	if h := mustRun(t, nil, 0, "--audit-log", f.log, "history"); !strings.Contains(h.stdout, " unknown ") || strings.Contains(h.stderr, "with outcome unknown") {
+		t.Fatalf("history after the undo of the unknown change:\n%s\n%s", h.stdout, h.stderr)
+	}
 	// Undone, the intent's groups hold their offsets before: an undo of
 	// the intent again has nothing to restore (and says so).
 	u := mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute")
@@ -437,6 +442,11 @@ func TestAuditDeleteOffsetsUnanswered(t *testing.T) {
 	}
 	mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(dir, "u.csv"))
 	f.wantAt(t, walOld)
+	// Undone completely, the unknown change is settled: history no
+	// longer asks for it to be verified.
+	if h := mustRun(t, nil, 0, "--audit-log", f.log, "history"); !strings.Contains(h.stdout, " unknown ") || strings.Contains(h.stderr, "with outcome unknown") {
+		t.Fatalf("history after the undo of the unknown change:\n%s\n%s", h.stdout, h.stderr)
+	}
 }
 
 // A DeleteGroups applied but unanswered (the answer comes after the run's
@@ -462,6 +472,11 @@ func TestAuditDeleteGroupUnanswered(t *testing.T) {
 	}
 	mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(dir, "u.csv"))
 	f.wantAt(t, walOld)
+	// Undone completely, the unknown change is settled: history no
+	// longer asks for it to be verified.
+	if h := mustRun(t, nil, 0, "--audit-log", f.log, "history"); !strings.Contains(h.stdout, " unknown ") || strings.Contains(h.stderr, "with outcome unknown") {
+		t.Fatalf("history after the undo of the unknown change:\n%s\n%s", h.stdout, h.stderr)
+	}
 }
 
 // answerLate applies the first request of key the run sends and answers

@@ -85,10 +85,20 @@ change, the planned one, or neither.`,
 
 // unknownHint says on stderr which listed changes have no recorded
 // outcome, and how to find out where they left the groups.
+//
+// A change that a listed undo restored completely (applied or unverified)
+// is settled: where it left the groups no longer matters, so it is not
+// named again in every later listing.
 func (a *app) unknownHint(sel []audit.Entry) {
+	undone := map[string]bool{}
+	for _, e := range sel {
+		if e.Action == audit.ActUndo && (e.Outcome == audit.Applied || e.Outcome == audit.Unverified) {
+			undone[e.UndoOf] = true
+		}
+	}
 	var ids []string
 	for _, e := range sel {
-		if e.Outcome == audit.Unknown {
+		if e.Outcome == audit.Unknown && !undone[e.ID] {
 			ids = append(ids, e.ID)
 		}
 	}
