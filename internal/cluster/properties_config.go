@@ -361,11 +361,13 @@ func ParseJAAS(s string) (JAAS, error) {
 			return j, errors.New("expected an option name")
 		}
 		name := toks[i].text
-		shown := quoteKey(name)
-		if toks[i].glued {
-			// Text right after a closing quote may be the rest of a
-			// mistyped secret ("pa"ss"word"): it is not shown.
-			shown = "after the quoted value of " + quoteKey(prev)
+		// An option is named in an error by its place, never by its
+		// text: a word with no =value may be a secret typed without its
+		// key (password=... lost its "password="), and text right after a
+		// closing quote may be the rest of a mistyped one ("pa"ss"word").
+		shown := fmt.Sprintf("%d (the first)", len(j.Options)+1)
+		if prev != "" {
+			shown = fmt.Sprintf("%d (the one after %s)", len(j.Options)+1, quoteKey(prev))
 		}
 		if i+2 >= len(toks) || toks[i+1].quoted || toks[i+1].text != "=" {
 			return j, fmt.Errorf("option %s has no `=value`", shown)

@@ -142,19 +142,21 @@ func TestParseJAASMalformed(t *testing.T) {
 		m + " required":                    "missing ';' at the end",
 		m + ` required "x"="y";`:           "expected an option name",
 		m + " required =y;":                "expected an option name",
-		m + " required user;":              "option \"user\" has no `=value`",
-		m + " required user=":              "option \"user\" has no `=value`",
-		m + " required user":               "option \"user\" has no `=value`",
-		m + ` required user "=" "v";`:      "option \"user\" has no `=value`",
-		m + " required user x y;":          "option \"user\" has no `=value`",
+		m + " required user;":              "option 1 (the first) has no `=value`",
+		m + " required user=":              "option 1 (the first) has no `=value`",
+		m + " required user":               "option 1 (the first) has no `=value`",
+		m + ` required user "=" "v";`:      "option 1 (the first) has no `=value`",
+		m + " required user x y;":          "option 1 (the first) has no `=value`",
 		m + ` required user="x\`:           "",
 		m + ` required user="a\"b" p="c";`: "-",
-		// A word glued to a closing quote may be part of a mistyped
-		// secret: it is never shown; a glued option that is complete
-		// is read, as Kafka's own parser does.
-		m + ` required user="u"pa"ss";`:   "option after the quoted value of \"user\" has no `=value`",
-		m + ` required user="u"hunter2=;`: "option after the quoted value of \"user\" has no value",
-		m + ` required user="u"p="c";`:    "-glued",
+		// A word with no =value may be a secret whose key was lost, and
+		// one glued to a closing quote part of a mistyped secret: an
+		// option is named by its place, never its text; a glued option
+		// that is complete is read, as Kafka's own parser does.
+		m + ` required username="u" S3cr3tP4ss;`: "option 2 (the one after \"username\") has no `=value`",
+		m + ` required user="u"pa"ss";`:          "option 2 (the one after \"user\") has no `=value`",
+		m + ` required user="u"hunter2=;`:        "option 2 (the one after \"user\") has no value",
+		m + ` required user="u"p="c";`:           "-glued",
 	} {
 		j, err := ParseJAAS(in)
 		switch want {
