@@ -394,3 +394,38 @@ func TestPlanGroupErrors(t *testing.T) {
 		t.Errorf("Errors() has %d items, want every one (11): the table and validation keep them", n)
 	}
 }
+
+// TestPlanHasWorkAndUnbackable: HasWork is whether any group has a
+// partition to change; a selection lists a group whose name no backup can
+// hold as skipped, with why, and plans nothing for it.
+func TestPlanHasWorkAndUnbackable(t *testing.T) {
+	if (Plan{}).HasWork() || (Plan{Groups: []GroupPlan{{Group: "a"}, {Group: "b"}}}).HasWork() {
+		t.Error("HasWork() of a plan without partitions is true")
+	}
+	if !(Plan{Groups: []GroupPlan{{Group: "a"}, {Group: "b", Partitions: []PartitionPlan{{Topic: "t"}}}}}).HasWork() {
+		t.Error("HasWork() of a plan with a partition is false")
+	}
+	for name, want := range map[string]string{
+		"ok":          "",
+		"a\nb":        "a name with a line break cannot be backed up",
+		"a\rb":        "a name with a line break cannot be backed up",
+		"offsetctl:x": `a name starting with "offsetctl:" cannot be backed up`,
+	} {
+		if got := UnbackableReason(name); got != want {
+			t.Errorf("UnbackableReason(%q) = %q, want %q", name, got, want)
+		}
+	}
+	snap := resetSnapshot()
+	snap.Groups = append(snap.Groups, lag.GroupSnapshot{GroupInfo: lag.GroupInfo{Group: "nl\nx", Type: "classic", State: "Empty", Exists: true},
+		Commits: map[string]map[int32]lag.Commit{"t": {0: {Offset: 1, LeaderEpoch: -1}}}})
+	plan, err := PlanReset(ResetInput{Snapshot: snap, Groups: []string{"g", "nl\nx"}, AllGroups: true, Target: Target{Kind: ToEarliest}, Scope: resetScope(t, "t:0")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Groups) != 2 || plan.Groups[1].Group != "nl\nx" || plan.Groups[1].Note != "skipped: a name with a line break cannot be backed up" || len(plan.Groups[1].Partitions) != 0 || plan.Groups[1].SkippedLive {
+		t.Errorf("plan groups %+v: want g, then the line-break group listed as skipped with nothing planned", plan.Groups)
+	}
+	if !strings.Contains(strings.Join(plan.Warnings, "\n"), "skipping group") {
+		t.Errorf("warnings %q: want the skip said", plan.Warnings)
+	}
+}
