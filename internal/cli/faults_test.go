@@ -232,10 +232,12 @@ func TestFaultConsumerJoinsBetweenPlanAndCommit(t *testing.T) {
 				if pp.Error == "" {
 					t.Fatalf("partition %d has no error although the commit was refused: %+v", pp.Partition, pp)
 				}
-				line := fmt.Sprintf("group %s topic %s partition %d: commit: ", group, topic, pp.Partition)
-				if !strings.Contains(r.stderr, line) {
-					t.Fatalf("stderr does not report partition %d:\n%s", pp.Partition, r.stderr)
-				}
+			}
+			// The error line has the group's partitions that failed the
+			// same way as one item (the JSON has each partition's error).
+			line := fmt.Sprintf("group %s: 3 partitions (%s/0, %s/1, %s/2): commit: UNKNOWN_MEMBER_ID", group, topic, topic, topic)
+			if !strings.Contains(r.stderr, line) {
+				t.Fatalf("stderr does not report the three partitions as one item %q:\n%s", line, r.stderr)
 			}
 			if len(gp.Partitions) != 3 {
 				t.Fatalf("plan has %d partitions", len(gp.Partitions))
