@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -370,7 +371,12 @@ func resetAudit(plan *admin.Plan) auditFill {
 			}
 		}
 		e.Topics = sortedKeys(topics)
-		res.refused = (len(plan.Refusals()) > 0 || skipped) && res.applied == 0
+		// Refused only when no group may have changed: one whose outcome
+		// is unknown, partly or unverified (its EndTxn answer lost, a
+		// batch unanswered, a read-back that differs) decides the outcome
+		// with the others, skipped groups or not.
+		maybeChanged := res.written > 0 || slices.ContainsFunc(outcomes, func(o string) bool { return o != audit.Refused && o != audit.Failed })
+		res.refused = (len(plan.Refusals()) > 0 || skipped) && res.applied == 0 && !maybeChanged
 		res.outcome = combined(outcomes)
 		if res.refused {
 			res.outcome = audit.Refused

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
@@ -491,6 +493,37 @@ func TestUndoTakesResetsCommitFlags(t *testing.T) {
 		}
 		if d, ok := txns[tc.txnID+group]; !ok || d.Err != nil {
 			t.Errorf("the restore's transactional id %s is not on the broker: %+v", tc.txnID+group, d)
+		}
+	}
+}
+
+// TestResetAuditSkippedLiveNeverHidesAChange: a fleet reset that skipped a
+// live group records the outcome its executed groups decide; "refused"
+// only when nothing may have changed. With the skip, a group whose EndTxn
+// answer was lost once made the whole entry "refused", which undo then
+// refused to touch.
+func TestResetAuditSkippedLiveNeverHidesAChange(t *testing.T) {
+	off := func(v int64) *int64 { return &v }
+	live := admin.GroupPlan{Group: "live", SkippedLive: true, Partitions: []admin.PartitionPlan{}}
+	group := func(outcome string) admin.GroupPlan {
+		return admin.GroupPlan{Group: "a", Outcome: outcome, Partitions: []admin.PartitionPlan{{Topic: "t", Partition: 0, Action: admin.ActCommit, Current: off(1), Target: off(5)}}}
+	}
+	for _, tc := range []struct {
+		plan admin.Plan
+		want string
+	}{
+		{admin.Plan{Groups: []admin.GroupPlan{group(admin.OutcomeUnknown), live}}, audit.Unknown},
+		{admin.Plan{Groups: []admin.GroupPlan{group(admin.OutcomeApplied), live}}, audit.Partly},
+		{admin.Plan{Groups: []admin.GroupPlan{live}}, audit.Refused},
+	} {
+		var e audit.Entry
+		res := resetAudit(&tc.plan)(&e)
+		got := res.outcome
+		if res.refused {
+			got = audit.Refused
+		}
+		if got != tc.want || !slices.Contains(e.Groups, "live") {
+			t.Errorf("groups %v: outcome %q (refused %v), want %q with the live group named", e.Groups, res.outcome, res.refused, tc.want)
 		}
 	}
 }

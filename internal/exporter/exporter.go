@@ -437,6 +437,21 @@ func protocols(s *lag.Snapshot) map[string]string {
 // read carried and marked stale) and counts it as failed unless it read
 // everything: a partial gather is never published as complete.
 func (c *Collector) record(s *snapshot, d time.Duration, st gatherStats, err error) {
+	// Said after the lock is released: a stderr that blocks (a stalled
+	// log pipe) must not hold the lock every scrape takes.
+	warn, recovered := c.publish(s, d, st, err)
+	if warn != nil {
+		c.opts.Warn(warn)
+	}
+	if recovered > 0 {
+		c.opts.Recovered(recovered)
+	}
+}
+
+// publish is record's work under the lock; it returns what record says on
+// stderr: the cause of a failing gather to warn of (nil: nothing), or how
+// many failed gathers a complete one ends (0: none).
+func (c *Collector) publish(s *snapshot, d time.Duration, st gatherStats, err error) (warn error, recovered int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.lastDur = d
@@ -455,16 +470,17 @@ func (c *Collector) record(s *snapshot, d time.Duration, st gatherStats, err err
 		c.errors++
 		c.failing++
 		if c.opts.Warn != nil && (c.failing == 1 || c.opts.WarnChanges && changed && msg != "") {
-			c.opts.Warn(failureCause(err, st))
+			warn = failureCause(err, st)
 		}
-		return
+		return warn, 0
 	}
 	if c.failing > 0 && c.opts.Recovered != nil {
-		c.opts.Recovered(c.failing)
+		recovered = c.failing
 	}
 	c.failing = 0
 	c.lastFail = false
 	c.lastOK = c.opts.Now()
+	return nil, recovered
 }
 
 // failureCause is why a gather is not complete: its error, or what it

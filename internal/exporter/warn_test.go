@@ -53,3 +53,31 @@ func TestRecordWarnsOnTransitions(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordWarnsOutsideTheLock: a Warn that blocks (stderr on a stalled
+// log pipe) does not hold the collector's lock, which every scrape takes:
+// the page is still served meanwhile.
+func TestRecordWarnsOutsideTheLock(t *testing.T) {
+	release := make(chan struct{})
+	entered := make(chan struct{})
+	c := New(cluster.Config{}, Options{Interval: time.Second,
+		Warn: func(error) { close(entered); <-release }})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.record(nil, 0, gatherStats{}, errors.New("dial tcp: connection refused"))
+	}()
+	<-entered
+	served := make(chan bool)
+	go func() { served <- c.Healthy() }() // takes the lock, as WriteText does
+	select {
+	case healthy := <-served:
+		if healthy {
+			t.Error("healthy after a failed gather")
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the collector's lock is held while Warn blocks")
+	}
+	close(release)
+	<-done
+}
