@@ -172,6 +172,21 @@ func TestParsePartitions(t *testing.T) {
 			t.Errorf("ParsePartitions(%q) accepted", bad)
 		}
 	}
+	// The words: one item is named once (it is the whole value), and
+	// the bad item of a list is named with the list.
+	for in, want := range map[string]string{
+		"-3":    `"-3" is not a non-negative integer`,
+		" x ":   `"x" is not a non-negative integer`,
+		"0,x,2": `"0,x,2": partition "x" is not a non-negative integer`,
+		"1,-1":  `"1,-1": partition "-1" is not a non-negative integer`,
+	} {
+		if _, err := ParsePartitions(in); err == nil || err.Error() != want {
+			t.Errorf("ParsePartitions(%q) error %v, want %q", in, err, want)
+		}
+	}
+	if got, err := ParsePartitions("7"); err != nil || len(got) != 1 || got[0] != 7 {
+		t.Errorf("ParsePartitions(\"7\") = %v, %v; want [7]", got, err)
+	}
 }
 
 func TestFormatResumeRoundTrips(t *testing.T) {

@@ -379,13 +379,15 @@ func TestPlanGroupErrors(t *testing.T) {
 		{Group: "fenced", Error: "group fenced: 3 partition(s) refused the transactional commit: PRODUCER_FENCED",
 			Partitions: []PartitionPlan{pp("t", 0, "commit: PRODUCER_FENCED"), pp("t", 1, "commit: PRODUCER_FENCED"), pp("t", 2, "commit: PRODUCER_FENCED")}},
 		{Group: "ok", Partitions: []PartitionPlan{pp("t", 0, "")}},
-		{Group: "mixed", Partitions: []PartitionPlan{pp("t", 0, "verify: no commit found"), pp("t", 1, "commit: X"), pp("u", 0, "verify: no commit found"),
+		// A partition without error first, then a cause of one partition
+		// before one of six: every partition and cause is looked at.
+		{Group: "mixed", Partitions: []PartitionPlan{pp("s", 0, ""), pp("t", 1, "commit: X"), pp("t", 0, "verify: no commit found"), pp("u", 0, "verify: no commit found"),
 			pp("u", 1, "verify: no commit found"), pp("u", 2, "verify: no commit found"), pp("u", 3, "verify: no commit found"), pp("u", 4, "verify: no commit found")}},
 	}}
 	want := []string{
 		"group fenced: 3 partition(s) refused the transactional commit: PRODUCER_FENCED",
-		"group mixed: 6 partitions (t/0, u/0, u/1, u/2, u/3 and 1 more): verify: no commit found",
 		"group mixed topic t partition 1: commit: X",
+		"group mixed: 6 partitions (t/0, u/0, u/1, u/2, u/3 and 1 more): verify: no commit found",
 	}
 	if got := plan.GroupErrors(); !slices.Equal(got, want) {
 		t.Errorf("GroupErrors():\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
