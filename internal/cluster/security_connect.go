@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-
-	"github.com/offsetctl/offsetctl/internal/safetext"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Sources are every place connection settings come from, highest first:
@@ -78,7 +78,8 @@ func Connect(src Sources) (Connection, error) {
 		}
 	}
 	if err := CheckClientID(merged.ClientID); err != nil {
-		return conn, err
+		// Where it came from: a flag, the properties file or a profile.
+		return conn, fmt.Errorf("%w (client.id in --command-config, client_id in the profile, or --client-id)", err)
 	}
 	sec, err := merged.Resolve(src.Env)
 	if err != nil {
@@ -97,8 +98,8 @@ func Connect(src Sources) (Connection, error) {
 const MaxClientID = 256
 
 // CheckClientID refuses a client id over MaxClientID bytes, or one that
-// is not plain printable text (a control character such as ESC or a line
-// break, a bidi override, a blank at either end), naming what is wrong,
+// is not text without control characters (a control character such as ESC
+// or a line break, a bidi override, invalid UTF-8), naming what is wrong,
 // never the value: the broker writes the id raw into its request log and
 // metric names, where an ESC repaints the terminal of whoever reads them,
 // as --transactional-id-prefix is refused for.
@@ -106,8 +107,17 @@ func CheckClientID(id string) error {
 	if len(id) > MaxClientID {
 		return fmt.Errorf("the client id is %d bytes long; the limit is %d", len(id), MaxClientID)
 	}
-	if safetext.Name(id) != id {
-		return errors.New("the client id must be printable text with no control characters and no blank at either end")
+	if !utf8.ValidString(id) {
+		return errors.New("the client id must be UTF-8 text with no control characters")
+	}
+	for _, r := range id {
+		// Control characters (ESC, a line break) and format characters
+		// (a bidi override) are what would land raw in a broker's logs.
+		// Blanks and quotes are kept, as Kafka's Java clients keep
+		// them from a properties file ("client.id=billing " included).
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return errors.New("the client id must be UTF-8 text with no control characters")
+		}
 	}
 	return nil
 }
