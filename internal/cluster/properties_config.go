@@ -308,6 +308,10 @@ type JAAS struct {
 	Module  string
 	Flag    string
 	Options map[string]string
+	// glued names the options written right after a closing quote:
+	// their names may be the rest of a value with a quote in it
+	// (password="pa"ss="w0rd"), so an error never shows them.
+	glued map[string]bool
 }
 
 // Known login modules.
@@ -377,6 +381,12 @@ func ParseJAAS(s string) (JAAS, error) {
 			return j, fmt.Errorf("option %s has no value", shown)
 		}
 		j.Options[name] = val.text
+		if toks[i].glued {
+			if j.glued == nil {
+				j.glued = map[string]bool{}
+			}
+			j.glued[name] = true
+		}
 		prev = name
 		i += 3
 	}
@@ -456,6 +466,7 @@ func jaasTokens(s string) ([]jaasToken, error) {
 func (j JAAS) apply(a *SASLSettings) error {
 	opts := func(allowed ...string) error {
 		var bad []string
+		hidden := 0
 		for k := range j.Options {
 			ok := false
 			for _, al := range allowed {
@@ -463,11 +474,18 @@ func (j JAAS) apply(a *SASLSettings) error {
 					ok = true
 				}
 			}
-			if !ok {
+			switch {
+			case ok:
+			case j.glued[k]:
+				hidden++ // maybe part of a secret: counted, not shown
+			default:
 				bad = append(bad, k)
 			}
 		}
 		sort.Strings(bad)
+		if hidden > 0 {
+			bad = append(bad, fmt.Sprintf("%d written right after a closing quote (not shown: it may be the rest of a value with a quote in it, which must be escaped as \\\")", hidden))
+		}
 		if len(bad) > 0 {
 			return fmt.Errorf("option(s) %s of %s are not supported", strings.Join(bad, ", "), shortModule(j.Module))
 		}

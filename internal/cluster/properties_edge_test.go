@@ -257,6 +257,31 @@ func TestParsePropertiesBadValueOfImplausibleKey(t *testing.T) {
 // A client id lands raw in broker request logs and metric names: control
 // characters and blanks at the ends are refused like a long id, without
 // the value.
+// TestJAASGluedOptionNeverShown: an option written right after a closing
+// quote may be the rest of a value with an unescaped quote in it
+// (password="pa"ss="w0rd"); when it is not supported it is counted, never
+// named, while an ordinary unsupported option still is.
+func TestJAASGluedOptionNeverShown(t *testing.T) {
+	const scram = "org.apache.kafka.common.security.scram.ScramLoginModule"
+	for in, want := range map[string]string{
+		scram + ` required username="u" password="pa"ss="w0rd";`: `option(s) 1 written right after a closing quote (not shown: it may be the rest of a value with a quote in it, which must be escaped as \") of ScramLoginModule are not supported`,
+		scram + ` required username="u" password="p" extra="x";`:  "option(s) extra of ScramLoginModule are not supported",
+	} {
+		j, err := ParseJAAS(in)
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		var a SASLSettings
+		err = j.apply(&a)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s:\n%v\nwant\n%s", in, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "ss") && !strings.Contains(want, "extra") {
+			t.Errorf("the glued option's name is shown: %v", err)
+		}
+	}
+}
+
 func TestCheckClientID(t *testing.T) {
 	const bad = "the client id must be UTF-8 text with no control characters"
 	for _, tc := range []struct{ id, want string }{
