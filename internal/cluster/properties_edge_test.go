@@ -265,7 +265,7 @@ func TestJAASGluedOptionNeverShown(t *testing.T) {
 	const scram = "org.apache.kafka.common.security.scram.ScramLoginModule"
 	for in, want := range map[string]string{
 		scram + ` required username="u" password="pa"ss="w0rd";`: `option(s) 1 written right after a closing quote (not shown: it may be the rest of a value with a quote in it, which must be escaped as \") of ScramLoginModule are not supported`,
-		scram + ` required username="u" password="p" extra="x";`:  "option(s) extra of ScramLoginModule are not supported",
+		scram + ` required username="u" password="p" extra="x";`: "option(s) extra of ScramLoginModule are not supported",
 	} {
 		j, err := ParseJAAS(in)
 		if err != nil {
