@@ -42,6 +42,11 @@ func TestTerminalCSVEscapesCells(t *testing.T) {
 			return GroupMembers(w, CSV, []lag.MemberRow{{Group: forged, MemberID: "m", ClientID: forged}})
 		}, 2},
 		"delete": {func(w io.Writer) error { return DeleteGroups(w, CSV, []admin.DeleteGroupRow{{Group: forged}}) }, 2},
+		"reset --export": {func(w io.Writer) error {
+			five := int64(5)
+			pp := []admin.PartitionPlan{{Topic: "t", Partition: 0, Action: admin.ActCommit, Target: &five}}
+			return ResetExport(w, admin.Plan{Groups: []admin.GroupPlan{{Group: forged, Partitions: pp}, {Group: "other", Partitions: pp}}})
+		}, 2},
 	}
 	for name, r := range renderers {
 		var tty, pipe bytes.Buffer

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // Reset renders a reset plan (or its outcome after --execute). JSON is one
@@ -91,6 +92,13 @@ func ResetExport(w io.Writer, p admin.Plan) error {
 	for _, r := range rows {
 		if r.NoCommit {
 			withGroup = true
+		}
+	}
+	if escapesCSV(w) {
+		// On a terminal, as every CSV of this package (TerminalCSV):
+		// a name's control characters and line breaks are escaped.
+		for i := range rows {
+			rows[i].Group, rows[i].Topic = safetext.Text(rows[i].Group), safetext.Text(rows[i].Topic)
 		}
 	}
 	return admin.WritePlanCSV(w, rows, withGroup)

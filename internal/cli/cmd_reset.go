@@ -277,7 +277,13 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 	}
 	render := func() error {
 		if f.export {
-			return report.ResetExport(a.stdout, plan)
+			w := a.stdout
+			if a.format != report.CSV && a.ios().IsStdoutTTY() {
+				// --export is CSV whatever -o says: on a terminal it is
+				// escaped as -o csv is there (app.go).
+				w = report.TerminalCSV(safetext.Lines(w))
+			}
+			return report.ResetExport(w, plan)
 		}
 		return report.Reset(a.stdout, a.format, plan, oneGroup)
 	}
