@@ -306,3 +306,22 @@ func TestCheckClientID(t *testing.T) {
 		}
 	}
 }
+
+// TestPlausibleKey: the keys an error may show are lowercase dotted words
+// (each segment a letter, then letters or digits), or acks and retries; at
+// the edges of each range, and anything else, the key is not shown.
+func TestPlausibleKey(t *testing.T) {
+	for k, want := range map[string]bool{
+		"acks": true, "retries": true, "linger.ms": true, "sasl.jaas.config": true,
+		"a.z": true, "z.a": true, "a0.b9": true, "ba.bz": true, "ssl.keystore.location": true,
+		strings.Repeat("a", 40) + "." + strings.Repeat("b", 39): true, // 80 bytes
+		strings.Repeat("a", 40) + "." + strings.Repeat("b", 40): false, // 81
+		"hunter2": false, "S3cr3tP4ss-ZQX": false, "": false, "acks.": false, ".ms": false,
+		"`a.b": false, "{a.b": false, "a.`b": false, "a.{b": false, "9a.b": false, "A.b": false,
+		"a/.b": false, "a:.b": false, "a.b/": false, "a.b:": false, "a.b`": false, "a.b{": false, "a.bC": false, "a.b-c": false,
+	} {
+		if got := plausibleKey(k); got != want {
+			t.Errorf("plausibleKey(%q) = %v, want %v", k, got, want)
+		}
+	}
+}
