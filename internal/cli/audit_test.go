@@ -484,6 +484,11 @@ func TestUndoTakesResetsCommitFlags(t *testing.T) {
 		}
 		mustRun(t, c, 0, append([]string{"undo", id, "--execute", "--backup", filepath.Join(dir, fmt.Sprintf("u%d.csv", i))}, tc.flags...)...)
 		wantCommitted(t, c, group, topic, map[int32]int64{0: 3, 1: 7})
+		// Bad input is exit 2 whatever the entry's state: here, undone
+		// already (its groups moved since), which is exit 1 otherwise.
+		for _, bad := range [][]string{{"--parallel-groups", "0"}, {"--non-atomic", "--transactional-id-prefix", "x-"}} {
+			mustRun(t, c, 2, append([]string{"undo", id, "--execute"}, bad...)...)
+		}
 		if tc.txnID == "" {
 			continue
 		}
@@ -524,6 +529,36 @@ func TestResetAuditSkippedLiveNeverHidesAChange(t *testing.T) {
 		}
 		if got != tc.want || !slices.Contains(e.Groups, "live") {
 			t.Errorf("groups %v: outcome %q (refused %v), want %q with the live group named", e.Groups, res.outcome, res.refused, tc.want)
+		}
+	}
+}
+
+// TestUnknownHintSettled: history's "outcome unknown" note names a change
+// until an undo restored it completely; an undo killed part-way (itself
+// unknown) is settled by a later complete undo of the same change (--force
+// finished it), not by an earlier one.
+func TestUnknownHintSettled(t *testing.T) {
+	e := func(id, action, outcome, undoOf string) audit.Entry {
+		return audit.Entry{ID: id, Action: action, Outcome: outcome, UndoOf: undoOf}
+	}
+	for _, tc := range []struct {
+		sel  []audit.Entry
+		want string // the note's ids, "" for no note
+	}{
+		{[]audit.Entry{e("A", audit.ActReset, audit.Unknown, "")}, "A"},
+		{[]audit.Entry{e("A", audit.ActReset, audit.Unknown, ""), e("B", audit.ActUndo, audit.Applied, "A")}, ""},
+		{[]audit.Entry{e("A", audit.ActReset, audit.Unknown, ""), e("B", audit.ActUndo, audit.Refused, "A")}, "A"},
+		{[]audit.Entry{e("A", audit.ActReset, audit.Applied, ""), e("B", audit.ActUndo, audit.Unknown, "A"), e("C", audit.ActUndo, audit.Applied, "A")}, ""},
+		{[]audit.Entry{e("A", audit.ActReset, audit.Applied, ""), e("B", audit.ActUndo, audit.Applied, "A"), e("C", audit.ActUndo, audit.Unknown, "A")}, "C"},
+	} {
+		var errb strings.Builder
+		(&app{stderr: &errb}).unknownHint(tc.sel)
+		want := ""
+		if tc.want != "" {
+			want = "offsetctl: note: 1 change(s) with outcome unknown (" + tc.want + "): see where each left its groups with: offsetctl history --verify ID\n"
+		}
+		if errb.String() != want {
+			t.Errorf("%+v:\n%q\nwant\n%q", tc.sel, errb.String(), want)
 		}
 	}
 }

@@ -88,19 +88,28 @@ change, the planned one, or neither.`,
 //
 // A change that a listed undo restored completely (applied or unverified)
 // is settled: where it left the groups no longer matters, so it is not
-// named again in every later listing.
+// named again in every later listing; so is an unknown undo of a change
+// that a later undo restored completely.
 func (a *app) unknownHint(sel []audit.Entry) {
-	undone := map[string]bool{}
+	// undone: per change, its latest complete undo's id (ids sort by
+	// time).
+	undone := map[string]string{}
 	for _, e := range sel {
 		if e.Action == audit.ActUndo && (e.Outcome == audit.Applied || e.Outcome == audit.Unverified) {
-			undone[e.UndoOf] = true
+			undone[e.UndoOf] = max(undone[e.UndoOf], e.ID)
 		}
 	}
 	var ids []string
 	for _, e := range sel {
-		if e.Outcome == audit.Unknown && !undone[e.ID] {
-			ids = append(ids, e.ID)
+		if e.Outcome != audit.Unknown || undone[e.ID] != "" {
+			continue
 		}
+		if e.Action == audit.ActUndo && undone[e.UndoOf] > e.ID {
+			// An undo killed part-way, finished by a later one (--force):
+			// the change it undid is restored, so it is settled too.
+			continue
+		}
+		ids = append(ids, e.ID)
 	}
 	if len(ids) > 0 {
 		a.notef("%d change(s) with outcome unknown (%s): see where each left its groups with: offsetctl history --verify ID", len(ids), textlist.Short(ids, 3, ", "))
@@ -365,6 +374,9 @@ members), its own backup and read-back, and it is recorded in the trail too.`,
 			if err := checkBackupFlag(cmd); err != nil {
 				return err
 			}
+			if err := checkUndoCommitFlags(cmd); err != nil {
+				return err
+			}
 			return a.runUndo(cmd, args[0], execute, force, backup)
 		},
 	}
@@ -379,6 +391,24 @@ members), its own backup and read-back, and it is recorded in the trail too.`,
 	fl.String("transactional-id-prefix", admin.DefaultTxnIDPrefix, "the restore's transactional id prefix, as reset's (the id is PREFIX+GROUP)")
 	fl.Int("parallel-groups", change.DefaultParallel, "how many groups are restored at once, as reset's")
 	return cmd
+}
+
+// checkUndoCommitFlags checks the flags undo hands to the restoring reset
+// before anything is read: bad input is exit 2 whatever the entry's state
+// (reset checks them again, the same way).
+func checkUndoCommitFlags(cmd *cobra.Command) error {
+	fl := cmd.Flags()
+	prefix, _ := fl.GetString("transactional-id-prefix")
+	if err := checkTxnPrefix(prefix); err != nil {
+		return err
+	}
+	if nonAtomic, _ := fl.GetBool("non-atomic"); nonAtomic && fl.Changed("transactional-id-prefix") {
+		return exitcode.Usagef("--transactional-id-prefix and --non-atomic contradict each other: --non-atomic commits without a transaction")
+	}
+	if n, _ := fl.GetInt("parallel-groups"); n < 1 || n > maxParallelGroups {
+		return exitcode.Usagef("--parallel-groups must be between 1 and %d, got %d", maxParallelGroups, n)
+	}
+	return nil
 }
 
 func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup string) error {
