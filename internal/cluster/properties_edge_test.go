@@ -314,7 +314,7 @@ func TestPlausibleKey(t *testing.T) {
 	for k, want := range map[string]bool{
 		"acks": true, "retries": true, "linger.ms": true, "sasl.jaas.config": true,
 		"a.z": true, "z.a": true, "a0.b9": true, "ba.bz": true, "ssl.keystore.location": true,
-		strings.Repeat("a", 40) + "." + strings.Repeat("b", 39): true, // 80 bytes
+		strings.Repeat("a", 40) + "." + strings.Repeat("b", 39): true,  // 80 bytes
 		strings.Repeat("a", 40) + "." + strings.Repeat("b", 40): false, // 81
 		"hunter2": false, "S3cr3tP4ss-ZQX": false, "": false, "acks.": false, ".ms": false,
 		"`a.b": false, "{a.b": false, "a.`b": false, "a.{b": false, "9a.b": false, "A.b": false,
