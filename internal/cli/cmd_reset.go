@@ -449,6 +449,15 @@ func resetBackupLine(path string, plan *admin.Plan, todo []int, id string) strin
 		}
 	}
 	file := shellQuote("file:" + path)
+	if id != "" && len(applied) > maxUndoLineGroups && (len(unknown) > 0 || len(applied) != len(todo)) {
+		// Naming every group would make a line of kilobytes: the
+		// audit entry knows them, and undo restores exactly those.
+		what := fmt.Sprintf("undo: offsetctl undo %s --execute", id)
+		if len(unknown) > 0 {
+			what = fmt.Sprintf("whether the change of %d group(s) reached the cluster is unknown: check with: offsetctl history --verify %s; undo whatever landed: offsetctl undo %s --execute", len(unknown), id, id)
+		}
+		return fmt.Sprintf("backup of the previous offsets: %s (%d groups; %s)", safetext.Name(path), len(applied), what)
+	}
 	if len(unknown) > 0 {
 		check := "offsetctl lag " + groupArg(unknown[0])
 		if id != "" {
@@ -476,6 +485,10 @@ func resetBackupLine(path string, plan *admin.Plan, todo []int, id string) strin
 	}
 	return fmt.Sprintf("backup of the previous offsets: %s (undo: offsetctl reset %s --to %s --execute%s)", safetext.Name(path), strings.Join(args, " "), file, note)
 }
+
+// maxUndoLineGroups is the most groups the undo line names one by one;
+// with more, and an audit entry, it points to offsetctl undo ID.
+const maxUndoLineGroups = 5
 
 // writeBackup writes the backup to path given with --backup (an existing
 // file there is an error) or, with no path, to a default name that is new:

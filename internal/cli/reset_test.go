@@ -824,3 +824,42 @@ func TestResetFilePlanNarrowedToOneTopic(t *testing.T) {
 		t.Errorf("stderr = %q", r.stderr)
 	}
 }
+
+// TestResetBackupLineShortForFleets: after a fleet reset that changed
+// only some of its groups (or whose outcome is unknown), the undo line
+// points to the audit entry instead of naming every group (a 3,381-byte
+// line after a Ctrl-C of 320 groups); with few groups, or every group
+// applied, it stays the copy-paste reset.
+func TestResetBackupLineShortForFleets(t *testing.T) {
+	plan := func(n int, outcome func(i int) string) (*admin.Plan, []int) {
+		p := &admin.Plan{}
+		var todo []int
+		for i := range n {
+			p.Groups = append(p.Groups, admin.GroupPlan{Group: fmt.Sprintf("g%03d", i), Outcome: outcome(i)})
+			todo = append(todo, i)
+		}
+		return p, todo
+	}
+	half := func(i int) string {
+		if i%2 == 0 {
+			return admin.OutcomeApplied
+		}
+		return ""
+	}
+	p, todo := plan(20, half)
+	if got, want := resetBackupLine("b.csv", p, todo, "ID1"), "backup of the previous offsets: b.csv (10 groups; undo: offsetctl undo ID1 --execute)"; got != want {
+		t.Errorf("partly:\n%s\nwant\n%s", got, want)
+	}
+	p, todo = plan(20, func(int) string { return admin.OutcomeUnknown })
+	if got, want := resetBackupLine("b.csv", p, todo, "ID2"), "backup of the previous offsets: b.csv (20 groups; whether the change of 20 group(s) reached the cluster is unknown: check with: offsetctl history --verify ID2; undo whatever landed: offsetctl undo ID2 --execute)"; got != want {
+		t.Errorf("unknown:\n%s\nwant\n%s", got, want)
+	}
+	p, todo = plan(20, func(int) string { return admin.OutcomeApplied })
+	if got := resetBackupLine("b.csv", p, todo, "ID3"); got != "backup of the previous offsets: b.csv (undo: offsetctl reset --to file:b.csv --execute)" {
+		t.Errorf("all applied: %s", got)
+	}
+	p, todo = plan(4, half)
+	if got := resetBackupLine("b.csv", p, todo, "ID4"); got != "backup of the previous offsets: b.csv (undo: offsetctl reset g000 g002 --to file:b.csv --execute)" {
+		t.Errorf("few groups: %s", got)
+	}
+}
