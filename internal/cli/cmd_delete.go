@@ -403,9 +403,12 @@ func (a *app) deletableGroups(snap *lag.Snapshot) (out []string, live, unbackabl
 			continue
 		}
 		if reason := admin.LiveGroupReason(g.GroupInfo); reason != "" && g.Err == nil {
-			a.warnf("skipping: %s", reason)
+			// The guard's words are reset's: this command deletes.
+			a.warnf("skipping: %s", strings.Replace(reason, "can only be reset if", "can only be deleted if", 1))
 			if g.Type != "streams" && g.IsConsumer() {
-				live = append(live, admin.DeleteGroupRow{Group: g.Group, Type: g.Type, State: g.State, Members: len(g.Members), Status: "skipped", Skipped: "active group (" + g.State + ")"})
+				commits := 0
+				g.Commits.Each(func(string, int32, lag.Commit) { commits++ })
+				live = append(live, admin.DeleteGroupRow{Group: g.Group, Type: g.Type, State: g.State, Members: len(g.Members), Commits: commits, Status: "skipped", Skipped: "active group (" + g.State + ")"})
 			}
 			continue
 		}

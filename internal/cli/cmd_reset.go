@@ -350,6 +350,13 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 				if werr != nil {
 					return werr
 				}
+				if skippedAny(plan) {
+					// Every group with something in scope was skipped
+					// (a name no backup can hold, a share group...): the
+					// warnings above say which and why.
+					a.infof("nothing to reset: every selected group with something in scope was skipped (see the warnings above)")
+					return nil
+				}
 				a.infof("nothing to reset: no partition in scope")
 				return nil
 			}
@@ -417,7 +424,11 @@ func (a *app) reportReset(plan *admin.Plan, todo []int, f resetFlags, path, id s
 	}
 	a.infof("reset %d group(s): %d partition(s) changed, %d unchanged; %s", len(todo), changed, unchanged, verified)
 	if renderErr != nil {
-		return fmt.Errorf("the reset was applied, but printing its plan failed: %w", renderErr)
+		perr := fmt.Errorf("the reset was applied, but printing its plan failed: %w", renderErr)
+		if err != nil {
+			return fmt.Errorf("%w; and %v", perr, err) // the skipped live groups are still named
+		}
+		return perr
 	}
 	return err // nil, or the live groups a selection skipped
 }
@@ -484,6 +495,16 @@ func resetBackupLine(path string, plan *admin.Plan, todo []int, id string) strin
 		args[i] = groupArg(g)
 	}
 	return fmt.Sprintf("backup of the previous offsets: %s (undo: offsetctl reset %s --to %s --execute%s)", safetext.Name(path), strings.Join(args, " "), file, note)
+}
+
+// skippedAny reports whether the plan lists a group its selection skipped.
+func skippedAny(plan *admin.Plan) bool {
+	for _, g := range plan.Groups {
+		if strings.HasPrefix(g.Note, "skipped") {
+			return true
+		}
+	}
+	return false
 }
 
 // maxUndoLineGroups is the most groups the undo line names one by one;

@@ -76,8 +76,8 @@ func TestDeleteGroupRegexExclude(t *testing.T) {
 	for _, k := range []string{"skip", "live", "other"} {
 		assertCommitted(t, f.c, g[k], f.topic, map[int32]int64{0: 4, 1: 6})
 	}
-	if !strings.Contains(r.stderr, "skipping: group "+g["live"]) {
-		t.Errorf("the live group is not listed as skipped: stderr = %q", r.stderr)
+	if !strings.Contains(r.stderr, "skipping: group "+g["live"]+" can only be deleted if the group is inactive") {
+		t.Errorf("the live group is not listed as skipped, in delete's words: stderr = %q", r.stderr)
 	}
 	// The backup restores both deleted groups exactly.
 	mustRun(t, f.c, 0, "reset", "--to", "file:"+backup, "--execute", "--backup", f.backup("undo.csv"))
@@ -256,6 +256,12 @@ func TestSelectionSkipsLineBreakNames(t *testing.T) {
 	if len(rp) != 2 || rp[1].Group != broken || rp[1].Note != "skipped: "+why || len(rp[1].Partitions) != 0 {
 		t.Errorf("reset -r plans %+v: want the line-break group listed as skipped", rp)
 	}
+	// Only that group selected: nothing to reset, and it says why (the
+	// group has a commit in scope: "no partition in scope" was wrong).
+	r = mustRun(t, f.c, 0, "reset", "-r", regexp.QuoteMeta(broken), "--topic", f.topic, "--to", "earliest", "--execute", "--backup", f.backup("nl.csv"))
+	if !strings.Contains(r.stderr, "nothing to reset: every selected group with something in scope was skipped (see the warnings above)") {
+		t.Errorf("reset of the line-break group alone: stderr %q", r.stderr)
+	}
 	var dj report.DeleteOffsetsJSON
 	decodeJSON(t, mustRun(t, f.c, 0, "delete-offsets", "-r", pattern, "--topic", f.topic, "-o", "json"), &dj)
 	if len(dj.Groups) != 2 || dj.Groups[1].Group != broken || dj.Groups[1].Skipped != why {
@@ -328,6 +334,14 @@ func TestDeleteSelectionAllLive(t *testing.T) {
 		if e.Action != tc.args[0] || e.Outcome != audit.Refused || e.ExitCode != 1 || !slices.Equal(e.Groups, []string{g1, g2}) || e.Applied != 0 {
 			t.Errorf("audit entry: %s, outcome %q, exit %d, groups %v, applied %d; want %s, refused, 1, [%s %s], 0", e.Action, e.Outcome, e.ExitCode, e.Groups, e.Applied, tc.args[0], g1, g2)
 		}
+	}
+	// delete-group's rows of the skipped groups say what they hold.
+	var dgj struct {
+		Groups []admin.DeleteGroupRow `json:"groups"`
+	}
+	decodeJSON(t, mustRun(t, f.c, 1, "delete-group", "-r", prefix+"-.*", "-o", "json"), &dgj)
+	if len(dgj.Groups) != 2 || dgj.Groups[0].Status != "skipped" || dgj.Groups[0].Commits != 2 || dgj.Groups[0].Members != 1 {
+		t.Errorf("delete-group rows %+v: want both skipped, with 2 commits and 1 member each", dgj.Groups)
 	}
 }
 
