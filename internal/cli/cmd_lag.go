@@ -131,6 +131,9 @@ func (a *app) lagCmd() *cobra.Command {
 			defer adm.Close()
 			opts.judge = a.judge(status, cfg, adm, iso, f.watch)
 			req := lag.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, OtherProtocols: true, ShareGroups: true, Scope: scope, Isolation: iso}
+			// A --regex pattern that matched no group is named once the
+			// groups were listed (at the end: lag streams its output).
+			defer a.warnUnmatched(sel)
 			if f.watch <= 0 {
 				return a.lagOnce(cmd.Context(), cfg, adm, req, opts)
 			}

@@ -360,6 +360,7 @@ func TestSelectionWarnsUnmatchedPattern(t *testing.T) {
 		{"delete-offsets", "-r", regexp.QuoteMeta(g["a"]), typo, skipOnly, "--exclude", ".*-skip", "--topic", f.topic},
 		{"delete-group", "-r", regexp.QuoteMeta(g["a"]), typo, skipOnly, "--exclude", ".*-skip"},
 		{"snapshot", "-r", regexp.QuoteMeta(g["a"]), typo, skipOnly, "--exclude", ".*-skip", "--out", f.backup("unmatched.csv")},
+		{"lag", "-r", regexp.QuoteMeta(g["a"]), typo, skipOnly, "--exclude", ".*-skip"},
 	} {
 		r := mustRun(t, f.c, 0, args...)
 		if strings.Count(r.stderr, "matched no group") != 1 || !strings.Contains(r.stderr, warn(typo)) {
