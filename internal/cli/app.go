@@ -160,7 +160,7 @@ func (a *app) execute(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "offsetctl: interrupted")
 		return exitcode.Failure
 	}
-	fmt.Fprintln(a.stderr, "offsetctl: "+capLine(safetext.ShortenQuoted(errorLine(err))))
+	fmt.Fprintln(a.stderr, "offsetctl: "+capLine(safetext.ShortenWords(safetext.ShortenQuoted(errorLine(err)))))
 	return code
 }
 

@@ -272,6 +272,42 @@ func ShortenQuoted(s string) string {
 	return b.String()
 }
 
+// maxWord is the longest word ShortenWords leaves whole: twice maxArg, so
+// what Arg and the lists already cut ("AAA...A... (5000 bytes)") is not
+// cut again.
+const maxWord = 2 * maxArg
+
+// ShortenWords applies Arg's rule to every run of text without a blank
+// or a quote that is over 512 bytes: its first 256 bytes and its length. An error from
+// the operating system carries a path unquoted ("open /tmp/xxx...: file
+// name too long"), which ShortenQuoted does not see; a 5,000-byte --backup
+// path made a line the whole-line cap cut before its reason.
+func ShortenWords(s string) string {
+	if len(s) <= maxArg {
+		return s
+	}
+	var b strings.Builder
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != ' ' {
+			continue
+		}
+		// A word with a quote in it is ShortenQuoted's (a literal,
+		// already cut, may run past 256 bytes with its quotes).
+		if w := s[start:i]; len(w) > maxWord && !strings.ContainsRune(w, '"') {
+			b.WriteString(argHead(w))
+			fmt.Fprintf(&b, "... (%d bytes)", len(w))
+		} else {
+			b.WriteString(w)
+		}
+		if i < len(s) {
+			b.WriteByte(' ')
+		}
+		start = i + 1
+	}
+	return b.String()
+}
+
 // literalEnd returns the index just past the closing quote of the
 // double-quoted literal that starts at s[i], or -1 if it is not closed.
 func literalEnd(s string, i int) int {

@@ -281,3 +281,26 @@ func FuzzShortenQuoted(f *testing.F) {
 		}
 	})
 }
+
+// TestShortenWords: a run of text without a blank over 256 bytes (an
+// unquoted path in an OS error) is cut to 256 bytes and its length; the
+// words around it, and shorter runs, are kept as they are.
+func TestShortenWords(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	for in, want := range map[string]string{
+		"short line": "short line",
+		"open /tmp/" + long + ": file name too long": "open " + ("/tmp/" + long)[:256] + "... (5006 bytes) file name too long",
+		// Up to 512 bytes a word stays whole: what Arg cut already
+		// ("AAA...A... (5000 bytes)") is not cut again.
+		strings.Repeat("a", 512) + " " + strings.Repeat("b", 513): strings.Repeat("a", 512) + " " + strings.Repeat("b", 256) + "... (513 bytes)",
+		strings.Repeat("a", 256) + "... (5000 bytes)":             strings.Repeat("a", 256) + "... (5000 bytes)",
+		long:       strings.Repeat("x", 256) + "... (5000 bytes)",
+		"é" + long: "é" + strings.Repeat("x", 254) + "... (5002 bytes)",
+		// ShortenQuoted's: a word with a quote stays whole.
+		`--from "` + long[:600] + `"...`: `--from "` + long[:600] + `"...`,
+	} {
+		if got := ShortenWords(in); got != want {
+			t.Errorf("ShortenWords(%.40q...) = %.300q, want %.300q", in, got, want)
+		}
+	}
+}
