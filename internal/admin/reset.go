@@ -155,14 +155,24 @@ const StreamsRefusal = "is a Kafka Streams group (KIP-1071): offsetctl does not 
 // when it may be reset: a classic group not Empty/Dead, a KIP-848 group with
 // any member.
 func LiveGroupReason(gi lag.GroupInfo) string {
-	if r := liveReason(gi); r != "" {
+	return LiveGroupReasonTo(gi, "reset")
+}
+
+// LiveGroupReasonTo is LiveGroupReason in the words of the change the
+// guard stops ("deleted": delete-group's).
+func LiveGroupReasonTo(gi lag.GroupInfo, verb string) string {
+	if r := liveReasonTo(gi, verb); r != "" {
 		return "group " + gi.Group + " " + r
 	}
 	return ""
 }
 
 // liveReason is LiveGroupReason without the group's name in front.
-func liveReason(gi lag.GroupInfo) string {
+func liveReason(gi lag.GroupInfo) string { return liveReasonTo(gi, "reset") }
+
+// liveReasonTo is liveReason with the change's verb ("can only be VERB if
+// the group is inactive").
+func liveReasonTo(gi lag.GroupInfo, verb string) string {
 	if gi.IsShare() {
 		return shareLiveReason(gi)
 	}
@@ -187,7 +197,7 @@ func liveReason(gi lag.GroupInfo) string {
 			}
 		}
 	}
-	return fmt.Sprintf("can only be reset if the group is inactive, but the current state is %s (%s)", gi.State, textlist.Count(n, "member")) + stopAdvice
+	return fmt.Sprintf("can only be %s if the group is inactive, but the current state is %s (%s)", verb, gi.State, textlist.Count(n, "member")) + stopAdvice
 }
 
 // stopAdvice ends the reason of a group with live members: what the

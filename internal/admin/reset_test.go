@@ -431,3 +431,20 @@ func TestPlanHasWorkAndUnbackable(t *testing.T) {
 		t.Errorf("warnings %q: want the skip said", plan.Warnings)
 	}
 }
+
+// TestLiveGroupReasonTo: the guard's reason in the words of the change it
+// stops.
+func TestLiveGroupReasonTo(t *testing.T) {
+	gi := lag.GroupInfo{Group: "g", Type: "classic", State: "Stable", Members: []lag.Member{{ID: "m"}}}
+	want := "group g can only be deleted if the group is inactive, but the current state is Stable (1 member); stop its consumers first"
+	if got := LiveGroupReasonTo(gi, "deleted"); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := LiveGroupReason(gi); got != strings.Replace(want, "deleted", "reset", 1) {
+		t.Errorf("LiveGroupReason: %q", got)
+	}
+	gi.Members, gi.State = nil, "Empty"
+	if got := LiveGroupReasonTo(gi, "deleted"); got != "" {
+		t.Errorf("an empty group: %q", got)
+	}
+}

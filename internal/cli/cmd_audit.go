@@ -374,7 +374,7 @@ members), its own backup and read-back, and it is recorded in the trail too.`,
 			if err := checkBackupFlag(cmd); err != nil {
 				return err
 			}
-			if err := checkUndoCommitFlags(cmd); err != nil {
+			if err := checkCommitFlags(cmd); err != nil {
 				return err
 			}
 			return a.runUndo(cmd, args[0], execute, force, backup)
@@ -393,16 +393,20 @@ members), its own backup and read-back, and it is recorded in the trail too.`,
 	return cmd
 }
 
-// checkUndoCommitFlags checks the flags undo hands to the restoring reset
-// before anything is read: bad input is exit 2 whatever the entry's state
-// (reset checks them again, the same way).
-func checkUndoCommitFlags(cmd *cobra.Command) error {
+// checkCommitFlags checks how a change commits: --transactional-id-prefix,
+// its contradiction with --non-atomic, and --parallel-groups. reset checks
+// its own flags with it, and undo the ones it hands to the restoring reset
+// before anything is read, so bad input is exit 2 whatever the entry's
+// state.
+func checkCommitFlags(cmd *cobra.Command) error {
 	fl := cmd.Flags()
 	prefix, _ := fl.GetString("transactional-id-prefix")
 	if err := checkTxnPrefix(prefix); err != nil {
 		return err
 	}
 	if nonAtomic, _ := fl.GetBool("non-atomic"); nonAtomic && fl.Changed("transactional-id-prefix") {
+		// The prefix names the transactions, and --non-atomic has none:
+		// a typed prefix would be ignored without a word.
 		return exitcode.Usagef("--transactional-id-prefix and --non-atomic contradict each other: --non-atomic commits without a transaction")
 	}
 	if n, _ := fl.GetInt("parallel-groups"); n < 1 || n > maxParallelGroups {

@@ -402,9 +402,8 @@ func (a *app) deletableGroups(snap *lag.Snapshot) (out []string, live, unbackabl
 			unbackable = append(unbackable, admin.DeleteGroupRow{Group: g.Group, Type: g.Type, State: g.State, Members: len(g.Members), Status: "skipped", Skipped: admin.UnbackableReason(g.Group)})
 			continue
 		}
-		if reason := admin.LiveGroupReason(g.GroupInfo); reason != "" && g.Err == nil {
-			// The guard's words are reset's: this command deletes.
-			a.warnf("skipping: %s", strings.Replace(reason, "can only be reset if", "can only be deleted if", 1))
+		if reason := admin.LiveGroupReasonTo(g.GroupInfo, "deleted"); reason != "" && g.Err == nil {
+			a.warnf("skipping: %s", reason)
 			if g.Type != "streams" && g.IsConsumer() {
 				commits := 0
 				g.Commits.Each(func(string, int32, lag.Commit) { commits++ })

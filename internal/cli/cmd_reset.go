@@ -159,16 +159,8 @@ func (a *app) resetRequest(cmd *cobra.Command, args []string, f resetFlags) (res
 	if f.execute && f.dryRun {
 		return resetReq{}, exitcode.Usagef("--execute and --dry-run contradict each other")
 	}
-	if err := checkTxnPrefix(f.txnPrefix); err != nil {
+	if err := checkCommitFlags(cmd); err != nil {
 		return resetReq{}, err
-	}
-	if f.nonAtomic && cmd.Flags().Changed("transactional-id-prefix") {
-		// The prefix names the transactions, and --non-atomic has none:
-		// a typed prefix would be ignored without a word.
-		return resetReq{}, exitcode.Usagef("--transactional-id-prefix and --non-atomic contradict each other: --non-atomic commits without a transaction")
-	}
-	if f.parallel < 1 || f.parallel > maxParallelGroups {
-		return resetReq{}, exitcode.Usagef("--parallel-groups must be between 1 and %d, got %d", maxParallelGroups, f.parallel)
 	}
 	if f.allTopics && len(f.topics) > 0 {
 		return resetReq{}, exitcode.Usagef("--topic and --all-topics contradict each other")
@@ -338,13 +330,13 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 		// The live groups a selection skipped are part of the outcome:
 		// the entry and the exit code say they were not reset.
 		Outcome: func(err error) error {
-			return rec.finish(withSkippedLive(err, plan.SkippedLive(), !plan.HasWork()), resetAudit(plan))
+			return rec.finish(withSkippedLiveOp(resetOp, err, plan.SkippedLive(), !plan.HasWork()), resetAudit(plan))
 		},
 		Note: a.notef,
 		Report: func(res change.ResetResult, err error) error {
 			if len(res.Todo) == 0 {
 				werr := render()
-				if err := withSkippedLive(nil, plan.SkippedLive(), !plan.HasWork()); err != nil {
+				if err := withSkippedLiveOp(resetOp, nil, plan.SkippedLive(), !plan.HasWork()); err != nil {
 					return withOutput(err, werr) // recorded by runReset's finish
 				}
 				if werr != nil {

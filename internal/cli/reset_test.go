@@ -548,12 +548,7 @@ func TestResetAllGroups(t *testing.T) {
 // once ended "nothing to reset: no partition in scope" with exit 0.
 func TestResetSelectionAllLive(t *testing.T) {
 	f := newResetFixture(t)
-	prefix := testkit.Name(t, "al")
-	g1, g2 := prefix+"-1", prefix+"-2"
-	for _, g := range []string{g1, g2} {
-		f.c.Commit(g, f.topic, map[int32]int64{0: 4, 1: 6})
-		f.c.Consumer(g, f.topic, false, kgo.DisableAutoCommit())
-	}
+	prefix, g1, g2 := liveGroups(t, f)
 	sel := []string{"reset", "-r", prefix + "-.*", "--topic", f.topic, "--to", "earliest"}
 	r := mustRun(t, f.c, 1, sel...)
 	want := "offsetctl: every selected group with something to reset is live: --execute would reset nothing (2 groups skipped: " + g1 + ", " + g2 + "); stop their consumers first"

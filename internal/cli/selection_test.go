@@ -297,12 +297,7 @@ func TestSelectionSkipsLineBreakNames(t *testing.T) {
 // refused with the groups, and nothing was deleted.
 func TestDeleteSelectionAllLive(t *testing.T) {
 	f := newResetFixture(t)
-	prefix := testkit.Name(t, "al")
-	g1, g2 := prefix+"-1", prefix+"-2"
-	for _, g := range []string{g1, g2} {
-		f.c.Commit(g, f.topic, map[int32]int64{0: 4, 1: 6})
-		f.c.Consumer(g, f.topic, false, kgo.DisableAutoCommit())
-	}
+	prefix, g1, g2 := liveGroups(t, f)
 	both := g1 + ", " + g2
 	for i, tc := range []struct {
 		args      []string
@@ -370,4 +365,18 @@ func TestSelectionWarnsUnmatchedPattern(t *testing.T) {
 			t.Errorf("%s stdout does not list %s:\n%s", args[0], g["a"], r.stdout)
 		}
 	}
+}
+
+// liveGroups makes two groups PREFIX-1 and PREFIX-2 with commits on f's
+// topic (4 and 6) and a live consumer each, for the selection tests whose
+// every selected group is live.
+func liveGroups(t *testing.T, f *resetFixture) (prefix, g1, g2 string) {
+	t.Helper()
+	prefix = testkit.Name(t, "al")
+	g1, g2 = prefix+"-1", prefix+"-2"
+	for _, g := range []string{g1, g2} {
+		f.c.Commit(g, f.topic, map[int32]int64{0: 4, 1: 6})
+		f.c.Consumer(g, f.topic, false, kgo.DisableAutoCommit())
+	}
+	return prefix, g1, g2
 }

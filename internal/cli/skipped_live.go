@@ -63,13 +63,9 @@ func (e *skippedLiveError) Error() string {
 	return fmt.Sprintf("%s skipped as live, not %s: %s; stop their consumers and run again for them", n, done, list)
 }
 
-// withSkippedLive adds the live groups a selection skipped to a change's
+// withSkippedLiveOp adds the live groups a selection skipped to a change's
 // error err (nil when every other group changed as planned); none says no
 // other group had anything to change.
-func withSkippedLive(err error, live []string, none bool) error {
-	return withSkippedLiveOp(resetOp, err, live, none)
-}
-
 func withSkippedLiveOp(op liveOp, err error, live []string, none bool) error {
 	if len(live) == 0 {
 		return err
