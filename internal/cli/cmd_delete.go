@@ -80,7 +80,7 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
 	}
-	a.warnUnmatched(sel)
+	a.warnUnmatched(sel, snap.SkippedKind, "delete-offsets")
 	plans, skipped, live, err := a.planDeleteOffsets(snap, sel, scope)
 	if err != nil {
 		return err
@@ -296,7 +296,7 @@ func (a *app) runDeleteGroup(cmd *cobra.Command, args []string, gs groupSelect, 
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
 	}
-	a.warnUnmatched(sel)
+	a.warnUnmatched(sel, snap.SkippedKind, "delete-group")
 	var skipped []admin.DeleteGroupRow
 	var live []string // the groups the selection skipped as live: the run fails for them
 	if sel.All {

@@ -133,7 +133,7 @@ func (a *app) lagCmd() *cobra.Command {
 			req := lag.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, OtherProtocols: true, ShareGroups: true, Scope: scope, Isolation: iso}
 			// A --regex pattern that matched no group is named once the
 			// groups were listed (at the end: lag streams its output).
-			defer a.warnUnmatched(sel)
+			defer a.warnUnmatched(sel, nil, "lag") // lag skips no kind of group
 			if f.watch <= 0 {
 				return a.lagOnce(cmd.Context(), cfg, adm, req, opts)
 			}

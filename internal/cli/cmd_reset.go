@@ -242,7 +242,7 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
 	}
-	a.warnUnmatched(sel)
+	a.warnUnmatched(sel, in.Snapshot.SkippedKind, "reset")
 	if sel.Match != nil && len(in.Groups) == 0 {
 		for _, g := range in.Snapshot.SkippedShare {
 			a.warnf("%s", lag.ShareSkipWarning(g, "reset it"))

@@ -81,7 +81,7 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, sel selection, o
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
 	}
-	a.warnUnmatched(sel)
+	a.warnUnmatched(sel, snap.SkippedKind, "snapshot")
 	for _, g := range snap.SkippedShare {
 		// Its restore would change it in a bulk run: named, it is saved.
 		a.warnf("%s", lag.ShareSkipWarning(g, "snapshot it"))

@@ -367,6 +367,44 @@ func TestSelectionWarnsUnmatchedPattern(t *testing.T) {
 	}
 }
 
+// TestSelectionNamesPatternOfSkippedKind: a GROUP pattern that matches
+// only a Kafka Connect worker group, which the commands that change offsets
+// (and snapshot) skip for its kind, is named as such, with the count and
+// the kind, not as a typo ("matched no group"); lag, which shows such a
+// group, names nothing. Alone, the pattern is still exit 2 (nothing to do).
+func TestSelectionNamesPatternOfSkippedKind(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	worker := testkit.Name(t, "connect-cluster")
+	joinConnectGroup(t, f.c, worker)
+	onlyWorker := regexp.QuoteMeta(worker)
+	warn := func(verb string) string {
+		return "offsetctl: warning: GROUP pattern " + onlyWorker + " matched only groups of a kind " + verb + " skips: 1 Kafka Connect worker group\n"
+	}
+	for _, args := range [][]string{
+		{"reset", "-r", regexp.QuoteMeta(g), onlyWorker, "--topic", f.topic, "--to", "earliest"},
+		{"delete-offsets", "-r", regexp.QuoteMeta(g), onlyWorker, "--topic", f.topic},
+		{"delete-group", "-r", regexp.QuoteMeta(g), onlyWorker},
+		{"snapshot", "-r", regexp.QuoteMeta(g), onlyWorker, "--out", f.backup("kind.csv")},
+	} {
+		r := mustRun(t, f.c, 0, args...)
+		if strings.Contains(r.stderr, "matched no group") || strings.Count(r.stderr, warn(args[0])) != 1 {
+			t.Errorf("%s stderr:\n%s\nwant once: %q", args[0], r.stderr, warn(args[0]))
+		}
+		if !strings.Contains(r.stdout, g) {
+			t.Errorf("%s stdout does not list %s:\n%s", args[0], g, r.stdout)
+		}
+	}
+	r := mustRun(t, f.c, 0, "lag", "-r", regexp.QuoteMeta(g), onlyWorker)
+	if strings.Contains(r.stderr, "GROUP pattern") || !strings.Contains(r.stdout, worker) {
+		t.Errorf("lag shows the worker group and warns of no pattern; stderr:\n%s\nstdout:\n%s", r.stderr, r.stdout)
+	}
+	r = mustRun(t, f.c, 2, "reset", "-r", onlyWorker, "--all-topics", "--to", "earliest", "--execute")
+	if want := "offsetctl: no consumer group matches the --regex/--exclude selection: nothing to do"; !strings.Contains(r.stderr, warn("reset")) || lastLine(r.stderr) != want {
+		t.Errorf("reset of only a worker group: stderr:\n%s\nwant the kind warning, then %q", r.stderr, want)
+	}
+}
+
 // liveGroups makes two groups PREFIX-1 and PREFIX-2 with commits on f's
 // topic (4 and 6) and a live consumer each, for the selection tests whose
 // every selected group is live.

@@ -56,18 +56,39 @@ type selection struct {
 	Match  func(string) bool
 	// unmatched, with --regex, lists the GROUP patterns that matched no
 	// group Match was asked about (nil without --regex).
-	unmatched func() []string
+	unmatched func() []pattern
+}
+
+// pattern is one compiled GROUP pattern and its text (for messages, cut by
+// safetext.Arg).
+type pattern struct {
+	text string
+	re   *regexp.Regexp
 }
 
 // warnUnmatched warns of each GROUP pattern that matched no group of the
 // cluster: with several patterns, a mistyped one would otherwise go
-// unnoticed while the others match. Call it after the gather.
-func (a *app) warnUnmatched(s selection) {
+// unnoticed while the others match. A pattern that matched only groups the
+// command skips for their kind (skipped: Kafka Streams and Connect groups,
+// never asked to Match) is no typo, and is named as such, with how many of
+// each kind; verb is the command's name for that line. Call it after the
+// gather.
+func (a *app) warnUnmatched(s selection, skipped []lag.KindSkipped, verb string) {
 	if s.unmatched == nil {
 		return
 	}
 	for _, p := range s.unmatched() {
-		a.warnf("GROUP pattern %s matched no group", safetext.Arg(p))
+		var kinds []lag.KindSkipped
+		for _, k := range skipped {
+			if p.re.MatchString(k.Group) {
+				kinds = append(kinds, k)
+			}
+		}
+		if len(kinds) > 0 {
+			a.warnf("GROUP pattern %s matched only groups of a kind %s skips: %s", safetext.Arg(p.text), verb, lag.CountKinds(kinds))
+			continue
+		}
+		a.warnf("GROUP pattern %s matched no group", safetext.Arg(p.text))
 	}
 }
 
@@ -113,11 +134,11 @@ func (s groupSelect) resolve(args []string, defaultAll bool) (selection, error) 
 			}
 			return hit && !matchAny(exclude, g)
 		}
-		unmatched := func() []string {
-			var out []string
+		unmatched := func() []pattern {
+			var out []pattern
 			for i := range seen {
 				if !seen[i].Load() {
-					out = append(out, names[i])
+					out = append(out, pattern{text: names[i], re: include[i]})
 				}
 			}
 			return out

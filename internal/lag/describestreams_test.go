@@ -71,3 +71,30 @@ func kadmListed(groups map[string][2]string) kadm.ListedGroups {
 	}
 	return out
 }
+
+// A selection of consumer groups reports the groups it left out for their
+// kind (streams; classic of another protocol), never share groups (they
+// have their own list), and nothing when it shows every kind (lag) or
+// names its groups; CountKinds says how many of each.
+func TestSkippedKindGroups(t *testing.T) {
+	listed := kadmListed(map[string][2]string{
+		"app": {"streams", "streams"}, "app2": {"streams", "streams"}, "c": {"consumer", "consumer"},
+		"k": {"classic", "consumer"}, "w": {"classic", "connect"}, "x": {"classic", "sr\u202e"}, "s": {"share", "share"},
+	})
+	got := SkippedKindGroups(listed, GatherRequest{AllGroups: true, Match: func(string) bool { panic("Match asked") }})
+	want := []KindSkipped{{"app", "streams", "streams"}, {"app2", "streams", "streams"}, {"w", "classic", "connect"}, {"x", "classic", "sr\u202e"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("SkippedKindGroups = %v, want %v", got, want)
+	}
+	if c, w := CountKinds(got), `2 Kafka Streams groups, 1 Kafka Connect worker group and 1 classic group of protocol type "sr\u202e"`; c != w {
+		t.Errorf("CountKinds = %q, want %q", c, w)
+	}
+	if c := CountKinds(got[2:3]); c != "1 Kafka Connect worker group" {
+		t.Errorf("CountKinds(one worker) = %q", c)
+	}
+	for _, req := range []GatherRequest{{AllGroups: true, OtherProtocols: true}, {Groups: []string{"app"}}} {
+		if got := SkippedKindGroups(listed, req); got != nil {
+			t.Errorf("SkippedKindGroups(%+v) = %v, want none", req, got)
+		}
+	}
+}

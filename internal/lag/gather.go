@@ -19,6 +19,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/coordretry"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/safetext"
+	"github.com/offsetctl/offsetctl/internal/textlist"
 )
 
 // Isolation selects which end offset is the log end: the high watermark
@@ -136,6 +137,60 @@ type Snapshot struct {
 	// unset), sorted: a command that changes offsets reports each one as
 	// skipped instead of silently leaving it alone.
 	SkippedShare []string
+	// SkippedKind are the listed groups a selection of consumer groups
+	// (AllGroups without OtherProtocols) leaves out for their kind,
+	// whatever Match says (it is not asked about them), sorted: a --regex
+	// pattern that matched only these is named as such, not as a typo.
+	SkippedKind []KindSkipped
+}
+
+// KindSkipped is a listed group that is not a consumer group: a Kafka
+// Streams group (KIP-1071, Type "streams") or a classic group of another
+// protocol (ProtocolType "connect": a Kafka Connect worker group). The
+// commands that change offsets, and snapshot, never select one by a
+// pattern or --all-groups.
+type KindSkipped struct {
+	Group        string
+	Type         string
+	ProtocolType string
+}
+
+// kind is the noun of a KindSkipped for a count, and what follows the
+// count's noun: ("Kafka Streams group", ""), ("classic group", " of
+// protocol type X").
+func (k KindSkipped) kind() (noun, tail string) {
+	switch {
+	case k.Type == "streams":
+		return "Kafka Streams group", ""
+	case k.ProtocolType == "connect":
+		return "Kafka Connect worker group", ""
+	}
+	// Cluster data: a protocol type is any string a client joined with.
+	return "classic group", " of protocol type " + safetext.Name(k.ProtocolType)
+}
+
+// CountKinds says how many groups of each kind there are, in the order
+// first seen: "2 Kafka Streams groups and 1 Kafka Connect worker group".
+func CountKinds(groups []KindSkipped) string {
+	type kind struct{ noun, tail string }
+	var order []kind
+	n := map[kind]int{}
+	for _, g := range groups {
+		noun, tail := g.kind()
+		k := kind{noun, tail}
+		if n[k] == 0 {
+			order = append(order, k)
+		}
+		n[k]++
+	}
+	parts := make([]string, len(order))
+	for i, k := range order {
+		parts[i] = textlist.Count(n[k], k.noun) + k.tail
+	}
+	if len(parts) > 1 {
+		return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	}
+	return strings.Join(parts, "")
 }
 
 // Group returns the snapshot of one group.
@@ -264,6 +319,26 @@ func SkippedShareGroups(listed kadm.ListedGroups, req GatherRequest) []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// SkippedKindGroups is the listed groups a selection (AllGroups without
+// OtherProtocols) leaves out for their kind (see KindSkipped), sorted.
+// Match is not asked: it counts the groups each pattern matched.
+func SkippedKindGroups(listed kadm.ListedGroups, req GatherRequest) []KindSkipped {
+	if !req.AllGroups || req.OtherProtocols {
+		return nil
+	}
+	var out []KindSkipped
+	for g, lg := range listed {
+		if lg.GroupType == ShareType {
+			continue // SkippedShareGroups
+		}
+		if lg.GroupType == "streams" || (lg.ProtocolType != "" && lg.ProtocolType != "consumer") {
+			out = append(out, KindSkipped{Group: g, Type: lg.GroupType, ProtocolType: lg.ProtocolType})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Group < out[j].Group })
 	return out
 }
 
@@ -820,7 +895,7 @@ func gatherListed(ctx context.Context, adm *cluster.Admin, req GatherRequest, li
 	if descErr != nil {
 		return nil, descErr
 	}
-	snap := &Snapshot{Isolation: req.Isolation, At: time.Now(), SkippedShare: SkippedShareGroups(listed, req)}
+	snap := &Snapshot{Isolation: req.Isolation, At: time.Now(), SkippedShare: SkippedShareGroups(listed, req), SkippedKind: SkippedKindGroups(listed, req)}
 	topicSet := map[string]bool{}
 	for _, t := range req.ExtraTopics {
 		topicSet[t] = true
