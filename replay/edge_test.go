@@ -71,13 +71,13 @@ func TestNoCommitsErrorOneGroup(t *testing.T) {
 	}
 }
 
-// A space is printable and written as is; only '"', '\\' and the bytes
-// below 0x20 are escaped.
+// A space is printable and written as is; of ASCII, only '"', '\\', the
+// bytes below 0x20 and DEL are escaped.
 func TestAppendJSONStringEscapesOnlyWhatJSONNeeds(t *testing.T) {
 	for in, want := range map[string]string{
 		"a b":        `"a b"`,
 		" ":          `" "`,
-		"!~\x7f":     "\"!~\x7f\"",
+		"!~\x7f":     `"!~\u007f"`,
 		"\x1f":       `"\u001f"`,
 		"q\"b\\":     `"q\"b\\"`,
 		"\n\r\t\x00": `"\n\r\t\u0000"`,

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // Format is the record output format.
@@ -98,13 +100,30 @@ func appendField(b []byte, name, b64marker string, v []byte) []byte {
 const hexDigits = "0123456789abcdef"
 
 // appendJSONString appends s (valid UTF-8) as a JSON string: quotes,
-// backslashes and control characters escaped, everything else as is.
+// backslashes and control characters escaped, and DEL, the C1 controls,
+// the format characters (bidi overrides...) and line separators as \u
+// escapes, as all of offsetctl's JSON writes them (safetext.JSON): a line
+// decodes to the record's exact bytes all the same (docs/replay.md),
+// everything else as is.
 func appendJSONString[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
+		if c-0x20 < 0x7f-0x20 && c != '"' && c != '\\' {
+			continue // printable ASCII but for the two: nearly every byte
+		}
+		if c >= 0x7f {
+			// A rune decode only after the few bytes that can start
+			// an escaped rune.
+			r, size := safetext.JSONEscapeAt(s[i:])
+			if size == 0 {
+				continue
+			}
+			b = append(b, s[start:i]...)
+			b = safetext.AppendJSONEscape(b, r)
+			i += size - 1
+			start = i + 1
 			continue
 		}
 		b = append(b, s[start:i]...)

@@ -25,6 +25,25 @@ func TestAppendJSONRecord(t *testing.T) {
 	}
 }
 
+// Format characters, C1 controls and DEL in a key, a value or a header
+// are \u escapes in a jsonl line (a terminal or pager showing it is not
+// reordered), and the line decodes to the record's exact bytes.
+func TestAppendJSONRecordEscapesFormatCharacters(t *testing.T) {
+	key := "rtl\u202egnillib"
+	value := "c1\u0085\u009b2K del\x7f iso\u2066x\u2069 lrm\u200e alm\u061c tag\U000e0001 ünï 日本"
+	r := &kgo.Record{Topic: "t", Key: []byte(key), Value: []byte(value), Headers: []kgo.RecordHeader{{Key: "h\u202e", Value: []byte("v\u200f")}}}
+	line := appendJSONRecord(nil, []byte(`"t"`), r)
+	for _, esc := range []string{`rtl\u202egnillib`, `c1\u0085\u009b2K del\u007f iso\u2066x\u2069 lrm\u200e alm\u061c tag\udb40\udc01 ünï 日本`, `"h\u202e"`, `"v\u200f"`} {
+		if !bytes.Contains(line, []byte(esc)) {
+			t.Errorf("line %s lacks %s", line, esc)
+		}
+	}
+	l, err := ParseLine(line)
+	if err != nil || string(l.Key) != key || string(l.Value) != value || len(l.Headers) != 1 || l.Headers[0].Key != "h\u202e" || string(l.Headers[0].Value) != "v\u200f" {
+		t.Fatalf("round trip: %+v, %v", l, err)
+	}
+}
+
 func TestParseFormat(t *testing.T) {
 	for in, want := range map[string]Format{"jsonl": JSONL, "JSON": JSONL, "raw": Raw, " none ": None} {
 		if got, err := ParseFormat(in); err != nil || got != want {
@@ -40,6 +59,7 @@ func FuzzJSONLRoundTrip(f *testing.F) {
 	f.Add([]byte("key"), []byte("value"), "h", []byte("hv"), false, false)
 	f.Add([]byte{0xff, 0xfe}, []byte{0, 1, 2}, "\xff", []byte(nil), true, false)
 	f.Add([]byte("\"\\\n\u2028é"), []byte{}, "", []byte{}, false, true)
+	f.Add([]byte("\u202e\u0085\x7f"), []byte("\U000e0001\u2066"), "\u200e", []byte("\u061c"), false, false)
 	f.Fuzz(func(t *testing.T, key, value []byte, hk string, hv []byte, nullKey, nullValue bool) {
 		if nullKey {
 			key = nil

@@ -177,6 +177,7 @@ func Snapshot(w io.Writer, f Format, s SnapshotResult) error {
 // what History writes) one entry at a time: next returns the entries in
 // order, nil at the end. A log of a gigabyte is never held at once.
 func HistoryJSON(w io.Writer, next func() (*audit.Entry, error)) error {
+	w = jsonOut(w)
 	first := true
 	for {
 		e, err := next()

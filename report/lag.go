@@ -60,7 +60,12 @@ type LagStream struct {
 // Nothing is written before the first Group or Close.
 func NewLagStream(w io.Writer, f Format, meta lag.LagReport, opt LagStreamOptions) *LagStream {
 	meta.Groups = nil
-	return &LagStream{w: bufio.NewWriterSize(w, 64<<10), f: f, meta: meta, opt: opt, csvEscape: escapesCSV(w)}
+	csvEscape := escapesCSV(w)
+	if f == JSON {
+		// Under the buffer: it writes in 64 KiB chunks, not copies.
+		w = jsonOut(w)
+	}
+	return &LagStream{w: bufio.NewWriterSize(w, 64<<10), f: f, meta: meta, opt: opt, csvEscape: csvEscape}
 }
 
 // Group writes one group. The first write error is kept and returned by

@@ -41,10 +41,18 @@ func ParseFormat(s string) (Format, error) {
 
 // WriteJSON writes v as indented JSON and a newline.
 func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(jsonOut(w))
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// jsonOut is where every JSON document or line of this package is written
+// (WriteJSON, WriteJSONLine, LagStream, HistoryJSON): DEL, C1 controls,
+// format characters (bidi overrides, isolates, marks) and line separators
+// in a name from the cluster are written as \u escapes (safetext.JSON),
+// on a terminal or not. The JSON decodes to the same strings, so a reader
+// of it sees no change; a terminal or pager showing it is not reordered.
+func jsonOut(w io.Writer) io.Writer { return safetext.JSON(w) }
 
 // largeTable is the row count above which WriteTable aligns tables itself
 // (writeAligned): tablewriter's per-cell width machinery costs about 35 µs
@@ -54,7 +62,7 @@ const largeTable = 200
 // WriteJSONLine writes v as JSON on one line (a stream of documents, e.g.
 // one per --watch round).
 func WriteJSONLine(w io.Writer, v any) error {
-	return json.NewEncoder(w).Encode(v)
+	return json.NewEncoder(jsonOut(w)).Encode(v)
 }
 
 // WriteTable writes a plain aligned table (no borders), the style of

@@ -231,10 +231,10 @@ func (a *app) replaySink(format replay.Format, out string) (sink, summary io.Wri
 		return nil, summary, nil, nil
 	}
 	if out == "" || out == "-" {
-		// --format raw writes values as they are (and jsonl keeps
-		// DEL and C1 controls): a terminal would act on their
-		// escape sequences, so there they are escaped, as every
-		// other output to a terminal is. A file or a pipe gets the
+		// --format raw writes values as they are: a terminal would
+		// act on their escape sequences, so there they are escaped,
+		// as every other output to a terminal is (jsonl has no such
+		// byte left: appendJSONString). A file or a pipe gets the
 		// exact bytes.
 		if a.ios().IsStdoutTTY() {
 			return safetext.Lines(a.stdout), a.stderr, nil, nil

@@ -252,7 +252,9 @@ const formattingHelp = `-o/--output chooses the format of what a command writes 
 
 Only data goes to stdout. Warnings, notes, progress, the undo line and errors go to stderr, so
 "offsetctl ... -o json | jq" always reads clean JSON. On a terminal, names holding control bytes
-are escaped; a file or a pipe gets their exact bytes (docs/bad-input.md).
+are escaped; a file or a pipe gets their exact bytes (docs/bad-input.md). All JSON (the JSON lines
+of lag --watch and replay's jsonl too) writes DEL, C1 controls, format characters such as bidi
+overrides (U+202E) and U+2028/9 as \u escapes, terminal or not: it decodes to the exact strings.
 
 The JSON shapes (full field lists in docs/lag.md, docs/reset.md, docs/replay.md, docs/audit.md,
 docs/semantics.md):

@@ -88,8 +88,10 @@ func TestHostileGroupNamesInHumanOutput(t *testing.T) {
 		if n := strings.Count(r.stdout, "\n"); n != 4 { // group line, header, 2 rows
 			t.Fatalf("lag table of %q has %d lines, want 4:\n%s", g, n, r.stdout)
 		}
-		// JSON keeps the exact bytes, but for invalid UTF-8: a JSON
-		// string is Unicode, and encoding/json writes U+FFFD for it.
+		// JSON decodes to the exact bytes, but for invalid UTF-8: a
+		// JSON string is Unicode, and encoding/json writes U+FFFD for
+		// it. (The characters a terminal acts on are \u escapes:
+		// TestJSONEscapesFormatCharacters.)
 		l := lagOf(t, c, 0, "--", g)
 		if len(l.Groups) != 1 || l.Groups[0].Group != strings.ToValidUTF8(g, "\uFFFD") {
 			t.Fatalf("lag JSON groups = %+v, want %q", l.Groups, g)

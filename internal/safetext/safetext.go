@@ -15,8 +15,10 @@
 //     (strconv.Quote: \x1b, \n, \u202e, \xff for invalid UTF-8).
 //
 // A raw name never starts with '"' and a quoted one always does, so the two
-// forms cannot be confused. JSON keeps the exact bytes and CSV uses its own
-// quoting: this package is for tables, stderr and copy-paste commands only.
+// forms cannot be confused. JSON keeps the exact characters, with the ones
+// a terminal acts on as \u escapes (JSON, in json.go), and CSV uses its own
+// quoting: the rest of this package is for tables, stderr and copy-paste
+// commands.
 package safetext
 
 import (
