@@ -12,8 +12,12 @@ import (
 )
 
 // History renders audit entries: JSON {"entries":[...]}, or one row per
-// entry.
-func History(w io.Writer, f Format, entries []audit.Entry) error {
+// entry. group is history's --group (or ""): the table's row of an entry
+// that skipped that group for its live members says so in OUTCOME
+// (SkippedOutcome) and counts no CHANGED, since the entry's outcome and
+// counts are its other groups'. JSON and CSV name such groups in
+// skipped_live / SKIPPED-LIVE.
+func History(w io.Writer, f Format, entries []audit.Entry, group string) error {
 	if entries == nil {
 		entries = []audit.Entry{}
 	}
@@ -37,6 +41,9 @@ func History(w io.Writer, f Format, entries []audit.Entry) error {
 			// A newer offsetctl's entry: its fields may mean other things.
 			outcome = fmt.Sprintf("format-v%d?", e.V)
 		}
+		if group != "" && e.Skipped(group) {
+			outcome, changes = SkippedOutcome, "-"
+		}
 		row := []string{e.ID, e.Time.UTC().Format(time.RFC3339), who, e.Action, safetext.List(e.Groups, historyGroups), outcome, changes, Dash(e.Backup)}
 		if f == CSV {
 			records := ""
@@ -46,20 +53,25 @@ func History(w io.Writer, f Format, entries []audit.Entry) error {
 			row = []string{e.ID, e.Time.UTC().Format(time.RFC3339Nano), e.User, e.Host, e.ClusterID, e.Profile, e.Action,
 				strings.Join(e.Groups, " "), strings.Join(e.Topics, " "), e.Outcome, fmt.Sprint(e.ExitCode),
 				fmt.Sprint(e.Partitions), fmt.Sprint(e.Applied), fmt.Sprint(changedOf(e)), e.Backup, e.BackupSHA256, records, e.Digest, e.UndoOf,
-				strings.Join(e.Command, " ")}
+				strings.Join(e.Command, " "), strings.Join(e.SkippedLive, " ")}
 		}
 		rows = append(rows, row)
 	}
 	header := []string{"ID", "TIME", "WHO", "ACTION", "GROUPS", "OUTCOME", "CHANGED", "BACKUP"}
 	if f == CSV {
 		header = []string{"ID", "TIME", "USER", "HOST", "CLUSTER-ID", "PROFILE", "ACTION", "GROUPS", "TOPICS", "OUTCOME", "EXIT-CODE",
-			"PARTITIONS", "APPLIED", "CHANGED", "BACKUP", "BACKUP-SHA256", "RECORDS", "DIGEST", "UNDO-OF", "COMMAND"}
+			"PARTITIONS", "APPLIED", "CHANGED", "BACKUP", "BACKUP-SHA256", "RECORDS", "DIGEST", "UNDO-OF", "COMMAND", "SKIPPED-LIVE"}
 	}
 	if f == CSV {
 		return WriteCSV(w, header, rows)
 	}
 	return writeTable(w, header, rows, 4) // GROUPS is a safetext.List
 }
+
+// SkippedOutcome is history's OUTCOME, with --group G, of a change that
+// skipped G for its live members: G was not changed, whatever the change
+// did to its other groups.
+const SkippedOutcome = "skipped (live)"
 
 // changedOf is the partitions an entry changed: Changed (version 2, the
 // offsets the change moved, as the console counted them), else Applied

@@ -29,7 +29,7 @@ func TestHistoryTableGroups(t *testing.T) {
 		e("06", "evil\x1b[2K"),
 	}
 	var buf bytes.Buffer
-	if err := History(&buf, Table, entries); err != nil {
+	if err := History(&buf, Table, entries, ""); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
@@ -59,7 +59,7 @@ func TestHistoryUnknownVersion(t *testing.T) {
 		{V: audit.Version + 1, ID: "02", Time: at, Action: "reset", Outcome: "applied"},
 	}
 	var buf bytes.Buffer
-	if err := History(&buf, Table, entries); err != nil {
+	if err := History(&buf, Table, entries, ""); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(buf.String(), "\n")
@@ -83,7 +83,7 @@ func TestHistoryJSONMatchesHistory(t *testing.T) {
 	}
 	for n := 0; n <= len(all); n++ {
 		var want, got bytes.Buffer
-		if err := History(&want, JSON, all[:n]); err != nil {
+		if err := History(&want, JSON, all[:n], ""); err != nil {
 			t.Fatal(err)
 		}
 		i := 0
@@ -115,7 +115,7 @@ func TestHistoryChangedColumn(t *testing.T) {
 		{ID: "02", Time: at, User: "u", Host: "h", Action: "reset", Outcome: "applied", Partitions: 3, Applied: 3, Written: &three, Changed: &zero},
 	}
 	var buf bytes.Buffer
-	if err := History(&buf, Table, entries); err != nil {
+	if err := History(&buf, Table, entries, ""); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(buf.String(), "\n")
@@ -123,7 +123,7 @@ func TestHistoryChangedColumn(t *testing.T) {
 		t.Fatalf("CHANGED column:\n%s", buf.String())
 	}
 	buf.Reset()
-	if err := History(&buf, CSV, entries); err != nil {
+	if err := History(&buf, CSV, entries, ""); err != nil {
 		t.Fatal(err)
 	}
 	lines = strings.Split(buf.String(), "\n")

@@ -107,6 +107,12 @@ type Entry struct {
 	Command []string `json:"command"`
 	Groups  []string `json:"groups"`
 	Topics  []string `json:"topics"`
+	// SkippedLive are the groups of Groups that a selection (--all-groups,
+	// --regex) skipped for their live members: nothing was sent for them,
+	// and the change failed for them (history --group G says G was
+	// skipped, not changed). Entries written before it was added hold
+	// such groups in Groups only.
+	SkippedLive []string `json:"skipped_live,omitempty"`
 	// Partitions counts the planned partitions; Applied those changed
 	// and read back.
 	Partitions int `json:"partitions"`

@@ -40,6 +40,14 @@ func Select(entries []Entry, f Filter) []Entry {
 	return out
 }
 
+// Skipped reports whether e names group only as skipped for its live
+// members (SkippedLive): the change was not made to it. history --group
+// lists such an entry, marked so, since what was asked for the group and
+// not done is part of its story.
+func (e Entry) Skipped(group string) bool {
+	return contains(e.SkippedLive, group)
+}
+
 func contains(list []string, s string) bool {
 	for _, v := range list {
 		if v == s {

@@ -339,6 +339,7 @@ func resetAudit(plan *admin.Plan) auditFill {
 				// refused) rather than a complete success.
 				skipped = true
 				e.Groups = append(e.Groups, g.Group)
+				e.SkippedLive = append(e.SkippedLive, g.Group)
 				outcomes = append(outcomes, audit.Refused)
 				continue
 			}
@@ -519,6 +520,7 @@ func skippedLiveGroups(e *audit.Entry, live []string) []string {
 	var outcomes []string
 	for _, g := range live {
 		e.Groups = append(e.Groups, g)
+		e.SkippedLive = append(e.SkippedLive, g)
 		outcomes = append(outcomes, audit.Refused)
 	}
 	return outcomes

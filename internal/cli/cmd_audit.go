@@ -25,9 +25,12 @@ func (a *app) historyCmd() *cobra.Command {
 		Long: `history lists the audit trail, one row per change: who changed which
 group's offsets, when, with which backup and outcome (and every replay).
 A change whose outcome was never recorded (the run was killed after its
-intent) is shown as unknown. --verify ID reads the groups of change ID now
-and says, partition by partition, whether each holds the offset before the
-change, the planned one, or neither.`,
+intent) is shown as unknown. --group G also lists the fleet changes
+(--all-groups, -r) that skipped G for its live members, with OUTCOME
+"skipped (live)" and no CHANGED count: G was not changed by them.
+--verify ID reads the groups of change ID now and says, partition by
+partition, whether each holds the offset before the change, the planned
+one, or neither.`,
 		Example: `  offsetctl history --group orders-billing --since 7d
   offsetctl history --since 2026-11-30 -o json
   offsetctl history --verify 01JE4Z8Q6M3T9V2XKQ0R5B7C1D`,
@@ -69,11 +72,11 @@ change, the planned one, or neither.`,
 					sel[i].Changes = nil // the table shows the counts
 				}
 			}
-			return report.History(a.stdout, a.format, sel)
+			return report.History(a.stdout, a.format, sel, group)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&group, "group", "", "only entries that changed (or replayed past) this group")
+	fl.StringVar(&group, "group", "", "only entries about this group: that changed it, replayed past it, or skipped it as live (OUTCOME skipped (live))")
 	fl.StringVarP(&topic, "topic", "t", "", "only entries about this topic")
 	fl.StringVar(&since, "since", "", "only entries from this long ago (24h, 7d, PT90M) or since this time (RFC 3339, YYYY-MM-DD, unix ms)")
 	fl.StringVar(&verify, "verify", "", "read the groups of change ID now: which partitions hold the offsets before it, which the planned ones")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/csv"
 	"reflect"
 	"regexp"
 	"slices"
@@ -402,6 +403,60 @@ func TestSelectionNamesPatternOfSkippedKind(t *testing.T) {
 	r = mustRun(t, f.c, 2, "reset", "-r", onlyWorker, "--all-topics", "--to", "earliest", "--execute")
 	if want := "offsetctl: no consumer group matches the --regex/--exclude selection: nothing to do"; !strings.Contains(r.stderr, warn("reset")) || lastLine(r.stderr) != want {
 		t.Errorf("reset of only a worker group: stderr:\n%s\nwant the kind warning, then %q", r.stderr, want)
+	}
+}
+
+// TestHistoryGroupSkippedLive: history --group G lists a fleet change
+// that skipped G for its live members, but its row says G was skipped, not
+// changed (OUTCOME "skipped (live)", no CHANGED count), while a group the
+// change did reset reads the change's outcome; JSON and CSV name G in
+// skipped_live / SKIPPED-LIVE.
+func TestHistoryGroupSkippedLive(t *testing.T) {
+	f := newResetFixture(t)
+	prefix, g := patternGroups(t, f)
+	mustRun(t, f.c, 1, "reset", "-r", prefix+"-.*", "--exclude", ".*-skip", "--topic", f.topic+":0",
+		"--to", "earliest", "--execute", "--backup", f.backup("fleet.csv")) // the live group: not reset
+	mustRun(t, f.c, 1, "delete-offsets", "-r", prefix+"-.*", "--exclude", ".*-skip", "--topic", f.topic+":1",
+		"--execute", "--backup", f.backup("fleet-del.csv"))
+	assertCommitted(t, f.c, g["live"], f.topic, map[int32]int64{0: 4, 1: 6})
+
+	rows := func(group string) [][]string {
+		t.Helper()
+		lines := strings.Split(strings.TrimSpace(mustRun(t, nil, 0, "history", "--group", group).stdout), "\n")
+		cols := regexp.MustCompile(`\s{2,}`)
+		if h := cols.Split(lines[0], -1); len(h) < 7 || h[3] != "ACTION" || h[5] != "OUTCOME" || h[6] != "CHANGED" {
+			t.Fatalf("history header %q", lines[0])
+		}
+		var out [][]string
+		for _, l := range lines[1:] {
+			out = append(out, cols.Split(l, -1))
+		}
+		return out
+	}
+	live := rows(g["live"])
+	if len(live) != 2 {
+		t.Fatalf("history --group %s: %d rows, want the reset and the delete-offsets that skipped it: %q", g["live"], len(live), live)
+	}
+	for i, action := range []string{"reset", "delete-offsets"} {
+		if r := live[i]; r[3] != action || r[5] != "skipped (live)" || r[6] != "-" {
+			t.Errorf("history --group %s row %d = %q, want %s, skipped (live), -", g["live"], i, r, action)
+		}
+	}
+	for i, r := range rows(g["a"]) {
+		if r[5] != "partly" || r[6] != "2/2" {
+			t.Errorf("history --group %s row %d = %q, want the change's outcome (partly: a live group skipped) and 2/2 changed", g["a"], i, r)
+		}
+	}
+
+	es := historyOf(t, "--group", g["live"])
+	for _, e := range es {
+		if !slices.Contains(e.Groups, g["live"]) || !slices.Equal(e.SkippedLive, []string{g["live"]}) || e.Skipped(g["a"]) {
+			t.Errorf("%s entry: groups %v, skipped_live %v; want %s skipped and in groups, %s not skipped", e.Action, e.Groups, e.SkippedLive, g["live"], g["a"])
+		}
+	}
+	recs, err := csv.NewReader(strings.NewReader(mustRun(t, nil, 0, "history", "--group", g["live"], "-o", "csv").stdout)).ReadAll()
+	if err != nil || len(recs) != 3 || recs[0][len(recs[0])-1] != "SKIPPED-LIVE" || recs[1][len(recs[1])-1] != g["live"] {
+		t.Fatalf("history -o csv: %v %q, want a last column SKIPPED-LIVE naming %s", err, recs, g["live"])
 	}
 }
 
