@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -134,7 +135,7 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 	if f.interval < time.Second {
 		return nil, exitcode.Usagef("--interval must be at least 1s, got %s", f.interval)
 	}
-	listen, listenFlag, err := listenAddresses(cmd, f)
+	listen, listenFlag, err := listenAddresses(cmd, f, a.lookupListenHost)
 	if err != nil {
 		return nil, err
 	}
@@ -208,9 +209,12 @@ func (a *app) exporterMux(targets []exporterTarget, maxRequests int, writeTimeou
 }
 
 // listenAddresses is --web.listen-address, or --listen (its older name),
-// and the flag's name. An address given twice is bad input (exit 2): the
-// second bind would fail on the first's socket.
-func listenAddresses(cmd *cobra.Command, f exporterFlags) ([]string, string, error) {
+// and the flag's name. An address given twice, or two that overlap (the
+// same port on one address, host names resolved with lookup, or one of
+// them every address: exporter.CheckListen), is bad input (exit 2), said
+// before anything is bound: the second bind would fail on the first's
+// socket.
+func listenAddresses(cmd *cobra.Command, f exporterFlags, lookup exporter.LookupFunc) ([]string, string, error) {
 	listen, flag := f.listen, "--web.listen-address"
 	if cmd.Flags().Changed("listen") {
 		if cmd.Flags().Changed("web.listen-address") {
@@ -218,27 +222,32 @@ func listenAddresses(cmd *cobra.Command, f exporterFlags) ([]string, string, err
 		}
 		listen, flag = []string{f.listenAlias}, "--listen"
 	}
-	seen := map[string]bool{}
 	for _, addr := range listen {
 		if err := checkListen(flag, addr); err != nil {
 			return nil, "", err
 		}
-		host, port, _ := net.SplitHostPort(addr) // checked above
-		key := net.JoinHostPort(strings.ToLower(host), port)
-		if port != "0" && seen[key] { // port 0 picks a free port each time
-			return nil, "", exitcode.Usagef("%s: %s is given twice", flag, safetext.Text(addr))
-		}
-		seen[key] = true
+	}
+	if err := exporter.CheckListen(cmd.Context(), listen, lookup); err != nil {
+		return nil, "", exitcode.Usagef("%s: %v", flag, err)
 	}
 	return listen, flag, nil
 }
 
+// lookupListenHost resolves the host name of a listen address, within
+// --timeout.
+func (a *app) lookupListenHost(ctx context.Context, host string) ([]netip.Addr, error) {
+	ctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+}
+
 // bindListeners listens on every address before anything is said to
-// serve. Two of the addresses that overlap (the same port, one of them on
-// every address: ":9308" and "127.0.0.1:9308") are bad input (exit 2); an
-// address another process holds, or not on this machine, is an
-// operational failure (exit 1), named in the error. Nothing stays bound
-// after an error.
+// serve. Overlapping addresses were refused before (listenAddresses); a
+// bind that still meets an earlier one of the same port (a name that
+// resolved otherwise at bind time) is bad input too (exit 2). An address
+// another process holds, or not on this machine, is an operational
+// failure (exit 1), named in the error. Nothing stays bound after an
+// error.
 func bindListeners(flag string, addrs []string) ([]net.Listener, error) {
 	var lns []net.Listener
 	for i, addr := range addrs {

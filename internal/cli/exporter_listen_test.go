@@ -24,7 +24,9 @@ func freePort(t *testing.T) int {
 
 // TestExporterListenAddresses: every --web.listen-address is bound before
 // the exporter says it serves; an address given twice, or two that
-// overlap, is bad input (exit 2, one line, no "serving"); an address
+// overlap (a host name resolved, every address of a port against one of
+// them), is bad input (exit 2, one line, no "serving", said before any
+// address is bound); an address
 // another socket holds is exit 1 with one line naming it, never after a
 // "serving" line for the others.
 func TestExporterListenAddresses(t *testing.T) {
@@ -35,7 +37,7 @@ func TestExporterListenAddresses(t *testing.T) {
 	}
 	defer held.Close()
 	heldAddr := held.Addr().String()
-	p1, p2 := freePort(t), freePort(t)
+	p1, p2, p3, p4 := freePort(t), freePort(t), freePort(t), freePort(t)
 	a1 := fmt.Sprintf("127.0.0.1:%d", p1)
 	for _, tc := range []struct {
 		name  string
@@ -48,7 +50,17 @@ func TestExporterListenAddresses(t *testing.T) {
 		{"duplicate, host case", []string{"LOCALHOST:" + fmt.Sprint(p1), "localhost:" + fmt.Sprint(p1)}, 2,
 			"offsetctl: --web.listen-address: localhost:" + fmt.Sprint(p1) + " is given twice\n"},
 		{"overlap", []string{fmt.Sprintf(":%d", p2), fmt.Sprintf("127.0.0.1:%d", p2)}, 2,
-			fmt.Sprintf("offsetctl: --web.listen-address: :%d and 127.0.0.1:%d overlap (the same port on the same address): give one of them\n", p2, p2)},
+			fmt.Sprintf("offsetctl: --web.listen-address: :%d and 127.0.0.1:%d overlap (the same port on the same address: :%d is every address): give one of them\n", p2, p2, p2)},
+		{"overlap, every address first bound last", []string{fmt.Sprintf("127.0.0.1:%d", p2), fmt.Sprintf("[::]:%d", p2)}, 2,
+			fmt.Sprintf("offsetctl: --web.listen-address: 127.0.0.1:%d and [::]:%d overlap (the same port on the same address: [::]:%d is every address): give one of them\n", p2, p2, p2)},
+		{"overlap, a host name", []string{fmt.Sprintf("localhost:%d", p3), fmt.Sprintf("127.0.0.1:%d", p3)}, 2,
+			fmt.Sprintf("offsetctl: --web.listen-address: localhost:%d and 127.0.0.1:%d overlap (the same port on the same address: localhost is 127.0.0.1): give one of them\n", p3, p3)},
+		{"overlap, one IP spelt twice", []string{fmt.Sprintf("127.0.0.1:%d", p3), fmt.Sprintf("[::ffff:127.0.0.1]:%d", p3)}, 2,
+			fmt.Sprintf("offsetctl: --web.listen-address: 127.0.0.1:%d and [::ffff:127.0.0.1]:%d overlap (the same port on the same address: both are 127.0.0.1): give one of them\n", p3, p3)},
+		// Said before anything is bound: the address another socket
+		// holds, between the two, is never tried.
+		{"overlap before binding", []string{fmt.Sprintf("localhost:%d", p4), heldAddr, fmt.Sprintf("127.0.0.1:%d", p4)}, 2,
+			fmt.Sprintf("offsetctl: --web.listen-address: localhost:%d and 127.0.0.1:%d overlap (the same port on the same address: localhost is 127.0.0.1): give one of them\n", p4, p4)},
 		{"in use elsewhere", []string{a1, heldAddr}, 1,
 			"offsetctl: --web.listen-address " + heldAddr + ": cannot listen: bind: address already in use\n"},
 	} {
