@@ -183,13 +183,17 @@ func (a *app) streamLag(ctx context.Context, cfg cluster.Config, adm *cluster.Ad
 			}
 			checked = true
 		}
+		// Judged before --min-lag: a group's status is over all its rows.
+		// Sampling reads the batch again and makes b that read.
+		again := func(ctx context.Context, groups []string) (lag.LagBatch, error) {
+			return lag.GatherBatch(ctx, adm, req, groups, lo)
+		}
+		if err := judgeBatch(ctx, o.judge, cfg, &b, again); err != nil {
+			return err
+		}
 		rep := b.Report
 		if req.AllGroups && !req.Scope.Empty() {
 			rep = rep.WithRows()
-		}
-		// Judged before --min-lag: a group's status is over all its rows.
-		if err := judgeBatch(ctx, o.judge, cfg, &rep, b.Snapshot.At); err != nil {
-			return err
 		}
 		// --min-lag first, so time lag is read only for the rows shown.
 		rep = lag.LagFilter{MinLag: o.filter.MinLag}.Apply(rep)

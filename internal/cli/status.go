@@ -118,19 +118,20 @@ func (a *app) watchJudge(j *health.Judge, o *statusOpts, every time.Duration) {
 }
 
 // judgeBatch judges one batch, bounded by the timeout plus the sampling
-// wait (a batch's own deadline is for its gather only).
-func judgeBatch(ctx context.Context, j *health.Judge, cfg cluster.Config, rep *lag.LagReport, at time.Time) error {
+// wait (a batch's own deadline is for its gather only); the sampling
+// source makes b its second read, with again.
+func judgeBatch(ctx context.Context, j *health.Judge, cfg cluster.Config, b *lag.LagBatch, again health.Reread) error {
 	if j == nil {
 		return nil
 	}
-	rep.Status = true
+	b.Report.Status = true
 	limit := cfg.Timeout
 	if limit > 0 {
 		limit += j.Sample
 	}
 	jctx, cancel := batchTimeout(ctx, limit)
 	defer cancel()
-	return unreadableHint(j.Judge(jctx, rep, at))
+	return unreadableHint(j.Judge(jctx, b, again))
 }
 
 // unreadableHint says what to do about an offsets topic that cannot be
