@@ -3,7 +3,6 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/offsetctl/offsetctl/internal/change"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
@@ -69,12 +68,13 @@ func (a *app) groupsCmd() *cobra.Command {
 				breaches = append(breaches, statusBreaches(rep, t.statuses)...)
 			})
 			if err != nil {
+				a.sayThreshold(breaches) // of the groups read before it
 				return err
 			}
 			// Written first; the outcome is what it is even if stdout's
 			// reader left (stdout.go).
 			werr := report.Groups(a.stdout, a.format, rows, so != nil)
-			return withOutput(groupsOutcome(rows, breaches), werr)
+			return withOutput(a.reportOutcome(groupErrors(rows), breaches), werr)
 		},
 	}
 	// Not a StringSlice: it reads --state '' as no filter (every group);
@@ -87,19 +87,15 @@ func (a *app) groupsCmd() *cobra.Command {
 	return cmd
 }
 
-// groupsOutcome is exit 1 for a group that could not be read, else 4 for
-// a crossed --fail-if threshold.
-func groupsOutcome(rows []lag.GroupSummary, breaches []string) error {
+// groupErrors are the error lines of the groups that could not be read.
+func groupErrors(rows []lag.GroupSummary) []string {
 	var errs []string
 	for _, r := range rows {
 		if r.Error != "" {
 			errs = append(errs, "group "+safetext.Arg(r.Group)+": "+r.Error)
 		}
 	}
-	if err := change.ReportErrors(errs); err != nil {
-		return err
-	}
-	return thresholdError(breaches)
+	return errs
 }
 
 // keepTotalLag keeps the groups whose TotalLag is at least min, and every

@@ -253,21 +253,13 @@ func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admi
 		if out.groups > 0 {
 			_ = out.close()
 		}
+		a.sayThreshold(out.breaches)
 		return withOutput(err, out.closed)
 	}
 	if err := out.close(); err != nil && !stdoutClosed(err) {
 		return err
 	}
-	return withOutput(out.outcome(), out.closed)
-}
-
-// outcome is the report's own: exit 1 for a group or partition that could
-// not be read, else 4 for a crossed --fail-if threshold.
-func (o *lagOutput) outcome() error {
-	if err := change.ReportErrors(o.errs); err != nil {
-		return err
-	}
-	return thresholdError(o.breaches)
+	return withOutput(a.reportOutcome(out.errs, out.breaches), out.closed)
 }
 
 // lagMeta is what a lag report says besides its groups.
