@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/audit"
@@ -165,14 +166,11 @@ Against the cluster, only the groups of A are compared unless --all-groups
 			return exitcode.Usagef("diff takes one or two snapshots, got %d: %s: %s", len(args), quoteArgs(args), usageLine(cmd))
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("translate") && translate == "" {
-				return exitcode.Usagef("--translate: name A's MirrorMaker 2 alias (it is empty)")
+			if err := a.diffModeFlags(cmd.Flags(), len(args)); err != nil {
+				return err
 			}
 			if a.crossDiff() {
 				return a.runCrossDiff(cmd, args, translate, exitCode)
-			}
-			if translate != "" {
-				return exitcode.Usagef("--translate compares two clusters: give --profile A --profile B and the groups")
 			}
 			before, err := a.readState(args[0])
 			if err != nil {
@@ -190,9 +188,6 @@ Against the cluster, only the groups of A are compared unless --all-groups
 					return err
 				}
 			}
-			if allGroups && len(args) == 2 {
-				return exitcode.Usagef("--all-groups is for a diff against the cluster: two snapshots are compared whole")
-			}
 			changes := audit.Diff(before, after)
 			res.Changes, res.GroupDiff = audit.Rows(changes), audit.Groups(before, after)
 			werr := report.Diff(a.stdout, a.format, res)
@@ -206,6 +201,26 @@ Against the cluster, only the groups of A are compared unless --all-groups
 	cmd.Flags().StringVar(&translate, "translate", "", "with --profile A --profile B: compare B's commits with MirrorMaker 2's translation of A's (A's alias in MM2)")
 	cmd.Flags().BoolVar(&allGroups, "all-groups", false, "against the cluster: compare every consumer group, not only A's (new groups show as appeared)")
 	return cmd
+}
+
+// diffModeFlags refuses each of diff's own flags in the mode where it
+// would do nothing, before anything is read: --exit-code works in every
+// mode; --translate only across two clusters; --all-groups only for a
+// snapshot against the cluster (a cluster diff compares the groups named,
+// and ignored it).
+func (a *app) diffModeFlags(fl *pflag.FlagSet, nargs int) error {
+	translate, _ := fl.GetString("translate")
+	switch cross := a.crossDiff(); {
+	case fl.Changed("translate") && translate == "":
+		return exitcode.Usagef("--translate: name A's MirrorMaker 2 alias (it is empty)")
+	case cross && fl.Changed("all-groups"):
+		return exitcode.Usagef("--all-groups goes with a diff of a snapshot against the cluster: a cluster diff (--profile A --profile B) compares the groups named")
+	case !cross && fl.Changed("translate"):
+		return exitcode.Usagef("--translate compares two clusters: give --profile A --profile B and the groups")
+	case !cross && nargs == 2 && fl.Changed("all-groups"):
+		return exitcode.Usagef("--all-groups is for a diff against the cluster: two snapshots are compared whole")
+	}
+	return nil
 }
 
 // readState reads a snapshot or backup file (four columns: a group on
