@@ -141,18 +141,29 @@ func (a *app) diffCmd() *cobra.Command {
 	var exitCode, allGroups bool
 	var translate string
 	cmd := &cobra.Command{
-		Use:   "diff A [B]",
-		Short: "Compare two snapshots, or a snapshot with the cluster now: per group and partition, before, after and delta",
-		Long: `diff compares the committed offsets of snapshot A (or any backup) with
-snapshot B, or with the live cluster when B is left out: every partition
-whose offset differs (a missing or no-commit partition counts as no
-commit), and the groups that appeared or vanished. It exits 0 whether or
-not there are differences; --exit-code makes it exit 1 when there are.
-Against the cluster, only the groups of A are compared unless --all-groups
-(then a group created since A shows as appeared).`,
+		Use:   "diff SNAPSHOT [SNAPSHOT] | --profile A --profile B GROUP...",
+		Short: "Compare committed offsets: two snapshots, a snapshot with the cluster now, or two clusters",
+		Long: `diff compares committed offsets, per group and partition, in two forms.
+
+diff SNAPSHOT [SNAPSHOT] compares a snapshot (or any backup) with a second
+snapshot, or with the live cluster when the second is left out: every
+partition whose offset differs (a missing or no-commit partition counts as
+no commit), and the groups that appeared or vanished. Against the cluster,
+only the snapshot's groups are compared unless --all-groups (then a group
+created since shows as appeared).
+
+diff --profile A --profile B GROUP... compares the named groups' commits on
+two clusters (two profiles of the profiles file), by topic and partition:
+same, differs, only-a or only-b. With --translate ALIAS, B's commits are
+compared with MirrorMaker 2's translation of A's (docs/translate.md).
+
+Both exit 0 whether or not there are differences; --exit-code makes them
+exit 1 when there are.`,
 		Example: `  offsetctl diff before.csv
   offsetctl diff before.csv after.csv -o json
-  offsetctl diff before.csv --exit-code >/dev/null || echo "offsets moved"`,
+  offsetctl diff before.csv --exit-code >/dev/null || echo "offsets moved"
+  offsetctl diff --profile primary --profile dr orders-app --exit-code
+  offsetctl diff --profile primary --profile dr orders-app --translate primary -o json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if a.crossDiff() {
 				return nil // groups: checked by runCrossDiff
@@ -199,7 +210,7 @@ Against the cluster, only the groups of A are compared unless --all-groups
 	}
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when there are differences (like git diff --exit-code)")
 	cmd.Flags().StringVar(&translate, "translate", "", "with --profile A --profile B: compare B's commits with MirrorMaker 2's translation of A's (A's alias in MM2)")
-	cmd.Flags().BoolVar(&allGroups, "all-groups", false, "against the cluster: compare every consumer group, not only A's (new groups show as appeared)")
+	cmd.Flags().BoolVar(&allGroups, "all-groups", false, "diff SNAPSHOT against the cluster: compare every consumer group, not only the snapshot's (new groups show as appeared; not in a cluster diff)")
 	return cmd
 }
 
