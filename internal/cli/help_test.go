@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // TestRootHelpGrouped: the root help lists every command under one of the
@@ -149,5 +152,41 @@ func TestHelpFormatting(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("help formatting lacks %q", want)
 		}
+	}
+}
+
+// allCommands is every command of the tree, hidden ones too.
+func allCommands(c *cobra.Command) []*cobra.Command {
+	out := []*cobra.Command{c}
+	for _, sub := range c.Commands() {
+		out = append(out, allCommands(sub)...)
+	}
+	return out
+}
+
+// placeholder is what --help may show after a flag's name: pflag's name
+// for the value's type, or a name in capitals (N, FILE, EXPR, TOPIC:P).
+var placeholder = regexp.MustCompile(`^(|string|strings|stringArray|int|int32|int64|uint|float64|duration|[A-Z][A-Z0-9_]*([:.=,/|-][A-Z0-9_]+)*)$`)
+
+// TestFlagPlaceholders: pflag takes the first `backquoted` words of a
+// flag's text as the name of its value in --help, so a backquote meant as
+// a code span names the value by it: replay --help showed `--digest-out
+// offsetctl digest merge` (QA finding). Every flag of every command,
+// hidden ones and persistent ones too, shows a plausible placeholder.
+func TestFlagPlaceholders(t *testing.T) {
+	a := &app{stdout: &strings.Builder{}, stderr: &strings.Builder{}, stdin: strings.NewReader(""), getenv: func(string) string { return "" }}
+	n := 0
+	for _, c := range allCommands(a.rootCmd()) {
+		for _, fs := range []*pflag.FlagSet{c.LocalFlags(), c.PersistentFlags()} {
+			fs.VisitAll(func(f *pflag.Flag) {
+				n++
+				if name, _ := pflag.UnquoteUsage(f); !placeholder.MatchString(name) {
+					t.Errorf("%s --%s: --help shows its value as %q (a backquote in its text?): %q", c.CommandPath(), f.Name, name, f.Usage)
+				}
+			})
+		}
+	}
+	if n < 150 {
+		t.Errorf("checked %d flags: is the walk still reaching every command?", n)
 	}
 }
