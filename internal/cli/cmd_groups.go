@@ -81,7 +81,8 @@ func (a *app) groupsCmd() *cobra.Command {
 	// ParseStates refuses that and empty items.
 	sel.flags(cmd.Flags(), "every consumer group (the default)")
 	tri.flags(cmd.Flags(), false)
-	status.flags(cmd.Flags())
+	status.flags(cmd.Flags(), false)
+	cmd.Flags().Lookup("min-time-lag").Usage = "only partitions whose next record is at least `D` old (their time lag read from the log; groups with none are left out)"
 	cmd.Flags().Lookup("min-lag").Usage = "only groups whose TOTAL-LAG is ≥ `N` (the sum of their partitions' lag; lag --min-lag is per partition)"
 	cmd.Flags().StringArrayVar(&stateFlags, "state", nil, "only groups in these `STATES`, comma-separated or repeated (e.g. Empty,Stable; case-insensitive)")
 	return cmd

@@ -151,7 +151,7 @@ func (a *app) lagCmd() *cobra.Command {
 	fl.DurationVar(&f.watch, "watch", 0, "redraw every interval until Ctrl-C")
 	fl.BoolVar(&f.members, "members", false, "one row per member: member id, instance id, client id, host and partition count (idle members too)")
 	fl.BoolVar(&f.state, "state", false, "one row per group: type, coordinator, assignor, state and members")
-	f.status.flags(fl)
+	f.status.flags(fl, true)
 	return cmd
 }
 
