@@ -323,3 +323,24 @@ func TestDiffFlagsOutsideTheirMode(t *testing.T) {
 		}
 	}
 }
+
+// Every profile a command names is resolved before any cluster is asked
+// anything: an unknown --offset-syncs-profile, or an unknown B of a
+// cluster diff, is exit 2 with one line, though profile a reaches no
+// broker (QA finding: translate read the checkpoints first, so stderr had
+// a warning line before the exit-2 error).
+func TestProfilesCheckedBeforeClusterIO(t *testing.T) {
+	env := profilesEnv(t, map[string]string{"a": "127.0.0.1:1"})
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"translate", "g", "--profile", "a", "--source-alias", "src", "--offset-syncs", "--target-alias", "dst", "--offset-syncs-profile", "nope"}, `--offset-syncs-profile "nope": not in`},
+		{[]string{"diff", "--profile", "a", "--profile", "nope", "g"}, `--profile "nope": not in`},
+	} {
+		r := runProfiles(t, env, 2, c.args...)
+		if r.stdout != "" || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s: stdout %q stderr %q, want one line holding %q", strings.Join(c.args, " "), r.stdout, r.stderr, c.want)
+		}
+	}
+}
