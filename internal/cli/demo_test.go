@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -306,6 +308,11 @@ func TestDemoHintsRun(t *testing.T) {
 				if strings.HasSuffix(a, ".jsonl") {
 					args[j] = filepath.Join(dir, filepath.Base(a))
 				}
+			}
+			if slices.Contains(args, "--execute") && !slices.Contains(args, "--backup") {
+				// Its default backup goes to the working directory: the
+				// package's, here.
+				args = append(args, "--backup", filepath.Join(dir, fmt.Sprintf("default-%d.csv", i)))
 			}
 			r := offsetctl(t, c, args...)
 			if r.code != 0 {
