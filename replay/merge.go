@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -58,6 +59,9 @@ func MergeDigestFiles(paths []string) (*MergeResult, error) {
 	if len(paths) == 0 {
 		return nil, exitcode.Usagef("name the shard digest files: offsetctl digest merge FILE...")
 	}
+	if err := distinctFiles(paths); err != nil {
+		return nil, err
+	}
 	files := make([]NamedShardDigest, len(paths))
 	for i, p := range paths {
 		sd, err := ReadShardDigestFile(p)
@@ -67,6 +71,30 @@ func MergeDigestFiles(paths []string) (*MergeResult, error) {
 		files[i] = NamedShardDigest{Name: p, ShardDigest: sd}
 	}
 	return MergeShards(files)
+}
+
+// distinctFiles refuses a file named twice, by one path or by two: it is
+// one file given twice, not two files of one shard (exit 2). A file that
+// cannot be stat'ed is left to its read to report.
+func distinctFiles(paths []string) error {
+	type file struct {
+		path string
+		info os.FileInfo
+	}
+	var seen []file
+	for _, p := range paths {
+		info, _ := os.Stat(p)
+		for _, f := range seen {
+			switch {
+			case f.path == p:
+				return exitcode.Usagef("%s was given twice: name each shard digest file once", safetext.Arg(p))
+			case info != nil && f.info != nil && os.SameFile(f.info, info):
+				return exitcode.Usagef("%s and %s are the same file: name each shard digest file once", safetext.Arg(f.path), safetext.Arg(p))
+			}
+		}
+		seen = append(seen, file{p, info})
+	}
+	return nil
 }
 
 // NamedShardDigest is a shard digest and the file it came from.
@@ -160,7 +188,9 @@ func coverage(files []NamedShardDigest) ([]NamedShardDigest, error) {
 	seen := map[int32]string{}
 	for i := range files {
 		f := &files[i]
-		if prev := byIndex[f.Shard.Index]; prev != nil {
+		if prev := byIndex[f.Shard.Index]; prev != nil && prev.Name == f.Name {
+			return nil, fmt.Errorf("%s was given twice: name each shard digest file once", shown(*f))
+		} else if prev != nil {
 			return nil, fmt.Errorf("overlapping shards: %s and %s are both shard %s", shown(*prev), shown(*f), f.Shard.Shard)
 		}
 		byIndex[f.Shard.Index] = f

@@ -194,8 +194,13 @@ func TestMergeShards(t *testing.T) {
 	}{
 		{"missing shard", func(fs []NamedShardDigest) []NamedShardDigest { return fs[:2] }, 2,
 			"missing shards: 2/3 of 3 not given (partitions 2,5,8,11 of the range are in no file)"},
-		{"same shard twice", func(fs []NamedShardDigest) []NamedShardDigest { return append(fs, fs[1]) }, 2,
-			"overlapping shards: shard-1.json and shard-1.json are both shard 1/3"},
+		{"same file twice", func(fs []NamedShardDigest) []NamedShardDigest { return append(fs, fs[1]) }, 2,
+			"shard-1.json was given twice: name each shard digest file once"},
+		{"same shard twice", func(fs []NamedShardDigest) []NamedShardDigest {
+			again := fs[1]
+			again.Name = "shard-1-copy.json"
+			return append(fs, again)
+		}, 2, "overlapping shards: shard-1.json and shard-1-copy.json are both shard 1/3"},
 		{"partition in two shards", edit(1, func(sd *ShardDigest) {
 			sd.Shard.Partitions = []int32{0, 1, 4, 7, 10}
 			sd.Partitions = append([]ShardPartition{{Partition: 0}}, sd.Partitions...)

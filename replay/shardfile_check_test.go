@@ -84,3 +84,32 @@ func TestMergeRefusesEditedFile(t *testing.T) {
 		t.Fatalf("the two good files: %+v, %v", m, err)
 	}
 }
+
+// TestMergeSameFileTwice: one file named twice, by one path or by two, is
+// said to be given twice, not to be two files of one shard (QA finding:
+// "s-1.json and s-1.json are both shard 1/4").
+func TestMergeSameFileTwice(t *testing.T) {
+	files, _, _ := shardFixture(3)
+	dir := t.TempDir()
+	var paths []string
+	for _, f := range files {
+		p := filepath.Join(dir, f.Name)
+		if err := WriteShardDigest(p, f.ShardDigest); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	other := dir + "/./" + filepath.Base(paths[1]) // another path to it
+	for _, c := range []struct {
+		paths []string
+		want  string
+	}{
+		{[]string{paths[0], paths[1], paths[1], paths[2]}, paths[1] + " was given twice: name each shard digest file once"},
+		{[]string{paths[0], paths[1], other, paths[2]}, paths[1] + " and " + other + " are the same file: name each shard digest file once"},
+	} {
+		m, err := MergeDigestFiles(c.paths)
+		if exitcode.Code(err) != 2 || m != nil || err.Error() != c.want {
+			t.Errorf("%v: got %+v, %v (exit %d), want %q", c.paths, m, err, exitcode.Code(err), c.want)
+		}
+	}
+}

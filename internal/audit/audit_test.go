@@ -117,7 +117,8 @@ func TestRead(t *testing.T) {
 		{"corrupt middle line skipped and reported", line("A") + "{not json\n" + line("C"), []string{"A", "C"}, []int{2}},
 		{"torn line followed by later appends", line("A") + line("B")[:15] + line("C"), []string{"A"}, []int{2}},
 		{"blank lines and CRLF", "\n" + strings.TrimSuffix(line("A"), "\n") + "\r\n\n", []string{"A"}, nil},
-		{"unknown fields kept compatible", `{"v":1,"id":"X","future":[1,2]}` + "\n", []string{"X"}, nil},
+		{"unknown fields kept compatible", `{"v":1,"id":"X","action":"reset","future":[1,2]}` + "\n", []string{"X"}, nil},
+		{"an id without an action is not an entry", `{"v":1,"id":"X"}` + "\n" + line("A"), []string{"A"}, []int{1}},
 		{"unknown version read, not torn", `{"v":99,"id":"X"}` + "\n", []string{"X"}, nil},
 		{"json without id is not an entry", "{}\n" + line("A"), []string{"A"}, []int{1}},
 	}

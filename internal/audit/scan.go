@@ -391,8 +391,11 @@ func decodeLine(t []byte, summary bool, spot Spot, is *Issues, fn func(*Entry, [
 		err = json.Unmarshal(t, &e)
 	}
 	// A kind this version does not have is an edit or damage (a new kind
-	// would bump the version): not read as a self-contained change.
-	if err != nil || e.ID == "" || e.V <= Version && e.Kind != "" && e.Kind != KindIntent && e.Kind != KindOutcome {
+	// would bump the version): not read as a self-contained change. Nor
+	// is a line without an action, which every entry of these versions
+	// has: a junk line with an id ({"id":"x"}) read as an entry of zero
+	// time by no one.
+	if err != nil || e.ID == "" || e.V <= Version && (e.Action == "" || e.Kind != "" && e.Kind != KindIntent && e.Kind != KindOutcome) {
 		is.Torn = append(is.Torn, spot)
 		return nil
 	}

@@ -640,3 +640,24 @@ func TestUnknownKind(t *testing.T) {
 		t.Fatalf("ids %v issues %+v", got, is)
 	}
 }
+
+// TestEntryWithoutAction: a line of a known format version (or none)
+// that decodes and has an id but no action is no entry offsetctl wrote
+// (each names its action): it is a line that is not an entry, reported
+// with its line number, never a row of zero time and no one (QA finding:
+// a junk line showed in history as "0001-01-01T00:00:00Z @"). An entry of
+// a newer version is still read as such.
+func TestEntryWithoutAction(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	junk := `{"id":"junk"}` + "\n" + `{"v":2,"id":"01M8T8W8Y1KCK5XWQG09MTTSDC","kind":"intent"}` + "\n"
+	if err := os.WriteFile(path, []byte(junk+line("01M8T8W8Y1KCK5XWQG09MTTSDB")+`{"v":99,"id":"01M8T8W8Y1KCK5XWQG09MTTSDD"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, is := ids(t, path)
+	if fmt.Sprint(got) != "[01M8T8W8Y1KCK5XWQG09MTTSDB 01M8T8W8Y1KCK5XWQG09MTTSDD]" || len(is.Torn) != 2 || is.Torn[0].Line != 1 || is.Torn[1].Line != 2 || len(is.Unknown) != 1 {
+		t.Fatalf("ids %v issues %+v", got, is)
+	}
+	if w := is.Warnings(); !strings.Contains(w[0], "2 line(s) of the audit log are not entries") || !strings.Contains(w[0], "line 1") {
+		t.Fatalf("warnings %q", w)
+	}
+}

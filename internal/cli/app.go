@@ -160,8 +160,13 @@ func (a *app) execute(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "offsetctl: interrupted")
 		return exitcode.Failure
 	}
-	fmt.Fprintln(a.stderr, "offsetctl: "+capLine(safetext.ShortenWords(safetext.ShortenQuoted(errorLine(err)))))
+	fmt.Fprintln(a.stderr, stderrLine(err))
 	return code
+}
+
+// stderrLine is err as the one stderr line a command ends with.
+func stderrLine(err error) string {
+	return "offsetctl: " + capLine(safetext.ShortenWords(safetext.ShortenQuoted(errorLine(err))))
 }
 
 // maxErrorLine bounds the error line. Parse errors name the value they

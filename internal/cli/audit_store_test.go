@@ -630,3 +630,25 @@ func TestAuditUndoTwice(t *testing.T) {
 		t.Fatalf("second undo: %s", r.stderr)
 	}
 }
+
+// TestAuditHistoryJunkLine: a line with an id and nothing else is not
+// listed as an entry of zero time by no one ("0001-01-01T00:00:00Z @", a
+// QA finding): history names it on stderr as a line that is not an entry,
+// with its line number, and lists the real entries.
+func TestAuditHistoryJunkLine(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	real, err := audit.Marshal(audit.Entry{ID: "01M8T8W8Y1KCK5XWQG09MTTSDB", Time: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Action: audit.ActReset, User: "ann", Host: "h", Outcome: audit.Applied})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(log, append(real, `{"id":"junk"}`+"\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"table", "json", "csv"} {
+		r := mustRun(t, nil, 0, "--audit-log", log, "history", "-o", format)
+		if strings.Contains(r.stdout, "junk") || strings.Contains(r.stdout, "0001-01-01") || !strings.Contains(r.stdout, "01M8T8W8Y1KCK5XWQG09MTTSDB") ||
+			!strings.Contains(r.stderr, "1 line(s) of the audit log are not entries") || !strings.Contains(r.stderr, "line 2") {
+			t.Errorf("-o %s:\n%s\nstderr:\n%s", format, r.stdout, r.stderr)
+		}
+	}
+}

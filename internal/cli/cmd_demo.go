@@ -136,13 +136,15 @@ func (a *app) demo(ctx context.Context) error {
 		return err
 	}
 
-	section(3, "lag of the experiment's groups (both read to the end)", "offsetctl -b BROKERS lag "+amo+" "+alo)
+	// The hints are for the topic and groups of a real semantics --keep
+	// run, which names them (TOPIC): not the demo's own names.
+	section(3, "lag of the experiment's groups (both read to the end)", "offsetctl -b BROKERS lag TOPIC-at-most-once TOPIC-at-least-once")
 	if err := sub("lag", amo, alo); err != nil {
 		return err
 	}
 
 	section(4, "reset "+alo+" to earliest: a dry run, then --execute with a backup",
-		"offsetctl -b BROKERS reset "+alo+" --topic "+topic+" --to earliest [--execute]")
+		"offsetctl -b BROKERS reset TOPIC-at-least-once --topic TOPIC --to earliest [--execute --backup BACKUP.csv]")
 	if err := sub("reset", alo, "--topic", topic, "--to", "earliest"); err != nil {
 		return err
 	}
@@ -152,13 +154,13 @@ func (a *app) demo(ctx context.Context) error {
 	}
 
 	section(5, "replay "+topic+" from offset 0 with no group: every event, an audit digest, and proof no group moved",
-		"offsetctl -b BROKERS replay "+topic+" --from earliest --out "+topic+".jsonl")
+		"offsetctl -b BROKERS replay TOPIC --from earliest --out TOPIC.jsonl")
 	if err := sub("replay", topic, "--from", "earliest", "--out", filepath.Join(dir, topic+".jsonl"), "--quiet"); err != nil {
 		return err
 	}
 
 	section(6, "restore "+alo+" from its backup, and its lag again",
-		"offsetctl -b BROKERS reset "+alo+" --to file:BACKUP.csv --execute")
+		"offsetctl -b BROKERS reset TOPIC-at-least-once --to file:BACKUP.csv --execute")
 	if err := sub("reset", alo, "--to", "file:"+backup, "--execute", "--backup", filepath.Join(dir, "backup-2.csv")); err != nil {
 		return err
 	}
@@ -173,12 +175,15 @@ func (a *app) demo(ctx context.Context) error {
 	return nil
 }
 
-// demoSection starts a section of the tour: its number, its title and
-// the command that does the same on a real cluster.
-func (a *app) demoSection(n int, title, equivalent string) {
+// demoSection starts a section of the tour: its number, its title, the
+// command that does the same on a real cluster, and notes on it.
+func (a *app) demoSection(n int, title, equivalent string, notes ...string) {
 	fmt.Fprintf(a.stdout, "\n== %d. %s\n", n, title)
 	if equivalent != "" {
 		fmt.Fprintf(a.stdout, "   on a real cluster: %s\n", equivalent)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(a.stdout, "   %s\n", n)
 	}
 	fmt.Fprintln(a.stdout)
 }
@@ -196,8 +201,12 @@ func (a *app) demoExperiment(ctx context.Context, cfg cluster.Config) error {
 			if first { // the first line reports the filled topic
 				first = false
 				fmt.Fprintf(a.stdout, "   %s\n", line)
+				// A real run names its topic <prefix>-<hex> and deletes
+				// it and its groups at the end: --keep keeps them for
+				// the next sections' hints, which say TOPIC.
 				a.demoSection(2, "crash a consumer right after event 25 (batches of 10): at-most-once vs at-least-once",
-					"offsetctl -b BROKERS semantics --modes at-most-once,at-least-once")
+					"offsetctl -b BROKERS semantics --modes at-most-once,at-least-once --keep",
+					"(--keep keeps its topic and groups; TOPIC below is the topic its \"kept:\" line names)")
 			}
 		},
 	})

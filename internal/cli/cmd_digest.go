@@ -32,7 +32,7 @@ func (a *app) digestMergeCmd() *cobra.Command {
 wrote, one per shard, and prints the audit digest that one unsharded replay of
 the same range gives (digest_version 1: the per-partition hashes in ascending
 partition order). It refuses, exit 2 with one line: files of different
-topics, isolations, --from/--until or selections; different shard counts; the
+topics, isolations, replay --from/--until or selections; different shard counts; the
 same shard or a partition twice (overlap); a shard not given (missing); a
 shard that stopped before the end of its range; mixed digest versions. A shard
 whose proof failed (a group with no live member moved) is exit 3.`,

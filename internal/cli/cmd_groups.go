@@ -3,7 +3,6 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/offsetctl/offsetctl/internal/change"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
@@ -69,37 +68,35 @@ func (a *app) groupsCmd() *cobra.Command {
 				breaches = append(breaches, statusBreaches(rep, t.statuses)...)
 			})
 			if err != nil {
+				a.sayThreshold(breaches) // of the groups read before it
 				return err
 			}
 			// Written first; the outcome is what it is even if stdout's
 			// reader left (stdout.go).
 			werr := report.Groups(a.stdout, a.format, rows, so != nil)
-			return withOutput(groupsOutcome(rows, breaches), werr)
+			return withOutput(a.reportOutcome(groupErrors(rows), breaches), werr)
 		},
 	}
 	// Not a StringSlice: it reads --state '' as no filter (every group);
 	// ParseStates refuses that and empty items.
 	sel.flags(cmd.Flags(), "every consumer group (the default)")
 	tri.flags(cmd.Flags(), false)
-	status.flags(cmd.Flags())
+	status.flags(cmd.Flags(), false)
+	cmd.Flags().Lookup("min-time-lag").Usage = "only partitions whose next record is at least `D` old (their time lag read from the log; groups with none are left out)"
 	cmd.Flags().Lookup("min-lag").Usage = "only groups whose TOTAL-LAG is ≥ `N` (the sum of their partitions' lag; lag --min-lag is per partition)"
 	cmd.Flags().StringArrayVar(&stateFlags, "state", nil, "only groups in these `STATES`, comma-separated or repeated (e.g. Empty,Stable; case-insensitive)")
 	return cmd
 }
 
-// groupsOutcome is exit 1 for a group that could not be read, else 4 for
-// a crossed --fail-if threshold.
-func groupsOutcome(rows []lag.GroupSummary, breaches []string) error {
+// groupErrors are the error lines of the groups that could not be read.
+func groupErrors(rows []lag.GroupSummary) []string {
 	var errs []string
 	for _, r := range rows {
 		if r.Error != "" {
 			errs = append(errs, "group "+safetext.Arg(r.Group)+": "+r.Error)
 		}
 	}
-	if err := change.ReportErrors(errs); err != nil {
-		return err
-	}
-	return thresholdError(breaches)
+	return errs
 }
 
 // keepTotalLag keeps the groups whose TotalLag is at least min, and every

@@ -151,7 +151,7 @@ func (a *app) lagCmd() *cobra.Command {
 	fl.DurationVar(&f.watch, "watch", 0, "redraw every interval until Ctrl-C")
 	fl.BoolVar(&f.members, "members", false, "one row per member: member id, instance id, client id, host and partition count (idle members too)")
 	fl.BoolVar(&f.state, "state", false, "one row per group: type, coordinator, assignor, state and members")
-	f.status.flags(fl)
+	f.status.flags(fl, true)
 	return cmd
 }
 
@@ -183,13 +183,17 @@ func (a *app) streamLag(ctx context.Context, cfg cluster.Config, adm *cluster.Ad
 			}
 			checked = true
 		}
+		// Judged before --min-lag: a group's status is over all its rows.
+		// Sampling reads the batch again and makes b that read.
+		again := func(ctx context.Context, groups []string) (lag.LagBatch, error) {
+			return lag.GatherBatch(ctx, adm, req, groups, lo)
+		}
+		if err := judgeBatch(ctx, o.judge, cfg, &b, again); err != nil {
+			return err
+		}
 		rep := b.Report
 		if req.AllGroups && !req.Scope.Empty() {
 			rep = rep.WithRows()
-		}
-		// Judged before --min-lag: a group's status is over all its rows.
-		if err := judgeBatch(ctx, o.judge, cfg, &rep, b.Snapshot.At); err != nil {
-			return err
 		}
 		// --min-lag first, so time lag is read only for the rows shown.
 		rep = lag.LagFilter{MinLag: o.filter.MinLag}.Apply(rep)
@@ -249,21 +253,13 @@ func (a *app) lagOnce(ctx context.Context, cfg cluster.Config, adm *cluster.Admi
 		if out.groups > 0 {
 			_ = out.close()
 		}
+		a.sayThreshold(out.breaches)
 		return withOutput(err, out.closed)
 	}
 	if err := out.close(); err != nil && !stdoutClosed(err) {
 		return err
 	}
-	return withOutput(out.outcome(), out.closed)
-}
-
-// outcome is the report's own: exit 1 for a group or partition that could
-// not be read, else 4 for a crossed --fail-if threshold.
-func (o *lagOutput) outcome() error {
-	if err := change.ReportErrors(o.errs); err != nil {
-		return err
-	}
-	return thresholdError(o.breaches)
+	return withOutput(a.reportOutcome(out.errs, out.breaches), out.closed)
 }
 
 // lagMeta is what a lag report says besides its groups.

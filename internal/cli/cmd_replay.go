@@ -119,7 +119,7 @@ before and after. With --produce-to it copies the records to another topic
 	fl.StringVar(&f.checkpoint, "checkpoint", "", "with --produce-to, not with --transactional-id: keep the acknowledged position in FILE (fsynced); rerunning the same command resumes at least once and counts the possible duplicates")
 	fl.DurationVar(&f.ckptInterval, "checkpoint-interval", replay.DefaultCheckpointInterval, "with --checkpoint: least time between two writes of the position (0: after each acknowledged batch, one write in flight)")
 	fl.StringVar(&f.shard, "shard", "", "replay shard I of N (0-based, e.g. \"$JOB_COMPLETION_INDEX/3\"): only the selected partitions p with p mod N = I")
-	fl.StringVar(&f.digestOut, "digest-out", "", "write the shard digest file (range, shard, per-partition digests, proof) to FILE, a new file, for `offsetctl digest merge`")
+	fl.StringVar(&f.digestOut, "digest-out", "", "write the shard digest file (range, shard, per-partition digests, proof) to `FILE`, a new file, for offsetctl digest merge")
 	return cmd
 }
 

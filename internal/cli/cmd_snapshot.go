@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/audit"
@@ -140,18 +141,29 @@ func (a *app) diffCmd() *cobra.Command {
 	var exitCode, allGroups bool
 	var translate string
 	cmd := &cobra.Command{
-		Use:   "diff A [B]",
-		Short: "Compare two snapshots, or a snapshot with the cluster now: per group and partition, before, after and delta",
-		Long: `diff compares the committed offsets of snapshot A (or any backup) with
-snapshot B, or with the live cluster when B is left out: every partition
-whose offset differs (a missing or no-commit partition counts as no
-commit), and the groups that appeared or vanished. It exits 0 whether or
-not there are differences; --exit-code makes it exit 1 when there are.
-Against the cluster, only the groups of A are compared unless --all-groups
-(then a group created since A shows as appeared).`,
+		Use:   "diff SNAPSHOT [SNAPSHOT] | --profile A --profile B GROUP...",
+		Short: "Compare committed offsets: two snapshots, a snapshot with the cluster now, or two clusters",
+		Long: `diff compares committed offsets, per group and partition, in two forms.
+
+diff SNAPSHOT [SNAPSHOT] compares a snapshot (or any backup) with a second
+snapshot, or with the live cluster when the second is left out: every
+partition whose offset differs (a missing or no-commit partition counts as
+no commit), and the groups that appeared or vanished. Against the cluster,
+only the snapshot's groups are compared unless --all-groups (then a group
+created since shows as appeared).
+
+diff --profile A --profile B GROUP... compares the named groups' commits on
+two clusters (two profiles of the profiles file), by topic and partition:
+same, differs, only-a or only-b. With --translate ALIAS, B's commits are
+compared with MirrorMaker 2's translation of A's (docs/translate.md).
+
+Both exit 0 whether or not there are differences; --exit-code makes them
+exit 1 when there are.`,
 		Example: `  offsetctl diff before.csv
   offsetctl diff before.csv after.csv -o json
-  offsetctl diff before.csv --exit-code >/dev/null || echo "offsets moved"`,
+  offsetctl diff before.csv --exit-code >/dev/null || echo "offsets moved"
+  offsetctl diff --profile primary --profile dr orders-app --exit-code
+  offsetctl diff --profile primary --profile dr orders-app --translate primary -o json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if a.crossDiff() {
 				return nil // groups: checked by runCrossDiff
@@ -165,14 +177,11 @@ Against the cluster, only the groups of A are compared unless --all-groups
 			return exitcode.Usagef("diff takes one or two snapshots, got %d: %s: %s", len(args), quoteArgs(args), usageLine(cmd))
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("translate") && translate == "" {
-				return exitcode.Usagef("--translate: name A's MirrorMaker 2 alias (it is empty)")
+			if err := a.diffModeFlags(cmd.Flags(), len(args)); err != nil {
+				return err
 			}
 			if a.crossDiff() {
 				return a.runCrossDiff(cmd, args, translate, exitCode)
-			}
-			if translate != "" {
-				return exitcode.Usagef("--translate compares two clusters: give --profile A --profile B and the groups")
 			}
 			before, err := a.readState(args[0])
 			if err != nil {
@@ -190,9 +199,6 @@ Against the cluster, only the groups of A are compared unless --all-groups
 					return err
 				}
 			}
-			if allGroups && len(args) == 2 {
-				return exitcode.Usagef("--all-groups is for a diff against the cluster: two snapshots are compared whole")
-			}
 			changes := audit.Diff(before, after)
 			res.Changes, res.GroupDiff = audit.Rows(changes), audit.Groups(before, after)
 			werr := report.Diff(a.stdout, a.format, res)
@@ -204,8 +210,28 @@ Against the cluster, only the groups of A are compared unless --all-groups
 	}
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when there are differences (like git diff --exit-code)")
 	cmd.Flags().StringVar(&translate, "translate", "", "with --profile A --profile B: compare B's commits with MirrorMaker 2's translation of A's (A's alias in MM2)")
-	cmd.Flags().BoolVar(&allGroups, "all-groups", false, "against the cluster: compare every consumer group, not only A's (new groups show as appeared)")
+	cmd.Flags().BoolVar(&allGroups, "all-groups", false, "diff SNAPSHOT against the cluster: compare every consumer group, not only the snapshot's (new groups show as appeared; not in a cluster diff)")
 	return cmd
+}
+
+// diffModeFlags refuses each of diff's own flags in the mode where it
+// would do nothing, before anything is read: --exit-code works in every
+// mode; --translate only across two clusters; --all-groups only for a
+// snapshot against the cluster (a cluster diff compares the groups named,
+// and ignored it).
+func (a *app) diffModeFlags(fl *pflag.FlagSet, nargs int) error {
+	translate, _ := fl.GetString("translate")
+	switch cross := a.crossDiff(); {
+	case fl.Changed("translate") && translate == "":
+		return exitcode.Usagef("--translate: name A's MirrorMaker 2 alias (it is empty)")
+	case cross && fl.Changed("all-groups"):
+		return exitcode.Usagef("--all-groups goes with a diff of a snapshot against the cluster: a cluster diff (--profile A --profile B) compares the groups named")
+	case !cross && fl.Changed("translate"):
+		return exitcode.Usagef("--translate compares two clusters: give --profile A --profile B and the groups")
+	case !cross && nargs == 2 && fl.Changed("all-groups"):
+		return exitcode.Usagef("--all-groups is for a diff against the cluster: two snapshots are compared whole")
+	}
+	return nil
 }
 
 // readState reads a snapshot or backup file (four columns: a group on

@@ -95,6 +95,16 @@ func (a *app) runTranslate(cmd *cobra.Command, args []string, f translateFlags) 
 		return err
 	}
 	groups := lag.Dedupe(args)
+	// Both profiles are resolved before the cluster is asked anything: a
+	// bad --offset-syncs-profile is exit 2 with nothing read (it followed
+	// the checkpoints' read and its warnings).
+	if _, err := a.clusterConfig(); err != nil {
+		return err
+	}
+	syncs, err := a.syncsConfig(f.syncsProfile)
+	if err != nil {
+		return err
+	}
 	cfg, adm, err := a.admin(cmd.Context())
 	if err != nil {
 		return err
@@ -105,7 +115,7 @@ func (a *app) runTranslate(cmd *cobra.Command, args []string, f translateFlags) 
 		return err
 	}
 	if f.offsetSyncs {
-		if err := a.addOffsetSyncs(cmd.Context(), cfg, adm, f, &res); err != nil {
+		if err := a.addOffsetSyncs(cmd.Context(), cfg, adm, syncs, f.targetAlias, &res); err != nil {
 			return err
 		}
 	}
@@ -274,11 +284,17 @@ func crossDiffOutcome(res mirror.DiffResult, exitCode bool) error {
 func (a *app) gatherTwo(ctx context.Context, profiles []string, groups []string, alias string) ([2]*lag.Snapshot, mirror.Result, error) {
 	var snaps [2]*lag.Snapshot
 	var tr mirror.Result
+	// Both profiles resolved before either cluster is asked anything: a
+	// bad B is exit 2 with nothing read.
+	var cfgs [2]cluster.Config
 	for i, p := range profiles {
-		cfg, err := a.configFor(p)
-		if err != nil {
+		var err error
+		if cfgs[i], err = a.configFor(p); err != nil {
 			return snaps, tr, err
 		}
+	}
+	for i, p := range profiles {
+		cfg := cfgs[i]
 		a.conn = &cfg
 		_, adm, err := a.admin(ctx)
 		a.conn = nil
@@ -321,26 +337,34 @@ func (f translateFlags) checkSyncFlags() error {
 	return nil
 }
 
-// addOffsetSyncs reads the offset syncs (on the connected cluster or the
-// --offset-syncs-profile one) and sets each row's nearest sync.
-func (a *app) addOffsetSyncs(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, f translateFlags, res *mirror.Result) error {
-	if f.syncsProfile != "" {
-		scfg, err := a.configFor(f.syncsProfile)
-		if err != nil {
-			// configFor words its errors for --profile: name this flag.
-			if msg, ok := strings.CutPrefix(err.Error(), "--profile "); ok {
-				return &exitcode.Error{Code: exitcode.Code(err), Err: errors.New("--offset-syncs-profile " + msg)}
-			}
-			return err
+// syncsConfig resolves --offset-syncs-profile (nil when not given).
+func (a *app) syncsConfig(profile string) (*cluster.Config, error) {
+	if profile == "" {
+		return nil, nil
+	}
+	scfg, err := a.configFor(profile)
+	if err != nil {
+		// configFor words its errors for --profile: name this flag.
+		if msg, ok := strings.CutPrefix(err.Error(), "--profile "); ok {
+			return nil, &exitcode.Error{Code: exitcode.Code(err), Err: errors.New("--offset-syncs-profile " + msg)}
 		}
-		sadm, err := scfg.NewAdmin()
+		return nil, err
+	}
+	return &scfg, nil
+}
+
+// addOffsetSyncs reads the offset syncs (on the connected cluster, or at
+// the --offset-syncs-profile one) and sets each row's nearest sync.
+func (a *app) addOffsetSyncs(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, at *cluster.Config, targetAlias string, res *mirror.Result) error {
+	if at != nil {
+		sadm, err := at.NewAdmin()
 		if err != nil {
 			return err
 		}
 		defer sadm.Close()
-		cfg, adm = scfg, sadm
+		cfg, adm = *at, sadm
 	}
-	topic := mirror.OffsetSyncsTopic(f.targetAlias)
+	topic := mirror.OffsetSyncsTopic(targetAlias)
 	gctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	syncs, skipped, err := mirror.ReadOffsetSyncs(gctx, cfg, adm, topic, res.WantedSyncs())

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -256,5 +258,78 @@ func TestDemoKeepsItsFiles(t *testing.T) {
 	}
 	if !strings.Contains(text, "the undo lines above are examples") || !strings.Contains(text, "files are kept in "+dir) {
 		t.Errorf("the end does not say where the files are and that the undo lines are examples:\n%s", text[max(0, len(text)-600):])
+	}
+}
+
+// TestDemoHintsRun: the "on a real cluster" line of each section, run in
+// order on a cluster, does what the section did: exit 0 each, TOPIC being
+// the topic the semantics hint's kept: line names, BACKUP.csv a file, and
+// an optional [--execute ...] run both without and with. (QA finding: the
+// lag hint named orders-at-most-once, but a real semantics run names its
+// groups <its topic>-<mode> and deletes them: exit 1, group does not exist.)
+func TestDemoHintsRun(t *testing.T) {
+	if testkit.Real() {
+		t.Skip("the demo runs on its own in-process cluster")
+	}
+	tmp := t.TempDir() // the demo keeps its files
+	var out strings.Builder
+	a := &app{stdout: &out, stderr: &out, stdin: strings.NewReader(""), now: time.Now,
+		getenv: testEnv(t, func(k string) string {
+			if k == "TMPDIR" {
+				return tmp
+			}
+			return ""
+		})}
+	if code := a.execute(testkit.Ctx(t), []string{"demo"}); code != 0 {
+		t.Fatalf("demo exit %d:\n%s", code, out.String())
+	}
+	var hints []string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if _, h, ok := strings.Cut(l, "on a real cluster: offsetctl -b BROKERS "); ok {
+			hints = append(hints, h)
+		}
+	}
+	if len(hints) != 5 {
+		t.Fatalf("%d hints, want one for each of sections 2-6: %q", len(hints), hints)
+	}
+	c := testkit.New(t)
+	dir := t.TempDir()
+	topic := "TOPIC"
+	kept := regexp.MustCompile(`kept: topic (\S+), groups`)
+	for i, h := range hints {
+		h = strings.NewReplacer("TOPIC", topic, "BACKUP.csv", filepath.Join(dir, "backup.csv")).Replace(h)
+		runs := []string{h}
+		if base, opt, ok := strings.Cut(h, " ["); ok {
+			runs = []string{base, base + " " + strings.TrimSuffix(opt, "]")}
+		}
+		for _, line := range runs {
+			args := shellWords(line)
+			for j, a := range args {
+				if strings.HasSuffix(a, ".jsonl") {
+					args[j] = filepath.Join(dir, filepath.Base(a))
+				}
+			}
+			if slices.Contains(args, "--execute") && !slices.Contains(args, "--backup") {
+				// Its default backup goes to the working directory: the
+				// package's, here.
+				args = append(args, "--backup", filepath.Join(dir, fmt.Sprintf("default-%d.csv", i)))
+			}
+			r := offsetctl(t, c, args...)
+			if r.code != 0 {
+				t.Fatalf("hint %d `offsetctl %s`: exit %d\n%s%s", i+2, line, r.code, r.stdout, r.stderr)
+			}
+			if i == 0 {
+				m := kept.FindStringSubmatch(r.stderr)
+				if m == nil {
+					t.Fatalf("the semantics hint `%s` keeps nothing for the next ones:\n%s", line, r.stderr)
+				}
+				topic = m[1]
+				t.Cleanup(func() {
+					ctx := testkit.Ctx(t)
+					_, _ = c.Admin().DeleteGroups(ctx, topic+"-at-most-once", topic+"-at-least-once")
+					_, _ = c.Admin().DeleteTopics(ctx, topic)
+				})
+			}
+		}
 	}
 }

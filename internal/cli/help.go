@@ -287,7 +287,9 @@ const exitCodesHelp = `Exit codes:
   1  operational failure, including any partial failure (never 0 after one)
   2  bad usage or input; nothing on the cluster was changed
   3  replay verification failed: a group's committed offsets changed during a replay
-  4  a --fail-if threshold was crossed
+  4  a --fail-if threshold was crossed, and nothing failed: with a failure too
+     (a named group that does not exist) the exit is 1, the check not being
+     whole, and the threshold line is still printed before the error line
   141  the reader of stdout went away (| head) before everything asked for was written,
        and nothing else went wrong: a failure (1), a crossed threshold (4) or a failed
        verification (3) keep their code and stderr line; a tail (lag --watch, replay

@@ -124,3 +124,27 @@ func TestHelpSaysWhichFlagsGoTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffHelpShowsBothForms: diff --help documents both of its forms in
+// its usage line, its description and its examples (QA finding: the
+// cluster form was only inside --translate's text).
+func TestDiffHelpShowsBothForms(t *testing.T) {
+	r := mustRun(t, nil, 0, "diff", "--help")
+	usage := r.stdout[strings.Index(r.stdout, "Usage:"):]
+	usage = usage[:strings.Index(usage, "\n\n")]
+	long := r.stdout[:strings.Index(r.stdout, "Usage:")]
+	ex := r.stdout[strings.Index(r.stdout, "Examples:"):]
+	ex = ex[:strings.Index(ex, "\nFlags:")]
+	for _, c := range []struct{ part, text, want string }{
+		{"usage", usage, "offsetctl diff SNAPSHOT [SNAPSHOT]"},
+		{"usage", usage, "--profile A --profile B GROUP..."},
+		{"description", long, "diff SNAPSHOT [SNAPSHOT]"},
+		{"description", long, "diff --profile A --profile B GROUP..."},
+		{"examples", ex, "offsetctl diff before.csv"},
+		{"examples", ex, "offsetctl diff --profile primary --profile dr "},
+	} {
+		if !strings.Contains(c.text, c.want) {
+			t.Errorf("diff --help: the %s does not hold %q:\n%s", c.part, c.want, c.text)
+		}
+	}
+}

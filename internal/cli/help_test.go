@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // TestRootHelpGrouped: the root help lists every command under one of the
@@ -149,5 +152,107 @@ func TestHelpFormatting(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("help formatting lacks %q", want)
 		}
+	}
+}
+
+// allCommands is every command of the tree, hidden ones too.
+func allCommands(c *cobra.Command) []*cobra.Command {
+	out := []*cobra.Command{c}
+	for _, sub := range c.Commands() {
+		out = append(out, allCommands(sub)...)
+	}
+	return out
+}
+
+// placeholder is what --help may show after a flag's name: pflag's name
+// for the value's type, or a name in capitals (N, FILE, EXPR, TOPIC:P).
+var placeholder = regexp.MustCompile(`^(|string|strings|stringArray|int|int32|int64|uint|float64|duration|[A-Z][A-Z0-9_]*([:.=,/|-][A-Z0-9_]+)*)$`)
+
+// TestFlagPlaceholders: pflag takes the first `backquoted` words of a
+// flag's text as the name of its value in --help, so a backquote meant as
+// a code span names the value by it: replay --help showed `--digest-out
+// offsetctl digest merge` (QA finding). Every flag of every command,
+// hidden ones and persistent ones too, shows a plausible placeholder.
+func TestFlagPlaceholders(t *testing.T) {
+	a := &app{stdout: &strings.Builder{}, stderr: &strings.Builder{}, stdin: strings.NewReader(""), getenv: func(string) string { return "" }}
+	n := 0
+	for _, c := range allCommands(a.rootCmd()) {
+		for _, fs := range []*pflag.FlagSet{c.LocalFlags(), c.PersistentFlags()} {
+			fs.VisitAll(func(f *pflag.Flag) {
+				n++
+				if name, _ := pflag.UnquoteUsage(f); !placeholder.MatchString(name) {
+					t.Errorf("%s --%s: --help shows its value as %q (a backquote in its text?): %q", c.CommandPath(), f.Name, name, f.Usage)
+				}
+			})
+		}
+	}
+	if n < 150 {
+		t.Errorf("checked %d flags: is the walk still reaching every command?", n)
+	}
+}
+
+// otherTools are commands of other programs that help text quotes with
+// their own flags.
+var otherTools = map[string]bool{"brew": true, "git": true, "kafka-consumer-groups": true, "kafka-consumer-groups.sh": true}
+
+// flagMention is a --flag in help text.
+var flagMention = regexp.MustCompile(`--[a-z][a-z0-9.-]*[a-z0-9]`)
+
+// qualified reports whether the flag mention at i in text is another
+// command's: the word it follows, past other flags, their values and
+// placeholders in capitals (`reset GROUP --all-groups --to file:F
+// --execute`), names a command of the tree or another tool.
+func qualified(text string, i int, commands map[string]bool) bool {
+	words := strings.Fields(text[:i])
+	for j := len(words) - 1; j >= 0; j-- {
+		w := strings.Trim(words[j], "`'\"()$[]")
+		switch {
+		case strings.HasPrefix(w, "-"):
+			continue // another flag
+		case j > 0 && strings.HasPrefix(strings.Trim(words[j-1], "`'\"("), "--") && !strings.ContainsAny(words[j][len(words[j])-1:], ",;:.)"):
+			j-- // a flag's value, then the flag
+			continue
+		case w != "" && strings.ToUpper(w) == w:
+			continue // a placeholder: GROUP, I/N
+		}
+		return commands[w] || otherTools[w]
+	}
+	return false
+}
+
+// TestHelpMentionsOwnFlags: every --flag a command's help names (its
+// description, examples and flag texts) is a flag of that command, or is
+// qualified by another command's name (`lag --min-lag`, `offsetctl reset
+// --to`): groups --help said "with --watch" in --sample and --window's
+// text, and "implies --time-lag", flags groups does not have (QA finding).
+// Help topics (help exit-codes, ...) are about every command: left out.
+func TestHelpMentionsOwnFlags(t *testing.T) {
+	a := &app{stdout: &strings.Builder{}, stderr: &strings.Builder{}, stdin: strings.NewReader(""), getenv: func(string) string { return "" }}
+	all := allCommands(a.rootCmd())
+	commands := map[string]bool{"offsetctl": true}
+	for _, c := range all {
+		commands[c.Name()] = true
+	}
+	n := 0
+	for _, c := range all {
+		if c.Annotations[HelpTopicAnnotation] != "" {
+			continue
+		}
+		c.InitDefaultHelpFlag()
+		texts := []string{c.Long, c.Example}
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) { texts = append(texts, f.Usage) })
+		for _, text := range texts {
+			for _, m := range flagMention.FindAllStringIndex(text, -1) {
+				n++
+				name := text[m[0]+2 : m[1]]
+				if c.Flags().Lookup(name) != nil || c.InheritedFlags().Lookup(name) != nil || qualified(text, m[0], commands) {
+					continue
+				}
+				t.Errorf("%s --help names --%s, which it does not have (name the command it is of): %q", c.CommandPath(), name, text)
+			}
+		}
+	}
+	if n < 100 {
+		t.Errorf("checked %d mentions: is the walk still reaching every command?", n)
 	}
 }

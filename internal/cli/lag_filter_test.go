@@ -57,3 +57,37 @@ func TestLagAskedPartitionWithoutCommit(t *testing.T) {
 		t.Fatalf("--all-groups: rows of %s = %+v", g, rows)
 	}
 }
+
+// A group that crossed a --fail-if threshold beside a named group that
+// could not be read: exit 1 (a partial failure outranks 4: the check could
+// not be made whole), and the threshold line for the group that crossed
+// is still on stderr, before the error line (QA finding: `lag
+// orders-billing nosuch --fail-if 'lag>1'` exited 1 and dropped it), for
+// lag (lag>N and status>=S) and groups.
+func TestFailIfWithFailedGroupKeepsThresholdLine(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 15}, time.Time{})
+	g := testkit.Name(t, "crossed")
+	c.Commit(g, topic, map[int32]int64{0: 10})
+	nosuch := testkit.Name(t, "nosuch")
+	for _, args := range [][]string{
+		{"lag", g, nosuch, "--fail-if", "lag>1"},
+		{"lag", g, nosuch, "--fail-if", "lag>1", "-o", "json"},
+		{"lag", g, nosuch, "--fail-if", "status>=STOP", "--status-source", "sample", "--sample", "1ms"},
+		{"groups", "--group", g, "--group", nosuch, "--fail-if", "total-lag>1"},
+	} {
+		r := offsetctl(t, c, args...)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		last := lines[len(lines)-1]
+		crossed := -1
+		for i, l := range lines {
+			if strings.HasPrefix(l, "offsetctl: threshold crossed by group "+g+" ") {
+				crossed = i
+			}
+		}
+		if r.code != 1 || crossed < 0 || crossed == len(lines)-1 || !strings.Contains(last, nosuch) || strings.Contains(r.stderr, "threshold crossed by group "+nosuch) {
+			t.Errorf("%s: exit %d, want 1 with the threshold line for %s and then the error line for %s\n%s", strings.Join(args, " "), r.code, g, nosuch, r.stderr)
+		}
+	}
+}

@@ -86,8 +86,8 @@ func TestArgumentCounts(t *testing.T) {
 		// QA: diff and history answered in cobra's words ("accepts between
 		// 1 and 2 arg(s), received 0"), and an empty --group listed the
 		// whole audit trail.
-		{[]string{"diff"}, "name the snapshot to compare: offsetctl diff A [B]"},
-		{[]string{"diff", "a", "b", "c"}, `diff takes one or two snapshots, got 3: "a" "b" "c": offsetctl diff A [B]`},
+		{[]string{"diff"}, "name the snapshot to compare: offsetctl diff SNAPSHOT [SNAPSHOT] | --profile A --profile B GROUP..."},
+		{[]string{"diff", "a", "b", "c"}, `diff takes one or two snapshots, got 3: "a" "b" "c": offsetctl diff SNAPSHOT [SNAPSHOT] | --profile A --profile B GROUP...`},
 		{[]string{"history", "x"}, `history takes no arguments, got "x"`},
 		{[]string{"history", "--group", ""}, "--group is empty: name one, or leave the flag out for every entry"},
 		{[]string{"history", "--topic", " "}, "--topic is empty"},

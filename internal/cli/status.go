@@ -24,10 +24,18 @@ type statusFlags struct {
 	source string
 }
 
-func (f *statusFlags) flags(fl *pflag.FlagSet) {
+// flags defines them; watch says the command has --watch (lag; not
+// groups), which the texts of --window and --sample then speak of.
+func (f *statusFlags) flags(fl *pflag.FlagSet, watch bool) {
+	window := "with --status: how far back the commits are judged (sampling judges its two samples whatever this is)"
+	sample := "with --status, when the offsets topic cannot be read: the time between the two samples of the committed offsets"
+	if watch {
+		window = strings.TrimSuffix(window, ")") + "; with --watch at least 2 × --watch, the rounds in it judged)"
+		sample += " (not with --watch: its rounds are the samples)"
+	}
 	fl.BoolVar(&f.on, "status", false, "judge each partition and group from its commits over --window, as Burrow does: OK, WARN, REWIND, STALL or STOP (docs/health.md)")
-	fl.DurationVar(&f.window, "window", 10*time.Minute, "with --status: how far back the commits are judged (sampling judges its two samples whatever this is; with --watch at least 2 × --watch, the rounds in it judged)")
-	fl.DurationVar(&f.sample, "sample", 30*time.Second, "with --status, when the offsets topic cannot be read: the time between the two samples of the committed offsets (not with --watch: its rounds are the samples)")
+	fl.DurationVar(&f.window, "window", 10*time.Minute, window)
+	fl.DurationVar(&f.sample, "sample", 30*time.Second, sample)
 	fl.StringVar(&f.source, "status-source", health.ModeAuto, "with --status: where commits come from: auto (the offsets topic, else sampling), offsets-topic or sample")
 }
 
@@ -118,19 +126,20 @@ func (a *app) watchJudge(j *health.Judge, o *statusOpts, every time.Duration) {
 }
 
 // judgeBatch judges one batch, bounded by the timeout plus the sampling
-// wait (a batch's own deadline is for its gather only).
-func judgeBatch(ctx context.Context, j *health.Judge, cfg cluster.Config, rep *lag.LagReport, at time.Time) error {
+// wait (a batch's own deadline is for its gather only); the sampling
+// source makes b its second read, with again.
+func judgeBatch(ctx context.Context, j *health.Judge, cfg cluster.Config, b *lag.LagBatch, again health.Reread) error {
 	if j == nil {
 		return nil
 	}
-	rep.Status = true
+	b.Report.Status = true
 	limit := cfg.Timeout
 	if limit > 0 {
 		limit += j.Sample
 	}
 	jctx, cancel := batchTimeout(ctx, limit)
 	defer cancel()
-	return unreadableHint(j.Judge(jctx, rep, at))
+	return unreadableHint(j.Judge(jctx, b, again))
 }
 
 // unreadableHint says what to do about an offsets topic that cannot be

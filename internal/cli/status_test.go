@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -371,6 +372,105 @@ func keepCommitting(t *testing.T, from int64, every time.Duration, step func(i i
 		wg.Wait()
 		if loopErr != nil {
 			t.Errorf("scripted commits: %v", loopErr)
+		}
+	}
+}
+
+// The rows of lag --status from the sampling source are those of the
+// second sample, the moment the verdict is about, in every format: each
+// row agrees with its reason (QA finding: `lag G --status --sample 4s -o
+// csv` printed committed 15 and lag 5 beside "lag grew from 5 to 9", and a
+// rewind to 0 beside committed 15). Between the samples the busy topic
+// goes from 100 to 150 records.
+func TestLagStatusSampledRowsAreLatest(t *testing.T) {
+	c := testkit.New(t)
+	type row struct{ committed, logEnd, lag int64 }
+	check := func(s statusGroups) map[string]row {
+		return map[string]row{
+			s.behind:  {20, 150, 130}, // "lag grew from 90 to 130"
+			s.rewound: {5, 150, 145},  // "went back from 10 to 5"
+			s.stopped: {10, 150, 140}, // "did not move"
+		}
+	}
+	for _, format := range []string{"json", "csv", "table"} {
+		s := newStatusGroups(t, c)
+		want := check(s)
+		r := statusRun(t, c, s.between(t, c), "lag", "--status", "--status-source", "sample", "--sample", "7s", "-o", format, s.behind, s.rewound, s.stopped)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s", format, r.code, r.stderr)
+		}
+		got := map[string]row{}
+		reasons := map[string]string{}
+		switch format {
+		case "json":
+			var rep lag.LagReport
+			if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range rep.Groups {
+				p := g.Partitions[0]
+				if p.Committed == nil || p.Lag == nil || g.TotalLag != *p.Lag {
+					t.Errorf("json %s: committed %v lag %v total %d", g.Group, p.Committed, p.Lag, g.TotalLag)
+					continue
+				}
+				got[g.Group] = row{*p.Committed, p.LogEnd, *p.Lag}
+				reasons[g.Group] = p.StatusReason
+			}
+		case "csv":
+			rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			col := map[string]int{}
+			for i, h := range rows[0] {
+				col[h] = i
+			}
+			for _, rec := range rows[1:] {
+				n := func(h string) int64 {
+					v, err := strconv.ParseInt(rec[col[h]], 10, 64)
+					if err != nil {
+						t.Errorf("csv %s %s: %v", rec[col["GROUP"]], h, err)
+					}
+					return v
+				}
+				got[rec[col["GROUP"]]] = row{n("COMMITTED"), n("LOG-END"), n("LAG")}
+				reasons[rec[col["GROUP"]]] = rec[col["STATUS-REASON"]]
+			}
+		case "table":
+			// GROUP g ... TOTAL-LAG n, then a header and one row:
+			// TOPIC PARTITION LOG-START COMMITTED LOG-END LAG ...
+			var group string
+			for _, line := range strings.Split(r.stdout, "\n") {
+				f := strings.Fields(line)
+				switch {
+				case len(f) > 1 && f[0] == "GROUP":
+					group, reasons[f[1]] = f[1], line
+					for i := range f {
+						if f[i] == "TOTAL-LAG" {
+							reasons[group+" total"] = f[i+1]
+						}
+					}
+				case len(f) > 5 && f[0] == s.busy:
+					v := make([]int64, 3)
+					for i := range v {
+						v[i], _ = strconv.ParseInt(f[3+i], 10, 64)
+					}
+					got[group] = row{v[0], v[1], v[2]}
+				}
+			}
+			for g, w := range want {
+				if tot := reasons[g+" total"]; tot != strconv.FormatInt(w.lag, 10) {
+					t.Errorf("table %s: TOTAL-LAG %s, want %d\n%s", g, tot, w.lag, r.stdout)
+				}
+			}
+		}
+		for g, w := range want {
+			if got[g] != w {
+				t.Errorf("%s %s: committed/log end/lag %v, want the second sample's %v (reason %q)\n%s", format, g, got[g], w, reasons[g], r.stdout)
+			}
+		}
+		if !strings.Contains(reasons[s.behind], "lag grew from 90 to 130") || !strings.Contains(reasons[s.rewound], "went back from 10 to 5") {
+			t.Errorf("%s: reasons %q", format, reasons)
 		}
 	}
 }

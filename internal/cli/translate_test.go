@@ -291,3 +291,56 @@ func TestTranslateOffsetSyncs(t *testing.T) {
 		t.Errorf("missing syncs topic: %s", r.stderr)
 	}
 }
+
+// Each of diff's own flags is refused (exit 2, one line, before any
+// cluster is asked: the profiles here reach no broker) in the mode where
+// it would do nothing, never ignored: --all-groups in a cluster diff (QA
+// finding: `diff --profile primary --profile dr G --all-groups` compared G
+// only, and without G said "name at least one group"), --translate without
+// two clusters, --all-groups with two snapshots.
+func TestDiffFlagsOutsideTheirMode(t *testing.T) {
+	env := profilesEnv(t, map[string]string{"a": "127.0.0.1:1", "b": "127.0.0.1:2"})
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "s.csv")
+	if err := os.WriteFile(snap, []byte("g,t,0,5\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const allCross = "--all-groups goes with a diff of a snapshot against the cluster"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diff", "--profile", "a", "--profile", "b", "g", "--all-groups"}, allCross},
+		{[]string{"diff", "--profile", "a", "--profile", "b", "--all-groups"}, allCross},
+		{[]string{"diff", "--profile", "a", "--profile", "b", "g", "--all-groups", "--translate", "A"}, allCross},
+		{[]string{"diff", snap, "--profile", "a", "--translate", "A"}, "--translate compares two clusters"},
+		{[]string{"diff", snap, snap, "--all-groups"}, "--all-groups is for a diff against the cluster"},
+		{[]string{"diff", snap, filepath.Join(dir, "missing.csv"), "--all-groups"}, "--all-groups is for a diff against the cluster"},
+	} {
+		r := runProfiles(t, env, 2, c.args...)
+		if r.stdout != "" || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s: stdout %q stderr %q, want one line holding %q", strings.Join(c.args, " "), r.stdout, r.stderr, c.want)
+		}
+	}
+}
+
+// Every profile a command names is resolved before any cluster is asked
+// anything: an unknown --offset-syncs-profile, or an unknown B of a
+// cluster diff, is exit 2 with one line, though profile a reaches no
+// broker (QA finding: translate read the checkpoints first, so stderr had
+// a warning line before the exit-2 error).
+func TestProfilesCheckedBeforeClusterIO(t *testing.T) {
+	env := profilesEnv(t, map[string]string{"a": "127.0.0.1:1"})
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"translate", "g", "--profile", "a", "--source-alias", "src", "--offset-syncs", "--target-alias", "dst", "--offset-syncs-profile", "nope"}, `--offset-syncs-profile "nope": not in`},
+		{[]string{"diff", "--profile", "a", "--profile", "nope", "g"}, `--profile "nope": not in`},
+	} {
+		r := runProfiles(t, env, 2, c.args...)
+		if r.stdout != "" || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s: stdout %q stderr %q, want one line holding %q", strings.Join(c.args, " "), r.stdout, r.stderr, c.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/offsetctl/offsetctl/internal/change"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
@@ -292,4 +293,25 @@ func thresholdError(breaches []string) error {
 		return nil
 	}
 	return &exitcode.Error{Code: exitcode.Threshold, Err: fmt.Errorf("threshold crossed by %s", textlist.Short(breaches, 3, "; "))}
+}
+
+// reportOutcome is a report's exit: 1 for any error line (a partial
+// failure outranks a crossed threshold: the check was not made whole),
+// else 4 for a crossed --fail-if threshold. With both, the threshold line
+// is still said, before the error line: the groups that crossed are known.
+func (a *app) reportOutcome(errs, breaches []string) error {
+	err := change.ReportErrors(errs)
+	if err == nil {
+		return thresholdError(breaches)
+	}
+	a.sayThreshold(breaches)
+	return err
+}
+
+// sayThreshold writes the line of a crossed threshold that the exit code
+// (1) does not carry; nothing when none crossed.
+func (a *app) sayThreshold(breaches []string) {
+	if th := thresholdError(breaches); th != nil {
+		fmt.Fprintln(a.stderr, stderrLine(th))
+	}
 }

@@ -164,9 +164,9 @@ func stopped(p Partition, in []Commit, lag int64, o Options) (Result, bool) {
 	}
 	if len(in) == 0 {
 		if last.Time.IsZero() { // known only as older than the window
-			return Result{Status: STOP, Reason: fmt.Sprintf("no commit in the %s window with lag %d", o.Window, lag)}, true
+			return Result{Status: STOP, Reason: fmt.Sprintf("no commit in the %s window with lag %d", round(o.Window), lag)}, true
 		}
-		return Result{Status: STOP, Reason: fmt.Sprintf("no commit for %s (window %s) with lag %d", round(idle), o.Window, lag)}, true
+		return Result{Status: STOP, Reason: fmt.Sprintf("no commit for %s (window %s) with lag %d", round(idle), round(o.Window), lag)}, true
 	}
 	if span, ok := commitSpan(p.Commits, in); ok && idle > span {
 		return Result{Status: STOP, Reason: fmt.Sprintf("no commit for %s, longer than the %s its last commits took, with lag %d", round(idle), round(span), lag)}, true
@@ -279,9 +279,16 @@ func logEndAt(ends []LogEnd, t time.Time) int64 {
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
+// round is a duration as a reason says it: whole seconds from a second,
+// two significant figures under it (a watch of 1s measured its rounds
+// 999.54621ms apart: 1s; a sampling of a few ms: 25ms).
 func round(d time.Duration) time.Duration {
-	if d < time.Second {
-		return d
+	if d >= time.Second {
+		return d.Round(time.Second)
 	}
-	return d.Round(time.Second)
+	unit := time.Duration(1)
+	for lim := 100 * time.Nanosecond; lim <= d; lim *= 10 {
+		unit *= 10
+	}
+	return d.Round(unit)
 }

@@ -207,3 +207,30 @@ func TestParseStatus(t *testing.T) {
 		t.Fatal("order or name")
 	}
 }
+
+// Durations in reasons are rounded: a watch of 1s measured its rounds
+// 999.54621ms apart and said so (QA finding: `lag --watch 1s --status
+// --window 2s` showed "did not move in 999.54621ms"). Under a second, two
+// significant figures; from a second, whole seconds.
+func TestReasonDurationsRounded(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		999546210 * time.Nanosecond:          "1s",
+		25179567 * time.Nanosecond:           "25ms",
+		453217 * time.Microsecond:            "450ms",
+		1500 * time.Millisecond:              "2s",
+		30*time.Second + 12*time.Millisecond: "30s",
+		1234567 * time.Nanosecond:            "1.2ms",
+		0:                                    "0s",
+	} {
+		if got := round(d).String(); got != want {
+			t.Errorf("round(%s) = %s, want %s", d, got, want)
+		}
+	}
+	// A sampled stop over rounds 999.54621ms apart, and a window widened
+	// by as much.
+	p := Partition{Sampled: true, Commits: []Commit{{10, t0}, {10, t0.Add(999546210)}}, LogEnds: []LogEnd{{Offset: 20, Time: t0}, {Offset: 20, Time: t0.Add(999546210)}}}
+	r := Evaluate(p, Options{Window: 999546210, Now: t0.Add(999546210)})
+	if r.Status != STOP || !strings.Contains(r.Reason, "did not move in 1s with lag 10") {
+		t.Errorf("got %s %q, want STOP: did not move in 1s", r.Status, r.Reason)
+	}
+}

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/lag"
-	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // Source modes of a Judge.
@@ -56,8 +54,18 @@ type Judge struct {
 	watch watchState
 }
 
-// Judge judges every group of rep, read at at.
-func (j *Judge) Judge(ctx context.Context, rep *lag.LagReport, at time.Time) error {
+// Reread reads a batch's groups again (the sampling source's second
+// sample): the same groups, gathered and computed as the batch was.
+type Reread func(ctx context.Context, groups []string) (lag.LagBatch, error)
+
+// Judge judges every group of b's report, read at b.Snapshot.At. The
+// sampling source reads the groups again after Sample, with again, and
+// judges the two reads: b becomes the later one, the moment its statuses
+// are about, so that every row (committed, log end, lag, total) agrees
+// with its verdict. (The rows of the first read beside a status of the
+// second showed committed 15 and lag 5 beside "lag grew from 5 to 9".)
+func (j *Judge) Judge(ctx context.Context, b *lag.LagBatch, again Reread) error {
+	rep, at := &b.Report, b.Snapshot.At
 	if j.Rounds != nil {
 		j.watch.see(rep)
 	}
@@ -76,7 +84,7 @@ func (j *Judge) Judge(ctx context.Context, rep *lag.LagReport, at time.Time) err
 	if sample, err := j.topicFirst(func() error { return j.fromTopic(ctx, rep, groups, at) }); !sample {
 		return err
 	}
-	return j.fromSamples(ctx, rep, groups, at)
+	return j.fromSamples(ctx, b, again)
 }
 
 // topicFirst judges with read (the offsets topic) unless the mode or an
@@ -159,52 +167,44 @@ func listedEnd(offset int64, t time.Time) LogEnd {
 	return LogEnd{Offset: offset, Time: t, Estimated: true}
 }
 
-// fromSamples takes the committed offsets and log ends again after
-// j.Sample and judges the two rounds.
-func (j *Judge) fromSamples(ctx context.Context, rep *lag.LagReport, groups []string, at time.Time) error {
+// fromSamples reads the groups of b again after j.Sample (all of them:
+// the batch stays whole), judges each group from its rows in the two
+// reads, and makes b the later read.
+func (j *Judge) fromSamples(ctx context.Context, b *lag.LagBatch, again Reread) error {
 	if err := j.Sleep(ctx, j.Sample); err != nil {
 		return err
 	}
-	t1 := j.Now()
-	commits := lag.FetchCommits(ctx, j.Admin, groups)
-	topics := map[string]bool{}
-	for _, g := range rep.Groups {
-		for _, p := range g.Partitions {
-			topics[p.Topic] = true
-		}
+	t0, t1 := b.Snapshot.At, j.Now()
+	groups := make([]string, 0, len(b.Report.Groups))
+	for _, g := range b.Report.Groups {
+		groups = append(groups, g.Group)
 	}
-	names := make([]string, 0, len(topics))
-	for t := range topics {
-		names = append(names, t)
-	}
-	sort.Strings(names)
-	ends, err := lag.ListOffsets(ctx, j.Admin, names, j.Isolation)
+	later, err := again(ctx, groups)
 	if err != nil {
-		return fmt.Errorf("sampling log ends: %w", err)
+		return err
 	}
-	for i := range rep.Groups {
-		g := &rep.Groups[i]
-		gs, ok := commits[g.Group]
-		if !ok || g.Error != "" {
+	first := map[string]lag.GroupLag{}
+	for _, g := range b.Report.Groups {
+		first[g.Group] = g
+	}
+	for i := range later.Report.Groups {
+		g := &later.Report.Groups[i]
+		g0, ok := first[g.Group]
+		// A group that failed in either read is not judged: its error
+		// row says why (exit 1).
+		if !ok || g0.Error != "" || g.Error != "" {
 			continue
 		}
-		if gs.CommitErr != nil {
-			return fmt.Errorf("sampling the commits of group %s: %w", safetext.Arg(g.Group), gs.CommitErr)
-		}
-		later := map[Key]Sample{}
+		samples := map[Key]Sample{}
 		for _, p := range g.Partitions {
-			s := Sample{LogEnd: -1}
-			if c, ok := gs.Commits.Lookup(p.Topic, p.Partition); ok && c.Err == nil {
-				off := c.Offset
-				s.Committed = &off
+			if p.Error == "" {
+				samples[Key{p.Topic, p.Partition}] = Sample{Committed: p.Committed, LogEnd: p.LogEnd}
 			}
-			if o, ok, err := ends.Lookup(p.Topic, p.Partition); ok && err == nil {
-				s.LogEnd = o.End
-			}
-			later[Key{p.Topic, p.Partition}] = s
 		}
-		Apply(g, EvaluateGroup(g.Group, FromSamples(*g, at, later, t1), sampledOptions(j.options(t1), at)), SourceSample)
+		Apply(g, EvaluateGroup(g.Group, FromSamples(g0, t0, samples, t1), sampledOptions(j.options(t1), t0)), SourceSample)
 	}
+	later.Report.Status = b.Report.Status
+	*b = later
 	return nil
 }
 

@@ -153,11 +153,11 @@ func TestJudgeWatchSample(t *testing.T) {
 	k := Key{"t", 0}
 	round := func(i int, g lag.GroupLag) lag.GroupLag {
 		t.Helper()
-		rep := lag.LagReport{Groups: []lag.GroupLag{g}}
-		if err := j.Judge(context.Background(), &rep, at(10*i)); err != nil {
+		b := lag.LagBatch{Snapshot: &lag.Snapshot{At: at(10 * i)}, Report: lag.LagReport{Groups: []lag.GroupLag{g}}}
+		if err := j.Judge(context.Background(), &b, nil); err != nil {
 			t.Fatal(err)
 		}
-		return rep.Groups[0]
+		return b.Report.Groups[0]
 	}
 	if g := round(0, roundGroup(roundRow{10, 100, false})); g.Status != Pending || g.StatusSource != SourceSample {
 		t.Errorf("round 1: %s from %q", g.Status, g.StatusSource)

@@ -99,3 +99,18 @@ func ctxErr(ctx context.Context, err error) error {
 	}
 	return err
 }
+
+// GatherBatch gathers and computes the named groups as StreamLag does a
+// batch (req's selection replaced by groups): the second read of a batch
+// that lag --status's sampling source judges against the first.
+func GatherBatch(ctx context.Context, adm *cluster.Admin, req GatherRequest, groups []string, o LagOptions) (LagBatch, error) {
+	req.AllGroups, req.Match, req.Groups = false, nil, groups
+	snap, err := Gather(ctx, adm, req)
+	if err != nil {
+		return LagBatch{}, ctxErr(ctx, err)
+	}
+	if ctx.Err() != nil {
+		return LagBatch{}, ctx.Err() // as StreamLag: not answered in time
+	}
+	return LagBatch{Snapshot: snap, Report: ComputeLagWith(snap, o)}, nil
+}

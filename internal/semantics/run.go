@@ -273,11 +273,15 @@ func layoutSummary(events []Event, partitions int) string {
 		if p > 0 {
 			s += ", "
 		}
-		if n == 0 {
+		switch n {
+		case 0:
 			s += fmt.Sprintf("none on %d", p)
 			continue
+		case 1: // one event: "5 on 2", not "5-5 on 2"
+			s += fmt.Sprintf("%d on %d", first+1, p)
+		default:
+			s += fmt.Sprintf("%d-%d on %d", first+1, first+int(n), p)
 		}
-		s += fmt.Sprintf("%d-%d on %d", first+1, first+int(n), p)
 		first += int(n)
 	}
 	return s

@@ -470,3 +470,21 @@ func BenchmarkReadLog(b *testing.B) {
 		_ = CountEntries("x", es)
 	}
 }
+
+// The layout line names one event by itself: "5 on 2", not "5-5 on 2"
+// (QA finding: semantics --events 5 said "events 1-2 on 0, 3-4 on 1,
+// 5-5 on 2").
+func TestLayoutSummary(t *testing.T) {
+	for _, c := range []struct {
+		events, partitions int
+		want               string
+	}{
+		{60, 3, "1-20 on 0, 21-40 on 1, 41-60 on 2"},
+		{5, 3, "1-2 on 0, 3-4 on 1, 5 on 2"},
+		{2, 3, "1 on 0, 2 on 1, none on 2"},
+	} {
+		if got := layoutSummary(Layout(c.events, c.partitions), c.partitions); got != c.want {
+			t.Errorf("%d events over %d: %q, want %q", c.events, c.partitions, got, c.want)
+		}
+	}
+}
