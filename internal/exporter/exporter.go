@@ -353,6 +353,9 @@ func (gr *gatherRound) batch(bctx context.Context, b lag.LagBatch) error {
 		if failed {
 			gr.st.groupErrors++
 		}
+		if c.opts.TimeLag && (failed || failedRows > 0) {
+			c.cache.keep(c.state[gl.Group])
+		}
 		if gs != nil && c.opts.Status {
 			var hist map[health.Key][]health.Commit
 			if gr.commits != nil {
@@ -393,7 +396,8 @@ func (gr *gatherRound) yieldToScrapes(ctx context.Context) {
 }
 
 // finish makes the round's state the collector's. A gather that failed
-// or was cut keeps what it did not reach (groups, stale; topics; time-lag
+// or was cut keeps what it did not reach (groups, stale, and the
+// positions their time lags were measured at; topics; time-lag
 // positions): only a complete gather may say something is gone.
 func (gr *gatherRound) finish(err error) {
 	c := gr.c
@@ -402,6 +406,9 @@ func (gr *gatherRound) finish(err error) {
 			if _, read := gr.next[name]; !read && !gr.dropped[name] {
 				gr.next[name] = c.state[name].carried()
 				gr.st.groupErrors++
+				if c.opts.TimeLag {
+					c.cache.keep(c.state[name])
+				}
 			}
 		}
 	}

@@ -151,6 +151,43 @@ func (c *timeCache) put(k timeKey, ms int64) {
 	c.at[pk] = i
 }
 
+// keep caches the positions whose records g's rows measured (g is a
+// group's state on the page), for a round that carries its rows stale
+// (the group or a partition not read): the page's rows of a commit that
+// stayed put give the next round its time lag (pageRows), but not once
+// stale, as their time was another gather's. Where the commit has still
+// not moved when the group is read again, the record at it is the same,
+// so its time lag is exact from the cache, with no read: a read then
+// missing its budget would have served the last value, stale. A fresh
+// row's time lag was measured at its gather's time (g.read) on the record
+// at its commit; a stale row's position was kept by the round that first
+// carried it, and is marked used. A commit that was below the log start
+// when measured (the log start's record, not the commit's) is never
+// looked up: that would need the commit above a log start that only
+// grows. Rows with a time lag of 0 (no record then) or carried (measured
+// at another commit), and topics created again, give nothing.
+func (c *timeCache) keep(g *groupState) {
+	if g == nil || g.read.IsZero() {
+		return
+	}
+	g.eachTopic(func(topic string, rows []rowState) {
+		if c.renamed[topic] {
+			return
+		}
+		for _, r := range rows {
+			if r.timeLagStale || r.timeLagMs <= 0 {
+				continue
+			}
+			k := timeKey{topic, r.partition, r.committed}
+			if r.stale {
+				c.get(k)
+				continue
+			}
+			c.put(k, g.read.UnixMilli()-r.timeLagMs)
+		}
+	})
+}
+
 // len is how many positions are cached.
 func (c *timeCache) len() int { return len(c.at) }
 

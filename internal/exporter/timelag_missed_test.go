@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -31,17 +32,18 @@ func ordersSnapshot(commits, ends []int64) *lag.Snapshot {
 }
 
 // timeLagReader is a collector's time-lag read whose answer a test sets
-// per round: every row read gets ms, or (hang) the read waits for its
-// budget to end, or (fail) it ends with no time lag and a note, as
-// lag.FillTimeLag does for a partition whose fetch failed (and does not
-// count: it counts only the rows its deadline cut).
+// per round: every row read finds a record written at ts (Unix ms), or
+// (hang) the read waits for its budget to end, or (fail) it ends with no
+// time lag and a note, as lag.FillTimeLag does for a partition whose
+// fetch failed (and does not count: it counts only the rows its deadline
+// cut).
 type timeLagReader struct {
-	ms         int64
+	ts         int64
 	hang, fail bool
 	reads      int
 }
 
-func (r *timeLagReader) read(ctx context.Context, _ cluster.Config, rep *lag.LagReport, _ lag.Isolation, _ time.Time) (int, error) {
+func (r *timeLagReader) read(ctx context.Context, _ cluster.Config, rep *lag.LagReport, _ lag.Isolation, now time.Time) (int, error) {
 	r.reads++
 	n := 0
 	for gi := range rep.Groups {
@@ -53,7 +55,7 @@ func (r *timeLagReader) read(ctx context.Context, _ cluster.Config, rep *lag.Lag
 			case r.fail:
 				p.Note = "time lag unknown: NOT_LEADER_OR_FOLLOWER"
 			default:
-				p.TimeLagMs = new(r.ms)
+				p.TimeLagMs = new(now.UnixMilli() - r.ts)
 			}
 		}
 	}
@@ -134,7 +136,7 @@ func TestTimeLagNotMeasuredKeepsLastValue(t *testing.T) {
 		ordersSnapshot([]int64{150, 250, 350, 400}, ends),
 	}}
 	c := New(cluster.Config{}, Options{Interval: 200 * time.Millisecond, TimeLag: true, Now: func() time.Time { return clock }})
-	r := &timeLagReader{ms: 1_234_400}
+	r := &timeLagReader{ts: clock.UnixMilli() - 1_234_400}
 	c.read = r.read
 
 	c.GatherOnce(context.Background(), g)
@@ -179,7 +181,7 @@ offsetctl_gather_time_lag_missed 3`, p3, t0))
 	}
 
 	clock = clock.Add(15 * time.Second)
-	r.hang, r.fail, r.ms = false, false, 1_000_000
+	r.hang, r.fail, r.ts = false, false, clock.UnixMilli()-1_000_000
 	c.GatherOnce(context.Background(), g)
 	compareTimeLag(t, c, "round 4, measured again", fmt.Sprintf(`
 kafka_consumergroup_lag{consumergroup="billing",partition="0",topic="orders"} 9850
@@ -209,7 +211,7 @@ func TestTimeLagAtLogEndNotExtrapolated(t *testing.T) {
 		ordersSnapshot([]int64{500}, []int64{520}),
 	}}
 	c := New(cluster.Config{}, Options{Interval: 200 * time.Millisecond, TimeLag: true, Now: func() time.Time { return clock }})
-	r := &timeLagReader{ms: 1}
+	r := &timeLagReader{ts: clock.UnixMilli() - 1}
 	c.read = r.read
 	c.GatherOnce(context.Background(), g)
 	if r.reads != 0 {
@@ -236,5 +238,65 @@ offsetctl_gather_time_lag_missed 1`, strconv.FormatInt(clock.Add(-15*time.Second
 func TestRowStateSize(t *testing.T) {
 	if n := unsafe.Sizeof(rowState{}); n != 32 {
 		t.Errorf("rowState is %d bytes, want 32", n)
+	}
+}
+
+// TestTimeLagExactAfterStaleRound: a partition whose read failed for a
+// round (its row carried stale) or whose group was not read (the round
+// cut before it, or its commits unreadable), and whose commit has not
+// moved since its time lag was measured, has the same record at its
+// commit: its time lag is exactly the measured one plus the time since,
+// with no read at all. A round whose read would miss serves that, fresh
+// and complete; it kept the stale value, and the round failed, before.
+func TestTimeLagExactAfterStaleRound(t *testing.T) {
+	ends := []int64{10_000, 10_000}
+	failing := func(how string) *lag.Snapshot {
+		s := ordersSnapshot([]int64{100, 200}, ends)
+		switch how {
+		case "partition":
+			s.Offsets.Partitions["orders"][0] = lag.PartitionOffsets{Start: -1, End: -1, Err: errors.New("NOT_LEADER_OR_FOLLOWER")}
+		case "group":
+			s.Groups[0].Err = errors.New("COORDINATOR_NOT_AVAILABLE")
+		}
+		return s
+	}
+	for _, how := range []string{"partition", "group", "cut"} {
+		t.Run(how, func(t *testing.T) {
+			clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+			good := ordersSnapshot([]int64{100, 200}, ends)
+			g := &fakeGatherer{snaps: []*lag.Snapshot{good, good, failing(how), failing(how), good}}
+			if how == "cut" {
+				g.cutAfter = map[int]int{2: 0, 3: 0}
+			}
+			c := New(cluster.Config{}, Options{Interval: 200 * time.Millisecond, TimeLag: true, Now: func() time.Time { return clock }})
+			r := &timeLagReader{ts: clock.UnixMilli() - 1_234_400}
+			c.read = r.read
+			c.GatherOnce(context.Background(), g)
+			clock = clock.Add(15 * time.Second)
+			c.GatherOnce(context.Background(), g) // from the page: the cache lets the position go
+			r.hang = true                         // the cluster slow from now on: no read answers
+			for range 2 {                         // two rounds that cannot read the partition
+				clock = clock.Add(15 * time.Second)
+				c.GatherOnce(context.Background(), g)
+			}
+			if v := scrapedLines(t, c); !slices.Contains(v, `offsetctl_lag_stale{consumergroup="billing",partition="0",topic="orders"} 1`) {
+				t.Fatalf("the failed rounds did not mark partition 0 stale:\n%s", strings.Join(v, "\n"))
+			}
+			clock = clock.Add(15 * time.Second)
+			reads := r.reads
+			c.GatherOnce(context.Background(), g)
+			if r.reads != reads {
+				t.Errorf("%d reads of the log for positions whose records are known", r.reads-reads)
+			}
+			compareTimeLag(t, c, "commits unchanged, the read would miss", fmt.Sprintf(`
+kafka_consumergroup_lag{consumergroup="billing",partition="0",topic="orders"} 9900
+kafka_consumergroup_lag{consumergroup="billing",partition="1",topic="orders"} 9800
+kafka_consumergroup_lag_seconds{consumergroup="billing",partition="0",topic="orders"} 1294.4
+kafka_consumergroup_lag_seconds{consumergroup="billing",partition="1",topic="orders"} 1294.4
+offsetctl_consumergroup_stale{consumergroup="billing"} 0
+offsetctl_consumergroup_last_success_timestamp_seconds{consumergroup="billing"} %s
+offsetctl_gather_success 1
+offsetctl_gather_time_lag_missed 0`, strconv.FormatInt(clock.Unix(), 10)))
+		})
 	}
 }
