@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // The shipped dashboard and alert rules read only series the exporter
@@ -34,11 +36,7 @@ func TestDeployNamesExist(t *testing.T) {
 		if strings.HasSuffix(file, ".json") {
 			exprs = dashboardExprs(t, data)
 		} else {
-			for _, line := range strings.Split(string(data), "\n") {
-				if e, ok := strings.CutPrefix(strings.TrimSpace(line), "expr:"); ok {
-					exprs = append(exprs, e)
-				}
-			}
+			exprs = ruleExprs(t, data)
 		}
 		if len(exprs) < 5 {
 			t.Errorf("%s: %d queries, want at least 5", file, len(exprs))
@@ -51,6 +49,29 @@ func TestDeployNamesExist(t *testing.T) {
 			}
 		}
 	}
+}
+
+// ruleExprs returns every rule's expression, read as YAML: an expression
+// may span lines (`expr: |`).
+func ruleExprs(t *testing.T, data []byte) []string {
+	var f struct {
+		Groups []struct {
+			Rules []struct{ Expr string }
+		}
+	}
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		t.Fatalf("rules: %v", err)
+	}
+	var out []string
+	for _, g := range f.Groups {
+		for _, r := range g.Rules {
+			if r.Expr == "" {
+				t.Error("a rule without an expression")
+			}
+			out = append(out, r.Expr)
+		}
+	}
+	return out
 }
 
 // dashboardExprs returns every panel's and variable's query.

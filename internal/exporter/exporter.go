@@ -118,7 +118,14 @@ type gatherStats struct {
 	yielded                                     time.Duration // waited for scrapes
 }
 
-func (s gatherStats) complete() bool { return s.groupErrors == 0 && s.partitionErrors == 0 }
+// readAll: every selected group and every one of their partitions was
+// read (their offsets).
+func (s gatherStats) readAll() bool { return s.groupErrors == 0 && s.partitionErrors == 0 }
+
+// complete: read all, and every lagging partition's time lag measured. A
+// time lag not measured is served as its last value, stale, so a page
+// whose gather missed one must not read complete and fresh.
+func (s gatherStats) complete() bool { return s.readAll() && s.timeLagMissed == 0 }
 
 // gatherer is the part of a cluster admin client a gather needs: the lag
 // of the selected groups, a batch of groups at a time.
@@ -204,7 +211,8 @@ func (c *Collector) GatherOnce(ctx context.Context, g gatherer) {
 // state and its page. The time lag of a batch is read within what is left
 // of the round's time-lag budget, half the interval, so the search never
 // takes the time the batches after it need; what it could not read is
-// counted and has no series.
+// counted, keeps its last value marked stale, and makes the round not
+// complete.
 func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherStats, error) {
 	gr := &gatherRound{c: c, now: c.opts.Now(), text: samples{cluster: c.opts.Cluster, lines: map[*family][]byte{}},
 		topics: map[string]bool{}, next: map[string]*groupState{}, dropped: map[string]bool{}, offs: topicOffsets{}}
@@ -340,10 +348,13 @@ func (gr *gatherRound) batch(bctx context.Context, b lag.LagBatch) error {
 				gl.Error = why
 			}
 		}
-		gs, failedRows, failed := mergeGroup(c.state[gl.Group], gl, protocol[gl.Group], gr.rates.Progress, gr.now, gr.spareRows(gl.Group))
+		gs, failedRows, failed := mergeGroup(c.state[gl.Group], gl, protocol[gl.Group], gr.rates.Progress, gr.now, gr.spareRows(gl.Group), c.opts.TimeLag)
 		gr.st.partitionErrors += failedRows
 		if failed {
 			gr.st.groupErrors++
+		}
+		if c.opts.TimeLag && (failed || failedRows > 0) {
+			c.cache.keep(c.state[gl.Group])
 		}
 		if gs != nil && c.opts.Status {
 			var hist map[health.Key][]health.Commit
@@ -385,7 +396,8 @@ func (gr *gatherRound) yieldToScrapes(ctx context.Context) {
 }
 
 // finish makes the round's state the collector's. A gather that failed
-// or was cut keeps what it did not reach (groups, stale; topics; time-lag
+// or was cut keeps what it did not reach (groups, stale, and the
+// positions their time lags were measured at; topics; time-lag
 // positions): only a complete gather may say something is gone.
 func (gr *gatherRound) finish(err error) {
 	c := gr.c
@@ -394,14 +406,17 @@ func (gr *gatherRound) finish(err error) {
 			if _, read := gr.next[name]; !read && !gr.dropped[name] {
 				gr.next[name] = c.state[name].carried()
 				gr.st.groupErrors++
+				if c.opts.TimeLag {
+					c.cache.keep(c.state[name])
+				}
 			}
 		}
 	}
-	if err != nil || !gr.st.complete() {
+	if err != nil || !gr.st.readAll() {
 		carryTopics(&gr.text, gr.topics, c.topicOffs, gr.offs)
 	}
 	c.state, c.topicOffs = gr.next, gr.offs
-	if err == nil && gr.st.complete() {
+	if err == nil && gr.st.readAll() {
 		c.hist.Forget(func(g string) bool { _, ok := gr.next[g]; return ok })
 	}
 	if len(gr.dropped) > 0 {
@@ -488,6 +503,9 @@ func (c *Collector) publish(s *snapshot, d time.Duration, st gatherStats, err er
 func failureCause(err error, st gatherStats) error {
 	if err != nil {
 		return err
+	}
+	if st.readAll() {
+		return fmt.Errorf("the time lag of %d group-partition(s) could not be read within the round's budget (half the interval)", st.timeLagMissed)
 	}
 	return fmt.Errorf("%d group(s) and %d group-partition(s) could not be read", st.groupErrors, st.partitionErrors)
 }

@@ -48,7 +48,7 @@ var (
 	// Staleness: which values are carried from an earlier gather because
 	// this one could not read them (docs/exporter.md).
 	famLagStale = &family{"offsetctl_lag_stale",
-		"1 for a partition whose offset and lag series keep the values of an earlier gather, as the latest could not read it; absent while the partition is read.", lGroupTP}
+		"1 for a partition any of whose series keeps the value of an earlier gather, as the latest could not read it: its offset and lag (the partition not read), or only its lag_seconds (its time lag not measured); absent while the partition is read.", lGroupTP}
 	famGroupStale = &family{"offsetctl_consumergroup_stale",
 		"1 when any value shown for the group (members, state, rates, or a partition's) is carried from an earlier gather because the latest could not read it; else 0.", lGroup}
 	famGroupLastOK = &family{"offsetctl_consumergroup_last_success_timestamp_seconds",
@@ -66,9 +66,9 @@ var (
 	descGatherDuration = prometheus.NewDesc("offsetctl_gather_duration_seconds",
 		"How long the latest gather took.", nil, nil)
 	descGatherErrors = prometheus.NewDesc("offsetctl_gather_errors_total",
-		"Gathers that were not complete (failed, cut by the interval, or any group or partition not read); what they could not read keeps its last values, marked by offsetctl_lag_stale.", nil, nil)
+		"Gathers that were not complete (failed, cut by the interval, any group or partition not read, or any lagging partition's time lag not measured); what they could not read keeps its last values, marked by offsetctl_lag_stale.", nil, nil)
 	descGatherSuccess = prometheus.NewDesc("offsetctl_gather_success",
-		"1 when the latest gather read every selected group and partition, 0 when any read failed.", nil, nil)
+		"1 when the latest gather read every selected group and partition and measured every lagging partition's time lag, 0 when any read failed or any time lag was not measured.", nil, nil)
 	descLastGather = prometheus.NewDesc("offsetctl_last_gather_timestamp_seconds",
 		"Unix time the latest complete gather finished (absent before the first).", nil, nil)
 	descAge = prometheus.NewDesc("offsetctl_snapshot_age_seconds",
@@ -78,7 +78,7 @@ var (
 	descPartitionErrors = prometheus.NewDesc("offsetctl_gather_partition_errors",
 		"Group-partitions whose read failed in the latest gather (committed offset or log offsets).", nil, nil)
 	descTimeLagMissed = prometheus.NewDesc("offsetctl_gather_time_lag_missed",
-		"Lagging group-partitions whose time lag the latest gather could not read within its time-lag budget (half the interval); their kafka_consumergroup_lag_seconds is absent.", nil, nil)
+		"Lagging group-partitions whose time lag the latest gather could not measure (not read within its time-lag budget, half the interval, or the read failed); their kafka_consumergroup_lag_seconds keeps its last value, marked by offsetctl_lag_stale (absent if it was never measured), and the gather is not complete.", nil, nil)
 )
 
 var descCommitSource = prometheus.NewDesc("offsetctl_commit_source",

@@ -156,10 +156,10 @@ kafka_consumergroup_current_offset_sum{consumergroup="idle",topic="orders"} 110
 # HELP kafka_topic_partitions Number of partitions of a topic (topics the exported groups have committed on).
 # TYPE kafka_topic_partitions gauge
 kafka_topic_partitions{topic="orders"} 2
-# HELP offsetctl_gather_errors_total Gathers that were not complete (failed, cut by the interval, or any group or partition not read); what they could not read keeps its last values, marked by offsetctl_lag_stale.
+# HELP offsetctl_gather_errors_total Gathers that were not complete (failed, cut by the interval, any group or partition not read, or any lagging partition's time lag not measured); what they could not read keeps its last values, marked by offsetctl_lag_stale.
 # TYPE offsetctl_gather_errors_total counter
 offsetctl_gather_errors_total 0
-# HELP offsetctl_gather_success 1 when the latest gather read every selected group and partition, 0 when any read failed.
+# HELP offsetctl_gather_success 1 when the latest gather read every selected group and partition and measured every lagging partition's time lag, 0 when any read failed or any time lag was not measured.
 # TYPE offsetctl_gather_success gauge
 offsetctl_gather_success 1
 # HELP offsetctl_snapshot_age_seconds Seconds since the latest complete gather finished: the age of the oldest value that may be served.
@@ -266,10 +266,10 @@ func TestFailedGatherKeepsValuesAndCounts(t *testing.T) {
 		c.GatherOnce(context.Background(), g)
 	}
 	want := `
-# HELP offsetctl_gather_errors_total Gathers that were not complete (failed, cut by the interval, or any group or partition not read); what they could not read keeps its last values, marked by offsetctl_lag_stale.
+# HELP offsetctl_gather_errors_total Gathers that were not complete (failed, cut by the interval, any group or partition not read, or any lagging partition's time lag not measured); what they could not read keeps its last values, marked by offsetctl_lag_stale.
 # TYPE offsetctl_gather_errors_total counter
 offsetctl_gather_errors_total 2
-# HELP offsetctl_gather_success 1 when the latest gather read every selected group and partition, 0 when any read failed.
+# HELP offsetctl_gather_success 1 when the latest gather read every selected group and partition and measured every lagging partition's time lag, 0 when any read failed or any time lag was not measured.
 # TYPE offsetctl_gather_success gauge
 offsetctl_gather_success 0
 # HELP offsetctl_snapshot_age_seconds Seconds since the latest complete gather finished: the age of the oldest value that may be served.

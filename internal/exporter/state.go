@@ -19,11 +19,17 @@ type rowState struct {
 	// stale: this gather's read of the partition failed; the values are
 	// an earlier gather's.
 	stale bool
+	// timeLagStale: the offsets were read, but not the time lag (its
+	// read missed the round's budget or failed, and no exact value was
+	// known: the commit moved since it was measured, or it measured 0):
+	// timeLagMs is an earlier gather's, marked stale like a failed
+	// read's.
+	timeLagStale bool
 	// status is the row's health.Status (with Options.Status).
 	status    uint8
 	committed int64
 	lag       int64
-	timeLagMs int64 // -1: no time lag (not read within the round's budget)
+	timeLagMs int64 // -1: no time lag (never measured, or --time-lag off)
 }
 
 // topicRun says which rows are one topic's: rows[end of the run before
@@ -79,7 +85,7 @@ func (g *groupState) anyStale() bool {
 		return true
 	}
 	for _, r := range g.rows {
-		if r.stale {
+		if r.stale || r.timeLagStale {
 			return true
 		}
 	}
@@ -138,6 +144,18 @@ func (g *groupState) row(topic string, partition int32) (rowState, bool) {
 	return rows[i], true
 }
 
+// lastTimeLag is the time lag g's row of a partition shows (ok: there is
+// one), for a row whose time lag this round could not measure: the last
+// value known, served stale. A missing series reads as no lag (a max()
+// leaves it out, an alert on it clears), and the page must not read as
+// fresh where it is not. g may be nil.
+func (g *groupState) lastTimeLag(topic string, partition int32) (ms int64, ok bool) {
+	if r, found := g.row(topic, partition); found && r.timeLagMs >= 0 {
+		return r.timeLagMs, true
+	}
+	return -1, false
+}
+
 // mergeGroup is the next state of group g read this gather, given its
 // previous state (nil when none), its rows written over spare when it has
 // room (rows of a state no page can show any more: recycled). A group whose read failed (g.Error)
@@ -145,11 +163,14 @@ func (g *groupState) row(topic string, partition int32) (rowState, bool) {
 // known, nothing shown); a partition whose read failed keeps its previous
 // row, stale (none when it had none). failedRows counts the partitions
 // whose read failed; a group with any keeps its previous rates and
-// lastOK, as a partial read is not a read of the whole group. A group
-// read whole gets its rates and ETA from progress, given g with the lag
-// of its rows that have a series (groupLag's, summed here, in the one
-// pass over its rows).
-func mergeGroup(prev *groupState, g lag.GroupLag, protocol string, progress func(lag.GroupLag) *lag.Progress, now time.Time, spare []rowState) (next *groupState, failedRows int, failed bool) {
+// lastOK, as a partial read is not a read of the whole group. With
+// timeLag, a row read without a time lag (fillTimeLag could not measure
+// it) keeps its previous row's, marked stale (timeLagStale; none when it
+// had none), and the group keeps its previous lastOK: its lag series are
+// this read's, so its rates are too. A group read whole gets its rates
+// and ETA from progress, given g with the lag of its rows that have a
+// series (groupLag's, summed here, in the one pass over its rows).
+func mergeGroup(prev *groupState, g lag.GroupLag, protocol string, progress func(lag.GroupLag) *lag.Progress, now time.Time, spare []rowState, timeLag bool) (next *groupState, failedRows int, failed bool) {
 	if g.Error != "" {
 		if prev == nil {
 			return nil, 0, true
@@ -162,6 +183,7 @@ func mergeGroup(prev *groupState, g lag.GroupLag, protocol string, progress func
 	}
 	next = &groupState{members: g.Members, protocol: protocol, state: g.State, typ: g.Type, lastOK: now, read: now, rows: rows}
 	var total int64
+	unmeasured := false
 	for i := range g.Partitions {
 		p := &g.Partitions[i] // a row is 176 bytes: not copied
 		if p.Error != "" {
@@ -178,17 +200,26 @@ func mergeGroup(prev *groupState, g lag.GroupLag, protocol string, progress func
 		}
 		total += lag
 		r := rowState{partition: p.Partition, committed: *p.Committed, lag: lag, timeLagMs: -1}
-		if p.TimeLagMs != nil {
+		switch {
+		case p.TimeLagMs != nil:
 			r.timeLagMs = *p.TimeLagMs
+		case timeLag:
+			unmeasured = true
+			r.timeLagMs, r.timeLagStale = prev.lastTimeLag(p.Topic, p.Partition)
 		}
 		next.add(p.Topic, r)
+	}
+	if unmeasured || failedRows > 0 {
+		next.lastOK = time.Time{}
+		if prev != nil {
+			next.lastOK = prev.lastOK
+		}
 	}
 	if failedRows > 0 {
 		// Rates over part of the group's partitions would understate
 		// its lag and its ETA: keep the last whole read's.
-		next.lastOK = time.Time{}
 		if prev != nil {
-			next.consume, next.catchUp, next.behind, next.ok, next.lastOK = prev.consume, prev.catchUp, prev.behind, prev.ok, prev.lastOK
+			next.consume, next.catchUp, next.behind, next.ok = prev.consume, prev.catchUp, prev.behind, prev.ok
 		}
 		return next, failedRows, false
 	}
@@ -276,7 +307,7 @@ func writeRows(pw *pageWriter, f *family, name string, g *groupState) {
 				}
 				v = float64(r.timeLagMs) / 1000
 			case famLagStale:
-				if !r.stale {
+				if !r.stale && !r.timeLagStale {
 					continue
 				}
 				v = 1

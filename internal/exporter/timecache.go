@@ -151,6 +151,43 @@ func (c *timeCache) put(k timeKey, ms int64) {
 	c.at[pk] = i
 }
 
+// keep caches the positions whose records g's rows measured (g is a
+// group's state on the page), for a round that carries its rows stale
+// (the group or a partition not read): the page's rows of a commit that
+// stayed put give the next round its time lag (pageRows), but not once
+// stale, as their time was another gather's. Where the commit has still
+// not moved when the group is read again, the record at it is the same,
+// so its time lag is exact from the cache, with no read: a read then
+// missing its budget would have served the last value, stale. A fresh
+// row's time lag was measured at its gather's time (g.read) on the record
+// at its commit; a stale row's position was kept by the round that first
+// carried it, and is marked used. A commit that was below the log start
+// when measured (the log start's record, not the commit's) is never
+// looked up: that would need the commit above a log start that only
+// grows. Rows with a time lag of 0 (no record then) or carried (measured
+// at another commit), and topics created again, give nothing.
+func (c *timeCache) keep(g *groupState) {
+	if g == nil || g.read.IsZero() {
+		return
+	}
+	g.eachTopic(func(topic string, rows []rowState) {
+		if c.renamed[topic] {
+			return
+		}
+		for _, r := range rows {
+			if r.timeLagStale || r.timeLagMs <= 0 {
+				continue
+			}
+			k := timeKey{topic, r.partition, r.committed}
+			if r.stale {
+				c.get(k)
+				continue
+			}
+			c.put(k, g.read.UnixMilli()-r.timeLagMs)
+		}
+	})
+}
+
 // len is how many positions are cached.
 func (c *timeCache) len() int { return len(c.at) }
 
@@ -236,7 +273,8 @@ func nextOffset(p *lag.PartitionLag) int64 {
 // cache where the next offset is known, else by one lag.FillTimeLag over
 // the rows that missed, within ctx, whose positions it caches. It returns
 // how many rows got no time lag: not read in time, or the read failed
-// (their series is absent; the round goes on).
+// (mergeGroup keeps their last value, stale; the round goes on, and is
+// not complete).
 //
 // A row whose commit stayed put (most of a fleet's, every round) needs no
 // look-up at all: the record at its commit is the one whose timestamp the
@@ -299,8 +337,12 @@ func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep 
 	if len(back) == 0 {
 		return 0
 	}
-	missed, err := read(ctx, cfg, &miss, iso, now)
-	if err != nil {
+	// Every row the read leaves without a time lag is missed, whatever
+	// the read counted: it counts the rows cut by the deadline, not
+	// those of a partition whose fetch failed, which have no time lag
+	// either (their series was dropped, uncounted, on a page that read
+	// complete).
+	if _, err := read(ctx, cfg, &miss, iso, now); err != nil {
 		return len(back)
 	}
 	i := 0
@@ -310,6 +352,9 @@ func fillTimeLag(ctx context.Context, read readTimeLag, cfg cluster.Config, rep 
 			dst := &rep.Groups[back[i].g].Partitions[back[i].p]
 			i++
 			dst.TimeLagMs, dst.Note = p.TimeLagMs, p.Note
+			if p.TimeLagMs == nil {
+				missed++
+			}
 			// Only a record actually found has a timestamp worth keeping;
 			// 0 may also mean "only markers left", which a new record can
 			// change.
@@ -333,7 +378,7 @@ type pageRows struct {
 
 // timestamp is the timestamp of the record at p's committed offset, as
 // the page's row of p measured it, when that row holds it: read (not
-// stale, its gather's time known) with a time lag above 0 (0 may mean no
+// stale, its time lag not carried either, its gather's time known) with a time lag above 0 (0 may mean no
 // record there yet), at the same commit, not below the log start, on a
 // topic not created again. p comes after the rows asked before.
 func (w *pageRows) timestamp(p *lag.PartitionLag) (int64, bool) {
@@ -360,7 +405,7 @@ func (w *pageRows) timestamp(p *lag.PartitionLag) (int64, bool) {
 		return 0, false
 	}
 	r := g.rows[w.i]
-	if r.partition != p.Partition || r.stale || r.timeLagMs <= 0 || r.committed != *p.Committed {
+	if r.partition != p.Partition || r.stale || r.timeLagStale || r.timeLagMs <= 0 || r.committed != *p.Committed {
 		return 0, false
 	}
 	return g.read.UnixMilli() - r.timeLagMs, true

@@ -106,9 +106,11 @@ func lagRep(group string, committed []*int64, ends []int64) lag.LagReport {
 
 // TestRoundTimeLagBudget: a time-lag read that would never finish (it
 // waits for its context) is cut at the round's time-lag budget (half the
-// interval); the round still reads every batch after it, is complete
-// (time lag is not a read of offsets), has no lag_seconds series for the
-// rows left out and counts them; the rows without lag still get 0.
+// interval); the round still reads every batch after it. On a first round
+// the row left out has no lag_seconds to keep, so its series is absent:
+// the page says so, the row counted and the gather not complete (it was
+// complete before, so an absent series read as no lag on a page that read
+// fresh); the rows without lag still get 0.
 func TestRoundTimeLagBudget(t *testing.T) {
 	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	g := &fakeGatherer{batch: 1, snaps: []*lag.Snapshot{handSnapshot(40, 100)}}
@@ -137,10 +139,10 @@ func TestRoundTimeLagBudget(t *testing.T) {
 # HELP kafka_consumergroup_lag_seconds Age of the next record the group has not consumed, read from the log's own timestamps (0 without lag).
 # TYPE kafka_consumergroup_lag_seconds gauge
 kafka_consumergroup_lag_seconds{consumergroup="idle",partition="0",topic="orders"} 0
-# HELP offsetctl_gather_success 1 when the latest gather read every selected group and partition, 0 when any read failed.
+# HELP offsetctl_gather_success 1 when the latest gather read every selected group and partition and measured every lagging partition's time lag, 0 when any read failed or any time lag was not measured.
 # TYPE offsetctl_gather_success gauge
-offsetctl_gather_success 1
-# HELP offsetctl_gather_time_lag_missed Lagging group-partitions whose time lag the latest gather could not read within its time-lag budget (half the interval); their kafka_consumergroup_lag_seconds is absent.
+offsetctl_gather_success 0
+# HELP offsetctl_gather_time_lag_missed Lagging group-partitions whose time lag the latest gather could not measure (not read within its time-lag budget, half the interval, or the read failed); their kafka_consumergroup_lag_seconds keeps its last value, marked by offsetctl_lag_stale (absent if it was never measured), and the gather is not complete.
 # TYPE offsetctl_gather_time_lag_missed gauge
 offsetctl_gather_time_lag_missed 1
 `
@@ -329,7 +331,7 @@ func TestTimeLagFromPageRows(t *testing.T) {
 	var c1 timeCache
 	c1.begin()
 	fillTimeLag(context.Background(), read, cluster.Config{}, &r1, lag.ReadUncommitted, now, &c1, nil)
-	page, _, _ := mergeGroup(nil, r1.Groups[0], "consumer", noRates, now, nil)
+	page, _, _ := mergeGroup(nil, r1.Groups[0], "consumer", noRates, now, nil, true)
 	page.rows[2].stale = true  // carried from an earlier gather
 	page.rows[4].timeLagMs = 0 // no record past the commit then
 	prev := map[string]*groupState{"g": page}
@@ -358,7 +360,7 @@ func TestTimeLagFromPageRows(t *testing.T) {
 		t.Errorf("partition 0 time lag from the page %d, want %d", got, 1_005_000-1000)
 	}
 	// The next round's page, built from this round, serves the same rows again.
-	page2, _, _ := mergeGroup(page, r2.Groups[0], "consumer", noRates, later, nil)
+	page2, _, _ := mergeGroup(page, r2.Groups[0], "consumer", noRates, later, nil, true)
 	later = later.Add(5 * time.Second)
 	r3, got := round(false, map[string]*groupState{"g": page2})
 	if want := []int64{3}; !slices.Equal(got, want) {

@@ -34,6 +34,8 @@ func TestRecordWarnsOnTransitions(t *testing.T) {
 			[]string{"warn: " + down.Error(), "recovered after 3"}},
 		{"partial gather is failing too", false, []round{ok, {st: partial}, ok},
 			[]string{"warn: 2 group(s) and 3 group-partition(s) could not be read", "recovered after 1"}},
+		{"time lag not measured is failing too", false, []round{ok, {st: gatherStats{timeLagMissed: 4}}, ok},
+			[]string{"warn: the time lag of 4 group-partition(s) could not be read within the round's budget (half the interval)", "recovered after 1"}},
 		{"two outages, two pairs", false, []round{{err: down}, ok, {err: frozen}, {err: frozen}, ok},
 			[]string{"warn: " + down.Error(), "recovered after 1", "warn: " + frozen.Error(), "recovered after 2"}},
 		{"WarnChanges: again per changed error", true, []round{{err: down}, {err: down}, {err: frozen}, {err: frozen}, ok},
