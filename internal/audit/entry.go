@@ -103,6 +103,10 @@ type Entry struct {
 	Host      string `json:"host"`
 	ClusterID string `json:"cluster_id"`
 	Profile   string `json:"profile,omitempty"`
+	// Brokers is the bootstrap list the command connected through (a
+	// flag, the profile, a properties file or KAFKA_BROKERS): with the
+	// connection flags in Command, how to reach ClusterID again.
+	Brokers []string `json:"brokers,omitempty"`
 	// Command is the argv (without the program name), secrets redacted.
 	Command []string `json:"command"`
 	Groups  []string `json:"groups"`

@@ -226,14 +226,7 @@ exit-codes.`,
 	root.Version = buildinfo.Read(a.stamped).Version
 	root.SetVersionTemplate("offsetctl {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.AsUsage(unwrapEnumError(err)) })
-	// --bootstrap-server, as kafka-consumer-groups.sh and the other Apache
-	// tools spell it, is --brokers.
-	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-		if name == "bootstrap-server" {
-			name = "brokers"
-		}
-		return pflag.NormalizedName(name)
-	})
+	root.SetGlobalNormalizationFunc(brokersAlias)
 	a.persistentFlags(root.PersistentFlags())
 
 	for _, c := range a.commands() {

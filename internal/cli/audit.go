@@ -131,6 +131,11 @@ func (a *app) beginAudit(ctx context.Context, adm *cluster.Admin, action string)
 	e.UndoOf = a.undoOf
 	e.User, e.Host = osUser(a.getenv), hostName()
 	e.Profile = a.profile
+	if a.conn != nil {
+		for _, b := range a.conn.Brokers {
+			e.Brokers = append(e.Brokers, audit.RedactString(b, a.secrets))
+		}
+	}
 	e.Command = audit.RedactArgs(a.args, a.secrets)
 	if adm != nil {
 		mctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -283,7 +288,7 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 // (the intent holds the plan; Join folds the two).
 func outcomeOf(e audit.Entry, intent string, now time.Time) audit.Entry {
 	o := audit.Entry{V: audit.Version, ID: audit.NewID(now), Kind: audit.KindOutcome, Intent: intent, Time: now.UTC(),
-		Action: e.Action, User: e.User, Host: e.Host, ClusterID: e.ClusterID, Profile: e.Profile,
+		Action: e.Action, User: e.User, Host: e.Host, ClusterID: e.ClusterID, Profile: e.Profile, Brokers: e.Brokers,
 		Groups: e.Groups, Topics: e.Topics, Partitions: e.Partitions, Applied: e.Applied, Written: e.Written, Changed: e.Changed,
 		UndoOf: e.UndoOf, Records: e.Records, Digest: e.Digest, PayloadDigest: e.PayloadDigest, Proof: e.Proof,
 		Target: e.Target, Produced: e.Produced, Checkpoint: e.Checkpoint, PossibleDuplicates: e.PossibleDuplicates,

@@ -11,6 +11,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/change"
+	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/textlist"
@@ -129,7 +130,17 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 	if e.Action == audit.ActReplay || e.Action == audit.ActBackfill {
 		return exitcode.Usagef("--verify: entry %s is a %s: it moved no group's offsets", e.ID, e.Action)
 	}
-	live, err := a.changeState(cmd, e)
+	cfg, adm, err := a.admin(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer adm.Close()
+	// Offsets read on another cluster say nothing of this change: never
+	// "applied" or "not applied" for it.
+	if err := a.checkEntryCluster(cmd.Context(), cfg, adm, e, entryCheck{refusal: "it cannot be verified here", retry: []string{"history", "--verify", e.ID}}); err != nil {
+		return err
+	}
+	live, err := a.changeState(cmd.Context(), cfg, adm, e)
 	if err != nil {
 		return err
 	}
@@ -430,6 +441,18 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 	if why := audit.Undoable(e); why != "" {
 		return exitcode.Usagef("%s", why)
 	}
+	cfg, adm, err := a.admin(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer adm.Close()
+	retry := []string{"undo", e.ID}
+	if execute {
+		retry = append(retry, "--execute")
+	}
+	if err := a.checkEntryCluster(cmd.Context(), cfg, adm, e, entryCheck{refusal: "it is never applied to another cluster", retry: retry}); err != nil {
+		return err
+	}
 	sum, err := fileSHA256(e.Backup)
 	if err != nil {
 		return fmt.Errorf("backup of entry %s: %w", e.ID, err)
@@ -437,7 +460,7 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 	if e.BackupSHA256 != "" && sum != e.BackupSHA256 {
 		return fmt.Errorf("backup %s of entry %s has changed since it was written (SHA-256 %s, recorded %s): it is not the state before that change", e.Backup, e.ID, sum, e.BackupSHA256)
 	}
-	live, err := a.changeState(cmd, e)
+	live, err := a.changeState(cmd.Context(), cfg, adm, e)
 	if err != nil {
 		return err
 	}
@@ -509,7 +532,7 @@ func appliedGroups(e audit.Entry) []string {
 }
 
 // changeState fetches the committed offsets of the groups e changed.
-func (a *app) changeState(cmd *cobra.Command, e audit.Entry) (audit.State, error) {
+func (a *app) changeState(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, e audit.Entry) (audit.State, error) {
 	var groups []string
 	seen := map[string]bool{}
 	for _, c := range e.Changes {
@@ -518,12 +541,7 @@ func (a *app) changeState(cmd *cobra.Command, e audit.Entry) (audit.State, error
 			groups = append(groups, c.Group)
 		}
 	}
-	cfg, adm, err := a.admin(cmd.Context())
-	if err != nil {
-		return nil, err
-	}
-	defer adm.Close()
-	fctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
+	fctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	commits, err := lag.FetchGroupCommits(fctx, adm, groups)
 	if err != nil {

@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/offsetctl/offsetctl/internal/audit"
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// twoClusters starts two in-process clusters with their own ids (kfake's
+// default id is the same "kfake" for every cluster), each with topic
+// (one partition, 20 records) and group committed at 5 on it. Real
+// brokers are one cluster: the test is skipped there.
+func twoClusters(t *testing.T) (a, b *testkit.Cluster, topic, group string) {
+	t.Helper()
+	if testkit.Real() {
+		t.Skip("needs two clusters: runs on kfake only")
+	}
+	a, b = testkit.New(t, kfake.ClusterID("cluster-a")), testkit.New(t, kfake.ClusterID("cluster-b"))
+	topic, group = testkit.Name(t, "orders"), testkit.Name(t, "g")
+	for _, c := range []*testkit.Cluster{a, b} {
+		c.CreateTopic(topic, 1, nil)
+		c.Produce(topic, map[int32]int{0: 20}, time.Time{})
+		c.Commit(group, topic, map[int32]int64{0: 5})
+	}
+	return a, b, topic, group
+}
+
+// An entry recorded on cluster B is never applied to, nor verified on,
+// cluster A (the QA repro: `-b B reset`, then `-b A undo ID --execute`
+// moved A's group): undo, its dry run and history --verify refuse with
+// exit 2 and one line naming both ids, the recorded bootstrap, and the
+// command that reaches B; nothing changes on either cluster and nothing
+// is recorded. On B the same undo works.
+func TestUndoRefusesEntryOfAnotherCluster(t *testing.T) {
+	a, b, topic, group := twoClusters(t)
+	dir := t.TempDir()
+	mustRun(t, b, 0, "reset", group, "--topic", topic+":0", "--to", "latest", "--execute", "--backup", filepath.Join(dir, "b.csv"))
+	// A's group happens to hold what the change left on B: nothing but
+	// the cluster tells them apart.
+	a.Commit(group, topic, map[int32]int64{0: 20})
+	es := historyOf(t)
+	if len(es) != 1 || es[0].ClusterID != "cluster-b" || strings.Join(es[0].Brokers, ",") != b.BrokerList() {
+		t.Fatalf("entry: %+v", es)
+	}
+	id := es[0].ID
+
+	want := fmt.Sprintf("entry %s was recorded on cluster cluster-b (brokers %s), not on the cluster connected now (cluster-a)", id, b.BrokerList())
+	for _, args := range [][]string{{"undo", id}, {"undo", id, "--execute", "--backup", filepath.Join(dir, "u0.csv")}, {"undo", id, "--execute", "--force", "--backup", filepath.Join(dir, "u1.csv")}} {
+		r := badInput(t, a, want, args...)
+		if !strings.Contains(r.stderr, fmt.Sprintf("offsetctl --brokers %s undo %s", b.BrokerList(), id)) {
+			t.Errorf("%s: no command for the right cluster: %s", args, r.stderr)
+		}
+	}
+	r := badInput(t, a, want+": it cannot be verified here", "history", "--verify", id)
+	if strings.Contains(r.stderr, "applied") || !strings.Contains(r.stderr, fmt.Sprintf("offsetctl --brokers %s history --verify %s", b.BrokerList(), id)) {
+		t.Errorf("verify on another cluster: %s", r.stderr)
+	}
+	wantCommitted(t, a, group, topic, map[int32]int64{0: 20})
+	wantCommitted(t, b, group, topic, map[int32]int64{0: 20})
+	if n := len(historyOf(t)); n != 1 {
+		t.Fatalf("%d entries after the refusals, want the reset alone", n)
+	}
+
+	// On its own cluster: verified, and undone.
+	r = mustRun(t, b, 0, "history", "--verify", id)
+	if !strings.Contains(r.stderr, "the change is applied") || strings.Contains(r.stderr, "warning") {
+		t.Errorf("verify on B: %s", r.stderr)
+	}
+	mustRun(t, b, 0, "undo", id, "--execute", "--backup", filepath.Join(dir, "u.csv"))
+	wantCommitted(t, b, group, topic, map[int32]int64{0: 5})
+	wantCommitted(t, a, group, topic, map[int32]int64{0: 20})
+}
+
+// The refusal names the recorded profile and gives the command through
+// it, with the audit log the entry was found in, shell-quoted.
+func TestUndoOtherClusterNamesProfile(t *testing.T) {
+	a, b, topic, group := twoClusters(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	writeFile(t, conf, fmt.Sprintf("profiles:\n  dr site:\n    brokers: %q\n", b.BrokerList()))
+	log := filepath.Join(dir, "my log.jsonl")
+	env := map[string]string{"OFFSETCTL_CONFIG": conf}
+	mustRunEnv(t, env, 0, "--profile", "dr site", "--audit-log", log, "reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(dir, "b.csv"))
+	a.Commit(group, topic, map[int32]int64{0: 20})
+	var h struct {
+		Entries []audit.Entry `json:"entries"`
+	}
+	decodeJSON(t, mustRun(t, a, 0, "--audit-log", log, "history", "-o", "json"), &h)
+	if len(h.Entries) != 1 || h.Entries[0].Profile != "dr site" {
+		t.Fatalf("entries: %+v", h.Entries)
+	}
+	id := h.Entries[0].ID
+
+	r := badInput(t, a, fmt.Sprintf("entry %s was recorded on cluster cluster-b (profile \"dr site\", brokers %s), not on the cluster connected now (cluster-a)", id, b.BrokerList()),
+		"--audit-log", log, "undo", id, "--execute", "--backup", filepath.Join(dir, "u.csv"))
+	if !strings.Contains(r.stderr, fmt.Sprintf("offsetctl --profile 'dr site' --audit-log '%s' undo %s --execute", log, id)) {
+		t.Errorf("no command through the profile: %s", r.stderr)
+	}
+	wantCommitted(t, a, group, topic, map[int32]int64{0: 20})
+}
+
+// An entry that records no cluster id (an older offsetctl, or its
+// cluster did not answer then) is still undone and verified, with a
+// warning that it could not be checked.
+func TestUndoEntryWithoutClusterID(t *testing.T) {
+	a, _, topic, group := twoClusters(t)
+	dir := t.TempDir()
+	mustRun(t, a, 0, "reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(dir, "b.csv"))
+	id := historyOf(t)[0].ID
+	log := testAuditLog(t)
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.ReplaceAll(string(data), `"cluster_id":"cluster-a"`, `"cluster_id":""`)
+	if old == string(data) {
+		t.Fatalf("no cluster id in the log:\n%s", data)
+	}
+	writeFile(t, log, old)
+
+	warn := fmt.Sprintf("offsetctl: warning: entry %s records no cluster id (written by an older offsetctl, or its cluster did not answer then): it cannot be checked that it was recorded on this cluster (cluster-a)", id)
+	r := mustRun(t, a, 0, "history", "--verify", id)
+	if !strings.Contains(r.stderr, warn) || !strings.Contains(r.stderr, "the change is applied") {
+		t.Errorf("verify: %s", r.stderr)
+	}
+	r = mustRun(t, a, 0, "undo", id, "--execute", "--backup", filepath.Join(dir, "u.csv"))
+	if !strings.Contains(r.stderr, warn) {
+		t.Errorf("undo: %s", r.stderr)
+	}
+	wantCommitted(t, a, group, topic, map[int32]int64{0: 5})
+}
+
+// recordedConnection reads the connection flags of a recorded command
+// line wherever they stand and however they are spelt, skips the rest,
+// and falls back to the recorded bootstrap list when the line has none.
+func TestRecordedConnection(t *testing.T) {
+	for _, c := range []struct {
+		command, brokers []string
+		want             string
+	}{
+		{[]string{"-b", "b1:9092", "reset", "g", "--topic", "t", "--to", "latest", "--execute"}, nil, "[--brokers b1:9092]"},
+		{[]string{"reset", "g", "--execute", "--bootstrap-server=b1:9092,b2:9092", "-v"}, []string{"b1:9092", "b2:9092"}, "[--brokers b1:9092,b2:9092]"},
+		{[]string{"-vb", "b1:9092", "undo", "ID"}, nil, "[--brokers b1:9092]"},
+		{[]string{"--profile=dr", "reset", "g", "--to", "earliest", "--all-topics"}, []string{"b9:9092"}, "[--profile dr]"},
+		{[]string{"--command-config", "b.properties", "--sasl-user", "alice", "--tls-ca", "ca.pem", "delete-group", "g"}, []string{"b9:9092"}, "[--command-config b.properties --tls-ca ca.pem --sasl-user alice]"},
+		{[]string{"reset", "g", "--to", "latest"}, []string{"b9:9092"}, "[--brokers b9:9092]"},
+		{[]string{"reset", "g", "--", "-b", "x:1"}, nil, "[]"},
+		{[]string{"--audit-log", "a.jsonl", "--sasl-password", "[REDACTED]", "reset", "g"}, nil, "[]"},
+	} {
+		got := fmt.Sprint(recordedConnection(audit.Entry{Command: c.command, Brokers: c.brokers}))
+		if got != c.want {
+			t.Errorf("%q (brokers %q): %s, want %s", c.command, c.brokers, got, c.want)
+		}
+	}
+}
