@@ -68,6 +68,9 @@ type app struct {
 	// mark a reset run by undo.
 	auditLog, auditAction, undoOf string
 	noAudit                       bool
+	// otherCluster is, for an undo run with --other-cluster, the cluster
+	// id the undone entry records (not the connected one's).
+	otherCluster string
 	// auditRotate is --audit-rotate-size (else $OFFSETCTL_AUDIT_ROTATE_SIZE),
 	// auditGzip --audit-gzip.
 	auditRotate   string

@@ -128,7 +128,7 @@ func (a *app) beginAudit(ctx context.Context, adm *cluster.Admin, action string)
 	}
 	e := &r.entry
 	e.V, e.ID, e.Time, e.Action = audit.Version, audit.NewID(r.start), r.start.UTC(), action
-	e.UndoOf = a.undoOf
+	e.UndoOf, e.OtherClusterID = a.undoOf, a.otherCluster
 	e.User, e.Host = osUser(a.getenv), hostName()
 	e.Profile = a.profile
 	if a.conn != nil {
@@ -290,7 +290,7 @@ func outcomeOf(e audit.Entry, intent string, now time.Time) audit.Entry {
 	o := audit.Entry{V: audit.Version, ID: audit.NewID(now), Kind: audit.KindOutcome, Intent: intent, Time: now.UTC(),
 		Action: e.Action, User: e.User, Host: e.Host, ClusterID: e.ClusterID, Profile: e.Profile, Brokers: e.Brokers,
 		Groups: e.Groups, Topics: e.Topics, Partitions: e.Partitions, Applied: e.Applied, Written: e.Written, Changed: e.Changed,
-		UndoOf: e.UndoOf, Records: e.Records, Digest: e.Digest, PayloadDigest: e.PayloadDigest, Proof: e.Proof,
+		UndoOf: e.UndoOf, OtherClusterID: e.OtherClusterID, Records: e.Records, Digest: e.Digest, PayloadDigest: e.PayloadDigest, Proof: e.Proof,
 		Target: e.Target, Produced: e.Produced, Checkpoint: e.Checkpoint, PossibleDuplicates: e.PossibleDuplicates,
 		Outcome: e.Outcome, ExitCode: e.ExitCode, DurationMs: e.DurationMs, Error: e.Error, Changes: []audit.Change{}}
 	for _, c := range e.Changes {

@@ -367,7 +367,7 @@ func (a *app) historyJSON(ctx context.Context, sel []audit.Entry) error {
 
 func (a *app) undoCmd() *cobra.Command {
 	var execute, force bool
-	var backup string
+	var backup, other string
 	cmd := &cobra.Command{
 		Use:   "undo ID",
 		Short: "Restore the offsets a recorded change replaced, from its backup (dry run by default)",
@@ -376,7 +376,10 @@ the backup it recorded: partitions that had no commit go back to no commit.
 It checks the backup's SHA-256 first, and refuses (exit 1) when a group has
 moved since that change (a consumer committed, or another reset), unless
 --force. The restore is a reset --to file:BACKUP, with its guard (no live
-members), its own backup and read-back, and it is recorded in the trail too.`,
+members), its own backup and read-back, and it is recorded in the trail too.
+An entry recorded on another cluster than the one connected (its cluster_id)
+is refused (exit 2); --other-cluster ID undoes it anyway, for that cluster
+rebuilt under a new id.`,
 		Example: `  offsetctl history --group orders-billing
   offsetctl undo 01JE4Z8Q6M3T9V2XKQ0R5B7C1D
   offsetctl undo 01JE4Z8Q6M3T9V2XKQ0R5B7C1D --execute`,
@@ -388,13 +391,17 @@ members), its own backup and read-back, and it is recorded in the trail too.`,
 			if err := checkCommitFlags(cmd); err != nil {
 				return err
 			}
-			return a.runUndo(cmd, args[0], execute, force, backup)
+			if changed(cmd.Flags(), "other-cluster") && strings.TrimSpace(other) == "" {
+				return exitcode.Usagef("--other-cluster is empty: give the cluster id the entry records (see offsetctl history -o json)")
+			}
+			return a.runUndo(cmd, args[0], undoFlags{execute: execute, force: force, backup: backup, other: other})
 		},
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&execute, "execute", false, "restore (default: dry run)")
 	fl.BoolVar(&force, "force", false, "restore even if the group has moved since the change")
 	fl.StringVar(&backup, "backup", "", "backup of the offsets the undo replaces (default offsetctl-backup-GROUP-UTCTIME.csv)")
+	fl.StringVar(&other, "other-cluster", "", "undo an entry recorded on cluster `ID` (the cluster_id it records) on the cluster connected now, whose id differs: only for that cluster rebuilt under a new id; recorded in the undo's entry")
 	// How the restore commits, as reset takes them: a change made with
 	// --non-atomic or a custom prefix (ACLs allowing only it) is undone
 	// the same way. Checked by reset.
@@ -426,20 +433,16 @@ func checkCommitFlags(cmd *cobra.Command) error {
 	return nil
 }
 
-func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup string) error {
-	entries, err := a.readTrail(cmd.Context(), false, id)
+// undoFlags are undo's own flags.
+type undoFlags struct {
+	execute, force bool
+	backup, other  string
+}
+
+func (a *app) runUndo(cmd *cobra.Command, id string, f undoFlags) error {
+	entries, e, err := a.undoEntry(cmd.Context(), id)
 	if err != nil {
 		return err
-	}
-	e, err := audit.Find(entries, id)
-	if err != nil {
-		return exitcode.AsUsage(err)
-	}
-	if !audit.KnownVersion(e.V) {
-		return fmt.Errorf("entry %s is in audit format version %d, which this offsetctl does not know (it knows 1 to %d): it is never acted on; undo it with the offsetctl that wrote it", e.ID, e.V, audit.Version)
-	}
-	if why := audit.Undoable(e); why != "" {
-		return exitcode.Usagef("%s", why)
 	}
 	cfg, adm, err := a.admin(cmd.Context())
 	if err != nil {
@@ -447,18 +450,18 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 	}
 	defer adm.Close()
 	retry := []string{"undo", e.ID}
-	if execute {
+	if f.execute {
 		retry = append(retry, "--execute")
 	}
-	if err := a.checkEntryCluster(cmd.Context(), cfg, adm, e, entryCheck{refusal: "it is never applied to another cluster", retry: retry}); err != nil {
+	check := entryCheck{refusal: "it is never applied to another cluster", retry: retry, override: "--other-cluster", other: f.other}
+	if err := a.checkEntryCluster(cmd.Context(), cfg, adm, e, check); err != nil {
 		return err
 	}
-	sum, err := fileSHA256(e.Backup)
-	if err != nil {
-		return fmt.Errorf("backup of entry %s: %w", e.ID, err)
+	if f.other != "" {
+		a.otherCluster = e.ClusterID // on the undo's record
 	}
-	if e.BackupSHA256 != "" && sum != e.BackupSHA256 {
-		return fmt.Errorf("backup %s of entry %s has changed since it was written (SHA-256 %s, recorded %s): it is not the state before that change", e.Backup, e.ID, sum, e.BackupSHA256)
+	if err := checkEntryBackup(e); err != nil {
+		return err
 	}
 	live, err := a.changeState(cmd.Context(), cfg, adm, e)
 	if err != nil {
@@ -478,12 +481,50 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 		}
 		what := fmt.Sprintf("%d partition(s) moved since entry %s: %s", len(moved), e.ID, textlist.Short(lines, 5, "; "))
 		what += undoneWords(entries, e.ID)
-		if !force {
-			return a.refuseUndo(cmd, e, execute, what+"; undoing would overwrite those commits: add --force to restore the backup anyway")
+		if !f.force {
+			return a.refuseUndo(cmd, adm, e, f.execute, what+"; undoing would overwrite those commits: add --force to restore the backup anyway")
 		}
 		a.warnf("%s; --force: restoring the backup over them", what)
 	}
-	// The restore is the reset path itself, recorded as an undo of e.
+	return a.restoreEntry(cmd, e, f)
+}
+
+// undoEntry finds the entry undo ID names, with the entries read (its
+// later undos among them), and refuses one that cannot be undone.
+func (a *app) undoEntry(ctx context.Context, id string) ([]audit.Entry, audit.Entry, error) {
+	entries, err := a.readTrail(ctx, false, id)
+	if err != nil {
+		return nil, audit.Entry{}, err
+	}
+	e, err := audit.Find(entries, id)
+	if err != nil {
+		return nil, e, exitcode.AsUsage(err)
+	}
+	if !audit.KnownVersion(e.V) {
+		return nil, e, fmt.Errorf("entry %s is in audit format version %d, which this offsetctl does not know (it knows 1 to %d): it is never acted on; undo it with the offsetctl that wrote it", e.ID, e.V, audit.Version)
+	}
+	if why := audit.Undoable(e); why != "" {
+		return nil, e, exitcode.Usagef("%s", why)
+	}
+	return entries, e, nil
+}
+
+// checkEntryBackup checks e's backup against the SHA-256 it recorded: a
+// backup edited or replaced since is not the state before the change.
+func checkEntryBackup(e audit.Entry) error {
+	sum, err := fileSHA256(e.Backup)
+	if err != nil {
+		return fmt.Errorf("backup of entry %s: %w", e.ID, err)
+	}
+	if e.BackupSHA256 != "" && sum != e.BackupSHA256 {
+		return fmt.Errorf("backup %s of entry %s has changed since it was written (SHA-256 %s, recorded %s): it is not the state before that change", e.Backup, e.ID, sum, e.BackupSHA256)
+	}
+	return nil
+}
+
+// restoreEntry restores e's backup: the reset path itself, recorded as an
+// undo of e.
+func (a *app) restoreEntry(cmd *cobra.Command, e audit.Entry, f undoFlags) error {
 	a.auditAction, a.undoOf = audit.ActUndo, e.ID
 	rc := a.resetCmd()
 	rc.SilenceErrors, rc.SilenceUsage = true, true
@@ -498,11 +539,11 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 			args = append(args, "--group", g)
 		}
 	}
-	if execute {
+	if f.execute {
 		args = append(args, "--execute")
 	}
-	if backup != "" {
-		args = append(args, "--backup", backup)
+	if f.backup != "" {
+		args = append(args, "--backup", f.backup)
 	}
 	// The flags undo hands on to the reset that restores.
 	for _, name := range []string{"non-atomic", "transactional-id-prefix", "parallel-groups"} {
@@ -560,13 +601,13 @@ func (a *app) changeState(ctx context.Context, cfg cluster.Config, adm *cluster.
 
 // refuseUndo refuses an undo (exit 1); with --execute the refusal is on
 // the record.
-func (a *app) refuseUndo(cmd *cobra.Command, e audit.Entry, execute bool, why string) error {
+func (a *app) refuseUndo(cmd *cobra.Command, adm *cluster.Admin, e audit.Entry, execute bool, why string) error {
 	err := errors.New(why)
 	if !execute {
 		return err
 	}
 	a.auditAction, a.undoOf = audit.ActUndo, e.ID
-	rec, aerr := a.beginAudit(cmd.Context(), nil, audit.ActUndo)
+	rec, aerr := a.beginAudit(cmd.Context(), adm, audit.ActUndo)
 	if aerr != nil {
 		return errors.Join(err, aerr)
 	}

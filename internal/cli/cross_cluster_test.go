@@ -161,3 +161,46 @@ func TestRecordedConnection(t *testing.T) {
 		}
 	}
 }
+
+// --other-cluster ID undoes an entry of another cluster (that cluster
+// rebuilt under a new id) only when ID is the one the entry records, and
+// the undo's entry records it (other_cluster_id), refused or not. Given
+// where it is not needed, or empty, it is bad input.
+func TestUndoOtherClusterOverride(t *testing.T) {
+	a, b, topic, group := twoClusters(t)
+	dir := t.TempDir()
+	mustRun(t, b, 0, "reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(dir, "b.csv"))
+	id := historyOf(t)[0].ID
+
+	badInput(t, a, "--other-cluster cluster-x: entry "+id+" was recorded on cluster cluster-b, not that one; the cluster connected now is cluster-a", "undo", id, "--other-cluster", "cluster-x")
+	badInput(t, a, "--other-cluster is empty", "undo", id, "--other-cluster", "")
+	badInput(t, b, "--other-cluster: entry "+id+" was recorded on the cluster connected now (cluster-b): leave the flag out", "undo", id, "--other-cluster", "cluster-b")
+	r := badInput(t, a, "only if the cluster connected now is that cluster rebuilt under a new id: add --other-cluster cluster-b", "undo", id)
+
+	// A's group moved away from what the change left on B: refused
+	// (exit 1), on the record with the other cluster named.
+	r = mustRun(t, a, 1, "undo", id, "--execute", "--other-cluster", "cluster-b", "--backup", filepath.Join(dir, "u0.csv"))
+	if !strings.Contains(r.stderr, "partition(s) moved since entry "+id) {
+		t.Fatalf("refusal: %s", r.stderr)
+	}
+	a.Commit(group, topic, map[int32]int64{0: 20})
+	r = mustRun(t, a, 0, "undo", id, "--execute", "--other-cluster", "cluster-b", "--backup", filepath.Join(dir, "u1.csv"))
+	if !strings.Contains(r.stderr, "offsetctl: warning: entry "+id+" was recorded on cluster cluster-b; --other-cluster: acting on it on the cluster connected now (cluster-a)") {
+		t.Errorf("no warning: %s", r.stderr)
+	}
+	wantCommitted(t, a, group, topic, map[int32]int64{0: 5})
+	wantCommitted(t, b, group, topic, map[int32]int64{0: 20})
+	es := historyOf(t)
+	if len(es) != 3 {
+		t.Fatalf("%d entries, want the reset and two undos: %+v", len(es), es)
+	}
+	for i, want := range []string{audit.Refused, audit.Applied} {
+		u := es[i+1]
+		if u.Action != audit.ActUndo || u.UndoOf != id || u.Outcome != want || u.ClusterID != "cluster-a" || u.OtherClusterID != "cluster-b" {
+			t.Errorf("undo entry %d: action %s undo_of %s outcome %s cluster %q other %q", i, u.Action, u.UndoOf, u.Outcome, u.ClusterID, u.OtherClusterID)
+		}
+	}
+	if es[0].OtherClusterID != "" {
+		t.Errorf("the reset names another cluster: %+v", es[0])
+	}
+}

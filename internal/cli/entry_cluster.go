@@ -107,6 +107,9 @@ func recordedConnection(e audit.Entry) []string {
 type entryCheck struct {
 	refusal string   // "it cannot be verified here"
 	retry   []string // "history", "--verify", ID
+	// override names the flag that acts on an entry of another cluster
+	// anyway ("" when the command has none), and other is its value.
+	override, other string
 }
 
 // checkEntryCluster checks, before entry e is applied or verified, that it
@@ -131,9 +134,25 @@ func (a *app) checkEntryCluster(ctx context.Context, cfg cluster.Config, adm *cl
 	}
 	switch e.ClusterID {
 	case "":
+		if c.other != "" {
+			return exitcode.Usagef("%s: entry %s records no cluster id: leave the flag out", c.override, e.ID)
+		}
 		a.warnf("entry %s records no cluster id (written by an older offsetctl, or its cluster did not answer then): it cannot be checked that it was recorded on this cluster (%s)", e.ID, hereWord)
 		return nil
 	case here:
+		if c.other != "" {
+			return exitcode.Usagef("%s: entry %s was recorded on the cluster connected now (%s): leave the flag out", c.override, e.ID, hereWord)
+		}
+		return nil
+	}
+	if c.other != "" {
+		// Named, not assumed: the id typed must be the one the entry
+		// records, so a flag left in a script never applies some other
+		// entry to the wrong cluster.
+		if c.other != e.ClusterID {
+			return exitcode.Usagef("%s %s: entry %s was recorded on cluster %s, not that one; the cluster connected now is %s", c.override, safetext.Arg(c.other), e.ID, safetext.Arg(e.ClusterID), hereWord)
+		}
+		a.warnf("entry %s was recorded on cluster %s; %s: acting on it on the cluster connected now (%s)", e.ID, safetext.Arg(e.ClusterID), c.override, hereWord)
 		return nil
 	}
 	how := ""
@@ -150,6 +169,9 @@ func (a *app) checkEntryCluster(ctx context.Context, cfg cluster.Config, adm *cl
 	retry := "point --brokers or --profile at that cluster and run the command again"
 	if conn := recordedConnection(e); len(conn) > 0 {
 		retry = "run it against that cluster: " + commandLine(append(conn, a.trailArgs()...), c.retry...)
+	}
+	if c.override != "" {
+		retry += fmt.Sprintf(" (only if the cluster connected now is that cluster rebuilt under a new id: add %s %s)", c.override, shellQuote(e.ClusterID))
 	}
 	return exitcode.Usagef("entry %s was recorded on cluster %s%s, not on the cluster connected now (%s): %s; %s",
 		e.ID, safetext.Arg(e.ClusterID), how, hereWord, c.refusal, retry)
