@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/offsetctl/offsetctl/internal/audit"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -203,4 +205,77 @@ func TestUndoOtherClusterOverride(t *testing.T) {
 	if es[0].OtherClusterID != "" {
 		t.Errorf("the reset names another cluster: %+v", es[0])
 	}
+}
+
+// A reset recorded on cluster B never explains a rewind on cluster A
+// (QA: lag --status on A named a reset made on B, the same group and
+// topic names on both, as the cause of a consumer's rewind on A, and
+// called it OK): A's rewind is REWIND; B's, by its own reset, is OK.
+func TestLagStatusRewindOfAnotherCluster(t *testing.T) {
+	a, b, topic, group := twoClusters(t)
+	dir := t.TempDir()
+	judge := func(c *testkit.Cluster, between func()) lag.GroupLag {
+		t.Helper()
+		c.Commit(group, topic, map[int32]int64{0: 10})
+		r := statusRun(t, c, between, "lag", "--status", "--status-source", "sample", "--sample", "7s", "-o", "json", group)
+		var rep lag.LagReport
+		decodeJSON(t, r, &rep)
+		if r.code != 0 || len(rep.Groups) != 1 || len(rep.Groups[0].Partitions) != 1 {
+			t.Fatalf("lag --status: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		return rep.Groups[0]
+	}
+	g := judge(a, func() {
+		mustRun(t, b, 0, "reset", group, "--topic", topic, "--to", "5", "--execute", "--backup", filepath.Join(dir, "b.csv"))
+		a.Commit(group, topic, map[int32]int64{0: 5})
+	})
+	if reason := g.Partitions[0].StatusReason; g.Status != "REWIND" || !strings.Contains(reason, "offset went back from 10 to 5") || strings.Contains(reason, "audit") {
+		t.Errorf("A, rewound by a consumer while B was reset: %s %q, want REWIND", g.Status, reason)
+	}
+	g = judge(b, func() {
+		mustRun(t, b, 0, "reset", group, "--topic", topic, "--to", "5", "--execute", "--backup", filepath.Join(dir, "b2.csv"))
+	})
+	if reason := g.Partitions[0].StatusReason; g.Status != "OK" || !strings.Contains(reason, "rewound from 10 to 5") || !strings.Contains(reason, "by offsetctl reset (audit ") {
+		t.Errorf("B, reset by offsetctl: %s %q, want OK by the reset", g.Status, reason)
+	}
+}
+
+// The exporter serving two profiles judges each cluster's rewinds by that
+// cluster's resets only: a consumer's rewind on A while B is reset to the
+// same offset is REWIND on A, and B's is OK.
+func TestExporterStatusRewindOfAnotherCluster(t *testing.T) {
+	a, b, topic, group := twoClusters(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	writeFile(t, conf, fmt.Sprintf("profiles:\n  a:\n    brokers: %q\n  b:\n    brokers: %q\n", a.BrokerList(), b.BrokerList()))
+	for _, c := range []*testkit.Cluster{a, b} {
+		c.Commit(group, topic, map[int32]int64{0: 20}) // caught up
+	}
+	env := map[string]string{"OFFSETCTL_CONFIG": conf, "OFFSETCTL_AUDIT_LOG": testAuditLog(t)}
+	e := startExporter(t, nil, env, "--profile", "a,b", "--interval", "1s", "--time-lag=false", "--status", "--status-window", "8s", group)
+	status := func(f map[string]*dto.MetricFamily, cl string) (string, float64) {
+		cur := ""
+		for _, s := range []string{"OK", "WARN", "REWIND", "STALL", "STOP"} {
+			if v, ok := value(f, "kafka_consumergroup_status", fmt.Sprintf("cluster=%s,consumergroup=%s,status=%s", cl, group, s)); ok && v == 1 {
+				cur += s
+			}
+		}
+		l, _ := value(f, "kafka_consumergroup_lag", fmt.Sprintf("cluster=%s,consumergroup=%s,partition=0,topic=%s", cl, group, topic))
+		return cur, l
+	}
+	e.waitScrape(t, "both clusters judged OK", func(f map[string]*dto.MetricFamily) bool {
+		sa, _ := status(f, "a")
+		sb, _ := status(f, "b")
+		return sa == "OK" && sb == "OK"
+	})
+	mustRun(t, b, 0, "reset", group, "--topic", topic, "--to", "5", "--execute", "--backup", filepath.Join(dir, "b.csv"))
+	a.Commit(group, topic, map[int32]int64{0: 5})
+	var last string
+	e.waitScrape(t, "A's rewind REWIND and B's OK, once both are seen", func(f map[string]*dto.MetricFamily) bool {
+		sa, la := status(f, "a")
+		sb, lb := status(f, "b")
+		last = fmt.Sprintf("a %s lag %v, b %s lag %v", sa, la, sb, lb)
+		return la == 15 && lb == 15 && sa == "REWIND" && sb == "OK"
+	})
+	t.Log(last)
 }
