@@ -257,7 +257,7 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		}
 		loud := fmt.Errorf("%s (outcome %s, %d partition(s) applied), but audit entry %s is NOT recorded: %v", what, e.Outcome, res.applied, e.ID, aerr)
 		if r.intent != "" {
-			loud = fmt.Errorf("outcome %s (%d partition(s) changed), but the outcome of audit entry %s is NOT recorded (%v): its intent is, and reads as unknown; check with: offsetctl history --verify %s", e.Outcome, res.changed, e.ID, aerr, e.ID)
+			loud = fmt.Errorf("outcome %s (%d partition(s) changed), but the outcome of audit entry %s is NOT recorded (%v): its intent is, and reads as unknown; check with: %s history --verify %s", e.Outcome, res.changed, e.ID, aerr, r.a.prog(), e.ID)
 		}
 		fmt.Fprintln(r.a.stderr, "offsetctl: error: "+errorLine(loud))
 		if err == nil {
@@ -272,7 +272,7 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		// line alone.
 		r.a.infof("audit: recorded as %s in %s (outcome: %s)", e.ID, r.log.Path(), e.Outcome)
 		if e.Outcome == audit.Unknown {
-			r.a.infof("whether the change reached the cluster is unknown: check with: offsetctl history --verify %s", e.ID)
+			r.a.infof("whether the change reached the cluster is unknown: check with: %s history --verify %s", r.a.prog(), e.ID)
 		}
 	case err == nil || (res.applied > 0 && e.Backup != ""):
 		// A partial offset change names its entry too (undo needs the

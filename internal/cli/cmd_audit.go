@@ -113,7 +113,7 @@ func (a *app) unknownHint(sel []audit.Entry) {
 		ids = append(ids, e.ID)
 	}
 	if len(ids) > 0 {
-		a.notef("%d change(s) with outcome unknown (%s): see where each left its groups with: offsetctl history --verify ID", len(ids), textlist.Short(ids, 3, ", "))
+		a.notef("%d change(s) with outcome unknown (%s): see where each left its groups with: %s history --verify ID", len(ids), textlist.Short(ids, 3, ", "), a.prog())
 	}
 }
 
@@ -155,7 +155,7 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 // earlier undos of it explain the move: one that finished undid it
 // already; one killed or cut short (outcome unknown or partly) may have
 // restored only some groups, and --force finishes the restore.
-func undoneWords(entries []audit.Entry, id string) string {
+func undoneWords(prog string, entries []audit.Entry, id string) string {
 	var done, unfinished []string
 	for _, u := range entries {
 		if u.Action != audit.ActUndo || u.UndoOf != id {
@@ -170,7 +170,7 @@ func undoneWords(entries []audit.Entry, id string) string {
 	}
 	switch {
 	case len(unfinished) > 0:
-		return fmt.Sprintf(" (an earlier undo of it did not finish: entry %s; check what it restored with offsetctl history --verify %s, and add --force to finish the restore)", textlist.Short(unfinished, 3, ", "), strings.SplitN(unfinished[len(unfinished)-1], " ", 2)[0])
+		return fmt.Sprintf(" (an earlier undo of it did not finish: entry %s; check what it restored with %s history --verify %s, and add --force to finish the restore)", textlist.Short(unfinished, 3, ", "), prog, strings.SplitN(unfinished[len(unfinished)-1], " ", 2)[0])
 	case len(done) > 0:
 		return fmt.Sprintf(" (it was undone already by entry %s)", textlist.Short(done, 3, ", "))
 	}
@@ -480,7 +480,7 @@ func (a *app) runUndo(cmd *cobra.Command, id string, f undoFlags) error {
 			lines[i] = fmt.Sprintf("group %s topic %s partition %d: %s after the change, %s now", c.Group, c.Topic, c.Partition, offsetWord(c.Before), offsetWord(c.After))
 		}
 		what := fmt.Sprintf("%d partition(s) moved since entry %s: %s", len(moved), e.ID, textlist.Short(lines, 5, "; "))
-		what += undoneWords(entries, e.ID)
+		what += undoneWords(a.prog(), entries, e.ID)
 		if !f.force {
 			return a.refuseUndo(cmd, adm, e, f.execute, what+"; undoing would overwrite those commits: add --force to restore the backup anyway")
 		}

@@ -279,3 +279,47 @@ func TestExporterStatusRewindOfAnotherCluster(t *testing.T) {
 	})
 	t.Log(last)
 }
+
+// The undo line after a reset through a profile names the profile (and
+// the audit log): pasted as printed, in a shell whose KAFKA_BROKERS points
+// at another cluster, it restores the cluster the reset changed, and that
+// one only. (QA: the line omitted the connection and reached
+// KAFKA_BROKERS.)
+func TestUndoLineNamesTheConnection(t *testing.T) {
+	a, b, topic, group := twoClusters(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	writeFile(t, conf, fmt.Sprintf("profiles:\n  dr:\n    brokers: %q\n", b.BrokerList()))
+	log := filepath.Join(dir, "audit.jsonl")
+	env := map[string]string{"OFFSETCTL_CONFIG": conf, "KAFKA_BROKERS": a.BrokerList()}
+	backup := filepath.Join(dir, "b.csv")
+	r := mustRunEnv(t, env, 0, "--profile", "dr", "--audit-log", log, "reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", backup)
+	want := fmt.Sprintf("(undo: offsetctl --profile dr --audit-log %s reset %s --to file:%s --execute)", log, group, backup)
+	if !strings.Contains(r.stderr, want) {
+		t.Fatalf("undo line: want %q in\n%s", want, r.stderr)
+	}
+	wantCommitted(t, b, group, topic, map[int32]int64{0: 20})
+	mustRunEnv(t, env, 0, append(undoArgs(t, r.stderr), "--backup", filepath.Join(dir, "u.csv"))...)
+	wantCommitted(t, b, group, topic, map[int32]int64{0: 5})
+	wantCommitted(t, a, group, topic, map[int32]int64{0: 5})
+	es := historyOf(t, "--audit-log", log)
+	if len(es) != 2 || es[1].ClusterID != "cluster-b" || es[1].Profile != "dr" {
+		t.Fatalf("the restore's entry: %+v", es)
+	}
+}
+
+// The printed commands repeat every connection and trail flag given,
+// each word shell-quoted, and never a secret: a resolved password typed
+// into a path is redacted as in the audit log.
+func TestPrintedCommandConnection(t *testing.T) {
+	a := &app{profile: "dr $(site)", brokers: "b1:9092,b2:9092", commandConfig: "/etc/kafka/client.properties", tlsOn: true,
+		tlsCA: "/keys/hunter2/ca.pem", saslMechanism: "scram-sha-512", saslUser: "alice", saslPasswordFile: "/run/secrets/pw",
+		auditLog: "/var/log/off setctl.jsonl", secrets: []string{"hunter2"}}
+	want := `offsetctl --profile 'dr $(site)' --brokers b1:9092,b2:9092 --command-config /etc/kafka/client.properties --tls --tls-ca '/keys/[REDACTED]/ca.pem' --sasl-mechanism scram-sha-512 --sasl-user alice --sasl-password-file /run/secrets/pw --audit-log '/var/log/off setctl.jsonl'`
+	if got := a.prog(); got != want {
+		t.Errorf("prog:\n%s\nwant\n%s", got, want)
+	}
+	if got := (&app{}).prog(); got != "offsetctl" {
+		t.Errorf("no flags: %q", got)
+	}
+}

@@ -62,6 +62,14 @@ func (a *app) trailArgs() []string {
 	return out
 }
 
+// prog is how a command printed for the user to paste starts (an undo, a
+// restore, a check): offsetctl and this command line's connection and
+// trail flags, shell-quoted, so that it acts on the cluster this command
+// acted on and finds its audit entry.
+func (a *app) prog() string {
+	return commandLine(append(a.connectionArgs(), a.trailArgs()...))
+}
+
 // commandLine is a command for the user to paste: offsetctl, then flags
 // and args, each word shell-quoted (safetext.Shell).
 func commandLine(flags []string, args ...string) string {
