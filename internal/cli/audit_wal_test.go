@@ -329,6 +329,10 @@ func TestAuditOutcomeLostEndTxn(t *testing.T) {
 			if !strings.Contains(r.stderr, tc.words) || tc.code != 0 && !strings.Contains(e.Error, tc.words) {
 				t.Fatalf("console and entry do not say %q:\nstderr:\n%s\nentry error: %s", tc.words, r.stderr, e.Error)
 			}
+			// The check it prints reads the cluster that was changed.
+			if check := "run `" + printedBy(f.c, "--audit-log", f.log) + " lag " + f.group + "` to see which"; tc.noSettle && !strings.Contains(r.stderr, check) {
+				t.Fatalf("no %q in:\n%s", check, r.stderr)
+			}
 			if tc.outcome == audit.Failed {
 				if strings.Contains(r.stderr, "undo:") {
 					t.Fatalf("a failed reset prints an undo line:\n%s", r.stderr)

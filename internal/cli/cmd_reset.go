@@ -324,7 +324,7 @@ func (a *app) planErr(cfg cluster.Config, ctx context.Context, err error) error 
 func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, plan *admin.Plan, f resetFlags, render func() error, rec *auditRec) error {
 	eng := &change.Reset{
 		Plan: plan, Admin: adm, NonAtomic: f.nonAtomic, TxnPrefix: f.txnPrefix, Parallel: f.parallel,
-		Deadline: cfg.Timeout, Resolve: a.timeout, Unreachable: cfg.Unreachable,
+		Deadline: cfg.Timeout, Resolve: a.timeout, Unreachable: cfg.Unreachable, Prog: a.prog(),
 		WriteBackup: func(groups []admin.BackupGroup) (string, error) { return writeBackup(f.backup, a.now(), groups) },
 		Intent:      func() error { return rec.writeIntent(resetAudit(plan)) },
 		// The live groups a selection skipped are part of the outcome:

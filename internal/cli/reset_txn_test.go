@@ -758,7 +758,7 @@ func TestResetNonAtomicPartlyChanged(t *testing.T) {
 func stateSaid(stderr, group string) string {
 	switch {
 	case strings.Contains(stderr, "could not tell whether the transaction was committed: the group is either all at its old or all at its new offsets") &&
-		strings.Contains(stderr, "run `offsetctl lag "+group+"` to see which"):
+		strings.Contains(stderr, "run `offsetctl ") && strings.Contains(stderr, " lag "+group+"` to see which"):
 		return "either"
 	case strings.Contains(stderr, "the transaction was committed"):
 		return "new"
