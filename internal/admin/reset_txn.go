@@ -16,6 +16,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/coordretry"
 	"github.com/offsetctl/offsetctl/internal/lag"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // DefaultTxnIDPrefix is the default prefix of the transactional id a
@@ -39,6 +40,25 @@ type TxnOptions struct {
 	// Resolve bounds the work after the EndTxn answer was lost (taking
 	// the id over and reading back), which runs even when ctx has ended.
 	Resolve time.Duration
+	// Prog is how a command printed for the user to check a group
+	// starts: offsetctl and the connection flags the change was given
+	// ("" is offsetctl alone), so that it reads the cluster changed.
+	Prog string
+}
+
+// lagCommand is the command that shows where group's offsets are now,
+// for an error that cannot tell: lag, started as o.Prog says, the group
+// one shell word (after --group= when it starts with '-', which would
+// read as a flag).
+func (o TxnOptions) lagCommand(group string) string {
+	prog := o.Prog
+	if prog == "" {
+		prog = "offsetctl"
+	}
+	if strings.HasPrefix(group, "-") {
+		group = "--group=" + group
+	}
+	return prog + " lag " + safetext.Shell(group)
 }
 
 // DefaultTxnTimeout is the transaction timeout: far above the time a reset
@@ -383,7 +403,7 @@ func ExecuteResetTxn(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o T
 	}
 	fetched, over, err := readBackCommitted(ctx, adm, gp, t)
 	if err != nil {
-		return groupFailed(gp, fmt.Errorf("group %s: the transaction was committed (the coordinator acknowledged the commit), so the group is entirely at its new offsets once the commit marker is written, never mixed; reading them back failed (%w); check with: offsetctl lag %s", gp.Group, err, gp.Group))
+		return groupFailed(gp, fmt.Errorf("group %s: the transaction was committed (the coordinator acknowledged the commit), so the group is entirely at its new offsets once the commit marker is written, never mixed; reading them back failed (%w); check with: %s", gp.Group, err, o.lagCommand(gp.Group)))
 	}
 	if over {
 		// Not a mismatch of this run: see takenOver.
@@ -762,8 +782,8 @@ func resolveLost(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o TxnOp
 	lost := fmt.Sprintf("group %s: the answer to the transaction's commit was lost (%v)", gp.Group, endErr)
 	undetermined := func(what string, err error) error {
 		gp.Outcome = OutcomeUnknown
-		return groupFailed(gp, fmt.Errorf("%s and %s within %s more (%v): offsetctl could not tell whether the transaction was committed: the group is either all at its old or all at its new offsets, never mixed; run `offsetctl lag %s` to see which",
-			lost, what, resolveBound(o), err, gp.Group))
+		return groupFailed(gp, fmt.Errorf("%s and %s within %s more (%v): offsetctl could not tell whether the transaction was committed: the group is either all at its old or all at its new offsets, never mixed; run `%s` to see which",
+			lost, what, resolveBound(o), err, o.lagCommand(gp.Group)))
 	}
 	if _, err := initTxn(rctx, adm.Kgo, gp.Group, o); err != nil {
 		return undetermined("the cluster did not settle it", err)

@@ -602,3 +602,20 @@ func TestLiveNowWhateverThePlannedType(t *testing.T) {
 		})
 	}
 }
+
+// The check command an error prints starts as the change's command line
+// did (its connection flags), and holds the group as one shell word that
+// cannot be read as a flag.
+func TestLagCommand(t *testing.T) {
+	for _, c := range []struct{ prog, group, want string }{
+		{"", "orders", "offsetctl lag orders"},
+		{"offsetctl --profile dr", "orders", "offsetctl --profile dr lag orders"},
+		{"offsetctl", "-billing", "offsetctl lag --group=-billing"},
+		{"offsetctl", "bill ing$(x)", `offsetctl lag 'bill ing$(x)'`},
+		{"offsetctl", "evil\x1b[2K", `offsetctl lag $'evil\x1b[2K'`},
+	} {
+		if got := (TxnOptions{Prog: c.prog}).lagCommand(c.group); got != c.want {
+			t.Errorf("%q %q: %s, want %s", c.prog, c.group, got, c.want)
+		}
+	}
+}

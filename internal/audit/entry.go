@@ -103,6 +103,10 @@ type Entry struct {
 	Host      string `json:"host"`
 	ClusterID string `json:"cluster_id"`
 	Profile   string `json:"profile,omitempty"`
+	// Brokers is the bootstrap list the command connected through (a
+	// flag, the profile, a properties file or KAFKA_BROKERS): with the
+	// connection flags in Command, how to reach ClusterID again.
+	Brokers []string `json:"brokers,omitempty"`
 	// Command is the argv (without the program name), secrets redacted.
 	Command []string `json:"command"`
 	Groups  []string `json:"groups"`
@@ -138,8 +142,11 @@ type Entry struct {
 	// path) and BackupSHA256 its hex SHA-256, checked by undo.
 	Backup       string `json:"backup,omitempty"`
 	BackupSHA256 string `json:"backup_sha256,omitempty"`
-	// UndoOf is the entry an undo reverted.
-	UndoOf string `json:"undo_of,omitempty"`
+	// UndoOf is the entry an undo reverted. OtherClusterID is, for an
+	// undo run with --other-cluster, the cluster id that entry records:
+	// not ClusterID, the cluster this undo changed.
+	UndoOf         string `json:"undo_of,omitempty"`
+	OtherClusterID string `json:"other_cluster_id,omitempty"`
 	// Replays: records read, the digests and the proof's verdict
 	// (unchanged, changed, skipped or error).
 	Records       *int64 `json:"records,omitempty"`

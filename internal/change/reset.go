@@ -42,6 +42,9 @@ type Reset struct {
 	Deadline, Resolve time.Duration
 	// Unreachable words a deadline the cluster did not answer by.
 	Unreachable func(error) error
+	// Prog is how a check command in an error starts: offsetctl and
+	// the command's connection flags (admin.TxnOptions.Prog).
+	Prog string
 
 	// What the command supplies; Execute decides when each runs.
 	WriteBackup func(groups []admin.BackupGroup) (path string, err error)
@@ -182,7 +185,7 @@ func (r *Reset) firstTxnGroup(todo []int) (string, bool) {
 }
 
 func (r *Reset) txnOptions(group string, resolve time.Duration) admin.TxnOptions {
-	return admin.TxnOptions{ID: admin.TxnID(r.TxnPrefix, group), Timeout: admin.DefaultTxnTimeout, Resolve: resolve}
+	return admin.TxnOptions{ID: admin.TxnID(r.TxnPrefix, group), Timeout: admin.DefaultTxnTimeout, Resolve: resolve, Prog: r.Prog}
 }
 
 // ReportErrors joins a command's error lines into its error: nil for none,

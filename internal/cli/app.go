@@ -68,6 +68,9 @@ type app struct {
 	// mark a reset run by undo.
 	auditLog, auditAction, undoOf string
 	noAudit                       bool
+	// otherCluster is, for an undo run with --other-cluster, the cluster
+	// id the undone entry records (not the connected one's).
+	otherCluster string
 	// auditRotate is --audit-rotate-size (else $OFFSETCTL_AUDIT_ROTATE_SIZE),
 	// auditGzip --audit-gzip.
 	auditRotate   string
@@ -231,14 +234,7 @@ exit-codes.`,
 	root.Version = buildinfo.Read(a.stamped).Version
 	root.SetVersionTemplate("offsetctl {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.AsUsage(unwrapEnumError(err)) })
-	// --bootstrap-server, as kafka-consumer-groups.sh and the other Apache
-	// tools spell it, is --brokers.
-	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-		if name == "bootstrap-server" {
-			name = "brokers"
-		}
-		return pflag.NormalizedName(name)
-	})
+	root.SetGlobalNormalizationFunc(brokersAlias)
 	a.persistentFlags(root.PersistentFlags())
 
 	for _, c := range a.commands() {

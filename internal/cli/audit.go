@@ -128,9 +128,14 @@ func (a *app) beginAudit(ctx context.Context, adm *cluster.Admin, action string)
 	}
 	e := &r.entry
 	e.V, e.ID, e.Time, e.Action = audit.Version, audit.NewID(r.start), r.start.UTC(), action
-	e.UndoOf = a.undoOf
+	e.UndoOf, e.OtherClusterID = a.undoOf, a.otherCluster
 	e.User, e.Host = osUser(a.getenv), hostName()
 	e.Profile = a.profile
+	if a.conn != nil {
+		for _, b := range a.conn.Brokers {
+			e.Brokers = append(e.Brokers, audit.RedactString(b, a.secrets))
+		}
+	}
 	e.Command = audit.RedactArgs(a.args, a.secrets)
 	if adm != nil {
 		mctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -252,7 +257,7 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		}
 		loud := fmt.Errorf("%s (outcome %s, %d partition(s) applied), but audit entry %s is NOT recorded: %v", what, e.Outcome, res.applied, e.ID, aerr)
 		if r.intent != "" {
-			loud = fmt.Errorf("outcome %s (%d partition(s) changed), but the outcome of audit entry %s is NOT recorded (%v): its intent is, and reads as unknown; check with: offsetctl history --verify %s", e.Outcome, res.changed, e.ID, aerr, e.ID)
+			loud = fmt.Errorf("outcome %s (%d partition(s) changed), but the outcome of audit entry %s is NOT recorded (%v): its intent is, and reads as unknown; check with: %s history --verify %s", e.Outcome, res.changed, e.ID, aerr, r.a.prog(), e.ID)
 		}
 		fmt.Fprintln(r.a.stderr, "offsetctl: error: "+errorLine(loud))
 		if err == nil {
@@ -267,7 +272,7 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		// line alone.
 		r.a.infof("audit: recorded as %s in %s (outcome: %s)", e.ID, r.log.Path(), e.Outcome)
 		if e.Outcome == audit.Unknown {
-			r.a.infof("whether the change reached the cluster is unknown: check with: offsetctl history --verify %s", e.ID)
+			r.a.infof("whether the change reached the cluster is unknown: check with: %s history --verify %s", r.a.prog(), e.ID)
 		}
 	case err == nil || (res.applied > 0 && e.Backup != ""):
 		// A partial offset change names its entry too (undo needs the
@@ -283,9 +288,9 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 // (the intent holds the plan; Join folds the two).
 func outcomeOf(e audit.Entry, intent string, now time.Time) audit.Entry {
 	o := audit.Entry{V: audit.Version, ID: audit.NewID(now), Kind: audit.KindOutcome, Intent: intent, Time: now.UTC(),
-		Action: e.Action, User: e.User, Host: e.Host, ClusterID: e.ClusterID, Profile: e.Profile,
+		Action: e.Action, User: e.User, Host: e.Host, ClusterID: e.ClusterID, Profile: e.Profile, Brokers: e.Brokers,
 		Groups: e.Groups, Topics: e.Topics, Partitions: e.Partitions, Applied: e.Applied, Written: e.Written, Changed: e.Changed,
-		UndoOf: e.UndoOf, Records: e.Records, Digest: e.Digest, PayloadDigest: e.PayloadDigest, Proof: e.Proof,
+		UndoOf: e.UndoOf, OtherClusterID: e.OtherClusterID, Records: e.Records, Digest: e.Digest, PayloadDigest: e.PayloadDigest, Proof: e.Proof,
 		Target: e.Target, Produced: e.Produced, Checkpoint: e.Checkpoint, PossibleDuplicates: e.PossibleDuplicates,
 		Outcome: e.Outcome, ExitCode: e.ExitCode, DurationMs: e.DurationMs, Error: e.Error, Changes: []audit.Change{}}
 	for _, c := range e.Changes {

@@ -451,7 +451,7 @@ func TestUndoneWords(t *testing.T) {
 		{[]audit.Entry{undo("U", audit.Unknown)}, " (an earlier undo of it did not finish: entry U (outcome unknown); check what it restored with offsetctl history --verify U, and add --force to finish the restore)"},
 		{[]audit.Entry{undo("A", audit.Applied), undo("P", audit.Partly)}, " (an earlier undo of it did not finish: entry P (outcome partly); check what it restored with offsetctl history --verify P, and add --force to finish the restore)"},
 	} {
-		if got := undoneWords(tc.entries, "X"); got != tc.want {
+		if got := undoneWords("offsetctl", tc.entries, "X"); got != tc.want {
 			t.Errorf("undoneWords(%v):\n%q\nwant\n%q", tc.entries, got, tc.want)
 		}
 	}

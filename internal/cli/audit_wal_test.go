@@ -213,7 +213,7 @@ func TestAuditOutcomeNotWritten(t *testing.T) {
 		t.Fatalf("history of an intent alone: %+v", es)
 	}
 	if h := mustRun(t, nil, 0, "--audit-log", f.log, "history"); !strings.Contains(h.stdout, " unknown ") ||
-		!strings.Contains(h.stderr, "1 change(s) with outcome unknown ("+es[0].ID+"): see where each left its groups with: offsetctl history --verify ID") {
+		!strings.Contains(h.stderr, "1 change(s) with outcome unknown ("+es[0].ID+"): see where each left its groups with: offsetctl --audit-log "+f.log+" history --verify ID") {
 		t.Fatalf("history of an intent alone:\n%s\n%s", h.stdout, h.stderr)
 	}
 	v := mustRun(t, f.c, 0, "--audit-log", f.log, "history", "--verify", es[0].ID)
@@ -329,6 +329,10 @@ func TestAuditOutcomeLostEndTxn(t *testing.T) {
 			if !strings.Contains(r.stderr, tc.words) || tc.code != 0 && !strings.Contains(e.Error, tc.words) {
 				t.Fatalf("console and entry do not say %q:\nstderr:\n%s\nentry error: %s", tc.words, r.stderr, e.Error)
 			}
+			// The check it prints reads the cluster that was changed.
+			if check := "run `" + printedBy(f.c, "--audit-log", f.log) + " lag " + f.group + "` to see which"; tc.noSettle && !strings.Contains(r.stderr, check) {
+				t.Fatalf("no %q in:\n%s", check, r.stderr)
+			}
 			if tc.outcome == audit.Failed {
 				if strings.Contains(r.stderr, "undo:") {
 					t.Fatalf("a failed reset prints an undo line:\n%s", r.stderr)
@@ -340,7 +344,7 @@ func TestAuditOutcomeLostEndTxn(t *testing.T) {
 				return
 			}
 			if tc.outcome == audit.Unknown {
-				if !strings.Contains(r.stderr, "is unknown: check with: offsetctl history --verify "+e.ID) {
+				if !strings.Contains(r.stderr, "is unknown: check with: "+printedBy(f.c, "--audit-log", f.log)+" history --verify "+e.ID) {
 					t.Fatalf("no hint:\n%s", r.stderr)
 				}
 				v := mustRun(t, f.c, 0, "--audit-log", f.log, "history", "--verify", e.ID)
@@ -374,7 +378,7 @@ func TestAuditOutcomeReadBackFails(t *testing.T) {
 	f.wantAt(t, walNew)
 	es := f.history(t)
 	if len(es) != 1 || es[0].Outcome != audit.Applied || *es[0].Changed != 3 || !strings.Contains(r.stderr, "(outcome: applied)") ||
-		!strings.Contains(r.stderr, "the transaction was committed (the coordinator acknowledged the commit)") || !strings.Contains(r.stderr, "undo: offsetctl reset") {
+		!strings.Contains(r.stderr, "the transaction was committed (the coordinator acknowledged the commit)") || !strings.Contains(r.stderr, "undo: "+printedBy(f.c, "--audit-log", f.log)+" reset") {
 		t.Fatalf("history %+v\nstderr:\n%s", es, r.stderr)
 	}
 	mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(t.TempDir(), "u.csv"))

@@ -72,6 +72,13 @@ func testEnv(t testing.TB, get func(string) string) func(string) string {
 	}
 }
 
+// printedBy is how offsetctl starts a command it prints for pasting (an
+// undo, a restore, a check) after a run of offsetctl(t, c, ...) with
+// flags after the --brokers it adds: the same connection and trail.
+func printedBy(c *testkit.Cluster, flags ...string) string {
+	return strings.Join(append([]string{"offsetctl", "--brokers", c.BrokerList()}, flags...), " ")
+}
+
 // mustRun runs offsetctl and fails the test unless it exits with want.
 func mustRun(t testing.TB, c *testkit.Cluster, want int, args ...string) result {
 	t.Helper()

@@ -11,6 +11,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/change"
+	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/textlist"
@@ -115,7 +116,7 @@ func (a *app) unknownHint(sel []audit.Entry) {
 		ids = append(ids, e.ID)
 	}
 	if len(ids) > 0 {
-		a.notef("%d change(s) with outcome unknown (%s): see where each left its groups with: offsetctl history --verify ID", len(ids), textlist.Short(ids, 3, ", "))
+		a.notef("%d change(s) with outcome unknown (%s): see where each left its groups with: %s history --verify ID", len(ids), textlist.Short(ids, 3, ", "), a.prog())
 	}
 }
 
@@ -132,7 +133,17 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 	if e.Action == audit.ActReplay || e.Action == audit.ActBackfill {
 		return exitcode.Usagef("--verify: entry %s is a %s: it moved no group's offsets", e.ID, e.Action)
 	}
-	live, err := a.changeState(cmd, e)
+	cfg, adm, err := a.admin(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer adm.Close()
+	// Offsets read on another cluster say nothing of this change: never
+	// "applied" or "not applied" for it.
+	if err := a.checkEntryCluster(cmd.Context(), cfg, adm, e, entryCheck{refusal: "it cannot be verified here", retry: []string{"history", "--verify", e.ID}}); err != nil {
+		return err
+	}
+	live, err := a.changeState(cmd.Context(), cfg, adm, e)
 	if err != nil {
 		return err
 	}
@@ -147,7 +158,7 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 // earlier undos of it explain the move: one that finished undid it
 // already; one killed or cut short (outcome unknown or partly) may have
 // restored only some groups, and --force finishes the restore.
-func undoneWords(entries []audit.Entry, id string) string {
+func undoneWords(prog string, entries []audit.Entry, id string) string {
 	var done, unfinished []string
 	for _, u := range entries {
 		if u.Action != audit.ActUndo || u.UndoOf != id {
@@ -162,7 +173,7 @@ func undoneWords(entries []audit.Entry, id string) string {
 	}
 	switch {
 	case len(unfinished) > 0:
-		return fmt.Sprintf(" (an earlier undo of it did not finish: entry %s; check what it restored with offsetctl history --verify %s, and add --force to finish the restore)", textlist.Short(unfinished, 3, ", "), strings.SplitN(unfinished[len(unfinished)-1], " ", 2)[0])
+		return fmt.Sprintf(" (an earlier undo of it did not finish: entry %s; check what it restored with %s history --verify %s, and add --force to finish the restore)", textlist.Short(unfinished, 3, ", "), prog, strings.SplitN(unfinished[len(unfinished)-1], " ", 2)[0])
 	case len(done) > 0:
 		return fmt.Sprintf(" (it was undone already by entry %s)", textlist.Short(done, 3, ", "))
 	}
@@ -359,7 +370,7 @@ func (a *app) historyJSON(ctx context.Context, sel []audit.Entry) error {
 
 func (a *app) undoCmd() *cobra.Command {
 	var execute, force bool
-	var backup string
+	var backup, other string
 	cmd := &cobra.Command{
 		Use:   "undo ID",
 		Short: "Restore the offsets a recorded change replaced, from its backup (dry run by default)",
@@ -368,7 +379,10 @@ the backup it recorded: partitions that had no commit go back to no commit.
 It checks the backup's SHA-256 first, and refuses (exit 1) when a group has
 moved since that change (a consumer committed, or another reset), unless
 --force. The restore is a reset --to file:BACKUP, with its guard (no live
-members), its own backup and read-back, and it is recorded in the trail too.`,
+members), its own backup and read-back, and it is recorded in the trail too.
+An entry recorded on another cluster than the one connected (its cluster_id)
+is refused (exit 2); --other-cluster ID undoes it anyway, for that cluster
+rebuilt under a new id.`,
 		Example: `  offsetctl history --group orders-billing
   offsetctl undo 01JE4Z8Q6M3T9V2XKQ0R5B7C1D
   offsetctl undo 01JE4Z8Q6M3T9V2XKQ0R5B7C1D --execute`,
@@ -380,13 +394,17 @@ members), its own backup and read-back, and it is recorded in the trail too.`,
 			if err := checkCommitFlags(cmd); err != nil {
 				return err
 			}
-			return a.runUndo(cmd, args[0], execute, force, backup)
+			if changed(cmd.Flags(), "other-cluster") && strings.TrimSpace(other) == "" {
+				return exitcode.Usagef("--other-cluster is empty: give the cluster id the entry records (see offsetctl history -o json)")
+			}
+			return a.runUndo(cmd, args[0], undoFlags{execute: execute, force: force, backup: backup, other: other})
 		},
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&execute, "execute", false, "restore (default: dry run)")
 	fl.BoolVar(&force, "force", false, "restore even if the group has moved since the change")
 	fl.StringVar(&backup, "backup", "", "backup of the offsets the undo replaces (default offsetctl-backup-GROUP-UTCTIME.csv)")
+	fl.StringVar(&other, "other-cluster", "", "undo an entry recorded on cluster `ID` (the cluster_id it records) on the cluster connected now, whose id differs: only for that cluster rebuilt under a new id; recorded in the undo's entry")
 	// How the restore commits, as reset takes them: a change made with
 	// --non-atomic or a custom prefix (ACLs allowing only it) is undone
 	// the same way. Checked by reset.
@@ -418,29 +436,37 @@ func checkCommitFlags(cmd *cobra.Command) error {
 	return nil
 }
 
-func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup string) error {
-	entries, err := a.readTrail(cmd.Context(), false, id)
+// undoFlags are undo's own flags.
+type undoFlags struct {
+	execute, force bool
+	backup, other  string
+}
+
+func (a *app) runUndo(cmd *cobra.Command, id string, f undoFlags) error {
+	entries, e, err := a.undoEntry(cmd.Context(), id)
 	if err != nil {
 		return err
 	}
-	e, err := audit.Find(entries, id)
+	cfg, adm, err := a.admin(cmd.Context())
 	if err != nil {
-		return exitcode.AsUsage(err)
+		return err
 	}
-	if !audit.KnownVersion(e.V) {
-		return fmt.Errorf("entry %s is in audit format version %d, which this offsetctl does not know (it knows 1 to %d): it is never acted on; undo it with the offsetctl that wrote it", e.ID, e.V, audit.Version)
+	defer adm.Close()
+	retry := []string{"undo", e.ID}
+	if f.execute {
+		retry = append(retry, "--execute")
 	}
-	if why := audit.Undoable(e); why != "" {
-		return exitcode.Usagef("%s", why)
+	check := entryCheck{refusal: "it is never applied to another cluster", retry: retry, override: "--other-cluster", other: f.other}
+	if err := a.checkEntryCluster(cmd.Context(), cfg, adm, e, check); err != nil {
+		return err
 	}
-	sum, err := fileSHA256(e.Backup)
-	if err != nil {
-		return fmt.Errorf("backup of entry %s: %w", e.ID, err)
+	if f.other != "" {
+		a.otherCluster = e.ClusterID // on the undo's record
 	}
-	if e.BackupSHA256 != "" && sum != e.BackupSHA256 {
-		return fmt.Errorf("backup %s of entry %s has changed since it was written (SHA-256 %s, recorded %s): it is not the state before that change", e.Backup, e.ID, sum, e.BackupSHA256)
+	if err := checkEntryBackup(e); err != nil {
+		return err
 	}
-	live, err := a.changeState(cmd, e)
+	live, err := a.changeState(cmd.Context(), cfg, adm, e)
 	if err != nil {
 		return err
 	}
@@ -457,13 +483,51 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 			lines[i] = fmt.Sprintf("group %s topic %s partition %d: %s after the change, %s now", c.Group, c.Topic, c.Partition, offsetWord(c.Before), offsetWord(c.After))
 		}
 		what := fmt.Sprintf("%d partition(s) moved since entry %s: %s", len(moved), e.ID, textlist.Short(lines, 5, "; "))
-		what += undoneWords(entries, e.ID)
-		if !force {
-			return a.refuseUndo(cmd, e, execute, what+"; undoing would overwrite those commits: add --force to restore the backup anyway")
+		what += undoneWords(a.prog(), entries, e.ID)
+		if !f.force {
+			return a.refuseUndo(cmd, adm, e, f.execute, what+"; undoing would overwrite those commits: add --force to restore the backup anyway")
 		}
 		a.warnf("%s; --force: restoring the backup over them", what)
 	}
-	// The restore is the reset path itself, recorded as an undo of e.
+	return a.restoreEntry(cmd, e, f)
+}
+
+// undoEntry finds the entry undo ID names, with the entries read (its
+// later undos among them), and refuses one that cannot be undone.
+func (a *app) undoEntry(ctx context.Context, id string) ([]audit.Entry, audit.Entry, error) {
+	entries, err := a.readTrail(ctx, false, id)
+	if err != nil {
+		return nil, audit.Entry{}, err
+	}
+	e, err := audit.Find(entries, id)
+	if err != nil {
+		return nil, e, exitcode.AsUsage(err)
+	}
+	if !audit.KnownVersion(e.V) {
+		return nil, e, fmt.Errorf("entry %s is in audit format version %d, which this offsetctl does not know (it knows 1 to %d): it is never acted on; undo it with the offsetctl that wrote it", e.ID, e.V, audit.Version)
+	}
+	if why := audit.Undoable(e); why != "" {
+		return nil, e, exitcode.Usagef("%s", why)
+	}
+	return entries, e, nil
+}
+
+// checkEntryBackup checks e's backup against the SHA-256 it recorded: a
+// backup edited or replaced since is not the state before the change.
+func checkEntryBackup(e audit.Entry) error {
+	sum, err := fileSHA256(e.Backup)
+	if err != nil {
+		return fmt.Errorf("backup of entry %s: %w", e.ID, err)
+	}
+	if e.BackupSHA256 != "" && sum != e.BackupSHA256 {
+		return fmt.Errorf("backup %s of entry %s has changed since it was written (SHA-256 %s, recorded %s): it is not the state before that change", e.Backup, e.ID, sum, e.BackupSHA256)
+	}
+	return nil
+}
+
+// restoreEntry restores e's backup: the reset path itself, recorded as an
+// undo of e.
+func (a *app) restoreEntry(cmd *cobra.Command, e audit.Entry, f undoFlags) error {
 	a.auditAction, a.undoOf = audit.ActUndo, e.ID
 	rc := a.resetCmd()
 	rc.SilenceErrors, rc.SilenceUsage = true, true
@@ -478,11 +542,11 @@ func (a *app) runUndo(cmd *cobra.Command, id string, execute, force bool, backup
 			args = append(args, "--group", g)
 		}
 	}
-	if execute {
+	if f.execute {
 		args = append(args, "--execute")
 	}
-	if backup != "" {
-		args = append(args, "--backup", backup)
+	if f.backup != "" {
+		args = append(args, "--backup", f.backup)
 	}
 	// The flags undo hands on to the reset that restores.
 	for _, name := range []string{"non-atomic", "transactional-id-prefix", "parallel-groups"} {
@@ -512,7 +576,7 @@ func appliedGroups(e audit.Entry) []string {
 }
 
 // changeState fetches the committed offsets of the groups e changed.
-func (a *app) changeState(cmd *cobra.Command, e audit.Entry) (audit.State, error) {
+func (a *app) changeState(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, e audit.Entry) (audit.State, error) {
 	var groups []string
 	seen := map[string]bool{}
 	for _, c := range e.Changes {
@@ -521,12 +585,7 @@ func (a *app) changeState(cmd *cobra.Command, e audit.Entry) (audit.State, error
 			groups = append(groups, c.Group)
 		}
 	}
-	cfg, adm, err := a.admin(cmd.Context())
-	if err != nil {
-		return nil, err
-	}
-	defer adm.Close()
-	fctx, cancel := context.WithTimeout(cmd.Context(), cfg.Timeout)
+	fctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	commits, err := lag.FetchGroupCommits(fctx, adm, groups)
 	if err != nil {
@@ -545,13 +604,13 @@ func (a *app) changeState(cmd *cobra.Command, e audit.Entry) (audit.State, error
 
 // refuseUndo refuses an undo (exit 1); with --execute the refusal is on
 // the record.
-func (a *app) refuseUndo(cmd *cobra.Command, e audit.Entry, execute bool, why string) error {
+func (a *app) refuseUndo(cmd *cobra.Command, adm *cluster.Admin, e audit.Entry, execute bool, why string) error {
 	err := errors.New(why)
 	if !execute {
 		return err
 	}
 	a.auditAction, a.undoOf = audit.ActUndo, e.ID
-	rec, aerr := a.beginAudit(cmd.Context(), nil, audit.ActUndo)
+	rec, aerr := a.beginAudit(cmd.Context(), adm, audit.ActUndo)
 	if aerr != nil {
 		return errors.Join(err, aerr)
 	}

@@ -234,7 +234,7 @@ func (a *app) reportDeleteOffsets(plans []admin.DeleteOffsetsPlan, render func()
 			a.notef("group %s: the delete exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetDelete requests, each atomic", safetext.Arg(p.Group), p.DeleteRequests)
 		}
 	}
-	for _, line := range deleteOffsetsBackupLines(plans) {
+	for _, line := range deleteOffsetsBackupLines(a.prog(), plans) {
 		a.infof("%s", line)
 	}
 	if rerr != nil {
@@ -372,7 +372,7 @@ func (a *app) executeDeleteGroup(ctx context.Context, cfg cluster.Config, adm *c
 	eng.Report = func(err error) error {
 		// The backup line whatever happens to stdout.
 		rerr := show()
-		a.infof("%s", deleteGroupBackupLine(eng.Backup, rows, bgs))
+		a.infof("%s", deleteGroupBackupLine(a.prog(), eng.Backup, rows, bgs))
 		if rerr != nil {
 			return errors.Join(err, rerr)
 		}
@@ -435,13 +435,13 @@ func deleteGroupErrs(rows []admin.DeleteGroupRow, planned bool) error {
 // deleteOffsetsBackupLines say where the backup is and how to undo what
 // was deleted: one line for one group, else the backup and one undo line
 // per group that lost offsets.
-func deleteOffsetsBackupLines(plans []admin.DeleteOffsetsPlan) []string {
+func deleteOffsetsBackupLines(prog string, plans []admin.DeleteOffsetsPlan) []string {
 	if len(plans) == 1 {
-		return []string{deleteOffsetsBackupLine(plans[0])}
+		return []string{deleteOffsetsBackupLine(prog, plans[0])}
 	}
 	lines := []string{fmt.Sprintf("backup of the previous offsets of %d groups: %s", len(plans), safetext.Arg(plans[0].Backup))}
 	for _, p := range plans {
-		if undo, label := deleteOffsetsUndo(p); undo != "" {
+		if undo, label := deleteOffsetsUndo(prog, p); undo != "" {
 			lines = append(lines, fmt.Sprintf("%s of group %s: %s --execute", label, safetext.Arg(p.Group), undo))
 		}
 	}
@@ -453,7 +453,7 @@ func deleteOffsetsBackupLines(plans []admin.DeleteOffsetsPlan) []string {
 
 // deleteOffsetsBackupLine is the line saying where the backup is and how
 // to undo what was deleted.
-func deleteOffsetsBackupLine(plan admin.DeleteOffsetsPlan) string {
+func deleteOffsetsBackupLine(prog string, plan admin.DeleteOffsetsPlan) string {
 	unknown := 0
 	for _, r := range plan.Partitions {
 		if r.Unanswered {
@@ -462,10 +462,10 @@ func deleteOffsetsBackupLine(plan admin.DeleteOffsetsPlan) string {
 	}
 	if unknown > 0 {
 		// Never "nothing was deleted" when it may have been.
-		return fmt.Sprintf("backup of the previous offsets: %s (whether %d offset(s) were deleted is unknown: check with: offsetctl lag %s; restore whatever was deleted: offsetctl reset %s --to %s --execute)",
-			safetext.Arg(plan.Backup), unknown, groupArg(plan.Group), groupArg(plan.Group), shellQuote("file:"+plan.Backup))
+		return fmt.Sprintf("backup of the previous offsets: %s (whether %d offset(s) were deleted is unknown: check with: %s lag %s; restore whatever was deleted: %s reset %s --to %s --execute)",
+			safetext.Arg(plan.Backup), unknown, prog, groupArg(plan.Group), prog, groupArg(plan.Group), shellQuote("file:"+plan.Backup))
 	}
-	undo, label := deleteOffsetsUndo(plan)
+	undo, label := deleteOffsetsUndo(prog, plan)
 	if undo == "" {
 		return fmt.Sprintf("backup of the offsets: %s (nothing was deleted)", safetext.Arg(plan.Backup))
 	}
@@ -478,7 +478,7 @@ func deleteOffsetsBackupLine(plan admin.DeleteOffsetsPlan) string {
 // still have their offsets, which may have moved since the backup. A group
 // that was live is refused by reset until its consumers stop, so the label
 // says so.
-func deleteOffsetsUndo(plan admin.DeleteOffsetsPlan) (cmd, label string) {
+func deleteOffsetsUndo(prog string, plan admin.DeleteOffsetsPlan) (cmd, label string) {
 	scope, whole := plan.UndoScope()
 	if !whole && len(scope) == 0 {
 		return "", ""
@@ -490,7 +490,7 @@ func deleteOffsetsUndo(plan admin.DeleteOffsetsPlan) (cmd, label string) {
 	if plan.Live {
 		label += ", once the group's consumers have stopped"
 	}
-	cmd = "offsetctl reset " + groupArg(plan.Group) + " --to " + shellQuote("file:"+plan.Backup)
+	cmd = prog + " reset " + groupArg(plan.Group) + " --to " + shellQuote("file:"+plan.Backup)
 	for _, t := range scope {
 		cmd += " --topic " + shellQuote(t)
 	}
@@ -503,7 +503,7 @@ func deleteOffsetsUndo(plan admin.DeleteOffsetsPlan) (cmd, label string) {
 // (NON_EMPTY_GROUP, ...), the restore names the deleted groups, since
 // restoring the whole file would be refused for a live group and would
 // roll back the offsets of the others.
-func deleteGroupBackupLine(backup string, rows []admin.DeleteGroupRow, bgs []admin.BackupGroup) string {
+func deleteGroupBackupLine(prog, backup string, rows []admin.DeleteGroupRow, bgs []admin.BackupGroup) string {
 	status := map[string]string{}
 	for _, r := range rows {
 		status[r.Group] = r.Status
@@ -531,11 +531,11 @@ func deleteGroupBackupLine(backup string, rows []admin.DeleteGroupRow, bgs []adm
 	case len(restore) == 0:
 		return fmt.Sprintf("backup: %s (the deleted groups had no committed offsets)", safetext.Arg(backup))
 	case all:
-		return fmt.Sprintf("backup of the deleted offsets: %s (restore: offsetctl reset --to %s --execute)", safetext.Arg(backup), file)
+		return fmt.Sprintf("backup of the deleted offsets: %s (restore: %s reset --to %s --execute)", safetext.Arg(backup), prog, file)
 	}
 	names := make([]string, len(restore))
 	for i, g := range restore {
 		names[i] = groupArg(g)
 	}
-	return fmt.Sprintf("backup of the offsets: %s (restore the deleted groups: offsetctl reset %s --to %s --execute)", safetext.Arg(backup), strings.Join(names, " "), file)
+	return fmt.Sprintf("backup of the offsets: %s (restore the deleted groups: %s reset %s --to %s --execute)", safetext.Arg(backup), prog, strings.Join(names, " "), file)
 }

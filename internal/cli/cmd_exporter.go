@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log"
 	"log/slog"
 	"net"
@@ -28,7 +27,6 @@ import (
 	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/exporter"
-	"github.com/offsetctl/offsetctl/internal/health"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
@@ -446,8 +444,9 @@ func exporterRequest(args []string, f exporterFlags) (lag.GatherRequest, error) 
 func (a *app) exporterTargets(req lag.GatherRequest, f exporterFlags) ([]exporterTarget, error) {
 	opts := exporter.Options{Interval: f.interval, Request: req, TimeLag: f.timeLag, RateWindow: f.rateWindow, Now: a.now,
 		Status: f.status, StatusWindow: f.statusWindow, StatusPartitions: f.statusPartitions, CommitSource: f.commitSource}
+	var rewinds *auditRewinds
 	if f.status {
-		opts.Explain = a.liveAuditExplainer("exporter: status")
+		rewinds = a.liveAuditExplainer("exporter: status")
 	}
 	// The offsets topic's errors are said again when they change (its
 	// warm-up, then a missing ACL); polling's once when gathers start
@@ -459,6 +458,9 @@ func (a *app) exporterTargets(req lag.GatherRequest, f exporterFlags) ([]exporte
 			return nil, err
 		}
 		a.gatherWarnings(&opts, "", a.secrets)
+		if rewinds != nil {
+			opts.Explain = rewinds.For(lazyClusterID(cfg.Timeout, clusterIDAt(cfg)))
+		}
 		return []exporterTarget{{col: exporter.New(cfg, opts)}}, nil
 	}
 	var out []exporterTarget
@@ -479,6 +481,10 @@ func (a *app) exporterTargets(req lag.GatherRequest, f exporterFlags) ([]exporte
 		o := opts
 		o.Cluster = name
 		a.gatherWarnings(&o, name, a.secrets)
+		if rewinds != nil {
+			// Each cluster's rewinds by its own resets only.
+			o.Explain = rewinds.For(lazyClusterID(cfg.Timeout, clusterIDAt(cfg)))
+		}
 		out = append(out, exporterTarget{name: name, col: exporter.New(cfg, o)})
 	}
 	return out, nil
@@ -509,51 +515,6 @@ func parseCommitSource(s string) error {
 		return fmt.Errorf("want %s or %s", exporter.SourcePoll, exporter.SourceOffsetsTopic)
 	}
 	return nil
-}
-
-// liveAuditExplainer explains rewinds by the resets in offsetctl's audit
-// log, for lag --status, lag --watch --status and the exporter alike (a
-// watch or an exporter runs for hours and sees resets made meanwhile): the
-// log is read again at a rewind when it changed since it was last read
-// (size or modification time). A log that cannot be read explains nothing
-// (said once on stderr, after what); one that does not exist yet records
-// no reset, and is not warned of.
-func (a *app) liveAuditExplainer(what string) health.Explainer {
-	var (
-		mu      sync.Mutex
-		explain health.Explainer
-		seen    os.FileInfo
-		warned  bool
-	)
-	return func(r health.Rewind) (string, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		path, err := a.auditPath()
-		var fi os.FileInfo
-		if err == nil {
-			fi, err = os.Stat(path)
-			if errors.Is(err, fs.ErrNotExist) {
-				// No log yet: no reset recorded, nothing to explain
-				// and nothing to warn of (it is read once it exists).
-				explain, seen = nil, nil
-				return "", false
-			}
-		}
-		if err == nil && (seen == nil || fi.Size() != seen.Size() || !fi.ModTime().Equal(seen.ModTime())) {
-			var entries []audit.Entry
-			if entries, err = audit.ReadFile(path); err == nil {
-				explain, seen = audit.RewindExplainer(entries), fi
-			}
-		}
-		if err != nil && !warned {
-			warned = true
-			a.warnf("%s: the audit log cannot be read, so no rewind is explained by a reset: %s", what, safetext.Text(err.Error()))
-		}
-		if explain == nil {
-			return "", false
-		}
-		return explain(r)
-	}
 }
 
 // exporterServer is one listener and its server.

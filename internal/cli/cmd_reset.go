@@ -324,7 +324,7 @@ func (a *app) planErr(cfg cluster.Config, ctx context.Context, err error) error 
 func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, plan *admin.Plan, f resetFlags, render func() error, rec *auditRec) error {
 	eng := &change.Reset{
 		Plan: plan, Admin: adm, NonAtomic: f.nonAtomic, TxnPrefix: f.txnPrefix, Parallel: f.parallel,
-		Deadline: cfg.Timeout, Resolve: a.timeout, Unreachable: cfg.Unreachable,
+		Deadline: cfg.Timeout, Resolve: a.timeout, Unreachable: cfg.Unreachable, Prog: a.prog(),
 		WriteBackup: func(groups []admin.BackupGroup) (string, error) { return writeBackup(f.backup, a.now(), groups) },
 		Intent:      func() error { return rec.writeIntent(resetAudit(plan)) },
 		// The live groups a selection skipped are part of the outcome:
@@ -390,7 +390,7 @@ func (a *app) reportReset(plan *admin.Plan, todo []int, f resetFlags, path, id s
 	// The plan goes to stdout; what was done goes to stderr whatever
 	// happens to stdout (a closed pipe must not hide a commit).
 	renderErr := render()
-	a.infof("%s", resetBackupLine(path, plan, todo, id))
+	a.infof("%s", resetBackupLine(a.prog(), path, plan, todo, id))
 	for _, i := range todo {
 		if n := plan.Groups[i].CommitRequests; n > 1 && f.nonAtomic {
 			a.notef("group %s: the commit exceeded the group coordinator's batch limit (1 MiB by default), so it was sent as %d OffsetCommit requests, each atomic", safetext.Arg(plan.Groups[i].Group), n)
@@ -434,7 +434,11 @@ func (a *app) reportReset(plan *admin.Plan, todo []int, f resetFlags, path, id s
 // settled) is named too: restoring it is right if the commit landed and
 // changes nothing if it did not. With id (the audit entry), the line says
 // how to find out which.
-func resetBackupLine(path string, plan *admin.Plan, todo []int, id string) string {
+//
+// Each command in it starts with prog (offsetctl and the connection
+// flags the reset was given, app.prog): pasted, it acts on the cluster
+// the reset changed, never on KAFKA_BROKERS or localhost instead.
+func resetBackupLine(prog, path string, plan *admin.Plan, todo []int, id string) string {
 	var applied, unknown []string
 	unverified := 0
 	for _, i := range todo {
@@ -455,22 +459,22 @@ func resetBackupLine(path string, plan *admin.Plan, todo []int, id string) strin
 	if id != "" && len(applied) > maxUndoLineGroups && (len(unknown) > 0 || len(applied) != len(todo)) {
 		// Naming every group would make a line of kilobytes: the
 		// audit entry knows them, and undo restores exactly those.
-		what := fmt.Sprintf("undo: offsetctl undo %s --execute", id)
+		what := fmt.Sprintf("undo: %s undo %s --execute", prog, id)
 		if len(unknown) > 0 {
-			what = fmt.Sprintf("whether the change of %d group(s) reached the cluster is unknown: check with: offsetctl history --verify %s; undo whatever landed: offsetctl undo %s --execute", len(unknown), id, id)
+			what = fmt.Sprintf("whether the change of %d group(s) reached the cluster is unknown: check with: %s history --verify %s; undo whatever landed: %s undo %s --execute", len(unknown), prog, id, prog, id)
 		}
 		return fmt.Sprintf("backup of the previous offsets: %s (%d groups; %s)", safetext.Name(path), len(applied), what)
 	}
 	if len(unknown) > 0 {
-		check := "offsetctl lag " + groupArg(unknown[0])
+		check := prog + " lag " + groupArg(unknown[0])
 		if id != "" {
-			check = "offsetctl history --verify " + id
+			check = prog + " history --verify " + id
 		}
 		args := make([]string, len(applied))
 		for i, g := range applied {
 			args[i] = groupArg(g)
 		}
-		return fmt.Sprintf("backup of the previous offsets: %s (whether the change of %d group(s) reached the cluster is unknown: check with: %s; undo whatever landed: offsetctl reset %s --to %s --execute)", safetext.Name(path), len(unknown), check, strings.Join(args, " "), file)
+		return fmt.Sprintf("backup of the previous offsets: %s (whether the change of %d group(s) reached the cluster is unknown: check with: %s; undo whatever landed: %s reset %s --to %s --execute)", safetext.Name(path), len(unknown), check, prog, strings.Join(args, " "), file)
 	}
 	note := ""
 	if unverified > 0 {
@@ -480,13 +484,13 @@ func resetBackupLine(path string, plan *admin.Plan, todo []int, id string) strin
 	case len(applied) == 0:
 		return fmt.Sprintf("backup of the previous offsets: %s (nothing was committed, so there is nothing to undo)", safetext.Name(path))
 	case len(applied) == len(todo) && len(todo) > 1:
-		return fmt.Sprintf("backup of the previous offsets: %s (undo: offsetctl reset --to %s --execute%s)", safetext.Name(path), file, note)
+		return fmt.Sprintf("backup of the previous offsets: %s (undo: %s reset --to %s --execute%s)", safetext.Name(path), prog, file, note)
 	}
 	args := make([]string, len(applied))
 	for i, g := range applied {
 		args[i] = groupArg(g)
 	}
-	return fmt.Sprintf("backup of the previous offsets: %s (undo: offsetctl reset %s --to %s --execute%s)", safetext.Name(path), strings.Join(args, " "), file, note)
+	return fmt.Sprintf("backup of the previous offsets: %s (undo: %s reset %s --to %s --execute%s)", safetext.Name(path), prog, strings.Join(args, " "), file, note)
 }
 
 // skippedAny reports whether the plan lists a group its selection skipped.

@@ -129,7 +129,7 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, sel selection, o
 	// The file is the snapshot: it is confirmed on stderr whatever
 	// became of the table on stdout (a reader that left, stdout.go).
 	werr := report.Snapshot(a.stdout, a.format, res)
-	a.infof("snapshot of %d group(s) written to %s (restore: offsetctl reset --all-groups --to %s --execute)", len(bgs), out, shellQuote("file:"+out))
+	a.infof("snapshot of %d group(s) written to %s (restore: %s reset --all-groups --to %s --execute)", len(bgs), out, a.prog(), shellQuote("file:"+out))
 	return werr
 }
 

@@ -273,11 +273,11 @@ func TestDeleteGroupPartialFailureUndo(t *testing.T) {
 	mustRun(t, f.c, 1, "reset", "--to", "file:dg1.csv", "--execute", "--backup", "refused.csv")
 	assertCommitted(t, f.c, deleted, f.topic, map[int32]int64{})
 	args := hintArgs(t, r.stderr)
-	want := []string{"reset", deleted, "--to", "file:dg1.csv", "--execute"}
+	want := []string{"--brokers", f.c.BrokerList(), "reset", deleted, "--to", "file:dg1.csv", "--execute"}
 	if strings.Join(args, " ") != strings.Join(want, " ") {
 		t.Fatalf("restore hint %q, want %q (stderr %q)", args, want, r.stderr)
 	}
-	mustRun(t, f.c, 0, args...)
+	mustRun(t, nil, 0, args...) // as printed: it names its cluster
 	assertCommitted(t, f.c, deleted, f.topic, map[int32]int64{0: 4, 1: 6})
 	assertCommitted(t, f.c, live, f.topic, map[int32]int64{0: 4, 1: 6})
 
@@ -285,10 +285,10 @@ func TestDeleteGroupPartialFailureUndo(t *testing.T) {
 	other := f.group(t)
 	r = mustRun(t, f.c, 0, "delete-group", deleted, other, "--execute", "--backup", "dg2.csv")
 	args = hintArgs(t, r.stderr)
-	if want := "reset --to file:dg2.csv --execute"; strings.Join(args, " ") != want {
+	if want := "--brokers " + f.c.BrokerList() + " reset --to file:dg2.csv --execute"; strings.Join(args, " ") != want {
 		t.Fatalf("restore hint %q, want %q", args, want)
 	}
-	mustRun(t, f.c, 0, args...)
+	mustRun(t, nil, 0, args...)
 	assertCommitted(t, f.c, deleted, f.topic, map[int32]int64{0: 4, 1: 6})
 	assertCommitted(t, f.c, other, f.topic, map[int32]int64{0: 4, 1: 6})
 }
@@ -314,7 +314,7 @@ func TestDeleteOffsetsPartialFailureUndo(t *testing.T) {
 		t.Errorf("stderr %q does not say the undo waits for the consumers", r.stderr)
 	}
 	args := hintArgs(t, r.stderr)
-	want := []string{"reset", g, "--to", "file:do.csv", "--topic", old + ":0,1", "--execute"}
+	want := []string{"--brokers", f.c.BrokerList(), "reset", g, "--to", "file:do.csv", "--topic", old + ":0,1", "--execute"}
 	if strings.Join(args, " ") != strings.Join(want, " ") {
 		t.Fatalf("undo hint %q, want %q (stderr %q)", args, want, r.stderr)
 	}
@@ -323,7 +323,7 @@ func TestDeleteOffsetsPartialFailureUndo(t *testing.T) {
 	waitEmpty(t, f.c, g)
 	f.c.Commit(g, f.topic, map[int32]int64{0: 9, 1: 8})
 
-	mustRun(t, f.c, 0, args...)
+	mustRun(t, nil, 0, args...)
 	assertCommitted(t, f.c, g, old, map[int32]int64{0: 0, 1: 0})
 	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 9, 1: 8})
 }

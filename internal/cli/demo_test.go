@@ -224,7 +224,7 @@ func TestDemoKeepsItsFiles(t *testing.T) {
 		t.Fatalf("no files line naming a directory under %s:\n%s", tmp, text)
 	}
 	dir := m[1]
-	undo := regexp.MustCompile(`undo: offsetctl reset orders-at-least-once --to file:(\S+) --execute`).FindStringSubmatch(text)
+	undo := regexp.MustCompile(`undo: offsetctl --brokers \S+ --audit-log \S+ reset orders-at-least-once --to file:(\S+) --execute`).FindStringSubmatch(text)
 	if undo == nil || filepath.Dir(undo[1]) != dir {
 		t.Fatalf("no undo line naming a backup in %s:\n%s", dir, text)
 	}

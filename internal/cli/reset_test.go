@@ -203,7 +203,7 @@ func TestResetExecuteScopeAndRestore(t *testing.T) {
 	if !gp.Executed || gp.Backup != backup {
 		t.Fatalf("plan = %+v", gp)
 	}
-	if !strings.Contains(r.stderr, "undo: offsetctl reset "+g+" --to file:"+backup+" --execute") {
+	if !strings.Contains(r.stderr, "undo: "+printedBy(f.c)+" reset "+g+" --to file:"+backup+" --execute") {
 		t.Errorf("stderr lacks the undo command: %q", r.stderr)
 	}
 	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 4, 1: 10, 2: 10})
@@ -842,19 +842,23 @@ func TestResetBackupLineShortForFleets(t *testing.T) {
 		return ""
 	}
 	p, todo := plan(20, half)
-	if got, want := resetBackupLine("b.csv", p, todo, "ID1"), "backup of the previous offsets: b.csv (10 groups; undo: offsetctl undo ID1 --execute)"; got != want {
+	if got, want := resetBackupLine("offsetctl", "b.csv", p, todo, "ID1"), "backup of the previous offsets: b.csv (10 groups; undo: offsetctl undo ID1 --execute)"; got != want {
 		t.Errorf("partly:\n%s\nwant\n%s", got, want)
 	}
 	p, todo = plan(20, func(int) string { return admin.OutcomeUnknown })
-	if got, want := resetBackupLine("b.csv", p, todo, "ID2"), "backup of the previous offsets: b.csv (20 groups; whether the change of 20 group(s) reached the cluster is unknown: check with: offsetctl history --verify ID2; undo whatever landed: offsetctl undo ID2 --execute)"; got != want {
+	if got, want := resetBackupLine("offsetctl", "b.csv", p, todo, "ID2"), "backup of the previous offsets: b.csv (20 groups; whether the change of 20 group(s) reached the cluster is unknown: check with: offsetctl history --verify ID2; undo whatever landed: offsetctl undo ID2 --execute)"; got != want {
 		t.Errorf("unknown:\n%s\nwant\n%s", got, want)
 	}
+	// Every command in it starts as the reset's connection does.
+	if got := resetBackupLine("offsetctl --profile dr", "b.csv", p, todo, "ID2"); !strings.Contains(got, "check with: offsetctl --profile dr history --verify ID2; undo whatever landed: offsetctl --profile dr undo ID2 --execute") {
+		t.Errorf("unknown, through a profile: %s", got)
+	}
 	p, todo = plan(20, func(int) string { return admin.OutcomeApplied })
-	if got := resetBackupLine("b.csv", p, todo, "ID3"); got != "backup of the previous offsets: b.csv (undo: offsetctl reset --to file:b.csv --execute)" {
+	if got := resetBackupLine("offsetctl", "b.csv", p, todo, "ID3"); got != "backup of the previous offsets: b.csv (undo: offsetctl reset --to file:b.csv --execute)" {
 		t.Errorf("all applied: %s", got)
 	}
 	p, todo = plan(4, half)
-	if got := resetBackupLine("b.csv", p, todo, "ID4"); got != "backup of the previous offsets: b.csv (undo: offsetctl reset g000 g002 --to file:b.csv --execute)" {
+	if got := resetBackupLine("offsetctl", "b.csv", p, todo, "ID4"); got != "backup of the previous offsets: b.csv (undo: offsetctl reset g000 g002 --to file:b.csv --execute)" {
 		t.Errorf("few groups: %s", got)
 	}
 }

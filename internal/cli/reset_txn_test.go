@@ -735,7 +735,7 @@ func TestResetNonAtomicPartlyChanged(t *testing.T) {
 	if applied == 0 || maybe == 0 {
 		t.Fatalf("%d applied, %d maybe, %d not: want a partial change with an unanswered batch", applied, maybe, notApplied)
 	}
-	undo := "undo: offsetctl reset " + group + " --to file:" + backup + " --execute"
+	undo := "undo: offsetctl --brokers " + c.BrokerList() + " --audit-log " + log + " reset " + group + " --to file:" + backup + " --execute"
 	if !strings.Contains(r.stderr, "PARTLY CHANGED") || !strings.Contains(r.stderr, fmt.Sprintf("%d of %d partitions were applied", applied, applied+notApplied+maybe)) ||
 		!strings.Contains(r.stderr, fmt.Sprintf("%d more got no answer", maybe)) || !strings.Contains(r.stderr, undo) {
 		t.Fatalf("stderr does not say the group is partly changed, how much, and how to undo:\n%s", r.stderr)
@@ -758,7 +758,7 @@ func TestResetNonAtomicPartlyChanged(t *testing.T) {
 func stateSaid(stderr, group string) string {
 	switch {
 	case strings.Contains(stderr, "could not tell whether the transaction was committed: the group is either all at its old or all at its new offsets") &&
-		strings.Contains(stderr, "run `offsetctl lag "+group+"` to see which"):
+		strings.Contains(stderr, "run `offsetctl ") && strings.Contains(stderr, " lag "+group+"` to see which"):
 		return "either"
 	case strings.Contains(stderr, "the transaction was committed"):
 		return "new"

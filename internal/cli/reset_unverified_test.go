@@ -31,7 +31,7 @@ func TestResetUnverifiedGroup(t *testing.T) {
 		{Group: "gone", Executed: true, Outcome: admin.OutcomeUnverified, Partitions: []admin.PartitionPlan{part(0, ""), part(1, "verify: no commit found, planned 10")}},
 		{Group: "aborted", Outcome: admin.OutcomeFailed, Error: "group aborted became active", Partitions: []admin.PartitionPlan{part(0, "")}},
 	}}
-	line := resetBackupLine("/b.csv", plan, []int{0, 1, 2}, "")
+	line := resetBackupLine("offsetctl", "/b.csv", plan, []int{0, 1, 2}, "")
 	if !strings.Contains(line, "undo: offsetctl reset ok gone --to file:/b.csv --execute; it also restores the 1 group(s) committed but not read back as planned (outcome unverified)") {
 		t.Errorf("undo line %q", line)
 	}
@@ -43,7 +43,7 @@ func TestResetUnverifiedGroup(t *testing.T) {
 	if res := resetAudit(plan)(&audit.Entry{}); res.outcome != audit.Unverified {
 		t.Errorf("applied + unverified groups: audit outcome %s, want unverified", res.outcome)
 	}
-	line = resetBackupLine("/b.csv", plan, []int{0, 1}, "")
+	line = resetBackupLine("offsetctl", "/b.csv", plan, []int{0, 1}, "")
 	if !strings.Contains(line, "undo: offsetctl reset --to file:/b.csv --execute; it also restores") {
 		t.Errorf("undo line %q", line)
 	}
@@ -83,7 +83,7 @@ func TestResetUnverifiedEndToEnd(t *testing.T) {
 	if !gp.Executed || gp.Outcome != admin.OutcomeUnverified || !strings.HasPrefix(gp.Partitions[0].Error, "verify: committed 9, planned 10") || gp.Partitions[1].Error != "" {
 		t.Fatalf("JSON %s", r.stdout)
 	}
-	if !strings.Contains(r.stderr, "(outcome: unverified)") || !strings.Contains(r.stderr, "undo: offsetctl reset "+group) || !strings.Contains(r.stderr, "it also restores the 1 group(s)") {
+	if !strings.Contains(r.stderr, "(outcome: unverified)") || !strings.Contains(r.stderr, "undo: "+printedBy(c, "--audit-log", log)+" reset "+group) || !strings.Contains(r.stderr, "it also restores the 1 group(s)") {
 		t.Errorf("stderr %s", r.stderr)
 	}
 }

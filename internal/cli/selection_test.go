@@ -168,7 +168,7 @@ func TestDeleteOffsetsRegexExclude(t *testing.T) {
 	}
 	for _, k := range []string{"a", "b"} {
 		assertCommitted(t, f.c, g[k], f.topic, map[int32]int64{1: 6})
-		if !strings.Contains(r.stderr, "undo of group "+g[k]+": offsetctl reset "+g[k]+" --to ") {
+		if !strings.Contains(r.stderr, "undo of group "+g[k]+": "+printedBy(f.c)+" reset "+g[k]+" --to ") {
 			t.Errorf("no undo line for %s: %q", g[k], r.stderr)
 		}
 	}

@@ -335,7 +335,7 @@ func TestShareGroupResetRoundTrip(t *testing.T) {
 	backup := filepath.Join(t.TempDir(), "share-backup.csv")
 	gp, r = shareReset(t, c, 0, f.group, "--topic", f.topic, "--to", "earliest", "--execute", "--backup", backup)
 	check("after --execute --to earliest", map[int32]int64{0: 0, 1: 0, 2: 0})
-	if !gp.Executed || gp.Backup != backup || !regexp.MustCompile(`(?m)^offsetctl: note: group `+regexp.QuoteMeta(f.group)+` is a share group: its start offsets are set with AlterShareGroupOffsets`).MatchString(r.stderr) || !strings.Contains(r.stderr, "undo: offsetctl reset") {
+	if !gp.Executed || gp.Backup != backup || !regexp.MustCompile(`(?m)^offsetctl: note: group `+regexp.QuoteMeta(f.group)+` is a share group: its start offsets are set with AlterShareGroupOffsets`).MatchString(r.stderr) || !strings.Contains(r.stderr, "undo: "+printedBy(c)+" reset") {
 		t.Errorf("execute: plan %+v stderr %q: want executed, the backup, the share-group line and the undo line", gp, r.stderr)
 	}
 	data, err := os.ReadFile(backup)
@@ -644,7 +644,7 @@ func TestShareGroupPartialResetUndo(t *testing.T) {
 		if got := c.ShareOffsets(f.group)[sh3]; !maps.Equal(got, map[int32]int64{0: 5, 1: 0}) {
 			t.Fatalf("%s: after the reset of %s:1: %v", round, sh3, got)
 		}
-		if !strings.Contains(gp.Note, "the backup also holds the start offsets of partition(s) 0 of "+sh3) || !strings.Contains(r.stderr, "undo: offsetctl reset") {
+		if !strings.Contains(gp.Note, "the backup also holds the start offsets of partition(s) 0 of "+sh3) || !strings.Contains(r.stderr, "undo: "+printedBy(c)+" reset") {
 			t.Errorf("%s: note %q stderr %q: want the note on the backup's extra rows and the undo line", round, gp.Note, r.stderr)
 		}
 		data, err := os.ReadFile(backup)

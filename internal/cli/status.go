@@ -82,7 +82,7 @@ func (a *app) judge(o *statusOpts, cfg cluster.Config, adm *cluster.Admin, iso l
 		sleep = sleepCtx
 	}
 	j := &health.Judge{
-		Explain:   a.liveAuditExplainer("status"),
+		Explain:   a.liveAuditExplainer("status").For(lazyClusterID(cfg.Timeout, clusterIDOf(adm))),
 		Admin:     adm,
 		Reader:    health.TopicReader{Admin: adm.Client, NewClient: cfg.NewClient},
 		Mode:      o.mode,

@@ -323,7 +323,7 @@ func TestLiveAuditExplainerRereads(t *testing.T) {
 	c.Commit(g, topic, map[int32]int64{0: 10})
 	var out, errb bytes.Buffer
 	a := &app{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
-	explain := a.liveAuditExplainer("status")
+	explain := a.liveAuditExplainer("status").For(lazyClusterID(30*time.Second, clusterIDAt(c.Cfg)))
 	at := time.Now()
 	rw := health.Rewind{Group: g, Topic: topic, Partition: 0, From: health.Commit{Offset: 10, Time: at}, To: health.Commit{Offset: 5, Time: at}}
 	if why, ok := explain(rw); ok {

@@ -98,7 +98,7 @@ func TestSnapshotConfirmedWhateverStdout(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "s.csv")
 			code, errb := closedStdoutRun(t, f.c, "snapshot", g, "--out", out, "-o", format)
-			want := "snapshot of 1 group(s) written to " + out + " (restore: offsetctl reset --all-groups --to file:" + out + " --execute)"
+			want := "snapshot of 1 group(s) written to " + out + " (restore: " + printedBy(f.c) + " reset --all-groups --to file:" + out + " --execute)"
 			if code != exitcode.OutputClosed || !strings.Contains(errb, want) || strings.Contains(errb, "offsetctl:") {
 				t.Fatalf("exit %d, want %d with %q and no error line\nstderr:\n%s", code, exitcode.OutputClosed, want, errb)
 			}
