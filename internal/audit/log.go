@@ -114,7 +114,6 @@ type Log struct {
 	path  string
 	kind  kind
 	opt   Options
-	torn  bool // a FIFO or stream whose last write was cut short
 	stuck bool // an append outlived its deadline: the file is left alone
 	due   bool // the last append reached the rotation size
 }
@@ -236,7 +235,8 @@ func (l *Log) Append(e Entry) error { return l.AppendContext(l.opt.Context, e) }
 // of the last byte and a rotation from racing another writer. When the
 // file does not end with a newline (an earlier write cut short by a full
 // disk or a kill), the line starts with one, so a torn fragment is never
-// glued to the next entry.
+// glued to the next entry. A FIFO or stream cannot be read back: there
+// every line starts with a newline (writeStream).
 //
 // The write runs beside the caller: when it outlives the deadline (a
 // stalled mount or a FIFO whose reader stopped reading) or ctx is
@@ -293,7 +293,6 @@ func (l *Log) AppendContext(ctx context.Context, e Entry) error {
 		if err := <-done; err == nil {
 			return nil // it went through at the last moment
 		}
-		l.torn = true
 	} else {
 		l.stuck = true
 	}
@@ -340,18 +339,19 @@ func (l *Log) write(line []byte, stop <-chan struct{}) error {
 	return nil
 }
 
-// writeStream writes line to a FIFO or stream, starting with a newline
-// when its last write was cut short. fsync answers EINVAL on a pipe: the
-// line was written, so that is no failure.
+// writeStream writes line to a FIFO or stream, starting with a newline.
+// What was written before is not ours to inspect (a pipe cannot be read
+// back, a terminal or socket neither), and a write cut short there (the
+// deadline, a kill) may have been another process's: only a newline of
+// its own keeps this entry off a fragment left in the pipe. Readers skip
+// the blank lines it makes. fsync answers EINVAL on a pipe: the line was
+// written, so that is no failure.
 func (l *Log) writeStream(w io.Writer, line []byte) error {
-	if l.torn {
-		line = append([]byte{'\n'}, line...)
-	}
+	line = append([]byte{'\n'}, line...)
 	n, err := w.Write(line)
 	if err == nil && n < len(line) {
 		err = io.ErrShortWrite
 	}
-	l.torn = err != nil && n > 0
 	return err
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -659,5 +660,73 @@ func TestEntryWithoutAction(t *testing.T) {
 	}
 	if w := is.Warnings(); !strings.Contains(w[0], "2 line(s) of the audit log are not entries") || !strings.Contains(w[0], "line 1") {
 		t.Fatalf("warnings %q", w)
+	}
+}
+
+// TestFIFOAppendAfterTornWriteOfAnotherProcess: a write to a FIFO cut by
+// its deadline leaves a fragment in the pipe, and the run that wrote it
+// ends. The next run (another Log, as another process has) knows nothing
+// of it: its entry must still start on a line of its own. QA: the second
+// run's intent was glued to the fragment, and history, undo and --verify
+// could not find the id that run printed as recorded.
+func TestFIFOAppendAfterTornWriteOfAnotherProcess(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "audit.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	// The reader opens the pipe and does not read for a while.
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	big := Entry{V: Version, ID: "01M8T8W8Y1KCK5XWQG09MTTSD1", Kind: KindIntent, Action: ActReset, Outcome: Unknown}
+	for j := 0; j < 1000; j++ { // about 80 KB: more than the pipe holds
+		big.Changes = append(big.Changes, Change{Group: "orders-billing", Topic: "orders", Partition: int32(j), After: p(2)})
+	}
+	first, err := OpenWith(fifo, Options{Explicit: true, Deadline: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Append(big); err == nil || !strings.Contains(err.Error(), "may be missing or cut short") {
+		t.Fatalf("append of 80 KB to a pipe nobody reads: %v", err)
+	}
+	first.Close() // the first run ends
+	var got bytes.Buffer
+	drain := func() {
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+			b, _ := io.ReadAll(r)
+			got.Write(b)
+			if len(b) == 0 && got.Len() > 0 {
+				return
+			}
+		}
+	}
+	drain()
+	if got.Len() == 0 || bytes.HasSuffix(got.Bytes(), []byte("\n")) {
+		t.Fatalf("the first write was not cut short: %d bytes", got.Len())
+	}
+	// The reader drains; a second run records its intent and outcome.
+	second, err := OpenWith(fifo, Options{Explicit: true, Deadline: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Entry{V: Version, ID: "01M8T8W8Y1KCK5XWQG09MTTSD2", Kind: KindIntent, Action: ActReset, Outcome: Unknown,
+		Changes: []Change{{Group: "g", Topic: "orders", Partition: 0, Before: p(1), After: p(2)}}}
+	out := Entry{V: Version, ID: "01M8T8W8Y1KCK5XWQG09MTTSD3", Kind: KindOutcome, Intent: in.ID, Action: ActReset, Outcome: Applied}
+	for _, e := range []Entry{in, out} {
+		if err := second.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	second.Close()
+	drain()
+	es, rerr := Read(bytes.NewReader(got.Bytes()))
+	var ce *CorruptError
+	if len(es) != 2 || es[0].ID != in.ID || es[1].ID != out.ID || !errors.As(rerr, &ce) || len(ce.Lines) != 1 {
+		t.Fatalf("read back %d entries (%v), want the second run's intent and outcome after one torn line", len(es), rerr)
+	}
+	if j := Join(es); len(j) != 1 || j[0].ID != in.ID || j[0].Outcome != Applied {
+		t.Fatalf("joined: %+v", j)
 	}
 }
