@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -728,5 +729,82 @@ func TestFIFOAppendAfterTornWriteOfAnotherProcess(t *testing.T) {
 	}
 	if j := Join(es); len(j) != 1 || j[0].ID != in.ID || j[0].Outcome != Applied {
 		t.Fatalf("joined: %+v", j)
+	}
+}
+
+// TestTornLineAcrossRotation: the last byte is checked under the lock in
+// the file at the log's path, whichever writer rotated it: a writer that
+// held the log open before a rotation (gzip'd) starts its entry on a
+// fresh line after a fragment another writer left in the new file, and a
+// file rotated while it ends in a fragment is ended with a newline first,
+// so the rotated files read as one stream (zcat ... | offsetctl
+// --audit-log - history) glue no entry to it either.
+func TestTornLineAcrossRotation(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	frag := func() {
+		t.Helper()
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(line("01M8T8W8Y1KCK5XWQG09MTTSZZ")[:40]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held, err := OpenWith(path, Options{Gzip: true}) // opened before the rotation
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	rot, err := OpenWith(path, Options{Gzip: true, RotateSize: 1, Warn: func(s string) { t.Error(s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rot.Close()
+	want := []string{"01M8T8W8Y1KCK5XWQG09MTTSD1", "01M8T8W8Y1KCK5XWQG09MTTSD2", "01M8T8W8Y1KCK5XWQG09MTTSD3"}
+	if err := rot.Append(Entry{V: Version, ID: want[0], Action: ActReset}); err != nil { // rotated at once
+		t.Fatal(err)
+	}
+	frag() // another writer's torn line, in the new file
+	if err := held.Append(Entry{V: Version, ID: want[1], Action: ActReset}); err != nil {
+		t.Fatal(err)
+	}
+	// A fragment left between an append and the rotation it makes due.
+	frag()
+	rot.opt.RotateSize = 1
+	rot.rotateIfDue()
+	if err := held.Append(Entry{V: Version, ID: want[2], Action: ActReset}); err != nil {
+		t.Fatal(err)
+	}
+	got, is := ids(t, path)
+	if fmt.Sprint(got) != fmt.Sprint(want) || len(is.Torn) != 2 {
+		t.Fatalf("read %v (issues %+v), want %v and two torn lines", got, is, want)
+	}
+	files, _ := Files(path)
+	var all bytes.Buffer
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(name, ".gz") {
+			zr, err := gzip.NewReader(bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		all.Write(b)
+	}
+	es, _ := Read(&all)
+	var cat []string
+	for _, e := range es {
+		cat = append(cat, e.ID)
+	}
+	if fmt.Sprint(cat) != fmt.Sprint(want) || len(files) != 3 {
+		t.Fatalf("the files %v as one stream: %v, want %v", files, cat, want)
 	}
 }
