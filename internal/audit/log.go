@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -258,16 +259,17 @@ func (l *Log) AppendContext(ctx context.Context, e Entry) error {
 	}
 	done := make(chan error, 1)
 	stop := make(chan struct{})
+	var phase atomic.Int32
 	go func() {
 		line, err := l.encode(e)
 		if err == nil {
-			err = l.write(line, stop)
+			err = l.write(line, stop, &phase)
 		}
 		done <- err
 	}()
 	timer := time.NewTimer(l.opt.Deadline)
 	defer timer.Stop()
-	var why string
+	var why, whyLock string
 	select {
 	case err := <-done:
 		if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -284,10 +286,23 @@ func (l *Log) AppendContext(ctx context.Context, e Entry) error {
 		return nil
 	case <-timer.C:
 		why = fmt.Sprintf("did not finish within %s (a stalled disk, network mount or pipe)", l.opt.Deadline)
+		whyLock = fmt.Sprintf("waited %s", l.opt.Deadline)
 	case <-ctx.Done():
 		why = fmt.Sprintf("was interrupted while it waited (%v)", context.Cause(ctx))
+		whyLock = fmt.Sprintf("was interrupted (%v) while it waited", context.Cause(ctx))
 	}
+	return l.giveUp(stop, done, &phase, why, whyLock)
+}
+
+// giveUp ends an append the caller stopped waiting for; why and whyLock
+// say why (the deadline, a cancellation) for a write and for the lock.
+func (l *Log) giveUp(stop chan struct{}, done <-chan error, phase *atomic.Int32, why, whyLock string) error {
 	close(stop)
+	if l.kind == kindFile && phase.CompareAndSwap(phaseLocking, phaseAbandoned) {
+		// Still waiting for the lock: not a byte was written, and the
+		// log is fit for the next append.
+		return fmt.Errorf("writing audit log %s: the append %s for the lock another offsetctl holds on it (%s): nothing was written", safetext.Arg(l.path), whyLock, safetext.Arg(lockPath(l.path)))
+	}
 	if l.kind == kindFIFO {
 		_ = l.f.SetWriteDeadline(time.Now()) // wakes the write: it ends
 		if err := <-done; err == nil {
@@ -299,6 +314,16 @@ func (l *Log) AppendContext(ctx context.Context, e Entry) error {
 	return fmt.Errorf("writing audit log %s: the append %s: the entry may be missing or cut short", safetext.Arg(l.path), why)
 }
 
+// The phases of an append to a file: it waits for the writers' lock,
+// then writes under it. The caller giving up and the writer taking the
+// lock race for the phase: whichever moves it first decides, so an
+// append given up while it waited has written nothing.
+const (
+	phaseLocking int32 = iota
+	phaseWriting
+	phaseAbandoned
+)
+
 func orBackground(ctx context.Context) context.Context {
 	if ctx == nil {
 		return context.Background()
@@ -306,8 +331,9 @@ func orBackground(ctx context.Context) context.Context {
 	return ctx
 }
 
-// write does one append; stop is closed when the caller gave up.
-func (l *Log) write(line []byte, stop <-chan struct{}) error {
+// write does one append; stop is closed when the caller gave up, and
+// phase says whether it did so before the lock was taken.
+func (l *Log) write(line []byte, stop <-chan struct{}, phase *atomic.Int32) error {
 	switch l.kind {
 	case kindStream:
 		return l.writeStream(l.opt.Stream, line)
@@ -319,6 +345,9 @@ func (l *Log) write(line []byte, stop <-chan struct{}) error {
 		return err
 	}
 	defer lock.Unlock()
+	if !phase.CompareAndSwap(phaseLocking, phaseWriting) {
+		return errors.New("given up while it waited for the lock")
+	}
 	if err := l.reopenIfRotated(); err != nil {
 		return err
 	}

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/offsetctl/offsetctl/internal/filelock"
 )
 
 func ids(t *testing.T, path string) ([]string, Issues) {
@@ -806,5 +808,46 @@ func TestTornLineAcrossRotation(t *testing.T) {
 	}
 	if fmt.Sprint(cat) != fmt.Sprint(want) || len(files) != 3 {
 		t.Fatalf("the files %v as one stream: %v, want %v", files, cat, want)
+	}
+}
+
+// TestAppendWaitingForTheLock: an append that gives up while another
+// process holds the writers' lock (flock audit.jsonl.lock sleep 6) says
+// so, and that nothing was written: QA's run blamed a stalled disk and
+// said the entry may be cut short. The log stays fit for the next
+// append, which used to be refused as stuck.
+func TestAppendWaitingForTheLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l, err := OpenWith(path, Options{Deadline: 300 * time.Millisecond, Context: ctx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	held, err := filelock.TryLock(lockPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = l.Append(Entry{ID: "01M8T8W8Y1KCK5XWQG09MTTSD1", Action: ActReset})
+	if err == nil || !strings.Contains(err.Error(), "the append waited 300ms for the lock another offsetctl holds on it ("+path+".lock): nothing was written") ||
+		strings.Contains(err.Error(), "cut short") {
+		t.Fatalf("append while another process holds the lock: %v", err)
+	}
+	l.opt.Deadline = time.Hour
+	time.AfterFunc(100*time.Millisecond, cancel)
+	err = l.Append(Entry{ID: "01M8T8W8Y1KCK5XWQG09MTTSD2", Action: ActReset})
+	if err == nil || !strings.Contains(err.Error(), "was interrupted (context canceled) while it waited for the lock") || !strings.Contains(err.Error(), "nothing was written") {
+		t.Fatalf("append cancelled while another process holds the lock: %v", err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Size() != 0 {
+		t.Fatalf("the log after two appends that wrote nothing: %v, %v", st, err)
+	}
+	held.Unlock()
+	if err := l.AppendContext(context.Background(), Entry{ID: "01M8T8W8Y1KCK5XWQG09MTTSD3", Action: ActReset}); err != nil {
+		t.Fatalf("append once the lock is free: %v", err)
+	}
+	if got, _ := ids(t, path); fmt.Sprint(got) != "[01M8T8W8Y1KCK5XWQG09MTTSD3]" {
+		t.Fatalf("read %v", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/audit"
+	"github.com/offsetctl/offsetctl/internal/filelock"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -714,4 +715,29 @@ func TestAuditFIFOTornByAnEarlierRun(t *testing.T) {
 	if len(out.Entries) != 1 || out.Entries[0].ID != id || out.Entries[0].Outcome != audit.Applied || !strings.Contains(h.stderr, "1 line(s) of the audit log are not entries") {
 		t.Fatalf("history of the pipe's capture, want %s applied:\n%s\n%s", id, h.stdout, h.stderr)
 	}
+}
+
+// TestAuditLockHeldByAnother: with the writers' lock held by another
+// process (flock audit.jsonl.lock sleep 6), reset --timeout 2s changes
+// nothing and says it waited for that lock and wrote nothing; QA's run
+// blamed a stalled disk and said the entry may be missing or cut short.
+func TestAuditLockHeldByAnother(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	group := testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 10}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 2})
+	dir := t.TempDir()
+	log := filepath.Join(dir, "audit.jsonl")
+	held, err := filelock.TryLock(log + ".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	r := mustRun(t, c, 1, "--audit-log", log, "--timeout", "2s", "reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(dir, "b.csv"))
+	want := "offsetctl: nothing was changed: the audit intent could not be written (writing audit log " + log + ": the append waited 2s for the lock another offsetctl holds on it (" + log + ".lock): nothing was written)"
+	if !strings.HasPrefix(lastLine(r.stderr), want) || strings.Contains(r.stderr, "cut short") || strings.Contains(r.stderr, "stalled") {
+		t.Fatalf("stderr:\n%s\nwant a last line starting %q", r.stderr, want)
+	}
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 2})
 }
