@@ -254,11 +254,7 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		if r.intent != "" {
 			loud = fmt.Errorf("outcome %s (%d partition(s) changed), but the outcome of audit entry %s is NOT recorded (%v): its intent is, and reads as unknown; check with: offsetctl history --verify %s", e.Outcome, res.changed, e.ID, aerr, e.ID)
 		}
-		fmt.Fprintln(r.a.stderr, "offsetctl: error: "+errorLine(loud))
-		if err == nil {
-			return &exitcode.Error{Code: exitcode.Failure, Err: loud}
-		}
-		return errors.Join(err, loud)
+		return withUnrecorded(err, loud)
 	}
 	switch {
 	case r.intent != "" && (err == nil || e.Backup != ""):
@@ -276,6 +272,19 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		r.a.infof("audit: recorded as %s in %s", e.ID, r.log.Path())
 	}
 	return err
+}
+
+// withUnrecorded is the command's error err with loud, the line saying
+// its entry is not in the log: one error, printed once by execute. An
+// err that would end the run without a word (a replay whose reader left,
+// a closed stdout alone) gives way to loud: a record that was not written
+// is an operational failure (exit 1); any other keeps its exit code.
+func withUnrecorded(err, loud error) error {
+	var ee *exitcode.Error
+	if err == nil || errors.As(err, &ee) && ee.Quiet || stdoutClosed(err) {
+		return &exitcode.Error{Code: exitcode.Failure, Err: loud}
+	}
+	return errors.Join(err, loud)
 }
 
 // outcomeOf is the outcome line of the change e, recorded under intent:

@@ -203,6 +203,10 @@ func TestAuditOutcomeNotWritten(t *testing.T) {
 	if !strings.Contains(r.stderr, "outcome applied (3 partition(s) changed), but the outcome of audit entry ") || !strings.Contains(r.stderr, "is NOT recorded") {
 		t.Fatalf("stderr:\n%s", r.stderr)
 	}
+	// Said once, by the error line (QA: it was printed twice).
+	if n := strings.Count(r.stderr, "is NOT recorded"); n != 1 || !strings.HasPrefix(lastLine(r.stderr), "offsetctl: outcome applied") {
+		t.Fatalf("the unrecorded outcome said %d times:\n%s", n, r.stderr)
+	}
 	// The intent alone, as a log that lost the outcome holds it.
 	f.log = filepath.Join(dir, "audit.jsonl")
 	if err := os.WriteFile(f.log, intent, 0o600); err != nil {
@@ -232,6 +236,37 @@ func TestAuditOutcomeNotWritten(t *testing.T) {
 	u := mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute")
 	if !strings.Contains(u.stderr, "every partition holds its offset before the change, which did not reach the cluster: nothing to undo") {
 		t.Fatalf("undo of an intent at before:\n%s", u.stderr)
+	}
+}
+
+// TestAuditUnrecordedAfterQuietEnd: a replay whose stdout's reader left
+// ends quietly (141), but when its entry cannot be written either (the
+// log's FIFO reader left too) that is said, once, and the run fails
+// (exit 1): the quiet ending no longer hides it, and the line printed
+// beside the error to keep it from being hidden is gone.
+func TestAuditUnrecordedAfterQuietEnd(t *testing.T) {
+	f := newWAL(t)
+	fifo := filepath.Join(t.TempDir(), "audit.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	rd, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once atomic.Bool
+	f.c.Fake.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		if once.CompareAndSwap(false, true) {
+			rd.Close() // the log's reader leaves while the replay reads
+		}
+		return nil, nil, false
+	})
+	var errb strings.Builder
+	a := &app{stdout: &failingWriter{}, stderr: &errb, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
+	code := a.execute(testkit.Ctx(t), []string{"--brokers", f.c.BrokerList(), "--audit-log", fifo, "replay", f.topic, "--no-verify"})
+	stderr := errb.String()
+	if code != 1 || strings.Count(stderr, "is NOT recorded") != 1 || !strings.HasPrefix(lastLine(stderr), "offsetctl: the command ran (outcome ") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
 }
 
