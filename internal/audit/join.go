@@ -33,6 +33,7 @@ func Join(entries []Entry) []Entry {
 		switch e.Kind {
 		case KindOutcome:
 			if !intents[e.Intent] {
+				e.ForgetUnknownCounts()
 				out = append(out, e)
 			}
 		case KindIntent:
@@ -42,6 +43,7 @@ func Join(entries []Entry) []Entry {
 			if e.Outcome == Partial {
 				e.Outcome = Partly
 			}
+			e.ForgetUnknownCounts()
 			out = append(out, e)
 		}
 	}
@@ -56,6 +58,8 @@ func joinOne(e, o Entry, found bool) Entry {
 	if !found {
 		e.Outcome = Unknown
 		e.Error = fmt.Sprintf(NoOutcome, e.ID)
+		e.Written = nil // what was sent is not known either
+		e.ForgetUnknownCounts()
 		return e
 	}
 	if !KnownVersion(o.V) {
@@ -65,6 +69,7 @@ func joinOne(e, o Entry, found bool) Entry {
 	}
 	e.Outcome, e.ExitCode, e.DurationMs, e.Error = o.Outcome, o.ExitCode, o.DurationMs, o.Error
 	e.Applied, e.Written, e.Changed = o.Applied, o.Written, o.Changed
+	e.ForgetUnknownCounts() // logs written before 0 stood for unknown
 	e.Records, e.Digest, e.PayloadDigest, e.Proof = o.Records, o.Digest, o.PayloadDigest, o.Proof
 	e.Produced, e.PossibleDuplicates = o.Produced, o.PossibleDuplicates
 	if o.Target != "" {

@@ -427,7 +427,7 @@ func FuzzReadChanges(f *testing.F) {
 // names holding brackets, quotes and backslashes.
 func TestSummaryMatchesFull(t *testing.T) {
 	e := Entry{V: 1, ID: "01M8T8W8Y1KCK5XWQG09MTTSDA", Action: ActReset, Groups: []string{`g]"\[`}, Backup: "b,\"changes\":[x]",
-		Changes: []Change{{Group: `]]"}`, Topic: `\\`, Before: p(1)}, {Group: "{[", Error: `"]`}}, Outcome: Applied, Applied: 2}
+		Changes: []Change{{Group: `]]"}`, Topic: `\\`, Before: p(1)}, {Group: "{[", Error: `"]`}}, Outcome: Applied, Applied: Count(2)}
 	b, _ := Marshal(e)
 	checkSummary(t, b)
 	if _, ok := cutChanges([]byte(`{"id":"x","changes":[{"group":"]`)); ok {

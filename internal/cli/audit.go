@@ -214,7 +214,7 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 	defer r.log.Close()
 	e := &r.entry
 	res := fill(e)
-	e.Applied = res.applied
+	e.Applied = audit.Count(res.applied)
 	if r.intent == "" {
 		if err == nil && res.applied == 0 && len(e.Changes) == 0 && e.Records == nil {
 			return nil // nothing was in scope: nothing changed, nothing to record
@@ -233,9 +233,9 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		e.Error = errorLine(err)
 	}
 	if r.intent != "" {
-		written, changed := res.written, res.changed
-		e.Written, e.Changed = &written, &changed
+		e.Written, e.Changed = audit.Count(res.written), audit.Count(res.changed)
 	}
+	e.ForgetUnknownCounts()
 	r.prepare(e)
 	line := *e
 	if r.intent != "" {
@@ -246,15 +246,7 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		aerr = r.a.produceTrail(line)
 	}
 	if aerr != nil {
-		what := "the change was made"
-		if res.applied == 0 {
-			what = "the command ran"
-		}
-		loud := fmt.Errorf("%s (outcome %s, %d partition(s) applied), but audit entry %s is NOT recorded: %v", what, e.Outcome, res.applied, e.ID, aerr)
-		if r.intent != "" {
-			loud = fmt.Errorf("outcome %s (%d partition(s) changed), but the outcome of audit entry %s is NOT recorded (%v): its intent is, and reads as unknown; check with: offsetctl history --verify %s", e.Outcome, res.changed, e.ID, aerr, e.ID)
-		}
-		return withUnrecorded(err, loud)
+		return withUnrecorded(err, r.unrecorded(*e, aerr))
 	}
 	switch {
 	case r.intent != "" && (err == nil || e.Backup != ""):
@@ -272,6 +264,28 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		r.a.infof("audit: recorded as %s in %s", e.ID, r.log.Path())
 	}
 	return err
+}
+
+// unrecorded is the loud line of entry e (its result filled in) that the
+// log did not take (aerr): what was done, in the counts the entry would
+// have held (unknown ones said as such), and that it is not on the record.
+func (r *auditRec) unrecorded(e audit.Entry, aerr error) error {
+	if r.intent != "" {
+		changed := "which partitions changed is not known"
+		if e.Changed != nil {
+			changed = fmt.Sprintf("%d partition(s) changed", *e.Changed)
+		}
+		return fmt.Errorf("outcome %s (%s), but the outcome of audit entry %s is NOT recorded (%v): its intent is, and reads as unknown; check with: offsetctl history --verify %s", e.Outcome, changed, e.ID, aerr, e.ID)
+	}
+	what := "the change was made"
+	if e.Applied == nil || *e.Applied == 0 {
+		what = "the command ran"
+	}
+	applied := "partitions applied not known"
+	if e.Applied != nil {
+		applied = fmt.Sprintf("%d partition(s) applied", *e.Applied)
+	}
+	return fmt.Errorf("%s (outcome %s, %s), but audit entry %s is NOT recorded: %v", what, e.Outcome, applied, e.ID, aerr)
 }
 
 // withUnrecorded is the command's error err with loud, the line saying
