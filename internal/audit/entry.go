@@ -153,7 +153,10 @@ type Entry struct {
 	Produced *int64 `json:"produced,omitempty"`
 	// Checkpoint is a backfill's --checkpoint file (absolute path), and
 	// PossibleDuplicates the copies its resume may have duplicated.
+	// TransactionalID is a backfill's --transactional-id. The intent holds
+	// them too: a run killed after it is resumed with them (CheckWords).
 	Checkpoint         string `json:"checkpoint,omitempty"`
+	TransactionalID    string `json:"transactional_id,omitempty"`
 	PossibleDuplicates *int64 `json:"possible_duplicates,omitempty"`
 
 	Outcome    string `json:"outcome"`

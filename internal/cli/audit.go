@@ -34,8 +34,10 @@ type auditRec struct {
 	log   *audit.Log // nil with --no-audit
 	entry audit.Entry
 	start time.Time
-	// intent is the id of the intent on the record, "" before.
-	intent string
+	// intent is the id of the intent on the record, "" before; planned
+	// is that intent as written (what a check of the change starts from).
+	intent  string
+	planned audit.Entry
 	// done: the outcome (or the entry) is written, or the log failed
 	// before the change: nothing more is appended.
 	done bool
@@ -175,7 +177,7 @@ func (r *auditRec) writeIntent(fill auditFill) error {
 		r.log.Close()
 		return fmt.Errorf("nothing was changed: the audit intent could not be written (%v); fix it, point --audit-log elsewhere, or opt out with --no-audit", err)
 	}
-	r.intent = e.ID
+	r.intent, r.planned = e.ID, e
 	return nil
 }
 
@@ -195,6 +197,7 @@ func (r *auditRec) prepare(e *audit.Entry) {
 	// log.
 	e.Backup = audit.RedactString(e.Backup, r.a.secrets)
 	e.Checkpoint = audit.RedactString(e.Checkpoint, r.a.secrets)
+	e.TransactionalID = audit.RedactString(e.TransactionalID, r.a.secrets)
 	e.Error = audit.RedactString(e.Error, r.a.secrets)
 	if e.Changes == nil {
 		e.Changes = []audit.Change{}
@@ -255,7 +258,7 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		// line alone.
 		r.a.infof("audit: recorded as %s in %s (outcome: %s)", e.ID, r.log.Path(), e.Outcome)
 		if e.Outcome == audit.Unknown {
-			r.a.infof("whether the change reached the cluster is unknown: check with: offsetctl history --verify %s", e.ID)
+			r.a.infof("whether the change reached the cluster is unknown: %s", audit.CheckWords(r.planned))
 		}
 	case err == nil || (res.applied > 0 && e.Backup != ""):
 		// A partial offset change names its entry too (undo needs the
@@ -272,10 +275,13 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 func (r *auditRec) unrecorded(e audit.Entry, aerr error) error {
 	if r.intent != "" {
 		changed := "which partitions changed is not known"
-		if e.Changed != nil {
+		switch {
+		case e.Action == audit.ActBackfill && e.Produced != nil:
+			changed = fmt.Sprintf("%d cop(ies) acknowledged", *e.Produced)
+		case e.Changed != nil:
 			changed = fmt.Sprintf("%d partition(s) changed", *e.Changed)
 		}
-		return fmt.Errorf("outcome %s (%s), but the outcome of audit entry %s is NOT recorded (%v): its intent is, and reads as unknown; check with: offsetctl history --verify %s", e.Outcome, changed, e.ID, aerr, e.ID)
+		return fmt.Errorf("outcome %s (%s), but the outcome of audit entry %s is NOT recorded (%v): its intent is, and reads as unknown; %s", e.Outcome, changed, e.ID, aerr, audit.CheckWords(r.planned))
 	}
 	what := "the change was made"
 	if e.Applied == nil || *e.Applied == 0 {
@@ -640,10 +646,7 @@ func replayAudit(res **replay.Result) auditFill {
 			produced := b.Produced
 			e.Produced = &produced
 			if c := b.Checkpoint; c != nil {
-				e.Checkpoint = c.Path
-				if abs, err := filepath.Abs(c.Path); err == nil {
-					e.Checkpoint = abs
-				}
+				e.Checkpoint = absPath(c.Path)
 				dups := c.PossibleDuplicates
 				e.PossibleDuplicates = &dups
 			}
@@ -652,6 +655,14 @@ func replayAudit(res **replay.Result) auditFill {
 		}
 		return auditResult{}
 	}
+}
+
+// absPath is path made absolute, or path when it cannot be.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // produceTrail writes e to the shared trail's topic with the command's

@@ -11,7 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -268,6 +270,92 @@ func TestAuditUnrecordedAfterQuietEnd(t *testing.T) {
 	stderr := errb.String()
 	if code != 1 || strings.Count(stderr, "is NOT recorded") != 1 || !strings.HasPrefix(lastLine(stderr), "offsetctl: the command ran (outcome ") {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// TestAuditBackfillUnknownGuidance: a backfill whose outcome is not on
+// the record (here the log's FIFO reader left with its intent) is not
+// sent to history --verify, which reads group offsets and refuses a
+// backfill (QA: the console, the entry's error and history's hint all
+// named it). Each says what does tell: with --checkpoint, rerunning the
+// same command, which resumes (here: finds the copy complete). History
+// names --verify only for the changes it can verify.
+func TestAuditBackfillUnknownGuidance(t *testing.T) {
+	f := newWAL(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "audit.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	rd, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var intent []byte
+	var once sync.Once
+	f.c.Fake.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		once.Do(func() { // at the first of the copies' requests
+			buf := make([]byte, 1<<20)
+			n, _ := rd.Read(buf)
+			intent = buf[:n]
+			rd.Close()
+		})
+		f.c.Fake.KeepControl()
+		return nil, nil, false
+	})
+	dst := f.c.Topic(3, nil)
+	ckpt := filepath.Join(dir, "bf.ckpt")
+	args := []string{"replay", f.topic, "--produce-to", dst, "--checkpoint", ckpt, "--format", "none", "-q"}
+	r := mustRun(t, f.c, 1, append([]string{"--audit-log", fifo}, args...)...)
+	resume := "finish it by rerunning the same command: it resumes from checkpoint " + ckpt
+	if last := lastLine(r.stderr); !strings.Contains(last, "is NOT recorded") || !strings.Contains(last, "30 cop(ies) acknowledged") || !strings.Contains(last, resume) || strings.Contains(r.stderr, "--verify") {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+	// The log as it is: the backfill's intent alone, and a reset's.
+	log := filepath.Join(dir, "audit.jsonl")
+	reset, _ := audit.Marshal(audit.Entry{V: audit.Version, ID: "01M8T8W8Y1KCK5XWQG09MTTSD1", Kind: audit.KindIntent, Action: audit.ActReset, Outcome: audit.Unknown})
+	if err := os.WriteFile(log, append(reset, intent...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	es := historyOf(t, "--audit-log", log)
+	if len(es) != 2 || es[1].Action != audit.ActBackfill || es[1].Outcome != audit.Unknown || !strings.Contains(es[1].Error, resume) || strings.Contains(es[1].Error, "--verify") ||
+		!strings.Contains(es[0].Error, "check with: offsetctl history --verify 01M8T8W8Y1KCK5XWQG09MTTSD1") {
+		t.Fatalf("history: %+v", es)
+	}
+	h := mustRun(t, nil, 0, "--audit-log", log, "history")
+	if !strings.Contains(h.stderr, "1 change(s) with outcome unknown (01M8T8W8Y1KCK5XWQG09MTTSD1): see where each left its groups with: offsetctl history --verify ID") ||
+		!strings.Contains(h.stderr, "1 backfill(s) with outcome unknown ("+es[1].ID+"): "+resume) || strings.Contains(h.stderr, es[1].ID+", ") {
+		t.Fatalf("history's hints:\n%s", h.stderr)
+	}
+	v := mustRun(t, nil, 2, "--audit-log", log, "history", "--verify", es[1].ID)
+	if !strings.Contains(v.stderr, "is a backfill: it moved no group's offsets; "+resume) {
+		t.Fatalf("--verify of a backfill:\n%s", v.stderr)
+	}
+	// What the guidance says does tell: the rerun resumes.
+	rr := mustRun(t, f.c, 0, append([]string{"--audit-log", log}, args...)...)
+	if !strings.Contains(rr.stderr, "backfill already complete according to checkpoint") {
+		t.Fatalf("the rerun:\n%s", rr.stderr)
+	}
+}
+
+// TestAuditBackfillIntentNamesItsResume: a backfill's intent names its
+// --transactional-id or --checkpoint (absolute), so that a run killed
+// after it is told how to resume (audit.CheckWords).
+func TestAuditBackfillIntentNamesItsResume(t *testing.T) {
+	f := newWAL(t)
+	dir := t.TempDir()
+	id := testkit.Name(t, "bf")
+	mustRun(t, f.c, 0, "--audit-log", f.log, "replay", f.topic, "--produce-to", f.c.Topic(3, nil), "--transactional-id", id, "--format", "none", "-q")
+	t.Chdir(dir)
+	mustRun(t, f.c, 0, "--audit-log", f.log, "replay", f.topic, "--produce-to", f.c.Topic(3, nil), "--checkpoint", "bf.ckpt", "--format", "none", "-q")
+	var got []string
+	for _, e := range f.raw(t) {
+		if e.Kind == audit.KindIntent {
+			got = append(got, e.TransactionalID+"|"+e.Checkpoint)
+		}
+	}
+	if want := []string{id + "|", "|" + filepath.Join(dir, "bf.ckpt")}; !slices.Equal(got, want) {
+		t.Fatalf("intents name %q, want %q", got, want)
 	}
 }
 
