@@ -487,6 +487,51 @@ func TestAuditOutcomeLostEndTxn(t *testing.T) {
 	}
 }
 
+// TestAuditUnknownOutcomeNotWritten: the EndTxn answer is lost and
+// nothing settles it (outcome unknown), and the log refuses the outcome
+// too (its FIFO reader left after the intent). The line saying so does
+// not count 0 partitions changed: which changed is not known.
+func TestAuditUnknownOutcomeNotWritten(t *testing.T) {
+	f := newWAL(t)
+	fifo := filepath.Join(t.TempDir(), "audit.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	rd, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.c.Fake.ControlKey(int16(kmsg.TxnOffsetCommit), func(kmsg.Request) (kmsg.Response, error, bool) {
+		_, _ = rd.Read(make([]byte, 1<<20)) // the intent is in the pipe; the reader leaves
+		rd.Close()
+		return nil, nil, false
+	})
+	var held atomic.Bool
+	f.c.Fake.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if !req.(*kmsg.EndTxnRequest).Commit || !held.CompareAndSwap(false, true) {
+			f.c.Fake.KeepControl()
+			return nil, nil, false
+		}
+		f.c.Fake.SleepControl(func() { time.Sleep(2500 * time.Millisecond) })
+		return nil, nil, false
+	})
+	var inits atomic.Int32
+	f.c.Fake.ControlKey(int16(kmsg.InitProducerID), func(kmsg.Request) (kmsg.Response, error, bool) {
+		if inits.Add(1) != 3 {
+			f.c.Fake.KeepControl()
+			return nil, nil, false
+		}
+		f.c.Fake.SleepControl(func() { time.Sleep(2500 * time.Millisecond) })
+		return nil, errors.New("dropped"), true
+	})
+	f.log = fifo
+	r := f.reset(t, 1, "latest", "--timeout", "2s")
+	if last := lastLine(r.stderr); !strings.Contains(last, "outcome unknown (which partitions changed is not known), but the outcome of audit entry ") ||
+		!strings.Contains(last, "check with: offsetctl history --verify ") || strings.Count(r.stderr, "is NOT recorded") != 1 {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+}
+
 // TestAuditOutcomeReadBackFails: EndTxn is answered, then the read-back's
 // OffsetFetch gets no answer. The run fails (exit 1) but the entry and the
 // console say applied, with an undo line; undo restores the offsets.
