@@ -29,10 +29,7 @@ func History(w io.Writer, f Format, entries []audit.Entry, group string) error {
 	var rows [][]string
 	for _, e := range entries {
 		who := e.User + "@" + e.Host
-		changes := fmt.Sprintf("%d/%d", changedOf(e), e.Partitions)
-		if e.Records != nil {
-			changes = fmt.Sprintf("%d records", *e.Records)
-		}
+		changes := changedCell(e)
 		// A group name may hold a comma or a blank: safetext.List quotes
 		// such a name, and counts the groups beyond historyGroups (JSON
 		// and CSV list them all).
@@ -52,7 +49,7 @@ func History(w io.Writer, f Format, entries []audit.Entry, group string) error {
 			}
 			row = []string{e.ID, e.Time.UTC().Format(time.RFC3339Nano), e.User, e.Host, e.ClusterID, e.Profile, e.Action,
 				strings.Join(e.Groups, " "), strings.Join(e.Topics, " "), e.Outcome, fmt.Sprint(e.ExitCode),
-				fmt.Sprint(e.Partitions), fmt.Sprint(e.Applied), fmt.Sprint(changedOf(e)), e.Backup, e.BackupSHA256, records, e.Digest, e.UndoOf,
+				fmt.Sprint(e.Partitions), countCSV(e.Applied), countCSV(changedOf(e)), e.Backup, e.BackupSHA256, records, e.Digest, e.UndoOf,
 				strings.Join(e.Command, " "), strings.Join(e.SkippedLive, " ")}
 		}
 		rows = append(rows, row)
@@ -75,12 +72,38 @@ const SkippedOutcome = "skipped (live)"
 
 // changedOf is the partitions an entry changed: Changed (version 2, the
 // offsets the change moved, as the console counted them), else Applied
-// (version 1 counted every partition written).
-func changedOf(e audit.Entry) int {
+// (version 1 counted every partition written); nil when not known (a
+// change whose outcome is unknown).
+func changedOf(e audit.Entry) *int {
 	if e.Changed != nil {
-		return *e.Changed
+		return e.Changed
 	}
 	return e.Applied
+}
+
+// changedCell is history's CHANGED: the records of a replay or backfill,
+// else changed/planned partitions; a count not known is ?, and a
+// backfill that left no count at all (killed) is ? alone.
+func changedCell(e audit.Entry) string {
+	changed := changedOf(e)
+	switch {
+	case e.Records != nil:
+		return fmt.Sprintf("%d records", *e.Records)
+	case changed == nil && e.Partitions == 0:
+		return "?"
+	case changed == nil:
+		return fmt.Sprintf("?/%d", e.Partitions)
+	}
+	return fmt.Sprintf("%d/%d", *changed, e.Partitions)
+}
+
+// countCSV is a count in CSV: empty when not known, as every unknown
+// value in CSV.
+func countCSV(n *int) string {
+	if n == nil {
+		return ""
+	}
+	return fmt.Sprint(*n)
 }
 
 // Verify renders history --verify: JSON, or one row per partition with

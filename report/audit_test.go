@@ -18,7 +18,7 @@ import (
 func TestHistoryTableGroups(t *testing.T) {
 	at := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
 	e := func(id string, groups ...string) audit.Entry {
-		return audit.Entry{ID: id, Time: at, User: "ops", Host: "h", Action: "reset", Groups: groups, Outcome: "ok", Partitions: 2, Applied: 2, Backup: "b.csv"}
+		return audit.Entry{ID: id, Time: at, User: "ops", Host: "h", Action: "reset", Groups: groups, Outcome: "ok", Partitions: 2, Applied: audit.Count(2), Backup: "b.csv"}
 	}
 	entries := []audit.Entry{
 		e("01", "billing"),
@@ -111,8 +111,8 @@ func TestHistoryChangedColumn(t *testing.T) {
 	at := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
 	zero, three := 0, 3
 	entries := []audit.Entry{
-		{ID: "01", Time: at, User: "u", Host: "h", Action: "reset", Outcome: "applied", Partitions: 3, Applied: 3},
-		{ID: "02", Time: at, User: "u", Host: "h", Action: "reset", Outcome: "applied", Partitions: 3, Applied: 3, Written: &three, Changed: &zero},
+		{ID: "01", Time: at, User: "u", Host: "h", Action: "reset", Outcome: "applied", Partitions: 3, Applied: audit.Count(3)},
+		{ID: "02", Time: at, User: "u", Host: "h", Action: "reset", Outcome: "applied", Partitions: 3, Applied: audit.Count(3), Written: &three, Changed: &zero},
 	}
 	var buf bytes.Buffer
 	if err := History(&buf, Table, entries, ""); err != nil {
@@ -188,5 +188,65 @@ func TestVerifyTableHostileName(t *testing.T) {
 	row := strings.Split(buf.String(), "\n")[1]
 	if !strings.HasPrefix(row, `"ctl\x1b[31mred"  t`) || strings.ContainsRune(buf.String(), 0x1b) {
 		t.Fatalf("verify row: %q", row)
+	}
+}
+
+// history shows what a change of outcome unknown applied and changed as
+// unknown: ? in the table, empty CSV fields (an unknown value, as every
+// CSV has it) and null in JSON, never 0 (QA: `unknown 0/3`, `"applied":
+// 0`, though --verify showed the change applied). A killed backfill has
+// no records counted: ?, not 0/0.
+func TestHistoryUnknownCounts(t *testing.T) {
+	at := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	three := 3
+	entries := []audit.Entry{
+		{V: 2, ID: "01", Time: at, User: "u", Host: "h", Action: "reset", Outcome: "unknown", Partitions: 3},
+		{V: 2, ID: "02", Time: at, User: "u", Host: "h", Action: "reset", Outcome: "unknown", Partitions: 3, Written: &three},
+		{V: 2, ID: "03", Time: at, User: "u", Host: "h", Action: "backfill", Outcome: "unknown", Topics: []string{"orders"}, Target: "orders-copy"},
+	}
+	var buf bytes.Buffer
+	if err := History(&buf, Table, entries, ""); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`ID  TIME                  WHO  ACTION    GROUPS  OUTCOME  CHANGED  BACKUP`,
+		`01  2026-12-02T01:00:00Z  u@h  reset             unknown  ?/3      -`,
+		`02  2026-12-02T01:00:00Z  u@h  reset             unknown  ?/3      -`,
+		`03  2026-12-02T01:00:00Z  u@h  backfill          unknown  ?        -`,
+	}
+	got := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	for i := range got {
+		got[i] = strings.TrimRight(got[i], " ")
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("history table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	buf.Reset()
+	if err := History(&buf, CSV, entries, ""); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	for i, l := range lines[1:4] {
+		if !strings.Contains(l, ",unknown,0,"+[]string{"3", "3", "0"}[i]+",,,,") {
+			t.Errorf("CSV row %d: APPLIED and CHANGED should be empty:\n%s", i+1, l)
+		}
+	}
+	buf.Reset()
+	if err := History(&buf, JSON, entries, ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), `"applied": null`); n != 3 || strings.Contains(buf.String(), `"changed"`) || !strings.Contains(buf.String(), `"written": 3`) {
+		t.Errorf("JSON: %d null applied counts:\n%s", n, buf.String())
+	}
+	buf.Reset()
+	if err := HistoryJSON(&buf, func() (*audit.Entry, error) {
+		if len(entries) == 0 {
+			return nil, nil
+		}
+		e := entries[0]
+		entries = entries[1:]
+		return &e, nil
+	}); err != nil || strings.Count(buf.String(), `"applied": null`) != 3 {
+		t.Errorf("streamed JSON (%v):\n%s", err, buf.String())
 	}
 }

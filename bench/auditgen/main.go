@@ -71,7 +71,7 @@ func entry(at time.Time, n, changes int) audit.Entry {
 	e := audit.Entry{
 		V: audit.Version, ID: audit.NewID(at), Time: at, Action: audit.ActReset, User: "ops", Host: "bench",
 		ClusterID: "bench-cluster", Command: []string{"reset", g, "--all-topics", "--to", "latest", "--execute"},
-		Groups: []string{g}, Topics: []string{"orders.events.v2"}, Partitions: changes, Applied: changes,
+		Groups: []string{g}, Topics: []string{"orders.events.v2"}, Partitions: changes, Applied: audit.Count(changes),
 		Backup: "/nonexistent/offsetctl-backup-" + g + ".csv", BackupSHA256: "0000000000000000000000000000000000000000000000000000000000000000",
 		Outcome: audit.Applied, DurationMs: 1234,
 	}

@@ -126,8 +126,10 @@ type Entry struct {
 	// unanswered (not those of an aborted transaction, nor refused
 	// ones), and Changed the acknowledged ones whose committed offset
 	// actually moved (After differs from Before): a reset to the current
-	// offsets writes every partition and changes none.
-	Applied int      `json:"applied"`
+	// offsets writes every partition and changes none. Applied and
+	// Changed are nil (JSON null) when they are not known: in an intent,
+	// and in a change whose outcome is Unknown (ForgetUnknownCounts).
+	Applied *int     `json:"applied"`
 	Written *int     `json:"written,omitempty"`
 	Changed *int     `json:"changed,omitempty"`
 	Changes []Change `json:"changes"`
@@ -158,13 +160,29 @@ type Entry struct {
 	Produced *int64 `json:"produced,omitempty"`
 	// Checkpoint is a backfill's --checkpoint file (absolute path), and
 	// PossibleDuplicates the copies its resume may have duplicated.
+	// TransactionalID is a backfill's --transactional-id. The intent holds
+	// them too: a run killed after it is resumed with them (CheckWords).
 	Checkpoint         string `json:"checkpoint,omitempty"`
+	TransactionalID    string `json:"transactional_id,omitempty"`
 	PossibleDuplicates *int64 `json:"possible_duplicates,omitempty"`
 
 	Outcome    string `json:"outcome"`
 	ExitCode   int    `json:"exit_code"`
 	DurationMs int64  `json:"duration_ms"`
 	Error      string `json:"error,omitempty"`
+}
+
+// Count is n as an entry's count (Applied, Written, Changed).
+func Count(n int) *int { return &n }
+
+// ForgetUnknownCounts clears the counts a change whose outcome is Unknown
+// cannot know: which of its partitions were applied and changed. A 0
+// there read as "nothing changed" though --verify may find the change
+// applied. Written stays: the partitions sent, acknowledged or not.
+func (e *Entry) ForgetUnknownCounts() {
+	if e.Outcome == Unknown {
+		e.Applied, e.Changed = nil, nil
+	}
 }
 
 // crockford is the ULID alphabet: no I, L, O or U, so an id read aloud or

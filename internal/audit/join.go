@@ -1,10 +1,43 @@
 package audit
 
-import "fmt"
+import (
+	"fmt"
 
-// NoOutcome is the Error Join gives an intent whose outcome was never
-// recorded (%s: the entry's id).
-const NoOutcome = "no outcome was recorded (the run was killed, or could not write its log after the change): the change may or may not have reached the cluster; check with: offsetctl history --verify %s"
+	"github.com/offsetctl/offsetctl/internal/safetext"
+)
+
+// NoOutcome is the Error Join gives intent e when its outcome was never
+// recorded: what may or may not have happened, and how to find out.
+func NoOutcome(e Entry) string {
+	what := "the change may or may not have reached the cluster"
+	if e.Action == ActBackfill {
+		what = fmt.Sprintf("its copies may or may not have reached %s", safetext.Arg(e.Target))
+	}
+	return fmt.Sprintf("no outcome was recorded (the run was killed, or could not write its log after the change): %s; %s", what, CheckWords(e))
+}
+
+// CheckWords says how to find out what change e, of outcome Unknown, did.
+// history --verify reads the offsets of the groups a change moved; a
+// backfill moved none (it copied records to a topic), so it is told what
+// does tell (docs/replay.md): a rerun that resumes from the position its
+// --transactional-id committed or its --checkpoint holds, or, with
+// neither, the payload digests of the two topics.
+func CheckWords(e Entry) string {
+	if e.Action != ActBackfill {
+		return "check with: offsetctl history --verify " + e.ID
+	}
+	switch {
+	case e.TransactionalID != "":
+		return fmt.Sprintf("finish it by rerunning the same command: with --transactional-id %s it resumes, exactly once, from the position committed with its copies", safetext.Arg(e.TransactionalID))
+	case e.Checkpoint != "":
+		return fmt.Sprintf("finish it by rerunning the same command: it resumes from checkpoint %s, counting the records of %s that may be duplicates", safetext.Arg(e.Checkpoint), safetext.Arg(e.Target))
+	}
+	source := "the source"
+	if len(e.Topics) == 1 {
+		source = safetext.Arg(e.Topics[0])
+	}
+	return fmt.Sprintf("it kept no resume point: compare the payload digests of %s and %s (offsetctl replay TOPIC --payload-digest --no-verify --format none, each on its cluster; docs/replay.md) before copying again, as a rerun copies every record again", safetext.Arg(e.Target), source)
+}
 
 // Join folds a log's version-2 intents and outcomes into one entry per
 // change, in log order: the intent (who, where, the plan, the backup)
@@ -33,6 +66,7 @@ func Join(entries []Entry) []Entry {
 		switch e.Kind {
 		case KindOutcome:
 			if !intents[e.Intent] {
+				e.ForgetUnknownCounts()
 				out = append(out, e)
 			}
 		case KindIntent:
@@ -42,6 +76,7 @@ func Join(entries []Entry) []Entry {
 			if e.Outcome == Partial {
 				e.Outcome = Partly
 			}
+			e.ForgetUnknownCounts()
 			out = append(out, e)
 		}
 	}
@@ -55,7 +90,9 @@ func JoinPair(e, o Entry) Entry { return joinOne(e, o, true) }
 func joinOne(e, o Entry, found bool) Entry {
 	if !found {
 		e.Outcome = Unknown
-		e.Error = fmt.Sprintf(NoOutcome, e.ID)
+		e.Error = NoOutcome(e)
+		e.Written = nil // what was sent is not known either
+		e.ForgetUnknownCounts()
 		return e
 	}
 	if !KnownVersion(o.V) {
@@ -65,6 +102,7 @@ func joinOne(e, o Entry, found bool) Entry {
 	}
 	e.Outcome, e.ExitCode, e.DurationMs, e.Error = o.Outcome, o.ExitCode, o.DurationMs, o.Error
 	e.Applied, e.Written, e.Changed = o.Applied, o.Written, o.Changed
+	e.ForgetUnknownCounts() // logs written before 0 stood for unknown
 	e.Records, e.Digest, e.PayloadDigest, e.Proof = o.Records, o.Digest, o.PayloadDigest, o.Proof
 	e.Produced, e.PossibleDuplicates = o.Produced, o.PossibleDuplicates
 	if o.Target != "" {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -114,7 +115,6 @@ type Log struct {
 	path  string
 	kind  kind
 	opt   Options
-	torn  bool // a FIFO or stream whose last write was cut short
 	stuck bool // an append outlived its deadline: the file is left alone
 	due   bool // the last append reached the rotation size
 }
@@ -236,7 +236,8 @@ func (l *Log) Append(e Entry) error { return l.AppendContext(l.opt.Context, e) }
 // of the last byte and a rotation from racing another writer. When the
 // file does not end with a newline (an earlier write cut short by a full
 // disk or a kill), the line starts with one, so a torn fragment is never
-// glued to the next entry.
+// glued to the next entry. A FIFO or stream cannot be read back: there
+// every line starts with a newline (writeStream).
 //
 // The write runs beside the caller: when it outlives the deadline (a
 // stalled mount or a FIFO whose reader stopped reading) or ctx is
@@ -258,16 +259,17 @@ func (l *Log) AppendContext(ctx context.Context, e Entry) error {
 	}
 	done := make(chan error, 1)
 	stop := make(chan struct{})
+	var phase atomic.Int32
 	go func() {
 		line, err := l.encode(e)
 		if err == nil {
-			err = l.write(line, stop)
+			err = l.write(line, stop, &phase)
 		}
 		done <- err
 	}()
 	timer := time.NewTimer(l.opt.Deadline)
 	defer timer.Stop()
-	var why string
+	var why, whyLock string
 	select {
 	case err := <-done:
 		if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -284,21 +286,43 @@ func (l *Log) AppendContext(ctx context.Context, e Entry) error {
 		return nil
 	case <-timer.C:
 		why = fmt.Sprintf("did not finish within %s (a stalled disk, network mount or pipe)", l.opt.Deadline)
+		whyLock = fmt.Sprintf("waited %s", l.opt.Deadline)
 	case <-ctx.Done():
 		why = fmt.Sprintf("was interrupted while it waited (%v)", context.Cause(ctx))
+		whyLock = fmt.Sprintf("was interrupted (%v) while it waited", context.Cause(ctx))
 	}
+	return l.giveUp(stop, done, &phase, why, whyLock)
+}
+
+// giveUp ends an append the caller stopped waiting for; why and whyLock
+// say why (the deadline, a cancellation) for a write and for the lock.
+func (l *Log) giveUp(stop chan struct{}, done <-chan error, phase *atomic.Int32, why, whyLock string) error {
 	close(stop)
+	if l.kind == kindFile && phase.CompareAndSwap(phaseLocking, phaseAbandoned) {
+		// Still waiting for the lock: not a byte was written, and the
+		// log is fit for the next append.
+		return fmt.Errorf("writing audit log %s: the append %s for the lock another offsetctl holds on it (%s): nothing was written", safetext.Arg(l.path), whyLock, safetext.Arg(lockPath(l.path)))
+	}
 	if l.kind == kindFIFO {
 		_ = l.f.SetWriteDeadline(time.Now()) // wakes the write: it ends
 		if err := <-done; err == nil {
 			return nil // it went through at the last moment
 		}
-		l.torn = true
 	} else {
 		l.stuck = true
 	}
 	return fmt.Errorf("writing audit log %s: the append %s: the entry may be missing or cut short", safetext.Arg(l.path), why)
 }
+
+// The phases of an append to a file: it waits for the writers' lock,
+// then writes under it. The caller giving up and the writer taking the
+// lock race for the phase: whichever moves it first decides, so an
+// append given up while it waited has written nothing.
+const (
+	phaseLocking int32 = iota
+	phaseWriting
+	phaseAbandoned
+)
 
 func orBackground(ctx context.Context) context.Context {
 	if ctx == nil {
@@ -307,8 +331,9 @@ func orBackground(ctx context.Context) context.Context {
 	return ctx
 }
 
-// write does one append; stop is closed when the caller gave up.
-func (l *Log) write(line []byte, stop <-chan struct{}) error {
+// write does one append; stop is closed when the caller gave up, and
+// phase says whether it did so before the lock was taken.
+func (l *Log) write(line []byte, stop <-chan struct{}, phase *atomic.Int32) error {
 	switch l.kind {
 	case kindStream:
 		return l.writeStream(l.opt.Stream, line)
@@ -320,6 +345,9 @@ func (l *Log) write(line []byte, stop <-chan struct{}) error {
 		return err
 	}
 	defer lock.Unlock()
+	if !phase.CompareAndSwap(phaseLocking, phaseWriting) {
+		return errors.New("given up while it waited for the lock")
+	}
 	if err := l.reopenIfRotated(); err != nil {
 		return err
 	}
@@ -340,18 +368,19 @@ func (l *Log) write(line []byte, stop <-chan struct{}) error {
 	return nil
 }
 
-// writeStream writes line to a FIFO or stream, starting with a newline
-// when its last write was cut short. fsync answers EINVAL on a pipe: the
-// line was written, so that is no failure.
+// writeStream writes line to a FIFO or stream, starting with a newline.
+// What was written before is not ours to inspect (a pipe cannot be read
+// back, a terminal or socket neither), and a write cut short there (the
+// deadline, a kill) may have been another process's: only a newline of
+// its own keeps this entry off a fragment left in the pipe. Readers skip
+// the blank lines it makes. fsync answers EINVAL on a pipe: the line was
+// written, so that is no failure.
 func (l *Log) writeStream(w io.Writer, line []byte) error {
-	if l.torn {
-		line = append([]byte{'\n'}, line...)
-	}
+	line = append([]byte{'\n'}, line...)
 	n, err := w.Write(line)
 	if err == nil && n < len(line) {
 		err = io.ErrShortWrite
 	}
-	l.torn = err != nil && n > 0
 	return err
 }
 

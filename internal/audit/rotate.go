@@ -178,6 +178,12 @@ func (l *Log) rotateLocked(stop <-chan struct{}) error {
 	if err != nil || st.Size() < l.opt.RotateSize {
 		return nil // another writer rotated it first
 	}
+	if err := endLine(l.path, st); err != nil {
+		return err
+	}
+	if st, err = os.Lstat(l.path); err != nil {
+		return unwrapPath(err)
+	}
 	ie, err := idRange(l.path)
 	if err != nil {
 		return err
@@ -215,6 +221,32 @@ func (l *Log) rotateLocked(stop <-chan struct{}) error {
 		return gzipFile(rotated)
 	}
 	return nil
+}
+
+// endLine ends the log at path (st: the file seen under the lock) with
+// a newline when a write cut short left a fragment last: a rotated file
+// is never appended to again, and read as one stream with the next
+// (zcat audit-*.jsonl.gz | offsetctl --audit-log - history) its fragment
+// would be glued to the next file's first entry.
+func endLine(path string, st fs.FileInfo) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|openFlags, 0)
+	if err != nil {
+		return unwrapPath(err)
+	}
+	defer f.Close()
+	now, err := f.Stat()
+	switch {
+	case err != nil:
+		return err
+	case !sameFile(st, now):
+		return errors.New("replaced while it was rotated")
+	case endsWithNewline(f, now.Size()):
+		return nil
+	}
+	if err := writeAll(f, []byte{'\n'}); err != nil {
+		return err
+	}
+	return f.Sync()
 }
 
 // idRange reads the log's ids: its first, lowest and highest (an

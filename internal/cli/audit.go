@@ -34,8 +34,10 @@ type auditRec struct {
 	log   *audit.Log // nil with --no-audit
 	entry audit.Entry
 	start time.Time
-	// intent is the id of the intent on the record, "" before.
-	intent string
+	// intent is the id of the intent on the record, "" before; planned
+	// is that intent as written (what a check of the change starts from).
+	intent  string
+	planned audit.Entry
 	// done: the outcome (or the entry) is written, or the log failed
 	// before the change: nothing more is appended.
 	done bool
@@ -180,7 +182,7 @@ func (r *auditRec) writeIntent(fill auditFill) error {
 		r.log.Close()
 		return fmt.Errorf("nothing was changed: the audit intent could not be written (%v); fix it, point --audit-log elsewhere, or opt out with --no-audit", err)
 	}
-	r.intent = e.ID
+	r.intent, r.planned = e.ID, e
 	return nil
 }
 
@@ -200,6 +202,7 @@ func (r *auditRec) prepare(e *audit.Entry) {
 	// log.
 	e.Backup = audit.RedactString(e.Backup, r.a.secrets)
 	e.Checkpoint = audit.RedactString(e.Checkpoint, r.a.secrets)
+	e.TransactionalID = audit.RedactString(e.TransactionalID, r.a.secrets)
 	e.Error = audit.RedactString(e.Error, r.a.secrets)
 	if e.Changes == nil {
 		e.Changes = []audit.Change{}
@@ -219,7 +222,7 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 	defer r.log.Close()
 	e := &r.entry
 	res := fill(e)
-	e.Applied = res.applied
+	e.Applied = audit.Count(res.applied)
 	if r.intent == "" {
 		if err == nil && res.applied == 0 && len(e.Changes) == 0 && e.Records == nil {
 			return nil // nothing was in scope: nothing changed, nothing to record
@@ -238,9 +241,9 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		e.Error = errorLine(err)
 	}
 	if r.intent != "" {
-		written, changed := res.written, res.changed
-		e.Written, e.Changed = &written, &changed
+		e.Written, e.Changed = audit.Count(res.written), audit.Count(res.changed)
 	}
+	e.ForgetUnknownCounts()
 	r.prepare(e)
 	line := *e
 	if r.intent != "" {
@@ -251,19 +254,7 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		aerr = r.a.produceTrail(line)
 	}
 	if aerr != nil {
-		what := "the change was made"
-		if res.applied == 0 {
-			what = "the command ran"
-		}
-		loud := fmt.Errorf("%s (outcome %s, %d partition(s) applied), but audit entry %s is NOT recorded: %v", what, e.Outcome, res.applied, e.ID, aerr)
-		if r.intent != "" {
-			loud = fmt.Errorf("outcome %s (%d partition(s) changed), but the outcome of audit entry %s is NOT recorded (%v): its intent is, and reads as unknown; check with: %s history --verify %s", e.Outcome, res.changed, e.ID, aerr, r.a.prog(), e.ID)
-		}
-		fmt.Fprintln(r.a.stderr, "offsetctl: error: "+errorLine(loud))
-		if err == nil {
-			return &exitcode.Error{Code: exitcode.Failure, Err: loud}
-		}
-		return errors.Join(err, loud)
+		return withUnrecorded(err, r.unrecorded(*e, aerr))
 	}
 	switch {
 	case r.intent != "" && (err == nil || e.Backup != ""):
@@ -272,7 +263,7 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		// line alone.
 		r.a.infof("audit: recorded as %s in %s (outcome: %s)", e.ID, r.log.Path(), e.Outcome)
 		if e.Outcome == audit.Unknown {
-			r.a.infof("whether the change reached the cluster is unknown: check with: %s history --verify %s", r.a.prog(), e.ID)
+			r.a.infof("whether the change reached the cluster is unknown: %s", r.a.checkWords(r.planned))
 		}
 	case err == nil || (res.applied > 0 && e.Backup != ""):
 		// A partial offset change names its entry too (undo needs the
@@ -281,6 +272,44 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		r.a.infof("audit: recorded as %s in %s", e.ID, r.log.Path())
 	}
 	return err
+}
+
+// unrecorded is the loud line of entry e (its result filled in) that the
+// log did not take (aerr): what was done, in the counts the entry would
+// have held (unknown ones said as such), and that it is not on the record.
+func (r *auditRec) unrecorded(e audit.Entry, aerr error) error {
+	if r.intent != "" {
+		changed := "which partitions changed is not known"
+		switch {
+		case e.Action == audit.ActBackfill && e.Produced != nil:
+			changed = fmt.Sprintf("%d cop(ies) acknowledged", *e.Produced)
+		case e.Changed != nil:
+			changed = fmt.Sprintf("%d partition(s) changed", *e.Changed)
+		}
+		return fmt.Errorf("outcome %s (%s), but the outcome of audit entry %s is NOT recorded (%v): its intent is, and reads as unknown; %s", e.Outcome, changed, e.ID, aerr, r.a.checkWords(r.planned))
+	}
+	what := "the change was made"
+	if e.Applied == nil || *e.Applied == 0 {
+		what = "the command ran"
+	}
+	applied := "partitions applied not known"
+	if e.Applied != nil {
+		applied = fmt.Sprintf("%d partition(s) applied", *e.Applied)
+	}
+	return fmt.Errorf("%s (outcome %s, %s), but audit entry %s is NOT recorded: %v", what, e.Outcome, applied, e.ID, aerr)
+}
+
+// withUnrecorded is the command's error err with loud, the line saying
+// its entry is not in the log: one error, printed once by execute. An
+// err that would end the run without a word (a replay whose reader left,
+// a closed stdout alone) gives way to loud: a record that was not written
+// is an operational failure (exit 1); any other keeps its exit code.
+func withUnrecorded(err, loud error) error {
+	var ee *exitcode.Error
+	if err == nil || errors.As(err, &ee) && ee.Quiet || stdoutClosed(err) {
+		return &exitcode.Error{Code: exitcode.Failure, Err: loud}
+	}
+	return errors.Join(err, loud)
 }
 
 // outcomeOf is the outcome line of the change e, recorded under intent:
@@ -622,10 +651,7 @@ func replayAudit(res **replay.Result) auditFill {
 			produced := b.Produced
 			e.Produced = &produced
 			if c := b.Checkpoint; c != nil {
-				e.Checkpoint = c.Path
-				if abs, err := filepath.Abs(c.Path); err == nil {
-					e.Checkpoint = abs
-				}
+				e.Checkpoint = absPath(c.Path)
 				dups := c.PossibleDuplicates
 				e.PossibleDuplicates = &dups
 			}
@@ -634,6 +660,14 @@ func replayAudit(res **replay.Result) auditFill {
 		}
 		return auditResult{}
 	}
+}
+
+// absPath is path made absolute, or path when it cannot be.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // produceTrail writes e to the shared trail's topic with the command's
@@ -650,4 +684,13 @@ func (a *app) produceTrail(e audit.Entry) error {
 	ctx, cancel := context.WithTimeout(context.Background(), a.timeout)
 	defer cancel()
 	return audit.Produce(ctx, cl, a.trailTopic, e)
+}
+
+// checkWords is audit.CheckWords with the connection the user gave: the
+// printed --verify command reaches the cluster the entry was made on.
+func (a *app) checkWords(e audit.Entry) string {
+	if e.Action != audit.ActBackfill {
+		return fmt.Sprintf("check with: %s history --verify %s", a.prog(), e.ID)
+	}
+	return audit.CheckWords(e)
 }

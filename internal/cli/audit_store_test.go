@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/audit"
+	"github.com/offsetctl/offsetctl/internal/filelock"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -651,4 +652,92 @@ func TestAuditHistoryJunkLine(t *testing.T) {
 			t.Errorf("-o %s:\n%s\nstderr:\n%s", format, r.stdout, r.stderr)
 		}
 	}
+}
+
+// TestAuditFIFOTornByAnEarlierRun: QA's run, in process. With a FIFO as
+// --audit-log and a reader that opened it and does not read, a reset
+// whose 100 KB intent the deadline cuts after 64 KiB changes nothing
+// (exit 1) and leaves a fragment in the pipe; the reader drains, and the
+// next reset's intent and outcome are read whole: history lists the id
+// that run printed as recorded, with its outcome. The second run's
+// intent was glued to the fragment.
+func TestAuditFIFOTornByAnEarlierRun(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1000, nil) // an intent of 1,000 changes: about 100 KB
+	group := testkit.Name(t, "g")
+	ends := map[int32]int{}
+	for p := int32(0); p < 1000; p++ {
+		ends[p] = 3
+	}
+	c.Produce(topic, ends, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 1})
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "audit.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	rd, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	var piped []byte
+	drain := func() {
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+			b, _ := io.ReadAll(rd)
+			piped = append(piped, b...)
+			if len(b) == 0 && len(piped) > 0 {
+				return
+			}
+		}
+	}
+	r := mustRun(t, c, 1, "--audit-log", fifo, "--timeout", "2s", "reset", group, "--topic", topic, "--to", "2", "--execute", "--backup", filepath.Join(dir, "1.csv"))
+	if !strings.Contains(r.stderr, "nothing was changed: the audit intent could not be written") {
+		t.Fatalf("first run:\n%s", r.stderr)
+	}
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 1})
+	drain()
+	if len(piped) < 60<<10 || piped[len(piped)-1] == '\n' {
+		t.Fatalf("the first run's intent was not cut short: %d bytes in the pipe", len(piped))
+	}
+	r = mustRun(t, c, 0, "--audit-log", fifo, "reset", group, "--topic", topic+":0", "--to", "2", "--execute", "--backup", filepath.Join(dir, "2.csv"))
+	id := recordedID(t, r)
+	drain()
+	log := filepath.Join(dir, "captured.jsonl")
+	if err := os.WriteFile(log, piped, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := mustRun(t, nil, 0, "--audit-log", log, "history", "-o", "json")
+	var out struct {
+		Entries []audit.Entry `json:"entries"`
+	}
+	decodeJSON(t, h, &out)
+	if len(out.Entries) != 1 || out.Entries[0].ID != id || out.Entries[0].Outcome != audit.Applied || !strings.Contains(h.stderr, "1 line(s) of the audit log are not entries") {
+		t.Fatalf("history of the pipe's capture, want %s applied:\n%s\n%s", id, h.stdout, h.stderr)
+	}
+}
+
+// TestAuditLockHeldByAnother: with the writers' lock held by another
+// process (flock audit.jsonl.lock sleep 6), reset --timeout 2s changes
+// nothing and says it waited for that lock and wrote nothing; QA's run
+// blamed a stalled disk and said the entry may be missing or cut short.
+func TestAuditLockHeldByAnother(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	group := testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 10}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 2})
+	dir := t.TempDir()
+	log := filepath.Join(dir, "audit.jsonl")
+	held, err := filelock.TryLock(log + ".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	r := mustRun(t, c, 1, "--audit-log", log, "--timeout", "2s", "reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(dir, "b.csv"))
+	want := "offsetctl: nothing was changed: the audit intent could not be written (writing audit log " + log + ": the append waited 2s for the lock another offsetctl holds on it (" + log + ".lock): nothing was written)"
+	if !strings.HasPrefix(lastLine(r.stderr), want) || strings.Contains(r.stderr, "cut short") || strings.Contains(r.stderr, "stalled") {
+		t.Fatalf("stderr:\n%s\nwant a last line starting %q", r.stderr, want)
+	}
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 2})
 }

@@ -79,8 +79,8 @@ func TestAuditResetHistoryUndo(t *testing.T) {
 	if e.Action != audit.ActReset || e.Outcome != audit.Applied || e.ExitCode != 0 || e.Backup != backup || e.BackupSHA256 != sum || len(e.ID) != 26 {
 		t.Fatalf("entry = %+v (backup sha %s)", e, sum)
 	}
-	if e.Partitions != 3 || e.Applied != 3 || e.User == "" || e.Host == "" || e.ClusterID == "" {
-		t.Fatalf("entry counts/who: partitions %d applied %d user %q host %q cluster %q", e.Partitions, e.Applied, e.User, e.Host, e.ClusterID)
+	if e.Partitions != 3 || entryCount(e.Applied) != 3 || e.User == "" || e.Host == "" || e.ClusterID == "" {
+		t.Fatalf("entry counts/who: partitions %d applied %d user %q host %q cluster %q", e.Partitions, entryCount(e.Applied), e.User, e.Host, e.ClusterID)
 	}
 	if got := fmt.Sprint(changeWords(e.Changes)); got != fmt.Sprintf("[%[1]s/0:5→20 %[1]s/1:7→20 %[1]s/2:no commit→20]", topic) {
 		t.Fatalf("changes = %s", got)
@@ -217,8 +217,8 @@ func TestAuditDeleteAndUndo(t *testing.T) {
 	if len(es) != 2 || es[0].Action != audit.ActDeleteOffsets || es[1].Action != audit.ActDeleteGroup {
 		t.Fatalf("history: %+v", es)
 	}
-	if got := fmt.Sprint(changeWords(es[0].Changes)); got != fmt.Sprintf("[%s/1:6→no commit]", topic) || es[0].Applied != 1 {
-		t.Fatalf("delete-offsets changes %s applied %d", got, es[0].Applied)
+	if got := fmt.Sprint(changeWords(es[0].Changes)); got != fmt.Sprintf("[%s/1:6→no commit]", topic) || entryCount(es[0].Applied) != 1 {
+		t.Fatalf("delete-offsets changes %s applied %d", got, entryCount(es[0].Applied))
 	}
 	if got := fmt.Sprint(changeWords(es[1].Changes)); got != fmt.Sprintf("[%s/0:4→no commit]", topic) || es[1].Outcome != audit.Applied {
 		t.Fatalf("delete-group changes %s outcome %s", got, es[1].Outcome)
@@ -420,7 +420,7 @@ func TestAuditUndoPartialDelete(t *testing.T) {
 	}
 	wantCommitted(t, c, done, topic, nil)
 	es := historyOf(t, "--group", done)
-	if len(es) != 1 || es[0].Outcome != audit.Partly || es[0].Applied != 2 || es[0].Changed == nil || *es[0].Changed != 2 {
+	if len(es) != 1 || es[0].Outcome != audit.Partly || entryCount(es[0].Applied) != 2 || es[0].Changed == nil || *es[0].Changed != 2 {
 		t.Fatalf("history: %+v", es)
 	}
 	mustRun(t, c, 0, "undo", es[0].ID, "--execute", "--backup", filepath.Join(dir, "u.csv"))
@@ -561,4 +561,12 @@ func TestUnknownHintSettled(t *testing.T) {
 			t.Errorf("%+v:\n%q\nwant\n%q", tc.sel, errb.String(), want)
 		}
 	}
+}
+
+// entryCount is an entry's count, -1 when it is not known (nil).
+func entryCount(n *int) int {
+	if n == nil {
+		return -1
+	}
+	return *n
 }

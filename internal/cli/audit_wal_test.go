@@ -10,7 +10,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -111,7 +114,7 @@ func TestAuditIntentBeforeCommit(t *testing.T) {
 		t.Fatalf("log: %+v", raw)
 	}
 	es := f.history(t)
-	if len(es) != 1 || es[0].ID != in.ID || es[0].Outcome != audit.Applied || *es[0].Written != 3 || *es[0].Changed != 3 || es[0].Applied != 3 {
+	if len(es) != 1 || es[0].ID != in.ID || es[0].Outcome != audit.Applied || *es[0].Written != 3 || *es[0].Changed != 3 || entryCount(es[0].Applied) != 3 {
 		t.Fatalf("history: %+v", es)
 	}
 	if !strings.Contains(r.stderr, "audit: recorded as "+in.ID) || !strings.Contains(r.stderr, "(outcome: applied)") || !strings.Contains(r.stderr, "3 partition(s) changed, 0 unchanged") {
@@ -203,6 +206,10 @@ func TestAuditOutcomeNotWritten(t *testing.T) {
 	if !strings.Contains(r.stderr, "outcome applied (3 partition(s) changed), but the outcome of audit entry ") || !strings.Contains(r.stderr, "is NOT recorded") {
 		t.Fatalf("stderr:\n%s", r.stderr)
 	}
+	// Said once, by the error line (QA: it was printed twice).
+	if n := strings.Count(r.stderr, "is NOT recorded"); n != 1 || !strings.HasPrefix(lastLine(r.stderr), "offsetctl: outcome applied") {
+		t.Fatalf("the unrecorded outcome said %d times:\n%s", n, r.stderr)
+	}
 	// The intent alone, as a log that lost the outcome holds it.
 	f.log = filepath.Join(dir, "audit.jsonl")
 	if err := os.WriteFile(f.log, intent, 0o600); err != nil {
@@ -232,6 +239,123 @@ func TestAuditOutcomeNotWritten(t *testing.T) {
 	u := mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute")
 	if !strings.Contains(u.stderr, "every partition holds its offset before the change, which did not reach the cluster: nothing to undo") {
 		t.Fatalf("undo of an intent at before:\n%s", u.stderr)
+	}
+}
+
+// TestAuditUnrecordedAfterQuietEnd: a replay whose stdout's reader left
+// ends quietly (141), but when its entry cannot be written either (the
+// log's FIFO reader left too) that is said, once, and the run fails
+// (exit 1): the quiet ending no longer hides it, and the line printed
+// beside the error to keep it from being hidden is gone.
+func TestAuditUnrecordedAfterQuietEnd(t *testing.T) {
+	f := newWAL(t)
+	fifo := filepath.Join(t.TempDir(), "audit.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	rd, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once atomic.Bool
+	f.c.Fake.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		if once.CompareAndSwap(false, true) {
+			rd.Close() // the log's reader leaves while the replay reads
+		}
+		return nil, nil, false
+	})
+	var errb strings.Builder
+	a := &app{stdout: &failingWriter{}, stderr: &errb, stdin: strings.NewReader(""), getenv: testEnv(t, nil), now: time.Now}
+	code := a.execute(testkit.Ctx(t), []string{"--brokers", f.c.BrokerList(), "--audit-log", fifo, "replay", f.topic, "--no-verify"})
+	stderr := errb.String()
+	if code != 1 || strings.Count(stderr, "is NOT recorded") != 1 || !strings.HasPrefix(lastLine(stderr), "offsetctl: the command ran (outcome ") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// TestAuditBackfillUnknownGuidance: a backfill whose outcome is not on
+// the record (here the log's FIFO reader left with its intent) is not
+// sent to history --verify, which reads group offsets and refuses a
+// backfill (QA: the console, the entry's error and history's hint all
+// named it). Each says what does tell: with --checkpoint, rerunning the
+// same command, which resumes (here: finds the copy complete). History
+// names --verify only for the changes it can verify.
+func TestAuditBackfillUnknownGuidance(t *testing.T) {
+	f := newWAL(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "audit.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	rd, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var intent []byte
+	var once sync.Once
+	f.c.Fake.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		once.Do(func() { // at the first of the copies' requests
+			buf := make([]byte, 1<<20)
+			n, _ := rd.Read(buf)
+			intent = buf[:n]
+			rd.Close()
+		})
+		f.c.Fake.KeepControl()
+		return nil, nil, false
+	})
+	dst := f.c.Topic(3, nil)
+	ckpt := filepath.Join(dir, "bf.ckpt")
+	args := []string{"replay", f.topic, "--produce-to", dst, "--checkpoint", ckpt, "--format", "none", "-q"}
+	r := mustRun(t, f.c, 1, append([]string{"--audit-log", fifo}, args...)...)
+	resume := "finish it by rerunning the same command: it resumes from checkpoint " + ckpt
+	if last := lastLine(r.stderr); !strings.Contains(last, "is NOT recorded") || !strings.Contains(last, "30 cop(ies) acknowledged") || !strings.Contains(last, resume) || strings.Contains(r.stderr, "--verify") {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+	// The log as it is: the backfill's intent alone, and a reset's.
+	log := filepath.Join(dir, "audit.jsonl")
+	reset, _ := audit.Marshal(audit.Entry{V: audit.Version, ID: "01M8T8W8Y1KCK5XWQG09MTTSD1", Kind: audit.KindIntent, Action: audit.ActReset, Outcome: audit.Unknown})
+	if err := os.WriteFile(log, append(reset, intent...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	es := historyOf(t, "--audit-log", log)
+	if len(es) != 2 || es[1].Action != audit.ActBackfill || es[1].Outcome != audit.Unknown || !strings.Contains(es[1].Error, resume) || strings.Contains(es[1].Error, "--verify") ||
+		!strings.Contains(es[0].Error, "check with: offsetctl history --verify 01M8T8W8Y1KCK5XWQG09MTTSD1") {
+		t.Fatalf("history: %+v", es)
+	}
+	h := mustRun(t, nil, 0, "--audit-log", log, "history")
+	if !strings.Contains(h.stderr, "1 change(s) with outcome unknown (01M8T8W8Y1KCK5XWQG09MTTSD1): see where each left its groups with: offsetctl history --verify ID") ||
+		!strings.Contains(h.stderr, "1 backfill(s) with outcome unknown ("+es[1].ID+"): "+resume) || strings.Contains(h.stderr, es[1].ID+", ") {
+		t.Fatalf("history's hints:\n%s", h.stderr)
+	}
+	v := mustRun(t, nil, 2, "--audit-log", log, "history", "--verify", es[1].ID)
+	if !strings.Contains(v.stderr, "is a backfill: it moved no group's offsets; "+resume) {
+		t.Fatalf("--verify of a backfill:\n%s", v.stderr)
+	}
+	// What the guidance says does tell: the rerun resumes.
+	rr := mustRun(t, f.c, 0, append([]string{"--audit-log", log}, args...)...)
+	if !strings.Contains(rr.stderr, "backfill already complete according to checkpoint") {
+		t.Fatalf("the rerun:\n%s", rr.stderr)
+	}
+}
+
+// TestAuditBackfillIntentNamesItsResume: a backfill's intent names its
+// --transactional-id or --checkpoint (absolute), so that a run killed
+// after it is told how to resume (audit.CheckWords).
+func TestAuditBackfillIntentNamesItsResume(t *testing.T) {
+	f := newWAL(t)
+	dir := t.TempDir()
+	id := testkit.Name(t, "bf")
+	mustRun(t, f.c, 0, "--audit-log", f.log, "replay", f.topic, "--produce-to", f.c.Topic(3, nil), "--transactional-id", id, "--format", "none", "-q")
+	t.Chdir(dir)
+	mustRun(t, f.c, 0, "--audit-log", f.log, "replay", f.topic, "--produce-to", f.c.Topic(3, nil), "--checkpoint", "bf.ckpt", "--format", "none", "-q")
+	var got []string
+	for _, e := range f.raw(t) {
+		if e.Kind == audit.KindIntent {
+			got = append(got, e.TransactionalID+"|"+e.Checkpoint)
+		}
+	}
+	if want := []string{id + "|", "|" + filepath.Join(dir, "bf.ckpt")}; !slices.Equal(got, want) {
+		t.Fatalf("intents name %q, want %q", got, want)
 	}
 }
 
@@ -351,10 +475,64 @@ func TestAuditOutcomeLostEndTxn(t *testing.T) {
 				if !strings.Contains(v.stderr, "(recorded outcome: unknown): every partition (3) holds its planned offset") {
 					t.Fatalf("--verify:\n%s", v.stderr)
 				}
+				// Applied as --verify says, and history does not say 0:
+				// how much of it was applied is not on the record.
+				h := mustRun(t, nil, 0, "--audit-log", f.log, "history")
+				j := mustRun(t, nil, 0, "--audit-log", f.log, "history", "-o", "json")
+				c := mustRun(t, nil, 0, "--audit-log", f.log, "history", "-o", "csv")
+				if !regexp.MustCompile(` unknown +\?/3 `).MatchString(h.stdout) || !strings.Contains(j.stdout, `"applied": null`) ||
+					!strings.Contains(j.stdout, `"written": 3`) || strings.Contains(j.stdout, `"changed"`) || !strings.Contains(c.stdout, ",unknown,1,3,,,") {
+					t.Fatalf("history of an unknown change:\n%s\n%s\n%s", h.stdout, j.stdout, c.stdout)
+				}
 			}
 			mustRun(t, f.c, 0, "--audit-log", f.log, "undo", e.ID, "--execute", "--backup", filepath.Join(t.TempDir(), "u.csv"))
 			f.wantAt(t, walOld)
 		})
+	}
+}
+
+// TestAuditUnknownOutcomeNotWritten: the EndTxn answer is lost and
+// nothing settles it (outcome unknown), and the log refuses the outcome
+// too (its FIFO reader left after the intent). The line saying so does
+// not count 0 partitions changed: which changed is not known.
+func TestAuditUnknownOutcomeNotWritten(t *testing.T) {
+	f := newWAL(t)
+	fifo := filepath.Join(t.TempDir(), "audit.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	rd, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.c.Fake.ControlKey(int16(kmsg.TxnOffsetCommit), func(kmsg.Request) (kmsg.Response, error, bool) {
+		_, _ = rd.Read(make([]byte, 1<<20)) // the intent is in the pipe; the reader leaves
+		rd.Close()
+		return nil, nil, false
+	})
+	var held atomic.Bool
+	f.c.Fake.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if !req.(*kmsg.EndTxnRequest).Commit || !held.CompareAndSwap(false, true) {
+			f.c.Fake.KeepControl()
+			return nil, nil, false
+		}
+		f.c.Fake.SleepControl(func() { time.Sleep(2500 * time.Millisecond) })
+		return nil, nil, false
+	})
+	var inits atomic.Int32
+	f.c.Fake.ControlKey(int16(kmsg.InitProducerID), func(kmsg.Request) (kmsg.Response, error, bool) {
+		if inits.Add(1) != 3 {
+			f.c.Fake.KeepControl()
+			return nil, nil, false
+		}
+		f.c.Fake.SleepControl(func() { time.Sleep(2500 * time.Millisecond) })
+		return nil, errors.New("dropped"), true
+	})
+	f.log = fifo
+	r := f.reset(t, 1, "latest", "--timeout", "2s")
+	if last := lastLine(r.stderr); !strings.Contains(last, "outcome unknown (which partitions changed is not known), but the outcome of audit entry ") ||
+		!strings.Contains(last, "check with: offsetctl history --verify ") || strings.Count(r.stderr, "is NOT recorded") != 1 {
+		t.Fatalf("stderr:\n%s", r.stderr)
 	}
 }
 
@@ -437,7 +615,8 @@ func TestAuditDeleteOffsetsUnanswered(t *testing.T) {
 	time.Sleep(time.Second) // the held delete is applied by now
 	f.wantAt(t, nil)
 	es := f.history(t)
-	if len(es) != 1 || es[0].Outcome != audit.Unknown || *es[0].Written != 3 || *es[0].Changed != 0 {
+	// Written (sent) 3; how many were applied is not known: null, not 0.
+	if len(es) != 1 || es[0].Outcome != audit.Unknown || *es[0].Written != 3 || es[0].Changed != nil || es[0].Applied != nil {
 		t.Fatalf("history: %+v", es)
 	}
 	v := mustRun(t, f.c, 0, "--audit-log", f.log, "history", "--verify", es[0].ID)

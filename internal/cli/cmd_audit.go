@@ -104,6 +104,7 @@ func (a *app) unknownHint(sel []audit.Entry) {
 		}
 	}
 	var ids []string
+	var backfills []audit.Entry
 	for _, e := range sel {
 		if e.Outcome != audit.Unknown || undone[e.ID] != "" {
 			continue
@@ -113,10 +114,32 @@ func (a *app) unknownHint(sel []audit.Entry) {
 			// the change it undid is restored, so it is settled too.
 			continue
 		}
+		if e.Action == audit.ActBackfill {
+			backfills = append(backfills, e) // --verify reads groups, not topics
+			continue
+		}
 		ids = append(ids, e.ID)
 	}
 	if len(ids) > 0 {
 		a.notef("%d change(s) with outcome unknown (%s): see where each left its groups with: %s history --verify ID", len(ids), textlist.Short(ids, 3, ", "), a.prog())
+	}
+	a.backfillHint(backfills)
+}
+
+// backfillHint says which listed backfills have no recorded outcome, and
+// what tells how far each got: its checkpoint or transactional id, or the
+// payload digests (audit.CheckWords), never history --verify.
+func (a *app) backfillHint(bfs []audit.Entry) {
+	var ids []string
+	for _, e := range bfs {
+		ids = append(ids, e.ID)
+	}
+	switch len(bfs) {
+	case 0:
+	case 1:
+		a.notef("1 backfill(s) with outcome unknown (%s): %s", bfs[0].ID, audit.CheckWords(bfs[0]))
+	default:
+		a.notef("%d backfill(s) with outcome unknown (%s): finish each by rerunning it with its --checkpoint or --transactional-id, or compare the payload digests of its topics; each entry's error (offsetctl history -o json) says which", len(bfs), textlist.Short(ids, 3, ", "))
 	}
 }
 
@@ -131,7 +154,7 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 		return exitcode.Flag("--verify:", err)
 	}
 	if e.Action == audit.ActReplay || e.Action == audit.ActBackfill {
-		return exitcode.Usagef("--verify: entry %s is a %s: it moved no group's offsets", e.ID, e.Action)
+		return exitcode.Usagef("--verify: entry %s is a %s: it moved no group's offsets%s", e.ID, e.Action, backfillCheck(e))
 	}
 	cfg, adm, err := a.admin(cmd.Context())
 	if err != nil {
@@ -152,6 +175,15 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 	werr := report.Verify(a.stdout, a.format, v)
 	a.infof("entry %s (recorded outcome: %s): %s", e.ID, e.Outcome, verifyWords(v))
 	return werr
+}
+
+// backfillCheck is, after --verify's refusal of backfill e, what does
+// tell how far it got, when its outcome is unknown.
+func backfillCheck(e audit.Entry) string {
+	if e.Action != audit.ActBackfill || e.Outcome != audit.Unknown {
+		return ""
+	}
+	return "; " + audit.CheckWords(e)
 }
 
 // undoneWords says, after "N partition(s) moved since entry ID", which
@@ -326,7 +358,7 @@ func (a *app) historyJSON(ctx context.Context, sel []audit.Entry) error {
 					early[id] = *e // its intent is not read yet
 				}
 				return nil
-			case e.Kind == audit.KindIntent && sel[i].Outcome == audit.Unknown && sel[i].Error == fmt.Sprintf(audit.NoOutcome, id):
+			case e.Kind == audit.KindIntent && sel[i].Outcome == audit.Unknown && sel[i].Error == audit.NoOutcome(*e):
 				held[i] = audit.Join([]audit.Entry{*e})[0]
 			case e.Kind == audit.KindIntent:
 				if out, ok := early[id]; ok {

@@ -189,9 +189,14 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		// A backfill writes to a topic: its intent is on the record
 		// before the first record is produced (a replay only reads, and
 		// is one entry once it ends).
-		target := opts.Produce.Topic
+		prod := opts.Produce
 		if err := rec.writeIntent(func(e *audit.Entry) auditResult {
-			e.Topics, e.Target = []string{topic}, target
+			// What a rerun resumes from is on the record before the
+			// first copy: a run killed after it is finished with them.
+			e.Topics, e.Target, e.TransactionalID = []string{topic}, prod.Topic, prod.TransactionalID
+			if prod.Checkpoint != nil {
+				e.Checkpoint = absPath(prod.Checkpoint.Path)
+			}
 			return auditResult{}
 		}); err != nil {
 			return err

@@ -243,8 +243,9 @@ Running:
 
 const formattingHelp = `-o/--output chooses the format of what a command writes to stdout:
 
-  table  for people: aligned columns; unknown values show as -. Its layout may change in any
-         release: do not parse it.
+  table  for people: aligned columns; unknown values show as - (a count the audit trail cannot
+         know, such as what a change of outcome unknown applied, as ?). Its layout may change in
+         any release: do not parse it.
   json   for programs: one document (an object, or an array where the command says so);
          lag --watch writes one document per line per round (JSON lines, each with "time").
   csv    for spreadsheets: one header row, then rows; an unknown value is an empty field, numbers
