@@ -27,7 +27,7 @@ func (a *app) historyCmd() *cobra.Command {
 group's offsets, when, with which backup and outcome (and every replay).
 A change whose outcome was never recorded (the run was killed after its
 intent) is shown as unknown. --group G also lists the fleet changes
-(--all-groups, -r) that skipped G for its live members, with OUTCOME
+(reset --all-groups or -r) that skipped G for its live members, with OUTCOME
 "skipped (live)" and no CHANGED count: G was not changed by them.
 --verify ID reads the groups of change ID now and says, partition by
 partition, whether each holds the offset before the change, the planned
