@@ -323,7 +323,7 @@ func TestAuditBackfillUnknownGuidance(t *testing.T) {
 		t.Fatalf("history: %+v", es)
 	}
 	h := mustRun(t, nil, 0, "--audit-log", log, "history")
-	if !strings.Contains(h.stderr, "1 change(s) with outcome unknown (01M8T8W8Y1KCK5XWQG09MTTSD1): see where each left its groups with: offsetctl history --verify ID") ||
+	if !strings.Contains(h.stderr, "1 change(s) with outcome unknown (01M8T8W8Y1KCK5XWQG09MTTSD1): see where each left its groups with: offsetctl --audit-log "+log+" history --verify ID") ||
 		!strings.Contains(h.stderr, "1 backfill(s) with outcome unknown ("+es[1].ID+"): "+resume) || strings.Contains(h.stderr, es[1].ID+", ") {
 		t.Fatalf("history's hints:\n%s", h.stderr)
 	}
