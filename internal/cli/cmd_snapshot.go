@@ -77,6 +77,7 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, sel selection, o
 	defer cancel()
 	// Unmatched groups are never described or fetched.
 	req := lag.GatherRequest{Groups: groups, AllGroups: len(groups) == 0, Match: sel.Match}
+	named := len(groups) > 0
 	snap, err := lag.Gather(gctx, adm, req)
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
@@ -104,10 +105,17 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, sel selection, o
 	if err != nil {
 		return fmt.Errorf("no snapshot written: %w", err)
 	}
-	if len(missing) > 0 && len(missing) == len(groups) && len(groups) > 0 {
+	if named && len(missing) > 0 {
+		// A snapshot is a restore point: one that silently lacks a group
+		// it was asked for restores less than was meant. Named groups
+		// are the command line's, so a missing one is bad input, as a
+		// snapshot of only missing groups was already: nothing is
+		// written (it wrote the others and exited 0 with a warning).
 		return exitcode.Usagef("no snapshot written: no such group: %s", shortNames(missing))
 	}
 	for _, g := range missing {
+		// Listed, then gone before it was read (deleted meanwhile): a
+		// selection saves the groups that exist.
 		a.warnf("group %s does not exist: not in the snapshot", safetext.Arg(g))
 	}
 	if err := admin.WriteBackupFile(out, a.now(), bgs); err != nil {
