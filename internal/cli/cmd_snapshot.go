@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/audit"
+	"github.com/offsetctl/offsetctl/internal/durable"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/internal/lag"
@@ -55,8 +55,8 @@ against offsets expiring (offsets.retention.minutes). Restore with
 					return exitcode.AsUsage(err)
 				}
 			}
-			if _, err := os.Lstat(out); err == nil {
-				return exitcode.Usagef("--out %s already exists: a snapshot never overwrites; choose another name", out)
+			if err := checkOut("--out", out, durable.CheckNew, "cannot be created", "a snapshot never overwrites"); err != nil {
+				return err
 			}
 			return a.runSnapshot(cmd.Context(), lag.Dedupe(sel.Groups), sel, out)
 		},
