@@ -12,6 +12,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/change"
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/durable"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/internal/lag"
@@ -538,11 +539,28 @@ func groupArg(g string) string {
 	return shellQuote(g)
 }
 
-// checkBackupFlag refuses an explicitly empty --backup (it would silently
-// mean the default name).
+// checkBackupFlag checks --backup of reset, delete-offsets, delete-group
+// and undo before any request. An explicitly empty one is refused (it
+// would silently mean the default name). With --execute, a path that
+// cannot be the new backup is bad input, exit 2, with nothing sent: one
+// that exists (a backup never overwrites), no such directory, no
+// permission; so is a current directory that cannot take the default
+// name. An existing --backup was exit 1 "nothing was committed", found
+// only once the plan was made and the transaction permission checked,
+// while snapshot --out refused the same with exit 2.
 func checkBackupFlag(cmd *cobra.Command) error {
-	if f := cmd.Flags().Lookup("backup"); f != nil && f.Changed && strings.TrimSpace(f.Value.String()) == "" {
+	f := cmd.Flags().Lookup("backup")
+	if f != nil && f.Changed && strings.TrimSpace(f.Value.String()) == "" {
 		return exitcode.Usagef("--backup is empty: give a file path, or leave the flag out for offsetctl-backup-GROUP-UTCTIME.csv")
+	}
+	if execute, _ := cmd.Flags().GetBool("execute"); !execute || f == nil {
+		return nil
+	}
+	if f.Changed {
+		return checkOut("--backup", f.Value.String(), durable.CheckNew, "cannot be created", "a backup never overwrites")
+	}
+	if err := durable.CheckDir("."); err != nil && durable.UserPath(err) {
+		return exitcode.Usagef("the backup cannot be written to the current directory (%v): name its file with --backup", err)
 	}
 	return nil
 }
