@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -39,7 +40,7 @@ against offsets expiring (offsets.retention.minutes). Restore with
 			if err != nil {
 				return err
 			}
-			if out == "" {
+			if strings.TrimSpace(out) == "" {
 				return exitcode.Usagef("say where to write the snapshot: --out FILE")
 			}
 			if out == "-" {
