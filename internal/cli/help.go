@@ -422,4 +422,9 @@ const exitCodesHelp = `Exit codes:
        --follow) exits as on Ctrl-C; a command that changed a cluster exits 1
 
 A bad-input error is one line on stderr, "offsetctl: ...", naming the value it refuses
-(docs/bad-input.md).`
+(docs/bad-input.md). Bad input (2) is also: flags a command refuses together, an empty
+value for a flag, an unknown help topic, a named group that snapshot cannot find, a file
+to write whose path cannot be one (it exists and must be new, no such directory, a
+directory, no permission) and an audit log whose path cannot be a log (/dev/zero, a
+directory, a link); each is refused before anything is changed. A disk that fails while
+a file or the audit log is written (full, an I/O error) is an operational failure (1).`
