@@ -222,6 +222,25 @@ func TestAuditLogRefused(t *testing.T) {
 			}
 		}
 	}
+	// The commands that append check the log before any request: the
+	// same line with the cluster unreachable (a FIFO's reader can only be
+	// known by opening it, once the change is planned).
+	for kind, log := range logs {
+		if kind == "FIFO" {
+			continue
+		}
+		for _, args := range [][]string{
+			{"reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv")},
+			{"delete-offsets", group, "--topic", topic, "--execute"},
+			{"delete-group", group, "--execute"},
+			{"replay", topic, "--format", "none"},
+		} {
+			r := offsetctl(t, nil, append([]string{"--brokers", "127.0.0.1:1", "--timeout", "3s", "--audit-log", log}, args...)...)
+			if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "nothing was changed: the audit log cannot be written") || !strings.Contains(r.stderr, want[kind]) {
+				t.Errorf("%s log, %s, cluster unreachable: exit %d, stderr %q", kind, args[0], r.code, r.stderr)
+			}
+		}
+	}
 	wantCommitted(t, c, group, topic, map[int32]int64{0: 2})
 	if b, _ := os.ReadFile(target); string(b) != "keep\n" {
 		t.Fatalf("the link's target was written: %q", b)

@@ -374,7 +374,7 @@ members), its own backup and read-back, and it is recorded in the trail too.`,
   offsetctl undo 01JE4Z8Q6M3T9V2XKQ0R5B7C1D --execute`,
 		Args: exactlyOne("the audit entry id (see offsetctl history)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkBackupFlag(cmd); err != nil {
+			if err := a.checkChangeFiles(cmd); err != nil {
 				return err
 			}
 			if err := checkCommitFlags(cmd); err != nil {

@@ -138,6 +138,9 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	if err := f.checkFiles(in.format); err != nil {
 		return err
 	}
+	if err := a.checkAuditForChange(); err != nil {
+		return err // every replay is on the record
+	}
 	// The shared connection path: a ping first, so an unreachable or
 	// misconfigured cluster reads as in every other command.
 	cfg, adm, err := a.admin(cmd.Context())
