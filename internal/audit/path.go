@@ -39,10 +39,11 @@ func openUsage(shown string, err error) error {
 // CheckPath says, without creating or reading anything, whether the log
 // at path could be used as one: nothing there yet, or a regular file of
 // the user's (a FIFO when explicit), not reached through a link. Its
-// error is bad input, worded as opening the log words it. For commands
-// that read the log only to explain something (lag --status) and that
-// refuse a log named on their command line at once rather than warn.
-func CheckPath(path string, explicit bool) error {
+// error is bad input, worded as opening the log to read or (write) to
+// append words it: for the commands that append, before any request, and
+// for those that read the log only to explain something (lag --status),
+// which refuse a log named on their command line at once.
+func CheckPath(path string, explicit, write bool) error {
 	if path == Stdio {
 		return nil
 	}
@@ -57,6 +58,9 @@ func CheckPath(path string, explicit bool) error {
 		return pathUsage(fmt.Errorf("audit log %s: a symbolic link: refused (the log is never reached through a link; name the file itself)", shown))
 	}
 	if _, err := checkKind(st, explicit); err != nil {
+		if write && errors.Is(err, errNotRegular) {
+			return pathUsage(fmt.Errorf("audit log %s: %w; to keep no log use --no-audit", shown, err)) // as opening it says
+		}
 		return pathUsage(fmt.Errorf("audit log %s: %w", shown, err))
 	}
 	return nil

@@ -522,7 +522,7 @@ func (a *app) checkStatusAuditLog() error {
 	if err != nil {
 		return nil // said by the explainer, as before
 	}
-	return audit.CheckPath(path, true)
+	return audit.CheckPath(path, true, false)
 }
 
 // liveAuditExplainer explains rewinds by the resets in offsetctl's audit

@@ -597,7 +597,7 @@ func (a *app) checkAuditForChange() error {
 	if err != nil || path == audit.Stdio {
 		return nil // said when the log is opened
 	}
-	err = audit.CheckPath(path, a.auditExplicit())
+	err = audit.CheckPath(path, a.auditExplicit(), true)
 	if dir := filepath.Dir(path); err == nil && !missing(dir) {
 		// The log's own directory must take its file; one still to be
 		// made is left to opening the log (no probe in $HOME).
