@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/durable"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
@@ -128,10 +129,22 @@ func (b *backfiller) openCheckpoint(ctx context.Context, srcAdm, dstAdm *cluster
 		ck.final = true // nothing to do, not even a write
 		return plan, nil
 	}
-	if err := b.writeCheckpoint(false, false); err != nil {
-		return plan, exitcode.Usagef("--checkpoint %s: %v; nothing was copied", shown, err)
+	return plan, b.writeStart(shown)
+}
+
+// writeStart writes the starting checkpoint, before anything is copied.
+// A path that cannot be written (no permission, no such directory) is bad
+// input, exit 2; a disk that fails (ENOSPC, EIO) is an operational
+// failure, exit 1, as at every later write. It was exit 2 for both.
+func (b *backfiller) writeStart(shown string) error {
+	err := b.writeCheckpoint(false, false)
+	switch {
+	case err == nil:
+		return nil
+	case durable.UserPath(err):
+		return exitcode.Usagef("--checkpoint %s: %v; nothing was copied", shown, err)
 	}
-	return plan, nil
+	return fmt.Errorf("--checkpoint %s: %w; nothing was copied", shown, err)
 }
 
 // resume checks that old belongs to this job and returns the plan of its

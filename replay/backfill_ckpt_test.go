@@ -2,10 +2,12 @@ package replay
 
 import (
 	"fmt"
+	"io/fs"
 	"maps"
 	"math"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -290,5 +292,30 @@ func TestCheckpointResumeCounts(t *testing.T) {
 				t.Fatalf("resume line %q", lines)
 			}
 		})
+	}
+}
+
+// TestCheckpointStartWriteErrors: the starting checkpoint that cannot be
+// written is exit 2 when the path is the cause (no permission) and exit 1
+// when the disk is (ENOSPC, EIO), nothing copied either way; a full disk
+// was exit 2, "fix your command".
+func TestCheckpointStartWriteErrors(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		code int
+	}{
+		{&fs.PathError{Op: "open", Path: "/x/.bf.ckpt.tmp-1", Err: syscall.EACCES}, exitcode.Usage},
+		{&fs.PathError{Op: "write", Path: "/x/.bf.ckpt.tmp-1", Err: syscall.ENOSPC}, exitcode.Failure},
+		{&fs.PathError{Op: "sync", Path: "/x/.bf.ckpt.tmp-1", Err: syscall.EIO}, exitcode.Failure},
+	} {
+		b := &backfiller{src: "src", plan: Plan{Partitions: []PartitionPlan{{Partition: 0, From: 0, Bound: 10}}}}
+		ck := newCheckpointer(CheckpointOptions{Path: "bf.ckpt"}, CheckpointJob{SourceTopic: "src", TargetTopic: "dst"})
+		ck.ranges[0] = CheckpointRange{Partition: 0, From: 0, Bound: 10}
+		ck.write = func(string, Checkpoint) error { return tc.err }
+		b.ck = ck
+		err := b.writeStart("bf.ckpt")
+		if exitcode.Code(err) != tc.code || !strings.Contains(err.Error(), "nothing was copied") {
+			t.Errorf("%v: %v (exit %d), want exit %d", tc.err, err, exitcode.Code(err), tc.code)
+		}
 	}
 }

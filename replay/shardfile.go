@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/offsetctl/offsetctl/internal/durable"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 )
@@ -114,11 +116,13 @@ func partitionSums(order []int32, hashes map[int32]*partHash) map[int32]partSum 
 // overwritten).
 func runWithDigestFile(run func(Options) (*Result, error), opts Options) (*Result, error) {
 	df := *opts.DigestFile
-	if _, err := os.Lstat(df.Path); err == nil {
+	switch err := durable.CheckNew(df.Path); {
+	case errors.Is(err, fs.ErrExist):
 		return nil, exitcode.Usagef("--digest-out %s already exists: a digest file is never overwritten; choose another name", safetext.Arg(df.Path))
-	}
-	if err := probeCreate(df.Path); err != nil {
-		return nil, exitcode.Usagef("--digest-out %s cannot be created: %s", safetext.Arg(df.Path), safetext.Arg(err.Error()))
+	case durable.UserPath(err):
+		return nil, exitcode.Usagef("--digest-out %s cannot be created: %v", safetext.Arg(df.Path), err)
+	case err != nil:
+		return nil, fmt.Errorf("--digest-out %s: %w", safetext.Arg(df.Path), err)
 	}
 	opts.DigestFile = nil
 	res, err := run(opts)
@@ -141,23 +145,6 @@ func runWithDigestFile(run func(Options) (*Result, error), opts Options) (*Resul
 		res.DigestFile = df.Path
 	}
 	return res, err
-}
-
-// probeCreate checks, before a replay that may run for hours, that the
-// digest file can be created at its end: it creates path (O_EXCL, so the
-// directory exists, is a directory and is writable) and removes it again.
-// The error is the cause only (the caller names the path, shortened).
-func probeCreate(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return err
-	}
-	f.Close()
-	return os.Remove(path)
 }
 
 // NewShardDigest builds the file's content from a finished replay.

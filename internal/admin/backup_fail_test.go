@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/offsetctl/offsetctl/internal/exitcode"
 )
 
 // fullDisk accepts room bytes, then fails every write with ENOSPC, as a
@@ -44,8 +46,8 @@ func TestWriteBackupRemovedOnWriteFailure(t *testing.T) {
 			t.Fatal(err)
 		}
 		err = writeBackup(&fullDisk{f: f, room: room}, path, time.UnixMilli(1), groups)
-		if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "removed") {
-			t.Fatalf("room %d: err = %v, want ENOSPC and the file removed", room, err)
+		if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "removed") || exitcode.Code(err) != exitcode.Failure {
+			t.Fatalf("room %d: err = %v (exit %d), want ENOSPC, exit 1 and the file removed", room, err, exitcode.Code(err))
 		}
 		if _, serr := os.Stat(path); !os.IsNotExist(serr) {
 			t.Fatalf("room %d: the truncated backup is still there (%v)", room, serr)
@@ -59,5 +61,33 @@ func TestWriteBackupRemovedOnWriteFailure(t *testing.T) {
 	data, err := os.ReadFile(path)
 	if err != nil || strings.Count(string(data), "\n") != 20_001 {
 		t.Fatalf("backup: %d lines, %v", strings.Count(string(data), "\n"), err)
+	}
+}
+
+// TestWriteBackupFilePathIsBadInput: a backup path that cannot be created
+// for what it is (one there already, no such directory, a file where a
+// directory goes) is bad input, exit 2, as the commands' own check before
+// any request says; it was exit 1 ("creating backup file: ..."), as a
+// full disk is.
+func TestWriteBackupFilePathIsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	groups := []BackupGroup{{Group: "billing", Rows: []PlanRow{{Topic: "orders", Partition: 0, Offset: 1}}}}
+	for path, want := range map[string]string{
+		file:                                    "backup file " + file + " already exists: choose another with --backup",
+		filepath.Join(dir, "nonexist", "b.csv"): "backup file " + filepath.Join(dir, "nonexist", "b.csv") + " cannot be created: no such file or directory",
+		filepath.Join(file, "b.csv"):            "backup file " + filepath.Join(file, "b.csv") + " cannot be created: not a directory",
+		dir:                                     "backup file " + dir + " already exists: choose another with --backup",
+	} {
+		err := WriteBackupFile(path, time.UnixMilli(1), groups)
+		if exitcode.Code(err) != exitcode.Usage || err.Error() != want {
+			t.Errorf("%s: %v (exit %d), want exit 2 and %q", path, err, exitcode.Code(err), want)
+		}
+	}
+	if _, err := WriteNewBackupFile(filepath.Join(dir, "nonexist", "b"), time.UnixMilli(1), groups); exitcode.Code(err) != exitcode.Usage {
+		t.Errorf("a default name in a missing directory: %v (exit %d), want exit 2", err, exitcode.Code(err))
 	}
 }

@@ -130,15 +130,28 @@ func ListTimeOffsets(ctx context.Context, adm *cluster.Admin, ms int64, topics [
 
 // WriteBackupFile writes the backup to path, refusing to overwrite an
 // existing file, and fsyncs the file and its directory before returning.
+// A path that cannot be created for what it is (one there already, no
+// such directory, no permission: durable.UserPath) is bad input, exit 2:
+// the commands check it before any request, and this catches a path
+// that changed since; a disk that fails is exit 1.
 func WriteBackupFile(path string, at time.Time, groups []BackupGroup) error {
 	f, err := durable.Create(path)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("backup file %s already exists: choose another with --backup", path)
+			return exitcode.Usagef("backup file %s already exists: choose another with --backup", safetext.Arg(path))
 		}
-		return fmt.Errorf("creating backup file: %w", err)
+		return createErr(path, err)
 	}
 	return writeBackup(f, path, at, groups)
+}
+
+// createErr words a backup file that could not be created, as bad input
+// when the path is the cause.
+func createErr(path string, err error) error {
+	if durable.UserPath(err) {
+		return exitcode.Usagef("backup file %s cannot be created: %s", safetext.Arg(path), durable.Reason(err))
+	}
+	return fmt.Errorf("creating backup file: %w", err)
 }
 
 // maxBackupSuffix bounds the -N suffixes WriteNewBackupFile tries.
@@ -155,7 +168,7 @@ func WriteNewBackupFile(stem string, at time.Time, groups []BackupGroup) (string
 		return "", fmt.Errorf("creating backup file: %s.csv and %d numbered variants all exist: choose a name with --backup", stem, maxBackupSuffix)
 	}
 	if err != nil {
-		return "", fmt.Errorf("creating backup file: %w", err)
+		return "", createErr(stem+".csv", err)
 	}
 	return path, writeBackup(f, path, at, groups)
 }

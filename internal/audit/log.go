@@ -141,7 +141,7 @@ func OpenWith(path string, o Options) (*Log, error) {
 		return &Log{path: path, kind: kindStream, opt: o}, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("audit log %s: %w", safetext.Arg(path), err)
+		return nil, openUsage(safetext.Arg(path), err)
 	}
 	f, k, err := openAppend(path, o.Explicit)
 	if err != nil {
@@ -157,13 +157,13 @@ func openAppend(path string, explicit bool) (*os.File, kind, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|openFlags, 0o600)
 	switch {
 	case errors.Is(err, errNoReader):
-		return nil, 0, fmt.Errorf("audit log %s: a pipe with no reader", shown)
+		return nil, 0, pathUsage(fmt.Errorf("audit log %s: a pipe with no reader", shown))
 	case errors.Is(err, errSymlink):
-		return nil, 0, fmt.Errorf("audit log %s: a symbolic link: refused (the log is never reached through a link; name the file itself)", shown)
+		return nil, 0, pathUsage(fmt.Errorf("audit log %s: a symbolic link: refused (the log is never reached through a link; name the file itself)", shown))
 	case errors.Is(err, syscall.EISDIR):
-		return nil, 0, fmt.Errorf("audit log %s: %w; to keep no log use --no-audit", shown, errNotRegular)
+		return nil, 0, pathUsage(fmt.Errorf("audit log %s: %w; to keep no log use --no-audit", shown, errNotRegular))
 	case err != nil:
-		return nil, 0, fmt.Errorf("audit log %s: %w", shown, unwrapPath(err))
+		return nil, 0, openUsage(shown, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
@@ -171,7 +171,14 @@ func openAppend(path string, explicit bool) (*os.File, kind, error) {
 		return nil, 0, fmt.Errorf("audit log %s: %w", shown, unwrapPath(err))
 	}
 	k, err := checkKind(st, explicit)
-	if err == nil && k == kindFile {
+	if err != nil {
+		f.Close()
+		if errors.Is(err, errNotRegular) {
+			return nil, 0, pathUsage(fmt.Errorf("audit log %s: %w; to keep no log use --no-audit", shown, err))
+		}
+		return nil, 0, pathUsage(fmt.Errorf("audit log %s: %w", shown, err))
+	}
+	if k == kindFile {
 		// Read-write, to see whether the file ends with a newline; opened
 		// write-only first, as a FIFO with no reader must fail to open.
 		var rw *os.File
@@ -185,8 +192,8 @@ func openAppend(path string, explicit bool) (*os.File, kind, error) {
 	}
 	if err != nil {
 		f.Close()
-		if errors.Is(err, errNotRegular) {
-			return nil, 0, fmt.Errorf("audit log %s: %w; to keep no log use --no-audit", shown, err)
+		if durable.UserPath(err) {
+			return nil, 0, openUsage(shown, err)
 		}
 		return nil, 0, fmt.Errorf("audit log %s: %w", shown, err)
 	}

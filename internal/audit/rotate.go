@@ -63,7 +63,7 @@ func Files(path string) ([]string, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("audit log %s: %w", safetext.Arg(path), unwrapPath(err))
+		return nil, openUsage(safetext.Arg(path), err) // its directory: not one, no permission
 	}
 	re := rotatedPattern(path)
 	plain := map[string]bool{}

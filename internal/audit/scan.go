@@ -311,7 +311,7 @@ func (n *nonEmpty) Read(p []byte) (int, error) {
 		n.seen = true
 	}
 	if err == io.EOF && !n.seen {
-		return k, errors.New("a pipe with no writer, or that ended with no data")
+		return k, pathUsage(errors.New("a pipe with no writer, or that ended with no data"))
 	}
 	return k, err
 }
@@ -324,19 +324,20 @@ func openRead(name string, explicit bool) (*os.File, error) {
 	f, err := os.OpenFile(name, os.O_RDONLY|openFlags, 0)
 	switch {
 	case errors.Is(err, errSymlink):
-		return nil, fmt.Errorf("audit log %s: a symbolic link: refused (the log is never reached through a link; name the file itself)", shown)
+		return nil, pathUsage(fmt.Errorf("audit log %s: a symbolic link: refused (the log is never reached through a link; name the file itself)", shown))
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	case err != nil:
-		return nil, fmt.Errorf("audit log %s: %w", shown, unwrapPath(err))
+		return nil, openUsage(shown, err)
 	}
 	st, err := f.Stat()
-	if err == nil {
-		_, err = checkKind(st, explicit)
-	}
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("audit log %s: %w", shown, unwrapPath(err))
+	}
+	if _, err := checkKind(st, explicit); err != nil {
+		f.Close()
+		return nil, pathUsage(fmt.Errorf("audit log %s: %w", shown, err))
 	}
 	return f, nil
 }

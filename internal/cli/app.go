@@ -296,6 +296,12 @@ func (a *app) preRun(cmd *cobra.Command) error {
 	if changed(cmd.Flags(), "brokers") && strings.TrimSpace(a.brokers) == "" {
 		return exitcode.Usagef("--brokers is empty: give host:port[,host:port...]")
 	}
+	if err := checkEmptyFlags(cmd); err != nil {
+		return err
+	}
+	if err := checkFlagGroups(cmd); err != nil {
+		return err
+	}
 	a.ran = true
 	return nil
 }

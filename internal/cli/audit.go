@@ -97,7 +97,8 @@ func (a *app) auditOptions(ctx context.Context) (audit.Options, error) {
 }
 
 // beginAudit opens the audit log before a change, so that a log that
-// cannot be written stops the change (exit 1, nothing changed).
+// cannot be written stops the change (nothing changed: exit 2 for a path
+// that cannot be a log, exit 1 for a log that fails).
 func (a *app) beginAudit(ctx context.Context, adm *cluster.Admin, action string) (*auditRec, error) {
 	r := &auditRec{a: a, start: a.now()}
 	if a.noAudit {
@@ -113,7 +114,10 @@ func (a *app) beginAudit(ctx context.Context, adm *cluster.Admin, action string)
 	}
 	l, err := audit.OpenWith(path, opt)
 	if err != nil {
-		return nil, fmt.Errorf("nothing was changed: the audit log cannot be written (%v); fix it, point --audit-log elsewhere, or opt out with --no-audit", err)
+		// A path that cannot be a log (a device, a directory, a link)
+		// is bad input, exit 2; a log that fails is exit 1 (audit's
+		// path.go). Nothing was changed either way.
+		return nil, &exitcode.Error{Code: exitcode.Code(err), Err: fmt.Errorf("nothing was changed: the audit log cannot be written (%v); fix it, point --audit-log elsewhere, or opt out with --no-audit", err)}
 	}
 	r.log = l
 	if a.trailTopic != "" && adm != nil {

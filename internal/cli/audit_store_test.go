@@ -164,9 +164,12 @@ func TestAuditStalledFIFO(t *testing.T) {
 }
 
 // TestAuditLogRefused: the log is never reached through a symbolic link
-// and must be a regular file of the user's: history, undo and reset give
-// the same exit code (1) and one line for a log they cannot use, and a
-// reset changes nothing.
+// and must be a regular file of the user's: every command that reads or
+// writes it (history, undo, reset, delete-offsets, delete-group, replay,
+// lag --status) gives the same exit code, 2 (bad input: the path is the
+// user's to fix, as any file input at /dev/zero is), and one line for a
+// log it cannot use, and changes nothing. It was exit 1, which scripts
+// read as a failure worth retrying.
 func TestAuditLogRefused(t *testing.T) {
 	c := testkit.New(t)
 	topic := c.Topic(1, nil)
@@ -193,16 +196,49 @@ func TestAuditLogRefused(t *testing.T) {
 		}
 		logs["another user's"] = other
 	}
-	want := map[string]string{"symlink": "a symbolic link: refused", "directory": "not a regular file", "device": "not a regular file", "another user's": "owned by another user"}
+	// A FIFO nobody reads (the writers) or writes (the readers).
+	fifo := filepath.Join(dir, "audit.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err == nil {
+		logs["FIFO"] = fifo
+	}
+	want := map[string]string{"symlink": "a symbolic link: refused", "directory": "not a regular file", "device": "not a regular file", "another user's": "owned by another user", "FIFO": "a pipe with no "}
 	for kind, log := range logs {
 		for _, args := range [][]string{
 			{"history"},
+			{"history", "-o", "json"},
+			{"history", "--verify", "01M8T8W8Y1KCK5XWQG09MTTSDB"},
 			{"undo", "01M8T8W8Y1KCK5XWQG09MTTSDB"},
 			{"reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv")},
+			{"delete-offsets", group, "--topic", topic, "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv")},
+			{"delete-group", group, "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv")},
+			{"replay", topic, "--format", "none"},
+			{"lag", group, "--status", "--status-source", "sample", "--sample", "1s"},
 		} {
+			if kind == "FIFO" && args[0] == "lag" {
+				continue // a FIFO named as the log is a log: read only to explain a rewind
+			}
 			r := offsetctl(t, c, append([]string{"--audit-log", log}, args...)...)
-			if r.code != 1 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, want[kind]) {
-				t.Errorf("%s log, %s: exit %d, stderr %q", kind, args[0], r.code, r.stderr)
+			if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, want[kind]) || r.stdout != "" {
+				t.Errorf("%s log, %s: exit %d, stdout %q, stderr %q", kind, strings.Join(args, " "), r.code, r.stdout, r.stderr)
+			}
+		}
+	}
+	// The commands that append check the log before any request: the
+	// same line with the cluster unreachable (a FIFO's reader can only be
+	// known by opening it, once the change is planned).
+	for kind, log := range logs {
+		if kind == "FIFO" {
+			continue
+		}
+		for _, args := range [][]string{
+			{"reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", filepath.Join(t.TempDir(), "b.csv")},
+			{"delete-offsets", group, "--topic", topic, "--execute"},
+			{"delete-group", group, "--execute"},
+			{"replay", topic, "--format", "none"},
+		} {
+			r := offsetctl(t, nil, append([]string{"--brokers", "127.0.0.1:1", "--timeout", "3s", "--audit-log", log}, args...)...)
+			if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "nothing was changed: the audit log cannot be written") || !strings.Contains(r.stderr, want[kind]) {
+				t.Errorf("%s log, %s, cluster unreachable: exit %d, stderr %q", kind, args[0], r.code, r.stderr)
 			}
 		}
 	}

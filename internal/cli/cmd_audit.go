@@ -242,7 +242,8 @@ func verifyWords(v audit.Verification) string {
 // with a warning each (the rest of the trail still counts). summary
 // leaves the changes out (history's table needs only the counts); a
 // non-empty id reads only what may hold that entry. A log that cannot be
-// read is exit 1 (docs/audit.md: the same code for every command).
+// read is exit 2 when its path cannot be a log (a device, a directory, a
+// link), else exit 1 (docs/audit.md: the same codes for every command).
 func (a *app) readTrail(ctx context.Context, summary bool, id string) ([]audit.Entry, error) {
 	if a.auditTopic != "" || a.profile != "" {
 		// The shared trail, when the flag or the profile names one.
@@ -288,7 +289,9 @@ func (a *app) readTrail(ctx context.Context, summary bool, id string) ([]audit.E
 		a.warnf("%s", w)
 	}
 	if err != nil {
-		return nil, &exitcode.Error{Code: exitcode.Failure, Err: fmt.Errorf("%w: the audit log cannot be read", err)}
+		// Exit 2 when the path cannot be a log (/dev/zero, a
+		// directory, a link: audit's path.go), else 1.
+		return nil, &exitcode.Error{Code: exitcode.Code(err), Err: fmt.Errorf("%w: the audit log cannot be read", err)}
 	}
 	// The changes a sidecar holds are read (and checked) before the join:
 	// the outcome names the partitions not changed among them.
@@ -420,7 +423,7 @@ rebuilt under a new id.`,
   offsetctl undo 01JE4Z8Q6M3T9V2XKQ0R5B7C1D --execute`,
 		Args: exactlyOne("the audit entry id (see offsetctl history)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkBackupFlag(cmd); err != nil {
+			if err := a.checkChangeFiles(cmd); err != nil {
 				return err
 			}
 			if err := checkCommitFlags(cmd); err != nil {

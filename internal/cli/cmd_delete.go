@@ -59,7 +59,7 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 			return exitcode.AsUsage(err)
 		}
 	}
-	if err := checkBackupFlag(cmd); err != nil {
+	if err := a.checkChangeFiles(cmd); err != nil {
 		return err
 	}
 	if len(f.topics) == 0 {
@@ -277,7 +277,7 @@ func (a *app) runDeleteGroup(cmd *cobra.Command, args []string, gs groupSelect, 
 	// A group named twice is deleted (and backed up) once, as lag
 	// shows it once.
 	args = lag.Dedupe(args)
-	if err := checkBackupFlag(cmd); err != nil {
+	if err := a.checkChangeFiles(cmd); err != nil {
 		return err
 	}
 	for _, g := range args {

@@ -146,6 +146,11 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 	if f.status && f.statusWindow < 2*f.interval {
 		return nil, exitcode.Usagef("--status-window must span at least two rounds (2 × --interval = %s), got %s", 2*f.interval, f.statusWindow)
 	}
+	if f.status {
+		if err := a.checkStatusAuditLog(); err != nil {
+			return nil, err
+		}
+	}
 	if f.readTimeout < 0 || f.writeTimeout < 0 || f.idleTimeout < 0 || f.maxRequests < 0 {
 		return nil, exitcode.Usagef("--web.read-timeout, --web.write-timeout, --web.idle-timeout and --web.max-requests must not be negative")
 	}
@@ -515,6 +520,24 @@ func parseCommitSource(s string) error {
 		return fmt.Errorf("want %s or %s", exporter.SourcePoll, exporter.SourceOffsetsTopic)
 	}
 	return nil
+}
+
+// checkStatusAuditLog checks, for --status (lag, groups, the exporter),
+// an audit log named by --audit-log or $OFFSETCTL_AUDIT_LOG before any
+// request: one that cannot be a log (/dev/zero, a directory, a link) is
+// bad input, exit 2, as for every command that reads the log; it was
+// warned of only at the first rewind to explain, and the run exited 0.
+// The default log is read as before: a problem there is a warning, as
+// the user named no file.
+func (a *app) checkStatusAuditLog() error {
+	if !a.auditExplicit() {
+		return nil
+	}
+	path, err := a.auditPath()
+	if err != nil {
+		return nil // said by the explainer, as before
+	}
+	return audit.CheckPath(path, true, false)
 }
 
 // exporterServer is one listener and its server.

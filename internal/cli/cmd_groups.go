@@ -48,6 +48,11 @@ func (a *app) groupsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if so != nil {
+				if err := a.checkStatusAuditLog(); err != nil {
+					return err
+				}
+			}
 			cfg, adm, err := a.admin(cmd.Context())
 			if err != nil {
 				return err

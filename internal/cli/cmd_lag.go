@@ -113,6 +113,11 @@ func (a *app) lagCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if status != nil {
+				if err := a.checkStatusAuditLog(); err != nil {
+					return err
+				}
+			}
 			if status != nil && (opts.view != viewRows || tri.by != lag.ByPartition) {
 				return exitcode.Usagef("--status goes with the partition rows: not with --members, --state or --by")
 			}

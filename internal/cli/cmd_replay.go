@@ -16,6 +16,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/durable"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
@@ -133,6 +134,12 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	in, err := f.parse(cmd.Flags(), a.now())
 	if err != nil {
 		return err
+	}
+	if err := f.checkFiles(in.format); err != nil {
+		return err
+	}
+	if err := a.checkAuditForChange(); err != nil {
+		return err // every replay is on the record
 	}
 	// The shared connection path: a ping first, so an unreachable or
 	// misconfigured cluster reads as in every other command.
@@ -299,6 +306,30 @@ func (f replayFlags) parse(fs *pflag.FlagSet, now time.Time) (in replayInput, er
 		return in, err
 	}
 	return in, f.checkProduce(fs)
+}
+
+// checkFiles checks the files replay writes before the cluster is asked
+// anything: the records (--out, written in place), the shard digest
+// (--digest-out, a new file) and a backfill's position (--checkpoint,
+// replaced at each write, with its lock beside it). A path that cannot
+// be written is bad input (exit 2): --out /nonexist/r.jsonl was refused
+// only once the audit log was opened, and a --checkpoint in a directory
+// that takes no file once the target was checked.
+func (f replayFlags) checkFiles(format replay.Format) error {
+	if f.out != "" && f.out != "-" && format != replay.None {
+		if err := checkOut("--out", f.out, durable.CheckWrite, "cannot be written", ""); err != nil {
+			return err
+		}
+	}
+	if f.digestOut != "" {
+		if err := checkOut("--digest-out", f.digestOut, durable.CheckNew, "cannot be created", "a digest file is never overwritten"); err != nil {
+			return err
+		}
+	}
+	if f.checkpoint != "" && f.produceTo != "" {
+		return checkOut("--checkpoint", f.checkpoint, durable.CheckReplace, "cannot be written", "")
+	}
+	return nil
 }
 
 // parseShard checks --shard and --digest-out: a shard is one share of a

@@ -2,7 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -12,6 +16,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/change"
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/durable"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/internal/lag"
@@ -145,7 +150,7 @@ func (a *app) resetRequest(cmd *cobra.Command, args []string, f resetFlags) (res
 	if f.export && changed(cmd.Flags(), "output") && a.format != report.CSV {
 		return resetReq{}, exitcode.Usagef("--export prints Apache's CSV plan; it takes no -o %s", a.format)
 	}
-	if err := checkBackupFlag(cmd); err != nil {
+	if err := a.checkChangeFiles(cmd); err != nil {
 		return resetReq{}, err
 	}
 	spec, err := f.targetSpec(cmd)
@@ -542,11 +547,76 @@ func groupArg(g string) string {
 	return shellQuote(g)
 }
 
-// checkBackupFlag refuses an explicitly empty --backup (it would silently
-// mean the default name).
+// checkBackupFlag checks --backup of reset, delete-offsets, delete-group
+// and undo before any request. An explicitly empty one is refused (it
+// would silently mean the default name). With --execute, a path that
+// cannot be the new backup is bad input, exit 2, with nothing sent: one
+// that exists (a backup never overwrites), no such directory, no
+// permission; so is a current directory that cannot take the default
+// name. An existing --backup was exit 1 "nothing was committed", found
+// only once the plan was made and the transaction permission checked,
+// while snapshot --out refused the same with exit 2.
 func checkBackupFlag(cmd *cobra.Command) error {
-	if f := cmd.Flags().Lookup("backup"); f != nil && f.Changed && strings.TrimSpace(f.Value.String()) == "" {
+	f := cmd.Flags().Lookup("backup")
+	if f != nil && f.Changed && strings.TrimSpace(f.Value.String()) == "" {
 		return exitcode.Usagef("--backup is empty: give a file path, or leave the flag out for offsetctl-backup-GROUP-UTCTIME.csv")
 	}
+	if execute, _ := cmd.Flags().GetBool("execute"); !execute || f == nil {
+		return nil
+	}
+	if f.Changed {
+		return checkOut("--backup", f.Value.String(), durable.CheckNew, "cannot be created", "a backup never overwrites")
+	}
+	if err := durable.CheckDir("."); err != nil && durable.UserPath(err) {
+		return exitcode.Usagef("the backup cannot be written to the current directory (%v): name its file with --backup", err)
+	}
 	return nil
+}
+
+// checkChangeFiles checks, before any request, the files a change
+// writes: its backup (checkBackupFlag) and, with --execute, the audit log
+// it appends to (checkAuditForChange).
+func (a *app) checkChangeFiles(cmd *cobra.Command) error {
+	if err := checkBackupFlag(cmd); err != nil {
+		return err
+	}
+	if execute, _ := cmd.Flags().GetBool("execute"); execute {
+		return a.checkAuditForChange()
+	}
+	return nil
+}
+
+// checkAuditForChange checks, before any request, the audit log a change
+// or a replay will append to: a path that cannot be a log (a device, a
+// directory, a link, another user's file) or whose directory takes no
+// file is bad input, exit 2, said as opening the log says it. It was
+// found only when the log was opened, after the plan was made (or the
+// replay's cluster reached); opening it still decides (a FIFO with no
+// reader, a disk that fails).
+func (a *app) checkAuditForChange() error {
+	if a.noAudit {
+		return nil
+	}
+	path, err := a.auditPath()
+	if err != nil || path == audit.Stdio {
+		return nil // said when the log is opened
+	}
+	err = audit.CheckPath(path, a.auditExplicit(), true)
+	if dir := filepath.Dir(path); err == nil && !missing(dir) {
+		// The log's own directory must take its file; one still to be
+		// made is left to opening the log (no probe in $HOME).
+		if derr := durable.CheckDir(dir); derr != nil && durable.UserPath(derr) {
+			err = exitcode.Usagef("audit log %s: %v", safetext.Arg(path), derr)
+		}
+	}
+	if err != nil {
+		return &exitcode.Error{Code: exitcode.Code(err), Err: fmt.Errorf("nothing was changed: the audit log cannot be written (%v); fix it, point --audit-log elsewhere, or opt out with --no-audit", err)}
+	}
+	return nil
+}
+
+// missing says whether nothing is at path.
+func missing(path string) bool {
+	_, err := os.Lstat(path)
+	return errors.Is(err, fs.ErrNotExist)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/offsetctl/offsetctl/internal/cluster"
+	"github.com/offsetctl/offsetctl/internal/durable"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/internal/semantics"
@@ -65,6 +66,13 @@ or not).`,
 			o, err := f.options(cmd.Flags())
 			if err != nil {
 				return exitcode.AsUsage(err)
+			}
+			if o.LogDir != "" {
+				// Before any request: a directory where no log can be
+				// created failed only once the scratch topic was made.
+				if err := checkOut("--log-dir", o.LogDir, durable.CheckDir, "cannot hold the processed logs", ""); err != nil {
+					return err
+				}
 			}
 			cfg, err := a.clusterConfig()
 			if err != nil {

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
 	"github.com/offsetctl/offsetctl/internal/audit"
+	"github.com/offsetctl/offsetctl/internal/durable"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/internal/lag"
@@ -40,7 +41,7 @@ against offsets expiring (offsets.retention.minutes). Restore with
 			if err != nil {
 				return err
 			}
-			if out == "" {
+			if strings.TrimSpace(out) == "" {
 				return exitcode.Usagef("say where to write the snapshot: --out FILE")
 			}
 			if out == "-" {
@@ -56,8 +57,8 @@ against offsets expiring (offsets.retention.minutes). Restore with
 					return exitcode.AsUsage(err)
 				}
 			}
-			if _, err := os.Lstat(out); err == nil {
-				return exitcode.Usagef("--out %s already exists: a snapshot never overwrites; choose another name", out)
+			if err := checkOut("--out", out, durable.CheckNew, "cannot be created", "a snapshot never overwrites"); err != nil {
+				return err
 			}
 			return a.runSnapshot(cmd.Context(), lag.Dedupe(sel.Groups), sel, out)
 		},
@@ -78,6 +79,7 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, sel selection, o
 	defer cancel()
 	// Unmatched groups are never described or fetched.
 	req := lag.GatherRequest{Groups: groups, AllGroups: len(groups) == 0, Match: sel.Match}
+	named := len(groups) > 0
 	snap, err := lag.Gather(gctx, adm, req)
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
@@ -105,10 +107,17 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, sel selection, o
 	if err != nil {
 		return fmt.Errorf("no snapshot written: %w", err)
 	}
-	if len(missing) > 0 && len(missing) == len(groups) && len(groups) > 0 {
+	if named && len(missing) > 0 {
+		// A snapshot is a restore point: one that silently lacks a group
+		// it was asked for restores less than was meant. Named groups
+		// are the command line's, so a missing one is bad input, as a
+		// snapshot of only missing groups was already: nothing is
+		// written (it wrote the others and exited 0 with a warning).
 		return exitcode.Usagef("no snapshot written: no such group: %s", shortNames(missing))
 	}
 	for _, g := range missing {
+		// Listed, then gone before it was read (deleted meanwhile): a
+		// selection saves the groups that exist.
 		a.warnf("group %s does not exist: not in the snapshot", safetext.Arg(g))
 	}
 	if err := admin.WriteBackupFile(out, a.now(), bgs); err != nil {

@@ -74,9 +74,10 @@ func TestDefaultBackupNamesNeverCollide(t *testing.T) {
 		offsetctlAt(t, f.c, now, 0, "reset", g, "--to", "file:"+tc.file, "--execute")
 		assertCommitted(t, f.c, g, f.topic, tc.want)
 	}
-	// A name the user chose is never overwritten: exit 1, nothing changed.
-	r = offsetctlAt(t, f.c, now, 1, "reset", g, "--topic", f.topic, "--to", "earliest", "--execute", "--backup", stem+".csv")
-	if !strings.Contains(r.stderr, "already exists") || !strings.Contains(r.stderr, "nothing was committed") {
+	// A name the user chose is never overwritten: bad input (exit 2),
+	// refused before any request, nothing changed.
+	r = offsetctlAt(t, f.c, now, 2, "reset", g, "--topic", f.topic, "--to", "earliest", "--execute", "--backup", stem+".csv")
+	if r.stderr != "offsetctl: --backup "+stem+".csv already exists: a backup never overwrites; choose another name\n" {
 		t.Errorf("stderr = %q", r.stderr)
 	}
 	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 0, 1: 0, 2: 0})

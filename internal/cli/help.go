@@ -7,6 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/offsetctl/offsetctl/internal/exitcode"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // commandGroups are the headings of the root help, in order, and the
@@ -60,7 +63,134 @@ func (a *app) setupHelp(root *cobra.Command) {
 	for _, t := range helpTopics(root) {
 		root.AddCommand(t)
 	}
+	root.SetHelpCommand(helpCmd())
 	root.SetUsageFunc(usage)
+}
+
+// helpCmd is `offsetctl help [COMMAND... | TOPIC]`: cobra's help command,
+// but a word that names no command or topic is bad usage (exit 2, one
+// line on stderr, the word shortened), not "Unknown help topic" and the
+// whole usage on stdout with exit 0; nor is a word after a topic or a
+// command without subcommands ignored (`help exit-codes extra`).
+func helpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long: `Help provides help for any command in the application.
+Simply type offsetctl help [path to command] for full details.`,
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			cmd, err := helpTarget(c.Root(), args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var out []cobra.Completion
+			for _, sub := range cmd.Commands() {
+				if helpListed(sub) && strings.HasPrefix(sub.Name(), toComplete) {
+					out = append(out, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, err := helpTarget(c.Root(), args)
+			if err != nil {
+				return err
+			}
+			cmd.InitDefaultHelpFlag()
+			cmd.InitDefaultVersionFlag()
+			return cmd.Help()
+		},
+	}
+}
+
+// helpTarget is the command or topic the words of `help WORD...` name,
+// or the bad-usage error saying which word names nothing.
+func helpTarget(root *cobra.Command, words []string) (*cobra.Command, error) {
+	cmd := root
+	for i, w := range words {
+		sub := helpChild(cmd, w)
+		if sub != nil {
+			cmd = sub
+			continue
+		}
+		switch {
+		case cmd == root:
+			hint := "offsetctl help lists the commands and topics"
+			if near := helpSuggestion(root, w); near != "" {
+				hint = "did you mean " + near + "? (" + hint + ")"
+			}
+			return nil, exitcode.Usagef("unknown help topic %s: %s", safetext.QuotedArg(w), hint)
+		case cmd.HasAvailableSubCommands():
+			var subs []string
+			for _, s := range cmd.Commands() {
+				if s.IsAvailableCommand() {
+					subs = append(subs, s.Name())
+				}
+			}
+			return nil, exitcode.Usagef("unknown help topic %s for %s (its commands: %s)", safetext.QuotedArg(w), subcommand(cmd), strings.Join(subs, ", "))
+		}
+		return nil, exitcode.Usagef("help %s takes no more arguments, got %s", subcommand(cmd), quoteArgs(words[i:]))
+	}
+	return cmd, nil
+}
+
+// helpChild is cmd's subcommand or help topic named (or aliased) w.
+func helpChild(cmd *cobra.Command, w string) *cobra.Command {
+	for _, sub := range cmd.Commands() {
+		if sub.Name() == w || sub.HasAlias(w) {
+			return sub
+		}
+	}
+	return nil
+}
+
+// helpListed says whether `help` offers sub: a command, a help topic or
+// help itself, not cobra's hidden completion plumbing.
+func helpListed(sub *cobra.Command) bool {
+	return sub.IsAvailableCommand() || sub.Annotations[HelpTopicAnnotation] != "" || sub.Name() == "help"
+}
+
+// helpSuggestion is the command or topic of root a mistyped word is most
+// likely meant to be (a prefix of it, or at most two edits away), or "".
+func helpSuggestion(root *cobra.Command, w string) string {
+	if len(w) > 64 {
+		return ""
+	}
+	best, bestD := "", 3
+	for _, sub := range root.Commands() {
+		if !helpListed(sub) {
+			continue
+		}
+		d := editDistance(strings.ToLower(w), sub.Name())
+		if len(w) >= 2 && strings.HasPrefix(sub.Name(), strings.ToLower(w)) {
+			d = 0
+		}
+		if d < bestD {
+			best, bestD = sub.Name(), d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // HelpTopicAnnotation marks a help topic's command (hidden: it is read
@@ -297,4 +427,9 @@ const exitCodesHelp = `Exit codes:
        --follow) exits as on Ctrl-C; a command that changed a cluster exits 1
 
 A bad-input error is one line on stderr, "offsetctl: ...", naming the value it refuses
-(docs/bad-input.md).`
+(docs/bad-input.md). Bad input (2) is also: flags a command refuses together, an empty
+value for a flag, an unknown help topic, a named group that snapshot cannot find, a file
+to write whose path cannot be one (it exists and must be new, no such directory, a
+directory, no permission) and an audit log whose path cannot be a log (/dev/zero, a
+directory, a link); each is refused before anything is changed. A disk that fails while
+a file or the audit log is written (full, an I/O error) is an operational failure (1).`

@@ -256,3 +256,37 @@ func TestHelpMentionsOwnFlags(t *testing.T) {
 		t.Errorf("checked %d mentions: is the walk still reaching every command?", n)
 	}
 }
+
+// TestHelpUnknownTopic: a word that names no command or topic, or one
+// after a topic or a command without subcommands, is bad usage: exit 2,
+// one line on stderr with the word quoted and shortened, nothing on
+// stdout. It was exit 0 with "Unknown help topic" and the whole usage on
+// stdout, a 5,000-byte word echoed whole, and `help exit-codes extra`
+// printed the topic as if "extra" were not there.
+func TestHelpUnknownTopic(t *testing.T) {
+	long := strings.Repeat("a", 5000)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help", "nosuch"}, `offsetctl: unknown help topic "nosuch": offsetctl help lists the commands and topics` + "\n"},
+		{[]string{"help", "exit-code"}, `offsetctl: unknown help topic "exit-code": did you mean exit-codes? (offsetctl help lists the commands and topics)` + "\n"},
+		{[]string{"help", long}, `offsetctl: unknown help topic "` + long[:256] + `"... (5000 bytes): offsetctl help lists the commands and topics` + "\n"},
+		{[]string{"help", "evil\x1b[2J"}, `offsetctl: unknown help topic "evil\x1b[2J": offsetctl help lists the commands and topics` + "\n"},
+		{[]string{"help", "exit-codes", "extra"}, `offsetctl: help exit-codes takes no more arguments, got "extra"` + "\n"},
+		{[]string{"help", "lag", "extra", "more"}, `offsetctl: help lag takes no more arguments, got "extra" "more"` + "\n"},
+		{[]string{"help", "digest", "nosuch"}, `offsetctl: unknown help topic "nosuch" for digest (its commands: merge)` + "\n"},
+	}
+	for _, c := range cases {
+		r := offsetctl(t, nil, c.args...)
+		if r.code != 2 || r.stdout != "" || r.stderr != c.want {
+			t.Errorf("offsetctl %.60q: exit %d, stdout %.200q, stderr %.400q; want exit 2 and %.400q", c.args, r.code, r.stdout, r.stderr, c.want)
+		}
+	}
+	// What names a command or topic is still help, on stdout.
+	for _, args := range [][]string{{"help"}, {"help", "exit-codes"}, {"help", "digest", "merge"}, {"help", "completion", "bash"}, {"help", "help"}} {
+		if r := mustRun(t, nil, 0, args...); r.stdout == "" || r.stderr != "" {
+			t.Errorf("offsetctl %v: stdout %.80q, stderr %q", args, r.stdout, r.stderr)
+		}
+	}
+}

@@ -363,7 +363,7 @@ func TestSemanticsBadUsage(t *testing.T) {
 		{[]string{"--work-delay", "3s", "--sequential"}, "--work-delay must be between 0s and 2.117s with --events 60, --crash-after 25 and --sequential (5 modes), got 3s"},
 		{[]string{"--work-delay", "1000h"}, "--work-delay must be between 0s and 10.588s"},
 		// A log dir that cannot be one.
-		{[]string{"--log-dir", notDir}, "--log-dir: mkdir " + notDir + ": not a directory"},
+		{[]string{"--log-dir", notDir}, "--log-dir " + notDir + " cannot hold the processed logs: not a directory"},
 		// Modes: unknown names list the valid ones; no duplicates, no
 		// empty items.
 		{[]string{"--modes", "exactly-once"}, `item 1 is not a mode (want a comma-separated list of at-most-once, at-least-once, auto, auto-greedy, sync, async, or all)`},

@@ -182,3 +182,28 @@ func TestSnapshotOutDashRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotNamedGroupMissing: a named group that does not exist is
+// bad input even among groups that do: exit 2, one line naming it, and no
+// file. It wrote the other groups, warned and exited 0, although a
+// snapshot of only missing groups was exit 2 already.
+func TestSnapshotNamedGroupMissing(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	g := testkit.Name(t, "g")
+	nosuch := testkit.Name(t, "nosuch")
+	c.Commit(g, topic, map[int32]int64{0: 0})
+	dir := t.TempDir()
+	for i, args := range [][]string{{g, nosuch}, {nosuch, g}, {nosuch}} {
+		out := filepath.Join(dir, fmt.Sprintf("s%d.csv", i))
+		r := offsetctl(t, c, append(append([]string{"snapshot"}, args...), "--out", out)...)
+		want := "offsetctl: no snapshot written: no such group: " + nosuch + "\n"
+		if r.code != 2 || r.stderr != want || r.stdout != "" {
+			t.Errorf("snapshot %v: exit %d, stdout %q, stderr %q; want exit 2, %q", args, r.code, r.stdout, r.stderr, want)
+		}
+		if _, err := os.Lstat(out); err == nil {
+			t.Errorf("snapshot %v left a file", args)
+		}
+	}
+	mustRun(t, c, 0, "snapshot", g, "--out", filepath.Join(dir, "ok.csv"))
+}
