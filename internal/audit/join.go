@@ -149,6 +149,10 @@ type VerifyRow struct {
 	Planned   *int64 `json:"planned"`
 	Now       *int64 `json:"now"`
 	Matches   string `json:"matches"`
+	// Later is the earliest change recorded after this one that touched
+	// the partition (VerifyLater), and what it found there: the offsets
+	// now are no evidence of this change when one did.
+	Later *Later `json:"later,omitempty"`
 }
 
 // Verification is what history --verify says of a change: each planned
@@ -166,11 +170,21 @@ type Verification struct {
 // one holds its offset before, "mixed" when each holds one or the other
 // but not all the same, else MatchNeither (something else moved it).
 func Verify(e Entry, live State) Verification {
+	return VerifyLater(e, live, Laters{})
+}
+
+// VerifyLater is Verify with the changes recorded after e
+// (LaterChanges): each row a later change touched names it. Matches stays
+// what the offsets now hold; Later.Matches is what the later change found.
+func VerifyLater(e Entry, live State, later Laters) Verification {
 	v := Verification{ID: e.ID, Outcome: e.Outcome, Rows: []VerifyRow{}}
 	planned, before, neither := true, true, false
 	for _, c := range e.Changes {
 		now := live[c.Group][c.Topic][c.Partition]
 		r := VerifyRow{Group: c.Group, Topic: c.Topic, Partition: c.Partition, Before: c.Before, Planned: c.After, Now: now}
+		if l, ok := later.Lookup(c.Group, c.Topic, c.Partition); ok {
+			r.Later = &l
+		}
 		isPlanned, isBefore := sameOffset(now, c.After), sameOffset(now, c.Before)
 		switch {
 		case isPlanned && isBefore:

@@ -109,6 +109,32 @@ func FilesFor(path, prefix string) ([]string, error) {
 	return out, nil
 }
 
+// FilesAfter lists the files that may hold an entry whose id sorts after
+// id: the index rules out rotated files whose ids are all at or before it
+// (an outcome's id sorts after its intent's, so a change recorded later
+// is in a file whose highest id is after id); without an index, every
+// file.
+func FilesAfter(path, id string) ([]string, error) {
+	all, err := Files(path)
+	if err != nil {
+		return nil, err
+	}
+	idx, _ := ReadIndex(path)
+	ruled := map[string]bool{}
+	for _, ie := range idx {
+		if ie.Max != "" && ie.Max <= id {
+			ruled[ie.File] = true
+		}
+	}
+	var out []string
+	for _, f := range all {
+		if !ruled[strings.TrimSuffix(filepath.Base(f), ".gz")] {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
 func cut(s string, n int) string {
 	if len(s) > n {
 		return s[:n]

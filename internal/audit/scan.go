@@ -126,6 +126,34 @@ type ReadOptions struct {
 	// whose id starts with it (FilesFor), and decodes only the lines that
 	// contain it: undo finds one entry in any log in about a second.
 	IDPrefix string
+	// After, when set, reads only the files that may hold an entry whose
+	// id sorts after it (FilesAfter); Needles, when set, decodes only the
+	// lines that contain one of them. Together they find the changes
+	// recorded after one entry to its groups (NameNeedles) without
+	// decoding the rest of the log.
+	After   string
+	Needles [][]byte
+}
+
+// NameNeedles are the byte strings a line naming one of names holds: each
+// name as a JSON string, quotes included, as Marshal writes it.
+func NameNeedles(names []string) [][]byte {
+	var out [][]byte
+	for _, n := range names {
+		if b, err := json.Marshal(n); err == nil {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func containsAny(t []byte, needles [][]byte) bool {
+	for _, n := range needles {
+		if bytes.Contains(t, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // Read parses one log stream with the default bound. Lines that are not
@@ -190,8 +218,11 @@ func Walk(path string, o ReadOptions, fn func(e *Entry, line []byte) error) (Iss
 		return is, scan(o.Stdin, "-", o, &is, fn)
 	}
 	files, err := Files(path)
-	if o.IDPrefix != "" {
+	switch {
+	case o.IDPrefix != "":
 		files, err = FilesFor(path, o.IDPrefix)
+	case o.After != "":
+		files, err = FilesAfter(path, o.After)
 	}
 	if err != nil {
 		return is, err
@@ -201,7 +232,7 @@ func Walk(path string, o ReadOptions, fn func(e *Entry, line []byte) error) (Iss
 			return is, err
 		}
 	}
-	if o.IDPrefix == "" {
+	if o.IDPrefix == "" && o.After == "" {
 		is.Missing = missing(path, files)
 	}
 	return is, nil
@@ -365,6 +396,7 @@ func scan(r io.Reader, name string, o ReadOptions, is *Issues, fn func(*Entry, [
 			is.Oversized = append(is.Oversized, spot)
 		case len(t) == 0:
 		case o.IDPrefix != "" && !bytes.Contains(t, []byte(o.IDPrefix)):
+		case len(o.Needles) > 0 && !containsAny(t, o.Needles):
 		default:
 			if ferr := decodeLine(t, o.Summary, spot, is, fn); ferr != nil {
 				return ferr

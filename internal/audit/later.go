@@ -1,0 +1,154 @@
+package audit
+
+import (
+	"sort"
+	"strings"
+	"time"
+)
+
+// Later is a change recorded after another entry that touched one of its
+// partitions, and what it recorded of that partition. A change's intent
+// holds each partition's offset as the change found it, read before it
+// sent anything: of an earlier change whose outcome is unknown, the only
+// evidence left once another change has moved the partition (the offsets
+// now are that later change's doing, or of one after it).
+type Later struct {
+	ID      string    `json:"id"`
+	Time    time.Time `json:"time"`
+	Action  string    `json:"action"`
+	Outcome string    `json:"outcome"`
+	// UndoOf is, for an undo, the entry it undid.
+	UndoOf string `json:"undo_of,omitempty"`
+	// Found is the partition's offset as the later change found it (its
+	// before; nil: no commit).
+	Found *int64 `json:"found"`
+	// Matches says which offset of the earlier entry Found is
+	// (MatchPlanned, MatchBefore, MatchBoth, MatchNeither), or
+	// MatchUnread when the later change's record of the partition
+	// cannot be read.
+	Matches string `json:"matches"`
+}
+
+// MatchUnread is a Later whose record cannot be read: an entry in a
+// format this offsetctl does not know, or whose changes file was not
+// read. It may have changed the partition; what it found is not known.
+const MatchUnread = "not readable"
+
+// Laters maps each partition of an entry to the earliest change recorded
+// after it that touched the partition (LaterChanges).
+type Laters struct{ m map[changeKey]Later }
+
+// Lookup returns the earliest later change of a partition.
+func (l Laters) Lookup(group, topic string, partition int32) (Later, bool) {
+	v, ok := l.m[changeKey{group, topic, partition}]
+	return v, ok
+}
+
+// Len is the number of partitions a later change touched.
+func (l Laters) Len() int { return len(l.m) }
+
+// Changes are the later changes, each once, in id order (Found and
+// Matches left out: they are per partition).
+func (l Laters) Changes() []Later {
+	seen := map[string]bool{}
+	var out []Later
+	for _, v := range l.m {
+		if !seen[v.ID] {
+			seen[v.ID] = true
+			v.Found, v.Matches = nil, ""
+			out = append(out, v)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// LaterChanges finds, for each partition of e, the earliest entry after e
+// that touched it: an entry whose id sorts after e's (ids sort by the time
+// a command started, history's order) of a change to offsets (reset,
+// undo, delete-offsets, delete-group) whatever its outcome, but refused
+// and failed (they changed nothing), that lists the partition as written
+// or maybe written (no error, or a read-back's "verify: " one). entries
+// are joined entries (Join); e itself, outcomes without their intent and
+// entries of other groups are passed over.
+//
+// An entry whose record cannot be read (a format version this offsetctl
+// does not know, or changes kept in a file that was not read) touched,
+// as far as anyone can tell, every partition of e in a group it names:
+// its Matches is MatchUnread.
+func LaterChanges(e Entry, entries []Entry) Laters {
+	mine := map[changeKey]Change{}
+	for _, c := range e.Changes {
+		mine[changeKey{c.Group, c.Topic, c.Partition}] = c
+	}
+	out := Laters{m: map[changeKey]Later{}}
+	keep := func(k changeKey, l Later) {
+		if cur, ok := out.m[k]; !ok || l.ID < cur.ID {
+			out.m[k] = l
+		}
+	}
+	seen := map[string]bool{}
+	for _, l := range entries {
+		if l.ID <= e.ID || l.Kind == KindOutcome || seen[l.ID] || !changesOffsets(l) {
+			continue
+		}
+		seen[l.ID] = true
+		ref := Later{ID: l.ID, Time: l.Time, Action: l.Action, Outcome: l.Outcome, UndoOf: l.UndoOf}
+		if !KnownVersion(l.V) || l.ChangesFile != "" && len(l.Changes) == 0 {
+			for k := range mine {
+				if contains(l.Groups, k.group) {
+					r := ref
+					r.Matches = MatchUnread
+					keep(k, r)
+				}
+			}
+			continue
+		}
+		for _, c := range l.Changes {
+			k := changeKey{c.Group, c.Topic, c.Partition}
+			m, ok := mine[k]
+			if !ok || c.Error != "" && !strings.HasPrefix(c.Error, verifyErrPrefix) {
+				continue
+			}
+			r := ref
+			r.Found, r.Matches = c.Before, matchOf(c.Before, m)
+			keep(k, r)
+		}
+	}
+	return out
+}
+
+// verifyErrPrefix starts the error of a partition whose write the broker
+// acknowledged and whose read-back differed (admin's): it was written.
+const verifyErrPrefix = "verify: "
+
+// changesOffsets says whether l may have changed a group's offsets: a
+// change (not a replay) that was not refused and did not fail. Of an
+// entry in a format this offsetctl does not know, only the action is
+// trusted.
+func changesOffsets(l Entry) bool {
+	switch l.Action {
+	case ActReplay, ActBackfill:
+		return false
+	case ActReset, ActUndo, ActDeleteOffsets, ActDeleteGroup:
+	default:
+		if KnownVersion(l.V) {
+			return false
+		}
+	}
+	return !KnownVersion(l.V) || l.Outcome != Refused && l.Outcome != Failed
+}
+
+// matchOf says which recorded offset of c the offset v is.
+func matchOf(v *int64, c Change) string {
+	isPlanned, isBefore := sameOffset(v, c.After), sameOffset(v, c.Before)
+	switch {
+	case isPlanned && isBefore:
+		return MatchBoth
+	case isPlanned:
+		return MatchPlanned
+	case isBefore:
+		return MatchBefore
+	}
+	return MatchNeither
+}
