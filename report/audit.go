@@ -107,20 +107,45 @@ func countCSV(n *int) string {
 }
 
 // Verify renders history --verify: JSON, or one row per partition with
-// its offsets before, planned and now, and which of them it matches.
+// its offsets before, planned and now, and which of them it matches. A
+// partition a later change touched also names that change (LATER), the
+// offset it found there (FOUND) and which of this change's offsets that
+// is (FOUND-MATCHES): CSV always has those columns, the table only when a
+// row has a later change.
 func Verify(w io.Writer, f Format, v audit.Verification) error {
 	if f == JSON {
 		return WriteJSON(w, v)
 	}
+	anyLater := false
+	for _, r := range v.Rows {
+		anyLater = anyLater || r.Later != nil
+	}
 	rows := make([][]string, 0, len(v.Rows))
 	for _, r := range v.Rows {
 		if f == CSV {
-			rows = append(rows, []string{r.Group, r.Topic, fmt.Sprint(r.Partition), OptCSV(r.Before), OptCSV(r.Planned), OptCSV(r.Now), r.Matches})
+			row := []string{r.Group, r.Topic, fmt.Sprint(r.Partition), OptCSV(r.Before), OptCSV(r.Planned), OptCSV(r.Now), r.Matches, "", "", ""}
+			if l := r.Later; l != nil {
+				row[7], row[8], row[9] = l.ID, OptCSV(l.Found), l.Matches
+			}
+			rows = append(rows, row)
 			continue
 		}
-		rows = append(rows, []string{r.Group, r.Topic, fmt.Sprint(r.Partition), noCommit(r.Before), noCommit(r.Planned), noCommit(r.Now), r.Matches})
+		row := []string{r.Group, r.Topic, fmt.Sprint(r.Partition), noCommit(r.Before), noCommit(r.Planned), noCommit(r.Now), r.Matches}
+		if anyLater {
+			row = append(row, "-", "-", "-")
+			if l := r.Later; l != nil {
+				row[7], row[8], row[9] = l.ID, noCommit(l.Found), l.Matches
+				if l.Matches == audit.MatchUnread {
+					row[8] = "?"
+				}
+			}
+		}
+		rows = append(rows, row)
 	}
 	header := []string{"GROUP", "TOPIC", "PARTITION", "BEFORE", "PLANNED", "NOW", "MATCHES"}
+	if f == CSV || anyLater {
+		header = append(header, "LATER", "FOUND", "FOUND-MATCHES")
+	}
 	if f == CSV {
 		return WriteCSV(w, header, rows)
 	}

@@ -161,7 +161,7 @@ func TestVerifyTable(t *testing.T) {
 	if err := Verify(&buf, CSV, v); err != nil {
 		t.Fatal(err)
 	}
-	if want := "GROUP,TOPIC,PARTITION,BEFORE,PLANNED,NOW,MATCHES\ng,t,0,1,2,2,planned\ng,t,1,,2,,before\n"; buf.String() != want {
+	if want := "GROUP,TOPIC,PARTITION,BEFORE,PLANNED,NOW,MATCHES,LATER,FOUND,FOUND-MATCHES\ng,t,0,1,2,2,planned,,,\ng,t,1,,2,,before,,,\n"; buf.String() != want {
 		t.Fatalf("verify CSV:\n%q\nwant\n%q", buf.String(), want)
 	}
 	buf.Reset()
@@ -169,6 +169,51 @@ func TestVerifyTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), `"matches": "mixed"`) || !strings.Contains(buf.String(), `"now": null`) {
+		t.Fatalf("verify JSON:\n%s", buf.String())
+	}
+}
+
+// A partition a later change touched names it, with the offset it found
+// and which of the change's offsets that is: the table adds the columns
+// only then, CSV always has them, JSON nests them under "later".
+func TestVerifyTableLater(t *testing.T) {
+	one, two, four := int64(1), int64(2), int64(4)
+	v := audit.Verification{ID: "01", Outcome: "unknown", Matches: "mixed", Rows: []audit.VerifyRow{
+		{Group: "g", Topic: "t", Partition: 0, Before: &one, Planned: &two, Now: &four, Matches: audit.MatchNeither,
+			Later: &audit.Later{ID: "02", Action: "reset", Outcome: "applied", Found: &one, Matches: audit.MatchBefore}},
+		{Group: "g", Topic: "t", Partition: 1, Before: &one, Planned: &two, Now: &one, Matches: audit.MatchBefore,
+			Later: &audit.Later{ID: "03", Action: "reset", Outcome: "applied", Matches: audit.MatchUnread}},
+		{Group: "g", Topic: "t", Partition: 2, Before: &one, Planned: &two, Now: &two, Matches: audit.MatchPlanned},
+	}}
+	var buf bytes.Buffer
+	if err := Verify(&buf, Table, v); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"GROUP  TOPIC  PARTITION  BEFORE  PLANNED  NOW  MATCHES  LATER  FOUND  FOUND-MATCHES",
+		"g      t      0          1       2        4    neither  02     1      before",
+		"g      t      1          1       2        1    before   03     ?      not readable",
+		"g      t      2          1       2        2    planned  -      -      -",
+	}
+	got := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	for i := range got {
+		got[i] = strings.TrimRight(got[i], " ")
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("verify table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	buf.Reset()
+	if err := Verify(&buf, CSV, v); err != nil {
+		t.Fatal(err)
+	}
+	if want := "GROUP,TOPIC,PARTITION,BEFORE,PLANNED,NOW,MATCHES,LATER,FOUND,FOUND-MATCHES\ng,t,0,1,2,4,neither,02,1,before\ng,t,1,1,2,1,before,03,,not readable\ng,t,2,1,2,2,planned,,,\n"; buf.String() != want {
+		t.Fatalf("verify CSV:\n%q\nwant\n%q", buf.String(), want)
+	}
+	buf.Reset()
+	if err := Verify(&buf, JSON, v); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"later": {`) || !strings.Contains(buf.String(), `"found": 1,`) || strings.Count(buf.String(), `"later"`) != 2 {
 		t.Fatalf("verify JSON:\n%s", buf.String())
 	}
 }

@@ -31,7 +31,9 @@ intent) is shown as unknown. --group G also lists the fleet changes
 "skipped (live)" and no CHANGED count: G was not changed by them.
 --verify ID reads the groups of change ID now and says, partition by
 partition, whether each holds the offset before the change, the planned
-one, or neither.`,
+one, or neither. Where a change recorded later touched a partition, it
+names that change and the offset it found there; of a change whose
+outcome is unknown, that record, not today's offsets, is the evidence.`,
 		Example: `  offsetctl history --group orders-billing --since 7d
   offsetctl history --since 2026-11-30 -o json
   offsetctl history --verify 01JE4Z8Q6M3T9V2XKQ0R5B7C1D`,
@@ -170,9 +172,22 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 	if err != nil {
 		return err
 	}
-	v := audit.Verify(e, live)
+	later, err := a.laterChanges(e, entries)
+	if err != nil {
+		return err
+	}
+	v := audit.VerifyLater(e, live, later)
 	// The verdict is said on stderr whatever became of the table.
 	werr := report.Verify(a.stdout, a.format, v)
+	if later.Len() > 0 && e.Outcome == audit.Unknown {
+		// A recorded outcome says whether the change was made (the
+		// words below weigh the offsets now against it); of an unknown
+		// one, only what the later changes found is evidence.
+		for _, l := range verifyLaterLines(e, v) {
+			a.infof("%s", l)
+		}
+		return werr
+	}
 	a.infof("entry %s (recorded outcome: %s): %s", e.ID, e.Outcome, verifyWords(v))
 	return werr
 }
@@ -274,12 +289,19 @@ func (a *app) readTrail(ctx context.Context, summary bool, id string) ([]audit.E
 	if err != nil {
 		return nil, &exitcode.Error{Code: exitcode.Failure, Err: err}
 	}
-	o := audit.ReadOptions{Summary: summary, Explicit: a.auditExplicit(), Stdin: a.stdin, PipeWait: a.timeout, IDPrefix: strings.ToUpper(strings.TrimSpace(id))}
+	prefix := strings.ToUpper(strings.TrimSpace(id))
+	o := audit.ReadOptions{Summary: summary, Explicit: a.auditExplicit(), Stdin: a.stdin, PipeWait: a.timeout, IDPrefix: prefix}
+	// Standard input is read once: the changes recorded after the entry
+	// (laterChanges) are kept from this read.
+	stdin := path == audit.Stdio && id != ""
+	if stdin {
+		o.IDPrefix = ""
+	}
 	var entries []audit.Entry
 	is, err := audit.Walk(path, o, func(e *audit.Entry, line []byte) error {
 		// The change's outcome names its intent's id.
 		// An undo of it names it too: undo says it was undone already.
-		if id != "" && !strings.HasPrefix(e.ID, o.IDPrefix) && !strings.HasPrefix(e.Intent, o.IDPrefix) && !strings.HasPrefix(e.UndoOf, o.IDPrefix) {
+		if id != "" && !related(*e, prefix) && !(stdin && laterThan(*e, prefix)) {
 			return nil
 		}
 		entries = append(entries, *e)
@@ -296,7 +318,7 @@ func (a *app) readTrail(ctx context.Context, summary bool, id string) ([]audit.E
 	// The changes a sidecar holds are read (and checked) before the join:
 	// the outcome names the partitions not changed among them.
 	for i, e := range entries {
-		if id != "" && e.ChangesFile != "" && audit.KnownVersion(e.V) {
+		if id != "" && related(e, prefix) && e.ChangesFile != "" && audit.KnownVersion(e.V) {
 			if entries[i], err = audit.LoadChanges(path, e); err != nil {
 				return nil, &exitcode.Error{Code: exitcode.Failure, Err: err}
 			}
@@ -304,6 +326,12 @@ func (a *app) readTrail(ctx context.Context, summary bool, id string) ([]audit.E
 	}
 	// One row per change: each intent with its outcome.
 	return audit.Join(entries), nil
+}
+
+// related says whether e is the entry whose id starts with prefix, its
+// outcome, or an undo of it.
+func related(e audit.Entry, prefix string) bool {
+	return strings.HasPrefix(e.ID, prefix) || strings.HasPrefix(e.Intent, prefix) || strings.HasPrefix(e.UndoOf, prefix)
 }
 
 // historyJSON streams the selected entries, changes included, in the

@@ -1,0 +1,239 @@
+package cli
+
+// A change whose outcome is unknown (an intent alone: the run was killed,
+// or could not write its outcome), then a later change of the same
+// partitions: the offsets now are the later change's doing, so history
+// --verify and undo decide the earlier one from the later change's intent
+// (the offsets it found), never from today's offsets (QA items 2a, 2b).
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/internal/audit"
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// laterFixture is a group on a 3-partition topic of 30 records each, with
+// one audit log.
+type laterFixture struct {
+	c            *testkit.Cluster
+	topic, group string
+	log, dir     string
+	runs         int
+	// refuse makes the broker refuse every TxnOffsetCommit: a reset then
+	// changes nothing (its transaction aborted).
+	refuse *atomic.Bool
+}
+
+func newLater(t *testing.T, at map[int32]int64) *laterFixture {
+	t.Helper()
+	c := kfakeCluster(t)
+	f := &laterFixture{c: c, topic: c.Topic(3, nil), group: testkit.Name(t, "g"), dir: t.TempDir(), refuse: &atomic.Bool{}}
+	f.log = filepath.Join(f.dir, "audit.jsonl")
+	c.Produce(f.topic, map[int32]int{0: 30, 1: 30, 2: 30}, time.Time{})
+	c.Commit(f.group, f.topic, at)
+	c.Fake.ControlKey(int16(kmsg.TxnOffsetCommit), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		if !f.refuse.Load() {
+			return nil, nil, false
+		}
+		r := req.(*kmsg.TxnOffsetCommitRequest)
+		resp := r.ResponseKind().(*kmsg.TxnOffsetCommitResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewTxnOffsetCommitResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewTxnOffsetCommitResponseTopicPartition()
+				sp.Partition, sp.ErrorCode = rp.Partition, kerr.GroupAuthorizationFailed.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	return f
+}
+
+// run runs offsetctl with the fixture's log.
+func (f *laterFixture) run(t *testing.T, want int, args ...string) result {
+	t.Helper()
+	return mustRun(t, f.c, want, append([]string{"--audit-log", f.log}, args...)...)
+}
+
+// reset runs reset --execute of the group to target (scope: --topic
+// scope), and returns its entry's id.
+func (f *laterFixture) reset(t *testing.T, want int, scope, target string) string {
+	t.Helper()
+	f.runs++
+	return recordedID(t, f.run(t, want, "reset", f.group, "--topic", scope, "--to", target, "--execute", "--backup", filepath.Join(f.dir, "r"+string(rune('a'+f.runs))+".csv")))
+}
+
+// unknown leaves the intent of entry id alone in the log: its outcome
+// line is taken out, as a run killed after its intent (kill -9), or one
+// whose outcome could not be appended (a full disk), leaves the log.
+func (f *laterFixture) unknown(t *testing.T, id string) {
+	t.Helper()
+	data, err := os.ReadFile(f.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []byte
+	dropped := 0
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		var e audit.Entry
+		if json.Unmarshal(line, &e) == nil && e.Kind == audit.KindOutcome && e.Intent == id {
+			dropped++
+			continue
+		}
+		kept = append(kept, line...)
+	}
+	if dropped != 1 {
+		t.Fatalf("%d outcome line(s) of %s in the log", dropped, id)
+	}
+	if err := os.WriteFile(f.log, kept, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if es := historyOf(t, "--audit-log", f.log); es[len(es)-1].ID != id || es[len(es)-1].Outcome != audit.Unknown {
+		t.Fatalf("history: %+v", es)
+	}
+}
+
+// verify runs history --verify id -o json and decodes it.
+func (f *laterFixture) verify(t *testing.T, id string) (audit.Verification, string) {
+	t.Helper()
+	r := f.run(t, 0, "history", "--verify", id, "-o", "json")
+	var v audit.Verification
+	decodeJSON(t, r, &v)
+	return v, r.stderr
+}
+
+func (f *laterFixture) wantAt(t *testing.T, want map[int32]int64) {
+	t.Helper()
+	wantCommitted(t, f.c, f.group, f.topic, want)
+}
+
+// wantLater checks which later change each row of v names (""
+// none) and what it found.
+func wantLater(t *testing.T, v audit.Verification, later []string, matches string) {
+	t.Helper()
+	for i, r := range v.Rows {
+		switch {
+		case later[i] == "" && r.Later != nil:
+			t.Errorf("partition %d names a later change: %+v", r.Partition, *r.Later)
+		case later[i] != "" && (r.Later == nil || r.Later.ID != later[i] || r.Later.Matches != matches):
+			t.Errorf("partition %d: later %+v, want %s finding %s", r.Partition, r.Later, later[i], matches)
+		}
+	}
+}
+
+// TestVerifyUnknownThenSameReset (QA 2a): a reset to 17 that never
+// reached the cluster (its transaction refused), its outcome lost; then a
+// reset to 17 that did. The offsets now are the planned ones, and they say
+// nothing of the first: --verify says what the later reset found (the
+// offsets from before), never "applied".
+func TestVerifyUnknownThenSameReset(t *testing.T) {
+	f := newLater(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+	f.refuse.Store(true)
+	u := f.reset(t, 1, f.topic, "17")
+	f.refuse.Store(false)
+	f.wantAt(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+	f.unknown(t, u)
+	if _, stderr := f.verify(t, u); !strings.Contains(stderr, "every partition (3) holds its offset before the change: it is not applied") {
+		t.Fatalf("--verify before any later change:\n%s", stderr)
+	}
+
+	c := f.reset(t, 0, f.topic, "17")
+	f.wantAt(t, map[int32]int64{0: 17, 1: 17, 2: 17})
+	v, stderr := f.verify(t, u)
+	wantLater(t, v, []string{c, c, c}, audit.MatchBefore)
+	if strings.Contains(stderr, "the change is applied") || !strings.Contains(stderr, "3 partitions (group "+f.group+" topic "+f.topic+" partition 0, 1, 2): cannot tell from today's offsets: "+c+" (reset at ") ||
+		!strings.Contains(stderr, "the later change "+c+" at ") || !strings.Contains(stderr, "found the offsets from before "+u+": not applied before "+c) {
+		t.Fatalf("--verify after the later reset:\n%s", stderr)
+	}
+	// The table names the later change and what it found.
+	table := f.run(t, 0, "history", "--verify", u).stdout
+	if !strings.Contains(table, "LATER") || strings.Count(table, c) != 3 {
+		t.Fatalf("--verify table:\n%s", table)
+	}
+	// The log read from standard input (read once) says the same.
+	data, err := os.ReadFile(f.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	a := &app{stdout: &out, stderr: &errb, stdin: bytes.NewReader(data), getenv: testEnv(t, nil), now: time.Now}
+	if code := a.execute(context.Background(), []string{"--brokers", f.c.BrokerList(), "--audit-log", "-", "history", "--verify", u}); code != 0 ||
+		!strings.Contains(errb.String(), "not applied before "+c) {
+		t.Fatalf("--verify from standard input: exit %d\n%s", code, errb.String())
+	}
+}
+
+// TestVerifyUnknownApplied (QA 2b): a reset to 3 that was applied but
+// whose outcome was never recorded, then a reset back to 20, the offsets
+// from before it. Today's offsets look "not applied"; the later reset
+// found the planned offsets, so --verify says applied before it.
+func TestVerifyUnknownApplied(t *testing.T) {
+	f := newLater(t, map[int32]int64{0: 20, 1: 20, 2: 20})
+	u := f.reset(t, 0, f.topic, "3")
+	f.unknown(t, u)
+	c := f.reset(t, 0, f.topic, "20")
+	f.wantAt(t, map[int32]int64{0: 20, 1: 20, 2: 20})
+
+	v, stderr := f.verify(t, u)
+	wantLater(t, v, []string{c, c, c}, audit.MatchPlanned)
+	if strings.Contains(stderr, "it is not applied") || !strings.Contains(stderr, "found the planned offsets: applied before "+c) {
+		t.Fatalf("--verify:\n%s", stderr)
+	}
+}
+
+// TestVerifyUnknownPartlyOverlapped: the later change (itself of unknown
+// outcome) touched one partition of three. That one is decided by what
+// the later change found; the two it did not touch by the offsets now, as
+// before.
+func TestVerifyUnknownPartlyOverlapped(t *testing.T) {
+	f := newLater(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+	f.refuse.Store(true)
+	u := f.reset(t, 1, f.topic, "17")
+	f.refuse.Store(false)
+	f.unknown(t, u)
+	c := f.reset(t, 0, f.topic+":0", "17")
+	f.unknown(t, c)
+	f.wantAt(t, map[int32]int64{0: 17, 1: 4, 2: 4})
+
+	v, stderr := f.verify(t, u)
+	wantLater(t, v, []string{c, "", ""}, audit.MatchBefore)
+	if !strings.Contains(stderr, "a later change touched 1 of its 3 partitions") ||
+		!strings.Contains(stderr, "1 partition (group "+f.group+" topic "+f.topic+" partition 0): cannot tell from today's offsets: "+c+" (reset at ") ||
+		!strings.Contains(stderr, ", outcome unknown) changed them later; the later change "+c) || !strings.Contains(stderr, "not applied before "+c) ||
+		!strings.Contains(stderr, "2 partitions (group "+f.group+" topic "+f.topic+" partition 1, 2), which no later change touched: they hold their offsets from before the change now: not applied") ||
+		strings.Contains(stderr, "planned offset: the change is applied") {
+		t.Fatalf("--verify:\n%s", stderr)
+	}
+}
+
+// TestVerifyUnknownDeleteThenReset: the class holds for delete-offsets: a
+// delete whose outcome was lost, then a reset that found no commit (the
+// delete's planned state) says the delete was applied before it.
+func TestVerifyUnknownDeleteThenReset(t *testing.T) {
+	f := newLater(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+	f.runs++
+	u := recordedID(t, f.run(t, 0, "delete-offsets", f.group, "--topic", f.topic, "--execute", "--backup", filepath.Join(f.dir, "d.csv")))
+	f.unknown(t, u)
+	c := f.reset(t, 0, f.topic, "4")
+	v, stderr := f.verify(t, u)
+	wantLater(t, v, []string{c, c, c}, audit.MatchPlanned)
+	if !strings.Contains(stderr, "found the planned offsets: applied before "+c) || strings.Contains(stderr, "it is not applied") {
+		t.Fatalf("--verify:\n%s", stderr)
+	}
+}
