@@ -117,6 +117,10 @@ type Entry struct {
 	// skipped, not changed). Entries written before it was added hold
 	// such groups in Groups only.
 	SkippedLive []string `json:"skipped_live,omitempty"`
+	// ForcedOver are, for an undo of a change whose outcome is unknown
+	// run with --force, the changes recorded after that change that had
+	// touched its partitions: the undo restored its backup over them.
+	ForcedOver []string `json:"forced_over,omitempty"`
 	// Partitions counts the planned partitions; Applied those changed
 	// and read back.
 	Partitions int `json:"partitions"`

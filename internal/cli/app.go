@@ -79,6 +79,9 @@ type app struct {
 	// auditTopic is --audit-topic; trailTopic the resolved one (the flag,
 	// else the profile's audit_topic).
 	auditTopic, trailTopic string
+	// forcedOver: an undo run with --force over the later changes of an
+	// entry whose outcome is unknown names them in its entry.
+	forcedOver []string
 
 	// ran is set once a command's own code starts: errors before it
 	// (flags, arguments, unknown commands) are usage errors.

@@ -150,6 +150,7 @@ func (a *app) beginAudit(ctx context.Context, adm *cluster.Admin, action string)
 		}
 		cancel()
 	}
+	e.ForcedOver = a.forcedOver
 	return r, nil
 }
 

@@ -141,7 +141,9 @@ func wantLater(t *testing.T, v audit.Verification, later []string, matches strin
 // reached the cluster (its transaction refused), its outcome lost; then a
 // reset to 17 that did. The offsets now are the planned ones, and they say
 // nothing of the first: --verify says what the later reset found (the
-// offsets from before), never "applied".
+// offsets from before), and undo refuses (exit 2, nothing changed, naming
+// the later reset) rather than silently reverting it; --force restores
+// the backup anyway, and the undo's entry names the change it overrode.
 func TestVerifyUnknownThenSameReset(t *testing.T) {
 	f := newLater(t, map[int32]int64{0: 4, 1: 4, 2: 4})
 	f.refuse.Store(true)
@@ -177,12 +179,36 @@ func TestVerifyUnknownThenSameReset(t *testing.T) {
 		!strings.Contains(errb.String(), "not applied before "+c) {
 		t.Fatalf("--verify from standard input: exit %d\n%s", code, errb.String())
 	}
+
+	for _, args := range [][]string{{"undo", u}, {"undo", u, "--execute", "--backup", filepath.Join(f.dir, "refused.csv")}} {
+		r := badInput(t, f.c, "entry "+u+" (outcome unknown): 3 of its 3 partition(s) were changed later, by "+c+" (reset at ", append([]string{"--audit-log", f.log}, args...)...)
+		// The command to paste reaches the same cluster and log.
+		if !strings.Contains(r.stderr, "undo it first (offsetctl --brokers "+f.c.BrokerList()+" --audit-log "+f.log+" undo "+c+"), or add --force") {
+			t.Fatalf("%v:\n%s", args, r.stderr)
+		}
+		f.wantAt(t, map[int32]int64{0: 17, 1: 17, 2: 17})
+	}
+	if es := historyOf(t, "--audit-log", f.log); len(es) != 2 {
+		t.Fatalf("a refused undo is bad input, not recorded: %+v", es)
+	}
+
+	r := f.run(t, 0, "undo", u, "--execute", "--force", "--backup", filepath.Join(f.dir, "u.csv"))
+	if !strings.Contains(r.stderr, "--force: restoring the backup over that change") {
+		t.Fatalf("undo --force:\n%s", r.stderr)
+	}
+	f.wantAt(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+	es := historyOf(t, "--audit-log", f.log)
+	if last := es[len(es)-1]; len(es) != 3 || last.Action != audit.ActUndo || last.UndoOf != u || last.Outcome != audit.Applied || strings.Join(last.ForcedOver, " ") != c {
+		t.Fatalf("history after undo --force: %+v", es)
+	}
 }
 
 // TestVerifyUnknownApplied (QA 2b): a reset to 3 that was applied but
 // whose outcome was never recorded, then a reset back to 20, the offsets
 // from before it. Today's offsets look "not applied"; the later reset
-// found the planned offsets, so --verify says applied before it.
+// found the planned offsets, so --verify says applied before it, and undo
+// refuses (exit 2) instead of saying the change never reached the
+// cluster.
 func TestVerifyUnknownApplied(t *testing.T) {
 	f := newLater(t, map[int32]int64{0: 20, 1: 20, 2: 20})
 	u := f.reset(t, 0, f.topic, "3")
@@ -195,12 +221,17 @@ func TestVerifyUnknownApplied(t *testing.T) {
 	if strings.Contains(stderr, "it is not applied") || !strings.Contains(stderr, "found the planned offsets: applied before "+c) {
 		t.Fatalf("--verify:\n%s", stderr)
 	}
+	r := badInput(t, f.c, "3 of its 3 partition(s) were changed later, by "+c, "--audit-log", f.log, "undo", u, "--execute", "--backup", filepath.Join(f.dir, "refused.csv"))
+	if strings.Contains(r.stderr, "nothing to undo") {
+		t.Fatalf("undo:\n%s", r.stderr)
+	}
+	f.wantAt(t, map[int32]int64{0: 20, 1: 20, 2: 20})
 }
 
 // TestVerifyUnknownPartlyOverlapped: the later change (itself of unknown
 // outcome) touched one partition of three. That one is decided by what
 // the later change found; the two it did not touch by the offsets now, as
-// before.
+// before; undo refuses the whole restore, naming it.
 func TestVerifyUnknownPartlyOverlapped(t *testing.T) {
 	f := newLater(t, map[int32]int64{0: 4, 1: 4, 2: 4})
 	f.refuse.Store(true)
@@ -220,6 +251,10 @@ func TestVerifyUnknownPartlyOverlapped(t *testing.T) {
 		strings.Contains(stderr, "planned offset: the change is applied") {
 		t.Fatalf("--verify:\n%s", stderr)
 	}
+	badInput(t, f.c, "1 of its 3 partition(s) were changed later, by "+c, "--audit-log", f.log, "undo", u, "--execute", "--backup", filepath.Join(f.dir, "refused.csv"))
+	f.wantAt(t, map[int32]int64{0: 17, 1: 4, 2: 4})
+	f.run(t, 0, "undo", u, "--execute", "--force", "--backup", filepath.Join(f.dir, "u.csv"))
+	f.wantAt(t, map[int32]int64{0: 4, 1: 4, 2: 4})
 }
 
 // TestVerifyUnknownDeleteThenReset: the class holds for delete-offsets: a
@@ -236,4 +271,5 @@ func TestVerifyUnknownDeleteThenReset(t *testing.T) {
 	if !strings.Contains(stderr, "found the planned offsets: applied before "+c) || strings.Contains(stderr, "it is not applied") {
 		t.Fatalf("--verify:\n%s", stderr)
 	}
+	badInput(t, f.c, "were changed later, by "+c, "--audit-log", f.log, "undo", u)
 }

@@ -227,19 +227,22 @@ func TestAuditOutcomeNotWritten(t *testing.T) {
 	if !strings.Contains(v.stderr, "every partition (3) holds its planned offset: the change is applied") || strings.Count(v.stdout, " planned\n") != 3 {
 		t.Fatalf("--verify:\n%s\n%s", v.stdout, v.stderr)
 	}
-	mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(dir, "u.csv"))
+	undo := recordedID(t, mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(dir, "u.csv")))
 	f.wantAt(t, walOld)
 	// Undone completely, the unknown change is settled: history no
 	// longer asks for it to be verified.
 	if h := mustRun(t, nil, 0, "--audit-log", f.log, "history"); !strings.Contains(h.stdout, " unknown ") || strings.Contains(h.stderr, "with outcome unknown") {
 		t.Fatalf("history after the undo of the unknown change:\n%s\n%s", h.stdout, h.stderr)
 	}
-	// Undone, the intent's groups hold their offsets before: an undo of
-	// the intent again has nothing to restore (and says so).
-	u := mustRun(t, f.c, 0, "--audit-log", f.log, "undo", es[0].ID, "--execute")
-	if !strings.Contains(u.stderr, "every partition holds its offset before the change, which did not reach the cluster: nothing to undo") {
-		t.Fatalf("undo of an intent at before:\n%s", u.stderr)
+	// Undone, the intent's groups hold their offsets before: that is the
+	// undo's doing, not a sign the change never landed. An undo of the
+	// intent again names its undo (exit 2, nothing changed); it once said
+	// "did not reach the cluster: nothing to undo".
+	u := badInput(t, f.c, "were changed later, by "+undo+" (undo at ", "--audit-log", f.log, "undo", es[0].ID, "--execute", "--backup", filepath.Join(dir, "u2.csv"))
+	if strings.Contains(u.stderr, "did not reach the cluster") || !strings.Contains(u.stderr, "(it was undone already by entry "+undo+"); add --force to restore the backup again") {
+		t.Fatalf("undo of an intent undone already:\n%s", u.stderr)
 	}
+	f.wantAt(t, walOld)
 }
 
 // TestAuditUnrecordedAfterQuietEnd: a replay whose stdout's reader left

@@ -441,7 +441,11 @@ func (a *app) undoCmd() *cobra.Command {
 the backup it recorded: partitions that had no commit go back to no commit.
 It checks the backup's SHA-256 first, and refuses (exit 1) when a group has
 moved since that change (a consumer committed, or another reset), unless
---force. The restore is a reset --to file:BACKUP, with its guard (no live
+--force. A change whose outcome is unknown is refused (exit 2) when a change
+recorded later touched its partitions: the offsets now cannot tell whether
+it landed, and the restore would revert that change too; --force restores
+anyway, and the undo's entry names those changes (forced_over).
+The restore is a reset --to file:BACKUP, with its guard (no live
 members), its own backup and read-back, and it is recorded in the trail too.
 An entry recorded on another cluster than the one connected (its cluster_id)
 is refused (exit 2); --other-cluster ID undoes it anyway, for that cluster
@@ -465,7 +469,7 @@ rebuilt under a new id.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&execute, "execute", false, "restore (default: dry run)")
-	fl.BoolVar(&force, "force", false, "restore even if the group has moved since the change")
+	fl.BoolVar(&force, "force", false, "restore even if the group has moved since the change, or (outcome unknown) a later change touched its partitions")
 	fl.StringVar(&backup, "backup", "", "backup of the offsets the undo replaces (default offsetctl-backup-GROUP-UTCTIME.csv)")
 	fl.StringVar(&other, "other-cluster", "", "undo an entry recorded on cluster `ID` (the cluster_id it records) on the cluster connected now, whose id differs: only for that cluster rebuilt under a new id; recorded in the undo's entry")
 	// How the restore commits, as reset takes them: a change made with
@@ -534,7 +538,17 @@ func (a *app) runUndo(cmd *cobra.Command, id string, f undoFlags) error {
 		return err
 	}
 	if e.Outcome == audit.Unknown {
-		if v := audit.Verify(e, live); v.Matches == audit.MatchBefore {
+		later, err := a.laterChanges(e, entries)
+		if err != nil {
+			return err
+		}
+		if later.Len() > 0 {
+			// The offsets now are no evidence of e: refused, or with
+			// --force restored over the later changes.
+			if err := a.undoOverLater(e, entries, later, f.force); err != nil {
+				return err
+			}
+		} else if v := audit.Verify(e, live); v.Matches == audit.MatchBefore {
 			a.infof("entry %s (outcome unknown): every partition holds its offset before the change, which did not reach the cluster: nothing to undo", e.ID)
 			return nil
 		}

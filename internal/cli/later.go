@@ -177,3 +177,39 @@ func partitionsWord(rows []audit.VerifyRow) string {
 	}
 	return fmt.Sprintf("%s (%s)", textlist.Count(len(rows), "partition"), textlist.Short(parts, 3, "; "))
 }
+
+// undoOverLater decides an undo of e, whose outcome is unknown, when later
+// changes touched its partitions: whether e landed cannot be told from
+// the offsets now, and restoring its backup would undo those changes as
+// well. Without --force it is refused (exit 2, nothing changed), naming
+// them; with --force it warns, and the undo's entry names them
+// (forced_over).
+func (a *app) undoOverLater(e audit.Entry, entries []audit.Entry, later audit.Laters, force bool) error {
+	changes := later.Changes()
+	var names, ids []string
+	own := true // every later change is an undo of e
+	for _, l := range changes {
+		names = append(names, laterName(l))
+		ids = append(ids, l.ID)
+		own = own && l.UndoOf == e.ID
+	}
+	that, advice := "that change", fmt.Sprintf("undo it first (%s undo %s), or add --force to restore the backup anyway", a.prog(), ids[0])
+	if len(ids) > 1 {
+		that, advice = "those changes", "undo them first, or add --force to restore the backup anyway"
+	}
+	what := fmt.Sprintf("entry %s (outcome unknown): %d of its %d partition(s) were changed later, by %s: today's offsets cannot tell whether it reached the cluster",
+		e.ID, later.Len(), len(e.Changes), textlist.Short(names, 3, ", "))
+	if own {
+		// Its own undo: restoring the backup again undoes nothing else.
+		advice = "add --force to restore the backup again"
+	} else {
+		what += fmt.Sprintf(", and restoring its backup would undo %s too", that)
+	}
+	what += undoneWords(a.prog(), entries, e.ID)
+	if !force {
+		return exitcode.Usagef("%s; %s", what, advice)
+	}
+	a.warnf("%s; --force: restoring the backup over %s (the undo's entry names %s in forced_over)", what, that, map[bool]string{true: "them", false: "it"}[len(ids) > 1])
+	a.forcedOver = ids
+	return nil
+}
