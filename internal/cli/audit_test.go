@@ -557,7 +557,7 @@ func TestUnknownHintSettled(t *testing.T) {
 		(&app{stderr: &errb}).unknownHint(tc.sel)
 		want := ""
 		if tc.want != "" {
-			want = "offsetctl: note: 1 change(s) with outcome unknown (" + tc.want + "): see where each left its groups with: offsetctl history --verify ID\n"
+			want = "offsetctl: note: 1 change(s) with outcome unknown (" + tc.want + "): whether each landed is not recorded; see what the evidence shows with: offsetctl history --verify ID\n"
 		}
 		if errb.String() != want {
 			t.Errorf("%+v:\n%q\nwant\n%q", tc.sel, errb.String(), want)

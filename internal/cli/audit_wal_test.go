@@ -220,7 +220,7 @@ func TestAuditOutcomeNotWritten(t *testing.T) {
 		t.Fatalf("history of an intent alone: %+v", es)
 	}
 	if h := mustRun(t, nil, 0, "--audit-log", f.log, "history"); !strings.Contains(h.stdout, " unknown ") ||
-		!strings.Contains(h.stderr, "1 change(s) with outcome unknown ("+es[0].ID+"): see where each left its groups with: offsetctl --audit-log "+f.log+" history --verify ID") {
+		!strings.Contains(h.stderr, "1 change(s) with outcome unknown ("+es[0].ID+"): whether each landed is not recorded; see what the evidence shows with: offsetctl --audit-log "+f.log+" history --verify ID") {
 		t.Fatalf("history of an intent alone:\n%s\n%s", h.stdout, h.stderr)
 	}
 	v := mustRun(t, f.c, 0, "--audit-log", f.log, "history", "--verify", es[0].ID)
@@ -326,7 +326,7 @@ func TestAuditBackfillUnknownGuidance(t *testing.T) {
 		t.Fatalf("history: %+v", es)
 	}
 	h := mustRun(t, nil, 0, "--audit-log", log, "history")
-	if !strings.Contains(h.stderr, "1 change(s) with outcome unknown (01M8T8W8Y1KCK5XWQG09MTTSD1): see where each left its groups with: offsetctl --audit-log "+log+" history --verify ID") ||
+	if !strings.Contains(h.stderr, "1 change(s) with outcome unknown (01M8T8W8Y1KCK5XWQG09MTTSD1): whether each landed is not recorded; see what the evidence shows with: offsetctl --audit-log "+log+" history --verify ID") ||
 		!strings.Contains(h.stderr, "1 backfill(s) with outcome unknown ("+es[1].ID+"): "+resume) || strings.Contains(h.stderr, es[1].ID+", ") {
 		t.Fatalf("history's hints:\n%s", h.stderr)
 	}

@@ -90,7 +90,10 @@ outcome is unknown, that record, not today's offsets, is the evidence.`,
 }
 
 // unknownHint says on stderr which listed changes have no recorded
-// outcome, and how to find out where they left the groups.
+// outcome, and where to see what the evidence shows of each (history
+// --verify: the offsets now, or, where a later change touched a
+// partition, what that change found). It claims no state: "where each
+// left its groups" presumed --verify could always tell.
 //
 // A change that a listed undo restored completely (applied or unverified)
 // is settled: where it left the groups no longer matters, so it is not
@@ -123,7 +126,7 @@ func (a *app) unknownHint(sel []audit.Entry) {
 		ids = append(ids, e.ID)
 	}
 	if len(ids) > 0 {
-		a.notef("%d change(s) with outcome unknown (%s): see where each left its groups with: %s history --verify ID", len(ids), textlist.Short(ids, 3, ", "), a.prog())
+		a.notef("%d change(s) with outcome unknown (%s): whether each landed is not recorded; see what the evidence shows with: %s history --verify ID", len(ids), textlist.Short(ids, 3, ", "), a.prog())
 	}
 	a.backfillHint(backfills)
 }
