@@ -125,7 +125,7 @@ func Verify(w io.Writer, f Format, v audit.Verification) error {
 		if f == CSV {
 			row := []string{r.Group, r.Topic, fmt.Sprint(r.Partition), OptCSV(r.Before), OptCSV(r.Planned), OptCSV(r.Now), r.Matches, "", "", ""}
 			if l := r.Later; l != nil {
-				row[7], row[8], row[9] = l.ID, OptCSV(l.Found), l.Matches
+				row[7], row[8], row[9] = l.ID, OptCSV(l.Found), foundMatches(l)
 			}
 			rows = append(rows, row)
 			continue
@@ -134,7 +134,7 @@ func Verify(w io.Writer, f Format, v audit.Verification) error {
 		if anyLater {
 			row = append(row, "-", "-", "-")
 			if l := r.Later; l != nil {
-				row[7], row[8], row[9] = l.ID, noCommit(l.Found), l.Matches
+				row[7], row[8], row[9] = l.ID, noCommit(l.Found), foundMatches(l)
 				if l.Matches == audit.MatchUnread {
 					row[8] = "?"
 				}
@@ -150,6 +150,16 @@ func Verify(w io.Writer, f Format, v audit.Verification) error {
 		return WriteCSV(w, header, rows)
 	}
 	return WriteTable(w, header, rows)
+}
+
+// foundMatches is a later change's FOUND-MATCHES: which offset it found,
+// marked when that change may be another cluster's (a cluster id
+// missing).
+func foundMatches(l *audit.Later) string {
+	if l.ClusterUnknown {
+		return l.Matches + " (no cluster id)"
+	}
+	return l.Matches
 }
 
 // noCommit formats an offset of a verification: "no commit" when nil.

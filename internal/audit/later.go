@@ -27,6 +27,11 @@ type Later struct {
 	// MatchUnread when the later change's record of the partition
 	// cannot be read.
 	Matches string `json:"matches"`
+	// ClusterUnknown: the later change or the entry records no cluster
+	// id, so the later change may be another cluster's (same group and
+	// topic names): it counts as touching, and what it found is no
+	// evidence.
+	ClusterUnknown bool `json:"cluster_unknown,omitempty"`
 }
 
 // MatchUnread is a Later whose record cannot be read: an entry in a
@@ -76,6 +81,12 @@ func (l Laters) Changes() []Later {
 // does not know, or changes kept in a file that was not read) touched,
 // as far as anyone can tell, every partition of e in a group it names:
 // its Matches is MatchUnread.
+//
+// A change recorded on another cluster (both ids known, and different)
+// touched none of e's partitions, whatever their names: two clusters with
+// the same groups and topics (a DR pair, staging and production) are told
+// apart by their ids alone. One where either id is missing may be of
+// either cluster: it counts, ClusterUnknown.
 func LaterChanges(e Entry, entries []Entry) Laters {
 	mine := map[changeKey]Change{}
 	for _, c := range e.Changes {
@@ -92,8 +103,12 @@ func LaterChanges(e Entry, entries []Entry) Laters {
 		if l.ID <= e.ID || l.Kind == KindOutcome || seen[l.ID] || !changesOffsets(l) {
 			continue
 		}
+		if KnownVersion(l.V) && e.ClusterID != "" && l.ClusterID != "" && l.ClusterID != e.ClusterID {
+			continue // another cluster's change
+		}
 		seen[l.ID] = true
-		ref := Later{ID: l.ID, Time: l.Time, Action: l.Action, Outcome: l.Outcome, UndoOf: l.UndoOf}
+		ref := Later{ID: l.ID, Time: l.Time, Action: l.Action, Outcome: l.Outcome, UndoOf: l.UndoOf,
+			ClusterUnknown: e.ClusterID == "" || l.ClusterID == ""}
 		if !KnownVersion(l.V) || l.ChangesFile != "" && len(l.Changes) == 0 {
 			for k := range mine {
 				if contains(l.Groups, k.group) {

@@ -23,10 +23,14 @@ func TestLaterChanges(t *testing.T) {
 		}
 		return c
 	}
-	u := Entry{V: 2, ID: "M", Action: ActReset, Outcome: Unknown, Groups: []string{"g"},
+	u := Entry{V: 2, ID: "M", Action: ActReset, Outcome: Unknown, Groups: []string{"g"}, ClusterID: "c1",
 		Changes: []Change{ch(0, 4, 17), ch(1, 4, 17), ch(2, 4, 17), ch(3, 5, 5)}}
 	entry := func(id, action, outcome string, cs ...Change) Entry {
-		return Entry{V: 2, ID: id, Kind: KindIntent, Action: action, Outcome: outcome, Groups: []string{"g"}, Changes: cs}
+		return Entry{V: 2, ID: id, Kind: KindIntent, Action: action, Outcome: outcome, Groups: []string{"g"}, ClusterID: "c1", Changes: cs}
+	}
+	onCluster := func(id string, e Entry) Entry {
+		e.ClusterID = id
+		return e
 	}
 	for _, tc := range []struct {
 		name    string
@@ -48,6 +52,9 @@ func TestLaterChanges(t *testing.T) {
 		{"an outcome without its intent", []Entry{u, {V: 2, ID: "N", Kind: KindOutcome, Intent: "L", Action: ActReset, Outcome: Applied, Groups: []string{"g"}, Changes: []Change{ch(0, 4, 4)}}}, ""},
 		{"a format this reader does not know", []Entry{u, {V: 3, ID: "N", Action: "rewind", Outcome: "done", Groups: []string{"g"}}},
 			"0:N:not readable 1:N:not readable 2:N:not readable 3:N:not readable"},
+		{"another cluster's change of the same names", []Entry{u, onCluster("c2", entry("N", ActReset, Applied, ch(0, 4, 17)))}, ""},
+		{"another cluster's, then this one's", []Entry{u, onCluster("c2", entry("N", ActReset, Applied, ch(0, 4, 17))), entry("P", ActReset, Applied, ch(0, 17, 1))}, "0:P:planned"},
+		{"a change that records no cluster id counts", []Entry{u, onCluster("", entry("N", ActReset, Applied, ch(0, 4, 17)))}, "0:N:before"},
 		{"changes in a file not read", []Entry{u, {V: 2, ID: "N", Action: ActReset, Outcome: Applied, Groups: []string{"g"}, ChangesFile: "audit-changes-N.csv"}},
 			"0:N:not readable 1:N:not readable 2:N:not readable 3:N:not readable"},
 	} {
@@ -61,6 +68,14 @@ func TestLaterChanges(t *testing.T) {
 		sort.Strings(got)
 		if strings.Join(got, " ") != tc.want || l.Len() != len(got) {
 			t.Errorf("%s: %q, want %q", tc.name, strings.Join(got, " "), tc.want)
+		}
+	}
+	// A change that records no cluster id, or of an entry that records
+	// none, may be another cluster's: what it found is no evidence.
+	for _, tc := range []struct{ entry, later string }{{"c1", ""}, {"", "c1"}, {"", ""}, {"c1", "c1"}} {
+		l := LaterChanges(onCluster(tc.entry, u), []Entry{onCluster(tc.later, entry("N", ActReset, Applied, ch(0, 4, 17)))})
+		if v, ok := l.Lookup("g", "t", 0); !ok || v.ClusterUnknown != (tc.entry == "" || tc.later == "") {
+			t.Errorf("entry of cluster %q, later change of %q: %+v (found %v)", tc.entry, tc.later, v, ok)
 		}
 	}
 	// What the later change found, and the changes each once in id order.

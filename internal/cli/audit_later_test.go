@@ -273,3 +273,60 @@ func TestVerifyUnknownDeleteThenReset(t *testing.T) {
 	}
 	badInput(t, f.c, "were changed later, by "+c, "--audit-log", f.log, "undo", u)
 }
+
+// TestVerifyUnknownOtherClusterChange: a change recorded later on another
+// cluster (the same group and topic names, its own cluster id) touched
+// none of this cluster's partitions: --verify still reads the offsets now
+// and undo is not refused for it. One that records no cluster id may be
+// of either cluster: it counts, and what it found is no evidence.
+func TestVerifyUnknownOtherClusterChange(t *testing.T) {
+	f := newLater(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+	f.refuse.Store(true)
+	u := f.reset(t, 1, f.topic, "17")
+	f.refuse.Store(false)
+	f.unknown(t, u)
+	elsewhere := func(cluster string) string {
+		t.Helper()
+		e := audit.Entry{V: audit.Version, ID: audit.NewID(time.Now()), Time: time.Now().UTC(), Action: audit.ActReset, ClusterID: cluster,
+			Groups: []string{f.group}, Topics: []string{f.topic}, Partitions: 3, Applied: audit.Count(3), Outcome: audit.Applied}
+		for p := int32(0); p < 3; p++ {
+			before, after := int64(4), int64(17)
+			e.Changes = append(e.Changes, audit.Change{Group: f.group, Topic: f.topic, Partition: p, Before: &before, After: &after})
+		}
+		line, err := audit.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fh, err := os.OpenFile(f.log, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fh.Close()
+		if _, err := fh.Write(line); err != nil {
+			t.Fatal(err)
+		}
+		return e.ID
+	}
+	elsewhere("another-cluster")
+	v, stderr := f.verify(t, u)
+	wantLater(t, v, []string{"", "", ""}, "")
+	if !strings.Contains(stderr, "every partition (3) holds its offset before the change: it is not applied") {
+		t.Fatalf("--verify:\n%s", stderr)
+	}
+	if r := f.run(t, 0, "undo", u); !strings.Contains(r.stderr, "nothing to undo") {
+		t.Fatalf("undo:\n%s", r.stderr)
+	}
+
+	c := elsewhere("")
+	v, stderr = f.verify(t, u)
+	for _, r := range v.Rows {
+		if r.Later == nil || r.Later.ID != c || !r.Later.ClusterUnknown {
+			t.Fatalf("partition %d: later %+v, want %s of no cluster id", r.Partition, r.Later, c)
+		}
+	}
+	if !strings.Contains(stderr, c+" or "+u+" records no cluster id, so "+c+" may be another cluster's change: what it found is no evidence: cannot tell") || strings.Contains(stderr, "applied before") {
+		t.Fatalf("--verify:\n%s", stderr)
+	}
+	badInput(t, f.c, "were changed later, by "+c, "--audit-log", f.log, "undo", u)
+	f.wantAt(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+}

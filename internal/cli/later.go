@@ -126,6 +126,9 @@ func verifyLaterLines(e audit.Entry, v audit.Verification) []string {
 // that supports.
 func foundWords(e audit.Entry, l audit.Later) string {
 	found := fmt.Sprintf("the later change %s at %s found ", l.ID, l.Time.UTC().Format(time.RFC3339))
+	if l.ClusterUnknown && l.Matches != audit.MatchUnread {
+		return fmt.Sprintf("%s or %s records no cluster id, so %s may be another cluster's change: what it found is no evidence: cannot tell", l.ID, e.ID, l.ID)
+	}
 	switch l.Matches {
 	case audit.MatchPlanned:
 		return found + "the planned offsets: applied before " + l.ID
