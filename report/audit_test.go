@@ -295,3 +295,30 @@ func TestHistoryUnknownCounts(t *testing.T) {
 		t.Errorf("streamed JSON (%v):\n%s", err, buf.String())
 	}
 }
+
+// With --group G, a fleet change that skipped the live group G reads
+// OUTCOME "skipped (live)" and no CHANGED count; a change that did touch G
+// keeps its own, and without --group every row keeps the change's outcome.
+func TestHistoryGroupSkippedRow(t *testing.T) {
+	at := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	entries := []audit.Entry{
+		{ID: "01", Time: at, User: "ops", Host: "h", Action: "reset", Groups: []string{"h1"}, SkippedLive: []string{"g"}, Outcome: "partly", Partitions: 2, Applied: audit.Count(2)},
+		{ID: "02", Time: at, User: "ops", Host: "h", Action: "reset", Groups: []string{"g"}, Outcome: "applied", Partitions: 3, Applied: audit.Count(3)},
+	}
+	rows := func(group string) []string {
+		var buf bytes.Buffer
+		if err := History(&buf, Table, entries, group); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Split(strings.TrimSpace(buf.String()), "\n")
+	}
+	g := rows("g")
+	if len(g) != 3 || !strings.Contains(g[1], SkippedOutcome) || strings.Contains(g[1], "partly") || strings.Contains(g[1], "2/2") ||
+		!strings.Contains(g[2], "applied") || !strings.Contains(g[2], "3/3") || strings.Contains(g[2], SkippedOutcome) {
+		t.Errorf("history --group g:\n%s", strings.Join(g, "\n"))
+	}
+	all := rows("")
+	if len(all) != 3 || !strings.Contains(all[1], "partly") || !strings.Contains(all[1], "2/2") || strings.Contains(all[1], SkippedOutcome) {
+		t.Errorf("history:\n%s", strings.Join(all, "\n"))
+	}
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -115,5 +116,41 @@ func TestReplayBackfillCheckpointLine(t *testing.T) {
 	got = render(t, func(w *bytes.Buffer) error { return Replay(w, Table, r) })
 	if !strings.Contains(got, "CHECKPOINT bf.ckpt: already complete: nothing copied; 0 write(s), it says complete\n") {
 		t.Errorf("summary:\n%s", got)
+	}
+}
+
+// The streamed lag JSON writes a format character from a group's name
+// (a bidi override) as a \u escape, decoding to the same name; the table
+// and CSV paths are not put through the JSON escaper.
+func TestLagStreamJSONEscapesFormatCharacters(t *testing.T) {
+	name := "bill\u202eing"
+	var buf bytes.Buffer
+	s := NewLagStream(&buf, JSON, lag.LagReport{}, LagStreamOptions{})
+	if err := s.Group(lag.GroupLag{Group: name}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.Contains(out, "\u202e") || !strings.Contains(out, `bill\u202eing`) {
+		t.Fatalf("JSON keeps the override raw:\n%s", out)
+	}
+	var got struct {
+		Groups []struct{ Group string } `json:"groups"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil || len(got.Groups) != 1 || got.Groups[0].Group != name {
+		t.Fatalf("decoded %+v (%v), want the name back", got, err)
+	}
+	buf.Reset()
+	s = NewLagStream(&buf, CSV, lag.LagReport{}, LagStreamOptions{})
+	if err := s.Group(lag.GroupLag{Group: name}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), `\u202e`) {
+		t.Fatalf("CSV to a file went through the JSON escaper:\n%s", buf.String())
 	}
 }
