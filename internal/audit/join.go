@@ -22,9 +22,13 @@ func NoOutcome(e Entry) string {
 // does tell (docs/replay.md): a rerun that resumes from the position its
 // --transactional-id committed or its --checkpoint holds, or, with
 // neither, the payload digests of the two topics.
-func CheckWords(e Entry) string {
+func CheckWords(e Entry) string { return CheckWordsBy(e, "offsetctl") }
+
+// CheckWordsBy is CheckWords with prog as the command that reaches the
+// entry's cluster and trail (offsetctl and the connection flags given).
+func CheckWordsBy(e Entry, prog string) string {
 	if e.Action != ActBackfill {
-		return "check with: offsetctl history --verify " + e.ID
+		return "check with: " + prog + " history --verify " + e.ID
 	}
 	switch {
 	case e.TransactionalID != "":

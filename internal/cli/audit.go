@@ -694,8 +694,5 @@ func (a *app) produceTrail(e audit.Entry) error {
 // checkWords is audit.CheckWords with the connection the user gave: the
 // printed --verify command reaches the cluster the entry was made on.
 func (a *app) checkWords(e audit.Entry) string {
-	if e.Action != audit.ActBackfill {
-		return fmt.Sprintf("check with: %s history --verify %s", a.prog(), e.ID)
-	}
-	return audit.CheckWords(e)
+	return audit.CheckWordsBy(e, a.prog())
 }
