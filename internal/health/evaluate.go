@@ -20,15 +20,16 @@ type LogEnd struct {
 	// Estimated: listed by timestamp at a commit's time (the first offset
 	// written at or after it), not read as the log end then: a batch
 	// written in that millisecond, or by a producer whose clock is off,
-	// puts it a batch or more off the end ListOffsets latest reads. A
-	// rise in lag is judged between ends of one kind only (lagGrowing).
+	// puts it a batch or more off the end ListOffsets latest reads. It is
+	// a point of the lag trend (lagPoints) but never a sign that the
+	// consumer was caught up lately (caughtUpLately).
 	Estimated bool `json:"estimated,omitempty"`
 	// Paired: Committed is the offset the same read found committed, so
 	// the lag at this end is Offset − Committed with no clock involved.
 	// Unpaired ends take the newest commit at or before Time, whose
 	// timestamp is the broker's: a broker clock behind the host's would
 	// pair an earlier end with a later commit, a lag too low, and a
-	// steady consumer's lag would seem to grow (lagGrowing).
+	// steady consumer's lag would seem to grow (lagPoints).
 	Paired    bool  `json:"-"`
 	Committed int64 `json:"-"`
 }
@@ -82,30 +83,51 @@ type Result struct {
 // to judge: OK, as Burrow's rule 1 has it.
 const NoCommit = "no commit to judge"
 
-// Evaluate judges one partition. The rules are tried in this order, the
-// first that holds decides (Burrow's evaluator order: rewind, stop, stall,
-// then the lag trend).
+// Evaluate judges one partition. The rules are tried in Burrow's order
+// (its evaluator, core/internal/evaluator/caching.go), the first that
+// holds decides: no lag now is OK; REWIND (Burrow tries it after STOP:
+// docs/health.md says why not here); STOP, unless a log end read lately
+// was at or below the newest commit; any lag of zero in the window is OK;
+// STALL; WARN, the lag never falling from one point to the next while the
+// offset moves; else OK.
 func Evaluate(p Partition, o Options) Result {
 	if len(p.Commits) == 0 || len(p.LogEnds) == 0 {
 		return Result{Status: OK, Reason: NoCommit, Lag: -1}
 	}
 	last := p.Commits[len(p.Commits)-1]
 	lag := p.LogEnds[len(p.LogEnds)-1].Offset - last.Offset
-	in := inWindow(p.Commits, o.Now.Add(-o.Window))
+	// A consumer at its log end is well whatever it did before (Burrow
+	// judges nothing, a rewind included, without lag now: a rewind left at
+	// the log end is a log that went back, a topic recreated or truncated,
+	// not a consumer to look at).
+	if lag <= 0 {
+		return Result{Status: OK, Reason: "caught up", Lag: lag}
+	}
+	since := o.Now.Add(-o.Window)
+	in := inWindow(p.Commits, since)
 	if r, ok := rewound(p, in, o.Explain); ok {
 		r.Lag = lag
 		return r
 	}
-	// The wiki's rule 1 (any lag of zero in the window is OK) starts from
-	// the lag now: a consumer at the log end is well whatever it did.
-	if lag <= 0 {
-		return Result{Status: OK, Reason: "caught up", Lag: lag}
+	if r, ok := stopped(p, in, lag, o); ok {
+		r.Lag = lag
+		return r
 	}
-	for _, rule := range []func(Partition, []Commit, int64, Options) (Result, bool){stopped, stalled, lagGrowing} {
-		if r, ok := rule(p, in, lag, o); ok {
-			r.Lag = lag
-			return r
+	pts := lagPoints(p, since)
+	// The wiki's rule 1, where Burrow's code puts it: after STOP and
+	// REWIND, before STALL and WARN.
+	for _, pt := range pts {
+		if pt.lag <= 0 {
+			return Result{Status: OK, Reason: fmt.Sprintf("lag was 0 at %s, inside the %s window (%d now)", stamp(pt.at), round(o.Window), lag), Lag: lag}
 		}
+	}
+	if r, ok := stalled(p, in, lag); ok {
+		r.Lag = lag
+		return r
+	}
+	if r, ok := lagNotFalling(in, pts); ok {
+		r.Lag = lag
+		return r
 	}
 	if len(in) == 1 {
 		if _, ok := commitSpan(p.Commits, in); !ok {
@@ -126,35 +148,61 @@ func inWindow(cs []Commit, since time.Time) []Commit {
 }
 
 // rewound is REWIND: the committed offset went backwards inside the window
-// and has not since come back past where it was (Burrow's REWIND status,
+// and no later commit came back to where it was (Burrow's REWIND status,
 // linkedin/Burrow#716: a rewind the consumer recovered from is judged by
-// the other rules). A rewind the Explainer explains is OK, with its text.
+// the other rules). Every rewind in the window is looked at, the newest
+// first. Burrow looks at the first only, so a second rewind after the
+// consumer recovered from the first passes there; offsetctl looked at the
+// newest only, so a rewind recovered from hid an earlier one that was not
+// (offsets 100, 50, 60, 40, 70 were not REWIND). A rewind the Explainer
+// explains is not a fault: when every unrecovered rewind is explained, the
+// partition is OK with the newest one's text.
 func rewound(p Partition, in []Commit, explain Explainer) (Result, bool) {
+	var explained *Result
 	for i := len(in) - 1; i > 0; i-- {
 		from, to := in[i-1], in[i]
-		if to.Offset >= from.Offset {
+		if to.Offset >= from.Offset || recovered(in[i:], from.Offset) {
 			continue
-		}
-		if in[len(in)-1].Offset >= from.Offset {
-			return Result{}, false // recovered: past where it was
 		}
 		rw := Rewind{Topic: p.Topic, Partition: p.Partition, From: from, To: to}
 		if explain != nil {
 			if why, ok := explain(rw); ok {
-				return Result{Status: OK, Reason: fmt.Sprintf("rewound from %d to %d at %s by %s", from.Offset, to.Offset, stamp(to.Time), why)}, true
+				if explained == nil {
+					explained = &Result{Status: OK, Reason: fmt.Sprintf("rewound from %d to %d at %s by %s", from.Offset, to.Offset, stamp(to.Time), why)}
+				}
+				continue
 			}
 		}
 		return Result{Status: REWIND, Reason: fmt.Sprintf("offset went back from %d to %d at %s", from.Offset, to.Offset, stamp(to.Time))}, true
 	}
+	if explained != nil {
+		return *explained, true
+	}
 	return Result{}, false
+}
+
+// recovered reports whether a commit of after came back to offset
+// (Burrow's checkIfRewindRecovered).
+func recovered(after []Commit, offset int64) bool {
+	for _, c := range after {
+		if c.Offset >= offset {
+			return true
+		}
+	}
+	return false
 }
 
 // stopped is STOP, the wiki's rule 4: lag, and the newest commit is older
 // than the window, or older than the span from the window's first commit
 // to its newest (the time the consumer took to make its last commits).
-// From samples, it is an offset that did not move at all.
+// From samples, it is an offset that did not move at all. Not while the
+// consumer was caught up lately (caughtUpLately): it may only now have
+// something to consume.
 func stopped(p Partition, in []Commit, lag int64, o Options) (Result, bool) {
 	last := p.Commits[len(p.Commits)-1]
+	if caughtUpLately(p, o.Now.Add(-o.Window)) {
+		return Result{}, false
+	}
 	idle := o.Now.Sub(last.Time)
 	if p.Sampled {
 		if len(in) > 1 && in[0].Offset == last.Offset {
@@ -172,6 +220,49 @@ func stopped(p Partition, in []Commit, lag int64, o Options) (Result, bool) {
 		return Result{Status: STOP, Reason: fmt.Sprintf("no commit for %s, longer than the %s its last commits took, with lag %d", round(idle), round(span), lag)}, true
 	}
 	return Result{}, false
+}
+
+// recentEnds is how many of the newest log ends read say whether a
+// consumer was caught up lately: Burrow keeps the last 10 (its
+// intervals) it read.
+const recentEnds = 10
+
+// caughtUpLately reports whether one of the recentEnds newest log ends
+// read since the consumer first committed its newest offset (and in the
+// window, from since on) is at or below that offset: the consumer had
+// nothing to consume then, so its silence is not a stop yet (Burrow's
+// checkIfRecentLagZero: a consumer idle at its log end that has just been
+// written to is not STOP before it could commit; the partition is then
+// judged by the zero lag, OK). Ends listed by timestamp at the commit
+// times (Estimated) do not count: they are estimates of the past, and
+// counting them would hold a STOP back for as long as the commit stays in
+// the window. An end read before the offset was committed says nothing of
+// the consumer since.
+func caughtUpLately(p Partition, since time.Time) bool {
+	cs := p.Commits
+	last := cs[len(cs)-1]
+	from := last.Time
+	for i := len(cs) - 2; i >= 0 && cs[i].Offset == last.Offset; i-- {
+		from = cs[i].Time
+	}
+	if from.Before(since) {
+		from = since
+	}
+	seen := 0
+	for i := len(p.LogEnds) - 1; i >= 0 && seen < recentEnds; i-- {
+		e := p.LogEnds[i]
+		if e.Estimated {
+			continue
+		}
+		if e.Time.Before(from) {
+			break
+		}
+		if e.Offset <= last.Offset {
+			return true
+		}
+		seen++
+	}
+	return false
 }
 
 // commitSpan is the time the consumer took to make its last commits: from
@@ -193,7 +284,7 @@ func commitSpan(all, in []Commit) (time.Duration, bool) {
 
 // stalled is STALL, the wiki's rule 2: commits keep coming in the window
 // but the offset does not change, while there is lag.
-func stalled(p Partition, in []Commit, lag int64, _ Options) (Result, bool) {
+func stalled(p Partition, in []Commit, lag int64) (Result, bool) {
 	if p.Sampled || len(in) < 2 || in[0].Offset != in[len(in)-1].Offset {
 		return Result{}, false
 	}
@@ -205,20 +296,20 @@ func stalled(p Partition, in []Commit, lag int64, _ Options) (Result, bool) {
 	return Result{Status: STALL, Reason: fmt.Sprintf("%d commits of offset %d in %s with lag %d", len(in), in[0].Offset, round(in[len(in)-1].Time.Sub(in[0].Time)), lag)}, true
 }
 
-// lagGrowing is WARN, the wiki's rule 3: the offset moves, but the lag at
-// every point of the window is at least the one before, and the last is
-// greater than the first (the consumer is not keeping up). A point is a
-// log end observed in the window against the offset committed by then; a
-// lag of zero at any point is OK (rule 1). The lag must have risen
-// between two points whose log ends are of one kind (both Estimated or
-// both read): from a listed end to a read one the lag is as likely to
-// rise by the listing's error as by the consumer's, which made a steady
-// consumer WARN (a fall there still rules WARN out).
-func lagGrowing(p Partition, in []Commit, _ int64, o Options) (Result, bool) {
-	since := o.Now.Add(-o.Window)
-	var lags []int64
-	var prev LogEnd
-	rose := false
+// point is the lag at one log end of the window: the end less the offset
+// committed by then.
+type point struct {
+	at  time.Time
+	lag int64
+}
+
+// lagPoints is the lag at each log end observed in the window (since on),
+// oldest first: a log end against the offset the same read found
+// committed (Paired), else against the newest commit at or before it; an
+// end with no commit known by then has no point (Burrow: a commit whose lag
+// is not known yet).
+func lagPoints(p Partition, since time.Time) []point {
+	var pts []point
 	for _, e := range p.LogEnds {
 		c, ok := committedAt(p.Commits, e.Time)
 		if e.Paired {
@@ -227,27 +318,33 @@ func lagGrowing(p Partition, in []Commit, _ int64, o Options) (Result, bool) {
 		if e.Time.Before(since) || !ok {
 			continue
 		}
-		l, n := e.Offset-c, len(lags)
-		if l <= 0 || (n > 0 && l < lags[n-1]) {
-			return Result{}, false
-		}
-		if n > 0 && l > lags[n-1] && e.Estimated == prev.Estimated {
-			rose = true
-		}
-		lags, prev = append(lags, l), e
+		pts = append(pts, point{at: e.Time, lag: e.Offset - c})
 	}
-	if !rose || !moved(p.Commits, since) {
-		return Result{}, false
-	}
-	return Result{Status: WARN, Reason: fmt.Sprintf("lag grew from %d to %d at each of %d points in %s", lags[0], lags[len(lags)-1], len(lags), round(o.Window))}, true
+	return pts
 }
 
-// moved reports whether the committed offset went up inside the window:
-// lag that grows under an offset that does not move is a STALL or STOP
-// question (or, with one commit, too little to judge), not a WARN.
-func moved(cs []Commit, since time.Time) bool {
-	in := inWindow(cs, since)
-	return len(in) > 1 && in[len(in)-1].Offset > in[0].Offset
+// lagNotFalling is WARN, the wiki's rule 3 as Burrow's
+// checkIfLagNotDecreasing has it: the offset moves, but the lag never
+// falls from one point of the window to the next; a lag that stays the
+// same counts (the consumer is not catching up). Two points at least (one
+// says nothing of a trend), every lag above zero (rule 1, judged before).
+// The reason gives the time the points cover, not the window.
+func lagNotFalling(in []Commit, pts []point) (Result, bool) {
+	if len(pts) < 2 || len(in) < 2 || in[len(in)-1].Offset <= in[0].Offset {
+		return Result{}, false
+	}
+	for i := 1; i < len(pts); i++ {
+		if pts[i].lag < pts[i-1].lag {
+			return Result{}, false
+		}
+	}
+	first, last := pts[0], pts[len(pts)-1]
+	span := round(last.at.Sub(first.at))
+	moved := fmt.Sprintf("while the offset moved from %d to %d", in[0].Offset, in[len(in)-1].Offset)
+	if first.lag == last.lag {
+		return Result{Status: WARN, Reason: fmt.Sprintf("lag stayed at %d at %d points over %s %s", first.lag, len(pts), span, moved)}, true
+	}
+	return Result{Status: WARN, Reason: fmt.Sprintf("lag grew from %d to %d, never falling, at %d points over %s %s", first.lag, last.lag, len(pts), span, moved)}, true
 }
 
 // committedAt is the offset committed at t: the newest commit at or
@@ -261,20 +358,6 @@ func committedAt(cs []Commit, t time.Time) (int64, bool) {
 		off, ok = c.Offset, true
 	}
 	return off, ok
-}
-
-// logEndAt is the log end known at t: the newest observation at or before
-// t, else the oldest (a log end never moves back, so that is the least
-// wrong guess).
-func logEndAt(ends []LogEnd, t time.Time) int64 {
-	at := ends[0].Offset
-	for _, e := range ends {
-		if e.Time.After(t) {
-			break
-		}
-		at = e.Offset
-	}
-	return at
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -53,8 +53,9 @@ func runRules(t *testing.T, cases []ruleCase) {
 	}
 }
 
-// Burrow wiki, "Consumer Lag Evaluation Rules", rule 1: any lag of zero is
-// OK; offsetctl takes the lag now.
+// Burrow wiki, "Consumer Lag Evaluation Rules", rule 1: no lag now is OK
+// whatever came before, and a lag of zero anywhere in the window is OK
+// unless STOP or REWIND (TestRuleOrderAsBurrow).
 func TestRuleCaughtUpIsOK(t *testing.T) {
 	runRules(t, []ruleCase{
 		{name: "idle at the log end long after its last commit", p: Partition{Commits: commits(100), LogEnds: ends(100)}, now: at(3600), want: OK, reason: "caught up"},
@@ -78,21 +79,114 @@ func TestRuleStall(t *testing.T) {
 	})
 }
 
-// Burrow wiki rule 3: the offset moves but the lag at every commit is at
-// least the one before, and grew: WARN.
+// Burrow wiki rule 3, as its checkIfLagNotDecreasing has it: the offset
+// moves but the lag never falls from one point to the next (a lag that
+// stays the same counts): WARN. The reason gives the time the points
+// cover, not the window (QA: "at each of 2 points in 10m0s" of samples 4 s
+// apart).
 func TestRuleWarn(t *testing.T) {
 	runRules(t, []ruleCase{
-		{name: "gaining but falling behind", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 120, 140)}, want: WARN, reason: "lag grew from 90 to 110 at each of 3 points"},
-		{name: "flat then growing", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 110, 130)}, want: WARN},
-		{name: "flat lag is not growth", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 110, 120)}, want: OK},
+		{name: "gaining but falling behind", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 120, 140)}, want: WARN, reason: "lag grew from 90 to 110, never falling, at 3 points over 2m0s while the offset moved from 10 to 30"},
+		{name: "flat then growing", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 110, 130)}, want: WARN, reason: "lag grew from 90 to 100"},
+		{name: "constant lag under a moving offset", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(100, 110, 120)}, want: WARN, reason: "lag stayed at 90 at 3 points over 2m0s while the offset moved from 10 to 30"},
 		{name: "one step down", p: Partition{Commits: commits(10, 30, 40), LogEnds: ends(100, 110, 140)}, want: OK},
-		{name: "log ends before the first commit do not count", p: Partition{Commits: []Commit{{10, at(60)}, {20, at(120)}}, LogEnds: []LogEnd{{Offset: 500, Time: at(0)}, {Offset: 100, Time: at(60)}, {Offset: 120, Time: at(120)}}}, now: at(150), want: WARN, reason: "from 90 to 100 at each of 2 points"},
+		{name: "log ends before the first commit do not count", p: Partition{Commits: []Commit{{10, at(60)}, {20, at(120)}}, LogEnds: []LogEnd{{Offset: 500, Time: at(0)}, {Offset: 100, Time: at(60)}, {Offset: 120, Time: at(120)}}}, now: at(150), want: WARN, reason: "from 90 to 100, never falling, at 2 points over 1m0s"},
 		// Commits far apart, so the one commit in the window is not a STOP
 		// against the commit before it (the rule of TestRuleStop's "one
 		// commit in the window" rows).
 		{name: "log ends before the window do not count", p: Partition{Commits: []Commit{{10, at(-1200)}, {20, at(-600)}, {30, at(120)}}, LogEnds: ends(100, 105, 120)}, now: at(120 + 30 + 9*60 + 30), want: OK},
 		{name: "one commit under a growing log end", p: Partition{Commits: commits(10), LogEnds: []LogEnd{{Offset: 50, Time: at(0)}, {Offset: 90, Time: at(30)}}}, now: at(30), want: OK},
-		{name: "sampled too", p: Partition{Commits: []Commit{{10, at(0)}, {20, at(30)}}, LogEnds: []LogEnd{{Offset: 100, Time: at(0)}, {Offset: 150, Time: at(30)}}, Sampled: true}, now: at(30), want: WARN},
+		{name: "sampled too", p: Partition{Commits: []Commit{{10, at(0)}, {20, at(30)}}, LogEnds: []LogEnd{{Offset: 100, Time: at(0)}, {Offset: 150, Time: at(30)}}, Sampled: true}, now: at(30), want: WARN, reason: "over 30s"},
+	})
+}
+
+// The WARN rule against Burrow's (QA finding: a consumer moving from 50 to
+// 60 with its lag staying at 50 was OK, where Burrow says WARN; and the
+// reason named the 10m window for samples 4 s apart).
+func TestWarnAsBurrow(t *testing.T) {
+	s := func(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
+	// sampled is two samples 4 s apart, as lag --status --sample 4s.
+	sampled := func(c0, e0, c1, e1 int64) Partition {
+		return Partition{Sampled: true, Commits: []Commit{{c0, s(0)}, {c1, s(4)}}, LogEnds: []LogEnd{{Offset: e0, Time: s(0)}, {Offset: e1, Time: s(4)}}}
+	}
+	// rounds is one sample every 15 s of committed offsets cs against log
+	// ends es, as the exporter's and lag --watch's rounds.
+	rounds := func(cs, es []int64) Partition {
+		p := Partition{Sampled: true}
+		for i := range cs {
+			p.Commits = append(p.Commits, Commit{cs[i], s(15 * i)})
+			p.LogEnds = append(p.LogEnds, LogEnd{Offset: es[i], Time: s(15 * i), Paired: true, Committed: cs[i]})
+		}
+		return p
+	}
+	for _, c := range []struct {
+		name   string
+		p      Partition
+		now    time.Time
+		want   Status
+		reason string
+	}{
+		{"constant lag, offset moving 50 to 60", sampled(50, 100, 60, 110), s(4), WARN, "lag stayed at 50 at 2 points over 4s while the offset moved from 50 to 60"},
+		{"lag growing: the span of the samples, not the window", sampled(50, 100, 60, 125), s(4), WARN, "lag grew from 50 to 65, never falling, at 2 points over 4s while the offset moved from 50 to 60"},
+		{"lag falling", sampled(50, 100, 60, 109), s(4), OK, "committing and not falling behind"},
+		{"constant over many rounds", rounds([]int64{10, 20, 30, 40, 50}, []int64{60, 70, 80, 90, 100}), s(60), WARN, "lag stayed at 50 at 5 points over 1m0s"},
+		{"lag decreasing at one pair only", rounds([]int64{10, 20, 30, 40, 50}, []int64{60, 75, 79, 95, 110}), s(60), OK, "committing and not falling behind"},
+		{"growing then flat", rounds([]int64{10, 20, 30, 40}, []int64{60, 80, 90, 100}), s(45), WARN, "lag grew from 50 to 60, never falling, at 4 points over 45s"},
+		{"constant lag, offset not moving: a stop from samples", sampled(50, 100, 50, 100), s(4), STOP, "did not move"},
+		{"one point is no trend", Partition{Commits: []Commit{{10, s(-700)}, {20, s(0)}, {30, s(4)}}, LogEnds: []LogEnd{{Offset: 80, Time: s(4)}}}, s(4), OK, "committing and not falling behind"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := Evaluate(c.p, Options{Window: 10 * time.Minute, Now: c.now})
+			if r.Status != c.want || !strings.Contains(r.Reason, c.reason) {
+				t.Fatalf("got %s %q, want %s with %q", r.Status, r.Reason, c.want, c.reason)
+			}
+		})
+	}
+}
+
+// Burrow's evaluator order (core/internal/evaluator/caching.go,
+// calculatePartitionStatus): no lag now is OK; STOP, unless a log end read
+// lately was at or below the last commit; REWIND; any lag of zero in the
+// window is OK; STALL; WARN. offsetctl tries REWIND before STOP
+// (docs/health.md says why).
+func TestRuleOrderAsBurrow(t *testing.T) {
+	// read is log ends read (not listed) at these times, each paired with
+	// the commit made then.
+	sampledAt := func(secs []int, cs, es []int64) Partition {
+		p := Partition{Sampled: true}
+		for i, sec := range secs {
+			p.Commits = append(p.Commits, Commit{cs[i], at(sec)})
+			p.LogEnds = append(p.LogEnds, LogEnd{Offset: es[i], Time: at(sec)})
+		}
+		return p
+	}
+	twelve := make([]int, 12)
+	same := make([]int64, 12)
+	idleEnds := make([]int64, 12)
+	for i := range twelve {
+		twelve[i], same[i], idleEnds[i] = 15*i, 100, 105
+	}
+	idleEnds[0] = 100
+	runRules(t, []ruleCase{
+		// Rule 1 on the lag now comes first: a rewind left at the log end
+		// (the log itself went back: a topic recreated) is not looked at.
+		{name: "no lag now beats a rewind", p: Partition{Commits: commits(500, 20), LogEnds: ends(20)}, want: OK, reason: "caught up"},
+		// Any lag of zero in the window is OK ahead of STALL and WARN...
+		{name: "a zero lag in the window beats STALL", p: Partition{Commits: commits(100, 100, 100), LogEnds: ends(100, 105, 110)}, want: OK, reason: "lag was 0 at 2026-12-02T12:00:00Z, inside the 10m0s window (10 now)"},
+		{name: "a zero lag in the window beats WARN", p: Partition{Commits: commits(100, 101, 102), LogEnds: ends(100, 105, 110)}, want: OK, reason: "lag was 0 at"},
+		// ...but not ahead of STOP: a consumer that caught up and then
+		// stopped with records behind it is STOP.
+		{name: "STOP beats an old zero lag", p: Partition{Commits: commits(10, 20, 30), LogEnds: ends(10, 25, 40)}, now: at(120 + 121), want: STOP, reason: "longer than the 2m0s"},
+		// Burrow's checkIfRecentLagZero: a log end read lately at or
+		// below the last commit holds STOP back (an idle consumer just
+		// written to), then the zero lag is OK.
+		{name: "caught up at the first sample: not STOP yet", p: sampledAt([]int{0, 30}, []int64{100, 100}, []int64{100, 105}), now: at(30), want: OK, reason: "lag was 0 at 2026-12-02T12:00:00Z"},
+		{name: "caught up 11 reads ago: STOP", p: sampledAt(twelve, same, idleEnds), now: at(165), want: STOP, reason: "offset 100 did not move in 2m45s with lag 5"},
+		{name: "an end listed at a commit time is not a read", p: Partition{Commits: commits(10, 20, 30), LogEnds: []LogEnd{listedEnd(30, at(120)), {Offset: 90, Time: at(600), Paired: true, Committed: 30}}}, now: at(600), want: STOP, reason: "no commit for 8m0s"},
+		// REWIND before STOP here (Burrow: STOP first).
+		{name: "rewound, then silent", p: Partition{Commits: commits(500, 510, 20), LogEnds: ends(600)}, now: at(120 + 300), want: REWIND, reason: "offset went back from 510 to 20"},
+		// STALL before WARN: the offset does not move.
+		{name: "STALL before WARN", p: Partition{Commits: commits(50, 50, 50), LogEnds: ends(100, 100, 110)}, want: STALL, reason: "3 commits of offset 50"},
 	})
 }
 
@@ -117,13 +211,21 @@ func TestRuleStop(t *testing.T) {
 }
 
 // Burrow's REWIND (linkedin/Burrow#716; the wiki's page predates it): the
-// committed offset went back inside the window and has not come back.
+// committed offset went back inside the window and no later commit came
+// back to where it was.
 func TestRuleRewind(t *testing.T) {
 	runRules(t, []ruleCase{
 		{name: "reset backwards", p: Partition{Commits: commits(500, 510, 20, 30), LogEnds: ends(600)}, want: REWIND, reason: "offset went back from 510 to 20 at 2026-12-02T12:02:00Z"},
-		{name: "rewound even when caught up since", p: Partition{Commits: commits(500, 20), LogEnds: ends(20)}, want: REWIND},
+		{name: "caught up since: the log went back", p: Partition{Commits: commits(500, 20), LogEnds: ends(20)}, want: OK, reason: "caught up"},
 		{name: "recovered past where it was", p: Partition{Commits: commits(500, 20, 520), LogEnds: ends(600)}, want: OK},
+		{name: "recovered to where it was", p: Partition{Commits: commits(500, 20, 500), LogEnds: ends(600)}, want: OK},
 		{name: "before the window", p: Partition{Commits: commits(500, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130), LogEnds: ends(1000)}, want: OK},
+		// A later rewind recovered from does not hide an earlier one that
+		// was not (it did: OK).
+		{name: "an earlier rewind not recovered from", p: Partition{Commits: commits(100, 50, 60, 40, 70), LogEnds: ends(200)}, want: REWIND, reason: "offset went back from 100 to 50 at 2026-12-02T12:01:00Z"},
+		// A rewind after recovering from an earlier one is a rewind
+		// (Burrow looks at the first rewind only: not REWIND there).
+		{name: "a second rewind after recovering", p: Partition{Commits: commits(100, 50, 120, 110), LogEnds: ends(200)}, want: REWIND, reason: "offset went back from 120 to 110"},
 	})
 }
 

@@ -54,7 +54,10 @@ func TestRoundsObserve(t *testing.T) {
 		{"window shorter than the interval", time.Second, []roundRow{{10, 100, false}, {10, 110, false}, {10, 120, false}}, STOP, false, "did not move in 10s"},
 		// Rounds older than the window go but the newest of them: the
 		// rewind 40 s ago is out of a 25 s window.
-		{"old rewind out of the window", 25 * time.Second, []roundRow{{50, 100, false}, {20, 100, false}, {30, 110, false}, {40, 120, false}, {50, 130, false}, {60, 140, false}}, OK, false, "committing"},
+		{"old rewind out of the window", 25 * time.Second, []roundRow{{50, 100, false}, {20, 100, false}, {30, 110, false}, {45, 120, false}, {60, 130, false}, {75, 140, false}}, OK, false, "committing"},
+		// Burrow's rule 3: a lag that stays the same while the offset
+		// moves is WARN, as one that grows is.
+		{"moving under a constant lag", time.Minute, []roundRow{{50, 100, false}, {55, 105, false}, {60, 110, false}}, WARN, false, "lag stayed at 50 at 3 points over 20s while the offset moved from 50 to 60"},
 		{"failed read keeps the rounds", time.Minute, []roundRow{{10, 100, false}, {0, 0, true}, {10, 120, false}}, STOP, false, "did not move in 20s"},
 	}
 	for _, tc := range cases {
@@ -195,7 +198,8 @@ func TestJudgeWatchSample(t *testing.T) {
 // commits carry the timestamps of a broker clock 3 s behind the host's:
 // each round's log end is judged against the offset that round read, not
 // against the commit the broker's clock puts at the round's time (which
-// is 30 offsets newer: lags 20, 20, 20 then 50 read as growth, WARN).
+// is 30 offsets newer: lags 20, 20, 20 then 50 read as growth). Its lag
+// never falls, so it is WARN (Burrow's rule 3), at its real lag, 50.
 func TestJudgeCommitsBrokerClockBehind(t *testing.T) {
 	const skew = 3 * time.Second
 	t0 := time.UnixMilli(1_700_000_000_000)
@@ -217,7 +221,7 @@ func TestJudgeCommitsBrokerClockBehind(t *testing.T) {
 		r.Add(g, at)
 		st = r.JudgeCommits(g, at, nil, map[Key][]Commit{{"t", 0}: commits})
 	}
-	if st.Status != OK {
-		t.Fatalf("steady consumer with a broker clock 3 s behind: %s %q, want OK", st.Status, st.Reason)
+	if want := "t/0: lag stayed at 50 at 5 points over 40s"; st.Status != WARN || !strings.HasPrefix(st.Reason, want) {
+		t.Fatalf("steady consumer with a broker clock 3 s behind: %s %q, want WARN %q", st.Status, st.Reason, want)
 	}
 }
