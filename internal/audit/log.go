@@ -117,6 +117,16 @@ type Log struct {
 	opt   Options
 	stuck bool // an append outlived its deadline: the file is left alone
 	due   bool // the last append reached the rotation size
+	// unlocked: that a FIFO's writers' lock could not be had was said
+	// (Options.Warn), once.
+	unlocked bool
+	// turn is held by the append to a FIFO that locks it: the flock of
+	// the FIFO belongs to the one descriptor every append of this Log
+	// writes through, so an append given up while it waited for the lock
+	// must be done with it before the next takes it (a second LOCK_EX on
+	// the same descriptor is granted, and the first's LOCK_UN would undo
+	// it).
+	turn chan struct{}
 }
 
 // Open opens the log at path as a path the user named (a FIFO is
@@ -148,7 +158,7 @@ func OpenWith(path string, o Options) (*Log, error) {
 		return nil, err
 	}
 	durable.SyncDir(filepath.Dir(path)) // best effort: a new file's directory entry
-	return &Log{f: f, path: path, kind: k, opt: o}, nil
+	return &Log{f: f, path: path, kind: k, opt: o, turn: make(chan struct{}, 1)}, nil
 }
 
 // openAppend opens path for appending and checks what it is.
@@ -244,7 +254,11 @@ func (l *Log) Append(e Entry) error { return l.AppendContext(l.opt.Context, e) }
 // file does not end with a newline (an earlier write cut short by a full
 // disk or a kill), the line starts with one, so a torn fragment is never
 // glued to the next entry. A FIFO or stream cannot be read back: there
-// every line starts with a newline (writeStream).
+// every line starts with a newline (writeStream). A FIFO's writers take
+// the writers' lock too (lockFIFO): a pipe keeps a write whole only up to
+// PIPE_BUF (4096 bytes), and a longer entry that finds the pipe full goes
+// in pieces, between which another process's would land. "-" is this
+// process's own stream: no lock.
 //
 // The write runs beside the caller: when it outlives the deadline (a
 // stalled mount or a FIFO whose reader stopped reading) or ctx is
@@ -266,11 +280,11 @@ func (l *Log) AppendContext(ctx context.Context, e Entry) error {
 	}
 	done := make(chan error, 1)
 	stop := make(chan struct{})
-	var phase atomic.Int32
+	pr := &progress{}
 	go func() {
 		line, err := l.encode(e)
 		if err == nil {
-			err = l.write(line, stop, &phase)
+			err = l.write(line, stop, pr)
 		}
 		done <- err
 	}()
@@ -286,6 +300,12 @@ func (l *Log) AppendContext(ctx context.Context, e Entry) error {
 		if err != nil {
 			return fmt.Errorf("writing audit log %s: %w", safetext.Arg(l.path), err)
 		}
+		if why := pr.unlocked.Load(); why != nil && !l.unlocked {
+			l.unlocked = true
+			if l.opt.Warn != nil {
+				l.opt.Warn(*why)
+			}
+		}
 		if l.due {
 			l.due = false
 			l.rotateIfDue()
@@ -298,17 +318,21 @@ func (l *Log) AppendContext(ctx context.Context, e Entry) error {
 		why = fmt.Sprintf("was interrupted while it waited (%v)", context.Cause(ctx))
 		whyLock = fmt.Sprintf("was interrupted (%v) while it waited", context.Cause(ctx))
 	}
-	return l.giveUp(stop, done, &phase, why, whyLock)
+	return l.giveUp(stop, done, pr, why, whyLock)
 }
 
 // giveUp ends an append the caller stopped waiting for; why and whyLock
 // say why (the deadline, a cancellation) for a write and for the lock.
-func (l *Log) giveUp(stop chan struct{}, done <-chan error, phase *atomic.Int32, why, whyLock string) error {
+func (l *Log) giveUp(stop chan struct{}, done <-chan error, pr *progress, why, whyLock string) error {
 	close(stop)
-	if l.kind == kindFile && phase.CompareAndSwap(phaseLocking, phaseAbandoned) {
+	if l.kind != kindStream && pr.phase.CompareAndSwap(phaseLocking, phaseAbandoned) {
 		// Still waiting for the lock: not a byte was written, and the
 		// log is fit for the next append.
-		return fmt.Errorf("writing audit log %s: the append %s for the lock another offsetctl holds on it (%s): nothing was written", safetext.Arg(l.path), whyLock, safetext.Arg(lockPath(l.path)))
+		held := lockPath(l.path)
+		if p := pr.lock.Load(); p != nil {
+			held = *p
+		}
+		return fmt.Errorf("writing audit log %s: the append %s for the lock another offsetctl holds on it (%s): nothing was written", safetext.Arg(l.path), whyLock, safetext.Arg(held))
 	}
 	if l.kind == kindFIFO {
 		_ = l.f.SetWriteDeadline(time.Now()) // wakes the write: it ends
@@ -331,6 +355,17 @@ const (
 	phaseAbandoned
 )
 
+// progress is how far an append got, shared by the writer and the caller
+// that may give up on it: the phase, and the lock it waits for (nil: the
+// lock beside the log).
+type progress struct {
+	phase atomic.Int32
+	lock  atomic.Pointer[string]
+	// unlocked says why a FIFO's entry was appended without a lock
+	// (lockFIFO), for the caller to warn once the append is done.
+	unlocked atomic.Pointer[string]
+}
+
 func orBackground(ctx context.Context) context.Context {
 	if ctx == nil {
 		return context.Background()
@@ -339,12 +374,26 @@ func orBackground(ctx context.Context) context.Context {
 }
 
 // write does one append; stop is closed when the caller gave up, and
-// phase says whether it did so before the lock was taken.
-func (l *Log) write(line []byte, stop <-chan struct{}, phase *atomic.Int32) error {
+// pr says whether it did so before the lock was taken.
+func (l *Log) write(line []byte, stop <-chan struct{}, pr *progress) error {
 	switch l.kind {
 	case kindStream:
 		return l.writeStream(l.opt.Stream, line)
 	case kindFIFO:
+		select {
+		case l.turn <- struct{}{}:
+		case <-stop:
+			return errGivenUp
+		}
+		defer func() { <-l.turn }()
+		unlock, err := l.lockFIFO(stop, pr)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		if !pr.phase.CompareAndSwap(phaseLocking, phaseWriting) {
+			return errGivenUp
+		}
 		return l.writeStream(l.f, line)
 	}
 	lock, err := l.lock(stop)
@@ -352,8 +401,8 @@ func (l *Log) write(line []byte, stop <-chan struct{}, phase *atomic.Int32) erro
 		return err
 	}
 	defer lock.Unlock()
-	if !phase.CompareAndSwap(phaseLocking, phaseWriting) {
-		return errors.New("given up while it waited for the lock")
+	if !pr.phase.CompareAndSwap(phaseLocking, phaseWriting) {
+		return errGivenUp
 	}
 	if err := l.reopenIfRotated(); err != nil {
 		return err
@@ -417,6 +466,10 @@ func endsWithNewline(f *os.File, size int64) bool {
 // lockPath is the writers' lock beside the log.
 func lockPath(path string) string { return path + ".lock" }
 
+// errGivenUp is what a writer returns when its caller gave up while it
+// waited for the lock: nothing was written.
+var errGivenUp = errors.New("given up while it waited for the lock")
+
 // lock takes the writers' lock, waiting until stop is closed.
 func (l *Log) lock(stop <-chan struct{}) (*filelock.Lock, error) {
 	// The lock file is made here, 0600, never through a link (filelock
@@ -428,19 +481,84 @@ func (l *Log) lock(stop <-chan struct{}) (*filelock.Lock, error) {
 	if st, err := os.Lstat(lp); err == nil && !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("the lock %s is not a regular file (a symbolic link?): refused", safetext.Arg(lp))
 	}
+	var lk *filelock.Lock
+	err := waitLock(stop, func() (err error) {
+		lk, err = filelock.TryLock(lp)
+		return err
+	})
+	return lk, err
+}
+
+// waitLock calls try until it takes its lock (nil), fails otherwise than
+// filelock.ErrLocked, or stop is closed.
+func waitLock(stop <-chan struct{}, try func() error) error {
 	wait := time.Millisecond
 	for {
-		lk, err := filelock.TryLock(lp)
+		err := try()
 		if !errors.Is(err, filelock.ErrLocked) {
-			return lk, err
+			return err
 		}
 		select {
 		case <-stop:
-			return nil, errors.New("another offsetctl holds the audit log's lock")
+			return errors.New("another offsetctl holds the audit log's lock")
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, 100*time.Millisecond)
 	}
+}
+
+// lockFIFO takes a FIFO's writers' lock, waiting until stop is closed,
+// and returns what releases it. It is two locks, taken in this order by
+// every writer:
+//
+//   - PATH.lock beside the FIFO, as a regular log's writers take it,
+//     when it can be had: a directory the user cannot write takes no new
+//     lock file, and another user's lock file (mode 0600) cannot be
+//     opened; then the FIFO itself is the lock;
+//   - flock(2) of the FIFO itself, on the descriptor the log writes
+//     (Linux locks a FIFO as any file; where the system cannot, this one
+//     is left out). Every writer of the FIFO can take it, whatever it
+//     may do in the directory, so a writer that had to do without
+//     PATH.lock still excludes the ones that have it.
+//
+// With neither, the entry is appended unlocked, as before the lock
+// existed, and Options.Warn says so once the append is done (once per
+// Log).
+func (l *Log) lockFIFO(stop <-chan struct{}, pr *progress) (func(), error) {
+	beside, err := l.lock(stop)
+	var besideErr error
+	switch {
+	case err == nil:
+	case cannotLockBeside(err):
+		besideErr, beside = err, nil
+	default:
+		return nil, err
+	}
+	own := l.path
+	pr.lock.Store(&own)
+	err = waitLock(stop, func() error { return filelock.TryLockOpen(l.f) })
+	switch {
+	case err == nil:
+		return func() {
+			_ = filelock.UnlockOpen(l.f)
+			_ = beside.Unlock()
+		}, nil
+	case errors.Is(err, filelock.ErrUnsupported) && beside != nil:
+		return func() { _ = beside.Unlock() }, nil
+	case errors.Is(err, filelock.ErrUnsupported):
+		why := fmt.Sprintf("audit log %s: a FIFO whose writers' lock cannot be had (%s: %v; and this system cannot lock the FIFO itself): entries are appended unlocked, so one over 4096 bytes (PIPE_BUF) may interleave with another offsetctl's", safetext.Arg(l.path), safetext.Arg(lockPath(l.path)), unwrapPath(besideErr))
+		pr.unlocked.Store(&why)
+		return func() {}, nil
+	}
+	_ = beside.Unlock()
+	return nil, err
+}
+
+// cannotLockBeside says whether err, from taking the lock beside a FIFO,
+// means that lock is not to be had here (no permission, a read-only file
+// system), rather than that it failed.
+func cannotLockBeside(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
 }
 
 // reopenIfRotated reopens the log when the file at its path is no longer

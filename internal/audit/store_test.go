@@ -678,16 +678,8 @@ func TestEntryWithoutAction(t *testing.T) {
 // run's intent was glued to the fragment, and history, undo and --verify
 // could not find the id that run printed as recorded.
 func TestFIFOAppendAfterTornWriteOfAnotherProcess(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "audit.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
 	// The reader opens the pipe and does not read for a while.
-	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	fifo, r := fifoWithReader(t)
 	big := Entry{V: Version, ID: "01M8T8W8Y1KCK5XWQG09MTTSD1", Kind: KindIntent, Action: ActReset, Outcome: Unknown}
 	for j := 0; j < 1000; j++ { // about 80 KB: more than the pipe holds
 		big.Changes = append(big.Changes, Change{Group: "orders-billing", Topic: "orders", Partition: int32(j), After: p(2)})
@@ -855,4 +847,21 @@ func TestAppendWaitingForTheLock(t *testing.T) {
 	if got, _ := ids(t, path); fmt.Sprint(got) != "[01M8T8W8Y1KCK5XWQG09MTTSD3]" {
 		t.Fatalf("read %v", got)
 	}
+}
+
+// fifoWithReader makes a FIFO named audit.fifo in a temporary directory
+// and opens its read end (without blocking), closed when t ends; t is
+// skipped where FIFOs cannot be made.
+func fifoWithReader(t *testing.T) (string, *os.File) {
+	t.Helper()
+	fifo := filepath.Join(t.TempDir(), "audit.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return fifo, r
 }

@@ -252,13 +252,7 @@ func TestAuditLogRefused(t *testing.T) {
 // NUL bytes) does not make history fail: it is reported as oversized and
 // skipped, and the entries around it are listed and can be undone.
 func TestAuditHistoryOversizedLine(t *testing.T) {
-	c := testkit.New(t)
-	topic := c.Topic(1, nil)
-	group := testkit.Name(t, "g")
-	c.Produce(topic, map[int32]int{0: 10}, time.Time{})
-	c.Commit(group, topic, map[int32]int64{0: 2})
-	log := filepath.Join(t.TempDir(), "audit.jsonl")
-	dir := t.TempDir()
+	c, topic, group, log, dir := undoFixture(t)
 	first := recordedID(t, mustRun(t, c, 0, "--audit-log", log, "reset", group, "--topic", topic, "--to", "5", "--execute", "--backup", filepath.Join(dir, "1.csv")))
 	st, err := os.Stat(log)
 	if err != nil {
@@ -337,13 +331,7 @@ func TestAuditUnknownVersion(t *testing.T) {
 // TestAuditSidecarUndo: an entry whose changes are in a sidecar file is
 // undone from it; a sidecar edited since is refused.
 func TestAuditSidecarUndo(t *testing.T) {
-	c := testkit.New(t)
-	topic := c.Topic(1, nil)
-	group := testkit.Name(t, "g")
-	c.Produce(topic, map[int32]int{0: 10}, time.Time{})
-	c.Commit(group, topic, map[int32]int64{0: 2})
-	log := filepath.Join(t.TempDir(), "audit.jsonl")
-	dir := t.TempDir()
+	c, topic, group, log, dir := undoFixture(t)
 	id := recordedID(t, mustRun(t, c, 0, "--audit-log", log, "reset", group, "--topic", topic, "--to", "8", "--execute", "--backup", filepath.Join(dir, "1.csv")))
 	es, err := audit.ReadFile(log)
 	if err != nil || len(es) != 2 || es[0].ID != id { // its intent and outcome
@@ -617,24 +605,22 @@ func TestAuditVerifyNothingPlanned(t *testing.T) {
 }
 
 // TestAuditVerifyMovedBack: a change recorded as applied whose groups
-// were reset back since reads "before" now; --verify says the groups
-// moved back, not "it is not applied", which contradicted the record
-// (and a failed change whose planned offsets another change left).
+// were moved back since (by a consumer: no later entry names the
+// partition) reads "before" now; --verify says the groups moved back, not
+// "it is not applied", which contradicted the record (and a failed change
+// whose planned offsets another change left). A later audited change of
+// the partition is named instead (TestVerifyKnownThenLater).
 func TestAuditVerifyMovedBack(t *testing.T) {
-	c := testkit.New(t)
-	topic := c.Topic(1, nil)
-	group := testkit.Name(t, "g")
-	c.Produce(topic, map[int32]int{0: 10}, time.Time{})
-	c.Commit(group, topic, map[int32]int64{0: 2})
-	log := filepath.Join(t.TempDir(), "audit.jsonl")
-	dir := t.TempDir()
+	c, topic, group, log, dir := undoFixture(t)
 	id := recordedID(t, mustRun(t, c, 0, "--audit-log", log, "reset", group, "--topic", topic, "--to", "8", "--execute", "--backup", filepath.Join(dir, "1.csv")))
-	mustRun(t, c, 0, "--audit-log", log, "reset", group, "--topic", topic, "--to", "2", "--execute", "--backup", filepath.Join(dir, "2.csv"))
+	c.Commit(group, topic, map[int32]int64{0: 2})
 	r := mustRun(t, c, 0, "--audit-log", log, "history", "--verify", id)
 	if !strings.Contains(r.stderr, "holds its offset before the change, but the change was recorded as applied: the groups moved back since") {
 		t.Fatalf("stderr: %s", r.stderr)
 	}
-	failed := fmt.Sprintf(`{"v":2,"id":"01M8T8W8Y1KCK5XWQG09MTTSD2","action":"reset","groups":[%q],"topics":[%q],"partitions":1,"outcome":"failed","exit_code":1,"changes":[{"group":%q,"topic":%q,"partition":0,"before":5,"after":2,"error":"aborted"}]}`, group, topic, group, topic)
+	// The last entry by id, whatever the clock: no later change.
+	failedID := audit.NewID(time.Now())
+	failed := fmt.Sprintf(`{"v":2,"id":%q,"action":"reset","groups":[%q],"topics":[%q],"partitions":1,"outcome":"failed","exit_code":1,"changes":[{"group":%q,"topic":%q,"partition":0,"before":5,"after":2,"error":"aborted"}]}`, failedID, group, topic, group, topic)
 	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -643,28 +629,27 @@ func TestAuditVerifyMovedBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	r = mustRun(t, c, 0, "--audit-log", log, "history", "--verify", "01M8T8W8Y1KCK5XWQG09MTTSD2")
+	r = mustRun(t, c, 0, "--audit-log", log, "history", "--verify", failedID)
 	if !strings.Contains(r.stderr, "holds its planned offset, but the change was recorded as failed: another change left the same offsets since") {
 		t.Fatalf("stderr: %s", r.stderr)
 	}
 }
 
-// TestAuditUndoTwice: undoing a change a second time is refused, as the
-// group moved since, and the line names the undo that already restored
-// it, rather than only "add --force" (which would restore it again).
+// TestAuditUndoTwice: undoing a change a second time is refused (exit 2,
+// nothing changed, as for any change recorded later of its partitions),
+// and the line names the undo that already restored it, with --force to
+// restore it again, rather than "undo it first".
 func TestAuditUndoTwice(t *testing.T) {
-	c := testkit.New(t)
-	topic := c.Topic(1, nil)
-	group := testkit.Name(t, "g")
-	c.Produce(topic, map[int32]int{0: 10}, time.Time{})
-	c.Commit(group, topic, map[int32]int64{0: 2})
-	log := filepath.Join(t.TempDir(), "audit.jsonl")
-	dir := t.TempDir()
+	c, topic, group, log, dir := undoFixture(t)
 	id := recordedID(t, mustRun(t, c, 0, "--audit-log", log, "reset", group, "--topic", topic, "--to", "8", "--execute", "--backup", filepath.Join(dir, "1.csv")))
 	u := recordedID(t, mustRun(t, c, 0, "--audit-log", log, "undo", id, "--execute", "--backup", filepath.Join(dir, "2.csv")))
-	r := mustRun(t, c, 1, "--audit-log", log, "undo", id[:10], "--execute", "--backup", filepath.Join(dir, "3.csv"))
-	if !strings.Contains(lastLine(r.stderr), "(it was undone already by entry "+u+")") {
+	r := badInput(t, c, "(it was undone already by entry "+u+"); add --force to restore the backup again", "--audit-log", log, "undo", id[:10], "--execute", "--backup", filepath.Join(dir, "3.csv"))
+	if strings.Contains(r.stderr, "undo it first") {
 		t.Fatalf("second undo: %s", r.stderr)
+	}
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 2})
+	if es := historyOf(t, "--audit-log", log); len(es) != 2 {
+		t.Fatalf("the refused undo is recorded: %+v", es)
 	}
 }
 
@@ -776,4 +761,33 @@ func TestAuditLockHeldByAnother(t *testing.T) {
 		t.Fatalf("stderr:\n%s\nwant a last line starting %q", r.stderr, want)
 	}
 	wantCommitted(t, c, group, topic, map[int32]int64{0: 2})
+}
+
+// TestAuditUndoBackupPathEndsInSpace: undo restores the bytes it checked
+// even when the backup's path ends in white space, which --to's parsing
+// trims: the restoring reset read the trimmed name again (another file,
+// unchecked, or none).
+func TestAuditUndoBackupPathEndsInSpace(t *testing.T) {
+	c, topic, group, log, dir := undoFixture(t)
+	backup := filepath.Join(dir, "b.csv ")
+	// A file under the trimmed name holds other offsets: never restored.
+	if err := os.WriteFile(filepath.Join(dir, "b.csv"), []byte(group+","+topic+",0,9\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	id := recordedID(t, mustRun(t, c, 0, "--audit-log", log, "reset", group, "--topic", topic, "--to", "8", "--execute", "--backup", backup))
+	mustRun(t, c, 0, "--audit-log", log, "undo", id, "--execute", "--backup", filepath.Join(dir, "2.csv"))
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 2})
+}
+
+// undoFixture is the cluster of the undo tests: a topic of one partition
+// with 10 records, a group committed at 2 on it, an audit log and a
+// directory for backups.
+func undoFixture(t *testing.T) (c *testkit.Cluster, topic, group, log, dir string) {
+	t.Helper()
+	c = testkit.New(t)
+	topic = c.Topic(1, nil)
+	group = testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 10}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 2})
+	return c, topic, group, filepath.Join(t.TempDir(), "audit.jsonl"), t.TempDir()
 }

@@ -13,6 +13,10 @@ import (
 // holds the lock.
 var ErrLocked = errors.New("locked by another process")
 
+// ErrUnsupported says the file cannot be locked with TryLockOpen where it
+// is: flock(2) of a FIFO works on Linux, not on every system.
+var ErrUnsupported = errors.New("this file cannot be locked here")
+
 // Lock is a held lock.
 type Lock struct{ f *os.File }
 
@@ -41,3 +45,14 @@ func (l *Lock) Unlock() error {
 	l.f = nil
 	return err
 }
+
+// TryLockOpen takes an exclusive lock on the open file f itself, without
+// waiting (ErrLocked when it is held, ErrUnsupported when f cannot be
+// locked here): for a file no lock file can stand beside, such as a FIFO
+// in a directory the user cannot write. Every process that opens the
+// same file and locks it so excludes the others; the lock is released by
+// UnlockOpen, or when f is closed. f's deadlines keep working.
+func TryLockOpen(f *os.File) error { return tryLockOpen(f) }
+
+// UnlockOpen releases TryLockOpen's lock; f stays open.
+func UnlockOpen(f *os.File) error { return unlockOpen(f) }

@@ -12,3 +12,7 @@ import (
 func tryLock(f *os.File) error {
 	return errors.New("file locks are not supported on this platform")
 }
+
+func tryLockOpen(*os.File) error { return ErrUnsupported }
+
+func unlockOpen(*os.File) error { return nil }

@@ -23,3 +23,8 @@ func tryLock(f *os.File) error {
 		return &os.PathError{Op: "LockFileEx", Path: f.Name(), Err: err}
 	}
 }
+
+// tryLockOpen: the files it is for (FIFOs) do not exist on Windows.
+func tryLockOpen(*os.File) error { return ErrUnsupported }
+
+func unlockOpen(*os.File) error { return nil }
