@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/safetext"
+	"github.com/offsetctl/offsetctl/internal/textlist"
 )
 
 // ProduceOptions configures a backfill: every replayed record is copied to
@@ -50,12 +52,31 @@ type ProduceOptions struct {
 	// TxnInterval is about how long one transaction stays open (default
 	// DefaultTxnInterval).
 	TxnInterval time.Duration
+	// Range is the range as typed (--from, --until, --partitions). With
+	// the clusters, topics and copy settings it is the job that a
+	// TransactionalID's positions record (backfill_job.go): a rerun of
+	// another job under the same id is refused, not resumed from
+	// positions that are not its own.
+	Range JobRange
+	// Notef, when set, receives the line of a TransactionalID backfill
+	// that resumes: from which id, at which positions, how many records
+	// its earlier runs copied.
+	Notef func(format string, args ...any)
 	// SourceHeader adds offsetctl.source=topic/partition/offset.
 	SourceHeader bool
 	// Checkpoint, when set (not with TransactionalID), writes the
 	// acknowledged position to a file, so that rerunning the same
 	// command resumes at least once (checkpoint.go).
 	Checkpoint *CheckpointOptions
+	// BeforeChange, when set, is called once every check of the
+	// backfill has passed (the target, the partitioner, the checkpoint
+	// or the transactional id's job) and before its first request that
+	// can change the target: the transactional id's InitProducerId
+	// (which aborts a transaction a killed run left open) or the first
+	// copy. It is the caller's write-ahead audit intent, so that a
+	// refusal (bad input, exit 2) leaves nothing on the record. An
+	// error stops the backfill with nothing done.
+	BeforeChange func() error
 }
 
 // The partitioners.
@@ -185,6 +206,10 @@ type backfiller struct {
 	committedCopied map[int32]int64
 	txns            int
 	resumed         map[int32]int64
+	// job is what the positions record (backfill_job.go); prior is
+	// what the positions this run resumed from recorded.
+	job   CheckpointJob
+	prior resumeState
 
 	// ck is the --checkpoint state (backfill_ckpt.go); nil without one.
 	ck *checkpointer
@@ -236,7 +261,7 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 	if o.Partitioner == PartitionerSame {
 		for _, pp := range plan.Partitions {
 			if _, ok := tps[pp.Partition]; !ok {
-				return nil, exitcode.Usagef("--partitioner same: target topic %s has %d partitions but source partition %d is replayed; add partitions or use --partitioner key", o.Topic, len(tps), pp.Partition)
+				return nil, exitcode.Usagef("--partitioner same: target topic %s has %s but source partition %d is replayed; add partitions or use --partitioner key", o.Topic, textlist.Count(len(tps), "partition"), pp.Partition)
 			}
 		}
 	}
@@ -256,33 +281,50 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 	for _, pp := range plan.Partitions {
 		b.parts[pp.Partition] = &inflight{}
 	}
-	if b.txn {
-		pos, err := b.takeOverAndResume(actx)
-		if err != nil {
-			b.pcancel()
-			cl.Close()
-			return nil, err
-		}
-		b.resumed = pos
-		b.committed = map[int32]int64{}
-		for p, o := range pos {
-			b.committed[p] = o
-		}
-	}
-	if o.Checkpoint != nil && !b.txn {
-		if _, err := b.openCheckpoint(actx, srcAdm, adm, plan, tps); err != nil {
-			b.pcancel()
-			cl.Close()
-			return nil, err
-		}
-		if !b.ck.final {
-			b.wg.Add(1)
-			go b.checkpointLoop()
-		}
+	if err := b.start(actx, srcAdm, adm, tps); err != nil {
+		b.pcancel()
+		cl.Close()
+		return nil, err
 	}
 	b.wg.Add(1)
 	go b.watchdog()
 	return b, nil
+}
+
+// start runs the last checks (the checkpoint's, or the transactional
+// id's job), then BeforeChange, and only then takes the transactional id
+// over: every refusal comes before the first request that can change the
+// target, and before the caller's audit intent.
+func (b *backfiller) start(ctx context.Context, srcAdm, dstAdm *cluster.Admin, tps map[int32]kadm.ListedOffset) error {
+	if b.txn {
+		if err := b.checkJob(ctx, srcAdm, dstAdm); err != nil {
+			return err
+		}
+	}
+	if b.opts.Checkpoint != nil && !b.txn {
+		if _, err := b.openCheckpoint(ctx, srcAdm, dstAdm, b.plan, tps); err != nil {
+			return err
+		}
+	}
+	if f := b.opts.BeforeChange; f != nil {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	if b.txn {
+		st, err := b.takeOverAndResume(ctx)
+		if err != nil {
+			return err
+		}
+		b.prior, b.resumed = st, st.pos
+		b.committed = maps.Clone(st.pos)
+		b.noteResume(st)
+	}
+	if b.ck != nil && !b.ck.final {
+		b.wg.Add(1)
+		go b.checkpointLoop()
+	}
+	return nil
 }
 
 // producerOpts is the backfill producer's configuration; for a
@@ -802,4 +844,34 @@ func (b *backfiller) incomplete(br *BackfillResult, consumeErr error) error {
 		beyond += fmt.Sprintf(" (%d copies were sent without an answer: they may be in %s already, and the resume would copy them again; --transactional-id makes a copy all or nothing)", br.Unanswered, b.opts.Topic)
 	}
 	return fmt.Errorf("backfill incomplete: %v; %s: %s; %s%s", cause, what, strings.Join(acked, ", "), resume, beyond)
+}
+
+// checkAdded checks that source partitions added while a --follow
+// backfill ran (follow.go) can be copied: with --partitioner same the
+// target must have each one, else the backfill stops before any record
+// of them is read, with its resume point.
+func (b *backfiller) checkAdded(pps []PartitionPlan) error {
+	if b.opts.Partitioner != PartitionerSame {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(b.pctx, b.stall)
+	ends, err := kadm.NewClient(b.cl).ListEndOffsets(ctx, b.opts.Topic)
+	cancel()
+	for _, pp := range pps {
+		if err != nil {
+			return fmt.Errorf("source partition %d was added while following: listing the partitions of target topic %s: %w", pp.Partition, b.opts.Topic, err)
+		}
+		if _, ok := ends.Lookup(b.opts.Topic, pp.Partition); !ok {
+			return fmt.Errorf("source partition %d was added while following, but target topic %s has %d partitions: --partitioner same copies it to partition %d; add partitions to %s (or use --partitioner key), then resume", pp.Partition, b.opts.Topic, len(ends[b.opts.Topic]), pp.Partition, b.opts.Topic)
+		}
+	}
+	return nil
+}
+
+// addPartition copies source partition pp too (checked by checkAdded).
+func (b *backfiller) addPartition(pp PartitionPlan) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.parts[pp.Partition] = &inflight{}
+	b.plan.Partitions = append(b.plan.Partitions, pp)
 }

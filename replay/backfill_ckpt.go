@@ -74,22 +74,23 @@ func (ck *checkpointer) answered() {
 	}
 }
 
-// jobOf is what this backfill's checkpoint belongs to: both clusters' ids
-// and the topics' ids (a topic deleted and created again under its name
-// has other offsets), with the range as typed.
-func jobOf(ctx context.Context, srcAdm, dstAdm *cluster.Admin, src string, o ProduceOptions) (CheckpointJob, error) {
+// jobOf is what this backfill's checkpoint (or, with a transactional id,
+// its position: backfill_job.go) belongs to: both clusters' ids and the
+// topics' ids (a topic deleted and created again under its name has other
+// offsets), with the range as typed (r) and the flag that keeps it (what,
+// for the errors).
+func jobOf(ctx context.Context, srcAdm, dstAdm *cluster.Admin, src string, o ProduceOptions, r JobRange, what string) (CheckpointJob, error) {
 	sm, err := srcAdm.Metadata(ctx, src)
 	if err != nil {
-		return CheckpointJob{}, fmt.Errorf("--checkpoint: reading the source topic's id: %w", err)
+		return CheckpointJob{}, fmt.Errorf("%s: reading the source topic's id: %w", what, err)
 	}
 	dm, err := dstAdm.Metadata(ctx, o.Topic)
 	if err != nil {
-		return CheckpointJob{}, fmt.Errorf("--checkpoint: reading the target topic's id: %w", err)
+		return CheckpointJob{}, fmt.Errorf("%s: reading the target topic's id: %w", what, err)
 	}
-	c := o.Checkpoint
 	return CheckpointJob{
 		SourceCluster: sm.Cluster, SourceTopic: src, SourceTopicID: sm.Topics[src].ID.String(),
-		From: c.From, Until: c.Until, Partitions: c.Partitions, Isolation: c.isolation,
+		From: r.From, Until: r.Until, Partitions: r.Partitions, Isolation: r.isolation,
 		TargetCluster: dm.Cluster, TargetTopic: o.Topic, TargetTopicID: dm.Topics[o.Topic].ID.String(),
 		Partitioner: o.Partitioner, SourceHeader: o.SourceHeader,
 	}, nil
@@ -102,7 +103,8 @@ func jobOf(ctx context.Context, srcAdm, dstAdm *cluster.Admin, src string, o Pro
 // offsets of its start, or the next resume would miss its copies.
 func (b *backfiller) openCheckpoint(ctx context.Context, srcAdm, dstAdm *cluster.Admin, plan Plan, ends map[int32]kadm.ListedOffset) (Plan, error) {
 	o := *b.opts.Checkpoint
-	job, err := jobOf(ctx, srcAdm, dstAdm, b.src, b.opts)
+	c := b.opts.Checkpoint
+	job, err := jobOf(ctx, srcAdm, dstAdm, b.src, b.opts, JobRange{From: c.From, Until: c.Until, Partitions: c.Partitions, isolation: c.isolation}, "--checkpoint")
 	if err != nil {
 		return plan, err
 	}

@@ -38,7 +38,7 @@ func backfillToDst(ctx context.Context, t *testing.T, cfg cluster.Config, partit
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := newBackfiller(ctx, cfg, nil, "t", plan, po)
+	b, err := newBackfiller(ctx, cfg, adm, "t", plan, po) // adm: a transactional id reads the topics' ids (jobOf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,8 @@ package replay
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -25,7 +25,9 @@ import (
 // rerun of the same command takes the transactional id over (which aborts
 // a transaction a killed run left open), reads the position group and
 // starts each partition there: every source record lands in the target
-// exactly once for read_committed readers.
+// exactly once for read_committed readers. Each position is committed
+// with the job it belongs to, and a run of another job under the same id
+// is refused (backfill_job.go).
 
 // DefaultTxnInterval is how long one backfill transaction stays open.
 const DefaultTxnInterval = time.Second
@@ -47,8 +49,9 @@ func PositionGroup(id string) string { return "offsetctl-backfill-" + id }
 // takeOverAndResume initializes the transactional producer (InitProducerId
 // aborts what a previous run left open, or waits for its commit to
 // complete) and reads the position group's committed offsets on the
-// source topic: partition → next source offset to copy.
-func (b *backfiller) takeOverAndResume(ctx context.Context) (map[int32]int64, error) {
+// source topic, stable, checking again that they are this job's
+// (checkJob read them before the takeover): where each partition resumes.
+func (b *backfiller) takeOverAndResume(ctx context.Context) (resumeState, error) {
 	// InitProducerId (kgo's, on first use) is safe to retry: taking the id
 	// over again only fences this run's own earlier attempt, which had
 	// nothing open. kgo keeps a failed load's error and tries again on the
@@ -58,39 +61,29 @@ func (b *backfiller) takeOverAndResume(ctx context.Context) (map[int32]int64, er
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("taking transactional id %q: %w", b.opts.TransactionalID, err)
+		return resumeState{}, fmt.Errorf("taking transactional id %q: %w", b.opts.TransactionalID, err)
 	}
 	// require_stable: pending positions of another transaction would
-	// otherwise be hidden, not waited for. A read: safe to retry (on a
-	// fresh cluster the first one meets COORDINATOR_NOT_AVAILABLE while
-	// the broker creates __consumer_offsets).
-	group := PositionGroup(b.opts.TransactionalID)
-	var fetched kadm.OffsetResponses
-	err = coordretry.Do(ctx, coordretry.Group(group), func() (err error) {
-		fetched, err = kadm.NewClient(b.cl).FetchOffsets(kadm.RequireStable(ctx), group)
-		return err
-	})
-	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
-		return nil, fmt.Errorf("reading the backfill position (group %s): %w", PositionGroup(b.opts.TransactionalID), err)
+	// otherwise be hidden, not waited for.
+	fetched, err := fetchPositions(ctx, kadm.NewClient(b.cl), PositionGroup(b.opts.TransactionalID), true)
+	if err != nil {
+		return resumeState{}, err
 	}
-	out := map[int32]int64{}
-	fetched.Each(func(o kadm.OffsetResponse) {
-		if o.Topic == b.src && o.Err == nil && o.At >= 0 {
-			out[o.Partition] = o.At
-		}
-	})
-	return out, nil
+	return b.judgePositions(fetched)
 }
 
-// ResumePlan moves each partition's start to its committed position when
-// that is past the planned start (a position beyond the bound leaves the
-// partition empty).
+// ResumePlan starts each partition that has a position there (a position
+// beyond the bound leaves the partition empty). The position is where the
+// copy stands, whatever the start resolves to now: --from ago:1h resolves
+// later on a rerun, and starting there would skip the records between.
+// (A position below the log start now is an OFFSET_OUT_OF_RANGE when
+// read: records were deleted before they were copied.)
 func ResumePlan(p Plan, positions map[int32]int64) Plan {
 	out := p
 	out.Partitions = append([]PartitionPlan(nil), p.Partitions...)
 	for i := range out.Partitions {
 		pp := &out.Partitions[i]
-		if pos, ok := positions[pp.Partition]; ok && pos > pp.From {
+		if pos, ok := positions[pp.Partition]; ok {
 			pp.From = pos
 			if pp.Bound != NoBound && pp.From > pp.Bound {
 				pp.From = pp.Bound
@@ -100,18 +93,36 @@ func ResumePlan(p Plan, positions map[int32]int64) Plan {
 	return out
 }
 
-// positions returns, per partition with acknowledged copies, the next
-// source offset after its contiguous acknowledged prefix.
-func (b *backfiller) positions() map[int32]int64 {
+// positions returns the position of every partition that has one: the
+// next source offset after its contiguous acknowledged prefix, else the
+// one it resumed from; and the metadata to commit with each: the job and
+// the records of the partition copied by this run and the earlier ones
+// (backfill_job.go). Every commit writes them all, so positions an older
+// offsetctl wrote without a job get it with the first commit.
+func (b *backfiller) positions() (map[int32]int64, map[int32]string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := map[int32]int64{}
+	out, meta := maps.Clone(b.prior.pos), map[int32]string{}
+	if out == nil {
+		out = map[int32]int64{}
+	}
 	for p, inf := range b.parts {
 		if inf.acked != nil {
 			out[p] = *inf.acked + 1
 		}
 	}
-	return out
+	for p := range out {
+		var copied *int64
+		if !b.prior.unknown[p] {
+			n := b.prior.copied[p]
+			if inf := b.parts[p]; inf != nil {
+				n = addSat(n, inf.copied)
+			}
+			copied = &n
+		}
+		meta[p] = encodePosition(b.job, copied)
+	}
+	return out, meta
 }
 
 // commitPositions adds the position group to the open transaction and
@@ -119,7 +130,7 @@ func (b *backfiller) positions() map[int32]int64 {
 // client pins TxnOffsetCommit to v5, which names topics: v6 (Kafka 4.4)
 // names them by id only, and the source topic need not exist on the
 // target cluster.
-func (b *backfiller) commitPositions(ctx context.Context, pos map[int32]int64) error {
+func (b *backfiller) commitPositions(ctx context.Context, pos map[int32]int64, meta map[int32]string) error {
 	id, epoch, err := b.cl.ProducerID(ctx)
 	if err != nil {
 		return err
@@ -147,6 +158,7 @@ func (b *backfiller) commitPositions(ctx context.Context, pos map[int32]int64) e
 	for p, off := range pos {
 		rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
 		rp.Partition, rp.Offset = p, off
+		rp.Metadata = kmsg.StringPtr(meta[p])
 		rt.Partitions = append(rt.Partitions, rp)
 	}
 	req.Topics = append(req.Topics, rt)
@@ -239,8 +251,8 @@ func (b *backfiller) txnDue() bool {
 // endTxn stages the position and commits the open transaction, recording
 // what it committed.
 func (b *backfiller) endTxn(ctx context.Context) error {
-	pos := b.positions()
-	if err := b.commitPositions(ctx, pos); err != nil {
+	pos, meta := b.positions()
+	if err := b.commitPositions(ctx, pos, meta); err != nil {
 		b.fail(err, "")
 		return b.err()
 	}

@@ -129,28 +129,41 @@ type CheckpointJob struct {
 // in the words of the command line, without either value (they may be
 // long or hold anything).
 func (j CheckpointJob) Differs(o CheckpointJob) string {
+	if d := j.Differences(o); len(d) > 0 {
+		return d[0]
+	}
+	return ""
+}
+
+// Differences names every field in which j and o differ, as Differs does.
+// A topic's id is named only where its cluster and name are the same
+// (another topic has another id: no news).
+func (j CheckpointJob) Differences(o CheckpointJob) []string {
+	var out []string
+	srcSame := j.SourceCluster == o.SourceCluster && j.SourceTopic == o.SourceTopic
+	dstSame := j.TargetCluster == o.TargetCluster && j.TargetTopic == o.TargetTopic
 	for _, f := range []struct {
 		name string
 		same bool
 	}{
 		{"the source cluster", j.SourceCluster == o.SourceCluster},
 		{"the source topic", j.SourceTopic == o.SourceTopic},
-		{"the source topic's id (recreated since?)", j.SourceTopicID == o.SourceTopicID},
+		{"the source topic's id (recreated since?)", j.SourceTopicID == o.SourceTopicID || !srcSame},
 		{"--from", j.From == o.From},
 		{"--until", j.Until == o.Until},
 		{"--partitions", j.Partitions == o.Partitions},
 		{"--isolation", j.Isolation == o.Isolation},
 		{"the target cluster", j.TargetCluster == o.TargetCluster},
 		{"--produce-to", j.TargetTopic == o.TargetTopic},
-		{"the target topic's id (recreated since?)", j.TargetTopicID == o.TargetTopicID},
+		{"the target topic's id (recreated since?)", j.TargetTopicID == o.TargetTopicID || !dstSame},
 		{"--partitioner", j.Partitioner == o.Partitioner},
 		{"--source-header", j.SourceHeader == o.SourceHeader},
 	} {
 		if !f.same {
-			return f.name
+			out = append(out, f.name)
 		}
 	}
-	return ""
+	return out
 }
 
 // CheckpointRange is one source partition of a checkpoint.

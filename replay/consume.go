@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,7 +27,16 @@ type pstate struct {
 	records int64
 	firstTs int64
 	lastTs  int64
+	bytes   int64 // key, value and header bytes of the records counted
 	hash    *partHash
+
+	// pend says records of this partition are encoded but not yet written
+	// to the sink; sent is then its state before the first of them, what
+	// a stop counts as done (sent.go). hashMark is the offset at which the
+	// hasher saves the hash state in the current fetch (-1: none).
+	pend     bool
+	sent     sentState
+	hashMark int64
 }
 
 // consumer reads a plan's ranges with a group-less client and streams
@@ -48,7 +56,15 @@ type consumer struct {
 	want   map[int32]kgo.Offset // where each open partition starts
 	open   int                  // partitions not done
 
-	bw        *bufio.Writer // nil when nothing is encoded
+	// The records encoded for the sink and not yet written (sent.go);
+	// sink is nil when nothing is encoded. track says a record is done
+	// only once written: always but in a backfill, whose records are
+	// done once their copies are acknowledged.
+	sink      io.Writer
+	out       []byte
+	outErr    error
+	track     bool
+	unsent    []*pstate // the partitions with pend set
 	topicJSON []byte
 	pool      bool // records go back to the pools once encoded and hashed
 
@@ -68,6 +84,9 @@ type consumer struct {
 	// hashers digest the records off the consume loop (hashFetched);
 	// started with the first records.
 	hashers []*hasher
+	// grow finds partitions added while following (follow.go); nil
+	// otherwise.
+	grow *grower
 }
 
 // consume reads the plan's ranges with a group-less client and streams them.
@@ -82,6 +101,8 @@ func consume(ctx context.Context, cfg cluster.Config, plan Plan, opts Options, c
 	}
 	defer cl.Close()
 	c.cl, c.open = cl, len(c.want)
+	c.grow = c.startGrower(ctx)
+	defer c.grow.close()
 	if copier != nil {
 		stop := context.AfterFunc(ctx, func() { c.halted.Store(true) })
 		defer stop()
@@ -115,7 +136,8 @@ func newConsumer(cfg cluster.Config, plan Plan, opts Options, copier *backfiller
 	}
 	slices.Sort(c.order)
 	if opts.Sink != nil && opts.Format != None && opts.Sink != io.Discard {
-		c.bw = bufio.NewWriterSize(opts.Sink, 1<<20)
+		c.sink, c.out = opts.Sink, make([]byte, 0, outBufCap)
+		c.track = copier == nil
 	}
 	c.topicJSON, _ = json.Marshal(plan.Topic)
 	c.start = c.now()
@@ -167,9 +189,12 @@ func (c *consumer) loop(ctx context.Context) (*Result, error) {
 	// checked (checkLeaders) instead of waiting forever.
 	stall := timeoutOf(c.cfg)
 	for c.open > 0 && !c.stopAll {
-		pctx, pcancel := context.WithTimeout(ctx, stall)
+		if err := c.adopt(); err != nil {
+			return c.stop(StoppedError, err)
+		}
+		pctx, pcancel := c.pollContext(ctx, stall)
 		fs := c.cl.PollFetches(pctx)
-		stalled := pctx.Err() != nil && ctx.Err() == nil
+		stalled := pctx.Err() != nil && ctx.Err() == nil && !woken(pctx)
 		pcancel()
 		if quietFetch(fs, stalled) {
 			if err := c.checkLeaders(ctx, stall); err != nil {
@@ -286,6 +311,7 @@ func (c *consumer) take(ftp kgo.FetchTopicPartition) {
 		return
 	}
 	bound := st.plan.Bound
+	st.hashMark = -1
 	taken := 0 // ftp.Records[:taken] holds every record counted (and control markers)
 	for i, r := range ftp.Records {
 		if r.Offset >= bound {
@@ -343,6 +369,9 @@ func (c *consumer) record(st *pstate, r *kgo.Record, ts int64) error {
 			return err
 		}
 	}
+	if c.track && !st.pend {
+		c.hold(st, r.Offset)
+	}
 	if st.records == 0 {
 		st.firstTs = ts
 	}
@@ -352,16 +381,18 @@ func (c *consumer) record(st *pstate, r *kgo.Record, ts int64) error {
 	for i := range r.Headers {
 		n += len(r.Headers[i].Key) + len(r.Headers[i].Value)
 	}
+	st.bytes += int64(n)
 	c.bytes += int64(n)
-	if c.bw != nil {
-		var b []byte
+	if c.sink != nil {
 		if c.opts.Format == Raw {
-			b = appendRaw(c.bw.AvailableBuffer(), r)
+			c.out = appendRaw(c.out, r)
 		} else {
-			b = appendJSONRecord(c.bw.AvailableBuffer(), c.topicJSON, r)
+			c.out = appendJSONRecord(c.out, c.topicJSON, r)
 		}
-		if _, err := c.bw.Write(b); err != nil {
-			return err
+		if len(c.out) >= outFlushAt {
+			if err := c.flush(); err != nil {
+				return err
+			}
 		}
 	}
 	c.count++
@@ -391,9 +422,9 @@ func (c *consumer) afterFetch() (string, error) {
 		}
 		return recordsWriteError(c.plan, c.copier != nil, c.writeErr)
 	}
-	if c.plan.Follow && c.bw != nil && c.bw.Buffered() > 0 {
+	if c.plan.Follow && len(c.out) > 0 {
 		// Tailing: every fetch reaches the reader at once.
-		if err := c.bw.Flush(); err != nil {
+		if err := c.flush(); err != nil {
 			return recordsWriteError(c.plan, c.copier != nil, err)
 		}
 	}
@@ -437,8 +468,8 @@ func (c *consumer) stop(why string, err error) (*Result, error) {
 // resume point, the digests and the rate.
 func (c *consumer) finish() (*Result, error) {
 	var err error
-	if c.bw != nil {
-		if ferr := c.bw.Flush(); ferr != nil {
+	if c.sink != nil {
+		if ferr := c.flush(); ferr != nil {
 			var stopped string
 			stopped, err = recordsWriteError(c.plan, c.copier != nil, ferr)
 			if c.res.Stopped == StoppedEnd || c.res.Stopped == StoppedMax {
@@ -451,7 +482,6 @@ func (c *consumer) finish() (*Result, error) {
 	elapsed := c.now().Sub(c.start)
 	res.ElapsedMs = elapsed.Milliseconds()
 	hashes := c.partitionResults()
-	res.Bytes = c.bytes
 	if res.Stopped != StoppedEnd {
 		res.ResumeFrom = resumeFrom(res.Partitions)
 	}
@@ -473,20 +503,28 @@ func (c *consumer) partitionResults() map[int32]*partHash {
 	hashes := make(map[int32]*partHash, len(c.states))
 	for _, p := range c.order {
 		st := c.states[p]
-		pr := PartitionResult{Partition: p, From: st.plan.From, To: st.next, Records: st.records, LogStart: st.plan.LogStart, LogEnd: st.plan.LogEnd, Bound: st.plan.Bound}
+		done := sentState{next: st.next, records: st.records, bytes: st.bytes, firstTs: st.firstTs, lastTs: st.lastTs}
+		if st.pend {
+			// Its last records never reached the sink: it stopped
+			// before them, and neither counts nor digests them.
+			done = st.sent
+			st.hash.rewind()
+		}
+		pr := PartitionResult{Partition: p, From: st.plan.From, To: done.next, Records: done.records, LogStart: st.plan.LogStart, LogEnd: st.plan.LogEnd, Bound: st.plan.Bound}
 		if pr.Bound == NoBound {
 			pr.Bound = -1
 		}
 		pr.Stop = c.res.Stopped
-		if st.done {
+		if st.done && !st.pend {
 			pr.Stop = st.plan.BoundBy // it reached its bound
 		}
-		if st.records > 0 {
-			f, l := st.firstTs, st.lastTs
+		if done.records > 0 {
+			f, l := done.firstTs, done.lastTs
 			pr.FirstTs, pr.LastTs = &f, &l
 		}
 		c.res.Partitions = append(c.res.Partitions, pr)
-		c.res.Records += st.records
+		c.res.Records += done.records
+		c.res.Bytes += done.bytes
 		hashes[p] = st.hash
 	}
 	return hashes
@@ -515,6 +553,7 @@ type hashJob struct {
 	ph   *partHash
 	recs []*kgo.Record
 	n    int
+	mark int64 // the offset before which ph saves its state (-1: none; sent.go)
 }
 
 // hasher digests records on a goroutine of its own, so that SHA-256
@@ -551,6 +590,9 @@ func (h *hasher) run() {
 	for j := range h.jobs {
 		for _, r := range j.recs[:j.n] {
 			if !r.Attrs.IsControl() {
+				if r.Offset == j.mark {
+					j.ph.markHere()
+				}
 				j.ph.add(r)
 			}
 		}
@@ -586,7 +628,7 @@ func (c *consumer) hashFetched(st *pstate, recs []*kgo.Record, n int) {
 		}
 		return
 	}
-	c.hasherFor(st.plan.Partition).jobs <- hashJob{ph: st.hash, recs: recs, n: n}
+	c.hasherFor(st.plan.Partition).jobs <- hashJob{ph: st.hash, recs: recs, n: n, mark: st.hashMark}
 }
 
 // waitHashers lets the hashers finish their records, so that the digests

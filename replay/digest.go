@@ -56,6 +56,10 @@ type partHash struct {
 	payload hash.Hash // nil unless payload digests are wanted
 	n       int64
 	buf     []byte
+	// The state before the first record not yet written to the sink
+	// (markHere, rewind in sent.go).
+	atN            int64
+	atH, atPayload []byte
 }
 
 func newPartHash(payload bool) *partHash {

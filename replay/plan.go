@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/textlist"
 )
 
@@ -32,6 +33,9 @@ type Gathered struct {
 	// or the partition's end when no record is.
 	TimeOffsets map[int64]map[int32]int64
 	At          time.Time
+	// Isolation is the isolation the ends were listed with: under
+	// ReadCommitted a partition's end is its last stable offset.
+	Isolation lag.Isolation
 }
 
 // PartitionPlan is the range to replay from one partition: [From, Bound).
@@ -141,6 +145,9 @@ func MakePlan(g Gathered, req PlanRequest) (Plan, error) {
 	if req.Max < 0 {
 		return Plan{}, fmt.Errorf("--max must be ≥ 0, got %d", req.Max)
 	}
+	if err := CheckTimeOrder(req.From, req.Until); err != nil {
+		return Plan{}, err
+	}
 	sel, err := selectPartitions(g, req)
 	if err != nil {
 		return Plan{}, err
@@ -222,8 +229,12 @@ func planPartition(g Gathered, req PlanRequest, p int32) (PartitionPlan, string)
 		pp.From = ps.LogStart
 	case StartOffset:
 		if st.Offset < ps.LogStart || st.Offset > ps.LogEnd {
-			return pp, fmt.Sprintf("partition %d: start offset %d is outside the log: valid start offsets are %d..%d (log start..log end)",
-				p, st.Offset, ps.LogStart, ps.LogEnd)
+			end := "log end"
+			if g.Isolation == lag.ReadCommitted {
+				end = "last stable offset" // read_committed reads no further
+			}
+			return pp, fmt.Sprintf("partition %d: start offset %d is outside the log: valid start offsets are %d..%d (log start..%s)",
+				p, st.Offset, ps.LogStart, ps.LogEnd, end)
 		}
 		pp.From = st.Offset
 	case StartTime:
@@ -252,6 +263,15 @@ func planBound(g Gathered, req PlanRequest, pp *PartitionPlan, u Until) string {
 		if !ok {
 			return fmt.Sprintf("partition %d: no offset listed for --until time %s", p, admin.FormatTime(u.Time))
 		}
+		if off < pp.From {
+			// The first record stamped at or after T lies before the
+			// start: the range is reversed, as --from 500 --until 100
+			// is (it read nothing and said "end", exit 0). A time
+			// start is never past a later time end (CheckTimeOrder
+			// refuses the earlier one).
+			return fmt.Sprintf("partition %d: --until %s is at offset %d (the first record stamped at or after it), before the start offset %d: the range is reversed",
+				p, u, off, pp.From)
+		}
 		switch {
 		case off < end:
 			pp.Bound, pp.BoundBy = off, BoundUntil // a record at or after T exists: stop before it
@@ -260,9 +280,6 @@ func planBound(g Gathered, req PlanRequest, pp *PartitionPlan, u Until) string {
 			pp.StopAtMs, pp.BoundBy = u.Time.UnixMilli(), BoundUntil
 		default:
 			pp.Bound, pp.BoundBy = end, BoundEnd // no record stamped ≥ T yet
-		}
-		if pp.Bound < pp.From {
-			pp.Bound = pp.From
 		}
 	default:
 		if u.Offset < pp.From {

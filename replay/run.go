@@ -44,6 +44,13 @@ type Options struct {
 	// Sink receives the records in Format; nil means none.
 	Sink   io.Writer
 	Format Format
+	// OpenSink, when set, gives the sink instead of Sink, called once
+	// everything is checked (the range, the groups, the target), just
+	// before the first record is read (a backfill: before its first
+	// change, openSinkBeforeChange): a refused replay creates or
+	// truncates no file. An error from it ends the replay before anything
+	// is read.
+	OpenSink func(context.Context) (io.Writer, error)
 
 	// VerifyGroups names the groups of the proof; nil means every group
 	// with commits on the topic. NoVerify skips the proof.
@@ -79,6 +86,16 @@ type Options struct {
 	Shard *Shard
 	// DigestFile, when set, writes the shard digest file (shardfile.go).
 	DigestFile *DigestFileOptions
+
+	// Warnf, when set, receives the warnings of a replay that go on
+	// (partitions added while a --shard or --digest-out run follows).
+	Warnf func(format string, args ...any)
+
+	// started is the topic's partitions when the replay started (a
+	// --follow reads the ones added since: follow.go); fixedPartitions
+	// keeps a --follow to them (a digest file records their count).
+	started         []int32
+	fixedPartitions bool
 }
 
 // Progress is a progress report.
@@ -97,7 +114,9 @@ type PartitionResult struct {
 	Partition int32 `json:"partition"`
 	From      int64 `json:"from"`
 	// To is the next offset after the replayed range: rerunning with
-	// --from To continues where this replay stopped.
+	// --from To continues where this replay stopped. With a sink, a
+	// record is replayed once the write holding it went through (sent.go):
+	// Records, the timestamps and the digests cover From..To only.
 	To      int64 `json:"to"`
 	Records int64 `json:"records"`
 	// FirstTs and LastTs are the first and last record timestamps (ms),
@@ -118,7 +137,9 @@ type PartitionResult struct {
 type Result struct {
 	Topic     string `json:"topic"`
 	Isolation string `json:"isolation"`
-	Records   int64  `json:"records"`
+	// Records counts the replayed records: with a sink, those written to
+	// it (PartitionResult.To).
+	Records int64 `json:"records"`
 	// Bytes counts key, value and header bytes of the replayed records.
 	Bytes int64 `json:"bytes"`
 	// Digest is the audit digest (see digest.go), hex SHA-256.
@@ -200,7 +221,7 @@ func unbounded(plan Plan) bool {
 // Gather reads the topic's partitions, their log start and end (for iso)
 // and the offsets of the given timestamps, with the admin client.
 func Gather(ctx context.Context, adm *cluster.Admin, topic string, iso lag.Isolation, times []int64, now time.Time) (Gathered, error) {
-	g := Gathered{Topic: topic, Partitions: map[int32]PartitionState{}, TimeOffsets: map[int64]map[int32]int64{}, At: now}
+	g := Gathered{Topic: topic, Partitions: map[int32]PartitionState{}, TimeOffsets: map[int64]map[int32]int64{}, At: now, Isolation: iso}
 	to, err := lag.ListOffsets(ctx, adm, []string{topic}, iso)
 	if err != nil {
 		return g, err
@@ -294,6 +315,7 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 
 	var copier *backfiller
 	if opts.Produce != nil {
+		openSinkBeforeChange(ctx, &opts)
 		copier, err = newBackfiller(ctx, cfg, adm, opts.Topic, plan, *opts.Produce)
 		if err != nil {
 			return nil, err
@@ -311,13 +333,46 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 		}
 	}
 
+	if opts.OpenSink != nil {
+		if opts.Sink, err = opts.OpenSink(ctx); err != nil {
+			return nil, err
+		}
+	}
+	opts.started = allParts
 	res, cerr := consume(ctx, cfg, plan, opts, copier)
+	allParts = withAdded(allParts, g, res)
 	res.Isolation = opts.Isolation.String()
 	res.Shard, res.topicPartitions = shard, len(g.Partitions)
 	if copier != nil {
 		cerr = copier.complete(ctx, cfg, res, cerr)
 	}
 	return res, prove(cfg, adm, opts, allParts, before, res, cerr)
+}
+
+// openSinkBeforeChange has a backfill open its sink (OpenSink: --out,
+// maybe a FIFO that waits for its reader) once every check has passed and
+// right before its first change (ProduceOptions.BeforeChange: the audit
+// intent, InitProducerId, the first copy), not after: an --out that does
+// not open then (exit 2, or a FIFO's open ended by Ctrl-C) stops a
+// backfill that has changed nothing and recorded nothing.
+func openSinkBeforeChange(ctx context.Context, opts *Options) {
+	if opts.OpenSink == nil {
+		return
+	}
+	po := *opts.Produce
+	open, before := opts.OpenSink, po.BeforeChange
+	po.BeforeChange = func() error {
+		w, err := open(ctx)
+		if err != nil {
+			return err
+		}
+		opts.Sink = w
+		if before != nil {
+			return before()
+		}
+		return nil
+	}
+	opts.Produce, opts.OpenSink = &po, nil
 }
 
 // planRun reads the topic's offsets (bounded by the timeout) and plans the
@@ -375,6 +430,12 @@ func checkOptions(opts *Options) error {
 	}
 	if opts.Follow && opts.Produce != nil && opts.Produce.TransactionalID != "" {
 		return exitcode.Usagef("--follow cannot be combined with --transactional-id: the transaction would never commit")
+	}
+	if opts.Produce != nil {
+		// The isolation is part of the job a position records.
+		po := *opts.Produce
+		po.Range.isolation = opts.Isolation.String()
+		opts.Produce = &po
 	}
 	return checkCheckpoint(opts)
 }

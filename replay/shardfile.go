@@ -125,6 +125,7 @@ func runWithDigestFile(run func(Options) (*Result, error), opts Options) (*Resul
 		return nil, fmt.Errorf("--digest-out %s: %w", safetext.Arg(df.Path), err)
 	}
 	opts.DigestFile = nil
+	opts.fixedPartitions = true // the file records the partition count (a --follow warns of added ones)
 	res, err := run(opts)
 	if res == nil {
 		return res, err

@@ -317,3 +317,59 @@ func FuzzParsePartitions(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckTimeOrder(t *testing.T) {
+	now := time.Date(2026, 12, 5, 2, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		from, until string
+		want        string // "" for no error
+	}{
+		{"time:2026-12-05T02:00:00Z", "time:2026-12-05T01:00:00Z", "--from time:2026-12-05T02:00:00Z is after --until time:2026-12-05T01:00:00Z: the range is reversed"},
+		{"ago:1s", "ago:1h", "--from time:2026-12-05T01:59:59Z is after --until time:2026-12-05T01:00:00Z"},
+		{"ago:1h", "ago:1s", ""},
+		{"ago:1h", "ago:1h", ""},                 // equal: empty, not reversed
+		{"time:2026-12-05T02:00:00Z", "100", ""}, // an offset end: checked once resolved
+		{"500", "time:2026-12-05T01:00:00Z", ""},
+		{"earliest", "time:2026-12-05T01:00:00Z", ""},
+		{"0=ago:1s,1=ago:2h", "ago:1h", "partition 0: --from time:2026-12-05T01:59:59Z is after --until time:2026-12-05T01:00:00Z: the range is reversed"},
+		{"ago:1s", "0=ago:1h,1=end,2=ago:2h", "partition 0: --from time:2026-12-05T01:59:59Z is after --until time:2026-12-05T01:00:00Z; partition 2: --from"},
+		{"0=ago:1s", "1=ago:1h", ""}, // different partitions: MakePlan says they differ
+	} {
+		from, err := ParseStart(tc.from, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		until, err := ParseUntil(tc.until, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = CheckTimeOrder(from, until)
+		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--from %s --until %s: %v, want %q", tc.from, tc.until, err, tc.want)
+		}
+	}
+}
+
+// TestReversedNeedsTwoTimes: only a start time after an end time is
+// reversed; an offset, earliest or an unset end never is, whatever time
+// the value carries.
+func TestReversedNeedsTwoTimes(t *testing.T) {
+	early, late := time.Date(2026, 12, 5, 1, 0, 0, 0, time.UTC), time.Date(2026, 12, 5, 2, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		st   Start
+		u    Until
+		want bool
+	}{
+		{Start{Kind: StartTime, Time: late}, Until{Set: true, IsTime: true, Time: early}, true},
+		{Start{Kind: StartTime, Time: early}, Until{Set: true, IsTime: true, Time: late}, false},
+		{Start{Kind: StartTime, Time: late}, Until{Set: true, IsTime: true, Time: late}, false},
+		{Start{Kind: StartOffset, Time: late}, Until{Set: true, IsTime: true, Time: early}, false},
+		{Start{Kind: StartEarliest, Time: late}, Until{Set: true, IsTime: true, Time: early}, false},
+		{Start{Kind: StartTime, Time: late}, Until{Set: true, IsTime: false, Time: early}, false},
+		{Start{Kind: StartTime, Time: late}, Until{Set: false, IsTime: true, Time: early}, false},
+	} {
+		if got := reversed(tc.st, tc.u); got != tc.want {
+			t.Errorf("reversed(%+v, %+v) = %v, want %v", tc.st, tc.u, got, tc.want)
+		}
+	}
+}

@@ -39,7 +39,7 @@ func ReplayView(w io.Writer, f Format, r *replay.Result, allRows bool) error {
 	}
 	elapsed := time.Duration(r.ElapsedMs) * time.Millisecond
 	if _, err := fmt.Fprintf(w, "TOPIC %s  ISOLATION %s  RECORDS %d  BYTES %d  ELAPSED %s  RATE %s records/s  STOPPED %s\nDIGEST %s\n",
-		r.Topic, r.Isolation, r.Records, r.Bytes, elapsed, Rate(r.RecordsPerSec), r.Stopped, Dash(r.Digest)); err != nil {
+		safetext.Name(r.Topic), r.Isolation, r.Records, r.Bytes, elapsed, Rate(r.RecordsPerSec), r.Stopped, Dash(r.Digest)); err != nil {
 		return err
 	}
 	if r.ResumeFrom != "" {
@@ -81,14 +81,14 @@ func ReplayView(w io.Writer, f Format, r *replay.Result, allRows bool) error {
 				}
 			}
 			if b.Unanswered > 0 && !b.Transactional {
-				state += fmt.Sprintf(" (%d copies sent without an answer may be in %s already: the resume would copy them again)", b.Unanswered, b.Target)
+				state += fmt.Sprintf(" (%d copies sent without an answer may be in %s already: the resume would copy them again)", b.Unanswered, safetext.Name(b.Target))
 			}
 		}
 		txn := ""
 		if b.Transactional {
 			txn = ", transactional"
 		}
-		if _, err := fmt.Fprintf(w, "\nBACKFILL to %s (partitioner %s%s): replayed %d, produced %d, %s\n", b.Target, b.Partitioner, txn, r.Records, b.Produced, state); err != nil {
+		if _, err := fmt.Fprintf(w, "\nBACKFILL to %s (partitioner %s%s): replayed %d, produced %d, %s\n", safetext.Name(b.Target), safetext.Name(b.Partitioner), txn, r.Records, b.Produced, state); err != nil {
 			return err
 		}
 		if err := checkpointLine(w, b); err != nil {
@@ -111,7 +111,7 @@ func ReplayView(w io.Writer, f Format, r *replay.Result, allRows bool) error {
 		_, err := fmt.Fprintf(w, "\nPROOF could not be taken: %s\n", safetext.Text(v.Error))
 		return err
 	}
-	if _, err := fmt.Fprintf(w, "\nPROOF %d group(s) with commits on %s checked before and after: %s\n", v.GroupsChecked, r.Topic, proofVerdict(v)); err != nil {
+	if _, err := fmt.Fprintf(w, "\nPROOF %d group(s) with commits on %s checked before and after: %s\n", v.GroupsChecked, safetext.Name(r.Topic), proofVerdict(v)); err != nil {
 		return err
 	}
 	if len(v.Rows) == 0 {
@@ -153,7 +153,9 @@ var (
 func proofVerdict(v replay.Verification) string {
 	own := ""
 	if v.BackfillGroup != "" {
-		own = " (group " + v.BackfillGroup + " is this backfill's own position: not counted)"
+		// The group is named after --transactional-id, which may hold
+		// any byte: shown as the proof table shows a group.
+		own = " (group " + safetext.Arg(v.BackfillGroup) + " is this backfill's own position: not counted)"
 	}
 	switch {
 	case v.Unchanged:

@@ -102,6 +102,9 @@ func TestBackfillExactlyOnceKillNine(t *testing.T) {
 	if !res.Backfill.Complete {
 		t.Fatalf("the last run did not complete: %+v\n%s", res.Backfill, r.stderr)
 	}
+	if !strings.Contains(r.stderr, "resuming the backfill of --transactional-id "+id+" from its position") {
+		t.Fatalf("the last run resumed and did not say so:\n%s", r.stderr)
+	}
 	if v := res.Verification; v.BackfillGroup != replay.PositionGroup(id) || !v.Unchanged {
 		t.Fatalf("proof: backfill group %q, unchanged %v, changes %v", v.BackfillGroup, v.Unchanged, v.Changes)
 	}

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -100,7 +103,7 @@ before and after. With --produce-to it copies the records to another topic
 	fl.StringVar(&f.partitions, "partitions", "", "only these partitions, e.g. 0,2 (default: all, or those of a per-partition --from)")
 	fl.StringVar(&f.until, "until", "", "stop before offset N or before the first record at or after time:T / ago:D, or per partition 0=50,1=time:T,2=end (default: the end offsets captured at start)")
 	fl.Int64Var(&f.max, "max", 0, "stop after N records in total (0: no limit)")
-	fl.BoolVar(&f.follow, "follow", false, "keep reading new records until Ctrl-C (or --until)")
+	fl.BoolVar(&f.follow, "follow", false, "keep reading new records, also of partitions added meanwhile, until Ctrl-C (or --until)")
 	fl.StringVar(&f.isolation, "isolation", "committed", "committed (read_committed: what consumers see, bounded by the last stable offset) or uncommitted")
 	fl.StringVar(&f.out, "out", "", "write records to FILE, overwriting it if it exists (default stdout; the summary then goes to stdout); --format none writes no file")
 	fl.StringVar(&f.format, "format", "jsonl", "record format: jsonl, raw (value and a newline) or none (digest and proof only)")
@@ -138,6 +141,9 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	if err := f.checkFiles(in.format); err != nil {
 		return err
 	}
+	if err := a.checkOutElsewhere(f, in.format); err != nil {
+		return err
+	}
 	if err := a.checkAuditForChange(); err != nil {
 		return err // every replay is on the record
 	}
@@ -152,7 +158,7 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		Topic: topic, Partitions: in.parts, From: in.from, Until: in.until, Max: f.max, Follow: f.follow,
 		Isolation: in.iso, Format: in.format, VerifyGroups: f.verifyGroups, NoVerify: f.noVerify,
 		PayloadDigest: f.payloadDigest, Now: a.now, FetchMaxBytes: int32(in.fetchMax),
-		Shard: in.shard,
+		Shard: in.shard, Warnf: a.warnf,
 	}
 	if f.digestOut != "" {
 		opts.DigestFile = &replay.DigestFileOptions{Path: f.digestOut, From: f.from, Until: f.until}
@@ -170,14 +176,10 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	if err != nil {
 		return err
 	}
-	sink, summary, file, err := a.replaySink(in.format, f.out)
-	if err != nil {
-		return err
+	if opts.Produce != nil {
+		backfillIntent(rec, topic, opts.Produce)
 	}
-	if file != nil {
-		defer file.Close()
-	}
-	opts.Sink = sink
+	summary, file := a.replaySink(&opts, in.format, f.out)
 	// The bar is drawn on the terminal as it was handed in (a.ios().ErrOut):
 	// the filter on a.stderr would print its carriage returns as text. It
 	// holds no cluster data, only counts.
@@ -192,27 +194,10 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		prev := debug.SetMemoryLimit(replayMemoryLimit)
 		defer debug.SetMemoryLimit(prev)
 	}
-	if opts.Produce != nil {
-		// A backfill writes to a topic: its intent is on the record
-		// before the first record is produced (a replay only reads, and
-		// is one entry once it ends).
-		prod := opts.Produce
-		if err := rec.writeIntent(func(e *audit.Entry) auditResult {
-			// What a rerun resumes from is on the record before the
-			// first copy: a run killed after it is finished with them.
-			e.Topics, e.Target, e.TransactionalID = []string{topic}, prod.Topic, prod.TransactionalID
-			if prod.Checkpoint != nil {
-				e.Checkpoint = absPath(prod.Checkpoint.Path)
-			}
-			return auditResult{}
-		}); err != nil {
-			return err
-		}
-	}
 	res, runErr := replay.Run(cmd.Context(), cfg, opts)
-	if c, ok := opts.Sink.(io.Closer); ok && opts.Sink != a.stdout {
-		if err := c.Close(); err != nil && runErr == nil {
-			runErr = fmt.Errorf("closing %s: %w", f.out, err)
+	if *file != nil {
+		if err := (*file).Close(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("closing %s: %w", safetext.Arg(f.out), err)
 		}
 	}
 	if res != nil {
@@ -234,13 +219,35 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 	return rec.finish(runErr, replayAudit(&res))
 }
 
-// replaySink is where a replay's records go (--out or stdout) and its
-// summary (stdout unless the records are there, then stderr); file is the
-// --out file to close, if any.
-func (a *app) replaySink(format replay.Format, out string) (sink, summary io.Writer, file *os.File, err error) {
-	summary = a.stdout
+// backfillIntent names in every entry of the backfill what a rerun
+// resumes from (the transactional id, the checkpoint), and has Run write
+// the intent once every check has passed, right before the first
+// request that can change the target (InitProducerId, the first copy;
+// ProduceOptions.BeforeChange): a run killed after it is finished by
+// rerunning, and a refusal (bad input, exit 2: the partitioner, the
+// target topic, the checkpoint, the transactional id's job) leaves
+// nothing on the record. A replay only reads, and is one entry once it
+// ends.
+func backfillIntent(rec *auditRec, topic string, prod *replay.ProduceOptions) {
+	e := &rec.entry
+	e.Topics, e.Target, e.TransactionalID = []string{topic}, prod.Topic, prod.TransactionalID
+	if prod.Checkpoint != nil {
+		e.Checkpoint = absPath(prod.Checkpoint.Path)
+	}
+	prod.BeforeChange = func() error {
+		return rec.writeIntent(func(*audit.Entry) auditResult { return auditResult{} })
+	}
+}
+
+// replaySink sets where a replay's records go (--out or stdout) and
+// returns where its summary goes (stdout unless the records are there,
+// then stderr). The --out file is opened (created, truncated) only when
+// the replay starts, once everything was checked (opts.OpenSink): a
+// refused run leaves it as it was. file is then the file to close.
+func (a *app) replaySink(opts *replay.Options, format replay.Format, out string) (summary io.Writer, file **os.File) {
+	file = new(*os.File)
 	if format == replay.None {
-		return nil, summary, nil, nil
+		return a.stdout, file
 	}
 	if out == "" || out == "-" {
 		// --format raw writes values as they are: a terminal would
@@ -248,16 +255,121 @@ func (a *app) replaySink(format replay.Format, out string) (sink, summary io.Wri
 		// as every other output to a terminal is (jsonl has no such
 		// byte left: appendJSONString). A file or a pipe gets the
 		// exact bytes.
+		opts.Sink = a.stdout
 		if a.ios().IsStdoutTTY() {
-			return safetext.Lines(a.stdout), a.stderr, nil, nil
+			opts.Sink = safetext.Lines(a.stdout)
 		}
-		return a.stdout, a.stderr, nil, nil
+		return a.stderr, file
 	}
-	file, err = os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	opts.OpenSink = func(ctx context.Context) (io.Writer, error) {
+		f, err := openOut(ctx, out)
+		if err != nil {
+			return nil, err
+		}
+		*file = f
+		return outFile{f, out}, nil
+	}
+	return a.stdout, file
+}
+
+// outFile is the --out file as the replay writes it: a failed write names
+// the path cut (safetext.Arg), not whole as *fs.PathError does; the cause
+// stays wrapped (errors.Is(err, syscall.EPIPE) for a FIFO whose reader
+// left).
+type outFile struct {
+	f    *os.File
+	name string
+}
+
+func (o outFile) Write(p []byte) (int, error) {
+	n, err := o.f.Write(p)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = fmt.Errorf("write --out %s: %w", safetext.Arg(o.name), pe.Err)
+	}
+	return n, err
+}
+
+// openOut opens --out for writing, created or truncated. The open waits
+// beside ctx: opening a FIFO blocks until a reader opens it, and Ctrl-C
+// (SIGTERM) must still stop the command then. Given up, the open is left
+// to finish on its own, and what it opens is closed.
+func openOut(ctx context.Context, path string) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		done <- opened{f, err}
+	}()
+	select {
+	case o := <-done:
+		if o.err != nil {
+			if durable.UserPath(o.err) {
+				return nil, exitcode.Usagef("--out %s cannot be written: %s", safetext.Arg(path), durable.Reason(o.err))
+			}
+			return nil, fmt.Errorf("--out %s: %s", safetext.Arg(path), durable.Reason(o.err))
+		}
+		return o.f, nil
+	case <-ctx.Done():
+		go func() {
+			if o := <-done; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, fmt.Errorf("interrupted while waiting to open --out %s (a FIFO opens once a reader opens it): no record was read", safetext.Arg(path))
+	}
+}
+
+// checkOutElsewhere refuses an --out that names a file replay keeps
+// otherwise: the backfill checkpoint, the shard digest file or the audit
+// log, which the records would overwrite.
+func (a *app) checkOutElsewhere(f replayFlags, format replay.Format) error {
+	if f.out == "" || f.out == "-" || format == replay.None {
+		return nil
+	}
+	others := []struct{ what, path string }{{"the --checkpoint file", f.checkpoint}, {"the --digest-out file", f.digestOut}}
+	if !a.noAudit {
+		if p, err := a.auditPath(); err == nil && p != "-" {
+			others = append(others, struct{ what, path string }{"the audit log", p})
+		}
+	}
+	for _, o := range others {
+		if o.path != "" && sameFile(f.out, o.path) {
+			return exitcode.Usagef("--out %s is %s: the records would overwrite it; write them to another file", safetext.Arg(f.out), o.what)
+		}
+	}
+	return nil
+}
+
+// sameFile reports whether paths a and b name one file: by device and
+// inode when both exist, else by absolute path, the directory's symbolic
+// links resolved (./x and x, dir/x and link-to-dir/x).
+func sameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	if errA == nil || errB == nil {
+		return false // one exists, the other not
+	}
+	return resolvedPath(a) == resolvedPath(b)
+}
+
+// resolvedPath is path made absolute, its directory's links resolved
+// when it exists.
+func resolvedPath(path string) string {
+	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, nil, nil, exitcode.AsUsage(fmt.Errorf("--out: %w", err))
+		return filepath.Clean(path)
 	}
-	return file, summary, file, nil
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs))
+	}
+	return abs
 }
 
 // replayInput is replay's flags, checked.
@@ -279,6 +391,9 @@ func (f replayFlags) parse(fs *pflag.FlagSet, now time.Time) (in replayInput, er
 	}
 	if in.until, err = replay.ParseUntil(f.until, now); err != nil {
 		return in, exitcode.Flag("--until", err)
+	}
+	if err := replay.CheckTimeOrder(in.from, in.until); err != nil {
+		return in, exitcode.AsUsage(err) // before the cluster or the log is touched
 	}
 	if changed(fs, "partitions") && strings.TrimSpace(f.partitions) == "" {
 		return in, exitcode.Usagef("--partitions is empty: name partitions (0,2) or leave the flag out for all")
@@ -399,7 +514,9 @@ func (f replayFlags) checkProduce(fs *pflag.FlagSet) error {
 	}
 	if f.produceTo != "" {
 		if err := lag.CheckTopicName(f.produceTo); err != nil {
-			return exitcode.Usagef("--produce-to %s: %v", safetext.Arg(f.produceTo), err)
+			// Quoted, as a flag's value is: "bad topic" unquoted
+			// would read as two words.
+			return exitcode.Usagef("--produce-to %s: %v", safetext.QuotedArg(f.produceTo), err)
 		}
 	}
 	switch {
@@ -420,7 +537,8 @@ func (a *app) produceOptions(cfg cluster.Config, f replayFlags) (*replay.Produce
 	if f.produceTo == "" {
 		return nil, nil
 	}
-	po := &replay.ProduceOptions{Topic: f.produceTo, Partitioner: f.partitioner, TransactionalID: f.transactionalID, TxnInterval: f.txnInterval, SourceHeader: f.sourceHeader}
+	po := &replay.ProduceOptions{Topic: f.produceTo, Partitioner: f.partitioner, TransactionalID: f.transactionalID, TxnInterval: f.txnInterval, SourceHeader: f.sourceHeader,
+		Range: replay.JobRange{From: f.from, Until: f.until, Partitions: f.partitions}, Notef: a.infof}
 	if f.targetBrokers != "" {
 		b, err := cluster.ParseBrokers(f.targetBrokers)
 		if err != nil {

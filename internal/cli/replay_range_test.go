@@ -95,8 +95,8 @@ func TestReplayNamesEveryBadPartition(t *testing.T) {
 
 	r := mustRun(t, c, 2, "replay", topic, "--from", "10", "-q")
 	want := "offsetctl: topic " + topic + ": 2 of the 3 partitions asked for are out of range: " +
-		"partition 1: start offset 10 is outside the log: valid start offsets are 100..100 (log start..log end); " +
-		"partition 2: start offset 10 is outside the log: valid start offsets are 20..100 (log start..log end)\n"
+		"partition 1: start offset 10 is outside the log: valid start offsets are 100..100 (log start..last stable offset); " +
+		"partition 2: start offset 10 is outside the log: valid start offsets are 20..100 (log start..last stable offset)\n"
 	if r.stderr != want || r.stdout != "" {
 		t.Fatalf("stderr\n%q\nwant\n%q (stdout %q)", r.stderr, want, r.stdout)
 	}
