@@ -79,7 +79,9 @@ while the process serves.
 
 With --profile a,b each profile is one cluster with a gather loop of its
 own and a cluster="NAME" label; one failing cluster does not blank the
-others. Without GROUP arguments every consumer group is exported. The
+others. Without GROUP arguments every consumer group and share group
+(KIP-932) is exported. A named group that does not exist counts as a
+group not read at every gather (offsetctl_consumergroup_missing). The
 exporter stops cleanly on SIGTERM or Ctrl-C (exit 0).`,
 		Example: `  offsetctl exporter
   offsetctl exporter --web.listen-address 127.0.0.1:9308 --interval 30s --regex 'billing-.*' --exclude '.*-test'
@@ -94,7 +96,7 @@ exporter stops cleanly on SIGTERM or Ctrl-C (exit 0).`,
 		},
 	}
 	fl := cmd.Flags()
-	f.sel.flags(fl, "every consumer group (the default without GROUP arguments)")
+	f.sel.flags(fl, "every consumer and share group (the default without GROUP arguments)")
 	fl.StringArrayVar(&f.listen, "web.listen-address", []string{":9308"}, "address to serve /metrics and /healthz on (repeatable)")
 	fl.StringVar(&f.listenAlias, "listen", "", "the same as --web.listen-address (the older name)")
 	fl.StringVar(&f.webConfig, "web.config.file", "", "exporter-toolkit web configuration YAML: TLS, client certificates, HTTP/2, basic_auth_users")
@@ -431,7 +433,11 @@ func checkListen(flag, addr string) error {
 }
 
 // exporterRequest turns the group selection into a gather request; with
-// no selection every group is exported.
+// no selection every group is exported. Share groups (KIP-932) are
+// selected by --regex and --all-groups as lag selects them, not only when
+// named: a group left out has no series, which reads as no lag. They cost
+// a ShareGroupDescribe and a DescribeShareGroupOffsets per coordinator of
+// a batch that has any, and nothing when there are none.
 func exporterRequest(args []string, f exporterFlags) (lag.GatherRequest, error) {
 	iso, err := lag.ParseIsolation(f.isolation)
 	if err != nil {
@@ -441,7 +447,7 @@ func exporterRequest(args []string, f exporterFlags) (lag.GatherRequest, error) 
 	if err != nil {
 		return lag.GatherRequest{}, err
 	}
-	return lag.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, Isolation: iso, NoLeaderWait: true}, nil
+	return lag.GatherRequest{Groups: sel.Groups, AllGroups: sel.All, Match: sel.Match, ShareGroups: true, Isolation: iso, NoLeaderWait: true}, nil
 }
 
 // exporterTargets resolves one connection per --profile entry (or the one
@@ -499,7 +505,9 @@ func (a *app) exporterTargets(req lag.GatherRequest, f exporterFlags) ([]exporte
 // with the cause (the connection's secrets redacted, control characters
 // escaped), and when one is complete again: the metrics say it every
 // scrape, but an operator reading the log of an exporter whose broker is
-// down, frozen or mistyped saw nothing after "serving".
+// down, frozen or mistyped saw nothing after "serving". A named group
+// that does not exist (a typo, or deleted) is said when it starts being
+// missing and when it exists, not at every round.
 func (a *app) gatherWarnings(o *exporter.Options, cluster string, secrets []string) {
 	who := "exporter"
 	if cluster != "" {
@@ -511,6 +519,13 @@ func (a *app) gatherWarnings(o *exporter.Options, cluster string, secrets []stri
 	}
 	o.Recovered = func(failed int) {
 		a.notef("%s: gather: complete again after %d incomplete gather(s)", who, failed)
+	}
+	o.Missing = func(group string, missing bool, rounds int) {
+		if missing {
+			a.warnf("%s: named group %s does not exist (a typo, or deleted?): it has no lag to export; offsetctl_consumergroup_missing is 1 and every gather counts it in offsetctl_gather_group_errors until it exists", who, safetext.Arg(group))
+			return
+		}
+		a.notef("%s: named group %s exists now (after %d gather(s) that found it missing)", who, safetext.Arg(group), rounds)
 	}
 }
 

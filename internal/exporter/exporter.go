@@ -5,7 +5,10 @@
 // A gather is complete or it says so: a group or partition it could not
 // read keeps its last values, marked stale, and the gather's success is
 // 0; a group leaves the page only after a complete gather that does not
-// select it, or a read that says it does not exist (docs/exporter.md).
+// select it, or a read that says it does not exist (docs/exporter.md). A
+// group named in the request that does not exist is a group not read, at
+// every gather, and says so (offsetctl_consumergroup_missing): a typo or
+// a deleted group must not read as a group without lag.
 //
 // Every number comes from lag.Gather and lag.ComputeLag, the same code
 // as `offsetctl lag`, so the exporter and `lag -o json` agree.
@@ -60,8 +63,15 @@ type Options struct {
 	Warn        func(err error)
 	WarnChanges bool
 	// Recovered, when set, is told of the first complete gather after
-	// failed ones, with how many failed in a row.
+	// failed ones it warned of, with how many failed in a row.
 	Recovered func(failed int)
+	// Missing, when set, is told when a group named in Request.Groups is
+	// read as not existing after it was not (its first read, or it was
+	// deleted: missing true), and when it is read as existing after it
+	// was missing (missing false, rounds: the gathers in a row that read
+	// it missing); not every round. A gather whose only failures are
+	// missing named groups is not told to Warn: these lines say it.
+	Missing func(group string, missing bool, rounds int)
 	// Explain explains rewinds (an offsetctl reset in the audit log): a
 	// rewind it explains is OK, not REWIND. nil explains none.
 	Explain health.Explainer
@@ -75,6 +85,7 @@ type snapshot struct {
 	text   samples                // the topic and broker families, written once per gather
 	groups []string               // state's names, sorted
 	state  map[string]*groupState // by group
+	named  []namedSample          // the named groups read so far, sorted: offsetctl_consumergroup_missing
 	// readers counts the scrapes writing from it (WriteText). Once it is
 	// no longer the latest and has none, no scrape can read it again,
 	// and a gather writes its next rows over its rows (spare).
@@ -95,6 +106,8 @@ type Collector struct {
 	state     map[string]*groupState // by group: what the latest page shows
 	topicOffs topicOffsets           // the topics' offsets the latest page shows
 	hist      *health.Rounds         // with opts.Status: the rounds judged
+	named     map[string]namedState  // the groups of opts.Request.Groups: what reads said of them
+	notes     []missingNote          // this gather's changes of named, for record to tell Missing
 
 	// scraping counts the scrapes writing the page now (WriteText); a
 	// gather waits for them between batches (yieldToScrapes).
@@ -110,12 +123,42 @@ type Collector struct {
 	errors    float64
 	lastErr   string // the latest gather's error, as told to Warn
 	failing   int    // gathers not complete since the latest complete one
+	warned    bool   // Warn was due in this run of failing gathers
+}
+
+// namedState is what the reads said of a group named in the request (a
+// GROUP argument or --group, not a match of --regex or --all-groups).
+type namedState struct {
+	read    bool // a read answered for it: its missing series is written
+	missing int  // gathers in a row whose read said it does not exist (0: it exists)
+}
+
+// namedSample is one named group's offsetctl_consumergroup_missing.
+type namedSample struct {
+	group   string
+	missing bool
+}
+
+// missingNote is a named group starting or ending being missing.
+type missingNote struct {
+	group   string
+	missing bool
+	rounds  int // with !missing: the gathers that read it missing
 }
 
 // gatherStats counts what one gather could not read.
 type gatherStats struct {
 	groupErrors, partitionErrors, timeLagMissed int
-	yielded                                     time.Duration // waited for scrapes
+	// missing: of groupErrors, the named groups read as not existing
+	// (each has its own stderr line: Options.Missing).
+	missing int
+	yielded time.Duration // waited for scrapes
+}
+
+// onlyMissing: the gather's only failures are named groups that do not
+// exist.
+func (s gatherStats) onlyMissing() bool {
+	return s.missing > 0 && s.groupErrors == s.missing && s.partitionErrors == 0 && s.timeLagMissed == 0
 }
 
 // readAll: every selected group and every one of their partitions was
@@ -159,7 +202,11 @@ func New(cfg cluster.Config, opts Options) *Collector {
 	if opts.Status && opts.StatusWindow <= 0 {
 		opts.StatusWindow = 10 * time.Minute
 	}
-	c := &Collector{cfg: cfg, opts: opts, read: lag.FillTimeLag, rates: lag.NewRates(opts.RateWindow), hist: health.NewRounds(opts.StatusWindow)}
+	c := &Collector{cfg: cfg, opts: opts, read: lag.FillTimeLag, rates: lag.NewRates(opts.RateWindow), hist: health.NewRounds(opts.StatusWindow),
+		named: make(map[string]namedState, len(opts.Request.Groups))}
+	for _, g := range opts.Request.Groups {
+		c.named[g] = namedState{}
+	}
 	c.open = func() (gatherer, error) {
 		if opts.CommitSource == SourceOffsetsTopic {
 			var window time.Duration
@@ -215,7 +262,7 @@ func (c *Collector) GatherOnce(ctx context.Context, g gatherer) {
 // complete.
 func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherStats, error) {
 	gr := &gatherRound{c: c, now: c.opts.Now(), text: samples{cluster: c.opts.Cluster, lines: map[*family][]byte{}},
-		topics: map[string]bool{}, next: map[string]*groupState{}, dropped: map[string]bool{}, offs: topicOffsets{}}
+		topics: map[string]bool{}, next: map[string]*groupState{}, dropped: map[string]bool{}, namedRead: map[string]bool{}, offs: topicOffsets{}}
 	gr.rates = c.rates.Round(gr.now)
 	if c.opts.TimeLag {
 		c.cache.begin()
@@ -239,7 +286,18 @@ func (c *Collector) gather(ctx context.Context, g gatherer) (*snapshot, gatherSt
 	gr.finish(err)
 	renderProduceRates(&gr.text, gr.topics, c.rates.ProduceRate)
 	renderBrokers(&gr.text, g)
-	return &snapshot{text: gr.text, groups: slices.Sorted(maps.Keys(gr.next)), state: gr.next}, gr.st, err
+	return &snapshot{text: gr.text, groups: slices.Sorted(maps.Keys(gr.next)), state: gr.next, named: c.namedSamples()}, gr.st, err
+}
+
+// namedSamples is the missing series of the named groups read so far.
+func (c *Collector) namedSamples() []namedSample {
+	var out []namedSample
+	for _, g := range slices.Sorted(maps.Keys(c.named)) {
+		if n := c.named[g]; n.read {
+			out = append(out, namedSample{group: g, missing: n.missing > 0})
+		}
+	}
+	return out
 }
 
 // gatherRound is one gather in progress: the next state, built from the
@@ -253,8 +311,11 @@ type gatherRound struct {
 	topics  map[string]bool // topics whose offsets are written
 	next    map[string]*groupState
 	dropped map[string]bool // groups a read said no longer exist
-	offs    topicOffsets
-	st      gatherStats
+	// namedRead is what this round's reads said of the named groups
+	// they answered for: true, it does not exist.
+	namedRead map[string]bool
+	offs      topicOffsets
+	st        gatherStats
 	// commits, when the gatherer knows the real commits (the offsets
 	// topic), is a group's commit history: the status is judged from it.
 	commits func(group string) map[health.Key][]health.Commit
@@ -339,14 +400,26 @@ func (gr *gatherRound) batch(bctx context.Context, b lag.LagBatch) error {
 		// for mergeGroup (the rates of a group are its own, and the log
 		// ends a round records do not depend on the order of groups).
 		gr.rates.Observe(lag.LagReport{Groups: rep.Groups[i : i+1]})
+		_, named := c.named[gl.Group]
 		if gone(b.Snapshot, gl.Group) {
 			gr.dropped[gl.Group] = true
+			if named {
+				// Named, so wanted: a typo, or a group deleted. Not
+				// read, as a describe that failed is not: its absence
+				// must not read as a group without lag.
+				gr.namedRead[gl.Group] = true
+				gr.st.groupErrors++
+				gr.st.missing++
+			}
 			continue
 		}
 		if gr.lost != nil {
 			if why := gr.lost(gl.Group); why != "" {
 				gl.Error = why
 			}
+		}
+		if named && gl.Error == "" {
+			gr.namedRead[gl.Group] = false
 		}
 		gs, failedRows, failed := mergeGroup(c.state[gl.Group], gl, protocol[gl.Group], gr.rates.Progress, gr.now, gr.spareRows(gl.Group), c.opts.TimeLag)
 		gr.st.partitionErrors += failedRows
@@ -415,6 +488,7 @@ func (gr *gatherRound) finish(err error) {
 	if err != nil || !gr.st.readAll() {
 		carryTopics(&gr.text, gr.topics, c.topicOffs, gr.offs)
 	}
+	gr.finishNamed(err)
 	c.state, c.topicOffs = gr.next, gr.offs
 	if err == nil && gr.st.readAll() {
 		c.hist.Forget(func(g string) bool { _, ok := gr.next[g]; return ok })
@@ -424,6 +498,37 @@ func (gr *gatherRound) finish(err error) {
 	}
 	if c.opts.TimeLag && err == nil {
 		c.cache.prune() // a failed gather keeps the positions it did not reach
+	}
+}
+
+// finishNamed records what the round read of the named groups, and the
+// changes for record to tell (Options.Missing). One missing that a failed
+// or cut gather did not reach stays missing, and is counted as a group
+// not reached.
+func (gr *gatherRound) finishNamed(err error) {
+	c := gr.c
+	c.notes = c.notes[:0]
+	for _, g := range slices.Sorted(maps.Keys(c.named)) {
+		n := c.named[g]
+		missing, read := gr.namedRead[g]
+		switch {
+		case !read:
+			if err != nil && n.missing > 0 {
+				gr.st.groupErrors++
+			}
+			continue
+		case missing && n.missing == 0:
+			c.notes = append(c.notes, missingNote{group: g, missing: true})
+		case !missing && n.missing > 0:
+			c.notes = append(c.notes, missingNote{group: g, rounds: n.missing})
+		}
+		n.read = true
+		if missing {
+			n.missing++
+		} else {
+			n.missing = 0
+		}
+		c.named[g] = n
 	}
 }
 
@@ -440,8 +545,14 @@ func protocols(s *lag.Snapshot) map[string]string {
 	out := make(map[string]string, len(s.Groups))
 	for _, gs := range s.Groups {
 		p := gs.ProtocolType
-		if p == "" && gs.Type == "consumer" {
+		switch {
+		case p != "":
+		case gs.Type == "consumer":
 			p = "consumer" // KIP-848 groups have no protocol type field
+		case gs.Type == lag.ShareType:
+			// Nor have share groups in ShareGroupDescribe; ListGroups
+			// (the offsets-topic source's) says share.
+			p = lag.ShareType
 		}
 		out[gs.Group] = p
 	}
@@ -455,6 +566,12 @@ func (c *Collector) record(s *snapshot, d time.Duration, st gatherStats, err err
 	// Said after the lock is released: a stderr that blocks (a stalled
 	// log pipe) must not hold the lock every scrape takes.
 	warn, recovered := c.publish(s, d, st, err)
+	if c.opts.Missing != nil {
+		for _, n := range c.notes {
+			c.opts.Missing(n.group, n.missing, n.rounds)
+		}
+	}
+	c.notes = c.notes[:0]
 	if warn != nil {
 		c.opts.Warn(warn)
 	}
@@ -484,15 +601,22 @@ func (c *Collector) publish(s *snapshot, d time.Duration, st gatherStats, err er
 		c.lastFail = true
 		c.errors++
 		c.failing++
-		if c.opts.Warn != nil && (c.failing == 1 || c.opts.WarnChanges && changed && msg != "") {
-			warn = failureCause(err, st)
+		// Named groups that do not exist have their own lines
+		// (Options.Missing): a round failing only for them is not
+		// warned of again, and the first round failing otherwise is.
+		if (err != nil || !st.onlyMissing()) && (!c.warned || c.opts.WarnChanges && changed && msg != "") {
+			c.warned = true
+			if c.opts.Warn != nil {
+				warn = failureCause(err, st)
+			}
 		}
 		return warn, 0
 	}
-	if c.failing > 0 && c.opts.Recovered != nil {
+	if c.failing > 0 && c.warned && c.opts.Recovered != nil {
 		recovered = c.failing
 	}
 	c.failing = 0
+	c.warned = false
 	c.lastFail = false
 	c.lastOK = c.opts.Now()
 	return nil, recovered
@@ -506,6 +630,9 @@ func failureCause(err error, st gatherStats) error {
 	}
 	if st.readAll() {
 		return fmt.Errorf("the time lag of %d group-partition(s) could not be read within the round's budget (half the interval)", st.timeLagMissed)
+	}
+	if st.missing > 0 {
+		return fmt.Errorf("%d group(s) (%d of them named and not existing) and %d group-partition(s) could not be read", st.groupErrors, st.missing, st.partitionErrors)
 	}
 	return fmt.Errorf("%d group(s) and %d group-partition(s) could not be read", st.groupErrors, st.partitionErrors)
 }

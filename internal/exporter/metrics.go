@@ -53,12 +53,14 @@ var (
 		"1 when any value shown for the group (members, state, rates, or a partition's) is carried from an earlier gather because the latest could not read it; else 0.", lGroup}
 	famGroupLastOK = &family{"offsetctl_consumergroup_last_success_timestamp_seconds",
 		"Unix time of the latest gather that read the whole group (absent until one has).", lGroup}
+	famGroupMissing = &family{"offsetctl_consumergroup_missing",
+		"For a group named on the command line (GROUP or --group, not --regex or --all-groups): 1 while the latest read of it said it does not exist (a typo, or deleted), which counts in offsetctl_gather_group_errors at every gather, 0 while it exists; absent before its first read.", lGroup}
 
 	// lagFamilies is the order families are written in.
 	lagFamilies = []*family{famCurrentOffset, famLag, famLagSum, famLagSeconds, famMembers, famInfo,
 		famConsumeRate, famCatchUp, famBehind, famTopicEnd, famTopicStart, famProduceRate,
 		famCurrentOffsetSum, famTopicPartitions, famBrokers, // kafkacompat.go
-		famLagStale, famGroupStale, famGroupLastOK,
+		famLagStale, famGroupStale, famGroupLastOK, famGroupMissing,
 		famGroupStatus, famPartitionStatus} // status.go
 
 	// The gather's own health: few series, read at scrape time (the age
@@ -74,7 +76,7 @@ var (
 	descAge = prometheus.NewDesc("offsetctl_snapshot_age_seconds",
 		"Seconds since the latest complete gather finished: the age of the oldest value that may be served.", nil, nil)
 	descGroupErrors = prometheus.NewDesc("offsetctl_gather_group_errors",
-		"Groups the latest gather could not read (describe or committed offsets failed), or did not reach before it was cut.", nil, nil)
+		"Groups the latest gather could not read (describe or committed offsets failed, or a group named on the command line does not exist: offsetctl_consumergroup_missing), or did not reach before it was cut.", nil, nil)
 	descPartitionErrors = prometheus.NewDesc("offsetctl_gather_partition_errors",
 		"Group-partitions whose read failed in the latest gather (committed offset or log offsets).", nil, nil)
 	descTimeLagMissed = prometheus.NewDesc("offsetctl_gather_time_lag_missed",
@@ -212,11 +214,17 @@ func WriteText(w io.Writer, cols ...*Collector) error {
 			if s == nil {
 				continue
 			}
+			pw.cluster = s.text.cluster
+			if f == famGroupMissing {
+				for _, n := range s.named {
+					pw.add(b2f(n.missing), n.group)
+				}
+				continue
+			}
 			if !groupFamilies[f] {
 				pw.raw(s.text.lines[f])
 				continue
 			}
-			pw.cluster = s.text.cluster
 			for _, name := range s.groups {
 				if pw.err != nil {
 					break // the scraper is gone: the rest is for nobody

@@ -40,8 +40,8 @@ func TestExporterStatusFromCommits(t *testing.T) {
 			"stopped": {10, 100 + 10*i}, // here: the stalled group
 			"idle":    {10, 100 + 10*i}, // here: the stopped group
 			"rewound": {20, 100},
-			"behind":  {20, 100}, // here: the reset group
-			"gaining": {60, 100}, // history without the round's commit
+			"behind":  {20, 100},              // here: the reset group
+			"gaining": {60 + 10*i, 100 + 5*i}, // history without the round's commit; lag falls (Burrow: a lag that never falls is WARN)
 		}))
 	}
 	hist := map[string]map[health.Key][]health.Commit{

@@ -17,6 +17,8 @@ func TestRecordWarnsOnTransitions(t *testing.T) {
 	down := errors.New("dial tcp 127.0.0.1:1: connection refused")
 	frozen := errors.New("context deadline exceeded")
 	partial := gatherStats{groupErrors: 2, partitionErrors: 3}
+	missing := gatherStats{groupErrors: 1, missing: 1}
+	missingAndFailed := gatherStats{groupErrors: 2, missing: 1}
 	type round struct {
 		err error
 		st  gatherStats
@@ -38,6 +40,9 @@ func TestRecordWarnsOnTransitions(t *testing.T) {
 			[]string{"warn: the time lag of 4 group-partition(s) could not be read within the round's budget (half the interval)", "recovered after 1"}},
 		{"two outages, two pairs", false, []round{{err: down}, ok, {err: frozen}, {err: frozen}, ok},
 			[]string{"warn: " + down.Error(), "recovered after 1", "warn: " + frozen.Error(), "recovered after 2"}},
+		{"named groups missing: their own lines (Missing), no warning", false, []round{ok, {st: missing}, {st: missing}, ok}, nil},
+		{"missing, then another group failing too: warned then", false, []round{{st: missing}, {st: missingAndFailed}, {st: missing}, {st: missingAndFailed}, ok},
+			[]string{"warn: 2 group(s) (1 of them named and not existing) and 0 group-partition(s) could not be read", "recovered after 4"}},
 		{"WarnChanges: again per changed error", true, []round{{err: down}, {err: down}, {err: frozen}, {err: frozen}, ok},
 			[]string{"warn: " + down.Error(), "warn: " + frozen.Error(), "recovered after 4"}},
 	} {

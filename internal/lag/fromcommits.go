@@ -34,7 +34,12 @@ type CommitRow struct {
 // a round at 500 groups x 1,000 partitions (bench/exporter_tail.md); and
 // the rows of a batch's report (its groups' Partitions and what their
 // pointers point to) are valid only until each returns: the next batch
-// writes its rows over them (batchRows).
+// writes its rows over them (batchRows). A share group (KIP-932) is the
+// exception to "no OffsetFetch": its start offsets are kept by the share
+// coordinator, not in __consumer_offsets, so they are asked as lag asks
+// them (FetchShareCommits: one DescribeShareGroupOffsets per coordinator,
+// only when a selected group is a share group) and its snapshot carries
+// them as Commits; commits is not asked about it.
 func StreamLagFromCommits(ctx context.Context, adm *cluster.Admin, req GatherRequest, o LagOptions,
 	commits func(groups []string) map[string][]CommitRow, each func(context.Context, LagBatch) error) error {
 	listed, err := ListGroups(ctx, adm)
@@ -43,7 +48,16 @@ func StreamLagFromCommits(ctx context.Context, adm *cluster.Admin, req GatherReq
 	}
 	groups := SelectGroups(listed, req)
 	slices.Sort(groups)
-	known := commits(groups)
+	var consumer, share []string
+	for _, g := range groups {
+		if lg, ok := listed[g]; ok && lg.GroupType == ShareType {
+			share = append(share, g)
+		} else {
+			consumer = append(consumer, g)
+		}
+	}
+	known := commits(consumer)
+	shared := FetchShareCommits(ctx, adm, share)
 	snaps := make([]GroupSnapshot, len(groups))
 	rows := make([][]CommitRow, len(groups))
 	topicSet := map[string]bool{}
@@ -51,6 +65,12 @@ func StreamLagFromCommits(ctx context.Context, adm *cluster.Admin, req GatherReq
 		gs := GroupSnapshot{GroupInfo: descriptions{}.info(g, listed)}
 		if lg, ok := listed[g]; ok {
 			gs.Coordinator = lg.Coordinator // the broker that answered ListGroups for it
+		}
+		if sc, ok := shared[g]; ok {
+			gs.Commits, gs.CommitErr, gs.NoStart = sc.Commits, sc.CommitErr, sc.NoStart
+			eachShareTopic(gs, o.Scope, func(t string) { topicSet[t] = true })
+			snaps[i] = gs
+			continue
 		}
 		all := sortRows(known[g])
 		rows[i] = inScope(all, o.Scope)
@@ -244,6 +264,9 @@ func partitionOffsets(dense []PartitionOffsets, parts map[int32]PartitionOffsets
 // - commit) take computeGroupLag's path over the commits as a map: all
 // (every commit) and rows (those in scope).
 func groupLagFromRows(s *Snapshot, g GroupSnapshot, all, rows []CommitRow, o LagOptions, buf *batchRows) GroupLag {
+	if g.IsShare() && g.Commits != nil {
+		return computeGroupLag(s, g, o) // its start offsets, as FetchShareCommits read them
+	}
 	if len(o.Scope.Named) > 0 || g.IsShare() {
 		g.Commits = PartitionMap[Commit]{}
 		for _, r := range all {
@@ -294,15 +317,33 @@ func groupLagFromRows(s *Snapshot, g GroupSnapshot, all, rows []CommitRow, o Lag
 // sorted) are on.
 func offsetsOf(all TopicOffsets, groups []GroupSnapshot, commits map[string][]CommitRow, scope Scope) TopicOffsets {
 	out := TopicOffsets{Partitions: PartitionMap[PartitionOffsets]{}, TopicErr: map[string]error{}}
+	add := func(t string) {
+		if err, ok := all.TopicErr[t]; ok {
+			out.TopicErr[t] = err
+		}
+		if ps, ok := all.Partitions[t]; ok {
+			out.Partitions[t] = ps
+		}
+	}
 	for _, g := range groups {
-		eachTopic(commits[g.Group], scope, func(t string) {
-			if err, ok := all.TopicErr[t]; ok {
-				out.TopicErr[t] = err
-			}
-			if ps, ok := all.Partitions[t]; ok {
-				out.Partitions[t] = ps
-			}
-		})
+		eachTopic(commits[g.Group], scope, add)
+		eachShareTopic(g, scope, add)
 	}
 	return out
+}
+
+// eachShareTopic calls fn with each topic in scope of a share group's
+// start offsets (those without one included), as gatherListed lists them;
+// none for another group (its Commits are nil here).
+func eachShareTopic(g GroupSnapshot, scope Scope, fn func(topic string)) {
+	for t := range g.Commits {
+		if scope.HasTopic(t) {
+			fn(t)
+		}
+	}
+	for _, k := range g.NoStart {
+		if scope.HasTopic(k.Topic) {
+			fn(k.Topic)
+		}
+	}
 }

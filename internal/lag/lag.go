@@ -99,6 +99,9 @@ type LagReport struct {
 	// and CSV add its columns).
 	Status bool       `json:"-"`
 	Groups []GroupLag `json:"groups"`
+	// FilteredOut names the groups read whole that a LagFilter left out
+	// (no row passed it): the table says why it is empty.
+	FilteredOut []string `json:"-"`
 }
 
 // Errors lists every group and partition error in the report, one line

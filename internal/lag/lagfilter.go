@@ -35,15 +35,30 @@ func (f LagFilter) Keep(p PartitionLag) bool {
 	return true
 }
 
+// String says what a row must have to pass: "lag ≥ 100", "time lag ≥
+// 5m0s", or both joined by "and"; empty when the filter is not active.
+func (f LagFilter) String() string {
+	var parts []string
+	if f.MinLag != nil {
+		parts = append(parts, fmt.Sprintf("lag ≥ %d", *f.MinLag))
+	}
+	if f.MinTimeLag != nil {
+		parts = append(parts, fmt.Sprintf("time lag ≥ %s", *f.MinTimeLag))
+	}
+	return strings.Join(parts, " and ")
+}
+
 // Apply keeps the rows that pass and the groups that keep a row; a group
-// that could not be read stays, so its error is never filtered away.
-// TotalLag is left as gathered: the group's whole lag, not the shown rows'.
+// that could not be read stays, so its error is never filtered away. The
+// groups left out are added to FilteredOut. TotalLag is left as gathered:
+// the group's whole lag, not the shown rows'.
 func (f LagFilter) Apply(r LagReport) LagReport {
 	if !f.Active() {
 		return r
 	}
 	out := r
 	out.Groups = []GroupLag{}
+	out.FilteredOut = slices.Clip(r.FilteredOut)
 	for _, g := range r.Groups {
 		rows := make([]PartitionLag, 0, len(g.Partitions))
 		for _, p := range g.Partitions {
@@ -52,6 +67,7 @@ func (f LagFilter) Apply(r LagReport) LagReport {
 			}
 		}
 		if len(rows) == 0 && g.Error == "" {
+			out.FilteredOut = append(out.FilteredOut, g.Group)
 			continue
 		}
 		g.Partitions = rows

@@ -67,6 +67,33 @@ func TestLagFilterApply(t *testing.T) {
 	}
 }
 
+// Apply names the groups it leaves out (an error group is never one),
+// adding to those of an earlier Apply, and String says what a row needs.
+func TestLagFilterFilteredOut(t *testing.T) {
+	d := time.Minute
+	f := LagFilter{MinLag: i64(20001)}
+	out := f.Apply(triageReport())
+	if !reflect.DeepEqual(out.FilteredOut, []string{"a", "b"}) {
+		t.Fatalf("FilteredOut %v, want [a b]", out.FilteredOut)
+	}
+	if again := (LagFilter{MinTimeLag: &d}).Apply(out); !reflect.DeepEqual(again.FilteredOut, []string{"a", "b"}) {
+		t.Fatalf("a second Apply: FilteredOut %v, want [a b]", again.FilteredOut)
+	}
+	if out := (LagFilter{}).Apply(triageReport()); out.FilteredOut != nil {
+		t.Fatalf("no filter: FilteredOut %v", out.FilteredOut)
+	}
+	for f, want := range map[*LagFilter]string{
+		{}:                               "",
+		{MinLag: i64(100)}:               "lag ≥ 100",
+		{MinTimeLag: &d}:                 "time lag ≥ 1m0s",
+		{MinLag: i64(5), MinTimeLag: &d}: "lag ≥ 5 and time lag ≥ 1m0s",
+	} {
+		if got := f.String(); got != want {
+			t.Errorf("%+v: %q, want %q", *f, got, want)
+		}
+	}
+}
+
 func TestParseThreshold(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
