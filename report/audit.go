@@ -175,11 +175,15 @@ func noCommit(v *int64) string {
 const historyGroups = 3
 
 // DiffResult is what `diff` prints: the partitions that differ and the
-// groups in only one of the two states.
+// groups in only one of the two states. FromCluster and ToCluster are the
+// ids of the clusters the two sides are of (a file's offsetctl:cluster
+// record, the connected cluster's id), "" when unknown.
 type DiffResult struct {
-	From    string          `json:"from"`
-	To      string          `json:"to"`
-	Changes []audit.DiffRow `json:"changes"`
+	From        string          `json:"from"`
+	To          string          `json:"to"`
+	FromCluster string          `json:"from_cluster"`
+	ToCluster   string          `json:"to_cluster"`
+	Changes     []audit.DiffRow `json:"changes"`
 	audit.GroupDiff
 }
 

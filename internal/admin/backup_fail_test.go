@@ -45,7 +45,7 @@ func TestWriteBackupRemovedOnWriteFailure(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = writeBackup(&fullDisk{f: f, room: room}, path, time.UnixMilli(1), groups)
+		err = writeBackup(&fullDisk{f: f, room: room}, path, time.UnixMilli(1), "cluster-a", groups)
 		if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "removed") || exitcode.Code(err) != exitcode.Failure {
 			t.Fatalf("room %d: err = %v (exit %d), want ENOSPC, exit 1 and the file removed", room, err, exitcode.Code(err))
 		}
@@ -55,11 +55,12 @@ func TestWriteBackupRemovedOnWriteFailure(t *testing.T) {
 	}
 	// The same write with room enough is kept, whole.
 	path := filepath.Join(t.TempDir(), "backup.csv")
-	if err := WriteBackupFile(path, time.UnixMilli(1), groups); err != nil {
+	if err := WriteBackupFile(path, time.UnixMilli(1), "cluster-a", groups); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
-	if err != nil || strings.Count(string(data), "\n") != 20_001 {
+	// The cluster, the group's backup marker and its 20,000 rows.
+	if err != nil || strings.Count(string(data), "\n") != 20_002 || !strings.HasPrefix(string(data), "offsetctl:cluster,cluster-a,0,0\n") {
 		t.Fatalf("backup: %d lines, %v", strings.Count(string(data), "\n"), err)
 	}
 }
@@ -82,12 +83,12 @@ func TestWriteBackupFilePathIsBadInput(t *testing.T) {
 		filepath.Join(file, "b.csv"):            "backup file " + filepath.Join(file, "b.csv") + " cannot be created: not a directory",
 		dir:                                     "backup file " + dir + " already exists: choose another with --backup",
 	} {
-		err := WriteBackupFile(path, time.UnixMilli(1), groups)
+		err := WriteBackupFile(path, time.UnixMilli(1), "", groups)
 		if exitcode.Code(err) != exitcode.Usage || err.Error() != want {
 			t.Errorf("%s: %v (exit %d), want exit 2 and %q", path, err, exitcode.Code(err), want)
 		}
 	}
-	if _, err := WriteNewBackupFile(filepath.Join(dir, "nonexist", "b"), time.UnixMilli(1), groups); exitcode.Code(err) != exitcode.Usage {
+	if _, err := WriteNewBackupFile(filepath.Join(dir, "nonexist", "b"), time.UnixMilli(1), "", groups); exitcode.Code(err) != exitcode.Usage {
 		t.Errorf("a default name in a missing directory: %v (exit %d), want exit 2", err, exitcode.Code(err))
 	}
 }

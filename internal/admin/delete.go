@@ -81,7 +81,9 @@ func (r *DeleteOffsetsRow) setOutcome(reqErr error, answered bool, itemErr error
 	case !answered && reqErr != nil:
 		r.Status, r.Error = "failed", ExplainError(reqErr)
 	case !answered:
-		r.Status, r.Error = "failed", "missing from the broker's response"
+		// Not acknowledged: failed unless the read-back finds it gone
+		// (settleNotNamed).
+		r.Status, r.Error = "failed", notNamed("deleted")
 	case itemErr != nil:
 		r.Status, r.Error = "failed", ExplainError(itemErr)
 	default:
@@ -329,12 +331,22 @@ func executeDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffs
 	resp, n, err := deleteInBatches(ctx, adm, p.Group, set, limit)
 	p.DeleteRequests = n
 	// A request error (NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, ...) applies
-	// to every partition it did not answer.
-	p.Executed = len(resp) > 0
+	// to every partition it did not answer. Answered, every partition
+	// must be named: one left out is not acknowledged.
+	p.Executed = len(resp) > 0 || err == nil
+	var gaps answerGaps
+	if err == nil {
+		gaps = partitionGaps(set, resp)
+	}
+	unnamed := map[int]bool{}
 	for i := range p.Partitions {
 		r := &p.Partitions[i]
 		perr, ok := resp[r.Topic][r.Partition]
 		r.setOutcome(err, ok, perr)
+		if !ok && err == nil && r.Current != nil {
+			r.Error += gaps.note()
+			unnamed[i] = true
+		}
 		if !ok && err != nil && n > 0 && unanswered(err) && r.Current != nil {
 			// The request cut off may have been applied (all of it:
 			// one OffsetDelete is one batch); later ones were not sent,
@@ -350,8 +362,10 @@ func executeDeleteOffsets(ctx context.Context, adm *cluster.Admin, p *DeleteOffs
 	fetched, err := lag.FetchOffsets(ctx, adm, p.Group)
 	if err != nil {
 		p.Error = fmt.Sprintf("reading back offsets of group %s: %v", safetext.Arg(p.Group), err)
+		p.settleNotNamed(unnamed, nil, false)
 		return nil
 	}
+	p.settleNotNamed(unnamed, fetched, true)
 	for i := range p.Partitions {
 		r := &p.Partitions[i]
 		if r.Error != "" {

@@ -19,16 +19,30 @@ import (
 // Reset plans use Apache's kafka-consumer-groups CSV, without a header:
 // "topic,partition,offset" for one group or "group,topic,partition,offset".
 //
-// Backups add two kinds of record that Apache's --from-file parses and then
+// Backups add kinds of record that Apache's --from-file parses and then
 // ignores, because their group field is never the group being reset:
 //
+//	offsetctl:cluster,CLUSTER_ID,0,0          the offsets are those of cluster CLUSTER_ID (first
+//	                                          line; once per file)
 //	offsetctl:backup,GROUP,0,UNIX_MS          the file is a backup of GROUP taken at UNIX_MS
 //	offsetctl:no-commit:GROUP,TOPIC,P,0       GROUP had no committed offset on TOPIC/P
 //	offsetctl:share-group,GROUP,0,0           GROUP is a share group (KIP-932): its offsets are
 //	                                          share-partition start offsets
 //
 // Apache's reader accepts neither comments, blank lines inside the file nor a
-// header, so the markers are ordinary records.
+// header, so the markers are ordinary records. Apache's reader (kafka
+// tools, GroupOffsetsResetter.parseResetPlan) splits the file on "\n",
+// reads the first line as topic,partition,offset to tell the three-column
+// form, and otherwise reads every line as group,topic,partition,offset into
+// a map by group, of which a reset takes only the groups it resets: a
+// marker's group field starts with "offsetctl:", which offsetctl never
+// resets (CheckGroupName), its topic field is any string (TopicPartition
+// checks none), and its partition and offset fields are numbers. The
+// cluster marker is a backup's first line: read as topic,partition,offset
+// its partition field is the cluster id (22 base64url characters, not a
+// number) and a fourth field is left over, so Apache takes the
+// four-column form, as it did from the backup marker that came first
+// before.
 const (
 	BackupMarker   = "offsetctl:backup"
 	NoCommitPrefix = "offsetctl:no-commit:"
@@ -37,6 +51,11 @@ const (
 	// members and no start offsets) sets start offsets again instead of
 	// creating a consumer group of the same name.
 	ShareMarker = "offsetctl:share-group"
+	// ClusterMarker names the cluster whose offsets the file holds (its
+	// id, from Metadata), so that a restore on another cluster is
+	// refused: two clusters with the same group and topic names (a DR
+	// pair, staging and production) are told apart by it only.
+	ClusterMarker = "offsetctl:cluster"
 )
 
 // PlanRow is one row of a plan file.
@@ -61,6 +80,12 @@ type PlanFile struct {
 	Backups map[string]int64
 	// Share holds the backed-up groups marked as share groups.
 	Share map[string]bool
+	// ClusterID is the id of the cluster the file's offsets are of (its
+	// ClusterMarker record), "" when it names none (Apache's exports,
+	// hand-written plans, backups of an older offsetctl).
+	ClusterID string
+	// clusterLine is the line that named ClusterID.
+	clusterLine int
 }
 
 // utf8BOM is the byte order mark spreadsheet programs put first in a
@@ -237,6 +262,8 @@ func (pf *PlanFile) parseRecord(n int, fields, raw []string) (PlanRow, bool, err
 		}
 		pf.Share[raw[1]] = true
 		return row, false, nil
+	case ClusterMarker:
+		return row, false, pf.cluster(n, raw[1], f[1], f[2])
 	}
 	if g, ok := strings.CutPrefix(row.Group, NoCommitPrefix); ok {
 		if g == "" {
@@ -262,6 +289,27 @@ func (pf *PlanFile) parseRecord(n int, fields, raw []string) (PlanRow, bool, err
 		row.Offset = 0
 	}
 	return row, true, nil
+}
+
+// cluster records the ClusterMarker record on line n: the id as written
+// (not trimmed: it is compared with the connected cluster's, byte for
+// byte), and numbers in the partition and offset fields, as Apache's
+// reader needs them. A file holds one cluster's offsets: a second record
+// naming another id is an error, the same id again a harmless repeat (a
+// backup cut and pasted after another of the same cluster).
+func (pf *PlanFile) cluster(n int, id, partition, offset string) error {
+	_, perr := strconv.ParseInt(partition, 10, 32)
+	_, oerr := strconv.ParseInt(offset, 10, 64)
+	if id == "" || perr != nil || oerr != nil {
+		return fmt.Errorf("line %d: bad %s record (want %s,CLUSTER_ID,0,0)", n, ClusterMarker, ClusterMarker)
+	}
+	if pf.ClusterID != "" && pf.ClusterID != id {
+		return fmt.Errorf("line %d: %s names cluster %s, but line %d named cluster %s: a plan holds one cluster's offsets", n, ClusterMarker, safetext.Arg(id), pf.clusterLine, safetext.Arg(pf.ClusterID))
+	}
+	if pf.ClusterID == "" {
+		pf.ClusterID, pf.clusterLine = id, n
+	}
+	return nil
 }
 
 // add appends row unless its partition is listed already for its group:
@@ -375,10 +423,18 @@ type BackupGroup struct {
 	Rows []PlanRow
 }
 
-// WriteBackupCSV writes a backup: per group, a backup marker then one row
-// per partition (no-commit markers for partitions without a commit). Apache's
-// --from-file reads the committed offsets from it.
-func WriteBackupCSV(w io.Writer, at time.Time, groups []BackupGroup) error {
+// WriteBackupCSV writes a backup of cluster clusterID's groups: the
+// cluster marker, then per group a backup marker and one row per
+// partition (no-commit markers for partitions without a commit). Apache's
+// --from-file reads the committed offsets from it. Without a cluster id
+// (the cluster did not say it), or with one no CSV line can hold (a line
+// break), the file names no cluster, as before the marker existed.
+func WriteBackupCSV(w io.Writer, at time.Time, clusterID string, groups []BackupGroup) error {
+	if clusterID != "" && !strings.ContainsAny(clusterID, "\r\n") {
+		if _, err := fmt.Fprintf(w, "%s,%s,0,0\n", csvField(ClusterMarker), csvField(clusterID)); err != nil {
+			return err
+		}
+	}
 	for _, g := range groups {
 		if strings.ContainsAny(g.Group, "\r\n") {
 			return fmt.Errorf("group %q: a group name with a line break cannot be written to a CSV plan", g.Group)

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ func TestParsePlanCSV(t *testing.T) {
 		columns int
 		rows    []PlanRow
 		backups map[string]int64
+		cluster string
 		err     string
 	}{
 		{name: "apache three columns", in: "orders,0,15\norders,1,12\n", columns: 3,
@@ -44,6 +46,24 @@ func TestParsePlanCSV(t *testing.T) {
 		{name: "bare quote", in: "or\"ders,0,1\n", err: "line 1"},
 		{name: "bad backup marker", in: "offsetctl:backup,g,0,x\n", err: "bad offsetctl:backup"},
 		{name: "empty", in: "", columns: 4},
+		// The cluster marker: never a row, never a group (a cluster id
+		// is a legal topic name, so it read as a row of group
+		// "offsetctl:cluster" before the reader knew it).
+		{name: "cluster marker", in: "offsetctl:cluster,MkU3OEVBNTcwNTJENDM2Qk,0,0\noffsetctl:backup,g1,0,1\ng1,orders,0,15\n", columns: 4,
+			rows: []PlanRow{{Group: "g1", Topic: "orders", Partition: 0, Offset: 15, Line: 3}}, backups: map[string]int64{"g1": 1}, cluster: "MkU3OEVBNTcwNTJENDM2Qk"},
+		{name: "cluster marker alone", in: "offsetctl:cluster,MkU3OEVBNTcwNTJENDM2Qk,0,0\n", columns: 4, cluster: "MkU3OEVBNTcwNTJENDM2Qk"},
+		{name: "cluster marker anywhere, the same id again", in: "g1,orders,0,15\noffsetctl:cluster,a-b_c,0,0\n\"offsetctl:cluster\",\"a-b_c\",0,0\r\n", columns: 4,
+			rows: []PlanRow{{Group: "g1", Topic: "orders", Partition: 0, Offset: 15, Line: 1}}, cluster: "a-b_c"},
+		{name: "cluster id quoted, with a comma", in: "\"offsetctl:cluster\",\"odd, id\",0,0\n", columns: 4, cluster: "odd, id"},
+		{name: "cluster id kept as written", in: "offsetctl:cluster, spaced ,0,0\n", columns: 4, cluster: " spaced "},
+		{name: "cluster marker after a header", in: "group,topic,partition,offset\noffsetctl:cluster,c1,0,0\ng,t,0,1\n", columns: 4,
+			rows: []PlanRow{{Group: "g", Topic: "t", Partition: 0, Offset: 1, Line: 3}}, cluster: "c1"},
+		{name: "two clusters", in: "offsetctl:cluster,cluster-a,0,0\ng,t,0,1\noffsetctl:cluster,cluster-b,0,0\n", err: "line 3: offsetctl:cluster names cluster cluster-b, but line 1 named cluster cluster-a: a plan holds one cluster's offsets"},
+		{name: "cluster marker without an id", in: "offsetctl:cluster,,0,0\n", err: "line 1: bad offsetctl:cluster record"},
+		{name: "cluster marker, partition not a number", in: "offsetctl:cluster,c1,x,0\n", err: "line 1: bad offsetctl:cluster record"},
+		{name: "cluster marker, offset not a number", in: "offsetctl:cluster,c1,0,\n", err: "line 1: bad offsetctl:cluster record"},
+		{name: "cluster marker in three columns", in: "offsetctl:cluster,c1,0\n", err: "line 1: topic"},
+		{name: "cluster marker among three-column rows", in: "t,0,1\noffsetctl:cluster,c1,0,0\n", err: "line 2: 4 fields"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,6 +88,14 @@ func TestParsePlanCSV(t *testing.T) {
 			}
 			if !reflect.DeepEqual(pf.Backups, tc.backups) {
 				t.Errorf("backups = %v, want %v", pf.Backups, tc.backups)
+			}
+			if pf.ClusterID != tc.cluster {
+				t.Errorf("cluster = %q, want %q", pf.ClusterID, tc.cluster)
+			}
+			for _, g := range pf.GroupsIn() {
+				if strings.HasPrefix(g, "offsetctl:") {
+					t.Errorf("a marker read as group %q", g)
+				}
 			}
 		})
 	}
@@ -102,7 +130,7 @@ func TestBackupRoundTrip(t *testing.T) {
 		{Group: "odd \"name\", really", Rows: []PlanRow{{Topic: "t", Partition: 3, Offset: 0}}},
 	}
 	var b bytes.Buffer
-	if err := WriteBackupCSV(&b, at, groups); err != nil {
+	if err := WriteBackupCSV(&b, at, "", groups); err != nil {
 		t.Fatal(err)
 	}
 	want := "offsetctl:backup,g1,0,1764496800123\ng1,orders,0,15\noffsetctl:no-commit:g1,orders,1,0\n" +
@@ -129,8 +157,40 @@ func TestBackupRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if err := WriteBackupCSV(&b, at, []BackupGroup{{Group: "a\nb"}}); err == nil {
+	if err := WriteBackupCSV(&b, at, "", []BackupGroup{{Group: "a\nb"}}); err == nil {
 		t.Error("group with a newline: want an error")
+	}
+}
+
+// A backup names its cluster on its first line, in the shape of the
+// other markers (Apache's --from-file reads it as a record of group
+// "offsetctl:cluster" and ignores it), and the id is read back exactly.
+// An id no CSV line can hold is left out, as an unknown one is.
+func TestBackupClusterMarker(t *testing.T) {
+	at := time.UnixMilli(1764496800123)
+	groups := []BackupGroup{{Group: "g1", Rows: []PlanRow{{Topic: "orders", Partition: 0, Offset: 15}}}}
+	for _, tc := range []struct {
+		id, first, back string
+	}{
+		{id: "MkU3OEVBNTcwNTJENDM2Qk", first: "offsetctl:cluster,MkU3OEVBNTcwNTJENDM2Qk,0,0", back: "MkU3OEVBNTcwNTJENDM2Qk"},
+		{id: "a cluster, \"odd\"", first: `offsetctl:cluster,"a cluster, ""odd""",0,0`, back: "a cluster, \"odd\""},
+		{id: "", first: "offsetctl:backup,g1,0,1764496800123"},
+		{id: "two\nlines", first: "offsetctl:backup,g1,0,1764496800123"},
+	} {
+		var b bytes.Buffer
+		if err := WriteBackupCSV(&b, at, tc.id, groups); err != nil {
+			t.Fatal(err)
+		}
+		if first, _, _ := strings.Cut(b.String(), "\n"); first != tc.first {
+			t.Errorf("cluster %q: first line %q, want %q", tc.id, first, tc.first)
+		}
+		pf, err := ParsePlanCSV(b.Bytes())
+		if err != nil {
+			t.Fatalf("cluster %q: %v", tc.id, err)
+		}
+		if pf.ClusterID != tc.back || len(pf.Rows) != 1 || fmt.Sprint(pf.GroupsIn()) != "[g1]" || pf.Backups["g1"] != at.UnixMilli() {
+			t.Errorf("cluster %q: read back cluster %q, groups %v, %d rows", tc.id, pf.ClusterID, pf.GroupsIn(), len(pf.Rows))
+		}
 	}
 }
 
@@ -139,6 +199,8 @@ func FuzzParsePlanCSV(f *testing.F) {
 		"orders,0,15\n", "g,orders,0,15\r\n", "offsetctl:backup,g,0,1\ng,t,0,1\noffsetctl:no-commit:g,t,1,0\n",
 		"# c\n\ntopic,partition,offset\nt,0,1\n", "\"a,b\",t,0,1\n", "t,0,1\nt,0,2\n", "\"\n",
 		"\ufefft,0,1\r\n", "\ufeffgroup,topic,partition,offset\r\ng,t,0,1\r\n",
+		"offsetctl:cluster,MkU3OEVBNTcwNTJENDM2Qk,0,0\noffsetctl:backup,g,0,1\ng,t,0,1\n",
+		"offsetctl:cluster,a,0,0\noffsetctl:cluster,b,0,0\n", "\"offsetctl:cluster\",\"x, y\",0,0\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -157,6 +219,13 @@ func FuzzParsePlanCSV(f *testing.F) {
 			if pf.Columns == 4 && r.Group == "" {
 				t.Fatalf("four-column row without group %+v", r)
 			}
+			// A marker is never a row: its group would be restored.
+			if r.Group == ClusterMarker || r.Group == BackupMarker || r.Group == ShareMarker {
+				t.Fatalf("marker read as a row %+v", r)
+			}
+		}
+		if pf.ClusterID != "" && pf.Columns != 4 {
+			t.Fatalf("cluster %q in a %d-column file", pf.ClusterID, pf.Columns)
 		}
 		// What we parsed, we can write and parse back to the same rows
 		// (groups with line breaks cannot be written).
@@ -165,13 +234,25 @@ func FuzzParsePlanCSV(f *testing.F) {
 				return
 			}
 		}
+		// The cluster goes along, as a backup writes it (an id with a
+		// line break cannot be written, and is left out).
 		var b bytes.Buffer
+		cluster := pf.ClusterID
+		if strings.ContainsAny(cluster, "\r\n") {
+			cluster = ""
+		}
+		if err := WriteBackupCSV(&b, time.UnixMilli(0), cluster, nil); err != nil {
+			t.Fatal(err)
+		}
 		if err := WritePlanCSV(&b, pf.Rows, pf.Columns == 4); err != nil {
 			t.Fatal(err)
 		}
 		back, err := ParsePlanCSV(b.Bytes())
 		if err != nil {
 			t.Fatalf("re-parse of %q: %v", b.String(), err)
+		}
+		if back.ClusterID != cluster {
+			t.Fatalf("re-parse: cluster %q, want %q", back.ClusterID, cluster)
 		}
 		if len(back.Rows) != len(pf.Rows) {
 			t.Fatalf("re-parse: %d rows, want %d", len(back.Rows), len(pf.Rows))

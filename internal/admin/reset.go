@@ -499,15 +499,15 @@ func fileScope(in ResetInput, g *lag.GroupSnapshot) (groupScope, error) {
 	if len(rows) == 0 {
 		return sc, exitcode.Usagef("plan %s has no rows for group %s", in.Target.Path, safetext.Arg(g.Group))
 	}
-	var outside []string
-	for _, r := range rows {
+	inside, out := in.File.ScopeRows(g.Group, in.Scope)
+	for _, r := range inside {
 		k := lag.TP{Topic: r.Topic, Partition: r.Partition}
-		if !in.Scope.Empty() && !in.Scope.Has(r.Topic, r.Partition) {
-			outside = append(outside, lineOf(r)+fmt.Sprintf("%s/%d", r.Topic, r.Partition))
-			continue
-		}
 		sc.fileRows[k] = r
 		sc.keys = append(sc.keys, k)
+	}
+	var outside []string
+	for _, r := range out {
+		outside = append(outside, lineOf(r)+fmt.Sprintf("%s/%d", r.Topic, r.Partition))
 	}
 	if len(sc.keys) == 0 {
 		if in.AllGroups || in.GroupsFromFile {
@@ -740,6 +740,23 @@ func satAdd(a, b int64) int64 {
 		return -1 << 63
 	}
 	return c
+}
+
+// ScopeRows splits the rows of pf that apply to group (RowsFor) into
+// those inside scope (every row, when it is empty) and those outside it.
+// A reset --to file: plans the partitions of the rows inside (fileScope),
+// whatever each then does (a commit, a delete, or nothing: "had no
+// commit, has none"): so they are what a restore of a backup may write,
+// and undo checks the changes recorded later against them.
+func (pf *PlanFile) ScopeRows(group string, scope lag.Scope) (in, outside []PlanRow) {
+	for _, r := range pf.RowsFor(group) {
+		if !scope.Empty() && !scope.Has(r.Topic, r.Partition) {
+			outside = append(outside, r)
+			continue
+		}
+		in = append(in, r)
+	}
+	return in, outside
 }
 
 func (pf *PlanFile) backupOf(group string) (int64, bool) {

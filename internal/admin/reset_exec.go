@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"strings"
 	"time"
@@ -128,13 +129,14 @@ func ListTimeOffsets(ctx context.Context, adm *cluster.Admin, ms int64, topics [
 	return out, nil
 }
 
-// WriteBackupFile writes the backup to path, refusing to overwrite an
+// WriteBackupFile writes the backup of cluster clusterID's groups
+// (WriteBackupCSV) to path, refusing to overwrite an
 // existing file, and fsyncs the file and its directory before returning.
 // A path that cannot be created for what it is (one there already, no
 // such directory, no permission: durable.UserPath) is bad input, exit 2:
 // the commands check it before any request, and this catches a path
 // that changed since; a disk that fails is exit 1.
-func WriteBackupFile(path string, at time.Time, groups []BackupGroup) error {
+func WriteBackupFile(path string, at time.Time, clusterID string, groups []BackupGroup) error {
 	f, err := durable.Create(path)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
@@ -142,7 +144,7 @@ func WriteBackupFile(path string, at time.Time, groups []BackupGroup) error {
 		}
 		return createErr(path, err)
 	}
-	return writeBackup(f, path, at, groups)
+	return writeBackup(f, path, at, clusterID, groups)
 }
 
 // createErr words a backup file that could not be created, as bad input
@@ -162,7 +164,7 @@ const maxBackupSuffix = 10_000
 // names the tool picks, so two runs in the same instant never collide and
 // never overwrite. It returns the path written (fsynced like
 // WriteBackupFile).
-func WriteNewBackupFile(stem string, at time.Time, groups []BackupGroup) (string, error) {
+func WriteNewBackupFile(stem string, at time.Time, clusterID string, groups []BackupGroup) (string, error) {
 	f, path, err := durable.CreateNumbered(stem, ".csv", maxBackupSuffix)
 	if errors.Is(err, os.ErrExist) {
 		return "", fmt.Errorf("creating backup file: %s.csv and %d numbered variants all exist: choose a name with --backup", stem, maxBackupSuffix)
@@ -170,15 +172,15 @@ func WriteNewBackupFile(stem string, at time.Time, groups []BackupGroup) (string
 	if err != nil {
 		return "", createErr(stem+".csv", err)
 	}
-	return path, writeBackup(f, path, at, groups)
+	return path, writeBackup(f, path, at, clusterID, groups)
 }
 
 // writeBackup writes the backup to the new file f with durable.Finish:
 // fsynced with its directory, or removed if any of that fails (a truncated
 // backup left behind would look like a real one, and a later restore from
 // it would silently restore only part of the offsets).
-func writeBackup(f durable.File, path string, at time.Time, groups []BackupGroup) error {
-	err := durable.Finish(f, path, func(w io.Writer) error { return WriteBackupCSV(w, at, groups) })
+func writeBackup(f durable.File, path string, at time.Time, clusterID string, groups []BackupGroup) error {
+	err := durable.Finish(f, path, func(w io.Writer) error { return WriteBackupCSV(w, at, clusterID, groups) })
 	var de *durable.Error
 	if !errors.As(err, &de) {
 		return err
@@ -267,7 +269,14 @@ func commitSplit(group string, os kadm.Offsets, commit func(batch kadm.Offsets) 
 			queue = append(splitCommits(group, batch, batchBytes(group, batch)/2), queue...)
 			continue
 		}
-		resp.Each(func(r kadm.OffsetResponse) { out.Add(r) })
+		// By the answers' keys: kadm's answer to a partition not asked
+		// for holds the zero Offset (topic "", partition 0).
+		for t, ps := range resp {
+			if out[t] == nil {
+				out[t] = map[int32]kadm.OffsetResponse{}
+			}
+			maps.Copy(out[t], ps)
+		}
 	}
 	return out, n, nil
 }
@@ -499,18 +508,35 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 			deletes.Add(pp.Topic, pp.Partition)
 		}
 	}
-	setErr := func(topic string, p int32, msg string) {
+	unnamed := map[lag.TP]bool{}
+	setErr := func(topic string, p int32, msg string) bool {
 		if i, ok := idx[lag.TP{Topic: topic, Partition: p}]; ok && gp.Partitions[i].Error == "" {
 			gp.Partitions[i].Error = msg
+			return true
 		}
+		return false
 	}
 	if len(commits) > 0 {
 		resp, n, err := commitInBatches(ctx, adm, gp.Group, commits)
 		gp.CommitRequests = n
-		if err != nil && markApplied(gp, resp, unansweredBatch(err)) > 0 {
+		var applied, notNamedN int
+		if err != nil {
+			applied, notNamedN = markApplied(gp, resp, unansweredBatch(err))
+		}
+		if applied > 0 || notNamedN > 0 {
+			// Partitions the answers before the failure did not name
+			// may have been applied: unknown, never "failed".
 			gp.Executed = true
 			gp.Outcome = OutcomePartly
-			gp.Error = fmt.Sprintf("committing offsets of group %s: %s; the group is PARTLY CHANGED: %d of %d partitions were applied before the failure (see \"applied\")", gp.Group, ExplainError(err), countApplied(gp), batchLen(commits))
+			gp.Error = fmt.Sprintf("committing offsets of group %s: %s", safetext.Arg(gp.Group), ExplainError(err))
+			if applied > 0 {
+				gp.Error += fmt.Sprintf("; the group is PARTLY CHANGED: %d of %d partitions were applied before the failure (see \"applied\")", applied, batchLen(commits))
+			} else {
+				gp.Outcome = OutcomeUnknown
+			}
+			if notNamedN > 0 {
+				gp.Error += fmt.Sprintf("; the answers before the failure did not name %d, so whether they were applied is unknown (\"applied\" null)", notNamedN)
+			}
 			if maybe := batchLen(unansweredBatch(err)); maybe > 0 {
 				gp.Error += fmt.Sprintf("; %d more got no answer, so whether they were applied is unknown (\"applied\" null)", maybe)
 			}
@@ -527,6 +553,15 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 			}
 			return errors.New(gp.Error)
 		}
+		// A partition the answer does not name is not acknowledged:
+		// never counted as applied (kadm fills it with an error of its
+		// own, not the broker's).
+		gaps := commitGaps(commits, resp)
+		for _, k := range gaps.missing {
+			if setErr(k.Topic, k.Partition, commitErrPrefix+notNamed("committed")+gaps.note()) {
+				unnamed[k] = true
+			}
+		}
 		resp.Each(func(r kadm.OffsetResponse) {
 			if r.Err != nil {
 				setErr(r.Topic, r.Partition, commitErrPrefix+ExplainError(r.Err))
@@ -534,31 +569,26 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 		})
 	}
 	if len(deletes) > 0 {
-		resp, _, err := deleteInBatches(ctx, adm, gp.Group, deletes, commitBatchBytes)
-		for _, pp := range gp.Partitions {
-			if pp.Action != ActDelete {
-				continue
-			}
-			perr, ok := resp[pp.Topic][pp.Partition]
-			switch {
-			case !ok && err != nil:
-				setErr(pp.Topic, pp.Partition, deleteErrPrefix+ExplainError(err))
-			case perr != nil:
-				setErr(pp.Topic, pp.Partition, deleteErrPrefix+ExplainError(perr))
-			}
-		}
+		maps.Copy(unnamed, deleteNoCommit(ctx, adm, gp, deletes))
 	}
 	gp.Executed = true
 	gp.Outcome = partitionsOutcome(gp)
 	// Read back and compare with the plan. The outcome stands whatever
-	// the read-back says: it is what the broker acknowledged.
+	// the read-back says: it is what the broker acknowledged, with the
+	// partitions its answers did not name judged by the read-back.
 	fetched, err := lag.FetchOffsets(ctx, adm, gp.Group)
 	if err != nil {
-		gp.Error = fmt.Sprintf("reading back offsets of group %s: %v (the broker acknowledged the change: %s)", safetext.Arg(gp.Group), err, gp.Outcome)
+		settleOutcome(gp, unnamed, nil, false)
+		what := "the broker acknowledged the change: " + gp.Outcome
+		if len(unnamed) > 0 {
+			what = fmt.Sprintf("the broker's answers did not name %d of the planned partitions, so whether those changed is unknown; outcome %s", len(unnamed), gp.Outcome)
+		}
+		gp.Error = fmt.Sprintf("reading back offsets of group %s: %v (%s)", safetext.Arg(gp.Group), err, what)
 		return errors.New(gp.Error)
 	}
 	verifyReadBack(gp, fetched)
 	gp.Outcome = verifiedOutcome(gp)
+	settleOutcome(gp, unnamed, fetched, true)
 	return nil
 }
 
@@ -567,9 +597,10 @@ func ExecuteReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) error 
 // partition to change). The partitions of maybe, the batch sent without an
 // answer, keep Applied nil: whether they were applied is unknown. Those
 // never sent (later batches, the deletes after the commits) are not
-// applied. It returns how many were applied.
-func markApplied(gp *GroupPlan, resp kadm.OffsetResponses, maybe kadm.Offsets) int {
-	n := 0
+// applied. A partition of an answered batch that the answer did not name
+// is not known either (Applied nil), and its error says so. It returns
+// how many were applied, and how many were not named.
+func markApplied(gp *GroupPlan, resp kadm.OffsetResponses, maybe kadm.Offsets) (n, notNamedN int) {
 	for i := range gp.Partitions {
 		pp := &gp.Partitions[i]
 		if pp.Action == ActDelete {
@@ -586,6 +617,12 @@ func markApplied(gp *GroupPlan, resp kadm.OffsetResponses, maybe kadm.Offsets) i
 			continue
 		}
 		r, ok := resp.Lookup(pp.Topic, pp.Partition)
+		if ok && !brokerAnswered(r.Err) {
+			notNamedN++
+			pp.Error = commitErrPrefix + notNamed("committed")
+			pp.Note = lag.JoinNote(pp.Note, "NO ANSWER: maybe applied")
+			continue
+		}
 		applied := ok && r.Err == nil
 		pp.Applied = &applied
 		if applied {
@@ -595,17 +632,7 @@ func markApplied(gp *GroupPlan, resp kadm.OffsetResponses, maybe kadm.Offsets) i
 			pp.Note = lag.JoinNote(pp.Note, "NOT applied")
 		}
 	}
-	return n
-}
-
-func countApplied(gp *GroupPlan) int {
-	n := 0
-	for _, pp := range gp.Partitions {
-		if pp.Applied != nil && *pp.Applied {
-			n++
-		}
-	}
-	return n
+	return n, notNamedN
 }
 
 // verifyReadBack compares the offsets read back after an execution with

@@ -1,12 +1,14 @@
 package admin
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/offsetctl/offsetctl/internal/lag"
@@ -140,5 +142,71 @@ func TestExecuteDeleteOffsetsInBatches(t *testing.T) {
 	}
 	if got := c.Committed(g)[topic]; len(got) != 0 {
 		t.Errorf("committed after the delete = %v", got)
+	}
+}
+
+// commitSplit keeps every answer under the key it came in: kadm's answer
+// to a partition not asked for holds the zero Offset (topic "", partition
+// 0), which merged by its Offset collapsed every such answer into one.
+func TestCommitSplitKeepsAnswerKeys(t *testing.T) {
+	os := kadm.Offsets{}
+	os.AddOffset("t", 0, 5, -1)
+	os.AddOffset("t", 1, 5, -1)
+	out, n, err := commitSplit("g", os, func(batch kadm.Offsets) (kadm.OffsetResponses, error) {
+		return kadm.OffsetResponses{
+			"t": {0: {Offset: kadm.Offset{Topic: "t", Partition: 0, At: 5}}, 7: {Err: kerr.UnknownTopicOrPartition}},
+			"":  {1: {}, 2: {}},
+		}, nil
+	})
+	if err != nil || n != 1 {
+		t.Fatalf("n %d err %v", n, err)
+	}
+	if len(out["t"]) != 2 || len(out[""]) != 2 {
+		t.Errorf("answers %v, want t/0 t/7 and two under no topic", out)
+	}
+	if _, ok := out.Lookup("t", 7); !ok {
+		t.Errorf("t/7 lost: %v", out)
+	}
+}
+
+// markApplied, after split commits failed part way: a partition of an
+// answered batch the answer did not name (kadm's own error) is not known
+// to be applied, and its error says so; refused ones and those never sent
+// are not applied, the unanswered batch's maybe.
+func TestMarkApplied(t *testing.T) {
+	ten := int64(10)
+	gp := &GroupPlan{Partitions: []PartitionPlan{
+		{Topic: "t", Partition: 0, Target: &ten},
+		{Topic: "t", Partition: 1, Target: &ten},
+		{Topic: "t", Partition: 2, Target: &ten},
+		{Topic: "t", Partition: 3, Target: &ten},
+		{Topic: "t", Partition: 4, Target: &ten},
+		{Topic: "t", Partition: 5, Action: ActDelete},
+		{Topic: "t", Partition: 6, Action: ActSkip},
+	}}
+	resp := kadm.OffsetResponses{"t": {
+		0: {Offset: kadm.Offset{Topic: "t", Partition: 0}},
+		1: {Offset: kadm.Offset{Topic: "t", Partition: 1}, Err: kerr.UnknownMemberID},
+		2: {Offset: kadm.Offset{Topic: "t", Partition: 2}, Err: errors.New("partition missing in commit response")},
+	}}
+	maybe := kadm.Offsets{}
+	maybe.AddOffset("t", 3, 10, -1)
+	applied, notNamedN := markApplied(gp, resp, maybe)
+	if applied != 1 || notNamedN != 1 {
+		t.Errorf("applied %d, not named %d, want 1 1", applied, notNamedN)
+	}
+	want := []struct{ applied, note, err string }{
+		{"true", "applied", ""},
+		{"false", "NOT applied", ""},
+		{"nil", "NO ANSWER: maybe applied", "commit: the broker's answer did not name it: not known to be committed"},
+		{"nil", "NO ANSWER: maybe applied", ""},
+		{"false", "NOT applied", ""},
+		{"false", "NOT applied", ""},
+		{"nil", "", ""},
+	}
+	for i, pp := range gp.Partitions {
+		if got := appliedWord(pp.Applied); got != want[i].applied || pp.Note != want[i].note || pp.Error != want[i].err {
+			t.Errorf("partition %d: applied %s note %q error %q, want %+v", i, got, pp.Note, pp.Error, want[i])
+		}
 	}
 }

@@ -247,7 +247,7 @@ func TestPlanBackupRestore(t *testing.T) {
 	}
 	bg := plan.Groups[0].BackupOf()
 	var b strings.Builder
-	if err := WriteBackupCSV(&b, time.Unix(1, 0), []BackupGroup{bg}); err != nil {
+	if err := WriteBackupCSV(&b, time.Unix(1, 0), "", []BackupGroup{bg}); err != nil {
 		t.Fatal(err)
 	}
 	if want := "offsetctl:backup,g,0,1000\ng,t,0,40\ng,t,1,45\noffsetctl:no-commit:g,t,2,0\n"; b.String() != want {

@@ -397,11 +397,17 @@ func ExecuteResetTxn(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o T
 	// deadline: the run knows the outcome and says it.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resolveBound(o))
 	defer cancel()
+	var unnamed map[lag.TP]bool
 	if len(deletes) > 0 {
-		deleteNoCommit(ctx, adm, gp, deletes)
+		unnamed = deleteNoCommit(ctx, adm, gp, deletes)
 		gp.Outcome = partitionsOutcome(gp)
 	}
 	fetched, over, err := readBackCommitted(ctx, adm, gp, t)
+	if err != nil || over {
+		// No read-back of this run: the deletes its answers did not
+		// name stay unknown.
+		settleOutcome(gp, unnamed, nil, false)
+	}
 	if err != nil {
 		return groupFailed(gp, fmt.Errorf("group %s: the transaction was committed (the coordinator acknowledged the commit), so the group is entirely at its new offsets once the commit marker is written, never mixed; reading them back failed (%w); check with: %s", gp.Group, err, o.lagCommand(gp.Group)))
 	}
@@ -413,6 +419,7 @@ func ExecuteResetTxn(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o T
 	}
 	verifyReadBack(gp, fetched)
 	gp.Outcome = verifiedOutcome(gp)
+	settleOutcome(gp, unnamed, fetched, true)
 	return nil
 }
 
@@ -487,7 +494,16 @@ func nothingChanged(err error) error {
 // offsets by now, and they would never turn into this run's.
 func readBackCommitted(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, t *txn) (fetched kadm.OffsetResponses, over bool, err error) {
 	want := func(pp PartitionPlan) *int64 {
-		if pp.Action == ActDelete {
+		switch {
+		case pp.Action == ActDelete && pp.Error != "":
+			// A delete refused, or not named in the answer, is
+			// expected to have left the commit: a refused one is not
+			// waited for (no marker brings it; the read-back waited
+			// its whole 10 s for it). An unnamed one the broker did
+			// carry out differs from that until the wait ends, and is
+			// then judged from what was read (settleUnnamed).
+			return pp.Current
+		case pp.Action == ActDelete:
 			return nil
 		}
 		return pp.Target
@@ -640,18 +656,60 @@ func stageCommits(ctx context.Context, adm *cluster.Admin, t *txn, gp *GroupPlan
 	if err != nil {
 		return abort(fmt.Errorf("staging offsets: %s", explainTxnErr(err, t.id)))
 	}
-	failed := 0
-	idx := partitionIndex(gp)
-	resp.Each(func(r kadm.OffsetResponse) {
-		if i, ok := idx[lag.TP{Topic: r.Topic, Partition: r.Partition}]; ok && r.Err != nil {
-			failed++
-			gp.Partitions[i].Error = "commit: " + explainTxnErr(r.Err, t.id)
-		}
-	})
-	if failed > 0 {
-		return abort(fmt.Errorf("%d partition(s) refused the transactional commit", failed))
+	if why := checkStaged(gp, commits, resp, t.id); why != "" {
+		return abort(errors.New(why))
 	}
 	return nil
+}
+
+// checkStaged sets the error of every partition of commits that the
+// TxnOffsetCommit answers did not stage: one refused (its error code), or
+// one they do not name at all, whose staging is then not known. It
+// returns what stops the transaction ("" when every partition was staged).
+//
+// Every partition must be answered, without an error, before
+// EndTxn(commit) is sent. An answer that named none of the planned
+// partitions (a v6 answer whose topic ids were not the ones asked for)
+// used to read as staging them all: the run committed an empty
+// transaction, waited 10 s for offsets that could never appear, and
+// recorded "unverified" (the broker acknowledged every planned change)
+// where nothing had changed.
+func checkStaged(gp *GroupPlan, commits kadm.Offsets, resp kadm.OffsetResponses, id string) string {
+	idx := partitionIndex(gp)
+	answered := map[lag.TP]bool{}
+	refused := 0
+	stray := map[strayKey][]int32{}
+	resp.Each(func(r kadm.OffsetResponse) {
+		k := lag.TP{Topic: r.Topic, Partition: r.Partition}
+		if _, asked := commits.Lookup(r.Topic, r.Partition); !asked {
+			sk := strayOf(r)
+			stray[sk] = append(stray[sk], r.Partition)
+			return
+		}
+		answered[k] = true
+		if r.Err != nil {
+			refused++
+			gp.Partitions[idx[k]].Error = commitErrPrefix + explainTxnErr(r.Err, id)
+		}
+	})
+	missing := 0
+	commits.Each(func(o kadm.Offset) {
+		if k := (lag.TP{Topic: o.Topic, Partition: o.Partition}); !answered[k] {
+			missing++
+			gp.Partitions[idx[k]].Error = commitErrPrefix + "the answer to the transactional commit did not name this partition, so it is not known to be staged"
+		}
+	})
+	var parts []string
+	if refused > 0 {
+		parts = append(parts, fmt.Sprintf("%d partition(s) refused the transactional commit", refused))
+	}
+	if missing > 0 {
+		parts = append(parts, fmt.Sprintf("the answer to the transactional commit did not name %d of the partition(s) asked for, so they are not known to be staged", missing))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, ", and ") + strayNote("partitions", stray)
 }
 
 // explainTxnErr is ExplainError for a transactional request: a fenced
@@ -811,21 +869,39 @@ func resolveLost(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, o TxnOp
 	return groupFailed(gp, fmt.Errorf("%s; read back: the group holds neither the old offsets nor the new ones (another run changed it since?), so whether this run's transaction was committed is unknown", lost))
 }
 
-// deleteNoCommit deletes the partitions restored to "no commit" after the
-// transaction: OffsetDelete cannot be part of a transaction.
-func deleteNoCommit(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, deletes kadm.TopicsSet) {
+// deleteNoCommit deletes the partitions restored to "no commit" (after
+// the transaction: OffsetDelete cannot be part of one). It sets the error
+// of every partition the broker refused, or whose delete a failed request
+// left unanswered, and returns those its answers did not name: not
+// acknowledged, they carry an error saying so, and the read-back decides
+// whether they changed (settleOutcome).
+func deleteNoCommit(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, deletes kadm.TopicsSet) map[lag.TP]bool {
 	resp, _, err := deleteInBatches(ctx, adm, gp.Group, deletes, commitBatchBytes)
+	var gaps answerGaps
+	if err == nil {
+		gaps = partitionGaps(deletes, resp)
+	}
+	missing := map[lag.TP]bool{}
+	for _, k := range gaps.missing {
+		missing[k] = true
+	}
+	unnamed := map[lag.TP]bool{}
 	for i := range gp.Partitions {
 		pp := &gp.Partitions[i]
 		if pp.Action != ActDelete || pp.Error != "" {
 			continue
 		}
+		k := lag.TP{Topic: pp.Topic, Partition: pp.Partition}
 		perr, ok := resp[pp.Topic][pp.Partition]
 		switch {
+		case missing[k]:
+			unnamed[k] = true
+			pp.Error = deleteErrPrefix + notNamed("deleted") + gaps.note()
 		case !ok && err != nil:
-			pp.Error = "delete: " + ExplainError(err)
+			pp.Error = deleteErrPrefix + ExplainError(err)
 		case perr != nil:
-			pp.Error = "delete: " + ExplainError(perr)
+			pp.Error = deleteErrPrefix + ExplainError(perr)
 		}
 	}
+	return unnamed
 }

@@ -164,12 +164,17 @@ func ExecuteShareReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) e
 			topics = append(topics, pp.Topic)
 		}
 	}
-	setErr := func(match func(PartitionPlan) bool, msg string) {
+	// unnamed are the partitions the broker's answers did not name: not
+	// acknowledged, judged by the read-back (settleOutcome).
+	unnamed := map[lag.TP]bool{}
+	setErr := func(match func(PartitionPlan) bool, msg string) (set []lag.TP) {
 		for i := range gp.Partitions {
 			if pp := &gp.Partitions[i]; match(*pp) && pp.Error == "" {
 				pp.Error = msg
+				set = append(set, lag.TP{Topic: pp.Topic, Partition: pp.Partition})
 			}
 		}
+		return set
 	}
 	if len(topics) > 0 {
 		resp, err := deleteShareOffsets(ctx, adm, gp.Group, topics)
@@ -179,6 +184,12 @@ func ExecuteShareReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) e
 			return errors.New(gp.Error)
 		}
 		gp.Executed = true
+		missing, note := topicGaps(topics, resp)
+		for _, t := range missing {
+			for _, k := range setErr(func(pp PartitionPlan) bool { return pp.Topic == t && pp.Action == ActDelete }, deleteErrPrefix+notNamed("deleted")+note) {
+				unnamed[k] = true
+			}
+		}
 		for t, terr := range resp {
 			if terr != nil {
 				setErr(func(pp PartitionPlan) bool { return pp.Topic == t && pp.Action == ActDelete }, deleteErrPrefix+ExplainError(terr))
@@ -202,22 +213,60 @@ func ExecuteShareReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) e
 			}
 			return errors.New(gp.Error)
 		}
+		gaps := partitionGaps(alters.TopicsSet(), resp)
+		for _, k := range gaps.missing {
+			for _, u := range setErr(func(pp PartitionPlan) bool { return pp.Topic == k.Topic && pp.Partition == k.Partition }, commitErrPrefix+notNamed("set")+gaps.note()) {
+				unnamed[u] = true
+			}
+		}
 		resp.EachError(func(t string, p int32, perr error) {
 			setErr(func(pp PartitionPlan) bool { return pp.Topic == t && pp.Partition == p }, commitErrPrefix+ExplainError(perr))
 		})
 	}
 	gp.Executed = true
+	// The outcome, as a consumer group's: what the broker acknowledged
+	// (partly when it refused some partitions), then what the read-back
+	// showed, the partitions its answers did not name judged by it.
+	gp.Outcome = partitionsOutcome(gp)
 	back := lag.FetchShareCommits(ctx, adm, []string{gp.Group})[gp.Group]
 	if back.CommitErr != nil {
+		settleOutcome(gp, unnamed, nil, false)
 		gp.Error = fmt.Sprintf("reading back share-group start offsets of group %s: %v", safetext.Arg(gp.Group), back.CommitErr)
 		return errors.New(gp.Error)
 	}
+	fetched := shareFetched(back)
+	verifyReadBack(gp, fetched)
+	gp.Outcome = verifiedOutcome(gp)
+	settleOutcome(gp, unnamed, fetched, true)
+	return nil
+}
+
+// shareFetched is a share group's start offsets read back, as the
+// offsets a consumer group's read-back returns.
+func shareFetched(back lag.GroupSnapshot) kadm.OffsetResponses {
 	fetched := kadm.OffsetResponses{}
 	back.Commits.Each(func(t string, p int32, c lag.Commit) {
 		fetched.Add(kadm.OffsetResponse{Offset: kadm.Offset{Topic: t, Partition: p, At: c.Offset}, Err: c.Err})
 	})
-	verifyReadBack(gp, fetched)
-	return nil
+	return fetched
+}
+
+// topicGaps compares a DeleteShareGroupOffsets answer (per topic) with
+// the topics asked for: those it does not name, and the note naming what
+// it named that was not asked for ("" when nothing).
+func topicGaps(asked []string, resp kadm.DeleteShareGroupOffsetsResponses) (missing []string, note string) {
+	stray := map[strayKey][]int32{}
+	for t, err := range resp {
+		if !slices.Contains(asked, t) {
+			stray[strayOf(kadm.OffsetResponse{Offset: kadm.Offset{Topic: t}, Err: err})] = nil
+		}
+	}
+	for _, t := range asked {
+		if err, ok := resp[t]; !ok || !brokerAnswered(err) {
+			missing = append(missing, t)
+		}
+	}
+	return missing, strayNote("topics", stray)
 }
 
 // shareDeleteScope checks a delete-offsets plan of a share group: whole
@@ -253,12 +302,24 @@ func executeShareDelete(ctx context.Context, adm *cluster.Admin, p *DeleteOffset
 	resp, err := deleteShareOffsets(ctx, adm, p.Group, topics)
 	p.DeleteRequests = 1
 	p.Executed = err == nil
+	var missing []string
+	var note string
+	if err == nil {
+		missing, note = topicGaps(topics, resp)
+	}
+	unnamed := map[int]bool{}
 	for i := range p.Partitions {
 		r := &p.Partitions[i]
 		// DeleteShareGroupOffsets answers per topic; a failed request
-		// answers no row.
+		// answers no row, and an answer that does not name the topic
+		// acknowledges none of its rows.
 		terr, ok := resp[r.Topic]
-		r.setOutcome(err, ok && err == nil, terr)
+		answered := ok && err == nil && !slices.Contains(missing, r.Topic)
+		r.setOutcome(err, answered, terr)
+		if err == nil && !answered && r.Current != nil {
+			r.Error += note
+			unnamed[i] = true
+		}
 	}
 	if !p.Executed {
 		return nil
@@ -266,8 +327,10 @@ func executeShareDelete(ctx context.Context, adm *cluster.Admin, p *DeleteOffset
 	back := lag.FetchShareCommits(ctx, adm, []string{p.Group})[p.Group]
 	if back.CommitErr != nil {
 		p.Error = fmt.Sprintf("reading back share-group start offsets of group %s: %v", safetext.Arg(p.Group), back.CommitErr)
+		p.settleNotNamed(unnamed, nil, false)
 		return nil
 	}
+	p.settleNotNamed(unnamed, shareFetched(back), true)
 	for i := range p.Partitions {
 		r := &p.Partitions[i]
 		if c, ok := back.Commits[r.Topic][r.Partition]; ok && r.Error == "" && c.Err == nil {

@@ -109,7 +109,7 @@ func TestPlanResetShare(t *testing.T) {
 // consumer offsets.
 func TestShareBackupMarker(t *testing.T) {
 	var b strings.Builder
-	if err := WriteBackupCSV(&b, time.UnixMilli(1000), []BackupGroup{{Group: "s", Share: true, Rows: []PlanRow{{Group: "s", Topic: "t", Partition: 0, Offset: 2}}}, {Group: "c", Rows: []PlanRow{{Group: "c", Topic: "t", Partition: 0, Offset: 3}}}}); err != nil {
+	if err := WriteBackupCSV(&b, time.UnixMilli(1000), "", []BackupGroup{{Group: "s", Share: true, Rows: []PlanRow{{Group: "s", Topic: "t", Partition: 0, Offset: 2}}}, {Group: "c", Rows: []PlanRow{{Group: "c", Topic: "t", Partition: 0, Offset: 3}}}}); err != nil {
 		t.Fatal(err)
 	}
 	pf, err := ParsePlanCSV([]byte(b.String()))

@@ -182,7 +182,6 @@ func Verify(e Entry, live State) Verification {
 // what the offsets now hold; Later.Matches is what the later change found.
 func VerifyLater(e Entry, live State, later Laters) Verification {
 	v := Verification{ID: e.ID, Outcome: e.Outcome, Rows: []VerifyRow{}}
-	planned, before, neither := true, true, false
 	for _, c := range e.Changes {
 		now := live[c.Group][c.Topic][c.Partition]
 		r := VerifyRow{Group: c.Group, Topic: c.Topic, Partition: c.Partition, Before: c.Before, Planned: c.After, Now: now}
@@ -194,23 +193,41 @@ func VerifyLater(e Entry, live State, later Laters) Verification {
 		case isPlanned && isBefore:
 			r.Matches = MatchBoth
 		case isPlanned:
-			r.Matches, before = MatchPlanned, false
+			r.Matches = MatchPlanned
 		case isBefore:
-			r.Matches, planned = MatchBefore, false
+			r.Matches = MatchBefore
 		default:
-			r.Matches, planned, before, neither = MatchNeither, false, false, true
+			r.Matches = MatchNeither
 		}
 		v.Rows = append(v.Rows, r)
 	}
+	v.Matches = MatchesOver(v.Rows)
+	return v
+}
+
+// MatchesOver is which state rows are in over all (Verification.Matches):
+// MatchPlanned when every one holds its planned offset, MatchBefore when
+// every one holds its offset before, "mixed" when each holds one or the
+// other but not all the same, else MatchNeither.
+func MatchesOver(rows []VerifyRow) string {
+	planned, before, neither := true, true, false
+	for _, r := range rows {
+		switch r.Matches {
+		case MatchPlanned:
+			before = false
+		case MatchBefore:
+			planned = false
+		case MatchNeither:
+			planned, before, neither = false, false, true
+		}
+	}
 	switch {
 	case neither:
-		v.Matches = MatchNeither
+		return MatchNeither
 	case planned:
-		v.Matches = MatchPlanned
+		return MatchPlanned
 	case before:
-		v.Matches = MatchBefore
-	default:
-		v.Matches = "mixed"
+		return MatchBefore
 	}
-	return v
+	return "mixed"
 }

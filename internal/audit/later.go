@@ -39,41 +39,97 @@ type Later struct {
 // read. It may have changed the partition; what it found is not known.
 const MatchUnread = "not readable"
 
-// Laters maps each partition of an entry to the earliest change recorded
-// after it that touched the partition (LaterChanges).
-type Laters struct{ m map[changeKey]Later }
+// Laters maps each partition of an entry to the changes recorded after it
+// that touched the partition (LaterChanges): the earliest is the evidence
+// of what the entry left there; every one of them would be reverted by a
+// restore of the entry's backup.
+type Laters struct{ m map[changeKey][]Later }
 
 // Lookup returns the earliest later change of a partition.
 func (l Laters) Lookup(group, topic string, partition int32) (Later, bool) {
-	v, ok := l.m[changeKey{group, topic, partition}]
-	return v, ok
+	vs := l.m[changeKey{group, topic, partition}]
+	if len(vs) == 0 {
+		return Later{}, false
+	}
+	first := vs[0]
+	for _, v := range vs[1:] {
+		if v.ID < first.ID {
+			first = v
+		}
+	}
+	return first, true
 }
 
 // Len is the number of partitions a later change touched.
 func (l Laters) Len() int { return len(l.m) }
 
-// Changes are the later changes, each once, in id order (Found and
-// Matches left out: they are per partition).
+// In is l of the partitions of groups only.
+func (l Laters) In(groups []string) Laters {
+	out := Laters{m: map[changeKey][]Later{}}
+	for k, vs := range l.m {
+		if contains(groups, k.group) {
+			out.m[k] = vs
+		}
+	}
+	return out
+}
+
+// Changes are every later change that touched one of the partitions, not
+// only the earliest of each, each once, in id order (Found and Matches
+// left out: they are per partition).
 func (l Laters) Changes() []Later {
 	seen := map[string]bool{}
 	var out []Later
-	for _, v := range l.m {
-		if !seen[v.ID] {
-			seen[v.ID] = true
-			v.Found, v.Matches = nil, ""
-			out = append(out, v)
+	for _, vs := range l.m {
+		for _, v := range vs {
+			if !seen[v.ID] {
+				seen[v.ID] = true
+				v.Found, v.Matches = nil, ""
+				out = append(out, v)
+			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
-// LaterChanges finds, for each partition of e, the earliest entry after e
-// that touched it: an entry whose id sorts after e's (ids sort by the time
-// a command started, history's order) of a change to offsets (reset,
-// undo, delete-offsets, delete-group) whatever its outcome, but refused
-// and failed (they changed nothing), that lists the partition as written
-// or maybe written (no error, or a read-back's "verify: " one). entries
+// Standing is l without the later changes that an undo recorded after
+// them restored completely (outcome applied or unverified), nor those
+// undos: undone, a later change is no longer there for a restore of the
+// entry's backup to revert. An undo undone in turn stands no more, and
+// the change it undid stands again. An undo of the entry itself stays:
+// it says the entry was undone already.
+func (l Laters) Standing() Laters {
+	all := l.Changes()
+	in := map[string]bool{}
+	for _, c := range all {
+		in[c.ID] = true
+	}
+	gone := map[string]bool{}
+	for i := len(all) - 1; i >= 0; i-- { // the latest undo first
+		u := all[i]
+		if !gone[u.ID] && u.Action == ActUndo && (u.Outcome == Applied || u.Outcome == Unverified) && in[u.UndoOf] {
+			gone[u.ID], gone[u.UndoOf] = true, true
+		}
+	}
+	out := Laters{m: map[changeKey][]Later{}}
+	for k, vs := range l.m {
+		for _, v := range vs {
+			if !gone[v.ID] {
+				out.m[k] = append(out.m[k], v)
+			}
+		}
+	}
+	return out
+}
+
+// LaterChanges finds, for each partition of e, the entries after e that
+// touched it (Lookup gives the earliest): each an entry whose id sorts
+// after e's (ids sort by the time a command started, history's order) of
+// a change to offsets (reset, undo, delete-offsets, delete-group)
+// whatever its outcome, but refused and failed (they changed nothing),
+// that lists the partition as written or maybe written (no error, or a
+// read-back's "verify: " one). entries
 // are joined entries (Join); e itself, outcomes without their intent and
 // entries of other groups are passed over.
 //
@@ -88,16 +144,22 @@ func (l Laters) Changes() []Later {
 // apart by their ids alone. One where either id is missing may be of
 // either cluster: it counts, ClusterUnknown.
 func LaterChanges(e Entry, entries []Entry) Laters {
+	return LaterChangesIn(e, e.Changes, entries)
+}
+
+// LaterChangesIn is LaterChanges of the partitions of parts instead of
+// e's changes: what a restore of e's backup writes, which is every row of
+// the backup, also the partitions e left as they were (a partition that
+// had no commit and still had none, one the group copied from had no
+// commit on, a share group's extra rows), each as a change of e from its
+// backed-up offset to itself.
+func LaterChangesIn(e Entry, parts []Change, entries []Entry) Laters {
 	mine := map[changeKey]Change{}
-	for _, c := range e.Changes {
+	for _, c := range parts {
 		mine[changeKey{c.Group, c.Topic, c.Partition}] = c
 	}
-	out := Laters{m: map[changeKey]Later{}}
-	keep := func(k changeKey, l Later) {
-		if cur, ok := out.m[k]; !ok || l.ID < cur.ID {
-			out.m[k] = l
-		}
-	}
+	out := Laters{m: map[changeKey][]Later{}}
+	keep := func(k changeKey, l Later) { out.m[k] = append(out.m[k], l) }
 	seen := map[string]bool{}
 	for _, l := range entries {
 		if l.ID <= e.ID || l.Kind == KindOutcome || seen[l.ID] || !changesOffsets(l) {

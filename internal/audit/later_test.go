@@ -96,6 +96,73 @@ func TestLaterChanges(t *testing.T) {
 	}
 }
 
+// Laters.Changes names every later change of the partitions, not only
+// the earliest of each: a restore of the entry's backup reverts each (an
+// undo of it, then the same reset again, once named the undo alone).
+// In keeps the partitions of the groups named.
+func TestLatersEvery(t *testing.T) {
+	ch := func(g string, p int32) Change {
+		return Change{Group: g, Topic: "t", Partition: p, Before: at(1), After: at(2)}
+	}
+	entry := func(id string, cs ...Change) Entry {
+		return Entry{V: 2, ID: id, Action: ActReset, Outcome: Applied, Groups: []string{"g", "h"}, Changes: cs}
+	}
+	e := entry("M", ch("g", 0), ch("g", 1), ch("h", 0))
+	l := LaterChanges(e, []Entry{e, entry("Q", ch("g", 0)), entry("N", ch("g", 0)), entry("P", ch("h", 0))})
+	ids := func(l Laters) string {
+		var out []string
+		for _, c := range l.Changes() {
+			out = append(out, c.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	if v, _ := l.Lookup("g", "t", 0); v.ID != "N" || ids(l) != "N P Q" || l.Len() != 2 {
+		t.Errorf("earliest %s, changes %q, %d partitions", v.ID, ids(l), l.Len())
+	}
+	if g := l.In([]string{"g"}); ids(g) != "N Q" || g.Len() != 1 {
+		t.Errorf("in g: changes %q, %d partitions", ids(g), g.Len())
+	}
+	if n := l.In(nil); n.Len() != 0 || ids(n) != "" {
+		t.Errorf("in no group: %q", ids(n))
+	}
+}
+
+// Laters.Standing drops a later change that a later undo restored
+// completely, and that undo; an undo undone in turn brings the change it
+// undid back; a partly undo, or an undo of the entry itself, stays.
+func TestLatersStanding(t *testing.T) {
+	ch := Change{Group: "g", Topic: "t", Partition: 0, Before: at(1), After: at(2)}
+	e := Entry{V: 2, ID: "M", Action: ActReset, Outcome: Applied, Groups: []string{"g"}, Changes: []Change{ch}}
+	change := func(id string) Entry { x := e; x.ID = id; return x }
+	undo := func(id, of, outcome string) Entry {
+		return Entry{V: 2, ID: id, Action: ActUndo, UndoOf: of, Outcome: outcome, Groups: []string{"g"}, Changes: []Change{ch}}
+	}
+	for _, tc := range []struct {
+		name    string
+		entries []Entry
+		want    string
+	}{
+		{"a later change", []Entry{change("N")}, "N"},
+		{"undone", []Entry{change("N"), undo("O", "N", Applied)}, ""},
+		{"undone, unverified", []Entry{change("N"), undo("O", "N", Unverified)}, ""},
+		{"undone in part", []Entry{change("N"), undo("O", "N", Partly)}, "N O"},
+		{"undone, its undo undone", []Entry{change("N"), undo("O", "N", Applied), undo("P", "O", Applied)}, "N"},
+		{"undone, another change after", []Entry{change("N"), undo("O", "N", Applied), change("Q")}, "Q"},
+		{"the entry's own undo", []Entry{undo("N", "M", Applied)}, "N"},
+		{"the entry's own undo, undone (done again)", []Entry{undo("N", "M", Applied), undo("O", "N", Applied)}, ""},
+		{"an undo of a change before the entry", []Entry{undo("N", "A", Applied)}, "N"},
+	} {
+		l := LaterChanges(e, append([]Entry{e}, tc.entries...)).Standing()
+		var ids []string
+		for _, c := range l.Changes() {
+			ids = append(ids, c.ID)
+		}
+		if got := strings.Join(ids, " "); got != tc.want || (l.Len() > 0) != (got != "") {
+			t.Errorf("%s: %q (%d partitions), want %q", tc.name, got, l.Len(), tc.want)
+		}
+	}
+}
+
 // FilesAfter reads no rotated file whose ids all sort at or before the
 // id: the changes recorded after an entry are not in it.
 func TestFilesAfter(t *testing.T) {

@@ -82,6 +82,9 @@ type app struct {
 	// forcedOver: an undo run with --force over the later changes of an
 	// entry whose outcome is unknown names them in its entry.
 	forcedOver []string
+	// restoring is, for the reset an undo runs, the backup it restores
+	// as the undo read and checked it (planData).
+	restoring *undoRestore
 
 	// ran is set once a command's own code starts: errors before it
 	// (flags, arguments, unknown commands) are usage errors.

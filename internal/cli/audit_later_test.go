@@ -32,7 +32,11 @@ type laterFixture struct {
 	log, dir     string
 	runs         int
 	// refuse makes the broker refuse every TxnOffsetCommit: a reset then
-	// changes nothing (its transaction aborted).
+	// changes nothing (its transaction aborted). The answer names no
+	// topic (v6 carries ids only, and it echoes none), so the engine
+	// finds none of its partitions answered and aborts at once
+	// (TestResetTxnUnstagedFails); it used to commit the empty
+	// transaction and wait 10 s for the read-back.
 	refuse *atomic.Bool
 }
 
@@ -329,4 +333,256 @@ func TestVerifyUnknownOtherClusterChange(t *testing.T) {
 	}
 	badInput(t, f.c, "were changed later, by "+c, "--audit-log", f.log, "undo", u)
 	f.wantAt(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+}
+
+// appendReset appends to the log a reset of every partition of the group
+// from one offset to another, recorded on cluster ("" records none) with
+// outcome and, per partition, errs (a partition not changed), that never
+// reached this cluster, and returns its id.
+func (f *laterFixture) appendReset(t *testing.T, cluster, outcome string, errs map[int32]string, from, to int64) string {
+	t.Helper()
+	e := audit.Entry{V: audit.Version, ID: audit.NewID(time.Now()), Time: time.Now().UTC(), Action: audit.ActReset, ClusterID: cluster,
+		Groups: []string{f.group}, Topics: []string{f.topic}, Partitions: 3, Outcome: outcome}
+	for p := int32(0); p < 3; p++ {
+		before, after := from, to
+		e.Changes = append(e.Changes, audit.Change{Group: f.group, Topic: f.topic, Partition: p, Before: &before, After: &after, Error: errs[p]})
+	}
+	line, err := audit.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.OpenFile(f.log, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	if _, err := fh.Write(line); err != nil {
+		t.Fatal(err)
+	}
+	return e.ID
+}
+
+// clusterID is the cluster id entry id records.
+func (f *laterFixture) clusterID(t *testing.T, id string) string {
+	t.Helper()
+	for _, e := range historyOf(t, "--audit-log", f.log) {
+		if e.ID == id {
+			if e.ClusterID == "" {
+				t.Fatalf("entry %s records no cluster id", id)
+			}
+			return e.ClusterID
+		}
+	}
+	t.Fatalf("no entry %s", id)
+	return ""
+}
+
+// TestUndoKnownOverLater: a reset from 4 to 17 whose outcome is on the
+// record (applied), then a later change of the same cluster that changed,
+// or may have changed, its partitions. The offsets now are the later
+// change's doing (in the first case the very offsets the reset left, so
+// undo used to restore 4 without a word, silently undoing the later
+// reset). undo of the reset refuses, dry run or --execute (exit 2, one
+// line naming the later change and what to undo first, nothing changed,
+// nothing recorded); --force restores the backup, and its entry names
+// the later changes (forced_over).
+func TestUndoKnownOverLater(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// later makes the later changes after the reset e and returns
+		// the ids undo must name, and the one it says to undo first
+		// ("": none, e was undone already).
+		later func(t *testing.T, f *laterFixture, e string) (named []string, first string)
+		words string // also in the refusal
+	}{
+		{"the same reset again after the group moved back by other means", func(t *testing.T, f *laterFixture, _ string) ([]string, string) {
+			f.c.Commit(f.group, f.topic, map[int32]int64{0: 4, 1: 4, 2: 4})
+			c := f.reset(t, 0, f.topic, "17")
+			f.wantAt(t, map[int32]int64{0: 17, 1: 17, 2: 17})
+			return []string{c}, c
+		}, ": 3 of its 3 partition(s) were changed later, by "},
+		{"a reset of one of its partitions", func(t *testing.T, f *laterFixture, _ string) ([]string, string) {
+			c := f.reset(t, 0, f.topic+":1", "9")
+			return []string{c}, c
+		}, ": 1 of its 3 partition(s) were changed later, by "},
+		{"a later change whose outcome is unknown", func(t *testing.T, f *laterFixture, _ string) ([]string, string) {
+			c := f.reset(t, 0, f.topic, "9")
+			f.unknown(t, c)
+			return []string{c}, c
+		}, ", outcome unknown)"},
+		{"a later change that records no cluster id", func(t *testing.T, f *laterFixture, _ string) ([]string, string) {
+			c := f.appendReset(t, "", audit.Applied, nil, 17, 9)
+			return []string{c}, c
+		}, "restoring its backup would undo that change too"},
+		{"a later change recorded as partly, one of its partitions changed", func(t *testing.T, f *laterFixture, e string) ([]string, string) {
+			c := f.appendReset(t, f.clusterID(t, e), audit.Partly, map[int32]string{1: "commit: refused", 2: "commit: refused"}, 17, 9)
+			return []string{c}, c
+		}, ": 1 of its 3 partition(s) were changed later, by "},
+		{"its own undo, then the same reset again", func(t *testing.T, f *laterFixture, e string) ([]string, string) {
+			u := recordedID(t, f.run(t, 0, "undo", e, "--execute", "--backup", filepath.Join(f.dir, "u1.csv")))
+			c := f.reset(t, 0, f.topic, "17")
+			return []string{u, c}, c
+		}, "restoring its backup would undo "},
+		{"its own undo only (undo twice)", func(t *testing.T, f *laterFixture, e string) ([]string, string) {
+			u := recordedID(t, f.run(t, 0, "undo", e, "--execute", "--backup", filepath.Join(f.dir, "u1.csv")))
+			return []string{u}, ""
+		}, "(it was undone already by entry "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newLater(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+			e := f.reset(t, 0, f.topic, "17")
+			named, first := tc.later(t, f, e)
+			at := f.c.Committed(f.group)[f.topic]
+			entries := len(historyOf(t, "--audit-log", f.log))
+			for _, args := range [][]string{{"undo", e}, {"undo", e, "--execute", "--backup", filepath.Join(f.dir, "refused.csv")}} {
+				r := badInput(t, f.c, "entry "+e+" (outcome applied): ", append([]string{"--audit-log", f.log}, args...)...)
+				for _, id := range named {
+					if !strings.Contains(r.stderr, id+" (") {
+						t.Errorf("%v: the refusal does not name %s:\n%s", args, id, r.stderr)
+					}
+				}
+				switch {
+				case !strings.Contains(r.stderr, tc.words):
+					t.Errorf("%v: no %q:\n%s", args, tc.words, r.stderr)
+				case first != "" && !strings.Contains(r.stderr, "undo "+first+"), or add --force to restore the backup anyway"):
+					t.Errorf("%v: does not say to undo %s first:\n%s", args, first, r.stderr)
+				case first == "" && !strings.HasSuffix(r.stderr, "; add --force to restore the backup again\n"):
+					t.Errorf("%v: does not say --force restores it again:\n%s", args, r.stderr)
+				}
+				f.wantAt(t, at)
+			}
+			if es := historyOf(t, "--audit-log", f.log); len(es) != entries {
+				t.Fatalf("a refused undo is bad input, not recorded: %+v", es)
+			}
+
+			r := f.run(t, 0, "undo", e, "--execute", "--force", "--backup", filepath.Join(f.dir, "forced.csv"))
+			if !strings.Contains(r.stderr, "--force: restoring the backup over th") {
+				t.Errorf("undo --force:\n%s", r.stderr)
+			}
+			f.wantAt(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+			es := historyOf(t, "--audit-log", f.log)
+			if last := es[len(es)-1]; len(es) != entries+1 || last.Action != audit.ActUndo || last.UndoOf != e || last.Outcome != audit.Applied || strings.Join(last.ForcedOver, " ") != strings.Join(named, " ") {
+				t.Fatalf("history after undo --force (want forced_over %v): %+v", named, es)
+			}
+		})
+	}
+}
+
+// TestUndoKnownLaterElsewhere: what a later entry did not change (or
+// cannot have changed) of the reset's partitions does not stop its undo:
+// a change of another group, or of other partitions, a dry run (not
+// recorded), a change recorded on another cluster (same names, its own
+// cluster id), a change recorded as failed (its transaction refused:
+// nothing changed). The undo restores the reset's partitions and names
+// nothing in forced_over.
+func TestUndoKnownLaterElsewhere(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		scope string // the reset's partitions: "" the whole topic, ":0" partition 0
+		later func(t *testing.T, f *laterFixture, e string)
+		want  map[int32]int64 // after the undo
+	}{
+		{"another group", "", func(t *testing.T, f *laterFixture, _ string) {
+			h := testkit.Name(t, "h")
+			f.c.Commit(h, f.topic, map[int32]int64{0: 4, 1: 4, 2: 4})
+			f.run(t, 0, "reset", h, "--topic", f.topic, "--to", "9", "--execute", "--backup", filepath.Join(f.dir, "h.csv"))
+			wantCommitted(t, f.c, h, f.topic, map[int32]int64{0: 9, 1: 9, 2: 9})
+		}, map[int32]int64{0: 4, 1: 4, 2: 4}},
+		{"other partitions", ":0", func(t *testing.T, f *laterFixture, _ string) {
+			f.reset(t, 0, f.topic+":1", "9")
+		}, map[int32]int64{0: 4, 1: 9, 2: 4}},
+		{"a dry run", "", func(t *testing.T, f *laterFixture, _ string) {
+			f.run(t, 0, "reset", f.group, "--topic", f.topic, "--to", "9")
+		}, map[int32]int64{0: 4, 1: 4, 2: 4}},
+		{"another cluster's change", "", func(t *testing.T, f *laterFixture, _ string) {
+			f.appendReset(t, "another-cluster", audit.Applied, nil, 17, 9)
+		}, map[int32]int64{0: 4, 1: 4, 2: 4}},
+		{"a change recorded as failed: nothing changed", "", func(t *testing.T, f *laterFixture, e string) {
+			f.appendReset(t, f.clusterID(t, e), audit.Failed, map[int32]string{0: "aborted", 1: "aborted", 2: "aborted"}, 17, 9)
+		}, map[int32]int64{0: 4, 1: 4, 2: 4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newLater(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+			e := f.reset(t, 0, f.topic+tc.scope, "17")
+			tc.later(t, f, e)
+			r := f.run(t, 0, "undo", e, "--execute", "--backup", filepath.Join(f.dir, "u.csv"))
+			if strings.Contains(r.stderr, "changed later") || strings.Contains(r.stderr, "--force") {
+				t.Errorf("undo:\n%s", r.stderr)
+			}
+			f.wantAt(t, tc.want)
+			es := historyOf(t, "--audit-log", f.log)
+			if last := es[len(es)-1]; last.Action != audit.ActUndo || last.UndoOf != e || last.Outcome != audit.Applied || last.ForcedOver != nil {
+				t.Fatalf("history after the undo: %+v", es)
+			}
+		})
+	}
+}
+
+// TestVerifyKnownThenLater: history --verify of a change whose outcome is
+// on the record (applied) when a later change touched its partitions.
+// The offsets now are the later change's doing: the summary names it and
+// what it found there, and never says "the change is applied" of the
+// partitions it touched (after the same reset again, that read as if the
+// first reset's offsets were still in place); the partitions no later
+// change touched are weighed against the record as before.
+func TestVerifyKnownThenLater(t *testing.T) {
+	f := newLater(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+	e := f.reset(t, 0, f.topic, "17")
+	if _, stderr := f.verify(t, e); !strings.Contains(stderr, "every partition (3) holds its planned offset: the change is applied") {
+		t.Fatalf("--verify before any later change:\n%s", stderr)
+	}
+	c := f.reset(t, 0, f.topic+":1", "9")
+	v, stderr := f.verify(t, e)
+	wantLater(t, v, []string{"", c, ""}, audit.MatchPlanned)
+	if !strings.Contains(stderr, "entry "+e+" (recorded outcome: applied): a later change touched 1 of its 3 partitions: today's offsets are no evidence of this change there") ||
+		!strings.Contains(stderr, "1 partition (group "+f.group+" topic "+f.topic+" partition 1): cannot tell from today's offsets: "+c+" (reset at ") ||
+		!strings.Contains(stderr, "the later change "+c+" at ") || !strings.Contains(stderr, " found the planned offsets there\n") ||
+		!strings.Contains(stderr, "2 partitions (group "+f.group+" topic "+f.topic+" partition 0, 2), which no later change touched: every partition (2) holds its planned offset: the change is applied") {
+		t.Fatalf("--verify after a later reset of one partition:\n%s", stderr)
+	}
+
+	// Moved back by other means, then the same reset again: every
+	// partition holds the planned offsets, all of them the later reset's.
+	f.c.Commit(f.group, f.topic, map[int32]int64{0: 4, 1: 4, 2: 4})
+	d := f.reset(t, 0, f.topic, "17")
+	v, stderr = f.verify(t, e)
+	for i, want := range []struct{ id, matches string }{{d, audit.MatchBefore}, {c, audit.MatchPlanned}, {d, audit.MatchBefore}} {
+		if r := v.Rows[i].Later; r == nil || r.ID != want.id || r.Matches != want.matches {
+			t.Errorf("partition %d: later %+v, want %s finding %s", i, r, want.id, want.matches)
+		}
+	}
+	if strings.Contains(stderr, "the change is applied") || strings.Contains(stderr, "which no later change touched") ||
+		!strings.Contains(stderr, "a later change touched 3 of its 3 partitions") ||
+		!strings.Contains(stderr, "2 partitions (group "+f.group+" topic "+f.topic+" partition 0, 2): cannot tell from today's offsets: "+d+" (reset at ") ||
+		!strings.Contains(stderr, "found the offsets from before "+e+" there\n") {
+		t.Fatalf("--verify after the same reset again:\n%s", stderr)
+	}
+}
+
+// TestUndoKnownAfterUndoingLater: the way the refusal points, followed: a
+// reset to 17, a later reset to 9; undo of the first is refused, saying
+// to undo the later one first; once that is undone (the group back at 17),
+// the undo of the first goes through. The later reset and its undo are
+// no longer there to revert (it once refused again, naming both, and said
+// to undo the undo first, which would have redone the later reset).
+func TestUndoKnownAfterUndoingLater(t *testing.T) {
+	f := newLater(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+	e := f.reset(t, 0, f.topic, "17")
+	c := f.reset(t, 0, f.topic, "9")
+	r := badInput(t, f.c, "entry "+e+" (outcome applied): 3 of its 3 partition(s) were changed later, by "+c+" (reset at ", "--audit-log", f.log, "undo", e, "--execute", "--backup", filepath.Join(f.dir, "refused.csv"))
+	if !strings.Contains(r.stderr, " undo "+c+"), or add --force") {
+		t.Fatalf("undo:\n%s", r.stderr)
+	}
+	f.wantAt(t, map[int32]int64{0: 9, 1: 9, 2: 9})
+	f.run(t, 0, "undo", c, "--execute", "--backup", filepath.Join(f.dir, "uc.csv"))
+	f.wantAt(t, map[int32]int64{0: 17, 1: 17, 2: 17})
+	r = f.run(t, 0, "undo", e, "--execute", "--backup", filepath.Join(f.dir, "ue.csv"))
+	if strings.Contains(r.stderr, "changed later") || strings.Contains(r.stderr, "--force") {
+		t.Fatalf("undo after the later change was undone:\n%s", r.stderr)
+	}
+	f.wantAt(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+	es := historyOf(t, "--audit-log", f.log)
+	if last := es[len(es)-1]; len(es) != 4 || last.UndoOf != e || last.Outcome != audit.Applied || last.ForcedOver != nil {
+		t.Fatalf("history: %+v", es)
+	}
 }

@@ -32,8 +32,10 @@ intent) is shown as unknown. --group G also lists the fleet changes
 --verify ID reads the groups of change ID now and says, partition by
 partition, whether each holds the offset before the change, the planned
 one, or neither. Where a change recorded later touched a partition, it
-names that change and the offset it found there; of a change whose
-outcome is unknown, that record, not today's offsets, is the evidence.`,
+names that change and the offset it found there: today's offsets there are
+that change's doing, whatever this one's outcome, and the summary says
+what the later change found instead (of a change whose outcome is
+unknown, that record, not today's offsets, is the evidence).`,
 		Example: `  offsetctl history --group orders-billing --since 7d
   offsetctl history --since 2026-11-30 -o json
   offsetctl history --verify 01JE4Z8Q6M3T9V2XKQ0R5B7C1D`,
@@ -175,17 +177,17 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 	if err != nil {
 		return err
 	}
-	later, err := a.laterChanges(e, entries)
+	later, err := a.laterChanges(e, e.Changes, entries)
 	if err != nil {
 		return err
 	}
 	v := audit.VerifyLater(e, live, later)
 	// The verdict is said on stderr whatever became of the table.
 	werr := report.Verify(a.stdout, a.format, v)
-	if later.Len() > 0 && e.Outcome == audit.Unknown {
-		// A recorded outcome says whether the change was made (the
-		// words below weigh the offsets now against it); of an unknown
-		// one, only what the later changes found is evidence.
+	if later.Len() > 0 {
+		// Where a later change touched a partition, the offsets now are
+		// its doing, whatever this change's outcome: it is named, with
+		// what it found, never taken as evidence of this change.
 		for _, l := range verifyLaterLines(e, v) {
 			a.infof("%s", l)
 		}
@@ -444,10 +446,13 @@ func (a *app) undoCmd() *cobra.Command {
 the backup it recorded: partitions that had no commit go back to no commit.
 It checks the backup's SHA-256 first, and refuses (exit 1) when a group has
 moved since that change (a consumer committed, or another reset), unless
---force. A change whose outcome is unknown is refused (exit 2) when a change
-recorded later touched its partitions: the offsets now cannot tell whether
-it landed, and the restore would revert that change too; --force restores
-anyway, and the undo's entry names those changes (forced_over).
+--force. It is refused (exit 2, nothing changed) when a change recorded
+later on the same cluster changed, or may have changed, any partition its
+backup restores (also those the change left as they were), whatever its
+outcome: the restore would revert that change too
+(undo it first), and of a change whose outcome is unknown the offsets now
+cannot tell whether it landed; --force restores anyway, and the undo's
+entry names those changes (forced_over).
 The restore is a reset --to file:BACKUP, with its guard (no live
 members), its own backup and read-back, and it is recorded in the trail too.
 An entry recorded on another cluster than the one connected (its cluster_id)
@@ -472,7 +477,7 @@ rebuilt under a new id.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&execute, "execute", false, "restore (default: dry run)")
-	fl.BoolVar(&force, "force", false, "restore even if the group has moved since the change, or (outcome unknown) a later change touched its partitions")
+	fl.BoolVar(&force, "force", false, "restore even if the group has moved since the change, or a change recorded later touched its partitions")
 	fl.StringVar(&backup, "backup", "", "backup of the offsets the undo replaces (default offsetctl-backup-GROUP-UTCTIME.csv)")
 	fl.StringVar(&other, "other-cluster", "", "undo an entry recorded on cluster `ID` (the cluster_id it records) on the cluster connected now, whose id differs: only for that cluster rebuilt under a new id; recorded in the undo's entry")
 	// How the restore commits, as reset takes them: a change made with
@@ -533,30 +538,34 @@ func (a *app) runUndo(cmd *cobra.Command, id string, f undoFlags) error {
 	if f.other != "" {
 		a.otherCluster = e.ClusterID // on the undo's record
 	}
-	if err := checkEntryBackup(e); err != nil {
+	restore, err := loadRestore(e)
+	if err != nil {
 		return err
 	}
 	live, err := a.changeState(cmd.Context(), cfg, adm, e)
 	if err != nil {
 		return err
 	}
-	if e.Outcome == audit.Unknown {
-		later, err := a.laterChanges(e, entries)
-		if err != nil {
+	// The changes recorded later of the partitions the restore writes
+	// (every row of the backup it restores, not only e's changes), e's
+	// outcome recorded or not, but those undone since: the restore would
+	// revert them too.
+	later, err := a.laterChanges(e, restore.writes, entries)
+	if err != nil {
+		return err
+	}
+	if later = later.Standing(); later.Len() > 0 {
+		// Refused, or with --force restored over the later changes.
+		if err := a.undoOverLater(e, entries, later, restore, f.force); err != nil {
 			return err
 		}
-		if later.Len() > 0 {
-			// The offsets now are no evidence of e: refused, or with
-			// --force restored over the later changes.
-			if err := a.undoOverLater(e, entries, later, f.force); err != nil {
-				return err
-			}
-		} else if v := audit.Verify(e, live); v.Matches == audit.MatchBefore {
-			a.infof("entry %s (outcome unknown): every partition holds its offset before the change, which did not reach the cluster: nothing to undo", e.ID)
-			return nil
-		}
+	} else if v := audit.Verify(e, live); e.Outcome == audit.Unknown && v.Matches == audit.MatchBefore {
+		a.infof("entry %s (outcome unknown): every partition holds its offset before the change, which did not reach the cluster: nothing to undo", e.ID)
+		return nil
 	}
-	moved := audit.Moved(e, live)
+	// Every partition the restore writes: a commit made since on one e
+	// left as it was is overwritten all the same.
+	moved := audit.Moved(restore.asChanges(e), live)
 	if len(moved) > 0 {
 		lines := make([]string, len(moved))
 		for i, c := range moved {
@@ -569,7 +578,7 @@ func (a *app) runUndo(cmd *cobra.Command, id string, f undoFlags) error {
 		}
 		a.warnf("%s; --force: restoring the backup over them", what)
 	}
-	return a.restoreEntry(cmd, e, f)
+	return a.restoreEntry(cmd, e, restore, f)
 }
 
 // undoEntry finds the entry undo ID names, with the entries read (its
@@ -592,36 +601,17 @@ func (a *app) undoEntry(ctx context.Context, id string) ([]audit.Entry, audit.En
 	return entries, e, nil
 }
 
-// checkEntryBackup checks e's backup against the SHA-256 it recorded: a
-// backup edited or replaced since is not the state before the change.
-func checkEntryBackup(e audit.Entry) error {
-	sum, err := fileSHA256(e.Backup)
-	if err != nil {
-		return fmt.Errorf("backup of entry %s: %w", e.ID, err)
-	}
-	if e.BackupSHA256 != "" && sum != e.BackupSHA256 {
-		return fmt.Errorf("backup %s of entry %s has changed since it was written (SHA-256 %s, recorded %s): it is not the state before that change", e.Backup, e.ID, sum, e.BackupSHA256)
-	}
-	return nil
-}
-
-// restoreEntry restores e's backup: the reset path itself, recorded as an
-// undo of e.
-func (a *app) restoreEntry(cmd *cobra.Command, e audit.Entry, f undoFlags) error {
+// restoreEntry restores e's backup as r says (the bytes checked, the
+// groups whose later changes were checked): the reset path itself,
+// recorded as an undo of e.
+func (a *app) restoreEntry(cmd *cobra.Command, e audit.Entry, r undoRestore, f undoFlags) error {
 	a.auditAction, a.undoOf = audit.ActUndo, e.ID
+	a.restoring = &r
 	rc := a.resetCmd()
 	rc.SilenceErrors, rc.SilenceUsage = true, true
 	rc.SetOut(a.stdout)
 	rc.SetErr(a.stderr)
-	args := []string{"--to", "file:" + e.Backup}
-	if groups := appliedGroups(e); len(groups) < len(e.Groups) {
-		// A partial change is undone for the groups it changed only: the
-		// others still hold their offsets (and a live one would make the
-		// whole restore refused).
-		for _, g := range groups {
-			args = append(args, "--group", g)
-		}
-	}
+	args := r.restoreArgs()
 	if f.execute {
 		args = append(args, "--execute")
 	}

@@ -211,8 +211,10 @@ func (a *app) executeDeleteOffsets(ctx context.Context, cfg cluster.Config, adm 
 	defer func() { err = rec.finish(err, deleteOffsetsAudit(plans, live)) }()
 	eng := &change.DeleteOffsets{
 		Plans: plans, Admin: adm, Timeout: cfg.Timeout,
-		WriteBackup: func(groups []admin.BackupGroup) (string, error) { return writeBackup(path, a.now(), groups) },
-		Intent:      func() error { return rec.writeIntent(deleteOffsetsAudit(plans, live)) },
+		WriteBackup: func(groups []admin.BackupGroup) (string, error) {
+			return writeBackup(path, a.now(), a.backupClusterID(ctx, cfg, adm, "backup"), groups)
+		},
+		Intent: func() error { return rec.writeIntent(deleteOffsetsAudit(plans, live)) },
 		// The live groups the selection skipped are part of the outcome.
 		Outcome: func(err error) error {
 			return rec.finish(withSkippedLiveOp(deleteOffsetsOp, err, live, false), deleteOffsetsAudit(plans, live))
@@ -363,7 +365,9 @@ func (a *app) executeDeleteGroup(ctx context.Context, cfg cluster.Config, adm *c
 	}
 	eng := &change.DeleteGroups{Rows: rows, Groups: bgs, Admin: adm, Timeout: cfg.Timeout}
 	defer func() { err = rec.finish(err, deleteGroupAudit(&eng.Backup, rows, bgs, live)) }()
-	eng.WriteBackup = func(groups []admin.BackupGroup) (string, error) { return writeBackup(backup, a.now(), groups) }
+	eng.WriteBackup = func(groups []admin.BackupGroup) (string, error) {
+		return writeBackup(backup, a.now(), a.backupClusterID(ctx, cfg, adm, "backup"), groups)
+	}
 	eng.Intent = func() error { return rec.writeIntent(deleteGroupAudit(&eng.Backup, rows, bgs, live)) }
 	// The live groups the selection skipped are part of the outcome.
 	eng.Outcome = func(err error) error {

@@ -300,6 +300,11 @@ type lagOutput struct {
 	// outcome (a missing group, a crossed threshold) does not depend on
 	// how much of the report the pipe held (stdout.go).
 	closed error
+	// filtered counts the groups --min-lag or --min-time-lag left out,
+	// the first of them named: an empty table says so, not that no group
+	// was found.
+	filtered      int
+	firstFiltered string
 }
 
 // wrote keeps a write's error when it is stdout's reader leaving, and
@@ -321,6 +326,10 @@ func (a *app) newLagOutput(meta lag.LagReport, opt report.LagStreamOptions, tri 
 // add writes one batch; only write errors are returned, and not the
 // reader leaving (kept in closed).
 func (o *lagOutput) add(rep lag.LagReport) error {
+	if len(rep.FilteredOut) > 0 && o.filtered == 0 {
+		o.firstFiltered = rep.FilteredOut[0]
+	}
+	o.filtered += len(rep.FilteredOut)
 	o.errs = append(o.errs, rep.Errors()...)
 	o.breaches = append(o.breaches, lag.Breaches(rep, o.tri.thresholds)...)
 	o.breaches = append(o.breaches, statusBreaches(rep, o.tri.statuses)...)
@@ -375,9 +384,21 @@ func (o *lagOutput) close() error {
 		return err
 	}
 	if o.groups == 0 && o.a.format == report.Table {
-		o.a.infof("no consumer groups found")
+		o.a.infof("%s", o.emptyWords())
 	}
 	return nil
+}
+
+// emptyWords says why the table is empty: no group was found, or the
+// groups found had no row the filter keeps.
+func (o *lagOutput) emptyWords() string {
+	switch {
+	case o.filtered == 1:
+		return fmt.Sprintf("no partition of group %s has %s", safetext.Arg(o.firstFiltered), o.tri.filter)
+	case o.filtered > 1:
+		return fmt.Sprintf("no partition with %s in %d group(s)", o.tri.filter, o.filtered)
+	}
+	return "no consumer groups found"
 }
 
 func (a *app) lagWatch(ctx context.Context, cfg cluster.Config, adm *cluster.Admin, req lag.GatherRequest, every time.Duration, o lagOpts) error {

@@ -18,7 +18,6 @@ import (
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/durable"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
-	"github.com/offsetctl/offsetctl/internal/inputfile"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/report"
@@ -39,6 +38,9 @@ type resetFlags struct {
 	nonAtomic bool
 	// parallel bounds how many groups are changed at once.
 	parallel int
+	// otherCluster, with --to file:PLAN, is the cluster id the plan
+	// records, typed to restore it on a cluster of another id.
+	otherCluster string
 
 	// Apache's kafka-consumer-groups scenario flags, as aliases of --to.
 	toEarliest, toLatest, toCurrent bool
@@ -72,7 +74,11 @@ with the plan. The transactional id is --transactional-id-prefix + GROUP: a
 second offsetctl on the same group fences the first, and a run whose group
 changed since its plan refuses (exit 1, nothing changed). Where transactions
 are not allowed, --non-atomic commits in plain OffsetCommits instead.
-Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
+Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute
+A backup (or snapshot) records the id of the cluster it was written on:
+restoring it on another cluster is refused (exit 2), dry run too;
+--other-cluster ID restores it anyway, for that cluster rebuilt under a
+new id.`,
 		Example: `  offsetctl reset orders-billing --topic orders --to earliest
   offsetctl reset orders-billing --topic orders:0,1 --to shift:-100 --execute
   offsetctl reset orders-billing --all-topics --to ago:2h --execute
@@ -104,6 +110,7 @@ Restore with: offsetctl reset GROUP --to file:BACKUP.csv --execute`,
 	fl.StringVar(&f.toDatetime, "to-datetime", "", "alias of --to time:T (Apache's YYYY-MM-DDTHH:mm:SS.sss, UTC without a zone; also RFC 3339, YYYY-MM-DD, unix ms)")
 	fl.StringVar(&f.byDuration, "by-duration", "", "alias of --to ago:D (ISO-8601 like PT1H; also 90m, 3d, 1d12h)")
 	fl.StringVar(&f.fromFile, "from-file", "", "alias of --to file:PATH")
+	fl.StringVar(&f.otherCluster, "other-cluster", "", "with --to file:PLAN: restore a plan written on cluster `ID` (its offsetctl:cluster line) on the cluster connected now, whose id differs: only for that cluster rebuilt under a new id; recorded in the reset's entry")
 	return cmd
 }
 
@@ -180,7 +187,7 @@ func (a *app) resetRequest(cmd *cobra.Command, args []string, f resetFlags) (res
 	var file *admin.PlanFile
 	fromFile := false // the groups are the plan file's (none named)
 	if target.Kind == admin.ToFile {
-		data, err := inputfile.Read(target.Path, inputfile.PlanLimit, a.timeout)
+		data, err := a.planData(target.Path)
 		if err != nil {
 			return resetReq{}, exitcode.Usagef("reading plan: %v", err)
 		}
@@ -193,6 +200,9 @@ func (a *app) resetRequest(cmd *cobra.Command, args []string, f resetFlags) (res
 		}
 		file = &pf
 		fromFile = !f.sel.given(args) && pf.Columns == 4
+	}
+	if err := checkOtherClusterFlag(f.otherCluster, target, file); err != nil {
+		return resetReq{}, err
 	}
 	var sel selection
 	if fromFile {
@@ -232,6 +242,18 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 		return err
 	}
 	defer adm.Close()
+	if target.Kind == admin.ToFile {
+		// Before anything is read for the plan: a file of another
+		// cluster is never restored here, dry run or not. A reset run
+		// by undo has its --other-cluster (undo checked its entry).
+		other, byUndo := f.otherCluster, a.undoOf != ""
+		if byUndo && other == "" {
+			other = a.otherCluster
+		}
+		if err := a.checkPlanCluster(cmd.Context(), cfg, adm, target.Path, file, other, byUndo); err != nil {
+			return err
+		}
+	}
 	if target.Kind == admin.ToTranslated {
 		if sel.All || sel.Match != nil {
 			return exitcode.Usagef("--to translated:ALIAS resets named groups: name them (not --all-groups or --regex)")
@@ -330,8 +352,10 @@ func (a *app) executeReset(ctx context.Context, cfg cluster.Config, adm *cluster
 	eng := &change.Reset{
 		Plan: plan, Admin: adm, NonAtomic: f.nonAtomic, TxnPrefix: f.txnPrefix, Parallel: f.parallel,
 		Deadline: cfg.Timeout, Resolve: a.timeout, Unreachable: cfg.Unreachable, Prog: a.prog(),
-		WriteBackup: func(groups []admin.BackupGroup) (string, error) { return writeBackup(f.backup, a.now(), groups) },
-		Intent:      func() error { return rec.writeIntent(resetAudit(plan)) },
+		WriteBackup: func(groups []admin.BackupGroup) (string, error) {
+			return writeBackup(f.backup, a.now(), a.backupClusterID(ctx, cfg, adm, "backup"), groups)
+		},
+		Intent: func() error { return rec.writeIntent(resetAudit(plan)) },
 		// The live groups a selection skipped are part of the outcome:
 		// the entry and the exit code say they were not reset.
 		Outcome: func(err error) error {
@@ -512,15 +536,16 @@ func skippedAny(plan *admin.Plan) bool {
 // with more, and an audit entry, it points to offsetctl undo ID.
 const maxUndoLineGroups = 5
 
-// writeBackup writes the backup to path given with --backup (an existing
-// file there is an error) or, with no path, to a default name that is new:
-// the tool chose it, so it never fails because the name is taken and never
-// overwrites. It returns the path written.
-func writeBackup(path string, at time.Time, groups []admin.BackupGroup) (string, error) {
+// writeBackup writes the backup of cluster clusterID's groups to path
+// given with --backup (an existing file there is an error) or, with no
+// path, to a default name that is new: the tool chose it, so it never
+// fails because the name is taken and never overwrites. It returns the
+// path written.
+func writeBackup(path string, at time.Time, clusterID string, groups []admin.BackupGroup) (string, error) {
 	if path != "" {
-		return path, admin.WriteBackupFile(path, at, groups)
+		return path, admin.WriteBackupFile(path, at, clusterID, groups)
 	}
-	return admin.WriteNewBackupFile(defaultBackupStem(groups, at), at, groups)
+	return admin.WriteNewBackupFile(defaultBackupStem(groups, at), at, clusterID, groups)
 }
 
 // defaultBackupStem is the default backup name without ".csv":

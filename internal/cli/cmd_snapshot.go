@@ -32,7 +32,9 @@ marker for each other partition of the topics the group commits on, in the
 format of reset's backups. It is a baseline before a change, and insurance
 against offsets expiring (offsets.retention.minutes). Restore with
   offsetctl reset --all-groups --to file:FILE --execute
-(or name the groups instead of --all-groups); compare with offsetctl diff.`,
+(or name the groups instead of --all-groups); compare with offsetctl diff.
+The file records the cluster's id: reset refuses to restore it on another
+cluster.`,
 		Example: `  offsetctl snapshot --all-groups --out before.csv
   offsetctl snapshot orders-billing orders-audit --out before.csv
   offsetctl snapshot --regex 'orders-.*' --exclude orders-test --out orders.csv`,
@@ -120,7 +122,7 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, sel selection, o
 		// selection saves the groups that exist.
 		a.warnf("group %s does not exist: not in the snapshot", safetext.Arg(g))
 	}
-	if err := admin.WriteBackupFile(out, a.now(), bgs); err != nil {
+	if err := admin.WriteBackupFile(out, a.now(), a.backupClusterID(ctx, cfg, adm, "snapshot"), bgs); err != nil {
 		return err
 	}
 	res := report.SnapshotResult{File: out, Groups: []report.SnapshotGroup{}}
@@ -138,6 +140,11 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, sel selection, o
 	// The file is the snapshot: it is confirmed on stderr whatever
 	// became of the table on stdout (a reader that left, stdout.go).
 	werr := report.Snapshot(a.stdout, a.format, res)
+	if len(bgs) == 0 {
+		// A restore of it would be refused as a plan with no rows.
+		a.infof("snapshot of 0 groups written to %s: there is nothing to restore from it", out)
+		return werr
+	}
 	a.infof("snapshot of %d group(s) written to %s (restore: %s reset --all-groups --to %s --execute)", len(bgs), out, a.prog(), shellQuote("file:"+out))
 	return werr
 }
@@ -167,7 +174,9 @@ same, differs, only-a or only-b. With --translate ALIAS, B's commits are
 compared with MirrorMaker 2's translation of A's (docs/translate.md).
 
 Both exit 0 whether or not there are differences; --exit-code makes them
-exit 1 when there are.`,
+exit 1 when there are. A snapshot of another cluster than the other side
+(its offsetctl:cluster line, the connected cluster's id) is compared too,
+with a warning on stderr: its rows are two clusters' differences.`,
 		Example: `  offsetctl diff before.csv
   offsetctl diff before.csv after.csv -o json
   offsetctl diff before.csv --exit-code >/dev/null || echo "offsets moved"
@@ -192,22 +201,23 @@ exit 1 when there are.`,
 			if a.crossDiff() {
 				return a.runCrossDiff(cmd, args, translate, exitCode)
 			}
-			before, err := a.readState(args[0])
+			before, fromCluster, err := a.readState(args[0])
 			if err != nil {
 				return err
 			}
-			res := report.DiffResult{From: args[0], To: "live"}
+			res := report.DiffResult{From: args[0], To: "live", FromCluster: fromCluster}
 			var after audit.State
 			if len(args) == 2 {
 				res.To = args[1]
-				if after, err = a.readState(args[1]); err != nil {
+				if after, res.ToCluster, err = a.readState(args[1]); err != nil {
 					return err
 				}
 			} else {
-				if after, err = a.liveState(cmd.Context(), before, allGroups); err != nil {
+				if after, res.ToCluster, err = a.liveState(cmd.Context(), before, allGroups); err != nil {
 					return err
 				}
 			}
+			a.warnDiffClusters(res)
 			changes := audit.Diff(before, after)
 			res.Changes, res.GroupDiff = audit.Rows(changes), audit.Groups(before, after)
 			werr := report.Diff(a.stdout, a.format, res)
@@ -244,35 +254,64 @@ func (a *app) diffModeFlags(fl *pflag.FlagSet, nargs int) error {
 }
 
 // readState reads a snapshot or backup file (four columns: a group on
-// every row).
-func (a *app) readState(path string) (audit.State, error) {
+// every row), and the id of the cluster it records ("" when none).
+func (a *app) readState(path string) (audit.State, string, error) {
 	data, err := inputfile.Read(path, inputfile.PlanLimit, a.timeout)
 	if err != nil {
-		return nil, exitcode.Usagef("reading snapshot: %v", err)
+		return nil, "", exitcode.Usagef("reading snapshot: %v", err)
 	}
 	pf, err := admin.ParsePlanCSV(data)
 	if err != nil {
-		return nil, exitcode.Usagef("snapshot %s: %v", path, err)
+		return nil, "", exitcode.Usagef("snapshot %s: %v", path, err)
+	}
+	if len(pf.Rows) == 0 && len(pf.Backups) == 0 && pf.ClusterID == "" {
+		// An empty or cut file, or one of blank lines only: it would
+		// compare as a snapshot of nothing and pass --exit-code. A
+		// snapshot names its cluster and each of its groups (a backup
+		// marker per group, even one with no commits), so a snapshot of
+		// a cluster without groups is not refused.
+		return nil, "", exitcode.Usagef("snapshot %s holds no group (an empty or cut file?): diff compares files that snapshot or a backup wrote", safetext.Arg(path))
 	}
 	if pf.Columns != 4 {
-		return nil, exitcode.Usagef("snapshot %s has no group column (topic,partition,offset): diff needs group,topic,partition,offset rows, as snapshot writes", path)
+		return nil, "", exitcode.Usagef("snapshot %s has no group column (topic,partition,offset): diff needs group,topic,partition,offset rows, as snapshot writes", path)
 	}
-	return audit.StateOfPlan(pf), nil
+	return audit.StateOfPlan(pf), pf.ClusterID, nil
+}
+
+// warnDiffClusters says, when the two sides of a diff are of different
+// clusters, that its rows compare two clusters' offsets: an operator
+// reads a diff of snapshots as how one cluster's groups moved between
+// them, and a snapshot compared with another cluster (pointed at the
+// wrong cluster, or at another cluster's file) shows as moves what are
+// two clusters' differences. It is said, not refused: diff changes
+// nothing, and comparing a primary's snapshot with its DR cluster is
+// something to want. JSON has both ids (from_cluster, to_cluster).
+func (a *app) warnDiffClusters(res report.DiffResult) {
+	if res.FromCluster == "" || res.ToCluster == "" || res.FromCluster == res.ToCluster {
+		return
+	}
+	to := fmt.Sprintf("%s is of cluster %s", safetext.Arg(res.To), safetext.Arg(res.ToCluster))
+	if res.To == "live" {
+		to = fmt.Sprintf("the cluster connected now is %s", safetext.Arg(res.ToCluster))
+	}
+	a.warnf("%s is a snapshot of cluster %s, and %s: the rows compare two clusters' offsets, not one cluster's at two times", safetext.Arg(res.From), safetext.Arg(res.FromCluster), to)
 }
 
 // liveState is the committed offsets now of A's groups, or with all of
-// every consumer group.
-func (a *app) liveState(ctx context.Context, of audit.State, all bool) (audit.State, error) {
+// every consumer group, and the id of the cluster they are of ("" when
+// it does not say).
+func (a *app) liveState(ctx context.Context, of audit.State, all bool) (audit.State, string, error) {
 	cfg, adm, err := a.admin(ctx)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer adm.Close()
+	id, _ := clusterIDNow(ctx, cfg, adm) // only said: the diff goes on without it
 	gctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	listed, err := lag.ListGroups(gctx, adm)
 	if err != nil {
-		return nil, a.planErr(cfg, gctx, err)
+		return nil, "", a.planErr(cfg, gctx, err)
 	}
 	exists := map[string]bool{}
 	var groups []string
@@ -293,12 +332,12 @@ func (a *app) liveState(ctx context.Context, of audit.State, all bool) (audit.St
 		for g, err := range failed {
 			errs = append(errs, fmt.Errorf("group %s: %w", g, err))
 		}
-		return nil, fmt.Errorf("reading the cluster's offsets: %w", errors.Join(errs...))
+		return nil, "", fmt.Errorf("reading the cluster's offsets: %w", errors.Join(errs...))
 	}
 	for g, ps := range live {
 		if !exists[g] && len(ps) == 0 {
 			delete(live, g) // not listed and no commits: the group is gone
 		}
 	}
-	return live, nil
+	return live, id, nil
 }

@@ -293,6 +293,7 @@ func (a *app) gatherTwo(ctx context.Context, profiles []string, groups []string,
 			return snaps, tr, err
 		}
 	}
+	var ids [2]string
 	for i, p := range profiles {
 		cfg := cfgs[i]
 		a.conn = &cfg
@@ -302,7 +303,19 @@ func (a *app) gatherTwo(ctx context.Context, profiles []string, groups []string,
 			return snaps, tr, err
 		}
 		gctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-		snaps[i], err = lag.Gather(gctx, adm, lag.GatherRequest{Groups: groups})
+		// Two profiles can name one cluster (two of its brokers, or the
+		// same address twice): the diff would compare the cluster with
+		// itself and a drill pass on it. The cluster id tells.
+		ids[i], err = clusterIDOf(adm)(gctx)
+		if err == nil && i == 1 && ids[0] != "" && ids[0] == ids[1] {
+			cancel()
+			adm.Close()
+			return snaps, tr, exitcode.Usagef("--profile: %s and %s reach the same cluster (id %s): a cluster diff compares two clusters",
+				safetext.Arg(profiles[0]), safetext.Arg(p), safetext.Arg(ids[0]))
+		}
+		if err == nil {
+			snaps[i], err = lag.Gather(gctx, adm, lag.GatherRequest{Groups: groups})
+		}
 		cancel()
 		if err == nil && i == 1 && alias != "" {
 			tr, err = a.translate(ctx, cfg, adm, alias, groups, 0)

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -239,6 +240,27 @@ func coordCommands() []coordCommand {
 			// 2.5s, past the coordinator retries' backoff: a time lag missed
 			// for want of time is a gather error too, and not this test's.
 			e := startExporter(t, c, nil, env.args("--interval", "5s", "--timeout", "60s", g)...)
+			if c.Fake == nil {
+				// On the fresh broker the named group has no commit: it
+				// does not exist, which a gather can only say once the
+				// coordinator answered (a missing named group is a
+				// group not read, every gather). Nothing else failed.
+				missing := func(fams map[string]*dto.MetricFamily) bool {
+					v, ok := value(fams, "offsetctl_consumergroup_missing", "consumergroup="+g)
+					return ok && v == 1
+				}
+				fams := e.waitScrape(t, "the group read as missing", missing)
+				env.ran(e.stderr.String())
+				if v, ok := value(fams, "offsetctl_gather_group_errors", ""); !ok || v != 1 {
+					t.Errorf("offsetctl_gather_group_errors = %v (%v), want 1 (the missing group alone)\n%s", v, ok, e.stderr.String())
+				}
+				for _, l := range strings.Split(strings.TrimSpace(e.stderr.String()), "\n") {
+					if strings.Contains(l, "warning:") && !strings.Contains(l, "named group "+g+" does not exist") {
+						t.Errorf("stderr warns of more than the missing group: %q\n%s", l, e.stderr.String())
+					}
+				}
+				return
+			}
 			fams := e.waitScrape(t, "a successful gather", gatheredOK)
 			env.ran(e.stderr.String())
 			if v, ok := value(fams, "offsetctl_gather_errors_total", ""); !ok || v != 0 {

@@ -98,8 +98,8 @@ func TestDuplicateGroupNames(t *testing.T) {
 		t.Fatalf("plan = %+v", gp)
 	}
 	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 2, 1: 6})
-	if data, _ := os.ReadFile(f.backup("r.csv")); strings.Count(string(data), "\n") != 2 {
-		t.Errorf("reset backup = %q, want a marker and one row", data)
+	if data, _ := os.ReadFile(f.backup("r.csv")); strings.Count(string(data), "\n") != 3 {
+		t.Errorf("reset backup = %q, want the cluster, a marker and one row", data)
 	}
 
 	backup := f.backup("d.csv")
@@ -115,9 +115,9 @@ func TestDuplicateGroupNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Two groups: a marker and two commits each.
-	if n := strings.Count(string(data), "\n"); n != 6 {
-		t.Errorf("backup has %d lines, want 6:\n%s", n, data)
+	// The cluster; two groups: a marker and two commits each.
+	if n := strings.Count(string(data), "\n"); n != 7 {
+		t.Errorf("backup has %d lines, want 7:\n%s", n, data)
 	}
 	assertCommitted(t, f.c, g, f.topic, map[int32]int64{})
 	mustRun(t, f.c, 0, "reset", "--to", "file:"+backup, "--execute", "--backup", f.backup("undo.csv"))

@@ -378,8 +378,12 @@ const formattingHelp = `-o/--output chooses the format of what a command writes 
          any release: do not parse it.
   json   for programs: one document (an object, or an array where the command says so);
          lag --watch writes one document per line per round (JSON lines, each with "time").
-  csv    for spreadsheets: one header row, then rows; an unknown value is an empty field, numbers
-         carry no + sign.
+  csv    for spreadsheets and programs: one header row, then rows; an unknown value is an empty
+         field, numbers carry no + sign. Cells hold names exactly, as backups and plan files must
+         to be read back: a group, topic, member, client id or host beginning with =, +, -, @, a
+         tab or a CR is NOT neutralized against formula injection, and a spreadsheet that opens
+         the file as it is may run it as a formula (=HYPERLINK(...)). Import it with every column
+         as text instead (docs/bad-input.md#csv-in-a-spreadsheet); -o json is never evaluated.
 
 Only data goes to stdout. Warnings, notes, progress, the undo line and errors go to stderr, so
 "offsetctl ... -o json | jq" always reads clean JSON. On a terminal, names holding control bytes

@@ -411,7 +411,7 @@ func TestReplayIllegalTopicNameRefused(t *testing.T) {
 		{[]string{"replay", ".."}, `topic ..: topic name cannot be ".."`},
 		{[]string{"replay", strings.Repeat("t", 250)}, "topic name longer than 249 characters"},
 		{[]string{"replay", long}, "(40000 bytes): topic name longer than 249 characters"},
-		{[]string{"replay", topic, "--produce-to", "a/b"}, `--produce-to a/b: topic name has illegal character '/'`},
+		{[]string{"replay", topic, "--produce-to", "a/b"}, `--produce-to "a/b": topic name has illegal character '/'`},
 	} {
 		r := offsetctl(t, c, append(tc.args, "--format", "none")...)
 		if r.code != 2 || !strings.Contains(r.stderr, tc.want) || strings.Count(r.stderr, "\n") != 1 || len(r.stderr) > 400 || r.stdout != "" {

@@ -91,3 +91,43 @@ func TestFailIfWithFailedGroupKeepsThresholdLine(t *testing.T) {
 		}
 	}
 }
+
+// TestLagMinLagLeavesNothing: `lag G --min-lag 100` for a group that
+// exists with lag 13 says so on stderr (it said "no consumer groups
+// found", as if G did not exist), naming the group, or counting the
+// groups when several were read; stdout stays data only: nothing for the
+// table, an empty array in JSON, the header alone in CSV; the exit is 0.
+func TestLagMinLagLeavesNothing(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 8, 1: 5}, time.Time{})
+	g, h := testkit.Name(t, "g"), testkit.Name(t, "h")
+	c.Commit(g, topic, map[int32]int64{0: 0, 1: 0})
+	c.Commit(h, topic, map[int32]int64{0: 8})
+
+	r := mustRun(t, c, 0, "lag", g, "--min-lag", "100")
+	if want := "no partition of group " + g + " has lag ≥ 100\n"; r.stdout != "" || r.stderr != want {
+		t.Errorf("one group: stdout %q stderr %q, want stderr %q", r.stdout, r.stderr, want)
+	}
+	r = mustRun(t, c, 0, "lag", g, h, "--min-lag", "1e2")
+	if want := "no partition with lag ≥ 100 in 2 group(s)\n"; r.stdout != "" || r.stderr != want {
+		t.Errorf("two groups: stdout %q stderr %q, want stderr %q", r.stdout, r.stderr, want)
+	}
+	r = mustRun(t, c, 0, "lag", g, "--min-lag", "100", "--by", "topic")
+	if want := "no partition of group " + g + " has lag ≥ 100\n"; !strings.HasPrefix(r.stdout, "GROUP ") || strings.Count(r.stdout, "\n") != 1 || r.stderr != want {
+		t.Errorf("--by topic: stdout %q stderr %q, want the header and stderr %q", r.stdout, r.stderr, want)
+	}
+	r = mustRun(t, c, 0, "lag", g, "--min-lag", "100", "-o", "json")
+	if rep := decodeLag(t, r); rep.Groups == nil || len(rep.Groups) != 0 || r.stderr != "" {
+		t.Errorf("json: stdout %q stderr %q, want an empty array and nothing on stderr", r.stdout, r.stderr)
+	}
+	r = mustRun(t, c, 0, "lag", g, "--min-lag", "100", "-o", "csv")
+	if !strings.HasPrefix(r.stdout, "GROUP,STATE,TOPIC,PARTITION,") || strings.Count(r.stdout, "\n") != 1 || r.stderr != "" {
+		t.Errorf("csv: stdout %q stderr %q, want the header alone", r.stdout, r.stderr)
+	}
+	// A row that passes: shown, nothing said.
+	r = mustRun(t, c, 0, "lag", g, "--min-lag", "6")
+	if !strings.Contains(r.stdout, "GROUP "+g) || r.stderr != "" {
+		t.Errorf("--min-lag 6: stdout %q stderr %q", r.stdout, r.stderr)
+	}
+}

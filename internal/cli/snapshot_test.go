@@ -11,6 +11,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/internal/testkit"
 	"github.com/offsetctl/offsetctl/report"
+	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 // diffOf runs `diff ARGS -o json` and keeps the rows and group changes of
@@ -59,9 +60,12 @@ func TestSnapshotDiffRestore(t *testing.T) {
 	if sr.File != snap || len(sr.Groups) != 2 || sr.Groups[0].Committed != 2 || sr.Groups[0].NoCommit != 1 || sr.Groups[1].Committed != 1 || sr.Groups[1].NoCommit != 2 {
 		t.Fatalf("snapshot summary %+v", sr)
 	}
-	st, err := (&app{timeout: time.Minute}).readState(snap)
+	st, id, err := (&app{timeout: time.Minute}).readState(snap)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, marker := st["offsetctl:cluster"]; id == "" || marker {
+		t.Fatalf("snapshot of cluster %q: its state has the marker as a group: %v", id, marker)
 	}
 	if got := showState(st[g1][topic]) + " " + showState(st[g2][topic]); got != "0=3,1=5,2=none 0=1,1=none,2=none" {
 		t.Fatalf("snapshot state %s", got)
@@ -206,4 +210,38 @@ func TestSnapshotNamedGroupMissing(t *testing.T) {
 		}
 	}
 	mustRun(t, c, 0, "snapshot", g, "--out", filepath.Join(dir, "ok.csv"))
+}
+
+// TestSnapshotEmptyFiles: a file without a group (empty, blank lines, cut
+// before its first marker) is no snapshot: diff refuses it with exit 2,
+// where it compared it as a snapshot of nothing and passed --exit-code. A
+// snapshot of a cluster without groups names its cluster, so diff takes
+// it, and snapshot prints no restore command that would be refused.
+func TestSnapshotEmptyFiles(t *testing.T) {
+	c := testkit.New(t, kfake.ClusterID("empty-snap"))
+	dir := t.TempDir()
+	for name, data := range map[string]string{"empty.csv": "", "blank.csv": "\n\n", "cut.csv": "offsetctl:clus"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"diff", path, "--exit-code"}, {"diff", path, path}} {
+			r := offsetctl(t, c, args...)
+			if r.code != 2 || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "holds no group") && !strings.Contains(r.stderr, "snapshot "+path+": ") {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and one line", args, r.code, r.stdout, r.stderr)
+			}
+		}
+	}
+	if testkit.Real() {
+		return // a real cluster has other tests' groups
+	}
+	out := filepath.Join(dir, "none.csv")
+	r := mustRun(t, c, 0, "snapshot", "--all-groups", "--out", out)
+	if !strings.Contains(r.stderr, "snapshot of 0 groups written to "+out+": there is nothing to restore from it") || strings.Contains(r.stderr, "reset ") {
+		t.Errorf("snapshot of no group: stderr %q", r.stderr)
+	}
+	// Nothing then, nothing now: no difference (exit 0, no row).
+	if r := mustRun(t, c, 0, "diff", out, "--exit-code", "-o", "csv"); strings.Count(r.stdout, "\n") > 1 {
+		t.Errorf("diff of the empty snapshot: rows %q", r.stdout)
+	}
 }

@@ -89,7 +89,7 @@ func TestTranslateNotOnTarget(t *testing.T) {
 // errors name that flag.
 func TestDiffAcrossClustersRefuses(t *testing.T) {
 	a := testkit.New(t)
-	fake, err := kfake.NewCluster(kfake.NumBrokers(1))
+	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID("diff-b"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,6 +118,15 @@ func TestDiffAcrossClustersRefuses(t *testing.T) {
 	runProfiles(t, env, 1, append(two, g, "--exit-code")...)
 
 	one(runProfiles(t, env, 2, "diff", "--profile", "a", "--profile", "a", g), "A and B are the same profile a")
+	// Two profiles that reach one cluster (here the same brokers under two
+	// names; two brokers of one cluster are the same case) would compare
+	// it with itself, every row "same": refused by the cluster id, with
+	// or without --translate.
+	same := profilesEnv(t, map[string]string{"a": a.BrokerList(), "a2": a.BrokerList()})
+	for _, extra := range [][]string{{"--exit-code"}, {"--translate", "src", "--exit-code"}} {
+		one(runProfiles(t, same, 2, append([]string{"diff", "--profile", "a", "--profile", "a2", g}, extra...)...),
+			"--profile: a and a2 reach the same cluster (id ")
+	}
 	one(runProfiles(t, env, 2, append(two, g, "--translate", "")...), "--translate: name A's MirrorMaker 2 alias")
 
 	alias := testkit.Name(t, "src")

@@ -187,7 +187,7 @@ func runProfiles(t *testing.T, env func(string) string, want int, args ...string
 // --translate, against MM2's translation on B.
 func TestDiffAcrossClusters(t *testing.T) {
 	a := testkit.New(t)
-	fake, err := kfake.NewCluster(kfake.NumBrokers(1))
+	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID("diff-b"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,357 @@
+package cli
+
+// A request answered per partition (OffsetCommit, OffsetDelete,
+// AlterShareGroupOffsets) or per topic (DeleteShareGroupOffsets) whose
+// answer leaves a planned partition out, and may name one not asked for.
+// Such a partition is not acknowledged: its row carries an error saying
+// so, the read-back decides whether it changed, and the outcome is never
+// applied or unverified (the broker acknowledged every planned change).
+
+import (
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/audit"
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// answerOnce makes kfake hand the first request of key for group to
+// answer: answer edits the request in place and returns nil (kfake then
+// answers the edited request), or returns the answer itself. It runs
+// while kfake serves other requests (SleepControl), so it may change the
+// cluster first. Requests of other groups, and later ones, pass.
+func answerOnce[R kmsg.Request](c *testkit.Cluster, key kmsg.Key, group func(R) string, want string, answer func(R) kmsg.Response) {
+	var done atomic.Bool
+	c.Fake.ControlKey(key.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		r := req.(R)
+		if group(r) != want || !done.CompareAndSwap(false, true) {
+			return nil, nil, false
+		}
+		var resp kmsg.Response
+		c.Fake.SleepControl(func() { resp = answer(r) })
+		return resp, nil, resp != nil
+	})
+}
+
+func commitGroup(r *kmsg.OffsetCommitRequest) string { return r.Group }
+func deleteGroup(r *kmsg.OffsetDeleteRequest) string { return r.Group }
+
+// movePartition edits a request's partitions of topic: partition from
+// becomes to (a partition the run did not ask for), so the answer leaves
+// from out and names to instead.
+func movePartition[P any](ps []P, num func(*P) *int32, from, to int32) {
+	for i := range ps {
+		if n := num(&ps[i]); *n == from {
+			*n = to
+		}
+	}
+}
+
+// claimsAll says whether a run's stderr claims that the broker
+// acknowledged every planned change.
+func claimsAll(stderr string) bool {
+	return strings.Contains(stderr, "(outcome: applied)") || strings.Contains(stderr, "(outcome: unverified)") ||
+		strings.Contains(stderr, "acknowledged every")
+}
+
+// TestResetNonAtomicUnnamedPartition: a --non-atomic reset whose
+// OffsetCommit answer does not name planned partitions. Each is an error
+// row ("not known to be committed", with what the answer named instead
+// and what the read-back found), the run exits 1, and the outcome is
+// partly or failed by what the read-back shows, never applied or
+// unverified.
+func TestResetNonAtomicUnnamedPartition(t *testing.T) {
+	const notNamed = "commit: the broker's answer did not name it: not known to be committed"
+	for _, tc := range []struct {
+		name   string
+		answer func(f *laterFixture, r *kmsg.OffsetCommitRequest) kmsg.Response
+		at     map[int32]int64
+		// outcome and the entry's counts
+		outcome                   string
+		written, changed, applied int
+		errs                      map[int32]string // each partition's error, "" none
+	}{
+		{"one partition left out, one not asked for named instead", func(f *laterFixture, r *kmsg.OffsetCommitRequest) kmsg.Response {
+			for i := range r.Topics {
+				movePartition(r.Topics[i].Partitions, func(p *kmsg.OffsetCommitRequestTopicPartition) *int32 { return &p.Partition }, 1, 7)
+			}
+			return nil
+		}, map[int32]int64{0: 17, 1: 4, 2: 17}, audit.Partly, 2, 2, 2, map[int32]string{
+			1: notNamed + " (it named partitions not asked for: topic {topic} partition 7: UNKNOWN_TOPIC_OR_PARTITION); read back: unchanged (committed 4)",
+		}},
+		{"none named, nothing committed", func(f *laterFixture, r *kmsg.OffsetCommitRequest) kmsg.Response {
+			resp := r.ResponseKind().(*kmsg.OffsetCommitResponse)
+			for _, rt := range r.Topics {
+				st := kmsg.NewOffsetCommitResponseTopic() // no name, a zero id
+				for _, rp := range rt.Partitions {
+					sp := kmsg.NewOffsetCommitResponseTopicPartition()
+					sp.Partition = rp.Partition
+					st.Partitions = append(st.Partitions, sp)
+				}
+				resp.Topics = append(resp.Topics, st)
+			}
+			return resp
+		}, map[int32]int64{0: 4, 1: 4, 2: 4}, audit.Failed, 0, 0, 0, map[int32]string{
+			0: notNamed + " (it named partitions not asked for: a topic id not asked for partition 0, 1, 2: no error); read back: unchanged (committed 4)",
+			1: notNamed + " (it named partitions not asked for: a topic id not asked for partition 0, 1, 2: no error); read back: unchanged (committed 4)",
+			2: notNamed + " (it named partitions not asked for: a topic id not asked for partition 0, 1, 2: no error); read back: unchanged (committed 4)",
+		}},
+		{"none named, committed all the same", func(f *laterFixture, r *kmsg.OffsetCommitRequest) kmsg.Response {
+			f.c.Commit(f.group, f.topic, map[int32]int64{0: 17, 1: 17, 2: 17})
+			return r.ResponseKind() // names no topic
+		}, map[int32]int64{0: 17, 1: 17, 2: 17}, audit.Partly, 3, 3, 0, map[int32]string{
+			0: notNamed + "; read back: it holds what was planned (committed 17) all the same",
+			1: notNamed + "; read back: it holds what was planned (committed 17) all the same",
+			2: notNamed + "; read back: it holds what was planned (committed 17) all the same",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newLater(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+			answerOnce(f.c, kmsg.OffsetCommit, commitGroup, f.group, func(r *kmsg.OffsetCommitRequest) kmsg.Response { return tc.answer(f, r) })
+			r := f.run(t, 1, "reset", f.group, "--topic", f.topic, "--to", "17", "--execute", "--non-atomic", "-o", "json", "--backup", filepath.Join(f.dir, "r.csv"))
+			if claimsAll(r.stderr) || !strings.Contains(r.stderr, "(outcome: "+tc.outcome+")") || !strings.Contains(r.stderr, "not known to be committed") {
+				t.Fatalf("stderr:\n%s", r.stderr)
+			}
+			var gp admin.GroupPlan
+			decodeJSON(t, r, &gp)
+			if gp.Outcome != tc.outcome {
+				t.Errorf("JSON outcome %q, want %s", gp.Outcome, tc.outcome)
+			}
+			f.wantAt(t, tc.at)
+
+			es := historyOf(t, "--audit-log", f.log)
+			e := es[len(es)-1]
+			if len(es) != 1 || e.Outcome != tc.outcome || e.ExitCode != 1 || entryCount(e.Written) != tc.written ||
+				entryCount(e.Changed) != tc.changed || entryCount(e.Applied) != tc.applied || len(e.Changes) != 3 {
+				t.Fatalf("entry: outcome %s exit %d written %d changed %d applied %d, want %s 1 %d %d %d: %+v",
+					e.Outcome, e.ExitCode, entryCount(e.Written), entryCount(e.Changed), entryCount(e.Applied),
+					tc.outcome, tc.written, tc.changed, tc.applied, e)
+			}
+			for _, c := range e.Changes {
+				want := strings.ReplaceAll(tc.errs[c.Partition], "{topic}", f.topic)
+				if c.Error != want || gp.Partitions[c.Partition].Error != want {
+					t.Errorf("partition %d: error %q (JSON %q), want %q", c.Partition, c.Error, gp.Partitions[c.Partition].Error, want)
+				}
+			}
+			if tc.outcome == audit.Failed {
+				badInput(t, f.c, "entry "+e.ID+" was failed: it changed nothing, so there is nothing to undo", "--audit-log", f.log, "undo", e.ID)
+				return
+			}
+			// What changed is undone from the backup.
+			f.run(t, 0, "undo", e.ID, "--execute", "--backup", filepath.Join(f.dir, "u.csv"))
+			f.wantAt(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+		})
+	}
+}
+
+// TestResetRestoreNoCommitUnnamedDelete: a restore to "no commit" (the
+// undo of a reset that committed where the group had none) deletes with
+// OffsetDelete, in a transactional reset (after the transaction) and a
+// --non-atomic one alike. An OffsetDelete answer that leaves a planned
+// partition out, naming one not asked for instead, makes that partition
+// an error row ("not known to be deleted"), and the outcome partly, by
+// the read-back: it used to count as deleted, and the read-back finding
+// it still committed recorded "unverified" (the broker acknowledged every
+// planned change).
+func TestResetRestoreNoCommitUnnamedDelete(t *testing.T) {
+	for _, mode := range []string{"transactional", "non-atomic"} {
+		t.Run(mode, func(t *testing.T) {
+			f := newLater(t, map[int32]int64{0: 4})
+			backup := filepath.Join(f.dir, "first.csv")
+			f.run(t, 0, "reset", f.group, "--topic", f.topic, "--to", "17", "--execute", "--backup", backup)
+			f.wantAt(t, map[int32]int64{0: 17, 1: 17, 2: 17})
+
+			answerOnce(f.c, kmsg.OffsetDelete, deleteGroup, f.group, func(r *kmsg.OffsetDeleteRequest) kmsg.Response {
+				for i := range r.Topics {
+					movePartition(r.Topics[i].Partitions, func(p *kmsg.OffsetDeleteRequestTopicPartition) *int32 { return &p.Partition }, 2, 7)
+				}
+				return nil
+			})
+			args := []string{"reset", f.group, "--to", "file:" + backup, "--execute", "-o", "json", "--backup", filepath.Join(f.dir, "restore.csv")}
+			if mode == "non-atomic" {
+				args = append(args, "--non-atomic")
+			}
+			start := time.Now()
+			r := f.run(t, 1, args...)
+			if claimsAll(r.stderr) || !strings.Contains(r.stderr, "(outcome: partly)") {
+				t.Fatalf("stderr:\n%s", r.stderr)
+			}
+			// The read-back does not wait for a delete not acknowledged
+			// (it waited its whole 10 s, as for a commit marker).
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("the restore took %s", d)
+			}
+			f.wantAt(t, map[int32]int64{0: 4, 2: 17})
+			var gp admin.GroupPlan
+			decodeJSON(t, r, &gp)
+			want := "delete: the broker's answer did not name it: not known to be deleted (it named partitions not asked for: topic " + f.topic + " partition 7: no error); read back: unchanged (committed 17)"
+			es := historyOf(t, "--audit-log", f.log)
+			e := es[len(es)-1]
+			if gp.Outcome != audit.Partly || e.Outcome != audit.Partly || e.ExitCode != 1 || entryCount(e.Written) != 2 || entryCount(e.Changed) != 2 || entryCount(e.Applied) != 2 {
+				t.Fatalf("JSON outcome %s, entry: %+v", gp.Outcome, e)
+			}
+			for _, c := range e.Changes {
+				if w := map[int32]string{2: want}[c.Partition]; c.Error != w || gp.Partitions[c.Partition].Error != w {
+					t.Errorf("partition %d: error %q (JSON %q), want %q", c.Partition, c.Error, gp.Partitions[c.Partition].Error, w)
+				}
+			}
+		})
+	}
+}
+
+// TestDeleteOffsetsUnnamedPartition: a delete-offsets whose OffsetDelete
+// answer leaves planned partitions out. Each is an error row ("not known
+// to be deleted"), judged by the read-back: one still committed failed
+// (the outcome is partly when others were deleted); one the read-back
+// finds gone may have been deleted by it, so it is never "failed", which
+// would say the offset is still there and leave it out of the restore
+// line (it used to be "failed: missing from the broker's response",
+// "nothing was deleted", whatever the read-back showed).
+func TestDeleteOffsetsUnnamedPartition(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		answer  func(f *laterFixture, r *kmsg.OffsetDeleteRequest) kmsg.Response
+		at      map[int32]int64
+		outcome string
+		written int
+		status  map[int32]string // each row's status and error
+		line    string           // in the backup line
+	}{
+		{"one partition left out, one not asked for named instead", func(f *laterFixture, r *kmsg.OffsetDeleteRequest) kmsg.Response {
+			for i := range r.Topics {
+				movePartition(r.Topics[i].Partitions, func(p *kmsg.OffsetDeleteRequestTopicPartition) *int32 { return &p.Partition }, 1, 7)
+			}
+			return nil
+		}, map[int32]int64{1: 4}, audit.Partly, 2, map[int32]string{
+			0: "deleted ",
+			1: "failed the broker's answer did not name it: not known to be deleted (it named partitions not asked for: topic {topic} partition 7: no error); read back: still committed at 4",
+			2: "deleted ",
+		}, "(undo of what was deleted: "},
+		{"none named, deleted all the same", func(f *laterFixture, r *kmsg.OffsetDeleteRequest) kmsg.Response {
+			set := kadm.TopicsSet{}
+			set.Add(f.topic, 0, 1, 2)
+			if _, err := f.c.Admin().DeleteOffsets(testkit.Ctx(t), f.group, set); err != nil {
+				t.Error(err)
+			}
+			return r.ResponseKind() // names no topic
+		}, map[int32]int64{}, audit.Unknown, 3, map[int32]string{
+			0: "failed the broker's answer did not name it: not known to be deleted; read back: no commit now, so it may have been deleted all the same",
+			1: "failed the broker's answer did not name it: not known to be deleted; read back: no commit now, so it may have been deleted all the same",
+			2: "failed the broker's answer did not name it: not known to be deleted; read back: no commit now, so it may have been deleted all the same",
+		}, "(whether 3 offset(s) were deleted is unknown: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newLater(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+			answerOnce(f.c, kmsg.OffsetDelete, deleteGroup, f.group, func(r *kmsg.OffsetDeleteRequest) kmsg.Response { return tc.answer(f, r) })
+			r := f.run(t, 1, "delete-offsets", f.group, "--topic", f.topic, "--execute", "-o", "json", "--backup", filepath.Join(f.dir, "d.csv"))
+			if claimsAll(r.stderr) || !strings.Contains(r.stderr, "(outcome: "+tc.outcome+")") || !strings.Contains(r.stderr, tc.line) ||
+				strings.Contains(r.stderr, "nothing was deleted") {
+				t.Fatalf("stderr:\n%s", r.stderr)
+			}
+			f.wantAt(t, tc.at)
+			var p admin.DeleteOffsetsPlan
+			decodeJSON(t, r, &p)
+			for _, row := range p.Partitions {
+				if got, want := row.Status+" "+row.Error, strings.ReplaceAll(tc.status[row.Partition], "{topic}", f.topic); got != want {
+					t.Errorf("partition %d: %q, want %q", row.Partition, got, want)
+				}
+			}
+			es := historyOf(t, "--audit-log", f.log)
+			if e := es[len(es)-1]; len(es) != 1 || e.Outcome != tc.outcome || e.ExitCode != 1 || entryCount(e.Written) != tc.written {
+				t.Fatalf("entry: %+v", e)
+			}
+		})
+	}
+}
+
+func alterShareGroup(r *kmsg.AlterShareGroupOffsetsRequest) string   { return r.GroupID }
+func deleteShareGroup(r *kmsg.DeleteShareGroupOffsetsRequest) string { return r.GroupID }
+
+// TestShareResetUnnamedPartition: a share-group reset whose
+// AlterShareGroupOffsets answer leaves a planned partition out, naming
+// one not asked for instead. That partition is an error row ("not known
+// to be set"), the outcome is partly (the others were set), and the entry
+// counts what changed; it used to record "applied", the read-back's
+// mismatch on that partition notwithstanding.
+func TestShareResetUnnamedPartition(t *testing.T) {
+	c := kfakeCluster(t)
+	f := newShareFixture(t, c)
+	answerOnce(c, kmsg.AlterShareGroupOffsets, alterShareGroup, f.group, func(r *kmsg.AlterShareGroupOffsetsRequest) kmsg.Response {
+		for i := range r.Topics {
+			movePartition(r.Topics[i].Partitions, func(p *kmsg.AlterShareGroupOffsetsRequestTopicPartition) *int32 { return &p.Partition }, 1, 7)
+		}
+		return nil
+	})
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	gp, r := shareReset(t, c, 1, "--audit-log", log, f.group, "--topic", f.topic, "--to", "earliest", "--execute", "--backup", tempBackup(t))
+	if claimsAll(r.stderr) || !strings.Contains(r.stderr, "(outcome: partly)") || gp.Outcome != audit.Partly {
+		t.Fatalf("JSON outcome %q, stderr:\n%s", gp.Outcome, r.stderr)
+	}
+	if got := c.ShareOffsets(f.group)[f.topic]; len(got) != 3 || got[0] != 0 || got[1] != 5 || got[2] != 0 {
+		t.Fatalf("start offsets %v, want 0 5 0", got)
+	}
+	want := "commit: the broker's answer did not name it: not known to be set (it named partitions not asked for: topic " + f.topic + " partition 7: "
+	es := historyOf(t, "--audit-log", log)
+	e := es[len(es)-1]
+	if len(es) != 1 || e.Outcome != audit.Partly || e.ExitCode != 1 || entryCount(e.Written) != 2 || entryCount(e.Changed) != 2 || entryCount(e.Applied) != 2 {
+		t.Fatalf("entry: %+v", e)
+	}
+	for _, ch := range e.Changes {
+		got := ch.Error
+		if ch.Partition != 1 && got != "" || ch.Partition == 1 && (!strings.HasPrefix(got, want) || !strings.HasSuffix(got, "; read back: unchanged (start offset 5)")) {
+			t.Errorf("partition %d: error %q", ch.Partition, got)
+		}
+	}
+}
+
+// TestShareDeleteOffsetsUnnamedTopic: a share group's delete-offsets
+// whose DeleteShareGroupOffsets answer does not name the topic asked for.
+// Its rows are error rows ("not known to be deleted") judged by the
+// read-back: still there, failed; gone, maybe deleted by it (unknown),
+// never "failed" with "nothing was deleted" as it used to be.
+func TestShareDeleteOffsetsUnnamedTopic(t *testing.T) {
+	for _, gone := range []bool{false, true} {
+		t.Run(map[bool]string{false: "start offsets still there", true: "deleted all the same"}[gone], func(t *testing.T) {
+			c := kfakeCluster(t)
+			f := newShareFixture(t, c)
+			answerOnce(c, kmsg.DeleteShareGroupOffsets, deleteShareGroup, f.group, func(r *kmsg.DeleteShareGroupOffsetsRequest) kmsg.Response {
+				if gone {
+					if _, err := c.Admin().DeleteShareGroupOffsets(testkit.Ctx(t), f.group, f.topic); err != nil {
+						t.Error(err)
+					}
+				}
+				return r.ResponseKind() // names no topic
+			})
+			log := filepath.Join(t.TempDir(), "audit.jsonl")
+			r := mustRun(t, c, 1, "--audit-log", log, "delete-offsets", f.group, "--topic", f.topic, "--execute", "-o", "json", "--backup", tempBackup(t))
+			outcome, status, found := audit.Failed, "failed", map[int32]string{0: "start offset still 2", 1: "start offset still 5", 2: "start offset still 10"}
+			if gone {
+				outcome, found = audit.Unknown, map[int32]string{0: "no start offset now, so it may have been deleted all the same", 1: "no start offset now, so it may have been deleted all the same", 2: "no start offset now, so it may have been deleted all the same"}
+			}
+			if claimsAll(r.stderr) || !strings.Contains(r.stderr, "(outcome: "+outcome+")") || gone && strings.Contains(r.stderr, "nothing was deleted") {
+				t.Fatalf("stderr:\n%s", r.stderr)
+			}
+			var p admin.DeleteOffsetsPlan
+			decodeJSON(t, r, &p)
+			for _, row := range p.Partitions {
+				if want := status + " the broker's answer did not name it: not known to be deleted; read back: " + found[row.Partition]; row.Status+" "+row.Error != want {
+					t.Errorf("partition %d: %q, want %q", row.Partition, row.Status+" "+row.Error, want)
+				}
+			}
+			if es := historyOf(t, "--audit-log", log); len(es) != 1 || es[0].Outcome != outcome || es[0].ExitCode != 1 {
+				t.Fatalf("entries: %+v", es)
+			}
+			if got := c.ShareOffsets(f.group)[f.topic]; gone && len(got) != 0 || !gone && len(got) != 3 {
+				t.Fatalf("start offsets %v", got)
+			}
+		})
+	}
+}
