@@ -527,7 +527,8 @@ func ExecuteDeleteGroups(ctx context.Context, adm *cluster.Admin, rows []DeleteG
 		}
 		b := groupTombstoneBytes(r.Group, r.Commits)
 		if b > commitBatchBytes {
-			if deleted, err := emptyLargeGroup(ctx, adm, r); err != nil {
+			deleted, err := emptyLargeGroup(ctx, adm, r)
+			if err != nil {
 				r.Status, r.Error = "failed", err.Error()
 				if deleted > 0 {
 					r.Status = PartlyDeleted
@@ -535,7 +536,9 @@ func ExecuteDeleteGroups(ctx context.Context, adm *cluster.Admin, rows []DeleteG
 				}
 				continue
 			}
-			if err := deleteGroupsOnce(ctx, adm, rows, []string{r.Group}); err != nil {
+			err = deleteGroupsOnce(ctx, adm, rows, []string{r.Group})
+			offsetsGone(r, deleted, err)
+			if err != nil {
 				return err
 			}
 			continue
@@ -549,6 +552,22 @@ func ExecuteDeleteGroups(ctx context.Context, adm *cluster.Admin, rows []DeleteG
 		size += b
 	}
 	return flush()
+}
+
+// offsetsGone corrects the row of a group too large for one DeleteGroups
+// whose offsets were all deleted (deleted of them) before its DeleteGroups
+// was refused or failed (a consumer joined in between: NON_EMPTY_GROUP):
+// "failed" would say nothing changed, where every offset is gone.
+func offsetsGone(r *DeleteGroupRow, deleted int, err error) {
+	if deleted == 0 || r.Status == "deleted" || r.Status == DeleteUnknown {
+		return
+	}
+	why := r.Error
+	if why == "" && err != nil {
+		why = ExplainError(err)
+	}
+	r.Status = PartlyDeleted
+	r.Error = fmt.Sprintf("deleting the group itself: %s; the group is PARTLY CHANGED: its %d offsets were deleted (in batches, as it is too large for one DeleteGroups) and the group was not", why, deleted)
 }
 
 // DeleteUnknown is the status of a group whose DeleteGroups was sent and

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -127,4 +129,74 @@ func deleteGroupAnySize(t *testing.T, c *testkit.Cluster, bg bigGroup) {
 		t.Fatalf("after delete-offsets of every partition: offsets on %d topics", len(got))
 	}
 	t.Log(fmt.Sprintf("DeleteGroups requests: %d", len(requests)))
+}
+
+// TestDeleteGroupLargeRefusedAfterItsOffsets: a group too large for one
+// DeleteGroups has its offsets deleted in batches first, then the group;
+// when that last DeleteGroups is refused (a consumer joined in between:
+// NON_EMPTY_GROUP), every offset is already gone. The row, the exit code
+// and the audit entry say the group was partly changed, never "failed"
+// (which promises nothing changed), and the backup line restores it.
+func TestDeleteGroupLargeRefusedAfterItsOffsets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,000 partitions")
+	}
+	c := testkit.New(t)
+	if c.Fake == nil {
+		t.Skip("the refusal is staged with kfake's request control")
+	}
+	bg := newBigTopics(t, c, 10, 1000)
+	big := strings.Repeat("big-group-", 10) + testkit.Name(t, "g")[:12]
+	bg.commitOld(t, c, big)
+	refused := 0
+	var mu sync.Mutex
+	c.Fake.ControlKey(int16(kmsg.DeleteGroups), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.Fake.KeepControl()
+		r := req.(*kmsg.DeleteGroupsRequest)
+		if !slices.Contains(r.Groups, big) {
+			return nil, nil, false
+		}
+		mu.Lock()
+		refused++
+		mu.Unlock()
+		resp := r.ResponseKind().(*kmsg.DeleteGroupsResponse)
+		for _, g := range r.Groups {
+			rg := kmsg.NewDeleteGroupsResponseGroup()
+			rg.Group, rg.ErrorCode = g, kerr.NonEmptyGroup.Code
+			resp.Groups = append(resp.Groups, rg)
+		}
+		return resp, nil, true
+	})
+	backup := filepath.Join(t.TempDir(), "b.csv")
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	r := mustRun(t, c, 1, "--audit-log", log, "delete-group", big, "--execute", "--backup", backup, "-o", "json")
+	var out struct {
+		Groups []admin.DeleteGroupRow `json:"groups"`
+	}
+	decodeJSON(t, r, &out)
+	if len(out.Groups) != 1 || out.Groups[0].Status != admin.PartlyDeleted || !strings.Contains(out.Groups[0].Error, "its 10000 offsets were deleted") {
+		t.Fatalf("rows %+v, want the big group %q with its 10000 offsets deleted", out.Groups, admin.PartlyDeleted)
+	}
+	if refused != 1 {
+		t.Fatalf("%d DeleteGroups for the big group, want 1", refused)
+	}
+	if got := c.Committed(big); len(got) != 0 {
+		t.Fatalf("the big group still has offsets on %d topics", len(got))
+	}
+	var doc struct {
+		Entries []audit.Entry `json:"entries"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, c, 0, "--audit-log", log, "history", "-o", "json").stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Entries) != 1 || doc.Entries[0].Outcome != audit.Partly {
+		t.Fatalf("audit entries %+v, want one %q", doc.Entries, audit.Partly)
+	}
+	if !strings.Contains(r.stderr, "reset "+big+" --to "+shellQuote("file:"+backup)+" --execute") {
+		t.Fatalf("stderr names no restore of %s:\n%s", backup, r.stderr)
+	}
+	mustRun(t, c, 0, "reset", big, "--to", "file:"+backup, "--execute", "--backup", filepath.Join(t.TempDir(), "r.csv"))
+	if st := bg.state(t, c, big, -1); st != "old" {
+		t.Fatalf("the big group after restoring the backup: %s", st)
+	}
 }
