@@ -243,8 +243,9 @@ func coordCommands() []coordCommand {
 			if c.Fake == nil {
 				// On the fresh broker the named group has no commit: it
 				// does not exist, which a gather can only say once the
-				// coordinator answered (a missing named group is a
-				// group not read, every gather). Nothing else failed.
+				// coordinator answered (a missing named group is
+				// counted in the group errors, every gather, and the
+				// gather stays complete). Nothing else failed.
 				missing := func(fams map[string]*dto.MetricFamily) bool {
 					v, ok := value(fams, "offsetctl_consumergroup_missing", "consumergroup="+g)
 					return ok && v == 1
@@ -253,6 +254,9 @@ func coordCommands() []coordCommand {
 				env.ran(e.stderr.String())
 				if v, ok := value(fams, "offsetctl_gather_group_errors", ""); !ok || v != 1 {
 					t.Errorf("offsetctl_gather_group_errors = %v (%v), want 1 (the missing group alone)\n%s", v, ok, e.stderr.String())
+				}
+				if v, ok := value(fams, "offsetctl_gather_success", ""); !ok || v != 1 {
+					t.Errorf("offsetctl_gather_success = %v (%v), want 1: the missing group alone leaves the gather complete\n%s", v, ok, e.stderr.String())
 				}
 				for _, l := range strings.Split(strings.TrimSpace(e.stderr.String()), "\n") {
 					if strings.Contains(l, "warning:") && !strings.Contains(l, "named group "+g+" does not exist") {

@@ -16,10 +16,13 @@ import (
 // does not exist (QA: `exporter orders-bilIing`, a typo) is a group not
 // read at every gather, as `lag` says "group does not exist" (exit 1):
 // offsetctl_consumergroup_missing 1, counted in
-// offsetctl_gather_group_errors, offsetctl_gather_success 0 (as for a
-// group whose describe fails), one stderr line when it starts being
+// offsetctl_gather_group_errors, one stderr line when it starts being
 // missing and one when it exists, not one per round. It was a complete
-// gather, with nothing on the page or on stderr. A named group deleted
+// gather, with nothing on the page or on stderr. The gather stays complete
+// for the groups that exist (offsetctl_gather_success 1, a snapshot age
+// under two intervals): with success 0 and the age growing, a typo fired
+// the "gather failing" and "lag stale" alerts for groups read fresh at
+// every round. A named group deleted
 // after it was exported is the same case: its lag series go (it has no
 // lag), and it is missing again.
 func TestExporterNamedGroupMissing(t *testing.T) {
@@ -46,6 +49,9 @@ func TestExporterNamedGroupMissing(t *testing.T) {
 		if v, ok := value(f, "offsetctl_gather_success", ""); !ok || v != success {
 			t.Errorf("%s: offsetctl_gather_success %v (%v), want %v", what, v, ok, success)
 		}
+		if v, ok := value(f, "offsetctl_snapshot_age_seconds", ""); !ok || v > 2 {
+			t.Errorf("%s: offsetctl_snapshot_age_seconds %v (%v), want under 2 (1 s gathers, each complete)", what, v, ok)
+		}
 		if v, ok := value(f, "offsetctl_gather_group_errors", ""); !ok || v != groupErrs {
 			t.Errorf("%s: offsetctl_gather_group_errors %v (%v), want %v", what, v, ok, groupErrs)
 		}
@@ -59,7 +65,7 @@ func TestExporterNamedGroupMissing(t *testing.T) {
 	}
 	// The hostile name's label value: its ESC written as the text \x1b.
 	hostileLabel := typo + `\x1b[2J`
-	check("typo", fams, 0, 2, map[string]float64{present: 0, typo: 1, hostileLabel: 1})
+	check("typo", fams, 1, 2, map[string]float64{present: 0, typo: 1, hostileLabel: 1})
 	if v, ok := lagOf(fams, present); !ok || v != 20 {
 		t.Errorf("typo: the present group's lag %v (%v), want 20", v, ok)
 	}
@@ -92,7 +98,7 @@ func TestExporterNamedGroupMissing(t *testing.T) {
 		_, ok := lagOf(f, typo)
 		return ok
 	})
-	check("created", fams, 0, 1, map[string]float64{present: 0, typo: 0, hostileLabel: 1})
+	check("created", fams, 1, 1, map[string]float64{present: 0, typo: 0, hostileLabel: 1})
 	if v, _ := lagOf(fams, typo); v != 5 {
 		t.Errorf("created: lag %v, want 30-25 = 5", v)
 	}
@@ -108,7 +114,7 @@ func TestExporterNamedGroupMissing(t *testing.T) {
 		v, _ := value(f, "offsetctl_consumergroup_missing", "consumergroup="+typo)
 		return v == 1
 	})
-	check("deleted", fams, 0, 2, map[string]float64{present: 0, typo: 1, hostileLabel: 1})
+	check("deleted", fams, 1, 2, map[string]float64{present: 0, typo: 1, hostileLabel: 1})
 	if _, ok := lagOf(fams, typo); ok {
 		t.Errorf("deleted: the group's lag series is still served")
 	}
@@ -121,7 +127,7 @@ func TestExporterNamedGroupMissing(t *testing.T) {
 		t.Errorf("stderr has %d lines, want serving, two missing at start, exists now, missing again:\n%s", lines, stderr)
 	}
 	fams = e.scrape(t)
-	if v, _ := value(fams, "offsetctl_gather_success", ""); v != 0 {
-		t.Errorf("offsetctl_gather_success %v with named groups missing, want 0", v)
+	if v, _ := value(fams, "offsetctl_gather_success", ""); v != 1 {
+		t.Errorf("offsetctl_gather_success %v with named groups missing and the others read, want 1", v)
 	}
 }

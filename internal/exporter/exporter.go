@@ -155,15 +155,17 @@ type gatherStats struct {
 	yielded time.Duration // waited for scrapes
 }
 
-// onlyMissing: the gather's only failures are named groups that do not
-// exist.
-func (s gatherStats) onlyMissing() bool {
-	return s.missing > 0 && s.groupErrors == s.missing && s.partitionErrors == 0 && s.timeLagMissed == 0
+// readAll: every selected group that exists and every one of their
+// partitions was read (their offsets). A named group whose read said it
+// does not exist was read: the answer is definite, it has its own series
+// (offsetctl_consumergroup_missing) and alert, and it is counted in
+// groupErrors. It does not make the gather incomplete: a typo among the
+// named groups made offsetctl_gather_success 0 and the snapshot age grow
+// at every gather, so "gather failing" and "lag stale" alerts fired for
+// groups whose lag was read fresh each round.
+func (s gatherStats) readAll() bool {
+	return s.groupErrors == s.missing && s.partitionErrors == 0
 }
-
-// readAll: every selected group and every one of their partitions was
-// read (their offsets).
-func (s gatherStats) readAll() bool { return s.groupErrors == 0 && s.partitionErrors == 0 }
 
 // complete: read all, and every lagging partition's time lag measured. A
 // time lag not measured is served as its last value, stale, so a page
@@ -601,10 +603,7 @@ func (c *Collector) publish(s *snapshot, d time.Duration, st gatherStats, err er
 		c.lastFail = true
 		c.errors++
 		c.failing++
-		// Named groups that do not exist have their own lines
-		// (Options.Missing): a round failing only for them is not
-		// warned of again, and the first round failing otherwise is.
-		if (err != nil || !st.onlyMissing()) && (!c.warned || c.opts.WarnChanges && changed && msg != "") {
+		if !c.warned || c.opts.WarnChanges && changed && msg != "" {
 			c.warned = true
 			if c.opts.Warn != nil {
 				warn = failureCause(err, st)

@@ -54,7 +54,7 @@ var (
 	famGroupLastOK = &family{"offsetctl_consumergroup_last_success_timestamp_seconds",
 		"Unix time of the latest gather that read the whole group (absent until one has).", lGroup}
 	famGroupMissing = &family{"offsetctl_consumergroup_missing",
-		"For a group named on the command line (GROUP or --group, not --regex or --all-groups): 1 while the latest read of it said it does not exist (a typo, or deleted), which counts in offsetctl_gather_group_errors at every gather, 0 while it exists; absent before its first read.", lGroup}
+		"For a group named on the command line (GROUP or --group, not --regex or --all-groups): 1 while the latest read of it said it does not exist (a typo, or deleted), which counts in offsetctl_gather_group_errors at every gather but leaves the gather complete (offsetctl_gather_success, offsetctl_snapshot_age_seconds), 0 while it exists; absent before its first read.", lGroup}
 
 	// lagFamilies is the order families are written in.
 	lagFamilies = []*family{famCurrentOffset, famLag, famLagSum, famLagSeconds, famMembers, famInfo,
@@ -70,7 +70,7 @@ var (
 	descGatherErrors = prometheus.NewDesc("offsetctl_gather_errors_total",
 		"Gathers that were not complete (failed, cut by the interval, any group or partition not read, or any lagging partition's time lag not measured); what they could not read keeps its last values, marked by offsetctl_lag_stale.", nil, nil)
 	descGatherSuccess = prometheus.NewDesc("offsetctl_gather_success",
-		"1 when the latest gather read every selected group and partition and measured every lagging partition's time lag, 0 when any read failed or any time lag was not measured.", nil, nil)
+		"1 when the latest gather read every selected group and partition and measured every lagging partition's time lag, 0 when any read failed or any time lag was not measured. A named group that does not exist does not make it 0 (its read answered; see offsetctl_consumergroup_missing).", nil, nil)
 	descLastGather = prometheus.NewDesc("offsetctl_last_gather_timestamp_seconds",
 		"Unix time the latest complete gather finished (absent before the first).", nil, nil)
 	descAge = prometheus.NewDesc("offsetctl_snapshot_age_seconds",

@@ -159,7 +159,7 @@ kafka_topic_partitions{topic="orders"} 2
 # HELP offsetctl_gather_errors_total Gathers that were not complete (failed, cut by the interval, any group or partition not read, or any lagging partition's time lag not measured); what they could not read keeps its last values, marked by offsetctl_lag_stale.
 # TYPE offsetctl_gather_errors_total counter
 offsetctl_gather_errors_total 0
-# HELP offsetctl_gather_success 1 when the latest gather read every selected group and partition and measured every lagging partition's time lag, 0 when any read failed or any time lag was not measured.
+# HELP offsetctl_gather_success 1 when the latest gather read every selected group and partition and measured every lagging partition's time lag, 0 when any read failed or any time lag was not measured. A named group that does not exist does not make it 0 (its read answered; see offsetctl_consumergroup_missing).
 # TYPE offsetctl_gather_success gauge
 offsetctl_gather_success 1
 # HELP offsetctl_snapshot_age_seconds Seconds since the latest complete gather finished: the age of the oldest value that may be served.
@@ -269,7 +269,7 @@ func TestFailedGatherKeepsValuesAndCounts(t *testing.T) {
 # HELP offsetctl_gather_errors_total Gathers that were not complete (failed, cut by the interval, any group or partition not read, or any lagging partition's time lag not measured); what they could not read keeps its last values, marked by offsetctl_lag_stale.
 # TYPE offsetctl_gather_errors_total counter
 offsetctl_gather_errors_total 2
-# HELP offsetctl_gather_success 1 when the latest gather read every selected group and partition and measured every lagging partition's time lag, 0 when any read failed or any time lag was not measured.
+# HELP offsetctl_gather_success 1 when the latest gather read every selected group and partition and measured every lagging partition's time lag, 0 when any read failed or any time lag was not measured. A named group that does not exist does not make it 0 (its read answered; see offsetctl_consumergroup_missing).
 # TYPE offsetctl_gather_success gauge
 offsetctl_gather_success 0
 # HELP offsetctl_snapshot_age_seconds Seconds since the latest complete gather finished: the age of the oldest value that may be served.

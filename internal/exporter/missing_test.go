@@ -13,8 +13,10 @@ import (
 )
 
 // TestNamedGroupMissing: a group named in the request whose read says it
-// does not exist is a group not read at every gather (counted, the
-// gather not complete, offsetctl_consumergroup_missing 1, no lag series),
+// does not exist is counted at every gather in the group errors, with
+// offsetctl_consumergroup_missing 1 and no lag series, while the gather
+// stays complete (success 1, the snapshot age not growing: the groups that
+// exist were read),
 // told to Missing when it starts and when it ends, not every round; a
 // gather that fails before reaching it keeps it missing and counts it. A
 // group only matched (--all-groups, --regex) that a read says does not
@@ -32,21 +34,20 @@ func TestNamedGroupMissing(t *testing.T) {
 			told = append(told, fmt.Sprintf("%s missing %v after %d", group, missing, rounds))
 		}})
 	type want struct {
-		success, groupErrs float64
+		success, groupErrs, age float64
 		missing            string // the offsetctl_consumergroup_missing lines
 		idleLag            bool
 		told               string
 	}
 	for i, w := range []want{
-		{1, 0, "billing 0, idle 0", true, ""},
-		{0, 1, "billing 0, idle 1", false, "idle missing true after 0"},
-		{0, 1, "billing 0, idle 1", false, ""},
-		{0, 2, "billing 0, idle 1", false, ""}, // failed: billing carried, idle not reached
-		{1, 0, "billing 0, idle 0", true, "idle missing false after 2"},
+		{1, 0, 0, "billing 0, idle 0", true, ""},
+		{1, 1, 0, "billing 0, idle 1", false, "idle missing true after 0"},
+		{1, 1, 0, "billing 0, idle 1", false, ""},
+		{0, 2, 10, "billing 0, idle 1", false, ""}, // failed: billing carried, idle not reached
+		{1, 0, 0, "billing 0, idle 0", true, "idle missing false after 2"},
 	} {
 		told = nil
 		c.GatherOnce(context.Background(), g)
-		clock = clock.Add(10 * time.Second)
 		page := pageText(t, c)
 		var missing []string
 		for _, grp := range []string{"billing", "idle"} {
@@ -66,7 +67,7 @@ func TestNamedGroupMissing(t *testing.T) {
 			t.Errorf("round %d: Missing told %q, want %q", i+1, got, w.told)
 		}
 		health := scraped(c)
-		for name, v := range map[string]float64{"offsetctl_gather_success": w.success, "offsetctl_gather_group_errors": w.groupErrs} {
+		for name, v := range map[string]float64{"offsetctl_gather_success": w.success, "offsetctl_gather_group_errors": w.groupErrs, "offsetctl_snapshot_age_seconds": w.age} {
 			fams, err := health.Gather()
 			if err != nil {
 				t.Fatal(err)
@@ -77,6 +78,7 @@ func TestNamedGroupMissing(t *testing.T) {
 				}
 			}
 		}
+		clock = clock.Add(10 * time.Second)
 	}
 
 	// Matched, not named: a read that says it does not exist removes it,

@@ -139,7 +139,7 @@ func TestRoundTimeLagBudget(t *testing.T) {
 # HELP kafka_consumergroup_lag_seconds Age of the next record the group has not consumed, read from the log's own timestamps (0 without lag).
 # TYPE kafka_consumergroup_lag_seconds gauge
 kafka_consumergroup_lag_seconds{consumergroup="idle",partition="0",topic="orders"} 0
-# HELP offsetctl_gather_success 1 when the latest gather read every selected group and partition and measured every lagging partition's time lag, 0 when any read failed or any time lag was not measured.
+# HELP offsetctl_gather_success 1 when the latest gather read every selected group and partition and measured every lagging partition's time lag, 0 when any read failed or any time lag was not measured. A named group that does not exist does not make it 0 (its read answered; see offsetctl_consumergroup_missing).
 # TYPE offsetctl_gather_success gauge
 offsetctl_gather_success 0
 # HELP offsetctl_gather_time_lag_missed Lagging group-partitions whose time lag the latest gather could not measure (not read within its time-lag budget, half the interval, or the read failed); their kafka_consumergroup_lag_seconds keeps its last value, marked by offsetctl_lag_stale (absent if it was never measured), and the gather is not complete.
