@@ -166,6 +166,7 @@ func settleUnnamed(gp *GroupPlan, unnamed map[lag.TP]bool, fetched kadm.OffsetRe
 			continue
 		}
 		pp.Applied = nil
+		pp.Unacked = true
 		if !read {
 			continue
 		}

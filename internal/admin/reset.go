@@ -42,6 +42,13 @@ type PartitionPlan struct {
 	// its split commits: whether this partition's new offset was
 	// committed (the group is then partly changed).
 	Applied *bool `json:"applied,omitempty"`
+	// Unacked marks a partition whose change the broker never
+	// acknowledged (its answer did not name it, or the request got no
+	// answer) and that the read-back judged (settleUnnamed): Applied true
+	// or nil says it changed or may have, though Error says it was not
+	// acknowledged. The audit entry records such a change as written, so
+	// that undo restores it and later changes are checked against it.
+	Unacked bool `json:"-"`
 	// AckedPastStart is, for a share-partition the change sets or
 	// deletes, how many records after its start offset are already
 	// acknowledged or archived: state the change discards and no

@@ -897,6 +897,13 @@ func deleteNoCommit(ctx context.Context, adm *cluster.Admin, gp *GroupPlan, dele
 		case missing[k]:
 			unnamed[k] = true
 			pp.Error = deleteErrPrefix + notNamed("deleted") + gaps.note()
+		case !ok && err != nil && unanswered(err):
+			// Its request may have been carried out (sent, no
+			// answer), or never sent: the read-back judges it, as for
+			// a partition an answer left out. A "failed" here told
+			// undo that the restore changed nothing.
+			unnamed[k] = true
+			pp.Error = deleteErrPrefix + "the delete got no answer (" + ExplainError(err) + "): not known to be deleted"
 		case !ok && err != nil:
 			pp.Error = deleteErrPrefix + ExplainError(err)
 		case perr != nil:

@@ -399,6 +399,15 @@ func resetAudit(plan *admin.Plan) auditFill {
 				if pp.Action == admin.ActCommit {
 					c.After = pp.Target
 				}
+				if pp.Unacked && partitionWritten(g, pp) {
+					// Not acknowledged, but read back as planned, or
+					// not known: written. An error here would read as
+					// "not written" to undo (which would skip it) and
+					// to the later-change check of an earlier entry;
+					// the run's output and the entry's error say it was
+					// not acknowledged.
+					c.Error = ""
+				}
 				// A partition of a partly changed group whose batch got
 				// no answer (Applied nil) may have been applied: written,
 				// not known, and undo restores it (no error).
@@ -468,6 +477,11 @@ func groupOutcome(g admin.GroupPlan) string {
 // not refused by the broker: the whole group of an applied or unknown
 // transaction, the acknowledged commits of a partly changed one.
 func partitionWritten(g admin.GroupPlan, pp admin.PartitionPlan) bool {
+	if pp.Unacked {
+		// Judged by the read-back: changed as planned (true), or maybe
+		// (nil); as it was (false).
+		return pp.Applied == nil || *pp.Applied
+	}
 	refused := strings.HasPrefix(pp.Error, "commit: ") || strings.HasPrefix(pp.Error, "delete: ")
 	switch groupOutcome(g) {
 	case audit.Applied, audit.Unverified, audit.Unknown:

@@ -77,7 +77,10 @@ func loadRestore(e audit.Entry) (undoRestore, error) {
 		rows, _ := pf.ScopeRows(g, lag.Scope{})
 		for _, row := range rows {
 			c, ok := mine[partKey{g, row.Topic, row.Partition}]
-			if !ok {
+			if !ok || c.Error != "" {
+				// Left as it was, or its change not written (refused):
+				// the restore writes the backed-up offset over whatever
+				// is there now, so what is there must still be that.
 				var at *int64
 				if !row.NoCommit {
 					at = new(row.Offset)
@@ -112,7 +115,9 @@ func (r undoRestore) restoreArgs() []string {
 func (r undoRestore) leftAsWas(e audit.Entry, later audit.Laters) (int, string) {
 	changed := map[partKey]bool{}
 	for _, c := range e.Changes {
-		changed[keyOf(c)] = true
+		if c.Error == "" {
+			changed[keyOf(c)] = true
+		}
 	}
 	var names []string
 	for _, c := range r.writes {

@@ -8,6 +8,7 @@ package cli
 // applied or unverified (the broker acknowledged every planned change).
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
@@ -78,6 +80,11 @@ func TestResetNonAtomicUnnamedPartition(t *testing.T) {
 		outcome                   string
 		written, changed, applied int
 		errs                      map[int32]string // each partition's error, "" none
+		// written: the partitions the entry records as written though
+		// not acknowledged (read back as planned): no error in the
+		// entry, so that undo restores them and a later change of them
+		// is seen; the run's JSON still says they were not acknowledged.
+		unackedWritten bool
 	}{
 		{"one partition left out, one not asked for named instead", func(f *laterFixture, r *kmsg.OffsetCommitRequest) kmsg.Response {
 			for i := range r.Topics {
@@ -86,7 +93,7 @@ func TestResetNonAtomicUnnamedPartition(t *testing.T) {
 			return nil
 		}, map[int32]int64{0: 17, 1: 4, 2: 17}, audit.Partly, 2, 2, 2, map[int32]string{
 			1: notNamed + " (it named partitions not asked for: topic {topic} partition 7: UNKNOWN_TOPIC_OR_PARTITION); read back: unchanged (committed 4)",
-		}},
+		}, false},
 		{"none named, nothing committed", func(f *laterFixture, r *kmsg.OffsetCommitRequest) kmsg.Response {
 			resp := r.ResponseKind().(*kmsg.OffsetCommitResponse)
 			for _, rt := range r.Topics {
@@ -103,15 +110,15 @@ func TestResetNonAtomicUnnamedPartition(t *testing.T) {
 			0: notNamed + " (it named partitions not asked for: a topic id not asked for partition 0, 1, 2: no error); read back: unchanged (committed 4)",
 			1: notNamed + " (it named partitions not asked for: a topic id not asked for partition 0, 1, 2: no error); read back: unchanged (committed 4)",
 			2: notNamed + " (it named partitions not asked for: a topic id not asked for partition 0, 1, 2: no error); read back: unchanged (committed 4)",
-		}},
+		}, false},
 		{"none named, committed all the same", func(f *laterFixture, r *kmsg.OffsetCommitRequest) kmsg.Response {
 			f.c.Commit(f.group, f.topic, map[int32]int64{0: 17, 1: 17, 2: 17})
 			return r.ResponseKind() // names no topic
-		}, map[int32]int64{0: 17, 1: 17, 2: 17}, audit.Partly, 3, 3, 0, map[int32]string{
+		}, map[int32]int64{0: 17, 1: 17, 2: 17}, audit.Partly, 3, 3, 3, map[int32]string{
 			0: notNamed + "; read back: it holds what was planned (committed 17) all the same",
 			1: notNamed + "; read back: it holds what was planned (committed 17) all the same",
 			2: notNamed + "; read back: it holds what was planned (committed 17) all the same",
-		}},
+		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newLater(t, map[int32]int64{0: 4, 1: 4, 2: 4})
@@ -137,9 +144,29 @@ func TestResetNonAtomicUnnamedPartition(t *testing.T) {
 			}
 			for _, c := range e.Changes {
 				want := strings.ReplaceAll(tc.errs[c.Partition], "{topic}", f.topic)
-				if c.Error != want || gp.Partitions[c.Partition].Error != want {
-					t.Errorf("partition %d: error %q (JSON %q), want %q", c.Partition, c.Error, gp.Partitions[c.Partition].Error, want)
+				inEntry := want
+				if tc.unackedWritten {
+					inEntry = ""
 				}
+				if c.Error != inEntry || gp.Partitions[c.Partition].Error != want {
+					t.Errorf("partition %d: error %q (JSON %q), want %q (JSON %q)", c.Partition, c.Error, gp.Partitions[c.Partition].Error, inEntry, want)
+				}
+			}
+			if tc.unackedWritten {
+				// A later change of the partitions it changed without
+				// the broker's word is seen: undo is refused (it
+				// restored the whole backup over the later change),
+				// and undone in turn it lets the first be undone.
+				f.run(t, 0, "reset", f.group, "--topic", f.topic, "--to", "30", "--execute", "--backup", filepath.Join(f.dir, "later.csv"))
+				later := historyOf(t, "--audit-log", f.log)
+				lid := later[len(later)-1].ID
+				u := f.run(t, 2, "undo", e.ID, "--execute", "--backup", filepath.Join(f.dir, "u0.csv"))
+				if !strings.Contains(u.stderr, lid) {
+					t.Fatalf("undo over a later change: stderr does not name %s:\n%s", lid, u.stderr)
+				}
+				f.wantAt(t, map[int32]int64{0: 30, 1: 30, 2: 30})
+				f.run(t, 0, "undo", lid, "--execute", "--backup", filepath.Join(f.dir, "u1.csv"))
+				f.wantAt(t, tc.at)
 			}
 			if tc.outcome == audit.Failed {
 				badInput(t, f.c, "entry "+e.ID+" was failed: it changed nothing, so there is nothing to undo", "--audit-log", f.log, "undo", e.ID)
@@ -354,4 +381,109 @@ func TestShareDeleteOffsetsUnnamedTopic(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUndoChecksARefusedPartition: a --non-atomic reset whose commit the
+// broker refused for one partition (partly changed) left that partition
+// as it was, but undo's restore writes the backup over it too. A commit
+// made there since (a consumer, Apache's tool) is a move the undo must
+// see: it was skipped (the entry's change of it carries the refusal), and
+// the restore silently put the backed-up offset back over it.
+func TestUndoChecksARefusedPartition(t *testing.T) {
+	f := newLater(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+	answerOnce(f.c, kmsg.OffsetCommit, commitGroup, f.group, func(r *kmsg.OffsetCommitRequest) kmsg.Response {
+		resp := r.ResponseKind().(*kmsg.OffsetCommitResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewOffsetCommitResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewOffsetCommitResponseTopicPartition()
+				sp.Partition = rp.Partition
+				if rp.Partition == 1 {
+					sp.ErrorCode = kerr.OffsetMetadataTooLarge.Code
+				} else {
+					f.c.Commit(f.group, f.topic, map[int32]int64{rp.Partition: rp.Offset})
+				}
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp
+	})
+	f.run(t, 1, "reset", f.group, "--topic", f.topic, "--to", "17", "--execute", "--non-atomic", "--backup", filepath.Join(f.dir, "r.csv"))
+	f.wantAt(t, map[int32]int64{0: 17, 1: 4, 2: 17})
+	es := historyOf(t, "--audit-log", f.log)
+	e := es[len(es)-1]
+	if e.Outcome != audit.Partly {
+		t.Fatalf("outcome %s, want partly", e.Outcome)
+	}
+	f.c.Commit(f.group, f.topic, map[int32]int64{1: 25}) // a consumer, since
+	u := f.run(t, 1, "undo", e.ID, "--execute", "--backup", filepath.Join(f.dir, "u.csv"))
+	if !strings.Contains(u.stderr, "partition 1") || !strings.Contains(u.stderr, "25 now") {
+		t.Fatalf("undo over a commit made since on the refused partition: stderr does not name it:\n%s", u.stderr)
+	}
+	f.wantAt(t, map[int32]int64{0: 17, 1: 25, 2: 17})
+	// --force restores the backup, as for any partition moved since.
+	f.run(t, 0, "undo", e.ID, "--execute", "--force", "--backup", filepath.Join(f.dir, "u2.csv"))
+	f.wantAt(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+}
+
+// TestRestoreNoCommitDeleteUnanswered: a restore to "no commit" (the
+// undo of a reset that committed where the group had none) whose
+// OffsetDelete is carried out but never answered (the connection drops,
+// every retry too, until --timeout). It was recorded as refused ("delete:
+// <the timeout>", outcome failed), so undo of the restore said it changed
+// nothing while every commit was gone. Now the read-back judges it as a
+// partition an answer left out: written, the outcome not failed, and the
+// restore can be undone.
+func TestRestoreNoCommitDeleteUnanswered(t *testing.T) {
+	f := newLater(t, map[int32]int64{})
+	backup := filepath.Join(f.dir, "first.csv")
+	f.run(t, 0, "reset", f.group, "--topic", f.topic, "--to", "17", "--execute", "--backup", backup)
+	f.wantAt(t, map[int32]int64{0: 17, 1: 17, 2: 17})
+
+	var inner, done atomic.Bool
+	f.c.Fake.ControlKey(int16(kmsg.OffsetDelete), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.c.Fake.KeepControl()
+		r := req.(*kmsg.OffsetDeleteRequest)
+		if r.Group != f.group || inner.Load() {
+			return nil, nil, false
+		}
+		f.c.Fake.SleepControl(func() {
+			if done.CompareAndSwap(false, true) {
+				// Carried out (by another client here), then its
+				// answer is lost.
+				set := kadm.TopicsSet{}
+				for _, rt := range r.Topics {
+					for _, rp := range rt.Partitions {
+						set.Add(rt.Topic, rp.Partition)
+					}
+				}
+				inner.Store(true)
+				if _, err := f.c.Admin().DeleteOffsets(testkit.Ctx(t), f.group, set); err != nil {
+					t.Error(err)
+				}
+				inner.Store(false)
+			}
+			time.Sleep(300 * time.Millisecond)
+		})
+		return nil, errors.New("dropped"), true
+	})
+	r := f.run(t, 1, "reset", f.group, "--to", "file:"+backup, "--execute", "-o", "json", "--timeout", "2s", "--backup", filepath.Join(f.dir, "restore.csv"))
+	f.wantAt(t, map[int32]int64{})
+	if !done.Load() {
+		t.Fatal("no OffsetDelete was sent")
+	}
+	es := historyOf(t, "--audit-log", f.log)
+	e := es[len(es)-1]
+	if e.Outcome == audit.Failed || e.Outcome == audit.Applied || e.Outcome == audit.Unverified || claimsAll(r.stderr) {
+		t.Fatalf("outcome %s: want neither failed (the commits are gone) nor acknowledged\nstderr:\n%s", e.Outcome, r.stderr)
+	}
+	for _, c := range e.Changes {
+		if c.Error != "" {
+			t.Errorf("partition %d recorded as not written: %s", c.Partition, c.Error)
+		}
+	}
+	f.run(t, 0, "undo", e.ID, "--execute", "--backup", filepath.Join(f.dir, "u.csv"))
+	f.wantAt(t, map[int32]int64{0: 17, 1: 17, 2: 17})
 }
