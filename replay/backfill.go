@@ -296,6 +296,11 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 // over: every refusal comes before the first request that can change the
 // target, and before the caller's audit intent.
 func (b *backfiller) start(ctx context.Context, srcAdm, dstAdm *cluster.Admin, tps map[int32]kadm.ListedOffset) error {
+	if b.txn && (b.opts.Target != nil || len(b.opts.Brokers) > 0) {
+		if err := b.checkPositionHome(ctx, dstAdm); err != nil {
+			return err
+		}
+	}
 	if b.txn {
 		if err := b.checkJob(ctx, srcAdm, dstAdm); err != nil {
 			return err
@@ -323,6 +328,35 @@ func (b *backfiller) start(ctx context.Context, srcAdm, dstAdm *cluster.Admin, t
 	if b.ck != nil && !b.ck.final {
 		b.wg.Add(1)
 		go b.checkpointLoop()
+	}
+	return nil
+}
+
+// checkPositionHome refuses an exactly-once backfill to another cluster
+// that could never commit its position. The position is the position
+// group's committed offsets of the source topic's partitions, committed
+// in each transaction on the target cluster (the transaction's); a
+// broker refuses offsets of a topic or partition it does not have
+// (UNKNOWN_TOPIC_OR_PARTITION, or UNKNOWN_TOPIC_ID). Such a backfill
+// wrote its first copies, failed at its first position commit (the
+// copies aborted, but seen by read_uncommitted readers), and told the
+// user to rerun, which failed the same way. Refused before anything is
+// sent or recorded.
+func (b *backfiller) checkPositionHome(ctx context.Context, dstAdm *cluster.Admin) error {
+	group := PositionGroup(b.opts.TransactionalID)
+	ends, err := dstAdm.ListEndOffsets(ctx, b.src)
+	if err != nil {
+		return fmt.Errorf("target cluster: reading topic %s, where --transactional-id keeps the position (group %s): %w", b.src, group, err)
+	}
+	tps := ends[b.src]
+	instead := "keep the position in a file with --checkpoint FILE instead of --transactional-id, or create the topic there"
+	if bad, ok := tps[-1]; ok && bad.Err != nil || len(tps) == 0 {
+		return exitcode.Usagef("--transactional-id keeps the backfill's position as group %s's committed offsets of topic %s (the source topic) on the target cluster, which has no topic %s, so the position could never be committed: %s", group, b.src, b.src, instead)
+	}
+	for _, pp := range b.plan.Partitions {
+		if _, ok := tps[pp.Partition]; !ok {
+			return exitcode.Usagef("--transactional-id keeps the backfill's position as group %s's committed offsets of topic %s (the source topic) on the target cluster, whose topic %s has %s but source partition %d is replayed, so its position could never be committed: %s", group, b.src, b.src, textlist.Count(len(tps), "partition"), pp.Partition, instead)
+		}
 	}
 	return nil
 }
