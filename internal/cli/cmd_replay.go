@@ -200,9 +200,17 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 			runErr = fmt.Errorf("closing %s: %w", safetext.Arg(f.out), err)
 		}
 	}
+	// The outcome on the record is what the replay did: its summary's
+	// print below is not part of it. A backfill that copied every record
+	// and then found stdout closed was recorded "partly", with no resume
+	// point, which reads as a copy to finish by running it again.
+	ranErr := runErr
 	if res != nil {
 		if err := report.ReplayView(summary, a.format, res, a.verbose); err != nil && runErr == nil {
 			runErr = err
+			if opts.Produce != nil {
+				runErr = fmt.Errorf("the backfill ended as recorded, but printing its summary failed: %w", err)
+			}
 		}
 	}
 	if errors.Is(runErr, replay.ErrOutputClosed) {
@@ -216,7 +224,20 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		// stays a failure (see stdout.go).
 		runErr = loudAfterChange(runErr)
 	}
-	return rec.finish(runErr, replayAudit(&res))
+	return rec.finish(runErr, outcomeBy(ranErr, replayAudit(&res)))
+}
+
+// outcomeBy is fill with the outcome decided by err, the command's own
+// error, rather than by the error finish is handed (which may add a
+// report that could not be printed).
+func outcomeBy(err error, fill auditFill) auditFill {
+	return func(e *audit.Entry) auditResult {
+		res := fill(e)
+		if res.outcome == "" {
+			res.outcome = audit.Outcome(err, res.refused, res.applied)
+		}
+		return res
+	}
 }
 
 // backfillIntent names in every entry of the backfill what a rerun

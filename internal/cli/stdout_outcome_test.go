@@ -10,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/mirror"
 	"github.com/offsetctl/offsetctl/internal/testkit"
@@ -118,5 +119,29 @@ func TestLagWatchPipeEndsLikeFollow(t *testing.T) {
 	out, errb, status := pipeline(t, f.c, "lag", g, "--watch", "100ms")
 	if status != exitcode.OK || !strings.Contains(out, "every 100ms") || errb != "" {
 		t.Fatalf("lag --watch | head -1: status %d, output %q, stderr %q; want 0, the round header and no stderr", status, out, errb)
+	}
+}
+
+// TestBackfillOutcomeWhateverStdout (QA): a backfill whose summary could
+// not be printed (stdout's reader gone: `| true`) had copied every record,
+// but was recorded "partly" (the print failure taken for its own), which
+// reads as a copy to finish by rerunning it. Its outcome is what it did:
+// applied, every record produced; the run still exits 1 and says the
+// summary was lost (a change was made, and its report is gone).
+func TestBackfillOutcomeWhateverStdout(t *testing.T) {
+	c := kfakeCluster(t)
+	src := backfillSource(t, c, 5)
+	dst := c.Topic(3, nil)
+	code, errb := closedStdoutRun(t, c, "replay", src, "--produce-to", dst, "--format", "none", "-q")
+	if code != exitcode.Failure || !strings.Contains(errb, "the backfill ended as recorded, but printing its summary failed") {
+		t.Fatalf("exit %d, want 1 saying the summary was lost\nstderr:\n%s", code, errb)
+	}
+	es := historyOf(t)
+	want := countRecords(t, c, src)
+	if len(es) != 1 || es[0].Outcome != audit.Applied || es[0].Produced == nil || *es[0].Produced != want || es[0].ExitCode != 1 {
+		t.Fatalf("history: %+v, want one applied backfill of %d records (exit 1)", es, want)
+	}
+	if got := countRecords(t, c, dst); got != want {
+		t.Fatalf("the target holds %d records, want %d", got, want)
 	}
 }
