@@ -32,6 +32,11 @@ type Later struct {
 	// topic names): it counts as touching, and what it found is no
 	// evidence.
 	ClusterUnknown bool `json:"cluster_unknown,omitempty"`
+	// NoMove: the later change left the partition where it found it
+	// (its record is read, written without error, Before equal to
+	// After: a reset --to current). A restore over it reverts nothing
+	// of it; what it found is still evidence.
+	NoMove bool `json:"-"`
 }
 
 // MatchUnread is a Later whose record cannot be read: an entry in a
@@ -123,6 +128,22 @@ func (l Laters) Standing() Laters {
 	return out
 }
 
+// Moving is l without the later changes that moved nothing (NoMove): a
+// restore of the entry's backup reverts nothing of those, so they are no
+// reason to refuse it. A partition still moved by them since the entry is
+// what the restore's check of the offsets now finds (Moved).
+func (l Laters) Moving() Laters {
+	out := Laters{m: map[changeKey][]Later{}}
+	for k, vs := range l.m {
+		for _, v := range vs {
+			if !v.NoMove {
+				out.m[k] = append(out.m[k], v)
+			}
+		}
+	}
+	return out
+}
+
 // LaterChanges finds, for each partition of e, the entries after e that
 // touched it (Lookup gives the earliest): each an entry whose id sorts
 // after e's (ids sort by the time a command started, history's order) of
@@ -189,6 +210,7 @@ func LaterChangesIn(e Entry, parts []Change, entries []Entry) Laters {
 			}
 			r := ref
 			r.Found, r.Matches = c.Before, matchOf(c.Before, m)
+			r.NoMove = c.Error == "" && sameOffset(c.Before, c.After)
 			keep(k, r)
 		}
 	}

@@ -586,3 +586,34 @@ func TestUndoKnownAfterUndoingLater(t *testing.T) {
 		t.Fatalf("history: %+v", es)
 	}
 }
+
+// TestUndoOverALaterChangeThatMovedNothing (QA): a reset to 17, then a
+// reset --to current that moved nothing (its entry: before = after). The
+// undo of the first was refused, naming the second as a later change it
+// would revert, and the only way on was --force, which also turns off the
+// check for commits made since. It moved nothing, so there is nothing of
+// it to revert: the undo goes through. A commit made since is still
+// caught, and a later change that moved a partition still refuses.
+func TestUndoOverALaterChangeThatMovedNothing(t *testing.T) {
+	f := newLater(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+	e := f.reset(t, 0, f.topic, "17")
+	f.run(t, 0, "reset", f.group, "--topic", f.topic, "--to", "current", "--execute", "--backup", filepath.Join(f.dir, "noop.csv"))
+	f.wantAt(t, map[int32]int64{0: 17, 1: 17, 2: 17})
+	// A consumer commits since: still refused, as moved since.
+	f.c.Commit(f.group, f.topic, map[int32]int64{2: 20})
+	r := f.run(t, 1, "undo", e, "--execute", "--backup", filepath.Join(f.dir, "moved.csv"))
+	if !strings.Contains(r.stderr, "partition 2: 17 after the change, 20 now") || strings.Contains(r.stderr, "changed later") {
+		t.Fatalf("undo with a commit made since:\n%s", r.stderr)
+	}
+	f.c.Commit(f.group, f.topic, map[int32]int64{2: 17})
+	r = f.run(t, 0, "undo", e, "--execute", "--backup", filepath.Join(f.dir, "ue.csv"))
+	if strings.Contains(r.stderr, "changed later") || strings.Contains(r.stderr, "--force") {
+		t.Fatalf("undo over a change that moved nothing:\n%s", r.stderr)
+	}
+	f.wantAt(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+
+	// A later change that moved one partition still refuses.
+	e2 := f.reset(t, 0, f.topic, "17")
+	f.run(t, 0, "reset", f.group, "--topic", f.topic+":1", "--to", "9", "--execute", "--backup", filepath.Join(f.dir, "one.csv"))
+	badInput(t, f.c, "entry "+e2+" (outcome applied): 1 of its 3 partition(s) were changed later", "--audit-log", f.log, "undo", e2, "--execute", "--backup", filepath.Join(f.dir, "refused.csv"))
+}

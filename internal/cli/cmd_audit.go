@@ -554,7 +554,9 @@ func (a *app) runUndo(cmd *cobra.Command, id string, f undoFlags) error {
 	if err != nil {
 		return err
 	}
-	if later = later.Standing(); later.Len() > 0 {
+	// A later change that moved nothing (reset --to current) has
+	// nothing for the restore to revert.
+	if later = later.Standing().Moving(); later.Len() > 0 {
 		// Refused, or with --force restored over the later changes.
 		if err := a.undoOverLater(e, entries, later, restore, f.force); err != nil {
 			return err
