@@ -636,6 +636,19 @@ func deleteGroupAudit(backup *string, rows []admin.DeleteGroupRow, bgs []admin.B
 				res.applied++ // a group without offsets was still deleted
 			}
 		}
+		// A named group with nothing backed up and not deleted (it does
+		// not exist: GROUP_ID_NOT_FOUND) is a part that failed: the
+		// run exits 1 for it, and "applied" would say every named
+		// group went.
+		backed := map[string]bool{}
+		for _, bg := range bgs {
+			backed[bg.Group] = true
+		}
+		for _, r := range rows {
+			if !backed[r.Group] && r.Status != "deleted" && r.Error != "" {
+				outcomes = append(outcomes, audit.Failed)
+			}
+		}
 		e.Topics = sortedKeys(topics)
 		res.outcome = combined(outcomes)
 		return res

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/offsetctl/offsetctl/internal/admin"
+	"github.com/offsetctl/offsetctl/internal/audit"
 	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
@@ -327,4 +328,25 @@ func TestDeleteOffsetsPartialFailureUndo(t *testing.T) {
 	mustRun(t, nil, 0, args...)
 	assertCommitted(t, f.c, g, old, map[int32]int64{0: 0, 1: 0})
 	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 9, 1: 8})
+}
+
+// TestDeleteGroupWithAMissingOneIsPartly (QA): delete-group of a group
+// that exists and one that does not deletes the first and exits 1 for
+// the second; its entry said "applied" (only the groups backed up were
+// counted), which hides the failure from anyone reading the trail. It is
+// partly, as for a named group that was live.
+func TestDeleteGroupWithAMissingOneIsPartly(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	missing := testkit.Name(t, "missing")
+	log := filepath.Join(f.dir, "audit.jsonl")
+	r := mustRun(t, f.c, 1, "--audit-log", log, "delete-group", g, missing, "--execute", "--backup", f.backup("dg.csv"))
+	if !strings.Contains(r.stderr, "(outcome: partly)") {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+	assertCommitted(t, f.c, g, f.topic, map[int32]int64{})
+	es := historyOf(t, "--audit-log", log)
+	if len(es) != 1 || es[0].Outcome != audit.Partly || es[0].ExitCode != 1 {
+		t.Fatalf("history: %+v, want one partly entry (exit 1)", es)
+	}
 }
