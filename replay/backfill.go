@@ -148,11 +148,16 @@ type slot struct {
 }
 
 type backfiller struct {
-	opts    ProduceOptions
-	src     string
-	cl      *kgo.Client
-	txn     bool
-	started bool
+	// positionHere: the position group (--transactional-id) is on the
+	// source cluster, the one the replay's proof reads, where its moves
+	// are the backfill's own; on another cluster, a commit of a group of
+	// that name on the source is someone else's change.
+	positionHere bool
+	opts         ProduceOptions
+	src          string
+	cl           *kgo.Client
+	txn          bool
+	started      bool
 	// abortFailed: the open transaction could not be aborted (the
 	// target did not answer): a rerun's takeover aborts it, or the
 	// broker at the transaction timeout.
@@ -296,7 +301,13 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 // over: every refusal comes before the first request that can change the
 // target, and before the caller's audit intent.
 func (b *backfiller) start(ctx context.Context, srcAdm, dstAdm *cluster.Admin, tps map[int32]kadm.ListedOffset) error {
+	b.positionHere = b.txn
 	if b.txn && (b.opts.Target != nil || len(b.opts.Brokers) > 0) {
+		here, err := sameCluster(ctx, srcAdm, dstAdm, b.src)
+		if err != nil {
+			return err
+		}
+		b.positionHere = here
 		if err := b.checkPositionHome(ctx, dstAdm); err != nil {
 			return err
 		}
@@ -330,6 +341,20 @@ func (b *backfiller) start(ctx context.Context, srcAdm, dstAdm *cluster.Admin, t
 		go b.checkpointLoop()
 	}
 	return nil
+}
+
+// sameCluster says whether the two admins reach one cluster (their
+// cluster ids).
+func sameCluster(ctx context.Context, srcAdm, dstAdm *cluster.Admin, topic string) (bool, error) {
+	sm, err := srcAdm.Metadata(ctx, topic)
+	if err != nil {
+		return false, fmt.Errorf("source cluster: reading its cluster id: %w", err)
+	}
+	dm, err := dstAdm.Metadata(ctx, topic)
+	if err != nil {
+		return false, fmt.Errorf("target cluster: reading its cluster id: %w", err)
+	}
+	return sm.Cluster != "" && sm.Cluster == dm.Cluster, nil
 }
 
 // checkPositionHome refuses an exactly-once backfill to another cluster

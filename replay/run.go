@@ -346,7 +346,11 @@ func Run(ctx context.Context, cfg cluster.Config, opts Options) (*Result, error)
 	if copier != nil {
 		cerr = copier.complete(ctx, cfg, res, cerr)
 	}
-	return res, prove(cfg, adm, opts, allParts, before, res, cerr)
+	own := ""
+	if copier != nil && copier.positionHere {
+		own = PositionGroup(opts.Produce.TransactionalID)
+	}
+	return res, prove(cfg, adm, opts, allParts, before, res, cerr, own)
 }
 
 // openSinkBeforeChange has a backfill open its sink (OpenSink: --out,
@@ -444,7 +448,10 @@ func checkOptions(opts *Options) error {
 // first (unless --no-verify): it runs even after an interrupt or a failure
 // (cerr, which it returns unless the proof failed), under a fresh context
 // bounded by the timeout.
-func prove(cfg cluster.Config, adm *cluster.Admin, opts Options, allParts []int32, before proofSnapshot, res *Result, cerr error) error {
+//
+// own is the backfill's position group when it lives on this cluster
+// (its moves are the backfill's own), else "".
+func prove(cfg cluster.Config, adm *cluster.Admin, opts Options, allParts []int32, before proofSnapshot, res *Result, cerr error, own string) error {
 	if opts.NoVerify {
 		res.Verification = Verification{Skipped: true, Unchanged: true, Changes: []Change{}, Rows: []Change{}, Groups: []string{}}
 		return cerr
@@ -460,10 +467,6 @@ func prove(cfg cluster.Config, adm *cluster.Admin, opts Options, allParts []int3
 			return cerr
 		}
 		return fmt.Errorf("the replay finished but its proof could not be taken: %w", err)
-	}
-	own := ""
-	if opts.Produce != nil && opts.Produce.TransactionalID != "" {
-		own = PositionGroup(opts.Produce.TransactionalID)
 	}
 	res.Verification = compareSnapshots(opts.Topic, before, after, opts.VerifyGroups, own)
 	if failed := res.Verification.Failed(); len(failed) > 0 {

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"sync/atomic"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/internal/testkit"
+	"github.com/offsetctl/offsetctl/replay"
 )
 
 // TestBackfillTxnPositionHome (QA): an exactly-once backfill to another
@@ -68,5 +72,41 @@ func TestBackfillTxnPositionHome(t *testing.T) {
 	want := ends(c, src, false) + 3
 	if got := ends(wide, dst2, true); got != want {
 		t.Fatalf("the backfill to a target with topic %s: last stable offsets sum %d, want %d", src, got, want)
+	}
+}
+
+// TestBackfillProofAcrossClusters (QA): the replay's proof reads the
+// source cluster, and passed over group offsetctl-backfill-ID there as the
+// backfill's own position. With --target-brokers on another cluster the
+// position lives on the target, so a commit of that group on the source
+// during the run is someone else's change, which the proof must report:
+// a group with no live member moved, verification failed (exit 3).
+func TestBackfillProofAcrossClusters(t *testing.T) {
+	c := kfakeCluster(t, kfake.ClusterID("source"))
+	src := backfillSource(t, c, 5)
+	target := kfakeCluster(t, kfake.ClusterID("target"))
+	target.CreateTopic(src, 3, nil)
+	dst := target.Topic(3, nil)
+	id := testkit.Name(t, "bf")
+	var once atomic.Bool
+	target.Fake.ControlKey(int16(kmsg.TxnOffsetCommit), func(kmsg.Request) (kmsg.Response, error, bool) {
+		target.Fake.KeepControl()
+		if once.CompareAndSwap(false, true) {
+			target.Fake.SleepControl(func() {
+				c.Commit(replay.PositionGroup(id), src, map[int32]int64{1: 123})
+			})
+		}
+		return nil, nil, false
+	})
+	res, _, _ := replayJSON(t, c, 3, src, "--produce-to", dst, "--target-brokers", target.BrokerList(), "--transactional-id", id, "--format", "none")
+	if !once.Load() {
+		t.Fatal("no position was committed on the target")
+	}
+	v := res.Verification
+	if v.Unchanged || v.BackfillGroup != "" || len(v.Changes) != 1 || v.Changes[0].Group != replay.PositionGroup(id) {
+		t.Fatalf("proof %+v: want the source-side commit of %s reported as a change", v, replay.PositionGroup(id))
+	}
+	if !res.Backfill.Complete {
+		t.Fatalf("backfill %+v", res.Backfill)
 	}
 }
