@@ -339,6 +339,14 @@ func TestAuditBackfillUnknownGuidance(t *testing.T) {
 	if !strings.Contains(rr.stderr, "backfill already complete according to checkpoint") {
 		t.Fatalf("the rerun:\n%s", rr.stderr)
 	}
+	// Finished by that rerun (same checkpoint, target and source, outcome
+	// applied): history no longer tells to finish it (QA: it did after
+	// the job was complete, sending the user to copy again). The reset's
+	// hint stays.
+	h = mustRun(t, nil, 0, "--audit-log", log, "history")
+	if strings.Contains(h.stderr, "backfill(s) with outcome unknown") || !strings.Contains(h.stderr, "1 change(s) with outcome unknown (01M8T8W8Y1KCK5XWQG09MTTSD1)") {
+		t.Fatalf("history's hints after the rerun completed the backfill:\n%s", h.stderr)
+	}
 }
 
 // TestAuditBackfillIntentNamesItsResume: a backfill's intent names its

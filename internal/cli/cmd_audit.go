@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -122,7 +123,9 @@ func (a *app) unknownHint(sel []audit.Entry) {
 			continue
 		}
 		if e.Action == audit.ActBackfill {
-			backfills = append(backfills, e) // --verify reads groups, not topics
+			if !resumedLater(e, sel) {
+				backfills = append(backfills, e) // --verify reads groups, not topics
+			}
 			continue
 		}
 		ids = append(ids, e.ID)
@@ -131,6 +134,25 @@ func (a *app) unknownHint(sel []audit.Entry) {
 		a.notef("%d change(s) with outcome unknown (%s): whether each landed is not recorded; see what the evidence shows with: %s history --verify ID", len(ids), textlist.Short(ids, 3, ", "), a.prog())
 	}
 	a.backfillHint(backfills)
+}
+
+// resumedLater says whether a backfill e of unknown outcome was finished
+// by a later run of the same job that completed (outcome applied): the
+// same --transactional-id or --checkpoint, target and source on the same
+// cluster, which resumed from where e left its position. Telling to
+// finish e by rerunning it then only sent the user to copy again.
+func resumedLater(e audit.Entry, sel []audit.Entry) bool {
+	if e.TransactionalID == "" && e.Checkpoint == "" {
+		return false // no resume point: a later run copied everything again
+	}
+	for _, l := range sel {
+		if l.ID > e.ID && l.Action == audit.ActBackfill && l.Outcome == audit.Applied &&
+			l.TransactionalID == e.TransactionalID && l.Checkpoint == e.Checkpoint &&
+			l.Target == e.Target && slices.Equal(l.Topics, e.Topics) && l.ClusterID == e.ClusterID {
+			return true
+		}
+	}
+	return false
 }
 
 // backfillHint says which listed backfills have no recorded outcome, and
