@@ -304,7 +304,7 @@ func (pf *PlanFile) cluster(n int, id, partition, offset string) error {
 		return fmt.Errorf("line %d: bad %s record (want %s,CLUSTER_ID,0,0)", n, ClusterMarker, ClusterMarker)
 	}
 	if pf.ClusterID != "" && pf.ClusterID != id {
-		return fmt.Errorf("line %d: %s names cluster %s, but line %d named cluster %s: a plan holds one cluster's offsets", n, ClusterMarker, safetext.Arg(id), pf.clusterLine, safetext.Arg(pf.ClusterID))
+		return fmt.Errorf("line %d: %s names cluster %s, but line %d named cluster %s: a plan, backup or snapshot holds one cluster's offsets", n, ClusterMarker, safetext.Arg(id), pf.clusterLine, safetext.Arg(pf.ClusterID))
 	}
 	if pf.ClusterID == "" {
 		pf.ClusterID, pf.clusterLine = id, n

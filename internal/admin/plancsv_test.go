@@ -58,7 +58,7 @@ func TestParsePlanCSV(t *testing.T) {
 		{name: "cluster id kept as written", in: "offsetctl:cluster, spaced ,0,0\n", columns: 4, cluster: " spaced "},
 		{name: "cluster marker after a header", in: "group,topic,partition,offset\noffsetctl:cluster,c1,0,0\ng,t,0,1\n", columns: 4,
 			rows: []PlanRow{{Group: "g", Topic: "t", Partition: 0, Offset: 1, Line: 3}}, cluster: "c1"},
-		{name: "two clusters", in: "offsetctl:cluster,cluster-a,0,0\ng,t,0,1\noffsetctl:cluster,cluster-b,0,0\n", err: "line 3: offsetctl:cluster names cluster cluster-b, but line 1 named cluster cluster-a: a plan holds one cluster's offsets"},
+		{name: "two clusters", in: "offsetctl:cluster,cluster-a,0,0\ng,t,0,1\noffsetctl:cluster,cluster-b,0,0\n", err: "line 3: offsetctl:cluster names cluster cluster-b, but line 1 named cluster cluster-a: a plan, backup or snapshot holds one cluster's offsets"},
 		{name: "cluster marker without an id", in: "offsetctl:cluster,,0,0\n", err: "line 1: bad offsetctl:cluster record"},
 		{name: "cluster marker, partition not a number", in: "offsetctl:cluster,c1,x,0\n", err: "line 1: bad offsetctl:cluster record"},
 		{name: "cluster marker, offset not a number", in: "offsetctl:cluster,c1,0,\n", err: "line 1: bad offsetctl:cluster record"},
