@@ -343,8 +343,8 @@ func (b *backfiller) start(ctx context.Context, srcAdm, dstAdm *cluster.Admin, t
 	return nil
 }
 
-// sameCluster says whether the two admins reach one cluster (their
-// cluster ids).
+// sameCluster says whether the two admins reach one cluster: the same
+// cluster id, and topic the same topic (its id) on both.
 func sameCluster(ctx context.Context, srcAdm, dstAdm *cluster.Admin, topic string) (bool, error) {
 	sm, err := srcAdm.Metadata(ctx, topic)
 	if err != nil {
@@ -354,7 +354,12 @@ func sameCluster(ctx context.Context, srcAdm, dstAdm *cluster.Admin, topic strin
 	if err != nil {
 		return false, fmt.Errorf("target cluster: reading its cluster id: %w", err)
 	}
-	return sm.Cluster != "" && sm.Cluster == dm.Cluster, nil
+	// Two clusters can report one id (kfake's default, KRaft clusters
+	// formatted with a fixed id): on one cluster, the topic is the same
+	// topic there, with the same id.
+	var zero [16]byte
+	sid, did := sm.Topics[topic].ID, dm.Topics[topic].ID
+	return sm.Cluster != "" && sm.Cluster == dm.Cluster && sid != zero && sid == did, nil
 }
 
 // checkPositionHome refuses an exactly-once backfill to another cluster

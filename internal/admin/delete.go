@@ -516,7 +516,7 @@ func ExecuteDeleteGroups(ctx context.Context, adm *cluster.Admin, rows []DeleteG
 		if len(batch) == 0 {
 			return nil
 		}
-		err := deleteGroupsOnce(ctx, adm, rows, batch)
+		err := deleteGroupsOnce(ctx, adm, rows, batch, false)
 		batch, size = nil, 0
 		return err
 	}
@@ -536,7 +536,10 @@ func ExecuteDeleteGroups(ctx context.Context, adm *cluster.Admin, rows []DeleteG
 				}
 				continue
 			}
-			err = deleteGroupsOnce(ctx, adm, rows, []string{r.Group})
+			// Its offsets all deleted, an empty group may be gone
+			// already (a coordinator removes an Empty group without
+			// offsets): GROUP_ID_NOT_FOUND is then the outcome asked.
+			err = deleteGroupsOnce(ctx, adm, rows, []string{r.Group}, true)
 			offsetsGone(r, deleted, err)
 			if err != nil {
 				return err
@@ -616,8 +619,10 @@ func emptyLargeGroup(ctx context.Context, adm *cluster.Admin, r *DeleteGroupRow)
 }
 
 // deleteGroupsOnce sends one DeleteGroups round (kadm: one request per
-// coordinator) for names and records each group's outcome in rows.
-func deleteGroupsOnce(ctx context.Context, adm *cluster.Admin, rows []DeleteGroupRow, names []string) error {
+// coordinator) for names and records each group's outcome in rows. With
+// emptied (a group whose offsets were just deleted), GROUP_ID_NOT_FOUND
+// counts as deleted.
+func deleteGroupsOnce(ctx context.Context, adm *cluster.Admin, rows []DeleteGroupRow, names []string, emptied bool) error {
 	resp, err := deleteGroupsRetrying(ctx, adm, names)
 	want := map[string]bool{}
 	for _, n := range names {
@@ -648,6 +653,8 @@ func deleteGroupsOnce(ctx context.Context, adm *cluster.Admin, rows []DeleteGrou
 			// Its coordinator's answer was lost (kadm reports a shard
 			// that did not answer by leaving its groups out).
 			r.Status, r.Error = DeleteUnknown, deleteNoAnswer
+		case emptied && errors.Is(d.Err, kerr.GroupIDNotFound):
+			r.Status = "deleted"
 		case d.Err != nil:
 			r.Status, r.Error = "failed", ExplainError(d.Err)
 		default:

@@ -109,4 +109,12 @@ func TestBackfillProofAcrossClusters(t *testing.T) {
 	if !res.Backfill.Complete {
 		t.Fatalf("backfill %+v", res.Backfill)
 	}
+	// --target-brokers naming the source cluster itself: the position is
+	// there, and its moves are the backfill's own, as without the flag.
+	id2 := testkit.Name(t, "here")
+	same := c.Topic(3, nil)
+	res, _, _ = replayJSON(t, c, 0, src, "--produce-to", same, "--target-brokers", c.BrokerList(), "--transactional-id", id2, "--format", "none")
+	if v := res.Verification; !v.Unchanged || v.BackfillGroup != replay.PositionGroup(id2) {
+		t.Fatalf("proof of a backfill within the source cluster: %+v", v)
+	}
 }

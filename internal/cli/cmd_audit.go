@@ -148,11 +148,30 @@ func resumedLater(e audit.Entry, sel []audit.Entry) bool {
 	for _, l := range sel {
 		if l.ID > e.ID && l.Action == audit.ActBackfill && l.Outcome == audit.Applied &&
 			l.TransactionalID == e.TransactionalID && l.Checkpoint == e.Checkpoint &&
-			l.Target == e.Target && slices.Equal(l.Topics, e.Topics) && l.ClusterID == e.ClusterID {
+			l.Target == e.Target && slices.Equal(l.Topics, e.Topics) && l.ClusterID == e.ClusterID &&
+			slices.Equal(targetFlags(l.Command), targetFlags(e.Command)) {
 			return true
 		}
 	}
 	return false
+}
+
+// targetFlags are the flags of a recorded command line that name the
+// target cluster of a backfill, as given: a --transactional-id's position
+// lives there, so a run of the same id to another cluster is another job.
+func targetFlags(argv []string) []string {
+	var out []string
+	for i := 0; i < len(argv); i++ {
+		for _, name := range []string{"--target-brokers", "--target-command-config", "--target-profile"} {
+			switch {
+			case argv[i] == name && i+1 < len(argv):
+				out = append(out, name+"="+argv[i+1])
+			case strings.HasPrefix(argv[i], name+"="):
+				out = append(out, argv[i])
+			}
+		}
+	}
+	return out
 }
 
 // backfillHint says which listed backfills have no recorded outcome, and

@@ -200,17 +200,16 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 			runErr = fmt.Errorf("closing %s: %w", safetext.Arg(f.out), err)
 		}
 	}
-	// The outcome on the record is what the replay did: its summary's
-	// print below is not part of it. A backfill that copied every record
-	// and then found stdout closed was recorded "partly", with no resume
-	// point, which reads as a copy to finish by running it again.
-	ranErr := runErr
+	// The entry records what the replay did (its outcome, exit code and
+	// error): its summary's print below is not part of it (docs/audit.md:
+	// a report that could not be printed is not in the entry). A backfill
+	// that copied every record and then found stdout closed was recorded
+	// "partly", with no resume point, which reads as a copy to finish by
+	// running it again.
+	var printErr error
 	if res != nil {
 		if err := report.ReplayView(summary, a.format, res, a.verbose); err != nil && runErr == nil {
-			runErr = err
-			if opts.Produce != nil {
-				runErr = fmt.Errorf("the backfill ended as recorded, but printing its summary failed: %w", err)
-			}
+			printErr = err
 		}
 	}
 	if errors.Is(runErr, replay.ErrOutputClosed) {
@@ -224,20 +223,13 @@ func (a *app) runReplay(cmd *cobra.Command, topic string, f replayFlags) error {
 		// stays a failure (see stdout.go).
 		runErr = loudAfterChange(runErr)
 	}
-	return rec.finish(runErr, outcomeBy(ranErr, replayAudit(&res)))
-}
-
-// outcomeBy is fill with the outcome decided by err, the command's own
-// error, rather than by the error finish is handed (which may add a
-// report that could not be printed).
-func outcomeBy(err error, fill auditFill) auditFill {
-	return func(e *audit.Entry) auditResult {
-		res := fill(e)
-		if res.outcome == "" {
-			res.outcome = audit.Outcome(err, res.refused, res.applied)
-		}
-		return res
+	if err := rec.finish(runErr, replayAudit(&res)); err != nil || printErr == nil {
+		return err
 	}
+	if opts.Produce != nil {
+		return loudAfterChange(fmt.Errorf("the backfill ended as recorded, but printing its summary failed: %w", printErr))
+	}
+	return printErr
 }
 
 // backfillIntent names in every entry of the backfill what a rerun

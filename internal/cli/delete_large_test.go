@@ -137,6 +137,8 @@ func deleteGroupAnySize(t *testing.T, c *testkit.Cluster, bg bigGroup) {
 // NON_EMPTY_GROUP), every offset is already gone. The row, the exit code
 // and the audit entry say the group was partly changed, never "failed"
 // (which promises nothing changed), and the backup line restores it.
+// When it answers GROUP_ID_NOT_FOUND (a coordinator removed the Empty
+// group once its offsets were gone), the group is deleted, as asked.
 func TestDeleteGroupLargeRefusedAfterItsOffsets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("10,000 partitions")
@@ -146,57 +148,76 @@ func TestDeleteGroupLargeRefusedAfterItsOffsets(t *testing.T) {
 		t.Skip("the refusal is staged with kfake's request control")
 	}
 	bg := newBigTopics(t, c, 10, 1000)
-	big := strings.Repeat("big-group-", 10) + testkit.Name(t, "g")[:12]
-	bg.commitOld(t, c, big)
-	refused := 0
 	var mu sync.Mutex
+	answer := map[string]int16{} // per group, DeleteGroups' error code
+	refused := 0
 	c.Fake.ControlKey(int16(kmsg.DeleteGroups), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.Fake.KeepControl()
 		r := req.(*kmsg.DeleteGroupsRequest)
-		if !slices.Contains(r.Groups, big) {
+		mu.Lock()
+		defer mu.Unlock()
+		code, ok := answer[r.Groups[0]]
+		if len(r.Groups) != 1 || !ok {
 			return nil, nil, false
 		}
-		mu.Lock()
 		refused++
-		mu.Unlock()
 		resp := r.ResponseKind().(*kmsg.DeleteGroupsResponse)
-		for _, g := range r.Groups {
-			rg := kmsg.NewDeleteGroupsResponseGroup()
-			rg.Group, rg.ErrorCode = g, kerr.NonEmptyGroup.Code
-			resp.Groups = append(resp.Groups, rg)
-		}
+		rg := kmsg.NewDeleteGroupsResponseGroup()
+		rg.Group, rg.ErrorCode = r.Groups[0], code
+		resp.Groups = append(resp.Groups, rg)
 		return resp, nil, true
 	})
-	backup := filepath.Join(t.TempDir(), "b.csv")
-	log := filepath.Join(t.TempDir(), "audit.jsonl")
-	r := mustRun(t, c, 1, "--audit-log", log, "delete-group", big, "--execute", "--backup", backup, "-o", "json")
-	var out struct {
-		Groups []admin.DeleteGroupRow `json:"groups"`
-	}
-	decodeJSON(t, r, &out)
-	if len(out.Groups) != 1 || out.Groups[0].Status != admin.PartlyDeleted || !strings.Contains(out.Groups[0].Error, "its 10000 offsets were deleted") {
-		t.Fatalf("rows %+v, want the big group %q with its 10000 offsets deleted", out.Groups, admin.PartlyDeleted)
-	}
-	if refused != 1 {
-		t.Fatalf("%d DeleteGroups for the big group, want 1", refused)
-	}
-	if got := c.Committed(big); len(got) != 0 {
-		t.Fatalf("the big group still has offsets on %d topics", len(got))
-	}
-	var doc struct {
-		Entries []audit.Entry `json:"entries"`
-	}
-	if err := json.Unmarshal([]byte(mustRun(t, c, 0, "--audit-log", log, "history", "-o", "json").stdout), &doc); err != nil {
-		t.Fatal(err)
-	}
-	if len(doc.Entries) != 1 || doc.Entries[0].Outcome != audit.Partly {
-		t.Fatalf("audit entries %+v, want one %q", doc.Entries, audit.Partly)
-	}
-	if !strings.Contains(r.stderr, "reset "+big+" --to "+shellQuote("file:"+backup)+" --execute") {
-		t.Fatalf("stderr names no restore of %s:\n%s", backup, r.stderr)
-	}
-	mustRun(t, c, 0, "reset", big, "--to", "file:"+backup, "--execute", "--backup", filepath.Join(t.TempDir(), "r.csv"))
-	if st := bg.state(t, c, big, -1); st != "old" {
-		t.Fatalf("the big group after restoring the backup: %s", st)
+	for _, tc := range []struct {
+		name    string
+		code    int16
+		exit    int
+		status  string
+		outcome string
+	}{
+		{"non-empty", kerr.NonEmptyGroup.Code, 1, admin.PartlyDeleted, audit.Partly},
+		{"gone", kerr.GroupIDNotFound.Code, 0, "deleted", audit.Applied},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			big := strings.Repeat("big-group-", 10) + testkit.Name(t, "g")[:12]
+			bg.commitOld(t, c, big)
+			mu.Lock()
+			answer[big], refused = tc.code, 0
+			mu.Unlock()
+			backup := filepath.Join(t.TempDir(), "b.csv")
+			log := filepath.Join(t.TempDir(), "audit.jsonl")
+			r := mustRun(t, c, tc.exit, "--audit-log", log, "delete-group", big, "--execute", "--backup", backup, "-o", "json")
+			var out struct {
+				Groups []admin.DeleteGroupRow `json:"groups"`
+			}
+			decodeJSON(t, r, &out)
+			if len(out.Groups) != 1 || out.Groups[0].Status != tc.status {
+				t.Fatalf("rows %+v, want the big group %q", out.Groups, tc.status)
+			}
+			if tc.status == admin.PartlyDeleted && !strings.Contains(out.Groups[0].Error, "its 10000 offsets were deleted") {
+				t.Fatalf("error %q, want it to say its 10000 offsets were deleted", out.Groups[0].Error)
+			}
+			if refused != 1 {
+				t.Fatalf("%d DeleteGroups for the big group, want 1", refused)
+			}
+			if got := c.Committed(big); len(got) != 0 {
+				t.Fatalf("the big group still has offsets on %d topics", len(got))
+			}
+			var doc struct {
+				Entries []audit.Entry `json:"entries"`
+			}
+			if err := json.Unmarshal([]byte(mustRun(t, c, 0, "--audit-log", log, "history", "-o", "json").stdout), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Entries) != 1 || doc.Entries[0].Outcome != tc.outcome {
+				t.Fatalf("audit entries %+v, want one %q", doc.Entries, tc.outcome)
+			}
+			if !strings.Contains(r.stderr, "reset "+big+" --to "+shellQuote("file:"+backup)+" --execute") && !strings.Contains(r.stderr, "reset --to "+shellQuote("file:"+backup)+" --execute") {
+				t.Fatalf("stderr names no restore of %s:\n%s", backup, r.stderr)
+			}
+			mustRun(t, c, 0, "reset", big, "--to", "file:"+backup, "--execute", "--backup", filepath.Join(t.TempDir(), "r.csv"))
+			if st := bg.state(t, c, big, -1); st != "old" {
+				t.Fatalf("the big group after restoring the backup: %s", st)
+			}
+		})
 	}
 }

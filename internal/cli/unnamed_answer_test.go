@@ -487,3 +487,32 @@ func TestRestoreNoCommitDeleteUnanswered(t *testing.T) {
 	f.run(t, 0, "undo", e.ID, "--execute", "--backup", filepath.Join(f.dir, "u.csv"))
 	f.wantAt(t, map[int32]int64{0: 17, 1: 17, 2: 17})
 }
+
+// TestUndoUnverifiedPartition (review): a reset the broker acknowledged
+// whose read-back found another offset on a partition ("verify: ...", the
+// outcome unverified: a late commit marker, another writer) wrote that
+// partition. Undo keeps it as the entry's change: it is not checked as a
+// partition the change left as it was (which refused the undo, saying it
+// moved from its backed-up offset, once it held the planned one).
+func TestUndoUnverifiedPartition(t *testing.T) {
+	f := newLater(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+	answerOnce(f.c, kmsg.OffsetCommit, commitGroup, f.group, func(r *kmsg.OffsetCommitRequest) kmsg.Response {
+		for i := range r.Topics {
+			for j := range r.Topics[i].Partitions {
+				if p := &r.Topics[i].Partitions[j]; p.Partition == 1 {
+					p.Offset = 20 // acknowledged, but read back as another offset
+				}
+			}
+		}
+		return nil
+	})
+	r := f.run(t, 1, "reset", f.group, "--topic", f.topic, "--to", "17", "--execute", "--non-atomic", "--backup", filepath.Join(f.dir, "r.csv"))
+	es := historyOf(t, "--audit-log", f.log)
+	e := es[len(es)-1]
+	if e.Outcome != audit.Unverified || !strings.Contains(r.stderr, "(outcome: unverified)") {
+		t.Fatalf("outcome %s, want unverified\nstderr:\n%s", e.Outcome, r.stderr)
+	}
+	f.c.Commit(f.group, f.topic, map[int32]int64{1: 17}) // the planned offset, at last
+	f.run(t, 0, "undo", e.ID, "--execute", "--backup", filepath.Join(f.dir, "u.csv"))
+	f.wantAt(t, map[int32]int64{0: 4, 1: 4, 2: 4})
+}
