@@ -35,9 +35,9 @@ func TestNamedGroupMissing(t *testing.T) {
 		}})
 	type want struct {
 		success, groupErrs, age float64
-		missing            string // the offsetctl_consumergroup_missing lines
-		idleLag            bool
-		told               string
+		missing                 string // the offsetctl_consumergroup_missing lines
+		idleLag                 bool
+		told                    string
 	}
 	for i, w := range []want{
 		{1, 0, 0, "billing 0, idle 0", true, ""},
