@@ -208,6 +208,27 @@ func ExecuteShareReset(ctx context.Context, adm *cluster.Admin, gp *GroupPlan) e
 		gp.CommitRequests++
 		if err != nil {
 			gp.Error = fmt.Sprintf("altering share-group start offsets of group %s: %s", safetext.Arg(gp.Group), ExplainError(err))
+			// The start offsets to set are rows of the outcome: refused
+			// (a broker error: nothing was altered), or, without an
+			// answer, maybe set (Unacked, not known). They carried no
+			// error, so the deletes before made the group "applied"
+			// and these rows counted as written.
+			alterRow := func(pp PartitionPlan) bool { return pp.Action == ActCommit && pp.Target != nil }
+			if unanswered(err) {
+				for i := range gp.Partitions {
+					if pp := &gp.Partitions[i]; alterRow(*pp) && pp.Error == "" {
+						pp.Error = commitErrPrefix + "the request got no answer (" + ExplainError(err) + "): not known to be set"
+						pp.Unacked, pp.Applied = true, nil
+					}
+				}
+				gp.Outcome = OutcomeUnknown
+			} else {
+				setErr(alterRow, commitErrPrefix+ExplainError(err))
+				gp.Outcome = OutcomeFailed
+				if gp.Executed {
+					gp.Outcome = OutcomePartly
+				}
+			}
 			if gp.Executed {
 				gp.Error += "; the group is PARTLY CHANGED: the start offsets of " + strings.Join(topics, ", ") + " were deleted before the failure"
 			}

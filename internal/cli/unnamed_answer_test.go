@@ -516,3 +516,45 @@ func TestUndoUnverifiedPartition(t *testing.T) {
 	f.run(t, 0, "undo", e.ID, "--execute", "--backup", filepath.Join(f.dir, "u.csv"))
 	f.wantAt(t, map[int32]int64{0: 4, 1: 4, 2: 4})
 }
+
+// TestShareRestoreAlterRefusedAfterDelete (review): a share-group restore
+// that deletes one topic's start offsets (no start offset in the backup)
+// and sets another's. When AlterShareGroupOffsets is refused after the
+// delete, the group is partly changed: the entry is partly, counts the
+// deleted start offsets alone as written, and the refused ones carry the
+// refusal. It recorded "applied", the refused start offsets as written.
+func TestShareRestoreAlterRefusedAfterDelete(t *testing.T) {
+	c := kfakeCluster(t)
+	f := newShareFixture(t, c) // start offsets 2, 5, 10 on f.topic
+	other := c.Topic(3, nil)
+	c.Produce(other, map[int32]int{0: 10, 1: 10, 2: 10}, f.base)
+	backup := filepath.Join(t.TempDir(), "b.csv")
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	shareReset(t, c, 0, "--audit-log", log, f.group, "--topic", f.topic, "--topic", other, "--to", "earliest", "--execute", "--backup", backup)
+	if got := c.ShareOffsets(f.group)[other]; len(got) != 3 {
+		t.Fatalf("start offsets of %s after the reset: %v", other, got)
+	}
+	answerOnce(c, kmsg.AlterShareGroupOffsets, alterShareGroup, f.group, func(r *kmsg.AlterShareGroupOffsetsRequest) kmsg.Response {
+		resp := r.ResponseKind().(*kmsg.AlterShareGroupOffsetsResponse)
+		resp.ErrorCode = kerr.GroupAuthorizationFailed.Code
+		return resp
+	})
+	gp, r := shareReset(t, c, 1, "--audit-log", log, f.group, "--to", "file:"+backup, "--execute", "--backup", tempBackup(t))
+	if !strings.Contains(r.stderr, "(outcome: partly)") || gp.Outcome != audit.Partly {
+		t.Fatalf("JSON outcome %q, stderr:\n%s", gp.Outcome, r.stderr)
+	}
+	if got := c.ShareOffsets(f.group); len(got[other]) != 0 || len(got[f.topic]) != 3 || got[f.topic][1] != 0 {
+		t.Fatalf("start offsets %v: want %s's deleted and %s's left at 0", got, other, f.topic)
+	}
+	es := historyOf(t, "--audit-log", log)
+	e := es[len(es)-1]
+	if e.Outcome != audit.Partly || entryCount(e.Written) != 3 {
+		t.Fatalf("entry: outcome %s written %d, want partly 3 (the deleted start offsets): %+v", e.Outcome, entryCount(e.Written), e)
+	}
+	for _, ch := range e.Changes {
+		refused := strings.HasPrefix(ch.Error, "commit: ")
+		if ch.Topic == f.topic && !refused || ch.Topic == other && ch.Error != "" {
+			t.Errorf("topic %s partition %d: error %q", ch.Topic, ch.Partition, ch.Error)
+		}
+	}
+}
