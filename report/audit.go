@@ -22,9 +22,16 @@ func History(w io.Writer, f Format, entries []audit.Entry, group string) error {
 		entries = []audit.Entry{}
 	}
 	if f == JSON {
+		out := make([]historyEntry, len(entries))
+		for i, e := range entries {
+			out[i] = historyEntry{Entry: e}
+			if !e.NoOutcome {
+				out[i].ExitCode, out[i].DurationMs = &entries[i].ExitCode, &entries[i].DurationMs
+			}
+		}
 		return WriteJSON(w, struct {
-			Entries []audit.Entry `json:"entries"`
-		}{entries})
+			Entries []historyEntry `json:"entries"`
+		}{out})
 	}
 	var rows [][]string
 	for _, e := range entries {
@@ -48,7 +55,7 @@ func History(w io.Writer, f Format, entries []audit.Entry, group string) error {
 				records = I64(*e.Records)
 			}
 			row = []string{e.ID, e.Time.UTC().Format(time.RFC3339Nano), e.User, e.Host, e.ClusterID, e.Profile, e.Action,
-				strings.Join(e.Groups, " "), strings.Join(e.Topics, " "), e.Outcome, fmt.Sprint(e.ExitCode),
+				strings.Join(e.Groups, " "), strings.Join(e.Topics, " "), e.Outcome, exitCell(e),
 				fmt.Sprint(e.Partitions), countCSV(e.Applied), countCSV(changedOf(e)), e.Backup, e.BackupSHA256, records, e.Digest, e.UndoOf,
 				strings.Join(e.Command, " "), strings.Join(e.SkippedLive, " ")}
 		}
@@ -63,6 +70,23 @@ func History(w io.Writer, f Format, entries []audit.Entry, group string) error {
 		return WriteCSV(w, header, rows)
 	}
 	return writeTable(w, header, rows, 4) // GROUPS is a safetext.List
+}
+
+// historyEntry is an entry as history -o json shows it: the exit code
+// and duration of a change whose outcome was never recorded (killed) are
+// null, not the 0 of its intent line, which read as a run that exited 0.
+type historyEntry struct {
+	audit.Entry
+	ExitCode   *int   `json:"exit_code"`
+	DurationMs *int64 `json:"duration_ms"`
+}
+
+// exitCell is history -o csv's EXIT-CODE: empty when not known.
+func exitCell(e audit.Entry) string {
+	if e.NoOutcome {
+		return ""
+	}
+	return fmt.Sprint(e.ExitCode)
 }
 
 // SkippedOutcome is history's OUTCOME, with --group G, of a change that

@@ -174,6 +174,9 @@ type Entry struct {
 	ExitCode   int    `json:"exit_code"`
 	DurationMs int64  `json:"duration_ms"`
 	Error      string `json:"error,omitempty"`
+	// NoOutcome: an intent whose outcome was never recorded (Join): its
+	// ExitCode and DurationMs are not known (the 0 of the intent line).
+	NoOutcome bool `json:"-"`
 }
 
 // Count is n as an entry's count (Applied, Written, Changed).

@@ -93,6 +93,7 @@ func JoinPair(e, o Entry) Entry { return joinOne(e, o, true) }
 // joinOne is intent e with its outcome o (found: o exists).
 func joinOne(e, o Entry, found bool) Entry {
 	if !found {
+		e.NoOutcome = true
 		e.Outcome = Unknown
 		e.Error = NoOutcome(e)
 		e.Written = nil // what was sent is not known either
