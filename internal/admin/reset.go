@@ -333,8 +333,11 @@ func copiesAnything(plan Plan) bool {
 }
 
 // unappliedFileGroups names the groups of a plan file that --all-groups
-// does not reset (not among the cluster's groups, or skipped as active),
-// so their rows are not silently dropped; "" when there are none.
+// or --regex does not reset (not selected: not among the cluster's
+// groups, or left out by --regex or --exclude, which the plan cannot tell
+// apart; or skipped as active), so their rows are not silently dropped;
+// "" when there are none. It said "no such consumer group" of a group the
+// selection left out.
 func unappliedFileGroups(pf *PlanFile, plan Plan, path string) string {
 	planned := map[string]GroupPlan{}
 	for _, gp := range plan.Groups {
@@ -345,7 +348,7 @@ func unappliedFileGroups(pf *PlanFile, plan Plan, path string) string {
 		gp, ok := planned[name]
 		switch {
 		case !ok:
-			out = append(out, name+" (no such consumer group; name it to create its offsets)")
+			out = append(out, name+" (not selected: no such consumer group, or left out by --regex or --exclude; name it to reset it)")
 		case strings.HasPrefix(gp.Note, "skipped"):
 			out = append(out, name+" ("+gp.Note+")")
 		}

@@ -185,7 +185,7 @@ func TestPlanReset(t *testing.T) {
 		{name: "--all-groups with a file plan names the groups whose rows are not applied", groups: []string{"g", "live", "src"}, allGroups: true,
 			target: Target{Kind: ToFile, Path: "p.csv"}, file: file("g,t,0,50\nlive,t,0,1\nghost,t,0,2\n"),
 			want: []string{"t/0 40>50 d10"},
-			warn: "plan p.csv: the rows of 2 group(s) were not applied: live (skipped: active group (Stable)), ghost (no such consumer group; name it to create its offsets)"},
+			warn: "plan p.csv: the rows of 2 group(s) were not applied: live (skipped: active group (Stable)), ghost (not selected: no such consumer group, or left out by --regex or --exclude; name it to reset it)"},
 		{name: "--all-groups file plan narrowed by --topic skips the groups without rows there", groups: []string{"g", "src"}, allGroups: true, scope: []string{"t:0"},
 			target: Target{Kind: ToFile, Path: "p.csv"}, file: file("g,t,0,50\nsrc,t,1,3\n"),
 			want: []string{"t/0 40>50 d10"}, warn: "src (skipped: no plan rows inside the --topic scope)"},
