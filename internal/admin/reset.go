@@ -401,7 +401,39 @@ func planGroup(in ResetInput, g *lag.GroupSnapshot, other *lag.GroupSnapshot) (G
 		planShareUndo(&gp, g)
 		warns = append(warns, planShareAcked(&gp, g)...)
 	}
+	if in.AllGroups && g.Exists && !g.IsShare() && !in.AllTopics && !in.Target.FromRows() {
+		if topics := firstCommitTopics(gp.Partitions); len(topics) > 0 {
+			what := safetext.List(topics, 3)
+			gp.Note = lag.JoinNote(gp.Note, "no commit on "+what+" before: the reset creates its offsets there")
+			warns = append(warns, fmt.Sprintf("group %s has no commit on topic %s: the reset creates its offsets there, where it would start if it ever reads it (not from its auto.offset.reset); select the groups that read it with -r or --exclude to leave it out", safetext.Arg(g.Group), what))
+		}
+	}
 	return gp, append(warns, t.warnings()...), nil
+}
+
+// firstCommitTopics are the topics of a plan where the group has no
+// commit on any partition and the plan commits some: a selection
+// (--all-groups, --regex) with --topic gives every selected group offsets
+// on the topic, as Apache's tool does, also a group that never read it.
+// Said, so that it is not done unseen.
+func firstCommitTopics(pps []PartitionPlan) []string {
+	had, sets := map[string]bool{}, map[string]bool{}
+	for _, pp := range pps {
+		if pp.Current != nil {
+			had[pp.Topic] = true
+		}
+		if pp.Action == ActCommit && pp.Target != nil {
+			sets[pp.Topic] = true
+		}
+	}
+	var out []string
+	for t := range sets {
+		if !had[t] {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // planGroupState starts a group's plan from its state: an error describing

@@ -686,7 +686,7 @@ func TestResetAllGroupsFromFile(t *testing.T) {
 	if _, ok := byName[other]; ok {
 		t.Errorf("%s has no rows in the plan but was planned", other)
 	}
-	if !strings.Contains(r.stderr, "were not applied") || !strings.Contains(r.stderr, ghost+" (no such consumer group") || !strings.Contains(r.stderr, live+" (skipped: active") {
+	if !strings.Contains(r.stderr, "were not applied") || !strings.Contains(r.stderr, ghost+" (not selected: no such consumer group") || !strings.Contains(r.stderr, live+" (skipped: active") {
 		t.Errorf("stderr = %q", r.stderr)
 	}
 	if f.c.Fake != nil {
