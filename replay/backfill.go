@@ -153,11 +153,14 @@ type backfiller struct {
 	// are the backfill's own; on another cluster, a commit of a group of
 	// that name on the source is someone else's change.
 	positionHere bool
-	opts         ProduceOptions
-	src          string
-	cl           *kgo.Client
-	txn          bool
-	started      bool
+	// both is the source topic as the source and target clusters see
+	// it, when the target is given apart (nil otherwise).
+	both    *topicOnBoth
+	opts    ProduceOptions
+	src     string
+	cl      *kgo.Client
+	txn     bool
+	started bool
 	// abortFailed: the open transaction could not be aborted (the
 	// target did not answer): a rerun's takeover aborts it, or the
 	// broker at the transaction timeout.
@@ -255,8 +258,19 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 	if bad, ok := tps[-1]; ok && bad.Err != nil || len(tps) == 0 {
 		return nil, exitcode.Usagef("target topic %s does not exist: create it first (offsetctl never creates topics)", o.Topic)
 	}
+	// The source topic as each cluster sees it, read once: whether the
+	// target is the replayed topic itself, and where a --transactional-id
+	// position lives (see topicOnBoth).
+	var both *topicOnBoth
+	if (o.Target != nil || len(o.Brokers) > 0) && (o.Topic == src || o.TransactionalID != "") {
+		tb, err := readTopicOnBoth(actx, srcAdm, adm, src)
+		if err != nil {
+			return nil, err
+		}
+		both = &tb
+	}
 	if o.Topic == src {
-		if err := refuseSelfCopy(actx, srcAdm, adm, src, tcfg); err != nil {
+		if err := refuseSelfCopy(*both, src, tcfg); err != nil {
 			return nil, err
 		}
 	}
@@ -280,7 +294,7 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 	if err != nil {
 		return nil, err
 	}
-	b := &backfiller{opts: o, src: src, cl: cl, txn: o.TransactionalID != "", plan: plan, parts: map[int32]*inflight{}, stop: make(chan struct{}), stall: timeout, batchMax: batchMax}
+	b := &backfiller{both: both, opts: o, src: src, cl: cl, txn: o.TransactionalID != "", plan: plan, parts: map[int32]*inflight{}, stop: make(chan struct{}), stall: timeout, batchMax: batchMax}
 	b.pctx, b.pcancel = context.WithCancel(context.WithoutCancel(ctx))
 	b.targets = map[int32]*targetAcks{}
 	for _, pp := range plan.Partitions {
@@ -302,13 +316,9 @@ func newBackfiller(ctx context.Context, cfg cluster.Config, srcAdm *cluster.Admi
 // target, and before the caller's audit intent.
 func (b *backfiller) start(ctx context.Context, srcAdm, dstAdm *cluster.Admin, tps map[int32]kadm.ListedOffset) error {
 	b.positionHere = b.txn
-	if b.txn && (b.opts.Target != nil || len(b.opts.Brokers) > 0) {
-		here, err := sameCluster(ctx, srcAdm, dstAdm, b.src)
-		if err != nil {
-			return err
-		}
-		b.positionHere = here
-		if err := b.checkPositionHome(ctx, dstAdm); err != nil {
+	if b.txn && b.both != nil {
+		b.positionHere = b.both.sameCluster(b.src)
+		if err := b.checkPositionHome(b.both.dst.Topics[b.src]); err != nil {
 			return err
 		}
 	}
@@ -343,23 +353,39 @@ func (b *backfiller) start(ctx context.Context, srcAdm, dstAdm *cluster.Admin, t
 	return nil
 }
 
-// sameCluster says whether the two admins reach one cluster: the same
-// cluster id, and topic the same topic (its id) on both.
-func sameCluster(ctx context.Context, srcAdm, dstAdm *cluster.Admin, topic string) (bool, error) {
+// topicOnBoth is the source topic's metadata as the source and the target
+// cluster answer it.
+type topicOnBoth struct{ src, dst kadm.Metadata }
+
+func readTopicOnBoth(ctx context.Context, srcAdm, dstAdm *cluster.Admin, topic string) (topicOnBoth, error) {
 	sm, err := srcAdm.Metadata(ctx, topic)
 	if err != nil {
-		return false, fmt.Errorf("source cluster: reading its cluster id: %w", err)
+		return topicOnBoth{}, fmt.Errorf("source cluster: reading its cluster id: %w", err)
 	}
 	dm, err := dstAdm.Metadata(ctx, topic)
 	if err != nil {
-		return false, fmt.Errorf("target cluster: reading its cluster id: %w", err)
+		return topicOnBoth{}, fmt.Errorf("target cluster: reading its cluster id: %w", err)
 	}
-	// Two clusters can report one id (kfake's default, KRaft clusters
-	// formatted with a fixed id): on one cluster, the topic is the same
-	// topic there, with the same id.
+	return topicOnBoth{sm, dm}, nil
+}
+
+// ids are the cluster id both report ("" when they differ) and the
+// topic's id on each (zero where it has none).
+func (t topicOnBoth) ids(topic string) (cluster string, src, dst [16]byte) {
+	if t.src.Cluster == t.dst.Cluster {
+		cluster = t.src.Cluster
+	}
+	return cluster, t.src.Topics[topic].ID, t.dst.Topics[topic].ID
+}
+
+// sameCluster says whether the two are one cluster: the same cluster id,
+// and the source topic the same topic (its id) on both. Two clusters can
+// report one id (kfake's default, KRaft clusters formatted with a fixed
+// id).
+func (t topicOnBoth) sameCluster(topic string) bool {
 	var zero [16]byte
-	sid, did := sm.Topics[topic].ID, dm.Topics[topic].ID
-	return sm.Cluster != "" && sm.Cluster == dm.Cluster && sid != zero && sid == did, nil
+	id, sid, did := t.ids(topic)
+	return id != "" && sid != zero && sid == did
 }
 
 // checkPositionHome refuses an exactly-once backfill to another cluster
@@ -372,20 +398,15 @@ func sameCluster(ctx context.Context, srcAdm, dstAdm *cluster.Admin, topic strin
 // copies aborted, but seen by read_uncommitted readers), and told the
 // user to rerun, which failed the same way. Refused before anything is
 // sent or recorded.
-func (b *backfiller) checkPositionHome(ctx context.Context, dstAdm *cluster.Admin) error {
+func (b *backfiller) checkPositionHome(there kadm.TopicDetail) error {
 	group := PositionGroup(b.opts.TransactionalID)
-	ends, err := dstAdm.ListEndOffsets(ctx, b.src)
-	if err != nil {
-		return fmt.Errorf("target cluster: reading topic %s, where --transactional-id keeps the position (group %s): %w", b.src, group, err)
-	}
-	tps := ends[b.src]
 	instead := "keep the position in a file with --checkpoint FILE instead of --transactional-id, or create the topic there"
-	if bad, ok := tps[-1]; ok && bad.Err != nil || len(tps) == 0 {
+	if there.Err != nil || len(there.Partitions) == 0 {
 		return exitcode.Usagef("--transactional-id keeps the backfill's position as group %s's committed offsets of topic %s (the source topic) on the target cluster, which has no topic %s, so the position could never be committed: %s", group, b.src, b.src, instead)
 	}
 	for _, pp := range b.plan.Partitions {
-		if _, ok := tps[pp.Partition]; !ok {
-			return exitcode.Usagef("--transactional-id keeps the backfill's position as group %s's committed offsets of topic %s (the source topic) on the target cluster, whose topic %s has %s but source partition %d is replayed, so its position could never be committed: %s", group, b.src, b.src, textlist.Count(len(tps), "partition"), pp.Partition, instead)
+		if _, ok := there.Partitions[pp.Partition]; !ok {
+			return exitcode.Usagef("--transactional-id keeps the backfill's position as group %s's committed offsets of topic %s (the source topic) on the target cluster, whose topic %s has %s but source partition %d is replayed, so its position could never be committed: %s", group, b.src, b.src, textlist.Count(len(there.Partitions), "partition"), pp.Partition, instead)
 		}
 	}
 	return nil
@@ -430,24 +451,16 @@ func producerOpts(o *ProduceOptions, batchMax int32, timeout time.Duration) []kg
 // (Metadata) can, and the topic id tells two clusters apart that report
 // the same cluster id (kfake's default "kfake"). Without either (very old
 // brokers) the copy is refused: it cannot be shown to be another topic.
-func refuseSelfCopy(ctx context.Context, srcAdm, dstAdm *cluster.Admin, topic string, tcfg cluster.Config) error {
-	sm, err := srcAdm.Metadata(ctx, topic)
-	if err != nil {
-		return fmt.Errorf("source cluster: reading its cluster id: %w", err)
-	}
-	dm, err := dstAdm.Metadata(ctx, topic)
-	if err != nil {
-		return fmt.Errorf("target cluster: reading its cluster id: %w", err)
-	}
-	if sm.Cluster != dm.Cluster {
+func refuseSelfCopy(both topicOnBoth, topic string, tcfg cluster.Config) error {
+	if both.src.Cluster != both.dst.Cluster {
 		return nil
 	}
 	var zero [16]byte
-	sid, did := sm.Topics[topic].ID, dm.Topics[topic].ID
+	_, sid, did := both.ids(topic)
 	if sid != did && sid != zero && did != zero {
 		return nil
 	}
-	id := sm.Cluster
+	id := both.src.Cluster
 	if id == "" {
 		id = "unknown"
 	}

@@ -229,7 +229,7 @@ func unnamedOutcome(gp *GroupPlan, unnamed map[lag.TP]bool) string {
 			continue
 		}
 		if !unnamed[lag.TP{Topic: pp.Topic, Partition: pp.Partition}] {
-			if !refusedErr(pp.Error) {
+			if !RefusedErr(pp.Error) {
 				return OutcomePartly // acknowledged
 			}
 			continue
@@ -256,9 +256,9 @@ func (pp PartitionPlan) moves() bool {
 	return !sameOffset(pp.Current, pp.Target)
 }
 
-// refusedErr says whether a partition's error is the commit's or the
+// RefusedErr says whether a partition's error is the commit's or the
 // delete's own (refused, or not named in the answer): not acknowledged.
-func refusedErr(e string) bool {
+func RefusedErr(e string) bool {
 	return strings.HasPrefix(e, commitErrPrefix) || strings.HasPrefix(e, deleteErrPrefix)
 }
 
@@ -277,7 +277,7 @@ func markPartly(gp *GroupPlan, unnamed map[lag.TP]bool) {
 		if pp.Action == ActSkip || unnamed[lag.TP{Topic: pp.Topic, Partition: pp.Partition}] {
 			continue
 		}
-		pp.Applied = new(!refusedErr(pp.Error))
+		pp.Applied = new(!RefusedErr(pp.Error))
 	}
 }
 

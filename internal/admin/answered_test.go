@@ -277,8 +277,8 @@ func TestMoves(t *testing.T) {
 
 func TestRefusedErr(t *testing.T) {
 	for e, want := range map[string]bool{"": false, "commit: x": true, "delete: x": true, "verify: x": false, "x commit: ": false} {
-		if got := refusedErr(e); got != want {
-			t.Errorf("refusedErr(%q) = %v", e, got)
+		if got := RefusedErr(e); got != want {
+			t.Errorf("RefusedErr(%q) = %v", e, got)
 		}
 	}
 }

@@ -117,10 +117,15 @@ func (l Laters) Standing() Laters {
 			gone[u.ID], gone[u.UndoOf] = true, true
 		}
 	}
+	return l.keep(func(v Later) bool { return !gone[v.ID] })
+}
+
+// keep is l with the later changes for which ok holds.
+func (l Laters) keep(ok func(Later) bool) Laters {
 	out := Laters{m: map[changeKey][]Later{}}
 	for k, vs := range l.m {
 		for _, v := range vs {
-			if !gone[v.ID] {
+			if ok(v) {
 				out.m[k] = append(out.m[k], v)
 			}
 		}
@@ -133,15 +138,7 @@ func (l Laters) Standing() Laters {
 // reason to refuse it. A partition still moved by them since the entry is
 // what the restore's check of the offsets now finds (Moved).
 func (l Laters) Moving() Laters {
-	out := Laters{m: map[changeKey][]Later{}}
-	for k, vs := range l.m {
-		for _, v := range vs {
-			if !v.NoMove {
-				out.m[k] = append(out.m[k], v)
-			}
-		}
-	}
-	return out
+	return l.keep(func(v Later) bool { return !v.NoMove })
 }
 
 // LaterChanges finds, for each partition of e, the entries after e that
@@ -205,7 +202,7 @@ func LaterChangesIn(e Entry, parts []Change, entries []Entry) Laters {
 		for _, c := range l.Changes {
 			k := changeKey{c.Group, c.Topic, c.Partition}
 			m, ok := mine[k]
-			if !ok || c.Error != "" && !strings.HasPrefix(c.Error, verifyErrPrefix) {
+			if !ok || c.NotWritten() {
 				continue
 			}
 			r := ref
@@ -220,6 +217,13 @@ func LaterChangesIn(e Entry, parts []Change, entries []Entry) Laters {
 // verifyErrPrefix starts the error of a partition whose write the broker
 // acknowledged and whose read-back differed (admin's): it was written.
 const verifyErrPrefix = "verify: "
+
+// NotWritten says whether change c was not written: the broker refused
+// it, or it was never sent. A "verify: " error is a write the broker
+// acknowledged whose read-back differed: written.
+func (c Change) NotWritten() bool {
+	return c.Error != "" && !strings.HasPrefix(c.Error, verifyErrPrefix)
+}
 
 // changesOffsets says whether l may have changed a group's offsets: a
 // change (not a replay) that was not refused and did not fail. Of an

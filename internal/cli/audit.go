@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -482,7 +481,7 @@ func partitionWritten(g admin.GroupPlan, pp admin.PartitionPlan) bool {
 		// (nil); as it was (false).
 		return pp.Applied == nil || *pp.Applied
 	}
-	refused := strings.HasPrefix(pp.Error, "commit: ") || strings.HasPrefix(pp.Error, "delete: ")
+	refused := admin.RefusedErr(pp.Error)
 	switch groupOutcome(g) {
 	case audit.Applied, audit.Unverified, audit.Unknown:
 		return !refused

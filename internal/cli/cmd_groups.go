@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/offsetctl/offsetctl/internal/exitcode"
@@ -69,7 +67,9 @@ func (a *app) groupsCmd() *cobra.Command {
 			minTotal := t.filter.MinLag
 			t.filter.MinLag = nil
 			err = a.gatherLag(cmd.Context(), cfg, adm, req, lagOpts{timeLag: t.needsTimeLag(), triage: t, judge: a.judge(so, cfg, adm, req.Isolation, 0)}, func(rep lag.LagReport) {
-				rep = keepStates(keepTotalLag(rep, minTotal), states)
+				// --state limits the thresholds and --status too:
+				// they judge the groups the report shows.
+				rep = lag.KeepStates(keepTotalLag(rep, minTotal), states)
 				rows = append(rows, withStatus(lag.Summarize(rep, nil), rep)...)
 				breaches = append(breaches, lag.Breaches(rep, t.thresholds)...)
 				breaches = append(breaches, statusBreaches(rep, t.statuses)...)
@@ -115,29 +115,6 @@ func keepTotalLag(rep lag.LagReport, min *int64) lag.LagReport {
 	kept := make([]lag.GroupLag, 0, len(rep.Groups))
 	for _, g := range rep.Groups {
 		if g.Error != "" || g.TotalLag >= *min {
-			kept = append(kept, g)
-		}
-	}
-	rep.Groups = kept
-	return rep
-}
-
-// keepStates is rep with the groups in states only (all when none): the
-// groups the report shows, so that --fail-if and --status judge those
-// alone. --state filtered the rows but not the thresholds: an Empty group
-// crossed `--state Stable --fail-if total-lag>5` (exit 4, naming a group
-// the output left out).
-func keepStates(rep lag.LagReport, states []string) lag.LagReport {
-	if len(states) == 0 {
-		return rep
-	}
-	want := map[string]bool{}
-	for _, s := range states {
-		want[strings.ToLower(strings.TrimSpace(s))] = true
-	}
-	kept := make([]lag.GroupLag, 0, len(rep.Groups))
-	for _, g := range rep.Groups {
-		if want[strings.ToLower(g.State)] {
 			kept = append(kept, g)
 		}
 	}

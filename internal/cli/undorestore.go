@@ -77,7 +77,7 @@ func loadRestore(e audit.Entry) (undoRestore, error) {
 		rows, _ := pf.ScopeRows(g, lag.Scope{})
 		for _, row := range rows {
 			c, ok := mine[partKey{g, row.Topic, row.Partition}]
-			if !ok || refusedChange(c) {
+			if !ok || c.NotWritten() {
 				// Left as it was, or its change not written (refused):
 				// the restore writes the backed-up offset over whatever
 				// is there now, so what is there must still be that.
@@ -115,7 +115,7 @@ func (r undoRestore) restoreArgs() []string {
 func (r undoRestore) leftAsWas(e audit.Entry, later audit.Laters) (int, string) {
 	changed := map[partKey]bool{}
 	for _, c := range e.Changes {
-		if !refusedChange(c) {
+		if !c.NotWritten() {
 			changed[keyOf(c)] = true
 		}
 	}
@@ -126,14 +126,6 @@ func (r undoRestore) leftAsWas(e audit.Entry, later audit.Laters) (int, string) 
 		}
 	}
 	return len(names), textlist.Short(names, 3, "; ")
-}
-
-// refusedChange: c was not written (the broker refused it, or it was
-// never sent). A "verify: " error is a write the broker acknowledged
-// whose read-back differed (a late commit marker, another writer): it was
-// written, and stays e's change (audit.Moved passes it over, as before).
-func refusedChange(c audit.Change) bool {
-	return c.Error != "" && !strings.HasPrefix(c.Error, "verify: ")
 }
 
 // partKey is a partition of a group.

@@ -48,14 +48,7 @@ func StreamLagFromCommits(ctx context.Context, adm *cluster.Admin, req GatherReq
 	}
 	groups := SelectGroups(listed, req)
 	slices.Sort(groups)
-	var consumer, share []string
-	for _, g := range groups {
-		if lg, ok := listed[g]; ok && lg.GroupType == ShareType {
-			share = append(share, g)
-		} else {
-			consumer = append(consumer, g)
-		}
-	}
+	consumer, share := splitShare(groups, listed)
 	known := commits(consumer)
 	shared := FetchShareCommits(ctx, adm, share)
 	snaps := make([]GroupSnapshot, len(groups))

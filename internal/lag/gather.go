@@ -948,14 +948,7 @@ func gatherListed(ctx context.Context, adm *cluster.Admin, req GatherRequest, li
 // fetchAllCommits is FetchCommits for consumer groups and
 // FetchShareCommits for the listed share groups, in parallel.
 func fetchAllCommits(ctx context.Context, adm *cluster.Admin, groups []string, listed kadm.ListedGroups) map[string]GroupSnapshot {
-	var consumer, share []string
-	for _, g := range groups {
-		if lg, ok := listed[g]; ok && lg.GroupType == ShareType {
-			share = append(share, g)
-		} else {
-			consumer = append(consumer, g)
-		}
-	}
+	consumer, share := splitShare(groups, listed)
 	var sc map[string]GroupSnapshot
 	var wg sync.WaitGroup
 	if len(share) > 0 {
@@ -968,6 +961,19 @@ func fetchAllCommits(ctx context.Context, adm *cluster.Admin, groups []string, l
 		out[g] = gs
 	}
 	return out
+}
+
+// splitShare splits groups into the share groups ListGroups listed and
+// the others (consumer groups, and groups it did not list).
+func splitShare(groups []string, listed kadm.ListedGroups) (consumer, share []string) {
+	for _, g := range groups {
+		if lg, ok := listed[g]; ok && lg.GroupType == ShareType {
+			share = append(share, g)
+		} else {
+			consumer = append(consumer, g)
+		}
+	}
+	return consumer, share
 }
 
 // Dedupe drops repeated names, keeping the order of first occurrence.

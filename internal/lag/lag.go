@@ -449,15 +449,8 @@ func ParseStates(values []string) ([]string, error) {
 // Summarize turns a lag report into `groups` rows, keeping only groups whose
 // state is in states (case-insensitive; all when empty).
 func Summarize(r LagReport, states []string) []GroupSummary {
-	want := map[string]bool{}
-	for _, s := range states {
-		want[strings.ToLower(strings.TrimSpace(s))] = true
-	}
 	out := []GroupSummary{}
-	for _, g := range r.Groups {
-		if len(want) > 0 && !want[strings.ToLower(g.State)] {
-			continue
-		}
+	for _, g := range KeepStates(r, states).Groups {
 		gs := GroupSummary{Group: g.Group, Type: g.Type, State: g.State, Members: g.Members, Topics: g.Topics, TotalLag: g.TotalLag, Error: g.Error}
 		if g.ProtocolType != "consumer" {
 			gs.ProtocolType = g.ProtocolType
@@ -470,6 +463,27 @@ func Summarize(r LagReport, states []string) []GroupSummary {
 		out = append(out, gs)
 	}
 	return out
+}
+
+// KeepStates is r with the groups in states only (case-insensitive; all
+// when none): the groups `groups --state` shows, so that its thresholds
+// and --status judge those alone.
+func KeepStates(r LagReport, states []string) LagReport {
+	if len(states) == 0 {
+		return r
+	}
+	want := map[string]bool{}
+	for _, s := range states {
+		want[strings.ToLower(strings.TrimSpace(s))] = true
+	}
+	kept := make([]GroupLag, 0, len(r.Groups))
+	for _, g := range r.Groups {
+		if want[strings.ToLower(g.State)] {
+			kept = append(kept, g)
+		}
+	}
+	r.Groups = kept
+	return r
 }
 
 // GroupState is one row of `lag --state`, as kafka-consumer-groups
