@@ -186,7 +186,11 @@ func TestResetFleetKillNine(t *testing.T) {
 			for i := range steps {
 				steps[i] = "wrote EndTxn"
 			}
-			err, reached, stderr := childAtLog(t, c, args, steps, func(cmd *exec.Cmd) { _ = cmd.Process.Kill() })
+			// The child freezes right after the line the kill is for:
+			// without that, at n=8 of 10 groups it sometimes finished
+			// the run before the signal landed.
+			stall := fmt.Sprintf("%s=%d|[DEBUG] wrote EndTxn ", stallEnv, n)
+			err, reached, stderr, _ := childAtLogOut(t, c, args, steps, func(cmd *exec.Cmd) { _ = cmd.Process.Kill() }, stall)
 			if !reached {
 				t.Fatalf("the child never sent EndTxn %d: %v\n%s", n, err, stderr)
 			}

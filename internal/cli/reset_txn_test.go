@@ -410,14 +410,15 @@ func childAtLog(t *testing.T, c *testkit.Cluster, args, steps []string, at func(
 }
 
 // childAtLogOut is childAtLog that also returns the child's stdout.
-func childAtLogOut(t *testing.T, c *testkit.Cluster, args, steps []string, at func(*exec.Cmd)) (error, bool, string, string) {
+// env is added to the child's environment (stallEnv, for one).
+func childAtLogOut(t *testing.T, c *testkit.Cluster, args, steps []string, at func(*exec.Cmd), env ...string) (error, bool, string, string) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, append([]string{"--brokers", c.BrokerList(), "-v"}, args...)...)
-	cmd.Env = append(os.Environ(), semanticsWorkerEnv+"=1")
+	cmd.Env = append(append(os.Environ(), semanticsWorkerEnv+"=1"), env...)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
