@@ -59,8 +59,9 @@ func TestWriteBackupRemovedOnWriteFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
-	// The cluster, the group's backup marker and its 20,000 rows.
-	if err != nil || strings.Count(string(data), "\n") != 20_002 || !strings.HasPrefix(string(data), "offsetctl:cluster,cluster-a,0,0\n") {
+	// The cluster, the group's backup marker, its 20,000 rows and the
+	// end record.
+	if err != nil || strings.Count(string(data), "\n") != 20_003 || !strings.HasPrefix(string(data), "offsetctl:cluster,cluster-a,0,1\n") || !strings.HasSuffix(string(data), "\noffsetctl:end,records,0,20002\n") {
 		t.Fatalf("backup: %d lines, %v", strings.Count(string(data), "\n"), err)
 	}
 }

@@ -28,6 +28,15 @@ import (
 //	offsetctl:no-commit:GROUP,TOPIC,P,0       GROUP had no committed offset on TOPIC/P
 //	offsetctl:share-group,GROUP,0,0           GROUP is a share group (KIP-932): its offsets are
 //	                                          share-partition start offsets
+//	offsetctl:end,records,0,N                 the backup ends here; N records came before this
+//	                                          one, from the cluster marker on (last line)
+//
+// A backup whose cluster marker ends in 1 (offsetctl:cluster,ID,0,1) must
+// close with its end record, and the count must match: a file cut short
+// (a partial copy, a disk that filled while it was copied) or edited
+// would otherwise restore some partitions and leave the rest where they
+// are, and say nothing. Backups written before the end record existed
+// end their cluster marker in 0 and are read as before.
 //
 // Apache's reader accepts neither comments, blank lines inside the file nor a
 // header, so the markers are ordinary records. Apache's reader (kafka
@@ -56,6 +65,10 @@ const (
 	// refused: two clusters with the same group and topic names (a DR
 	// pair, staging and production) are told apart by it only.
 	ClusterMarker = "offsetctl:cluster"
+	// EndMarker closes a backup (see above).
+	EndMarker = "offsetctl:end"
+	// endRecords is the end record's topic field.
+	endRecords = "records"
 )
 
 // PlanRow is one row of a plan file.
@@ -86,6 +99,17 @@ type PlanFile struct {
 	ClusterID string
 	// clusterLine is the line that named ClusterID.
 	clusterLine int
+	// sec is the backup being read, for its end record.
+	sec backupSection
+}
+
+// backupSection follows one backup in a file (from its cluster marker, or
+// the file's start) to its end record.
+type backupSection struct {
+	start   int  // line of its cluster marker (0: the file's start)
+	records int  // records read in it so far
+	wantEnd bool // its cluster marker says it closes with an end record
+	endLine int  // line of its end record, 0 before it
 }
 
 // utf8BOM is the byte order mark spreadsheet programs put first in a
@@ -170,6 +194,9 @@ func ParsePlanCSV(data []byte) (PlanFile, error) {
 		if err := pf.checkColumns(n, len(fields)); err != nil {
 			return pf, err
 		}
+		if err := pf.sec.next(n, fields); err != nil {
+			return pf, err
+		}
 		row, ok, err := pf.parseRecord(n, fields, raw)
 		if err != nil {
 			return pf, err
@@ -180,10 +207,45 @@ func ParsePlanCSV(data []byte) (PlanFile, error) {
 			}
 		}
 	}
+	if pf.sec.wantEnd && pf.sec.endLine == 0 {
+		return pf, fmt.Errorf("the backup that starts on line %d has no %s record: the file was cut short (a partial copy, a full disk?) after %d records, so it would restore only some partitions; use a complete copy", pf.sec.start, EndMarker, pf.sec.records)
+	}
 	if pf.Columns == 0 {
 		pf.Columns = 4
 	}
 	return pf, nil
+}
+
+// next counts record n of the file (fields as read) in its backup: a
+// cluster marker starts a new one (backups of one cluster may be joined
+// in a file), and nothing but a new backup may follow an end record.
+func (sec *backupSection) next(n int, fields []string) error {
+	group := ""
+	if len(fields) == 4 {
+		group = fields[0]
+	}
+	switch {
+	case group == ClusterMarker:
+		if sec.wantEnd && sec.endLine == 0 {
+			return fmt.Errorf("line %d: a backup starts, but the one that started on line %d has no %s record: that one was cut short; use a complete copy", n, sec.start, EndMarker)
+		}
+		*sec = backupSection{start: n, records: 1, wantEnd: fields[3] == "1"}
+		return nil
+	case sec.endLine != 0:
+		return fmt.Errorf("line %d: a record after the %s record on line %d (a backup ends with it)", n, EndMarker, sec.endLine)
+	case group == EndMarker:
+		want, err := strconv.Atoi(fields[3])
+		if fields[1] != endRecords || fields[2] != "0" || err != nil || want < 0 {
+			return fmt.Errorf("line %d: bad %s record (want %s,%s,0,N)", n, EndMarker, EndMarker, endRecords)
+		}
+		if want != sec.records {
+			return fmt.Errorf("line %d: the backup's %s record counts %d records before it, but the file has %d: it was cut or edited, so it would not restore what was backed up (if you edited it on purpose, delete the %s line)", n, EndMarker, want, sec.records, EndMarker)
+		}
+		sec.endLine = n
+		return nil
+	}
+	sec.records++
+	return nil
 }
 
 // planKey is a row's identity: a partition listed twice for a group.
@@ -264,6 +326,8 @@ func (pf *PlanFile) parseRecord(n int, fields, raw []string) (PlanRow, bool, err
 		return row, false, nil
 	case ClusterMarker:
 		return row, false, pf.cluster(n, raw[1], f[1], f[2])
+	case EndMarker:
+		return row, false, nil // counted by backupSection.next
 	}
 	if g, ok := strings.CutPrefix(row.Group, NoCommitPrefix); ok {
 		if g == "" {
@@ -430,8 +494,11 @@ type BackupGroup struct {
 // (the cluster did not say it), or with one no CSV line can hold (a line
 // break), the file names no cluster, as before the marker existed.
 func WriteBackupCSV(w io.Writer, at time.Time, clusterID string, groups []BackupGroup) error {
+	cw := &countingLines{w: w}
+	w = cw
 	if clusterID != "" && !strings.ContainsAny(clusterID, "\r\n") {
-		if _, err := fmt.Fprintf(w, "%s,%s,0,0\n", csvField(ClusterMarker), csvField(clusterID)); err != nil {
+		// ",1": this backup closes with its end record.
+		if _, err := fmt.Fprintf(w, "%s,%s,0,1\n", csvField(ClusterMarker), csvField(clusterID)); err != nil {
 			return err
 		}
 	}
@@ -456,5 +523,19 @@ func WriteBackupCSV(w io.Writer, at time.Time, clusterID string, groups []Backup
 			return err
 		}
 	}
-	return nil
+	_, err := fmt.Fprintf(w, "%s,%s,0,%d\n", EndMarker, endRecords, cw.lines)
+	return err
+}
+
+// countingLines counts the lines written through it (every write of a
+// backup is whole lines, one record each).
+type countingLines struct {
+	w     io.Writer
+	lines int
+}
+
+func (c *countingLines) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.lines += bytes.Count(p[:n], []byte("\n"))
+	return n, err
 }

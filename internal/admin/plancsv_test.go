@@ -134,7 +134,8 @@ func TestBackupRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "offsetctl:backup,g1,0,1764496800123\ng1,orders,0,15\noffsetctl:no-commit:g1,orders,1,0\n" +
-		"offsetctl:backup,\"odd \"\"name\"\", really\",0,1764496800123\n\"odd \"\"name\"\", really\",t,3,0\n"
+		"offsetctl:backup,\"odd \"\"name\"\", really\",0,1764496800123\n\"odd \"\"name\"\", really\",t,3,0\n" +
+		"offsetctl:end,records,0,5\n"
 	if b.String() != want {
 		t.Fatalf("backup =\n%s\nwant\n%s", b.String(), want)
 	}
@@ -172,8 +173,8 @@ func TestBackupClusterMarker(t *testing.T) {
 	for _, tc := range []struct {
 		id, first, back string
 	}{
-		{id: "MkU3OEVBNTcwNTJENDM2Qk", first: "offsetctl:cluster,MkU3OEVBNTcwNTJENDM2Qk,0,0", back: "MkU3OEVBNTcwNTJENDM2Qk"},
-		{id: "a cluster, \"odd\"", first: `offsetctl:cluster,"a cluster, ""odd""",0,0`, back: "a cluster, \"odd\""},
+		{id: "MkU3OEVBNTcwNTJENDM2Qk", first: "offsetctl:cluster,MkU3OEVBNTcwNTJENDM2Qk,0,1", back: "MkU3OEVBNTcwNTJENDM2Qk"},
+		{id: "a cluster, \"odd\"", first: `offsetctl:cluster,"a cluster, ""odd""",0,1`, back: "a cluster, \"odd\""},
 		{id: "", first: "offsetctl:backup,g1,0,1764496800123"},
 		{id: "two\nlines", first: "offsetctl:backup,g1,0,1764496800123"},
 	} {
@@ -194,6 +195,74 @@ func TestBackupClusterMarker(t *testing.T) {
 	}
 }
 
+// A backup closes with its end record, which counts the records before
+// it: a backup cut anywhere, or edited, is refused rather than restoring
+// some of its partitions; one written before the end record existed
+// (cluster marker ending in 0) is read as before.
+func TestBackupEndRecord(t *testing.T) {
+	groups := []BackupGroup{
+		{Group: "g1", Rows: []PlanRow{{Topic: "orders", Partition: 0, Offset: 15}, {Topic: "orders", Partition: 1, NoCommit: true}}},
+		{Group: "g2", Share: true, Rows: []PlanRow{{Topic: "t", Partition: 3, Offset: 7}}},
+	}
+	var b bytes.Buffer
+	if err := WriteBackupCSV(&b, time.UnixMilli(5), "c1", groups); err != nil {
+		t.Fatal(err)
+	}
+	whole := b.String()
+	lines := strings.SplitAfter(strings.TrimSuffix(whole, "\n"), "\n")
+	if last := lines[len(lines)-1]; last != "offsetctl:end,records,0,7" {
+		t.Fatalf("last line %q, want the end record counting the 7 records before it\n%s", last, whole)
+	}
+	if pf, err := ParsePlanCSV(b.Bytes()); err != nil || len(pf.Rows) != 3 || pf.ClusterID != "c1" {
+		t.Fatalf("whole backup: %d rows, cluster %q, %v", len(pf.Rows), pf.ClusterID, err)
+	}
+	// Cut after every line but the last, and in the middle of a line.
+	for k := 1; k < len(lines); k++ {
+		cut := strings.Join(lines[:k], "")
+		if _, err := ParsePlanCSV([]byte(cut)); err == nil || !strings.Contains(err.Error(), "cut short") {
+			t.Errorf("cut after line %d: err = %v, want it refused as cut short", k, err)
+		}
+	}
+	if _, err := ParsePlanCSV([]byte(whole[:len(whole)-3])); err == nil {
+		t.Error("end record cut in its count: want an error")
+	}
+	for _, tc := range []struct{ name, data, want string }{
+		{"a row removed", strings.Replace(whole, "g1,orders,0,15\n", "", 1), "counts 7 records before it, but the file has 6"},
+		{"a row added", strings.Replace(whole, "g1,orders,0,15\n", "g1,orders,0,15\ng1,orders,2,3\n", 1), "but the file has 8"},
+		{"a record after the end", whole + "g1,orders,9,1\n", "a record after the offsetctl:end record on line 8"},
+		{"bad end record", strings.Replace(whole, "offsetctl:end,records,0,7", "offsetctl:end,rows,0,7", 1), "bad offsetctl:end record"},
+		{"negative count", strings.Replace(whole, "offsetctl:end,records,0,7", "offsetctl:end,records,0,-1", 1), "bad offsetctl:end record"},
+		{"a second backup after a cut one", strings.Join(lines[:4], "") + whole, "the one that started on line 1 has no offsetctl:end record"},
+	} {
+		if _, err := ParsePlanCSV([]byte(tc.data)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	// Two whole backups of one cluster joined, with blank lines and CRLF
+	// (what an editor may make of it): read as one plan.
+	joined := strings.ReplaceAll(whole, "\n", "\r\n") + "\n" + strings.Replace(whole, "g1", "g3", -1)
+	// g2's row is in both: a harmless repeat.
+	if pf, err := ParsePlanCSV([]byte(joined)); err != nil || len(pf.Rows) != 5 {
+		t.Errorf("two backups joined: %d rows, %v", len(pf.Rows), err)
+	}
+	// Older backups: no end record expected, a cut one reads as before.
+	old := "offsetctl:cluster,c1,0,0\noffsetctl:backup,g1,0,5\ng1,orders,0,15\n"
+	if pf, err := ParsePlanCSV([]byte(old)); err != nil || len(pf.Rows) != 1 {
+		t.Errorf("older backup: %d rows, %v", len(pf.Rows), err)
+	}
+	// Without a cluster id the end record counts from the file's start.
+	b.Reset()
+	if err := WriteBackupCSV(&b, time.UnixMilli(5), "", groups[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(b.String(), "\noffsetctl:end,records,0,3\n") {
+		t.Fatalf("backup without a cluster:\n%s", b.String())
+	}
+	if _, err := ParsePlanCSV([]byte(strings.Replace(b.String(), "g1,orders,0,15\n", "", 1))); err == nil {
+		t.Error("backup without a cluster, a row removed: want an error")
+	}
+}
+
 func FuzzParsePlanCSV(f *testing.F) {
 	for _, s := range []string{
 		"orders,0,15\n", "g,orders,0,15\r\n", "offsetctl:backup,g,0,1\ng,t,0,1\noffsetctl:no-commit:g,t,1,0\n",
@@ -201,6 +270,8 @@ func FuzzParsePlanCSV(f *testing.F) {
 		"\ufefft,0,1\r\n", "\ufeffgroup,topic,partition,offset\r\ng,t,0,1\r\n",
 		"offsetctl:cluster,MkU3OEVBNTcwNTJENDM2Qk,0,0\noffsetctl:backup,g,0,1\ng,t,0,1\n",
 		"offsetctl:cluster,a,0,0\noffsetctl:cluster,b,0,0\n", "\"offsetctl:cluster\",\"x, y\",0,0\n",
+		"offsetctl:cluster,c,0,1\noffsetctl:backup,g,0,1\ng,t,0,1\noffsetctl:end,records,0,3\n",
+		"offsetctl:cluster,c,0,1\noffsetctl:backup,g,0,1\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -241,8 +312,10 @@ func FuzzParsePlanCSV(f *testing.F) {
 		if strings.ContainsAny(cluster, "\r\n") {
 			cluster = ""
 		}
-		if err := WriteBackupCSV(&b, time.UnixMilli(0), cluster, nil); err != nil {
-			t.Fatal(err)
+		// An older backup's marker (",0": no end record to expect),
+		// since the rows follow it here.
+		if cluster != "" {
+			fmt.Fprintf(&b, "%s,%s,0,0\n", ClusterMarker, csvField(cluster))
 		}
 		if err := WritePlanCSV(&b, pf.Rows, pf.Columns == 4); err != nil {
 			t.Fatal(err)

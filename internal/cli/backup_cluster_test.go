@@ -47,7 +47,7 @@ func TestRestoreRefusesBackupOfAnotherCluster(t *testing.T) {
 	b.Commit(other, topic, map[int32]int64{0: 3})
 	mustRun(t, b, 0, "delete-group", other, "--execute", "--backup", dg)
 	for _, f := range []string{backup, snap, dg} {
-		if got := firstLine(t, f); got != "offsetctl:cluster,cluster-b,0,0" {
+		if got := firstLine(t, f); got != "offsetctl:cluster,cluster-b,0,1" {
 			t.Fatalf("%s starts with %q, want the cluster marker", filepath.Base(f), got)
 		}
 	}
@@ -129,7 +129,7 @@ func TestRestoreOtherClusterOverride(t *testing.T) {
 	if es[0].OtherClusterID != "" {
 		t.Errorf("the reset on B names another cluster: %+v", es[0])
 	}
-	if got := firstLine(t, restore); got != "offsetctl:cluster,cluster-a,0,0" {
+	if got := firstLine(t, restore); got != "offsetctl:cluster,cluster-a,0,1" {
 		t.Fatalf("the restore's backup starts with %q, want cluster-a's marker", got)
 	}
 	// Its undo is of cluster A: no flag.

@@ -99,8 +99,8 @@ func TestDuplicateGroupNames(t *testing.T) {
 		t.Fatalf("plan = %+v", gp)
 	}
 	assertCommitted(t, f.c, g, f.topic, map[int32]int64{0: 2, 1: 6})
-	if data, _ := os.ReadFile(f.backup("r.csv")); strings.Count(string(data), "\n") != 3 {
-		t.Errorf("reset backup = %q, want the cluster, a marker and one row", data)
+	if data, _ := os.ReadFile(f.backup("r.csv")); strings.Count(string(data), "\n") != 4 {
+		t.Errorf("reset backup = %q, want the cluster, a marker, one row and the end", data)
 	}
 
 	backup := f.backup("d.csv")
@@ -116,9 +116,9 @@ func TestDuplicateGroupNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The cluster; two groups: a marker and two commits each.
-	if n := strings.Count(string(data), "\n"); n != 7 {
-		t.Errorf("backup has %d lines, want 7:\n%s", n, data)
+	// The cluster; two groups: a marker and two commits each; the end.
+	if n := strings.Count(string(data), "\n"); n != 8 {
+		t.Errorf("backup has %d lines, want 8:\n%s", n, data)
 	}
 	assertCommitted(t, f.c, g, f.topic, map[int32]int64{})
 	mustRun(t, f.c, 0, "reset", "--to", "file:"+backup, "--execute", "--backup", f.backup("undo.csv"))

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offsetctl/offsetctl/internal/testkit"
+)
+
+// A backup or snapshot cut short, or with a row taken out, restored some
+// of its partitions and left the others where they were, exit 0 and not
+// a word: "keeps a backup that restores exactly" held only for files
+// nobody copied. Both now end with a record counting the records before
+// it. Cut after any line, or edited, the file is refused by reset --to
+// file: (dry run or --execute) and by diff: exit 2, one line, the group's
+// offsets untouched, no backup written, nothing recorded. The whole file
+// still restores exactly.
+func TestBackupCutShortRefused(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(4, nil)
+	c.Produce(topic, map[int32]int{0: 10, 1: 10, 2: 10, 3: 10}, time.Time{})
+	group := testkit.Name(t, "g")
+	before := map[int32]int64{0: 1, 1: 2, 2: 3}
+	c.Commit(group, topic, before)
+	dir := t.TempDir()
+	backup := filepath.Join(dir, "b.csv")
+	mustRun(t, c, 0, "reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", backup)
+	snap := filepath.Join(dir, "snap.csv")
+	mustRun(t, c, 0, "snapshot", group, "--out", snap)
+	after := map[int32]int64{0: 10, 1: 10, 2: 10, 3: 10}
+	wantCommitted(t, c, group, topic, after)
+	entries := len(historyOf(t))
+
+	data, err := os.ReadFile(backup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cluster, backup marker, 3 rows, 1 no-commit row, end record.
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != 7 || !strings.HasPrefix(lines[6], "offsetctl:end,records,0,6") {
+		t.Fatalf("backup:\n%s", data)
+	}
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var cuts []string
+	for k := 1; k < len(lines); k++ {
+		cuts = append(cuts, write("cut"+string(rune('0'+k))+".csv", strings.Join(lines[:k], "")))
+	}
+	edited := write("edited.csv", strings.Replace(string(data), lines[3], "", 1))
+	for _, f := range append(cuts, edited) {
+		want := "the file was cut short"
+		if f == edited {
+			want = "counts 6 records before it, but the file has 5: it was cut or edited"
+		}
+		badInput(t, c, want, "reset", group, "--to", "file:"+f)
+		badInput(t, c, want, "reset", "--to", "file:"+f, "--execute", "--backup", filepath.Join(dir, "x.csv"))
+		badInput(t, c, want, "diff", f, snap)
+	}
+	wantCommitted(t, c, group, topic, after)
+	if _, err := os.Stat(filepath.Join(dir, "x.csv")); !os.IsNotExist(err) {
+		t.Errorf("a refused restore wrote a backup: %v", err)
+	}
+	if n := len(historyOf(t)); n != entries {
+		t.Errorf("refused restores were recorded: %d entries, were %d", n, entries)
+	}
+	// The snapshot cut after its cluster line read as a snapshot of no
+	// group (diff: nothing to compare, exit 0 with --exit-code).
+	sdata, err := os.ReadFile(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(sdata), "\n")
+	badInput(t, c, "the file was cut short", "diff", write("snapcut.csv", first+"\n"), snap, "--exit-code")
+
+	// The whole backup restores exactly: the three commits back, the
+	// partition without one has none again.
+	mustRun(t, c, 0, "reset", "--to", "file:"+backup, "--execute", "--backup", filepath.Join(dir, "r.csv"))
+	wantCommitted(t, c, group, topic, before)
+}
