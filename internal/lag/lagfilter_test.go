@@ -109,7 +109,7 @@ func TestParseThreshold(t *testing.T) {
 		{in: "lag", err: "want METRIC>VALUE"},
 		{in: "lag<5", err: "the comparison must be > or >="},
 		{in: "lag=5", err: "the comparison must be > or >="},
-		{in: "lags>5", err: "unknown metric"},
+		{in: "lags>5", err: "unknown metric lags (want lag, total-lag, time-lag or status)"},
 		{in: ">5", err: "unknown metric"},
 		{in: "lag>", err: "is empty"},
 		{in: "lag>-1", err: "negative"},
