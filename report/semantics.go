@@ -21,7 +21,7 @@ func Semantics(w io.Writer, f Format, res *semantics.Result) error {
 	case JSON:
 		return WriteJSON(w, res)
 	case CSV:
-		header := []string{"mode", "group", "processed", "unique", "duplicates", "lost", "committed_after", "explanation"}
+		header := []string{"MODE", "GROUP", "PROCESSED", "UNIQUE", "DUPLICATES", "LOST", "COMMITTED-AFTER", "EXPLANATION"}
 		rows := make([][]string, 0, len(res.Results))
 		for _, r := range res.Results {
 			rows = append(rows, []string{string(r.Mode), r.Group, strconv.Itoa(r.Processed), strconv.Itoa(r.Unique),
@@ -29,8 +29,8 @@ func Semantics(w io.Writer, f Format, res *semantics.Result) error {
 		}
 		return WriteCSV(w, header, rows)
 	}
-	if _, err := fmt.Fprintf(w, "%d events over %d partitions (topic %s), batches of %d, crash right after event %d, work delay %s, commit interval %s\n\n",
-		res.Events, res.Partitions, res.Topic, res.Batch, res.CrashAfter, res.WorkDelay, res.CommitInterval); err != nil {
+	if _, err := fmt.Fprintf(w, "%d events over %d %s (topic %s), batches of %d, crash right after event %d, work delay %s, commit interval %s\n\n",
+		res.Events, res.Partitions, plural(res.Partitions, "partition", "partitions"), res.Topic, res.Batch, res.CrashAfter, res.WorkDelay, res.CommitInterval); err != nil {
 		return err
 	}
 	header := []string{"MODE", "PROCESSED", "UNIQUE", "DUPLICATES", "LOST", "COMMITTED-AFTER"}
@@ -91,7 +91,7 @@ func SemanticsCount(w io.Writer, f Format, counts []semantics.Count) error {
 		for _, c := range counts {
 			rows = append(rows, []string{c.File, strconv.Itoa(c.Total), strconv.Itoa(c.UniqueOffsets), strconv.Itoa(c.Duplicates)})
 		}
-		return WriteCSV(w, []string{"file", "total", "unique_offsets", "duplicates"}, rows)
+		return WriteCSV(w, []string{"FILE", "TOTAL", "UNIQUE-OFFSETS", "DUPLICATES"}, rows)
 	}
 	for _, c := range counts {
 		if _, err := fmt.Fprintf(w, "%s: total=%d unique-offsets=%d duplicates=%d\n", safetext.Name(c.File), c.Total, c.UniqueOffsets, c.Duplicates); err != nil {
@@ -99,4 +99,12 @@ func SemanticsCount(w io.Writer, f Format, counts []semantics.Count) error {
 		}
 	}
 	return nil
+}
+
+// plural is one when n is 1, else many: "1 partition", "3 partitions".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

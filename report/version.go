@@ -21,7 +21,7 @@ func Version(w io.Writer, f Format, v VersionInfo) error {
 	case JSON:
 		return WriteJSON(w, v)
 	case CSV:
-		return WriteCSV(w, []string{"version", "revision", "go", "os", "arch"}, [][]string{{v.Version, v.Revision, v.Go, v.OS, v.Arch}})
+		return WriteCSV(w, []string{"VERSION", "REVISION", "GO", "OS", "ARCH"}, [][]string{{v.Version, v.Revision, v.Go, v.OS, v.Arch}})
 	}
 	rev := ""
 	if v.Revision != "" {

@@ -371,7 +371,7 @@ func TestDeleteWholeRows(t *testing.T) {
 func TestVersionWhole(t *testing.T) {
 	v := VersionInfo{Version: "1.2.3", Revision: "abc123", Go: "go1.26", OS: "linux", Arch: "amd64"}
 	sameText(t, "version", render(t, func(w *bytes.Buffer) error { return Version(w, Table, v) }), "offsetctl 1.2.3 (abc123) go1.26 linux/amd64\n")
-	sameText(t, "version csv", render(t, func(w *bytes.Buffer) error { return Version(w, CSV, v) }), "version,revision,go,os,arch\n1.2.3,abc123,go1.26,linux,amd64\n")
+	sameText(t, "version csv", render(t, func(w *bytes.Buffer) error { return Version(w, CSV, v) }), "VERSION,REVISION,GO,OS,ARCH\n1.2.3,abc123,go1.26,linux,amd64\n")
 	v.Revision = ""
 	sameText(t, "version without revision", render(t, func(w *bytes.Buffer) error { return Version(w, Table, v) }), "offsetctl 1.2.3 go1.26 linux/amd64\n")
 	var back VersionInfo
@@ -411,7 +411,7 @@ func TestSemanticsWhole(t *testing.T) {
 		t.Errorf("changed:\n%s", got)
 	}
 	sameText(t, "semantics csv", render(t, func(w *bytes.Buffer) error { return Semantics(w, CSV, semanticsWhole()) }), ""+
-		"mode,group,processed,unique,duplicates,lost,committed_after,explanation\n"+
+		"MODE,GROUP,PROCESSED,UNIQUE,DUPLICATES,LOST,COMMITTED-AFTER,EXPLANATION\n"+
 		"at-most-once,g1,55,55,0,5,0:20 1:20,lost five\n"+
 		"at-least-once,g2,65,60,5,0,-,five twice\n")
 	if got := render(t, func(w *bytes.Buffer) error { return Semantics(w, Table, nil) }); got != "" {
@@ -421,7 +421,7 @@ func TestSemanticsWhole(t *testing.T) {
 	sameText(t, "count", render(t, func(w *bytes.Buffer) error { return SemanticsCount(w, Table, counts) }),
 		"a.log: total=10 unique-offsets=8 duplicates=2\nb.log: total=1 unique-offsets=1 duplicates=0\n")
 	sameText(t, "count csv", render(t, func(w *bytes.Buffer) error { return SemanticsCount(w, CSV, counts) }),
-		"file,total,unique_offsets,duplicates\na.log,10,8,2\nb.log,1,1,0\n")
+		"FILE,TOTAL,UNIQUE-OFFSETS,DUPLICATES\na.log,10,8,2\nb.log,1,1,0\n")
 	var back []semantics.Count
 	if err := json.Unmarshal([]byte(render(t, func(w *bytes.Buffer) error { return SemanticsCount(w, JSON, counts) })), &back); err != nil || !reflect.DeepEqual(back, counts) {
 		t.Errorf("count json %+v (%v)", back, err)

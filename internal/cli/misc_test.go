@@ -29,7 +29,7 @@ func TestVersionAndCompletion(t *testing.T) {
 	if v.Version != version || !strings.HasPrefix(v.Go, "go1.") || v.OS == "" || v.Arch == "" {
 		t.Errorf("version -o json = %+v", v)
 	}
-	if r := mustRun(t, nil, 0, "version", "-o", "csv"); !strings.HasPrefix(r.stdout, "version,revision,go,os,arch\n"+version+",") {
+	if r := mustRun(t, nil, 0, "version", "-o", "csv"); !strings.HasPrefix(r.stdout, "VERSION,REVISION,GO,OS,ARCH\n"+version+",") {
 		t.Errorf("version -o csv = %q", r.stdout)
 	}
 	for shell, marker := range map[string]string{"bash": "__start_offsetctl", "zsh": "#compdef offsetctl", "fish": "complete -c offsetctl"} {

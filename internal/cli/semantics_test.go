@@ -296,7 +296,7 @@ func TestSemanticsCount(t *testing.T) {
 	if len(js) != 1 || js[0] != (semantics.Count{File: crlf, Total: 3, UniqueOffsets: 2, Duplicates: 1}) {
 		t.Fatalf("json = %+v", js)
 	}
-	if r := mustRun(t, nil, 0, "-o", "csv", "semantics", "count", crlf); r.stdout != "file,total,unique_offsets,duplicates\n"+crlf+",3,2,1\n" {
+	if r := mustRun(t, nil, 0, "-o", "csv", "semantics", "count", crlf); r.stdout != "FILE,TOTAL,UNIQUE-OFFSETS,DUPLICATES\n"+crlf+",3,2,1\n" {
 		t.Fatalf("csv = %q", r.stdout)
 	}
 
