@@ -179,13 +179,24 @@ func Moved(e Entry, live State) []Change {
 	return out
 }
 
+// MovedNoGroup says, for a replay or backfill entry, why it has no offsets
+// to undo or verify. A backfill with --transactional-id did commit, to its
+// own position group (offsetctl-backfill-ID), which "moved no group's
+// offsets" denied; and what it copied cannot be taken back.
+func MovedNoGroup(e Entry) string {
+	if e.Action == ActBackfill {
+		return "it moved no consumer group's offsets (a --transactional-id backfill commits only its own position group's), and the records it copied cannot be taken back"
+	}
+	return "it moved no group's offsets"
+}
+
 // Undoable says why e cannot be undone, or "" when it can: it must have
 // changed something, or may have (Unknown: an intent alone is undone from
 // its backup), and have a backup of what was there before.
 func Undoable(e Entry) string {
 	switch {
 	case e.Action == ActReplay || e.Action == ActBackfill:
-		return fmt.Sprintf("entry %s is a %s: it moved no group's offsets, so there is nothing to undo", e.ID, e.Action)
+		return fmt.Sprintf("entry %s is a %s: %s, so there is nothing to undo", e.ID, e.Action, MovedNoGroup(e))
 	case e.Outcome == Refused || e.Outcome == Failed:
 		return fmt.Sprintf("entry %s was %s: it changed nothing, so there is nothing to undo", e.ID, e.Outcome)
 	case e.Backup == "":

@@ -331,7 +331,7 @@ func TestAuditBackfillUnknownGuidance(t *testing.T) {
 		t.Fatalf("history's hints:\n%s", h.stderr)
 	}
 	v := mustRun(t, nil, 2, "--audit-log", log, "history", "--verify", es[1].ID)
-	if !strings.Contains(v.stderr, "is a backfill: it moved no group's offsets; "+resume) {
+	if !strings.Contains(v.stderr, "is a backfill: it moved no consumer group's offsets (a --transactional-id backfill commits only its own position group's), and the records it copied cannot be taken back; "+resume) {
 		t.Fatalf("--verify of a backfill:\n%s", v.stderr)
 	}
 	// What the guidance says does tell: the rerun resumes.

@@ -202,7 +202,7 @@ func (a *app) runVerify(cmd *cobra.Command, id string) error {
 		return exitcode.Flag("--verify:", err)
 	}
 	if e.Action == audit.ActReplay || e.Action == audit.ActBackfill {
-		return exitcode.Usagef("--verify: entry %s is a %s: it moved no group's offsets%s", e.ID, e.Action, backfillCheck(e))
+		return exitcode.Usagef("--verify: entry %s is a %s: %s%s", e.ID, e.Action, audit.MovedNoGroup(e), backfillCheck(e))
 	}
 	cfg, adm, err := a.admin(cmd.Context())
 	if err != nil {
