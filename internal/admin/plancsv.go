@@ -2,8 +2,12 @@ package admin
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/csv"
+	"encoding/hex"
 	"fmt"
+	"hash"
 	"io"
 	"strconv"
 	"strings"
@@ -28,15 +32,19 @@ import (
 //	offsetctl:no-commit:GROUP,TOPIC,P,0       GROUP had no committed offset on TOPIC/P
 //	offsetctl:share-group,GROUP,0,0           GROUP is a share group (KIP-932): its offsets are
 //	                                          share-partition start offsets
-//	offsetctl:end,records,0,N                 the backup ends here; N records came before this
-//	                                          one, from the cluster marker on (last line)
+//	offsetctl:end,DIGEST,0,N                  the backup ends here: N records came before this
+//	                                          one, from the cluster marker on, and DIGEST is
+//	                                          the first 24 hex digits of the SHA-256 of their
+//	                                          fields (recordDigest) (last line)
 //
 // A backup whose cluster marker ends in 1 (offsetctl:cluster,ID,0,1) must
-// close with its end record, and the count must match: a file cut short
-// (a partial copy, a disk that filled while it was copied) or edited
-// would otherwise restore some partitions and leave the rest where they
-// are, and say nothing. Backups written before the end record existed
-// end their cluster marker in 0 and are read as before.
+// close with its end record, whose count and digest must match: a file
+// cut short (a partial copy, a disk that filled while it was copied) or
+// edited would otherwise restore some partitions, or other offsets, and
+// say nothing. The digest is of the fields as read, so line endings, a
+// byte order mark and CSV quoting do not change it. Backups written before
+// the end record existed end their cluster marker in 0 and are read as
+// before.
 //
 // Apache's reader accepts neither comments, blank lines inside the file nor a
 // header, so the markers are ordinary records. Apache's reader (kafka
@@ -67,9 +75,38 @@ const (
 	ClusterMarker = "offsetctl:cluster"
 	// EndMarker closes a backup (see above).
 	EndMarker = "offsetctl:end"
-	// endRecords is the end record's topic field.
-	endRecords = "records"
+	// endDigestLen is the length of the end record's digest, in hex
+	// digits: 96 bits, and short enough that Apache's quoting rule
+	// (over 24 characters) leaves it bare.
+	endDigestLen = 24
 )
+
+// editedHint says how to restore a backup edited on purpose: it is then
+// a plan, which the end record no longer describes.
+const editedHint = "if you edited it on purpose, delete its offsetctl:end line and end its first line in ,0,0 instead of ,0,1"
+
+// recordDigest hashes a backup's records (four fields each), field by
+// field, each length-prefixed so that no two different records hash
+// alike.
+type recordDigest struct{ h hash.Hash }
+
+func newRecordDigest() recordDigest { return recordDigest{h: sha256.New()} }
+
+func (d recordDigest) add(fields ...string) {
+	var n [binary.MaxVarintLen64]byte
+	d.h.Write(n[:binary.PutUvarint(n[:], uint64(len(fields)))])
+	for i, f := range fields {
+		if i > 0 {
+			f = strings.TrimSpace(f) // as planFields reads it: only a group keeps its blanks
+		}
+		d.h.Write(n[:binary.PutUvarint(n[:], uint64(len(f)))])
+		io.WriteString(d.h, f)
+	}
+}
+
+func (d recordDigest) sum() string {
+	return hex.EncodeToString(d.h.Sum(nil))[:endDigestLen]
+}
 
 // PlanRow is one row of a plan file.
 type PlanRow struct {
@@ -110,6 +147,7 @@ type backupSection struct {
 	records int  // records read in it so far
 	wantEnd bool // its cluster marker says it closes with an end record
 	endLine int  // line of its end record, 0 before it
+	digest  recordDigest
 }
 
 // utf8BOM is the byte order mark spreadsheet programs put first in a
@@ -175,45 +213,68 @@ func ParsePlanCSV(data []byte) (PlanFile, error) {
 	pf := PlanFile{Backups: map[string]int64{}, Share: map[string]bool{}}
 	seen := map[planKey]PlanRow{}
 	data = bytes.TrimPrefix(data, []byte(utf8BOM))
-	for i, line := range bytes.Split(data, []byte("\n")) {
+	lines := bytes.Split(data, []byte("\n"))
+	for i, line := range lines {
 		n := i + 1
-		fields, raw, ok, err := planFields(line, n)
-		if err != nil {
-			return pf, err
-		}
-		if !ok {
-			continue
-		}
-		if isHeader(fields) {
-			if len(pf.Rows) > 0 || pf.Columns != 0 {
-				return pf, fmt.Errorf("line %d: header line after data", n)
+		if err := pf.parseLine(seen, n, line); err != nil {
+			cutMarker := bytes.HasPrefix(bytes.TrimPrefix(line, []byte(utf8BOM)), []byte("offsetctl:"))
+			if i == len(lines)-1 && len(line) > 0 && (pf.sec.wantEnd && pf.sec.endLine == 0 || cutMarker) {
+				// The last line of a backup with no end record yet
+				// (or a marker record), and no line break after it:
+				// a file cut mid-line.
+				err = fmt.Errorf("%w (the file ends inside this line, with no %s record: it was cut short; use a complete copy)", err, EndMarker)
 			}
-			pf.Columns = len(fields)
-			continue
-		}
-		if err := pf.checkColumns(n, len(fields)); err != nil {
 			return pf, err
-		}
-		if err := pf.sec.next(n, fields); err != nil {
-			return pf, err
-		}
-		row, ok, err := pf.parseRecord(n, fields, raw)
-		if err != nil {
-			return pf, err
-		}
-		if ok {
-			if err := pf.add(seen, row); err != nil {
-				return pf, err
-			}
 		}
 	}
 	if pf.sec.wantEnd && pf.sec.endLine == 0 {
-		return pf, fmt.Errorf("the backup that starts on line %d has no %s record: the file was cut short (a partial copy, a full disk?) after %d records, so it would restore only some partitions; use a complete copy", pf.sec.start, EndMarker, pf.sec.records)
+		return pf, fmt.Errorf("the backup that starts on line %d has no %s record: the file was cut short (a partial copy, a full disk?) after %s, so it holds only part of what was backed up; use a complete copy (%s)", pf.sec.start, EndMarker, records(pf.sec.records), editedHint)
 	}
 	if pf.Columns == 0 {
 		pf.Columns = 4
 	}
 	return pf, nil
+}
+
+// parseLine reads line n of a plan into pf.
+func (pf *PlanFile) parseLine(seen map[planKey]PlanRow, n int, line []byte) error {
+	// A byte order mark starting a backup's cluster line: a second backup
+	// saved by a spreadsheet program and joined to the first. Elsewhere
+	// it stays: a group's name may start with one, and must not be read
+	// as another group's.
+	if rest, ok := bytes.CutPrefix(line, []byte(utf8BOM)); ok && bytes.HasPrefix(rest, []byte(ClusterMarker+",")) {
+		line = rest
+	}
+	fields, raw, ok, err := planFields(line, n)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return nil
+	}
+	if isHeader(fields) {
+		if len(pf.Rows) > 0 || pf.Columns != 0 {
+			return fmt.Errorf("line %d: header line after data", n)
+		}
+		pf.Columns = len(fields)
+		return nil
+	}
+	if err := pf.checkColumns(n, len(fields)); err != nil {
+		return err
+	}
+	if err := pf.sec.next(n, fields); err != nil {
+		return err
+	}
+	row, ok, err := pf.parseRecord(n, fields, raw)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if err := pf.add(seen, row); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // next counts record n of the file (fields as read) in its backup: a
@@ -229,23 +290,42 @@ func (sec *backupSection) next(n int, fields []string) error {
 		if sec.wantEnd && sec.endLine == 0 {
 			return fmt.Errorf("line %d: a backup starts, but the one that started on line %d has no %s record: that one was cut short; use a complete copy", n, sec.start, EndMarker)
 		}
-		*sec = backupSection{start: n, records: 1, wantEnd: fields[3] == "1"}
+		*sec = backupSection{start: n, records: 1, wantEnd: fields[3] == "1", digest: newRecordDigest()}
+		sec.digest.add(fields...)
 		return nil
 	case sec.endLine != 0:
 		return fmt.Errorf("line %d: a record after the %s record on line %d (a backup ends with it)", n, EndMarker, sec.endLine)
 	case group == EndMarker:
 		want, err := strconv.Atoi(fields[3])
-		if fields[1] != endRecords || fields[2] != "0" || err != nil || want < 0 {
-			return fmt.Errorf("line %d: bad %s record (want %s,%s,0,N)", n, EndMarker, EndMarker, endRecords)
+		if len(fields[1]) != endDigestLen || fields[2] != "0" || err != nil || want < 0 {
+			return fmt.Errorf("line %d: bad %s record (want %s,DIGEST,0,N)", n, EndMarker, EndMarker)
 		}
 		if want != sec.records {
-			return fmt.Errorf("line %d: the backup's %s record counts %d records before it, but the file has %d: it was cut or edited, so it would not restore what was backed up (if you edited it on purpose, delete the %s line)", n, EndMarker, want, sec.records, EndMarker)
+			return fmt.Errorf("line %d: the backup's %s record counts %s before it, but the file has %d: it was cut or edited, so it holds other offsets than were backed up (%s)", n, EndMarker, records(want), sec.records, editedHint)
+		}
+		if sec.digest.h == nil {
+			sec.digest = newRecordDigest() // no cluster marker: from the file's start
+		}
+		if !strings.EqualFold(fields[1], sec.digest.sum()) {
+			return fmt.Errorf("line %d: the backup's records differ from what its %s record says was written: it was edited, so it holds other offsets than were backed up (%s)", n, EndMarker, editedHint)
 		}
 		sec.endLine = n
 		return nil
 	}
+	if sec.digest.h == nil {
+		sec.digest = newRecordDigest()
+	}
+	sec.digest.add(fields...)
 	sec.records++
 	return nil
+}
+
+// records is "1 record" or "N records".
+func records(n int) string {
+	if n == 1 {
+		return "1 record"
+	}
+	return strconv.Itoa(n) + " records"
 }
 
 // planKey is a row's identity: a partition listed twice for a group.
@@ -363,9 +443,8 @@ func (pf *PlanFile) parseRecord(n int, fields, raw []string) (PlanRow, bool, err
 // backup cut and pasted after another of the same cluster).
 func (pf *PlanFile) cluster(n int, id, partition, offset string) error {
 	_, perr := strconv.ParseInt(partition, 10, 32)
-	_, oerr := strconv.ParseInt(offset, 10, 64)
-	if id == "" || perr != nil || oerr != nil {
-		return fmt.Errorf("line %d: bad %s record (want %s,CLUSTER_ID,0,0)", n, ClusterMarker, ClusterMarker)
+	if id == "" || perr != nil || (offset != "0" && offset != "1") {
+		return fmt.Errorf("line %d: bad %s record (want %s,CLUSTER_ID,0,1, or ,0,0 in a backup without an end record)", n, ClusterMarker, ClusterMarker)
 	}
 	if pf.ClusterID != "" && pf.ClusterID != id {
 		return fmt.Errorf("line %d: %s names cluster %s, but line %d named cluster %s: a plan, backup or snapshot holds one cluster's offsets", n, ClusterMarker, safetext.Arg(id), pf.clusterLine, safetext.Arg(pf.ClusterID))
@@ -494,48 +573,59 @@ type BackupGroup struct {
 // (the cluster did not say it), or with one no CSV line can hold (a line
 // break), the file names no cluster, as before the marker existed.
 func WriteBackupCSV(w io.Writer, at time.Time, clusterID string, groups []BackupGroup) error {
-	cw := &countingLines{w: w}
-	w = cw
+	bw := &backupWriter{w: w, digest: newRecordDigest()}
 	if clusterID != "" && !strings.ContainsAny(clusterID, "\r\n") {
 		// ",1": this backup closes with its end record.
-		if _, err := fmt.Fprintf(w, "%s,%s,0,1\n", csvField(ClusterMarker), csvField(clusterID)); err != nil {
-			return err
-		}
+		bw.record(ClusterMarker, clusterID, "0", "1")
 	}
+	ms := strconv.FormatInt(at.UnixMilli(), 10)
 	for _, g := range groups {
 		if strings.ContainsAny(g.Group, "\r\n") {
 			return fmt.Errorf("group %q: a group name with a line break cannot be written to a CSV plan", g.Group)
 		}
-		if _, err := fmt.Fprintf(w, "%s,%s,0,%d\n", csvField(BackupMarker), csvField(g.Group), at.UnixMilli()); err != nil {
-			return err
-		}
+		bw.record(BackupMarker, g.Group, "0", ms)
 		if g.Share {
-			if _, err := fmt.Fprintf(w, "%s,%s,0,0\n", csvField(ShareMarker), csvField(g.Group)); err != nil {
-				return err
+			bw.record(ShareMarker, g.Group, "0", "0")
+		}
+		for _, r := range g.Rows {
+			group, off := g.Group, strconv.FormatInt(r.Offset, 10)
+			if r.NoCommit {
+				group, off = NoCommitPrefix+g.Group, "0"
 			}
-		}
-		rows := make([]PlanRow, len(g.Rows))
-		for i, r := range g.Rows {
-			r.Group = g.Group
-			rows[i] = r
-		}
-		if err := WritePlanCSV(w, rows, true); err != nil {
-			return err
+			bw.record(group, r.Topic, strconv.FormatInt(int64(r.Partition), 10), off)
 		}
 	}
-	_, err := fmt.Fprintf(w, "%s,%s,0,%d\n", EndMarker, endRecords, cw.lines)
+	if bw.err != nil {
+		return bw.err
+	}
+	_, err := fmt.Fprintf(w, "%s,%s,0,%d\n", EndMarker, bw.digest.sum(), bw.records)
 	return err
 }
 
-// countingLines counts the lines written through it (every write of a
-// backup is whole lines, one record each).
-type countingLines struct {
-	w     io.Writer
-	lines int
+// backupWriter writes a backup's records, counting and hashing them for
+// its end record as the reader will (backupSection.next).
+type backupWriter struct {
+	w       io.Writer
+	digest  recordDigest
+	records int
+	line    strings.Builder
+	err     error
 }
 
-func (c *countingLines) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.lines += bytes.Count(p[:n], []byte("\n"))
-	return n, err
+func (bw *backupWriter) record(fields ...string) {
+	if bw.err != nil {
+		return
+	}
+	bw.line.Reset()
+	for i, f := range fields {
+		if i > 0 {
+			bw.line.WriteByte(',')
+		}
+		bw.line.WriteString(csvField(f))
+	}
+	bw.line.WriteByte('\n')
+	if _, bw.err = io.WriteString(bw.w, bw.line.String()); bw.err == nil {
+		bw.digest.add(fields...)
+		bw.records++
+	}
 }

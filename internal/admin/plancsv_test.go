@@ -27,6 +27,8 @@ func TestParsePlanCSV(t *testing.T) {
 			rows: []PlanRow{{Group: "g1", Topic: "orders", Partition: 0, Offset: 15, Line: 2}, {Group: "g1", Topic: "orders", Partition: 1, Offset: 3, Line: 3}}},
 		{name: "byte order mark before three columns", in: "\ufefforders,0,15\r\n", columns: 3, rows: []PlanRow{{Topic: "orders", Partition: 0, Offset: 15, Line: 1}}},
 		{name: "a byte order mark is stripped only at the start", in: "orders,0,15\n\ufefforders,1,3\n", err: "line 2: topic"},
+		{name: "a group's name keeps its byte order mark", in: "g,orders,0,15\n\ufeffg,orders,1,3\n", columns: 4,
+			rows: []PlanRow{{Group: "g", Topic: "orders", Partition: 0, Offset: 15, Line: 1}, {Group: "\ufeffg", Topic: "orders", Partition: 1, Offset: 3, Line: 2}}},
 		{name: "no final newline", in: "orders,0,15", columns: 3, rows: []PlanRow{{Topic: "orders", Partition: 0, Offset: 15, Line: 1}}},
 		{name: "quoted group with a comma", in: "\"a,b\",orders,0,1\n", columns: 4, rows: []PlanRow{{Group: "a,b", Topic: "orders", Partition: 0, Offset: 1, Line: 1}}},
 		{name: "header, comments and blank lines (offsetctl only)", in: "# plan\ntopic,partition,offset\n\norders,2,7\n", columns: 3,
@@ -135,7 +137,7 @@ func TestBackupRoundTrip(t *testing.T) {
 	}
 	want := "offsetctl:backup,g1,0,1764496800123\ng1,orders,0,15\noffsetctl:no-commit:g1,orders,1,0\n" +
 		"offsetctl:backup,\"odd \"\"name\"\", really\",0,1764496800123\n\"odd \"\"name\"\", really\",t,3,0\n" +
-		"offsetctl:end,records,0,5\n"
+		"offsetctl:end,427097e94620339a542d28c7,0,5\n"
 	if b.String() != want {
 		t.Fatalf("backup =\n%s\nwant\n%s", b.String(), want)
 	}
@@ -201,8 +203,8 @@ func TestBackupClusterMarker(t *testing.T) {
 // (cluster marker ending in 0) is read as before.
 func TestBackupEndRecord(t *testing.T) {
 	groups := []BackupGroup{
-		{Group: "g1", Rows: []PlanRow{{Topic: "orders", Partition: 0, Offset: 15}, {Topic: "orders", Partition: 1, NoCommit: true}}},
-		{Group: "g2", Share: true, Rows: []PlanRow{{Topic: "t", Partition: 3, Offset: 7}}},
+		{Group: "g1", Rows: []PlanRow{{Topic: "orders", Partition: 0, Offset: 15}, {Topic: "orders", Partition: 1, NoCommit: true}, {Topic: "orders", Partition: 2, Offset: 20}}},
+		{Group: " lead", Share: true, Rows: []PlanRow{{Topic: "t", Partition: 3, Offset: 7}}},
 	}
 	var b bytes.Buffer
 	if err := WriteBackupCSV(&b, time.UnixMilli(5), "c1", groups); err != nil {
@@ -210,10 +212,12 @@ func TestBackupEndRecord(t *testing.T) {
 	}
 	whole := b.String()
 	lines := strings.SplitAfter(strings.TrimSuffix(whole, "\n"), "\n")
-	if last := lines[len(lines)-1]; last != "offsetctl:end,records,0,7" {
-		t.Fatalf("last line %q, want the end record counting the 7 records before it\n%s", last, whole)
+	// The digest is pinned: a change to how records are hashed would
+	// refuse every backup written before it.
+	if last := lines[len(lines)-1]; last != "offsetctl:end,01d264348b91e655e36e74d5,0,8" {
+		t.Fatalf("last line %q, want the end record: the digest and the 8 records before it\n%s", last, whole)
 	}
-	if pf, err := ParsePlanCSV(b.Bytes()); err != nil || len(pf.Rows) != 3 || pf.ClusterID != "c1" {
+	if pf, err := ParsePlanCSV(b.Bytes()); err != nil || len(pf.Rows) != 4 || pf.ClusterID != "c1" {
 		t.Fatalf("whole backup: %d rows, cluster %q, %v", len(pf.Rows), pf.ClusterID, err)
 	}
 	// Cut after every line but the last, and in the middle of a line.
@@ -226,24 +230,61 @@ func TestBackupEndRecord(t *testing.T) {
 	if _, err := ParsePlanCSV([]byte(whole[:len(whole)-3])); err == nil {
 		t.Error("end record cut in its count: want an error")
 	}
+	// Cut inside a line whose start still parses as something else: the
+	// error says where the file ends. (The cluster line cut after its
+	// id reads as three fields; a row cut in its topic reads as a bad
+	// record.)
+	for _, cut := range []string{lines[0][:len("offsetctl:cluster,c1")], strings.Join(lines[:2], "") + "g1,ord", strings.Join(lines[:3], "") + "g1,orders,"} {
+		if _, err := ParsePlanCSV([]byte(cut)); err == nil || !strings.Contains(err.Error(), "cut short") {
+			t.Errorf("cut mid-line %q: err = %v, want it called cut short", cut, err)
+		}
+	}
+	// Two backups saved by a spreadsheet program (a byte order mark
+	// first in each) and joined.
+	if pf, err := ParsePlanCSV([]byte("\ufeff" + whole + "\ufeff" + whole)); err != nil || len(pf.Rows) != 4 {
+		t.Errorf("two BOM-first backups joined: %d rows, %v", len(pf.Rows), err)
+	}
+	const edited = "it was edited, so it holds other offsets than were backed up"
 	for _, tc := range []struct{ name, data, want string }{
-		{"a row removed", strings.Replace(whole, "g1,orders,0,15\n", "", 1), "counts 7 records before it, but the file has 6"},
-		{"a row added", strings.Replace(whole, "g1,orders,0,15\n", "g1,orders,0,15\ng1,orders,2,3\n", 1), "but the file has 8"},
-		{"a record after the end", whole + "g1,orders,9,1\n", "a record after the offsetctl:end record on line 8"},
-		{"bad end record", strings.Replace(whole, "offsetctl:end,records,0,7", "offsetctl:end,rows,0,7", 1), "bad offsetctl:end record"},
-		{"negative count", strings.Replace(whole, "offsetctl:end,records,0,7", "offsetctl:end,records,0,-1", 1), "bad offsetctl:end record"},
+		{"a row removed", strings.Replace(whole, "g1,orders,0,15\n", "", 1), "counts 8 records before it, but the file has 7"},
+		{"a row added", strings.Replace(whole, "g1,orders,0,15\n", "g1,orders,0,15\ng1,orders,5,3\n", 1), "but the file has 9"},
+		{"an offset changed", strings.Replace(whole, "g1,orders,0,15\n", "g1,orders,0,0\n", 1), edited},
+		{"two partitions swapped", strings.Replace(strings.Replace(whole, "g1,orders,0,15\n", "g1,orders,2,15\n", 1), "g1,orders,2,20\n", "g1,orders,0,20\n", 1), edited},
+		{"a row replaced by a copy of another", strings.Replace(whole, "g1,orders,2,20\n", "g1,orders,0,15\n", 1), edited},
+		{"a group's blanks trimmed", strings.Replace(whole, "\" lead\",t,3,7", "lead,t,3,7", 1), edited},
+		{"a record after the end", whole + "g1,orders,9,1\n", "a record after the offsetctl:end record on line 9"},
+		{"bad end record", strings.Replace(whole, "01d264348b91e655e36e74d5", "records", 1), "bad offsetctl:end record"},
+		{"negative count", strings.Replace(whole, ",0,8\n", ",0,-1\n", 1), "bad offsetctl:end record"},
+		{"a cluster line neither 0 nor 1", strings.Replace(whole, "c1,0,1", "c1,0,2", 1), "bad offsetctl:cluster record"},
 		{"a second backup after a cut one", strings.Join(lines[:4], "") + whole, "the one that started on line 1 has no offsetctl:end record"},
 	} {
 		if _, err := ParsePlanCSV([]byte(tc.data)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	// Two whole backups of one cluster joined, with blank lines and CRLF
-	// (what an editor may make of it): read as one plan.
-	joined := strings.ReplaceAll(whole, "\n", "\r\n") + "\n" + strings.Replace(whole, "g1", "g3", -1)
-	// g2's row is in both: a harmless repeat.
-	if pf, err := ParsePlanCSV([]byte(joined)); err != nil || len(pf.Rows) != 5 {
+	// Line endings, a byte order mark and quoting are not edits: the
+	// digest is of the fields as read. Two whole backups of one cluster
+	// joined are read one after the other.
+	crlf := "\ufeff" + strings.ReplaceAll(strings.Replace(whole, "g1,orders,0,15", "\"g1\",\"orders\",0,15", 1), "\n", "\r\n")
+	if pf, err := ParsePlanCSV([]byte(crlf)); err != nil || len(pf.Rows) != 4 {
+		t.Errorf("CRLF, BOM, quotes: %d rows, %v", len(pf.Rows), err)
+	}
+	var b2 bytes.Buffer
+	if err := WriteBackupCSV(&b2, time.UnixMilli(9), "c1", []BackupGroup{{Group: "g3", Rows: []PlanRow{{Topic: "orders", Partition: 0, Offset: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if pf, err := ParsePlanCSV([]byte(whole + "\n" + b2.String())); err != nil || len(pf.Rows) != 5 {
 		t.Errorf("two backups joined: %d rows, %v", len(pf.Rows), err)
+	}
+	// Edited on purpose: the error says how to restore it, and that works.
+	mine := strings.Replace(whole, "g1,orders,0,15\n", "g1,orders,0,9\n", 1)
+	_, err := ParsePlanCSV([]byte(mine))
+	if err == nil || !strings.Contains(err.Error(), "delete its offsetctl:end line and end its first line in ,0,0 instead of ,0,1") {
+		t.Fatalf("edited: err = %v, want the way to restore it as edited", err)
+	}
+	mine = strings.Replace(mine[:strings.LastIndex(mine, "offsetctl:end,")], "c1,0,1", "c1,0,0", 1)
+	if pf, err := ParsePlanCSV([]byte(mine)); err != nil || len(pf.Rows) != 4 || pf.Rows[0].Offset != 9 || pf.ClusterID != "c1" {
+		t.Errorf("edited on purpose, as the error says: %+v, %v", pf.Rows, err)
 	}
 	// Older backups: no end record expected, a cut one reads as before.
 	old := "offsetctl:cluster,c1,0,0\noffsetctl:backup,g1,0,5\ng1,orders,0,15\n"
@@ -255,11 +296,14 @@ func TestBackupEndRecord(t *testing.T) {
 	if err := WriteBackupCSV(&b, time.UnixMilli(5), "", groups[:1]); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(b.String(), "\noffsetctl:end,records,0,3\n") {
+	if !strings.HasSuffix(b.String(), ",0,4\n") || !strings.Contains(b.String(), "\noffsetctl:end,") {
 		t.Fatalf("backup without a cluster:\n%s", b.String())
 	}
-	if _, err := ParsePlanCSV([]byte(strings.Replace(b.String(), "g1,orders,0,15\n", "", 1))); err == nil {
-		t.Error("backup without a cluster, a row removed: want an error")
+	if _, err := ParsePlanCSV(b.Bytes()); err != nil {
+		t.Errorf("backup without a cluster: %v", err)
+	}
+	if _, err := ParsePlanCSV([]byte(strings.Replace(b.String(), "g1,orders,0,15\n", "g1,orders,0,16\n", 1))); err == nil {
+		t.Error("backup without a cluster, an offset changed: want an error")
 	}
 }
 
@@ -270,7 +314,7 @@ func FuzzParsePlanCSV(f *testing.F) {
 		"\ufefft,0,1\r\n", "\ufeffgroup,topic,partition,offset\r\ng,t,0,1\r\n",
 		"offsetctl:cluster,MkU3OEVBNTcwNTJENDM2Qk,0,0\noffsetctl:backup,g,0,1\ng,t,0,1\n",
 		"offsetctl:cluster,a,0,0\noffsetctl:cluster,b,0,0\n", "\"offsetctl:cluster\",\"x, y\",0,0\n",
-		"offsetctl:cluster,c,0,1\noffsetctl:backup,g,0,1\ng,t,0,1\noffsetctl:end,records,0,3\n",
+		"offsetctl:cluster,c,0,1\noffsetctl:backup,g,0,1\ng,t,0,1\noffsetctl:end,a4a7a3f3c1e4f6b8d0e2f4a6,0,3\n",
 		"offsetctl:cluster,c,0,1\noffsetctl:backup,g,0,1\n",
 	} {
 		f.Add([]byte(s))

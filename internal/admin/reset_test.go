@@ -253,7 +253,7 @@ func TestPlanBackupRestore(t *testing.T) {
 	if err := WriteBackupCSV(&b, time.Unix(1, 0), "", []BackupGroup{bg}); err != nil {
 		t.Fatal(err)
 	}
-	if want := "offsetctl:backup,g,0,1000\ng,t,0,40\ng,t,1,45\noffsetctl:no-commit:g,t,2,0\noffsetctl:end,records,0,4\n"; b.String() != want {
+	if want := "offsetctl:backup,g,0,1000\ng,t,0,40\ng,t,1,45\noffsetctl:no-commit:g,t,2,0\noffsetctl:end,2ca2ce40702b7d0101649b06,0,4\n"; b.String() != want {
 		t.Fatalf("backup =\n%s\nwant\n%s", b.String(), want)
 	}
 	// Pretend the reset happened: every partition now at its log end.

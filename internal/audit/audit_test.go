@@ -449,7 +449,7 @@ func TestSnapshotGroups(t *testing.T) {
 	if err := admin.WriteBackupCSV(&buf, time.UnixMilli(1000), "", got); err != nil {
 		t.Fatal(err)
 	}
-	want := "offsetctl:backup,g,0,1000\ng,t,0,4\noffsetctl:no-commit:g,t,1,0\ng,t,2,9\noffsetctl:no-commit:g,t,3,0\noffsetctl:backup,empty,0,1000\noffsetctl:end,records,0,6\n"
+	want := "offsetctl:backup,g,0,1000\ng,t,0,4\noffsetctl:no-commit:g,t,1,0\ng,t,2,9\noffsetctl:no-commit:g,t,3,0\noffsetctl:backup,empty,0,1000\noffsetctl:end,183ad919ca81514772157998,0,6\n"
 	if buf.String() != want {
 		t.Errorf("snapshot:\n%s\nwant:\n%s", buf.String(), want)
 	}

@@ -153,8 +153,8 @@ func TestAuditUndoRefusesMovedGroup(t *testing.T) {
 	if err := os.WriteFile(backup, []byte("offsetctl:backup,"+group+",0,1\n"+group+","+topic+",0,1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r = mustRun(t, c, 1, "undo", id, "--execute", "--force")
-	if !strings.Contains(r.stderr, "has changed since it was written") {
+	r = mustRun(t, c, 2, "undo", id, "--execute", "--force")
+	if !strings.Contains(r.stderr, "has changed since it was written") || strings.Count(r.stderr, "\n") != 1 {
 		t.Fatalf("tampered backup: %s", r.stderr)
 	}
 	wantCommitted(t, c, group, topic, map[int32]int64{0: 2, 1: 3})

@@ -40,7 +40,7 @@ func TestBackupCutShortRefused(t *testing.T) {
 	}
 	// cluster, backup marker, 3 rows, 1 no-commit row, end record.
 	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
-	if len(lines) != 7 || !strings.HasPrefix(lines[6], "offsetctl:end,records,0,6") {
+	if len(lines) != 7 || !strings.HasPrefix(lines[6], "offsetctl:end,") || !strings.HasSuffix(lines[6], ",0,6") {
 		t.Fatalf("backup:\n%s", data)
 	}
 	write := func(name, s string) string {
@@ -55,10 +55,16 @@ func TestBackupCutShortRefused(t *testing.T) {
 		cuts = append(cuts, write("cut"+string(rune('0'+k))+".csv", strings.Join(lines[:k], "")))
 	}
 	edited := write("edited.csv", strings.Replace(string(data), lines[3], "", 1))
-	for _, f := range append(cuts, edited) {
+	// Same count, another offset: caught by the end record's digest.
+	row := strings.TrimSuffix(lines[2], "\n")
+	sameCount := write("samecount.csv", strings.Replace(string(data), lines[2], row[:strings.LastIndex(row, ",")]+",0\n", 1))
+	for _, f := range append(cuts, edited, sameCount) {
 		want := "the file was cut short"
-		if f == edited {
+		switch f {
+		case edited:
 			want = "counts 6 records before it, but the file has 5: it was cut or edited"
+		case sameCount:
+			want = "the backup's records differ from what its offsetctl:end record says was written: it was edited"
 		}
 		badInput(t, c, want, "reset", group, "--to", "file:"+f)
 		badInput(t, c, want, "reset", "--to", "file:"+f, "--execute", "--backup", filepath.Join(dir, "x.csv"))
@@ -79,6 +85,34 @@ func TestBackupCutShortRefused(t *testing.T) {
 	}
 	first, _, _ := strings.Cut(string(sdata), "\n")
 	badInput(t, c, "the file was cut short", "diff", write("snapcut.csv", first+"\n"), snap, "--exit-code")
+
+	// undo of the reset whose backup was cut: refused the same way (its
+	// recorded SHA-256), exit 2, nothing changed.
+	id := ""
+	for _, e := range historyOf(t) {
+		if e.Backup == backup {
+			id = e.ID
+		}
+	}
+	if id == "" {
+		t.Fatalf("no entry records backup %s", backup)
+	}
+	if err := os.WriteFile(backup, []byte(strings.Join(lines[:4], "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	badInput(t, c, "has changed since it was written", "undo", id, "--execute", "--backup", filepath.Join(dir, "u.csv"))
+	wantCommitted(t, c, group, topic, after)
+	if err := os.WriteFile(backup, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Edited on purpose, as the error says to: without its end line and
+	// with its first line ending in ,0,0, it restores as edited.
+	mine := strings.Replace(strings.Join(lines[:6], ""), ",0,1\n", ",0,0\n", 1)
+	mine = strings.Replace(mine, lines[2], row[:strings.LastIndex(row, ",")]+",0\n", 1)
+	mustRun(t, c, 0, "reset", "--to", "file:"+write("mine.csv", mine), "--execute", "--backup", filepath.Join(dir, "m.csv"))
+	if got := c.Committed(group)[topic][0]; got != 0 {
+		t.Fatalf("the edited backup's offset for partition 0: %d, want 0", got)
+	}
 
 	// The whole backup restores exactly: the three commits back, the
 	// partition without one has none again.

@@ -224,7 +224,7 @@ func TestResetExecuteScopeAndRestore(t *testing.T) {
 	// First the cluster the backup is of (kfake's id, or the real
 	// broker's).
 	want := []string{"offsetctl:cluster,", q("offsetctl:backup") + "," + q(g) + ",0,", q(g) + "," + q(f.topic) + ",1,6", q("offsetctl:no-commit:"+g) + "," + q(f.topic) + ",2,0"}
-	if len(lines) != 5 || lines[4] != "offsetctl:end,records,0,4" || !strings.HasPrefix(lines[0], want[0]) || !strings.HasSuffix(lines[0], ",0,1") || !strings.HasPrefix(lines[1], want[1]) || lines[2] != want[2] || lines[3] != want[3] {
+	if len(lines) != 5 || !strings.HasPrefix(lines[4], "offsetctl:end,") || !strings.HasSuffix(lines[4], ",0,4") || !strings.HasPrefix(lines[0], want[0]) || !strings.HasSuffix(lines[0], ",0,1") || !strings.HasPrefix(lines[1], want[1]) || lines[2] != want[2] || lines[3] != want[3] {
 		t.Fatalf("backup =\n%s\nwant lines like %q", data, want)
 	}
 

@@ -54,7 +54,9 @@ func loadRestore(e audit.Entry) (undoRestore, error) {
 	}
 	sum := sha256.Sum256(data)
 	if got := hex.EncodeToString(sum[:]); e.BackupSHA256 != "" && got != e.BackupSHA256 {
-		return undoRestore{}, fmt.Errorf("backup %s of entry %s has changed since it was written (SHA-256 %s, recorded %s): it is not the state before that change", e.Backup, e.ID, got, e.BackupSHA256)
+		// Bad input, as the same file is to reset --to file: (its end
+		// record no longer matches, or it was replaced): nothing changed.
+		return undoRestore{}, exitcode.Usagef("backup %s of entry %s has changed since it was written (SHA-256 %s, recorded %s): it is not the state before that change", safetext.Arg(e.Backup), e.ID, got, e.BackupSHA256)
 	}
 	pf, err := admin.ParsePlanCSV(data)
 	if err != nil {
