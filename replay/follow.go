@@ -29,8 +29,9 @@ import (
 // else the backfill stops with its resume point).
 //
 // Only a replay of the whole topic grows: one that selected partitions
-// (--partitions, a per-partition --from or --until) did not ask for
-// others. A --shard or --digest-out run does not either, since its file
+// (--partitions, a per-partition --from that leaves some out, or a
+// per-partition --until) did not ask for others. A --from naming every
+// partition is a resume point: of the whole topic. A --shard or --digest-out run does not either, since its file
 // records the partition count it started with and the shards cut the
 // topic by it; it warns once instead, naming the partitions it leaves
 // unread.
@@ -63,7 +64,7 @@ func (c *consumer) startGrower(ctx context.Context) *grower {
 		return nil
 	}
 	o := c.opts
-	if o.Partitions != nil || o.From.PerPartition != nil || o.Until.PerPartition != nil {
+	if selectsPartitions(o) {
 		return nil // partitions were selected: others are not asked for
 	}
 	g := &grower{topic: c.plan.Topic, known: map[int32]bool{}, done: make(chan struct{}), warnf: o.Warnf,
@@ -78,6 +79,26 @@ func (c *consumer) startGrower(ctx context.Context) *grower {
 	g.stop = cancel
 	go g.run(gctx, kadm.NewClient(c.cl), c.plan, c.opts.Until.All)
 	return g
+}
+
+// selectsPartitions reports whether o asks for some of the topic's
+// partitions only. A per-partition --from that names every partition the
+// topic has does not: that is the resume point a replay prints
+// ("--from 0=3,1=2,2=2"), and the replay it resumes read the whole topic,
+// so a resumed --follow goes on reading partitions added to it.
+func selectsPartitions(o Options) bool {
+	if o.Partitions != nil || o.Until.PerPartition != nil {
+		return true
+	}
+	if o.From.PerPartition == nil {
+		return false
+	}
+	for _, p := range o.started {
+		if _, ok := o.From.PerPartition[p]; !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // close stops looking.

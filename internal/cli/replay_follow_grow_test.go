@@ -104,6 +104,33 @@ func TestReplayFollowReadsAddedPartitions(t *testing.T) {
 	}
 }
 
+// TestReplayFollowResumedReadsAddedPartitions: a --follow resumed from the
+// resume point a replay prints (--from naming every partition) read only
+// the partitions it named, with no word, though the replay it resumed
+// read partitions added to the topic. A --from that names every partition
+// is of the whole topic; one that leaves some out still selects.
+func TestReplayFollowResumedReadsAddedPartitions(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 3}, time.Time{})
+	out := filepath.Join(t.TempDir(), "resumed.jsonl")
+	r := followWhile(t, c, out, 2, 4, func() {
+		if _, err := c.Admin().CreatePartitions(testkit.Ctx(t), 1, topic); err != nil {
+			t.Fatal(err)
+		}
+		c.WaitTopic(topic, 2)
+		c.Produce(topic, map[int32]int{1: 2}, time.Time{})
+	}, "replay", topic, "--follow", "--from", "0=1", "--out", out, "-o", "json", "-q")
+	var res replay.Result
+	decodeJSON(t, r, &res)
+	if r.code != 0 || res.Records != 4 || len(res.Partitions) != 2 || res.ResumeFrom != "0=3,1=2" {
+		t.Fatalf("exit %d: %d records, resume %q, partitions %+v\n%s", r.code, res.Records, res.ResumeFrom, res.Partitions, r.stderr)
+	}
+	if pr := replayPart(t, res, 1); pr.From != 0 || pr.Records != 2 {
+		t.Errorf("added partition 1: %+v", pr)
+	}
+}
+
 // TestBackfillFollowCopiesAddedPartitions: a --follow backfill copies the
 // partitions added to its source while it runs; with --partitioner same
 // a target without them stops the backfill, before any of their records
