@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -472,5 +473,45 @@ func TestLagStatusSampledRowsAreLatest(t *testing.T) {
 		if !strings.Contains(reasons[s.behind], "lag grew from 90 to 130") || !strings.Contains(reasons[s.rewound], "went back from 10 to 5") {
 			t.Errorf("%s: reasons %q", format, reasons)
 		}
+	}
+}
+
+// TestStatusSampledFirstCommitBetween (QA): with the sampling source, a
+// partition whose first commit came between the two samples got no status
+// (a '-' in the table, no status in JSON, left out of --fail-if) and the
+// group said "all 1 partition(s) OK" above two rows; a partition whose
+// offset was deleted between them was counted in the group though not
+// shown. The rows judged are now the second read's, the ones shown: the
+// new one is PENDING (one sample cannot be judged), the deleted one is not
+// a row and not judged.
+func TestStatusSampledFirstCommitBetween(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(3, nil)
+	c.Produce(topic, map[int32]int{0: 10, 1: 10, 2: 10}, time.Time{})
+	group := testkit.Name(t, "between")
+	c.Commit(group, topic, map[int32]int64{0: 10, 2: 4})
+	r := statusRun(t, c, func() {
+		c.Commit(group, topic, map[int32]int64{1: 3})
+		mustRun(t, c, 0, "delete-offsets", group, "--topic", topic+":2", "--execute", "--backup", filepath.Join(t.TempDir(), "d.csv"))
+	}, "lag", group, "--status", "--status-source", "sample", "--sample", "7s", "-o", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	var rep lag.LagReport
+	decodeJSON(t, r, &rep)
+	if len(rep.Groups) != 1 {
+		t.Fatalf("%+v", rep)
+	}
+	g := rep.Groups[0]
+	got := map[int32]string{}
+	for _, p := range g.Partitions {
+		got[p.Partition] = p.Status + " " + p.StatusReason
+	}
+	// Partition 2's offset is gone: not a row, so not judged.
+	if len(got) != 2 || !strings.HasPrefix(got[0], "OK ") || got[1] != "PENDING first committed between the samples: one sample cannot be judged" {
+		t.Fatalf("rows: %q", got)
+	}
+	if g.Status != "PENDING" || !strings.Contains(g.StatusReason, "1 partition(s) with lag first committed between the samples") {
+		t.Fatalf("group %s: %q", g.Status, g.StatusReason)
 	}
 }

@@ -195,18 +195,45 @@ func (j *Judge) fromSamples(ctx context.Context, b *lag.LagBatch, again Reread) 
 		if !ok || g0.Error != "" || g.Error != "" {
 			continue
 		}
-		samples := map[Key]Sample{}
-		for _, p := range g.Partitions {
+		// The later read's rows are the ones shown, so they are the ones
+		// judged, each against what the first read had for it.
+		earlier := map[Key]Sample{}
+		for _, p := range g0.Partitions {
 			if p.Error == "" {
-				samples[Key{p.Topic, p.Partition}] = Sample{Committed: p.Committed, LogEnd: p.LogEnd}
+				earlier[Key{p.Topic, p.Partition}] = Sample{Committed: p.Committed, LogEnd: p.LogEnd}
 			}
 		}
-		Apply(g, EvaluateGroup(g.Group, FromSamples(g0, t0, samples, t1), sampledOptions(j.options(t1), t0)), SourceSample)
+		ps, pending := FromSamples(earlier, t0, *g, t1)
+		applySampled(g, RoundsStatus{GroupStatus: EvaluateGroup(g.Group, ps, sampledOptions(j.options(t1), t0)), Pending: pending})
 	}
 	later.Report.Status = b.Report.Status
 	*b = later
 	return nil
 }
+
+// applySampled writes a sampled judgement into g's rows: a partition
+// first committed between the two samples is pending, and so is the group
+// when nothing else in it is worse than OK.
+func applySampled(g *lag.GroupLag, s RoundsStatus) {
+	Apply(g, s.GroupStatus, SourceSample)
+	pending := make(map[Key]bool, len(s.Pending))
+	for _, k := range s.Pending {
+		pending[k] = true
+	}
+	for i := range g.Partitions {
+		if r := &g.Partitions[i]; pending[Key{r.Topic, r.Partition}] {
+			r.Status, r.StatusReason = Pending, sampledPendingReason
+		}
+	}
+	if s.GroupPending() {
+		g.Status = Pending
+		g.StatusReason = fmt.Sprintf("%d partition(s) with lag first committed between the samples: one sample cannot be judged (sample again, or use --watch)", len(s.Pending))
+	}
+}
+
+// sampledPendingReason is the reason of a partition pending in a sampled
+// judgement.
+const sampledPendingReason = "first committed between the samples: one sample cannot be judged"
 
 // sampledOptions widens the window to take in both samples: two samples
 // are all sampling has, so a --window not longer than --sample (or a slow

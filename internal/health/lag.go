@@ -78,29 +78,39 @@ type Sample struct {
 	LogEnd    int64
 }
 
-// FromSamples is the evaluation input of one group from two rounds: the
-// report's rows, read at t0, and later at t1 (a row without a commit has
-// no commits: OK, "no commit to judge").
-func FromSamples(g lag.GroupLag, t0 time.Time, later map[Key]Sample, t1 time.Time) []Partition {
-	var out []Partition
+// FromSamples is the evaluation input of one group from two samples: the
+// rows of the later report g (read at t1, the rows shown), each with what
+// the earlier read (t0) had for it in earlier. A row without a commit has
+// no commits (OK, "no commit to judge"). A row whose commit the earlier
+// read did not have (its first commit came between the samples, or its
+// log end could not be read then) has one sample, and with lag it is
+// pending: one sample cannot tell a stopped consumer from a moving one.
+// A partition the earlier read had and the later one does not (its
+// offset deleted meanwhile) is not judged: it is not among the rows.
+func FromSamples(earlier map[Key]Sample, t0 time.Time, g lag.GroupLag, t1 time.Time) (ps []Partition, pending []Key) {
 	for _, r := range g.Partitions {
 		if r.Error != "" {
 			continue
 		}
 		if r.Committed == nil {
-			out = append(out, Partition{Topic: r.Topic, Partition: r.Partition, Sampled: true})
+			ps = append(ps, Partition{Topic: r.Topic, Partition: r.Partition, Sampled: true})
 			continue
 		}
 		k := Key{r.Topic, r.Partition}
-		p := Partition{Topic: r.Topic, Partition: r.Partition, Sampled: true,
-			Commits: []Commit{{*r.Committed, t0}}, LogEnds: []LogEnd{{Offset: r.LogEnd, Time: t0}}}
-		if s, ok := later[k]; ok && s.Committed != nil && s.LogEnd >= 0 {
-			p.Commits = append(p.Commits, Commit{*s.Committed, t1})
-			p.LogEnds = append(p.LogEnds, LogEnd{Offset: s.LogEnd, Time: t1})
+		p := Partition{Topic: r.Topic, Partition: r.Partition, Sampled: true}
+		if s, ok := earlier[k]; ok && s.Committed != nil && s.LogEnd >= 0 {
+			p.Commits = append(p.Commits, Commit{*s.Committed, t0})
+			p.LogEnds = append(p.LogEnds, LogEnd{Offset: s.LogEnd, Time: t0})
+		} else if r.LogEnd > *r.Committed { // lag
+			pending = append(pending, k)
 		}
-		out = append(out, p)
+		p.Commits = append(p.Commits, Commit{*r.Committed, t1})
+		if r.LogEnd >= 0 {
+			p.LogEnds = append(p.LogEnds, LogEnd{Offset: r.LogEnd, Time: t1})
+		}
+		ps = append(ps, p)
 	}
-	return out
+	return ps, pending
 }
 
 // Apply writes a group's judgement into its lag rows.
