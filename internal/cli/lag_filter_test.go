@@ -74,7 +74,7 @@ func TestFailIfWithFailedGroupKeepsThresholdLine(t *testing.T) {
 	for _, args := range [][]string{
 		{"lag", g, nosuch, "--fail-if", "lag>1"},
 		{"lag", g, nosuch, "--fail-if", "lag>1", "-o", "json"},
-		{"lag", g, nosuch, "--fail-if", "status>=STOP", "--status-source", "sample", "--sample", "1ms"},
+		{"lag", g, nosuch, "--fail-if", "status>=STOP", "--status-source", "sample", "--sample", "1ms", "--window", "1ms"},
 		{"groups", "--group", g, "--group", nosuch, "--fail-if", "total-lag>1"},
 	} {
 		r := offsetctl(t, c, args...)

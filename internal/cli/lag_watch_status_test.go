@@ -75,8 +75,9 @@ func watchStatuses(t *testing.T, stdout string) []map[string]lag.GroupLag {
 // (kfake has no readable __consumer_offsets, so auto samples; on Apache
 // Kafka sampling is asked for): the first round says PENDING for the
 // groups with lag (one sample says nothing of movement) and OK for the
-// idle one, never a false OK; from the second the stopped group is STOP
-// and the gaining one stays OK, in every round. The source is said once.
+// idle one, never a false OK; from the second the stopped group is WARN,
+// and STOP once its offset has stood for the window, and the gaining one
+// stays OK, in every round. The source is said once.
 // --fail-if status>=STOP under --watch does what the other --fail-if
 // thresholds do: each round that crosses warns, the watch goes on, and
 // Ctrl-C ends it with exit 4; a PENDING round crosses nothing.
@@ -91,7 +92,7 @@ func TestLagWatchStatus(t *testing.T) {
 	rounds := func(n int) func(string) bool {
 		return func(out string) bool { return strings.Count(out, "\n") >= n }
 	}
-	r := watchUntil(t, c, rounds(6), "lag", w.stopped, w.gaining, w.idle, "--watch", "200ms", "--status", "--status-source", mode, "--window", "1s", "-o", "json")
+	r := watchUntil(t, c, rounds(8), "lag", w.stopped, w.gaining, w.idle, "--watch", "200ms", "--status", "--status-source", mode, "--window", "1s", "-o", "json")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -103,8 +104,26 @@ func TestLagWatchStatus(t *testing.T) {
 		t.Errorf("stderr does not say why it samples:\n%s", r.stderr)
 	}
 	got := watchStatuses(t, r.stdout)
+	// The stopped group's offset stands from round 1: WARN while it has
+	// stood for less than the 1s window (samples cannot tell it from a
+	// consumer that commits less often), then STOP for good: by the 8th
+	// round, 1.4s on at the least.
+	stoppedAt := len(got)
+	for i := 1; i < len(got); i++ {
+		if got[i][w.stopped].Status == "STOP" {
+			stoppedAt = i
+			break
+		}
+	}
+	if stoppedAt == len(got) {
+		t.Errorf("the stopped group never STOP in %d rounds", len(got))
+	}
 	for i, round := range got {
-		want := map[string]string{w.stopped: "STOP", w.gaining: "OK", w.idle: "OK"}
+		stoppedWant := "WARN"
+		if i >= stoppedAt {
+			stoppedWant = "STOP"
+		}
+		want := map[string]string{w.stopped: stoppedWant, w.gaining: "OK", w.idle: "OK"}
 		if i == 0 {
 			want[w.stopped], want[w.gaining] = "PENDING", "PENDING"
 		}
@@ -126,18 +145,18 @@ func TestLagWatchStatus(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "STATUS PENDING (1 partition(s) with lag seen in one round only") {
 		t.Errorf("table: exit %d\n%s", r.code, r.stdout)
 	}
-	r = watchUntil(t, c, rounds(4), "lag", w.stopped, "--watch", "200ms", "--status", "--status-source", mode, "--window", "1s", "-o", "csv")
+	r = watchUntil(t, c, rounds(9), "lag", w.stopped, "--watch", "200ms", "--status", "--status-source", mode, "--window", "1s", "-o", "csv")
 	rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
-	if err != nil || r.code != 0 || len(rows) < 4 {
+	if err != nil || r.code != 0 || len(rows) < 9 {
 		t.Fatalf("csv: exit %d %v\n%s", r.code, err, r.stdout)
 	}
 	h := rows[0]
-	if h[0] != "TIME" || h[len(h)-2] != "STATUS" || rows[1][len(h)-2] != "PENDING" || rows[3][len(h)-2] != "STOP" {
+	if h[0] != "TIME" || h[len(h)-2] != "STATUS" || rows[1][len(h)-2] != "PENDING" || rows[8][len(h)-2] != "STOP" {
 		t.Errorf("csv:\n%s", r.stdout)
 	}
 
 	// --fail-if status>=STOP: each crossing round warns, exit 4 at the end.
-	r = watchUntil(t, c, rounds(3), "lag", w.stopped, w.gaining, "--watch", "200ms", "--status-source", mode, "--window", "1s", "--fail-if", "status>=STOP", "-o", "json")
+	r = watchUntil(t, c, rounds(9), "lag", w.stopped, w.gaining, "--watch", "200ms", "--status-source", mode, "--window", "1s", "--fail-if", "status>=STOP", "-o", "json")
 	if r.code != 4 || strings.Count(r.stderr, "threshold crossed by group "+w.stopped+" status STOP") < 2 || strings.Contains(r.stderr, "group "+w.gaining+" status") {
 		t.Errorf("--fail-if status>=STOP: exit %d\n%s", r.code, r.stderr)
 	}

@@ -34,7 +34,7 @@ func TestSecureLagStatusSampled(t *testing.T) {
 	as := []string{"-b", b.saslSSL, "--tls-ca", b.ca, "--sasl-mechanism", "SCRAM-SHA-512", "--sasl-user", user, "--sasl-password-file", pwFile}
 	s := newStatusGroups(t, b.c)
 	groups := []string{s.gaining, s.behind, s.stopped, s.rewound, s.idle, s.reset}
-	r := secureStatusRun(t, s.between(t, b.c), append(as, append([]string{"lag", "--status", "--sample", "7s", "-o", "json", "--timeout", "20s"}, groups...)...)...)
+	r := secureStatusRun(t, s.between(t, b.c), append(as, append([]string{"lag", "--status", "--sample", "7s", "--window", "7s", "-o", "json", "--timeout", "20s"}, groups...)...)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}

@@ -93,7 +93,9 @@ func TestLagStatusSampled(t *testing.T) {
 	if testkit.Real() {
 		mode = "sample"
 	}
-	r := statusRun(t, c, s.between(t, c), append([]string{"lag", "--status", "--status-source", mode, "--sample", "7s", "-o", "json"}, groups...)...)
+	// --window 7s: the stopped group's offset stands for the whole
+	// window (with a longer one it is WARN: TestLagStatusSampledShortWindow).
+	r := statusRun(t, c, s.between(t, c), append([]string{"lag", "--status", "--status-source", mode, "--sample", "7s", "--window", "7s", "-o", "json"}, groups...)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -140,7 +142,7 @@ func TestLagStatusSampled(t *testing.T) {
 	}
 
 	// CSV: STATUS and STATUS-REASON columns; the table: STATUS.
-	r = statusRun(t, c, func() {}, "lag", "--status", "--status-source", "sample", "--sample", "7s", "-o", "csv", s.stopped)
+	r = statusRun(t, c, func() {}, "lag", "--status", "--status-source", "sample", "--sample", "7s", "--window", "7s", "-o", "csv", s.stopped)
 	rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
 	if err != nil || r.code != 0 || len(rows) != 2 {
 		t.Fatalf("csv: exit %d err %v\n%s", r.code, err, r.stdout)
@@ -158,25 +160,25 @@ func TestLagStatusSampled(t *testing.T) {
 	// others here are OK, WARN and REWIND), on fresh groups.
 	s = newStatusGroups(t, c)
 	groups = []string{s.gaining, s.behind, s.stopped, s.rewound, s.idle, s.reset}
-	r = statusRun(t, c, s.between(t, c), append([]string{"lag", "--status-source", "sample", "--sample", "7s", "--fail-if", "status>=STOP"}, groups...)...)
+	r = statusRun(t, c, s.between(t, c), append([]string{"lag", "--status-source", "sample", "--sample", "7s", "--window", "7s", "--fail-if", "status>=STOP"}, groups...)...)
 	if r.code != 4 || !strings.Contains(r.stderr, "threshold crossed by group "+s.stopped+" status STOP") || strings.Count(r.stderr, " status ") != 1 {
 		t.Errorf("--fail-if status>=STOP: exit %d\n%s", r.code, r.stderr)
 	}
 	// Without the stopped group selected (the others WARN, REWIND, OK):
 	// exit 0, nothing crossed.
 	s = newStatusGroups(t, c)
-	r = statusRun(t, c, s.between(t, c), "lag", "--status-source", "sample", "--sample", "7s", "--fail-if", "status>=STOP", s.gaining, s.behind, s.rewound, s.idle, s.reset)
+	r = statusRun(t, c, s.between(t, c), "lag", "--status-source", "sample", "--sample", "7s", "--window", "7s", "--fail-if", "status>=STOP", s.gaining, s.behind, s.rewound, s.idle, s.reset)
 	if r.code != 0 || strings.Contains(r.stderr, "threshold crossed") {
 		t.Errorf("--fail-if status>=STOP without a stopped group: exit %d\n%s", r.code, r.stderr)
 	}
 	// status>=WARN crosses on the ones that are not OK.
 	s = newStatusGroups(t, c)
-	r = statusRun(t, c, s.between(t, c), "lag", "--status-source", "sample", "--sample", "7s", "--fail-if", "status>=WARN", s.gaining, s.behind, s.idle)
+	r = statusRun(t, c, s.between(t, c), "lag", "--status-source", "sample", "--sample", "7s", "--window", "7s", "--fail-if", "status>=WARN", s.gaining, s.behind, s.idle)
 	if r.code != 4 || !strings.Contains(r.stderr, "threshold crossed by group "+s.behind+" status WARN") || strings.Count(r.stderr, " status ") != 1 {
 		t.Errorf("--fail-if status>=WARN: exit %d\n%s", r.code, r.stderr)
 	}
 	// groups --status: a STATUS column.
-	r = statusRun(t, c, func() {}, append([]string{"groups", "--status", "--status-source", "sample", "--sample", "7s", "-o", "csv", "--regex"}, s.stopped, s.idle)...)
+	r = statusRun(t, c, func() {}, append([]string{"groups", "--status", "--status-source", "sample", "--sample", "7s", "--window", "7s", "-o", "csv", "--regex"}, s.stopped, s.idle)...)
 	if r.code != 0 || !strings.Contains(r.stdout, ",STATUS,STATUS-REASON") || !strings.Contains(r.stdout, ",STOP,") || !strings.Contains(r.stdout, ",OK,") {
 		t.Errorf("groups --status: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -240,10 +242,13 @@ func TestLagStatusSampledShortWindow(t *testing.T) {
 	c.Produce(topic, map[int32]int{0: 15, 1: 20}, time.Time{})
 	g := testkit.Name(t, "health-short")
 	c.Commit(g, topic, map[int32]int64{0: 10, 1: 2})
-	for _, ws := range [][2]string{{"30s", "30s"}, {"2s", "3s"}, {"3s", "3s"}, {"1ns", "1s"}, {"10m", "30s"}} {
+	for _, ws := range [][3]string{{"30s", "30s", "STOP"}, {"2s", "3s", "STOP"}, {"3s", "3s", "STOP"}, {"1ns", "1s", "STOP"}, {"10m", "30s", "WARN"}} {
+		// A window longer than the samples: the offset stood for 30s of
+		// it, which a consumer committing once a minute does too: WARN
+		// (never OK), STOP once it stands for the window.
 		r := statusRunClock(t, c, "lag", g, "--status-source", "sample", "--fail-if", "status>=WARN", "--window", ws[0], "--sample", ws[1])
-		if r.code != 4 || !strings.Contains(r.stderr, "group "+g+" status STOP") {
-			t.Errorf("--window %s --sample %s: exit %d, want 4 with STOP\n%s\n%s", ws[0], ws[1], r.code, r.stdout, r.stderr)
+		if r.code != 4 || !strings.Contains(r.stderr, "group "+g+" status "+ws[2]) {
+			t.Errorf("--window %s --sample %s: exit %d, want 4 with %s\n%s\n%s", ws[0], ws[1], r.code, ws[2], r.stdout, r.stderr)
 		}
 	}
 	r := statusRunClock(t, c, "lag", g, "--status", "--status-source", "sample", "--window", "30s", "--sample", "30s", "-o", "json")

@@ -61,7 +61,9 @@ func TestExporterStatus(t *testing.T) {
 		}
 		return pageText(t, c)
 	}
-	page := run(Options{Status: true, StatusWindow: 10 * time.Minute})
+	// A 45s window: the stopped group's offset stands for all of it
+	// (with samples, STOP waits for that; WARN before).
+	page := run(Options{Status: true, StatusWindow: 45 * time.Second})
 	want := map[string]string{"gaining": "OK", "behind": "WARN", "stopped": "STOP", "rewound": "REWIND", "idle": "OK"}
 	for g, st := range want {
 		for _, s := range []string{"OK", "WARN", "REWIND", "STALL", "STOP"} {
@@ -78,7 +80,7 @@ func TestExporterStatus(t *testing.T) {
 	if strings.Contains(page, "kafka_consumergroup_partition_status") {
 		t.Error("partition status without StatusPartitions")
 	}
-	page = run(Options{Status: true, StatusWindow: 10 * time.Minute, StatusPartitions: true})
+	page = run(Options{Status: true, StatusWindow: 45 * time.Second, StatusPartitions: true})
 	for _, line := range []string{
 		`kafka_consumergroup_partition_status{consumergroup="stopped",partition="0",status="STOP",topic="t-stopped"} 1`,
 		`kafka_consumergroup_partition_status{consumergroup="stopped",partition="0",status="OK",topic="t-stopped"} 0`,
@@ -125,7 +127,9 @@ func TestExporterStatusHistory(t *testing.T) {
 	}
 	c.GatherOnce(context.Background(), g) // fails
 	clock = clock.Add(15 * time.Second)
-	if c.hist.Groups() != 2 || c.state["stopped"].status.String() != "STOP" || !c.state["stopped"].stale {
+	// WARN: its offset stood 15s of the 1m window (STOP once it stands
+	// for the window).
+	if c.hist.Groups() != 2 || c.state["stopped"].status.String() != "WARN" || !c.state["stopped"].stale {
 		t.Fatalf("after a failed round: %v %+v", c.hist, c.state["stopped"])
 	}
 	c.GatherOnce(context.Background(), g)
@@ -142,7 +146,9 @@ func TestExporterStatusHistory(t *testing.T) {
 // second round every group has its series.
 func TestExporterStatusPending(t *testing.T) {
 	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	c := New(cluster.Config{}, Options{Interval: 15 * time.Second, Now: func() time.Time { return clock }, Status: true, StatusWindow: time.Minute, StatusPartitions: true})
+	// A window of one interval: an offset that stood between two rounds
+	// stood for the whole window, STOP.
+	c := New(cluster.Config{}, Options{Interval: 15 * time.Second, Now: func() time.Time { return clock }, Status: true, StatusWindow: 15 * time.Second, StatusPartitions: true})
 	first := statusSnapshot(map[string][2]int64{"stopped": {10, 100}, "idle": {5, 5}})
 	second := statusSnapshot(map[string][2]int64{"stopped": {10, 110}, "idle": {5, 5}})
 	// mixed comes in the second round (pending), is STOP in the third,

@@ -205,10 +205,29 @@ func stopped(p Partition, in []Commit, lag int64, o Options) (Result, bool) {
 	}
 	idle := o.Now.Sub(last.Time)
 	if p.Sampled {
-		if len(in) > 1 && in[0].Offset == last.Offset {
-			return Result{Status: STOP, Reason: fmt.Sprintf("offset %d did not move in %s with lag %d (sampled: a stall looks the same)", last.Offset, round(last.Time.Sub(in[0].Time)), lag)}, true
+		// Samples do not say when the consumer commits: one that
+		// commits every minute is still between samples 30s apart, and
+		// two samples called it STOP. As Burrow's rule 4 asks of
+		// commits, the offset must stand longer than the span of the
+		// moves seen (the time the consumer's last commits took); with
+		// fewer than two moves seen, for the whole window, and until
+		// then it is WARN, never OK. Standing within its usual span, it
+		// is judged by the rules after this one.
+		from := unmovedFrom(p.Commits)
+		if !from.Before(last.Time) {
+			return Result{}, false // it moved at the last sample
 		}
-		return Result{}, false
+		still := last.Time.Sub(from)
+		span, moved := moveSpan(p.Commits)
+		switch {
+		case moved && still > span:
+			return Result{Status: STOP, Reason: fmt.Sprintf("offset %d did not move in %s, longer than the %s its last moves took, with lag %d (sampled)", last.Offset, round(still), round(span), lag)}, true
+		case moved:
+			return Result{}, false
+		case still >= o.Window:
+			return Result{Status: STOP, Reason: fmt.Sprintf("offset %d did not move in %s with lag %d (sampled: a stall looks the same)", last.Offset, round(still), lag)}, true
+		}
+		return Result{Status: WARN, Reason: fmt.Sprintf("offset %d did not move in %s with lag %d: STOP once it stands for the %s window (sampled: a consumer that commits less often looks the same until then)", last.Offset, round(still), lag, round(o.Window))}, true
 	}
 	if len(in) == 0 {
 		if last.Time.IsZero() { // known only as older than the window
@@ -220,6 +239,35 @@ func stopped(p Partition, in []Commit, lag int64, o Options) (Result, bool) {
 		return Result{Status: STOP, Reason: fmt.Sprintf("no commit for %s, longer than the %s its last commits took, with lag %d", round(idle), round(span), lag)}, true
 	}
 	return Result{}, false
+}
+
+// unmovedFrom is the time of the oldest of the newest commits that all
+// hold the newest offset: since when it has stood, as far as seen.
+func unmovedFrom(cs []Commit) time.Time {
+	i := len(cs) - 1
+	for i > 0 && cs[i-1].Offset == cs[i].Offset {
+		i--
+	}
+	return cs[i].Time
+}
+
+// moveSpan is the time from the first to the last move seen in samples
+// cs (a sample whose offset differs from the one before), ok with two
+// moves or more: how long the consumer's last commits took, as far as
+// samples tell.
+func moveSpan(cs []Commit) (time.Duration, bool) {
+	var first, last time.Time
+	n := 0
+	for i := 1; i < len(cs); i++ {
+		if cs[i].Offset != cs[i-1].Offset {
+			if n == 0 {
+				first = cs[i].Time
+			}
+			last = cs[i].Time
+			n++
+		}
+	}
+	return last.Sub(first), n >= 2
 }
 
 // recentEnds is how many of the newest log ends read say whether a

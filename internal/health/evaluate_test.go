@@ -75,7 +75,17 @@ func TestRuleStall(t *testing.T) {
 		{name: "same offset committed, lag growing", p: Partition{Commits: commits(50, 50, 50), LogEnds: ends(100, 200, 300)}, want: STALL},
 		{name: "one commit is not a stall", p: Partition{Commits: commits(50), LogEnds: ends(100)}, now: at(30), want: OK},
 		{name: "the offset moved once", p: Partition{Commits: commits(50, 50, 51), LogEnds: ends(100)}, want: OK},
-		{name: "samples are not commits", p: Partition{Commits: commits(50, 50), LogEnds: ends(100), Sampled: true}, want: STOP, reason: "sampled"},
+		// Samples are not commits: an offset that stood between two
+		// samples may be a consumer that commits less often (QA: one
+		// committing every 5 s, watched every 2 s, was STOP at once).
+		// It is STOP once it stands longer than the span of the moves
+		// seen (Burrow's rule 4 on commits), or, with fewer than two
+		// moves seen, for the window (WARN until then, never OK);
+		// standing within its moves' span it is judged as moving.
+		{name: "samples are not commits", p: Partition{Commits: commits(50, 50), LogEnds: ends(100), Sampled: true}, want: WARN, reason: "offset 50 did not move in 1m0s with lag 50: STOP once it stands for the 10m0s window (sampled"},
+		{name: "samples: standing for the window", p: Partition{Commits: commits(50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50), LogEnds: ends(100), Sampled: true}, want: STOP, reason: "offset 50 did not move in 10m0s with lag 50 (sampled: a stall looks the same)"},
+		{name: "samples: standing longer than its moves took", p: Partition{Commits: commits(10, 20, 30, 30, 30, 30, 30), LogEnds: ends(100), Sampled: true}, want: STOP, reason: "offset 30 did not move in 4m0s, longer than the 1m0s its last moves took, with lag 70 (sampled)"},
+		{name: "samples: standing within its moves' span", p: Partition{Commits: commits(10, 20, 30, 40, 40), LogEnds: ends(100), Sampled: true}, want: OK, reason: "committing"},
 	})
 }
 
@@ -132,7 +142,7 @@ func TestWarnAsBurrow(t *testing.T) {
 		{"constant over many rounds", rounds([]int64{10, 20, 30, 40, 50}, []int64{60, 70, 80, 90, 100}), s(60), WARN, "lag stayed at 50 at 5 points over 1m0s"},
 		{"lag decreasing at one pair only", rounds([]int64{10, 20, 30, 40, 50}, []int64{60, 75, 79, 95, 110}), s(60), OK, "committing and not falling behind"},
 		{"growing then flat", rounds([]int64{10, 20, 30, 40}, []int64{60, 80, 90, 100}), s(45), WARN, "lag grew from 50 to 60, never falling, at 4 points over 45s"},
-		{"constant lag, offset not moving: a stop from samples", sampled(50, 100, 50, 100), s(4), STOP, "did not move"},
+		{"constant lag, offset not moving: WARN from samples until the window", sampled(50, 100, 50, 100), s(4), WARN, "did not move in 4s"},
 		{"one point is no trend", Partition{Commits: []Commit{{10, s(-700)}, {20, s(0)}, {30, s(4)}}, LogEnds: []LogEnd{{Offset: 80, Time: s(4)}}}, s(4), OK, "committing and not falling behind"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -181,7 +191,7 @@ func TestRuleOrderAsBurrow(t *testing.T) {
 		// below the last commit holds STOP back (an idle consumer just
 		// written to), then the zero lag is OK.
 		{name: "caught up at the first sample: not STOP yet", p: sampledAt([]int{0, 30}, []int64{100, 100}, []int64{100, 105}), now: at(30), want: OK, reason: "lag was 0 at 2026-12-02T12:00:00Z"},
-		{name: "caught up 11 reads ago: STOP", p: sampledAt(twelve, same, idleEnds), now: at(165), want: STOP, reason: "offset 100 did not move in 2m45s with lag 5"},
+		{name: "caught up 11 reads ago: not held back", p: sampledAt(twelve, same, idleEnds), now: at(165), want: WARN, reason: "offset 100 did not move in 2m45s with lag 5"},
 		{name: "an end listed at a commit time is not a read", p: Partition{Commits: commits(10, 20, 30), LogEnds: []LogEnd{listedEnd(30, at(120)), {Offset: 90, Time: at(600), Paired: true, Committed: 30}}}, now: at(600), want: STOP, reason: "no commit for 8m0s"},
 		// REWIND before STOP here (Burrow: STOP first).
 		{name: "rewound, then silent", p: Partition{Commits: commits(500, 510, 20), LogEnds: ends(600)}, now: at(120 + 300), want: REWIND, reason: "offset went back from 510 to 20"},

@@ -204,7 +204,7 @@ func (j *Judge) fromSamples(ctx context.Context, b *lag.LagBatch, again Reread) 
 			}
 		}
 		ps, pending := FromSamples(earlier, t0, *g, t1)
-		applySampled(g, RoundsStatus{GroupStatus: EvaluateGroup(g.Group, ps, sampledOptions(j.options(t1), t0)), Pending: pending})
+		applySampled(g, RoundsStatus{GroupStatus: EvaluateGroup(g.Group, ps, sampledOptions(j.options(t1), t0, j.Sample)), Pending: pending})
 	}
 	later.Report.Status = b.Report.Status
 	*b = later
@@ -239,8 +239,11 @@ const sampledPendingReason = "first committed between the samples: one sample ca
 // are all sampling has, so a --window not longer than --sample (or a slow
 // second round) must not drop the first and leave nothing to judge, which
 // turned a stopped consumer with lag into OK.
-func sampledOptions(o Options, t0 time.Time) Options {
-	if span := o.Now.Sub(t0); o.Window < span {
+// A window not longer than the sample (--window 30s --sample 30s) is the
+// samples' own span: the offset that stood between them stood for the
+// whole window, STOP, however long the second read took to start.
+func sampledOptions(o Options, t0 time.Time, sample time.Duration) Options {
+	if span := o.Now.Sub(t0); o.Window < span || o.Window <= sample {
 		o.Window = span
 	}
 	return o

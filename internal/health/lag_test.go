@@ -58,7 +58,7 @@ func TestFromSamplesAndApply(t *testing.T) {
 	if fmt.Sprint(pending) != "[{t 1} {t 4}]" {
 		t.Fatalf("pending %v, want t/1 (no log end earlier) and t/4 (first committed between)", pending)
 	}
-	gs := EvaluateGroup("g", ps, Options{Window: time.Minute, Now: at(30)})
+	gs := EvaluateGroup("g", ps, Options{Window: 30 * time.Second, Now: at(30)})
 	applySampled(&g, RoundsStatus{GroupStatus: gs, Pending: pending})
 	if g.Status != "STOP" || g.StatusSource != "sample" || g.Partitions[0].Status != "STOP" || g.Partitions[1].Status != Pending || g.Partitions[2].Status != "OK" || g.Partitions[2].StatusReason != NoCommit || g.Partitions[3].Status != Pending || g.StatusReason == "" {
 		t.Fatalf("%+v", g)
@@ -127,10 +127,10 @@ func TestFromHistoryReadAfterReport(t *testing.T) {
 // longer than --sample left the first sample outside it, and a stopped
 // consumer with lag came out OK.
 func TestSampledWindowShorterThanSample(t *testing.T) {
-	for _, w := range []time.Duration{time.Nanosecond, 2 * time.Second, 30 * time.Second, time.Minute} {
+	for _, w := range []time.Duration{time.Nanosecond, 2 * time.Second, 30 * time.Second} {
 		g := lag.GroupLag{Group: "g", Partitions: []lag.PartitionLag{row("t", 0, i64(10), 15), row("t", 1, i64(2), 20)}}
 		earlier := map[Key]Sample{{"t", 0}: {Committed: i64(10), LogEnd: 15}, {"t", 1}: {Committed: i64(2), LogEnd: 20}}
-		o := sampledOptions(Options{Window: w, Now: at(30)}, at(0))
+		o := sampledOptions(Options{Window: w, Now: at(30)}, at(0), 0)
 		ps, _ := FromSamples(earlier, at(0), g, at(30))
 		gs := EvaluateGroup("g", ps, o)
 		if gs.Status != STOP || len(gs.Deciding) != 2 {
@@ -140,7 +140,15 @@ func TestSampledWindowShorterThanSample(t *testing.T) {
 			t.Fatalf("window %s: reason %q, want %q", w, gs.Reason, want)
 		}
 	}
-	if o := sampledOptions(Options{Window: time.Hour, Now: at(30)}, at(0)); o.Window != time.Hour {
+	if o := sampledOptions(Options{Window: time.Hour, Now: at(30)}, at(0), 0); o.Window != time.Hour {
 		t.Fatalf("a longer window was changed: %s", o.Window)
+	}
+	// A window longer than the samples: an offset that stood between
+	// them is WARN, not STOP (a consumer that commits once a minute is
+	// still between samples 30 s apart), and never OK.
+	g := lag.GroupLag{Group: "g", Partitions: []lag.PartitionLag{row("t", 0, i64(10), 15)}}
+	ps, _ := FromSamples(map[Key]Sample{{"t", 0}: {Committed: i64(10), LogEnd: 15}}, at(0), g, at(30))
+	if gs := EvaluateGroup("g", ps, sampledOptions(Options{Window: time.Minute, Now: at(30)}, at(0), 0)); gs.Status != WARN || !strings.Contains(gs.Reason, "STOP once it stands for the 1m0s window") {
+		t.Fatalf("window 1m: %s %q", gs.Status, gs.Reason)
 	}
 }

@@ -45,7 +45,9 @@ func TestRoundsObserve(t *testing.T) {
 		{"one round with lag is pending", time.Minute, []roundRow{{10, 100, false}}, OK, true, ""},
 		{"one round caught up is OK", time.Minute, []roundRow{{100, 100, false}}, OK, false, "caught up"},
 		{"one round without a commit is OK, no commit", time.Minute, []roundRow{{-1, 100, false}}, OK, false, NoCommit},
-		{"stopped under lag", time.Minute, []roundRow{{10, 100, false}, {10, 110, false}}, STOP, false, "did not move in 10s"},
+		{"standing under lag: WARN before the window", time.Minute, []roundRow{{10, 100, false}, {10, 110, false}}, WARN, false, "did not move in 10s with lag 100: STOP once it stands for the 1m0s window"},
+		{"stopped under lag for the window", time.Minute, []roundRow{{10, 100, false}, {10, 110, false}, {10, 110, false}, {10, 110, false}, {10, 110, false}, {10, 110, false}, {10, 120, false}}, STOP, false, "did not move in 1m0s"},
+		{"stopped after moving", time.Minute, []roundRow{{10, 100, false}, {20, 110, false}, {30, 120, false}, {30, 130, false}, {30, 130, false}}, STOP, false, "did not move in 20s, longer than the 10s its last moves took"},
 		{"gaining", time.Minute, []roundRow{{10, 100, false}, {40, 110, false}, {70, 120, false}}, OK, false, "committing"},
 		{"falling behind", time.Minute, []roundRow{{10, 100, false}, {20, 120, false}, {30, 140, false}}, WARN, false, "lag grew from 90 to 110"},
 		{"rewound", time.Minute, []roundRow{{50, 100, false}, {60, 100, false}, {20, 100, false}}, REWIND, false, "went back from 60 to 20"},
@@ -58,7 +60,7 @@ func TestRoundsObserve(t *testing.T) {
 		// Burrow's rule 3: a lag that stays the same while the offset
 		// moves is WARN, as one that grows is.
 		{"moving under a constant lag", time.Minute, []roundRow{{50, 100, false}, {55, 105, false}, {60, 110, false}}, WARN, false, "lag stayed at 50 at 3 points over 20s while the offset moved from 50 to 60"},
-		{"failed read keeps the rounds", time.Minute, []roundRow{{10, 100, false}, {0, 0, true}, {10, 120, false}}, STOP, false, "did not move in 20s"},
+		{"failed read keeps the rounds", time.Minute, []roundRow{{10, 100, false}, {0, 0, true}, {10, 120, false}}, WARN, false, "did not move in 20s"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,7 +114,7 @@ func TestRoundsKeep(t *testing.T) {
 }
 
 // ApplyRounds writes Pending on the rows seen once with lag, and on the
-// group when nothing judged is worse than OK; a judged STOP stands.
+// group when nothing judged is worse than OK; a judged WARN stands.
 func TestApplyRounds(t *testing.T) {
 	r := NewRounds(time.Minute)
 	r.Observe(roundGroup(roundRow{10, 100, false}, roundRow{-1, 0, false}), at(0), nil)
@@ -120,7 +122,7 @@ func TestApplyRounds(t *testing.T) {
 	s := r.Observe(g, at(10), nil)
 	ApplyRounds(&g, s, SourceSample)
 	got := []string{g.Status, g.Partitions[0].Status, g.Partitions[1].Status, g.Partitions[2].Status}
-	if strings.Join(got, " ") != "STOP STOP PENDING OK" || g.StatusSource != SourceSample || g.Partitions[1].StatusReason != pendingReason {
+	if strings.Join(got, " ") != "WARN WARN PENDING OK" || g.StatusSource != SourceSample || g.Partitions[1].StatusReason != pendingReason {
 		t.Errorf("statuses %v source %q reason %q", got, g.StatusSource, g.Partitions[1].StatusReason)
 	}
 	// A failed row or one without a commit first: the rows after it are
@@ -130,7 +132,7 @@ func TestApplyRounds(t *testing.T) {
 		g = roundGroup(roundRow{0, 0, true}, roundRow{-1, 0, false}, roundRow{10, int64(100 + i), false})
 		s = r.Observe(g, at(10*i), nil)
 	}
-	if ApplyRounds(&g, s, SourceSample); g.Status != "STOP" || g.Partitions[2].Status != "STOP" || g.Partitions[1].StatusReason != NoCommit || g.Partitions[0].Status != "" {
+	if ApplyRounds(&g, s, SourceSample); g.Status != "WARN" || g.Partitions[2].Status != "WARN" || g.Partitions[1].StatusReason != NoCommit || g.Partitions[0].Status != "" {
 		t.Errorf("after a failed row and one without a commit: %s %+v", g.Status, g.Partitions)
 	}
 	// A row without a commit is one partition of the group, counted once.
@@ -146,7 +148,8 @@ func TestApplyRounds(t *testing.T) {
 }
 
 // A Judge with Rounds and the sampling source judges each call as a round
-// of a watch: PENDING, then STOP for an offset that does not move; the
+// of a watch: PENDING, then WARN for an offset that does not move (STOP
+// once it stands for the window: TestRoundsObserve); the
 // source said once; a group whose read failed keeps its rounds through a
 // complete round, a group not read in one is forgotten, a failed round
 // forgets nothing.
@@ -166,7 +169,7 @@ func TestJudgeWatchSample(t *testing.T) {
 		t.Errorf("round 1: %s from %q", g.Status, g.StatusSource)
 	}
 	j.EndRound(true)
-	if g := round(1, roundGroup(roundRow{10, 110, false})); g.Status != "STOP" || g.Partitions[0].Status != "STOP" {
+	if g := round(1, roundGroup(roundRow{10, 110, false})); g.Status != "WARN" || g.Partitions[0].Status != "WARN" {
 		t.Errorf("round 2: %s %q", g.Status, g.StatusReason)
 	}
 	j.EndRound(true)
