@@ -62,7 +62,8 @@ func appendSample(b []byte, f *family, cluster string, v float64, values ...stri
 // feed, DEL, and the C1 runes U+0080-U+009F) are written the same way
 // (\x1b, \x0a, \u0085): a group id is anyone's to choose, and a label value
 // reaches terminals and dashboards raw, so none may move a cursor or split
-// a line there.
+// a line there. A backslash of the name is written as two, so that every
+// label value reads back as one name only.
 func appendLabel(b []byte, sep byte, name, value string) []byte {
 	b = append(b, sep)
 	b = append(b, name...)
@@ -84,7 +85,12 @@ func appendLabel(b []byte, sep byte, name, value string) []byte {
 		}
 		switch {
 		case c == '\\':
-			b = append(b, '\\', '\\')
+			// Two backslashes in the value: a name's own backslash
+			// never reads as the start of one of the escapes below,
+			// so a name holding the text \x0a and one holding a line
+			// feed stay two series (one series twice in a scrape
+			// fails the whole scrape).
+			b = append(b, '\\', '\\', '\\', '\\')
 		case c == '"':
 			b = append(b, '\\', '"')
 		case c < 0x20 || c == 0x7f:

@@ -24,11 +24,14 @@ import (
 // broken scrape. Control characters (a line feed, ESC, DEL, a C1 control)
 // come back as the text \xNN or \u00NN: none reaches the page raw.
 func TestTextLabelValuesRoundTrip(t *testing.T) {
-	names := []string{`a"b`, `back\slash`, "line\nfeed", "ünïcødé-✓", `\"\n`, "bad\xffutf8", "{x=\"1\"} 2",
+	names := []string{`a"b`, `back\slash`, "line\nfeed", `line\x0afeed`, "ünïcødé-✓", `\"\n`, "bad\xffutf8", "{x=\"1\"} 2",
 		"dup\xffx", "dup\uFFFDx", "bad\xfe", "evil\x1b[2K\x1b[1Gbilling", "tab\tdel\x7f", "nul\x00", "c1\u0085\u009bx"}
 	label := map[string]string{"bad\xffutf8": `bad\xffutf8`, "dup\xffx": `dup\xffx`, "bad\xfe": `bad\xfe`,
 		"line\nfeed": `line\x0afeed`, "evil\x1b[2K\x1b[1Gbilling": `evil\x1b[2K\x1b[1Gbilling`,
-		"tab\tdel\x7f": `tab\x09del\x7f`, "nul\x00": `nul\x00`, "c1\u0085\u009bx": `c1\u0085\u009bx`}
+		"tab\tdel\x7f": `tab\x09del\x7f`, "nul\x00": `nul\x00`, "c1\u0085\u009bx": `c1\u0085\u009bx`,
+		// A backslash is written as two: the name holding the text \x0a
+		// and the one holding a line feed are two series.
+		`back\slash`: `back\\slash`, `\"\n`: `\\"\\n`, `line\x0afeed`: `line\\x0afeed`}
 	snap := &lag.Snapshot{Offsets: lag.TopicOffsets{Partitions: map[string]map[int32]lag.PartitionOffsets{}}}
 	for _, n := range names {
 		snap.Offsets.Partitions["t-"+n] = map[int32]lag.PartitionOffsets{0: {Start: 1, End: 9}}
