@@ -124,9 +124,9 @@ func TestLagStatusSampled(t *testing.T) {
 	for g, reason := range map[string]string{
 		s.behind:  "lag grew from 90 to 130",
 		s.stopped: "offset 10 did not move",
-		s.rewound: "offset went back from 10 to 5",
+		s.rewound: "offset went back from 10 to 5 seen by ",
 		s.idle:    "caught up",
-		s.reset:   "rewound from 10 to 5 at ",
+		s.reset:   "rewound from 10 to 5 seen by ",
 	} {
 		for _, got := range rep.Groups {
 			if got.Group == g && !strings.Contains(got.Partitions[0].StatusReason, reason) {

@@ -147,6 +147,16 @@ func inWindow(cs []Commit, since time.Time) []Commit {
 	return nil
 }
 
+// atWord is how a reason places a commit in time: "at" its time, or,
+// from samples, "seen by" the sample that found it (the commit came
+// between that sample and the one before).
+func atWord(p Partition) string {
+	if p.Sampled {
+		return "seen by"
+	}
+	return "at"
+}
+
 // rewound is REWIND: the committed offset went backwards inside the window
 // and no later commit came back to where it was (Burrow's REWIND status,
 // linkedin/Burrow#716: a rewind the consumer recovered from is judged by
@@ -168,12 +178,12 @@ func rewound(p Partition, in []Commit, explain Explainer) (Result, bool) {
 		if explain != nil {
 			if why, ok := explain(rw); ok {
 				if explained == nil {
-					explained = &Result{Status: OK, Reason: fmt.Sprintf("rewound from %d to %d at %s by %s", from.Offset, to.Offset, stamp(to.Time), why)}
+					explained = &Result{Status: OK, Reason: fmt.Sprintf("rewound from %d to %d %s %s by %s", from.Offset, to.Offset, atWord(p), stamp(to.Time), why)}
 				}
 				continue
 			}
 		}
-		return Result{Status: REWIND, Reason: fmt.Sprintf("offset went back from %d to %d at %s", from.Offset, to.Offset, stamp(to.Time))}, true
+		return Result{Status: REWIND, Reason: fmt.Sprintf("offset went back from %d to %d %s %s", from.Offset, to.Offset, atWord(p), stamp(to.Time))}, true
 	}
 	if explained != nil {
 		return *explained, true
