@@ -228,7 +228,9 @@ func TestLagWatchStatusOffsetsTopicUnreadable(t *testing.T) {
 	c.Produce(topic, map[int32]int{0: 20}, time.Now())
 	g := testkit.Name(t, "watch-unreadable")
 	c.Commit(g, topic, map[int32]int64{0: 10})
-	const hint = "grant Describe and Read on __consumer_offsets, or use --status-source sample"
+	// kfake says the topic does not exist: the hint says so, and what
+	// to grant if that is a user not allowed to describe it.
+	const hint = "the cluster says __consumer_offsets does not exist (no group has committed on it yet, or this user may not describe it: then grant Describe and Read on it), or use --status-source sample"
 	for _, format := range []string{"json", "csv", "table"} {
 		r, ended := watchFor(t, c, 20*time.Second, "lag", g, "--watch", "200ms", "--status", "--status-source", "offsets-topic", "--window", "2s", "-o", format)
 		if !ended {

@@ -147,7 +147,7 @@ func judgeBatch(ctx context.Context, j *health.Judge, cfg cluster.Config, b *lag
 // falls back to sampling).
 func unreadableHint(err error) error {
 	if errors.Is(err, health.ErrNoAccess) {
-		return fmt.Errorf("--status-source offsets-topic: %w: grant Describe and Read on %s, or use --status-source sample", err, health.OffsetsTopic)
+		return fmt.Errorf("--status-source offsets-topic: %w: %s, or use --status-source sample", err, health.AccessHint(err))
 	}
 	return err
 }

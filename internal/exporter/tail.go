@@ -88,7 +88,7 @@ func (g *tailGatherer) stream(ctx context.Context, req lag.GatherRequest, each f
 	warm, left, err := g.tailer.Status()
 	if !warm {
 		if errors.Is(err, health.ErrNoAccess) {
-			return fmt.Errorf("--commit-source offsets-topic: %w: grant Describe and Read on it, or use --commit-source poll", err)
+			return fmt.Errorf("--commit-source offsets-topic: %w: %s, or use --commit-source poll", err, health.AccessHint(err))
 		}
 		if err != nil {
 			return err

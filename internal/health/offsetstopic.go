@@ -30,6 +30,16 @@ type History map[string]map[Key][]Commit
 // does not expose it. The caller falls back to sampling.
 var ErrNoAccess = errors.New("the offsets topic cannot be read")
 
+// AccessHint says what to do about err (wrapping ErrNoAccess): grant the
+// ACLs, unless the cluster says the topic does not exist, which it also
+// says to a user not allowed to describe it (and kfake says always).
+func AccessHint(err error) string {
+	if errors.Is(err, kerr.UnknownTopicOrPartition) {
+		return "the cluster says " + OffsetsTopic + " does not exist (no group has committed on it yet, or this user may not describe it: then grant Describe and Read on it)"
+	}
+	return "grant Describe and Read on " + OffsetsTopic
+}
+
 // noAccess reports whether err means the topic is not ours to read.
 func noAccess(err error) bool {
 	return errors.Is(err, kerr.TopicAuthorizationFailed) || errors.Is(err, kerr.ClusterAuthorizationFailed) ||
@@ -100,7 +110,7 @@ func (r TopicReader) count(ctx context.Context) (int32, error) {
 
 func (r TopicReader) wrap(doing string, err error) error {
 	if noAccess(err) {
-		return fmt.Errorf("%w (%s: %v)", ErrNoAccess, doing, err)
+		return fmt.Errorf("%w (%s: %w)", ErrNoAccess, doing, err)
 	}
 	return fmt.Errorf("%s %s: %w", OffsetsTopic, doing, err)
 }
