@@ -82,8 +82,14 @@ const (
 )
 
 // editedHint says how to restore a backup edited on purpose: it is then
-// a plan, which the end record no longer describes.
-const editedHint = "if you edited it on purpose, delete its offsetctl:end line and end its first line in ,0,0 instead of ,0,1"
+// a plan, which the end record no longer describes. A backup with a
+// cluster line also says there that it ends with the record.
+func (sec *backupSection) editedHint() string {
+	if sec.wantEnd {
+		return "if you edited it on purpose, delete its offsetctl:end line and end its first line in ,0,0 instead of ,0,1"
+	}
+	return "if you edited it on purpose, delete its offsetctl:end line"
+}
 
 // recordDigest hashes a backup's records (four fields each), field by
 // field, each length-prefixed so that no two different records hash
@@ -228,7 +234,7 @@ func ParsePlanCSV(data []byte) (PlanFile, error) {
 		}
 	}
 	if pf.sec.wantEnd && pf.sec.endLine == 0 {
-		return pf, fmt.Errorf("the backup that starts on line %d has no %s record: the file was cut short (a partial copy, a full disk?) after %s, so it holds only part of what was backed up; use a complete copy (%s)", pf.sec.start, EndMarker, records(pf.sec.records), editedHint)
+		return pf, fmt.Errorf("the backup that starts on line %d has no %s record: the file was cut short (a partial copy, a full disk?) after %s, so it holds only part of what was backed up; use a complete copy (%s)", pf.sec.start, EndMarker, records(pf.sec.records), pf.sec.editedHint())
 	}
 	if pf.Columns == 0 {
 		pf.Columns = 4
@@ -288,7 +294,7 @@ func (sec *backupSection) next(n int, fields []string) error {
 	switch {
 	case group == ClusterMarker:
 		if sec.wantEnd && sec.endLine == 0 {
-			return fmt.Errorf("line %d: a backup starts, but the one that started on line %d has no %s record: that one was cut short; use a complete copy", n, sec.start, EndMarker)
+			return fmt.Errorf("line %d: a backup starts, but the one that started on line %d has no %s record: that one was cut short; use a complete copy (%s)", n, sec.start, EndMarker, sec.editedHint())
 		}
 		*sec = backupSection{start: n, records: 1, wantEnd: fields[3] == "1", digest: newRecordDigest()}
 		sec.digest.add(fields...)
@@ -301,13 +307,13 @@ func (sec *backupSection) next(n int, fields []string) error {
 			return fmt.Errorf("line %d: bad %s record (want %s,DIGEST,0,N)", n, EndMarker, EndMarker)
 		}
 		if want != sec.records {
-			return fmt.Errorf("line %d: the backup's %s record counts %s before it, but the file has %d: it was cut or edited, so it holds other offsets than were backed up (%s)", n, EndMarker, records(want), sec.records, editedHint)
+			return fmt.Errorf("line %d: the backup's %s record counts %s before it, but the file has %d: it was cut or edited, so it is not the backup as written (%s)", n, EndMarker, records(want), sec.records, sec.editedHint())
 		}
 		if sec.digest.h == nil {
 			sec.digest = newRecordDigest() // no cluster marker: from the file's start
 		}
 		if !strings.EqualFold(fields[1], sec.digest.sum()) {
-			return fmt.Errorf("line %d: the backup's records differ from what its %s record says was written: it was edited, so it holds other offsets than were backed up (%s)", n, EndMarker, editedHint)
+			return fmt.Errorf("line %d: the backup's records differ from what its %s record says was written: it was edited (a line changed, moved, added or removed), so it is not the backup as written (%s)", n, EndMarker, sec.editedHint())
 		}
 		sec.endLine = n
 		return nil

@@ -239,12 +239,33 @@ func TestBackupEndRecord(t *testing.T) {
 			t.Errorf("cut mid-line %q: err = %v, want it called cut short", cut, err)
 		}
 	}
+	// Only a backup's cut says "cut short": a hand-written plan whose
+	// last line is bad and has no line break, or a complete backup with
+	// a stray half line after it, is bad input of its own kind.
+	for _, in := range []string{"orders,0,15\norders,x", whole + "g1,or"} {
+		if _, err := ParsePlanCSV([]byte(in)); err == nil || strings.Contains(err.Error(), "cut short") {
+			t.Errorf("%q: err = %v, want an error that does not call it cut short", in, err)
+		}
+	}
+	// A backup cut inside a row (not a marker) with no line break after.
+	if _, err := ParsePlanCSV([]byte(strings.Join(lines[:3], "") + "g1,orders,")); err == nil || !strings.Contains(err.Error(), "the file ends inside this line") {
+		t.Errorf("cut inside a row: err = %v", err)
+	}
+	// A backup of no group on a cluster that says no id: the end
+	// record alone, counting 0 records.
+	b.Reset()
+	if err := WriteBackupCSV(&b, time.UnixMilli(5), "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if pf, err := ParsePlanCSV(b.Bytes()); err != nil || len(pf.Rows) != 0 || !strings.HasSuffix(b.String(), ",0,0\n") {
+		t.Errorf("empty backup %q: %v", b.String(), err)
+	}
 	// Two backups saved by a spreadsheet program (a byte order mark
 	// first in each) and joined.
 	if pf, err := ParsePlanCSV([]byte("\ufeff" + whole + "\ufeff" + whole)); err != nil || len(pf.Rows) != 4 {
 		t.Errorf("two BOM-first backups joined: %d rows, %v", len(pf.Rows), err)
 	}
-	const edited = "it was edited, so it holds other offsets than were backed up"
+	const edited = "it was edited (a line changed, moved, added or removed), so it is not the backup as written"
 	for _, tc := range []struct{ name, data, want string }{
 		{"a row removed", strings.Replace(whole, "g1,orders,0,15\n", "", 1), "counts 8 records before it, but the file has 7"},
 		{"a row added", strings.Replace(whole, "g1,orders,0,15\n", "g1,orders,0,15\ng1,orders,5,3\n", 1), "but the file has 9"},

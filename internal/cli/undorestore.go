@@ -56,7 +56,7 @@ func loadRestore(e audit.Entry) (undoRestore, error) {
 	if got := hex.EncodeToString(sum[:]); e.BackupSHA256 != "" && got != e.BackupSHA256 {
 		// Bad input, as the same file is to reset --to file: (its end
 		// record no longer matches, or it was replaced): nothing changed.
-		return undoRestore{}, exitcode.Usagef("backup %s of entry %s has changed since it was written (SHA-256 %s, recorded %s): it is not the state before that change", safetext.Arg(e.Backup), e.ID, got, e.BackupSHA256)
+		return undoRestore{}, exitcode.Usagef("backup %s of entry %s has changed since it was written (SHA-256 %s, recorded %s): it is not the state before that change (if only its line endings or quoting changed, reset --to file: restores it, checking its end record)", safetext.Arg(e.Backup), e.ID, got, e.BackupSHA256)
 	}
 	pf, err := admin.ParsePlanCSV(data)
 	if err != nil {
