@@ -126,7 +126,7 @@ func TestLagStatusSampled(t *testing.T) {
 		s.stopped: "offset 10 did not move",
 		s.rewound: "offset went back from 10 to 5 seen by ",
 		s.idle:    "caught up",
-		s.reset:   "rewound from 10 to 5 seen by ",
+		s.reset:   "rewound from 10 to 5 (seen by ",
 	} {
 		for _, got := range rep.Groups {
 			if got.Group == g && !strings.Contains(got.Partitions[0].StatusReason, reason) {

@@ -178,7 +178,11 @@ func rewound(p Partition, in []Commit, explain Explainer) (Result, bool) {
 		if explain != nil {
 			if why, ok := explain(rw); ok {
 				if explained == nil {
-					explained = &Result{Status: OK, Reason: fmt.Sprintf("rewound from %d to %d %s %s by %s", from.Offset, to.Offset, atWord(p), stamp(to.Time), why)}
+					when := "at " + stamp(to.Time)
+					if p.Sampled {
+						when = "(seen by " + stamp(to.Time) + ")"
+					}
+					explained = &Result{Status: OK, Reason: fmt.Sprintf("rewound from %d to %d %s by %s", from.Offset, to.Offset, when, why)}
 				}
 				continue
 			}

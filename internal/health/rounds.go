@@ -147,13 +147,38 @@ func realCommits(cs []Commit, committed int64, at time.Time) []Commit {
 	return cs
 }
 
-// trim drops the observations before since but the newest of them.
+// trim drops the observations before since but the newest of them, and
+// but the two newest moves (an offset that differs from the one before)
+// with the observation before each: however old, they say how often the
+// consumer moves its offset and since when it has stood. Without them a
+// stopped consumer went STOP (standing longer than its moves took), then
+// WARN once its moves left the window, then STOP again. At most four
+// observations are kept beyond the window's.
 func trim(obs []roundObs, since time.Time) []roundObs {
 	i := 0
 	for i+1 < len(obs) && obs[i+1].at.Before(since) {
 		i++
 	}
-	return obs[i:]
+	var keep []int
+	for j, moves := len(obs)-1, 0; j > 0 && moves < 2; j-- {
+		if obs[j].committed == obs[j-1].committed {
+			continue
+		}
+		moves++
+		for _, k := range []int{j, j - 1} {
+			if k < i && (len(keep) == 0 || keep[len(keep)-1] != k) {
+				keep = append(keep, k)
+			}
+		}
+	}
+	if len(keep) == 0 {
+		return obs[i:]
+	}
+	out := make([]roundObs, 0, len(keep)+len(obs)-i)
+	for k := len(keep) - 1; k >= 0; k-- { // keep is newest first
+		out = append(out, obs[keep[k]])
+	}
+	return append(out, obs[i:]...)
 }
 
 // roundsPartition is the evaluation input of one partition's

@@ -2,6 +2,7 @@ package health
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +78,35 @@ func TestRoundsObserve(t *testing.T) {
 				t.Errorf("pending %v", s.Pending)
 			}
 		})
+	}
+}
+
+// A consumer that moved its offset every round, then stopped: STOP once
+// it stood longer than its moves took, and STOP every round after, while
+// its moves leave the window (QA: STOP, then WARN once they had left the
+// 30s window, then STOP again at 30s, an alert's for: reset each time),
+// with the time it has stood growing.
+func TestRoundsStopStaysStop(t *testing.T) {
+	r := NewRounds(30 * time.Second)
+	var s RoundsStatus
+	offsets := []int64{10, 20, 30}
+	for i := 0; i < 40; i++ { // rounds 2 s apart; the last move at 4 s
+		off := offsets[min(i, 2)]
+		s = r.Observe(roundGroup(roundRow{off, 1000, false}), at(2*i), nil)
+		p, _ := s.Lookup("t", 0)
+		switch stood := 2*i - 4; {
+		case stood <= 2:
+			if p.Status == STOP {
+				t.Fatalf("round %d (stood %ds): STOP %q", i, stood, p.Reason)
+			}
+		case p.Status != STOP:
+			t.Fatalf("round %d (stood %ds): %s %q, want STOP", i, stood, p.Status, p.Reason)
+		case !strings.Contains(p.Reason, fmt.Sprintf("did not move in %s, longer than the 2s its last moves took", time.Duration(stood)*time.Second)):
+			t.Fatalf("round %d: reason %q", i, p.Reason)
+		}
+	}
+	if n := r.Len("g", Key{"t", 0}); n > 4+17 {
+		t.Errorf("%d observations kept, want the window's (16 and the newest before it) and at most 4 more", n)
 	}
 }
 
