@@ -247,6 +247,11 @@ func TestBackupEndRecord(t *testing.T) {
 			t.Errorf("%q: err = %v, want an error that does not call it cut short", in, err)
 		}
 	}
+	// A bad line in the middle of a backup is not a cut, even while its
+	// end record is still to come.
+	if _, err := ParsePlanCSV([]byte(strings.Join(lines[:2], "") + "g1,orders,x,1\n" + strings.Join(lines[2:], ""))); err == nil || strings.Contains(err.Error(), "ends inside") || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("a bad middle line: err = %v", err)
+	}
 	// A backup cut inside a row (not a marker) with no line break after.
 	if _, err := ParsePlanCSV([]byte(strings.Join(lines[:3], "") + "g1,orders,")); err == nil || !strings.Contains(err.Error(), "the file ends inside this line") {
 		t.Errorf("cut inside a row: err = %v", err)
