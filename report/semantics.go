@@ -8,6 +8,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/internal/semantics"
+	"github.com/offsetctl/offsetctl/internal/textlist"
 )
 
 // Semantics renders the commit-semantics experiment: the table of modes,
@@ -29,8 +30,8 @@ func Semantics(w io.Writer, f Format, res *semantics.Result) error {
 		}
 		return WriteCSV(w, header, rows)
 	}
-	if _, err := fmt.Fprintf(w, "%d events over %d %s (topic %s), batches of %d, crash right after event %d, work delay %s, commit interval %s\n\n",
-		res.Events, res.Partitions, plural(res.Partitions, "partition", "partitions"), res.Topic, res.Batch, res.CrashAfter, res.WorkDelay, res.CommitInterval); err != nil {
+	if _, err := fmt.Fprintf(w, "%d events over %s (topic %s), batches of %d, crash right after event %d, work delay %s, commit interval %s\n\n",
+		res.Events, textlist.Count(res.Partitions, "partition"), res.Topic, res.Batch, res.CrashAfter, res.WorkDelay, res.CommitInterval); err != nil {
 		return err
 	}
 	header := []string{"MODE", "PROCESSED", "UNIQUE", "DUPLICATES", "LOST", "COMMITTED-AFTER"}
@@ -99,12 +100,4 @@ func SemanticsCount(w io.Writer, f Format, counts []semantics.Count) error {
 		}
 	}
 	return nil
-}
-
-// plural is one when n is 1, else many: "1 partition", "3 partitions".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/lag"
 
 	"github.com/offsetctl/offsetctl/internal/safetext"
+	"github.com/offsetctl/offsetctl/internal/textlist"
 )
 
 // Reset plans use Apache's kafka-consumer-groups CSV, without a header:
@@ -216,7 +217,8 @@ func CheckGroupArg(name string) error {
 // record must have the same number of fields, 3 or 4. A partition listed
 // twice for the same group with different offsets is an error.
 func ParsePlanCSV(data []byte) (PlanFile, error) {
-	pf := PlanFile{Backups: map[string]int64{}, Share: map[string]bool{}}
+	// Before any cluster marker, a backup counts from the file's start.
+	pf := PlanFile{Backups: map[string]int64{}, Share: map[string]bool{}, sec: backupSection{digest: newRecordDigest()}}
 	seen := map[planKey]PlanRow{}
 	data = bytes.TrimPrefix(data, []byte(utf8BOM))
 	lines := bytes.Split(data, []byte("\n"))
@@ -234,7 +236,7 @@ func ParsePlanCSV(data []byte) (PlanFile, error) {
 		}
 	}
 	if pf.sec.wantEnd && pf.sec.endLine == 0 {
-		return pf, fmt.Errorf("the backup that starts on line %d has no %s record: the file was cut short (a partial copy, a full disk?) after %s, so it holds only part of what was backed up; use a complete copy (%s)", pf.sec.start, EndMarker, records(pf.sec.records), pf.sec.editedHint())
+		return pf, fmt.Errorf("the backup that starts on line %d has no %s record: the file was cut short (a partial copy, a full disk?) after %s, so it holds only part of what was backed up; use a complete copy (%s)", pf.sec.start, EndMarker, textlist.Count(pf.sec.records, "record"), pf.sec.editedHint())
 	}
 	if pf.Columns == 0 {
 		pf.Columns = 4
@@ -307,10 +309,7 @@ func (sec *backupSection) next(n int, fields []string) error {
 			return fmt.Errorf("line %d: bad %s record (want %s,DIGEST,0,N)", n, EndMarker, EndMarker)
 		}
 		if want != sec.records {
-			return fmt.Errorf("line %d: the backup's %s record counts %s before it, but the file has %d: it was cut or edited, so it is not the backup as written (%s)", n, EndMarker, records(want), sec.records, sec.editedHint())
-		}
-		if sec.digest.h == nil {
-			sec.digest = newRecordDigest() // no cluster marker: from the file's start
+			return fmt.Errorf("line %d: the backup's %s record counts %s before it, but the file has %d: it was cut or edited, so it is not the backup as written (%s)", n, EndMarker, textlist.Count(want, "record"), sec.records, sec.editedHint())
 		}
 		if !strings.EqualFold(fields[1], sec.digest.sum()) {
 			return fmt.Errorf("line %d: the backup's records differ from what its %s record says was written: it was edited (a line changed, moved, added or removed), so it is not the backup as written (%s)", n, EndMarker, sec.editedHint())
@@ -318,20 +317,9 @@ func (sec *backupSection) next(n int, fields []string) error {
 		sec.endLine = n
 		return nil
 	}
-	if sec.digest.h == nil {
-		sec.digest = newRecordDigest()
-	}
 	sec.digest.add(fields...)
 	sec.records++
 	return nil
-}
-
-// records is "1 record" or "N records".
-func records(n int) string {
-	if n == 1 {
-		return "1 record"
-	}
-	return strconv.Itoa(n) + " records"
 }
 
 // planKey is a row's identity: a partition listed twice for a group.

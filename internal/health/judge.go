@@ -215,20 +215,7 @@ func (j *Judge) fromSamples(ctx context.Context, b *lag.LagBatch, again Reread) 
 // first committed between the two samples is pending, and so is the group
 // when nothing else in it is worse than OK.
 func applySampled(g *lag.GroupLag, s RoundsStatus) {
-	Apply(g, s.GroupStatus, SourceSample)
-	pending := make(map[Key]bool, len(s.Pending))
-	for _, k := range s.Pending {
-		pending[k] = true
-	}
-	for i := range g.Partitions {
-		if r := &g.Partitions[i]; pending[Key{r.Topic, r.Partition}] {
-			r.Status, r.StatusReason = Pending, sampledPendingReason
-		}
-	}
-	if s.GroupPending() {
-		g.Status = Pending
-		g.StatusReason = fmt.Sprintf("%d partition(s) with lag first committed between the samples: one sample cannot be judged (sample again, or use --watch)", len(s.Pending))
-	}
+	applyPending(g, s, SourceSample, sampledPendingReason, "%d partition(s) with lag first committed between the samples: one sample cannot be judged (sample again, or use --watch)")
 }
 
 // sampledPendingReason is the reason of a partition pending in a sampled

@@ -225,20 +225,26 @@ func (r *Rounds) Forget(keep func(group string) bool) {
 // rows: a pending partition (and group) says Pending, honestly, rather
 // than the OK one round would give.
 func ApplyRounds(g *lag.GroupLag, s RoundsStatus, source string) {
+	applyPending(g, s, source, pendingReason, "%d partition(s) with lag seen in one round only: judged from the next round")
+}
+
+// applyPending is Apply, then Pending on s's pending partitions (reason
+// why) and on the group when nothing judged is worse than OK (groupWhy,
+// formatted with their count).
+func applyPending(g *lag.GroupLag, s RoundsStatus, source, why, groupWhy string) {
 	Apply(g, s.GroupStatus, source)
 	pending := make(map[Key]bool, len(s.Pending))
 	for _, k := range s.Pending {
 		pending[k] = true
 	}
 	for i := range g.Partitions {
-		r := &g.Partitions[i]
-		if pending[Key{r.Topic, r.Partition}] {
-			r.Status, r.StatusReason = Pending, pendingReason
+		if r := &g.Partitions[i]; pending[Key{r.Topic, r.Partition}] {
+			r.Status, r.StatusReason = Pending, why
 		}
 	}
 	if s.GroupPending() {
 		g.Status = Pending
-		g.StatusReason = fmt.Sprintf("%d partition(s) with lag seen in one round only: judged from the next round", len(s.Pending))
+		g.StatusReason = fmt.Sprintf(groupWhy, len(s.Pending))
 	}
 }
 
