@@ -403,8 +403,14 @@ func progressText(p *lag.Progress) string {
 	}
 	s := fmt.Sprintf("  CONSUMING %.1f/s  PRODUCED %.1f/s", p.ConsumeRate, p.ProduceRate)
 	switch {
-	case p.FallingBehind:
+	case p.FallingBehind && p.ProduceRate > p.ConsumeRate:
 		return s + "  FALLING BEHIND"
+	case p.FallingBehind && p.ConsumeRate == 0:
+		// No commits and no new records: the lag stands still, which is
+		// a stalled consumer, not one the producers outrun.
+		return s + "  NOT CONSUMING"
+	case p.FallingBehind:
+		return s + "  NOT GAINING"
 	case *p.CatchUpSeconds == 0:
 		return s + "  CAUGHT UP"
 	}

@@ -21,6 +21,10 @@ func TestLagTableProgress(t *testing.T) {
 			"GROUP g  TYPE classic  STATE Stable  MEMBERS 1  TOTAL-LAG 7  CONSUMING 12.2/s  PRODUCED 2.0/s  CATCH-UP 4m10s"},
 		{"behind", &lag.Progress{ConsumeRate: 1, ProduceRate: 3, FallingBehind: true},
 			"GROUP g  TYPE classic  STATE Stable  MEMBERS 1  TOTAL-LAG 7  CONSUMING 1.0/s  PRODUCED 3.0/s  FALLING BEHIND"},
+		{"stalled, nothing produced", &lag.Progress{FallingBehind: true},
+			"GROUP g  TYPE classic  STATE Stable  MEMBERS 1  TOTAL-LAG 7  CONSUMING 0.0/s  PRODUCED 0.0/s  NOT CONSUMING"},
+		{"keeping pace with lag", &lag.Progress{ConsumeRate: 4, ProduceRate: 4, FallingBehind: true},
+			"GROUP g  TYPE classic  STATE Stable  MEMBERS 1  TOTAL-LAG 7  CONSUMING 4.0/s  PRODUCED 4.0/s  NOT GAINING"},
 		{"caught up", &lag.Progress{ConsumeRate: 5, ProduceRate: 5, CatchUpSeconds: &zero},
 			"GROUP g  TYPE classic  STATE Stable  MEMBERS 1  TOTAL-LAG 7  CONSUMING 5.0/s  PRODUCED 5.0/s  CAUGHT UP"},
 	} {
