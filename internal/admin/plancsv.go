@@ -19,6 +19,7 @@ import (
 
 	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/internal/textlist"
+	"github.com/offsetctl/offsetctl/internal/topicname"
 )
 
 // Reset plans use Apache's kafka-consumer-groups CSV, without a header:
@@ -409,7 +410,7 @@ func (pf *PlanFile) parseRecord(n int, fields, raw []string) (PlanRow, bool, err
 		}
 		row.Group, row.NoCommit = g, true
 	}
-	if err := lag.CheckTopicName(f[0]); err != nil {
+	if err := pf.checkTopic(f[0]); err != nil {
 		return row, false, fmt.Errorf("line %d: topic %q: %v", n, f[0], err)
 	}
 	row.Topic = f[0]
@@ -428,6 +429,29 @@ func (pf *PlanFile) parseRecord(n int, fields, raw []string) (PlanRow, bool, err
 	}
 	return row, true, nil
 }
+
+// checkTopic applies Kafka's topic-name rules to a plan's topic, except
+// in a backup that ends with an end record (its digest is checked when
+// the record is reached): that file was written by offsetctl from the
+// names a cluster gave, and a cluster that is not Apache Kafka (kfake, the
+// playground) may hold names outside [a-zA-Z0-9._-]. What offsetctl
+// backed up it must restore, so there any name a cluster can send is
+// read: not empty, at most MaxTopicBytes, valid UTF-8 with nothing a
+// terminal would act on.
+func (pf *PlanFile) checkTopic(t string) error {
+	err := lag.CheckTopicName(t)
+	if err == nil || !pf.sec.wantEnd {
+		return err
+	}
+	if t == "" || len(t) > MaxTopicBytes || safetext.Name(t) != t {
+		return err
+	}
+	return nil
+}
+
+// MaxTopicBytes bounds a topic name read from a backup: Kafka's 249
+// characters, four bytes each at most.
+const MaxTopicBytes = 4 * topicname.MaxLen
 
 // cluster records the ClusterMarker record on line n: the id as written
 // (not trimmed: it is compared with the connected cluster's, byte for
