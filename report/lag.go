@@ -189,9 +189,9 @@ func (s *LagStream) jsonGroup(g lag.GroupLag, i int) error {
 	var err error
 	sep := ","
 	if s.opt.OneLine {
-		b, err = json.Marshal(g)
+		b, err = g.EncodeJSON("", "")
 	} else {
-		b, err = json.MarshalIndent(g, "    ", "  ")
+		b, err = g.EncodeJSON("    ", "  ")
 		sep = ",\n    "
 	}
 	if err != nil {
@@ -217,7 +217,7 @@ func lagTableGroup(w io.Writer, meta lag.LagReport, g lag.GroupLag, i int) error
 			return err
 		}
 	}
-	line := fmt.Sprintf("GROUP %s  TYPE %s  STATE %s  MEMBERS %d  TOTAL-LAG %d", safetext.Name(g.Group), Dash(g.Type), Dash(g.State), g.Members, g.TotalLag)
+	line := fmt.Sprintf("GROUP %s  TYPE %s  STATE %s  MEMBERS %d  TOTAL-LAG %s", safetext.Name(g.Group), Dash(g.Type), Dash(g.State), g.Members, Opt(g.OptTotalLag()))
 	line += progressText(g.Progress)
 	if g.Status != "" {
 		line += "  STATUS " + g.Status + " (" + safetext.Text(g.StatusReason) + ")"
@@ -382,7 +382,11 @@ func Groups(w io.Writer, f Format, gs []lag.GroupSummary, status bool) error {
 		if g.ProtocolType != "" {
 			typ = g.ProtocolType // a Kafka Connect worker group says so
 		}
-		row := []string{g.Group, typ, g.State, fmt.Sprint(g.Members), topics, I64(g.TotalLag), g.Error}
+		total := OptCSV(g.TotalLag)
+		if f == Table {
+			total = Opt(g.TotalLag)
+		}
+		row := []string{g.Group, typ, g.State, fmt.Sprint(g.Members), topics, total, g.Error}
 		if status {
 			row = append(row, Dash(g.Status), g.StatusReason)
 		}

@@ -197,3 +197,71 @@ func TestLagStreamCSVTime(t *testing.T) {
 		t.Errorf("watch CSV:\n%s", b.String())
 	}
 }
+
+// A group that does not exist, whose commits could not be fetched, or
+// whose every row failed has no known total lag: it was 0 in every output
+// (a false low lag for a dashboard reading total_lag). It is null in JSON
+// (streamed, one-line and encoding/json alike), empty in CSV and "-" in
+// tables; a group with some rows known keeps their sum.
+func TestUnknownTotalLagIsNotZero(t *testing.T) {
+	seven := int64(7)
+	r := lag.LagReport{Isolation: "uncommitted", Groups: []lag.GroupLag{
+		{Group: "nope", State: "Dead", Error: "group does not exist", Partitions: []lag.PartitionLag{}, Topics: []string{}},
+		{Group: "unreadable", State: "Stable", Topics: []string{"t"}, Partitions: []lag.PartitionLag{{Topic: "t", LogStart: -1, LogEnd: -1, Error: "NOT_LEADER_OR_FOLLOWER"}}},
+		{Group: "part", State: "Stable", TotalLag: 7, Topics: []string{"t"}, Partitions: []lag.PartitionLag{
+			{Topic: "t", LogStart: -1, LogEnd: -1, Error: "NOT_LEADER_OR_FOLLOWER"},
+			{Topic: "t", Partition: 1, Committed: &seven, LogEnd: 14, Lag: &seven}}},
+		{Group: "nocommit", State: "Empty", Topics: []string{"t"}, Partitions: []lag.PartitionLag{{Topic: "t", LogEnd: 3}}},
+	}}
+	var js, line, std bytes.Buffer
+	if err := Lag(&js, JSON, r); err != nil {
+		t.Fatal(err)
+	}
+	s := NewLagStream(&line, JSON, r, LagStreamOptions{OneLine: true})
+	for _, g := range r.Groups {
+		if err := s.Group(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&std, r); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]*int64{"nope": nil, "unreadable": nil, "part": &seven, "nocommit": new(int64)}
+	for name, b := range map[string][]byte{"stream": js.Bytes(), "one-line": line.Bytes(), "encoding/json": std.Bytes()} {
+		var doc struct {
+			Groups []struct {
+				Group    string `json:"group"`
+				TotalLag *int64 `json:"total_lag"`
+			} `json:"groups"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil || len(doc.Groups) != 4 {
+			t.Fatalf("%s: %v\n%s", name, err, b)
+		}
+		for _, g := range doc.Groups {
+			if Opt(g.TotalLag) != Opt(want[g.Group]) {
+				t.Errorf("%s: group %s total_lag %s, want %s", name, g.Group, Opt(g.TotalLag), Opt(want[g.Group]))
+			}
+		}
+	}
+	var tb bytes.Buffer
+	if err := Lag(&tb, Table, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{"GROUP nope  TYPE -  STATE Dead  MEMBERS 0  TOTAL-LAG -", "GROUP unreadable  TYPE -  STATE Stable  MEMBERS 0  TOTAL-LAG -", "GROUP part  TYPE -  STATE Stable  MEMBERS 0  TOTAL-LAG 7", "GROUP nocommit  TYPE -  STATE Empty  MEMBERS 0  TOTAL-LAG 0"} {
+		if !strings.Contains(tb.String(), l+"\n") && !strings.Contains(tb.String(), l+"  ") {
+			t.Errorf("table lacks %q:\n%s", l, tb.String())
+		}
+	}
+	var csv bytes.Buffer
+	if err := Groups(&csv, CSV, lag.Summarize(r, nil), false); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{"nope,,Dead,0,,,group does not exist", "part,,Stable,0,t,7,", "nocommit,,Empty,0,t,0,"} {
+		if !strings.Contains(csv.String(), l) {
+			t.Errorf("groups CSV lacks %q:\n%s", l, csv.String())
+		}
+	}
+}

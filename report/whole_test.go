@@ -63,7 +63,7 @@ func TestLagWholeTable(t *testing.T) {
 		"t       1          5          2          15       13   -       -          -          3 records expired unread\n" +
 		"t       2          2          -          12       -    -       -          -          no committed offset\n" +
 		"\n" +
-		"GROUP h  TYPE consumer  STATE Dead  MEMBERS 0  TOTAL-LAG 0  ERROR group does not exist\n"
+		"GROUP h  TYPE consumer  STATE Dead  MEMBERS 0  TOTAL-LAG -  ERROR group does not exist\n"
 	sameText(t, "lag table", got, want)
 }
 
@@ -137,12 +137,12 @@ func TestGroupsWhole(t *testing.T) {
 	want := "" +
 		"GROUP  TYPE      STATE   MEMBERS  TOPICS    TOTAL-LAG  ERROR\n" +
 		"g      classic   Stable  1        secret,t  16         topic secret partition 0: TOPIC_AUTHORIZATION_FAILED\n" +
-		"h      consumer  Dead    0        -         0          group does not exist\n"
+		"h      consumer  Dead    0        -         -          group does not exist\n"
 	sameText(t, "groups table", got, want)
 	got = render(t, func(w *bytes.Buffer) error { return Groups(w, CSV, gs, false) })
 	want = "GROUP,TYPE,STATE,MEMBERS,TOPICS,TOTAL-LAG,ERROR\n" +
 		"g,classic,Stable,1,\"secret,t\",16,topic secret partition 0: TOPIC_AUTHORIZATION_FAILED\n" +
-		"h,consumer,Dead,0,,0,group does not exist\n"
+		"h,consumer,Dead,0,,,group does not exist\n"
 	sameText(t, "groups csv", got, want)
 	got = render(t, func(w *bytes.Buffer) error { return Groups(w, JSON, gs, false) })
 	var back struct {

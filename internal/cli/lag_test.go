@@ -386,7 +386,7 @@ func TestLagManyGroupsAndGroupsCommand(t *testing.T) {
 	for _, g := range groups.Groups {
 		if w, ok := want[g.Group]; ok {
 			seen++
-			if g.TotalLag != w || g.State != "Empty" || len(g.Topics) != 1 || g.Topics[0] != topic {
+			if g.TotalLag == nil || *g.TotalLag != w || g.State != "Empty" || len(g.Topics) != 1 || g.Topics[0] != topic {
 				t.Errorf("groups row %+v, want lag %d Empty [%s]", g, w, topic)
 			}
 		}
@@ -738,5 +738,25 @@ func TestLagWatchCSVOneHeader(t *testing.T) {
 		if want := map[string]string{"0": "2", "1": "0"}[rec[4]]; rec[lagCol] != want {
 			t.Errorf("row %v: LAG %s, want %s", rec, rec[lagCol], want)
 		}
+	}
+}
+
+// A group that does not exist has no lag to report: its total lag was 0
+// in lag's and groups' JSON, CSV and tables, which a dashboard reads as
+// caught up. It is null, empty and "-"; the exit code is 1 as before.
+func TestMissingGroupTotalLagUnknown(t *testing.T) {
+	c := testkit.New(t)
+	group := testkit.Name(t, "nosuch")
+	r := mustRun(t, c, 1, "lag", group, "-o", "json")
+	if !strings.Contains(r.stdout, `"total_lag": null`) || strings.Contains(r.stdout, `"total_lag": 0`) {
+		t.Errorf("lag -o json of a missing group:\n%s", r.stdout)
+	}
+	r = mustRun(t, c, 1, "groups", "--group", group, "-o", "csv")
+	if !strings.Contains(r.stdout, group+",") || !strings.Contains(r.stdout, ",Dead,0,,,") {
+		t.Errorf("groups -o csv of a missing group:\n%s", r.stdout)
+	}
+	r = mustRun(t, c, 1, "groups", "--group", group)
+	if f := strings.Fields(strings.Split(r.stdout, "\n")[1]); len(f) < 6 || f[0] != group || f[1] != "Dead" || f[4] != "-" || f[5] != "group" {
+		t.Errorf("groups table of a missing group:\n%s", r.stdout)
 	}
 }

@@ -1,6 +1,8 @@
 package lag
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -64,6 +66,65 @@ type GroupLag struct {
 	// MemberList is one row per live member, idle ones included (`lag
 	// --members`).
 	MemberList []MemberRow `json:"-"`
+}
+
+// TotalLagKnown reports whether TotalLag says anything: not for a group
+// that does not exist, whose commits could not be fetched, or whose every
+// row failed (an error and no partition with a known lag). There
+// TotalLag is 0 from summing nothing, and shown as 0 it would be a false
+// low lag: the outputs show it as unknown (JSON null, CSV empty, "-").
+// With some lags known it is their sum, as kafka-consumer-groups sums.
+func (g GroupLag) TotalLagKnown() bool {
+	failed := g.Error != ""
+	for _, p := range g.Partitions {
+		if p.Lag != nil && p.Error == "" {
+			return true
+		}
+		failed = failed || p.Error != ""
+	}
+	return !failed
+}
+
+// groupLagFields is GroupLag without its MarshalJSON.
+type groupLagFields GroupLag
+
+// MarshalJSON encodes g with total_lag null when it is not known
+// (TotalLagKnown): a 0 there would be a false low lag.
+func (g GroupLag) MarshalJSON() ([]byte, error) { return g.EncodeJSON("", "") }
+
+// EncodeJSON is MarshalJSON's encoding, compact or indented as
+// json.MarshalIndent(g, prefix, indent) would write it: report's lag
+// stream writes a large group's JSON once, not marshalled then
+// re-indented.
+func (g GroupLag) EncodeJSON(prefix, indent string) ([]byte, error) {
+	var b []byte
+	var err error
+	if prefix == "" && indent == "" {
+		b, err = json.Marshal(groupLagFields(g))
+	} else {
+		b, err = json.MarshalIndent(groupLagFields(g), prefix, indent)
+	}
+	if err != nil || g.TotalLagKnown() {
+		return b, err
+	}
+	// The group's own key comes before its partitions, and a name or
+	// topic holding the text has its quotes escaped: the first match is
+	// the group's.
+	for _, zero := range []string{`"total_lag": 0,`, `"total_lag":0,`} {
+		if i := bytes.Index(b, []byte(zero)); i >= 0 {
+			null := strings.Replace(zero, "0", "null", 1)
+			return append(b[:i:i], append([]byte(null), b[i+len(zero):]...)...), nil
+		}
+	}
+	return b, nil
+}
+
+// OptTotalLag is TotalLag, nil when it is not known (TotalLagKnown).
+func (g GroupLag) OptTotalLag() *int64 {
+	if !g.TotalLagKnown() {
+		return nil
+	}
+	return &g.TotalLag
 }
 
 // MemberRow is one member of a group as `lag --members` shows it.
@@ -396,8 +457,9 @@ type GroupSummary struct {
 	State        string   `json:"state"`
 	Members      int      `json:"members"`
 	Topics       []string `json:"topics"`
-	TotalLag     int64    `json:"total_lag"`
-	Error        string   `json:"error"`
+	// TotalLag is nil when it is not known (GroupLag.TotalLagKnown).
+	TotalLag *int64 `json:"total_lag"`
+	Error    string `json:"error"`
 	// Status is the group's health (groups --status), StatusReason why.
 	Status       string `json:"status,omitempty"`
 	StatusReason string `json:"status_reason,omitempty"`
@@ -451,7 +513,7 @@ func ParseStates(values []string) ([]string, error) {
 func Summarize(r LagReport, states []string) []GroupSummary {
 	out := []GroupSummary{}
 	for _, g := range KeepStates(r, states).Groups {
-		gs := GroupSummary{Group: g.Group, Type: g.Type, State: g.State, Members: g.Members, Topics: g.Topics, TotalLag: g.TotalLag, Error: g.Error}
+		gs := GroupSummary{Group: g.Group, Type: g.Type, State: g.State, Members: g.Members, Topics: g.Topics, TotalLag: g.OptTotalLag(), Error: g.Error}
 		if g.ProtocolType != "consumer" {
 			gs.ProtocolType = g.ProtocolType
 		}

@@ -238,7 +238,7 @@ type GroupTopics struct {
 	Type     string     `json:"type"`
 	State    string     `json:"state"`
 	Members  int        `json:"members"`
-	TotalLag int64      `json:"total_lag"`
+	TotalLag *int64     `json:"total_lag"` // nil when not known (GroupLag.TotalLagKnown)
 	Note     string     `json:"note,omitempty"`
 	Error    string     `json:"error,omitempty"`
 	Topics   []TopicLag `json:"topics"`
@@ -257,7 +257,7 @@ type TopicReport struct {
 func ByTopics(r LagReport) TopicReport {
 	out := TopicReport{Isolation: r.Isolation, TimeLag: r.TimeLag, Groups: make([]GroupTopics, 0, len(r.Groups))}
 	for _, g := range r.Groups {
-		gt := GroupTopics{Group: g.Group, Type: g.Type, State: g.State, Members: g.Members, TotalLag: g.TotalLag, Note: g.Note, Error: g.Error, Topics: []TopicLag{}}
+		gt := GroupTopics{Group: g.Group, Type: g.Type, State: g.State, Members: g.Members, TotalLag: g.OptTotalLag(), Note: g.Note, Error: g.Error, Topics: []TopicLag{}}
 		idx := map[string]int{}
 		for _, p := range g.Partitions {
 			i, ok := idx[p.Topic]
