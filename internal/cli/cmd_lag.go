@@ -15,6 +15,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/health"
 	"github.com/offsetctl/offsetctl/internal/lag"
 	"github.com/offsetctl/offsetctl/internal/safetext"
+	"github.com/offsetctl/offsetctl/internal/textlist"
 	"github.com/offsetctl/offsetctl/report"
 )
 
@@ -175,7 +176,7 @@ func (a *app) streamLag(ctx context.Context, cfg cluster.Config, adm *cluster.Ad
 	var emitErr error
 	tlCtx, tlCancel := batchTimeout(ctx, cfg.Timeout)
 	defer tlCancel()
-	missed := 0
+	missed, future := 0, 0
 	lo := lag.LagOptions{Scope: req.Scope, AssumeReset: o.assume, AllGroups: req.AllGroups}
 	err := lag.StreamLag(ctx, adm, req, lo, lag.StreamOptions{Timeout: cfg.Timeout}, func(bctx context.Context, b lag.LagBatch) error {
 		if !checked {
@@ -211,12 +212,16 @@ func (a *app) streamLag(ctx context.Context, cfg cluster.Config, adm *cluster.Ad
 				return err
 			}
 			missed += n
+			future += lag.FutureStamped(rep)
 		}
 		emitErr = emit(o.filter.Apply(rep))
 		return emitErr
 	})
 	if missed > 0 {
 		a.warnf("time lag not read within --timeout for %d partition row(s): shown without it", missed)
+	}
+	if future > 0 {
+		a.warnf("time lag unknown for %s: the next record is stamped more than a minute in the future (a producer's clock?), so how long the records behind it waited cannot be told; see NOTE (no time-lag threshold counts them)", textlist.Count(future, "partition row"))
 	}
 	if err != nil && emitErr == nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
 		return cfg.Unreachable(err)

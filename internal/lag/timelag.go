@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -230,6 +231,42 @@ func (s *timeLagSearch) see(r *kgo.Record, pending *int) (left int) {
 	return left
 }
 
+// futureSkew is how far after now the next record's timestamp may be and
+// still count as "just written" (time lag 0): clocks of producers, brokers
+// and this host differ by that much. A record stamped later than that
+// says nothing about how long the records behind it have waited, so the
+// row's time lag is unknown, with a note, never 0.
+const futureSkew = time.Minute
+
+// futureNote starts the note of a row whose next record is stamped after
+// now + futureSkew.
+const futureNote = "time lag unknown: the next record is stamped "
+
+// FutureStamped counts rep's rows whose time lag is unknown because their
+// next record is stamped in the future (futureSkew): the caller says so
+// once on stderr, since such a row can cross no time-lag threshold.
+func FutureStamped(rep LagReport) int {
+	n := 0
+	for _, g := range rep.Groups {
+		for _, p := range g.Partitions {
+			if p.TimeLagMs == nil && strings.Contains(p.Note, futureNote) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// aheadText is a time ahead of now, ms milliseconds, for a note: whole
+// seconds up to two days, days beyond (a year 2100 timestamp overflows a
+// time.Duration's nanoseconds).
+func aheadText(ms int64) string {
+	if ms < 2*24*3600*1000 {
+		return (time.Duration(ms) * time.Millisecond).Round(time.Second).String()
+	}
+	return fmt.Sprintf("%d days", ms/(24*3600*1000))
+}
+
 // applyTimeLag sets each searched row's time lag, or a note saying why
 // it is unknown; it returns how many rows were not resolved in time.
 func applyTimeLag(rep *LagReport, search searchSet, now time.Time) (missed int) {
@@ -242,7 +279,13 @@ func applyTimeLag(rep *LagReport, search searchSet, now time.Time) (missed int) 
 				continue
 			}
 			if ts, ok := s.found[off]; ok {
-				p.TimeLagMs = new(max(now.UnixMilli()-ts, 0))
+				if ahead := ts - now.UnixMilli(); ahead > futureSkew.Milliseconds() {
+					// A 0 here would hide every older record behind
+					// this one: a false low time lag.
+					p.Note = JoinNote(p.Note, futureNote+aheadText(ahead)+" after now (its producer's clock?)")
+				} else {
+					p.TimeLagMs = new(max(-ahead, 0))
+				}
 			} else if s.markersOnly[off] {
 				p.TimeLagMs = new(int64(0))
 				p.Note = JoinNote(p.Note, "only transaction markers (or aborted records) left: nothing to consume")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/internal/testkit"
@@ -221,4 +222,49 @@ func dumpTimeLag(rep LagReport) string {
 		}
 	}
 	return b.String()
+}
+
+// TestFillTimeLagFutureStamp: one record stamped decades ahead (a
+// producer's clock) set the time lag of the group waiting on it to 0,
+// hiding the older records behind it, and --fail-if time-lag passed. Such
+// a row's time lag is unknown, with a note saying why; a record a few
+// seconds ahead (clock skew between hosts) still counts as just written.
+func TestFillTimeLagFutureStamp(t *testing.T) {
+	c := testkit.New(t)
+	// Kafka 4 refuses records stamped over an hour ahead by default.
+	maxAfter := "9223372036854775807"
+	topic := c.Topic(1, map[string]*string{"message.timestamp.after.max.ms": &maxAfter})
+	now := time.Now()
+	for _, ts := range []time.Time{now.Add(-2 * time.Hour), now.AddDate(50, 0, 0), now.Add(-time.Hour), now.Add(20 * time.Second), now.Add(-time.Minute)} {
+		c.ProduceRecords(&kgo.Record{Topic: topic, Partition: 0, Value: []byte("v"), Timestamp: ts})
+	}
+	row := func(committed int64) PartitionLag {
+		pl := PartitionLag{Topic: topic, LogStart: 0, LogEnd: 5, Committed: &committed}
+		pl.Lag, pl.Note = partitionLag(pl.Committed, 0, 5, ReadUncommitted, AssumeNothing)
+		return pl
+	}
+	rep := LagReport{Groups: []GroupLag{
+		{Group: "old", Partitions: []PartitionLag{row(0)}},
+		{Group: "future", Partitions: []PartitionLag{row(1)}},
+		{Group: "skew", Partitions: []PartitionLag{row(3)}},
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	if _, err := FillTimeLag(ctx, c.Cfg, &rep, ReadUncommitted, now); err != nil {
+		t.Fatal(err)
+	}
+	old, future, skew := rep.Groups[0].Partitions[0], rep.Groups[1].Partitions[0], rep.Groups[2].Partitions[0]
+	if old.TimeLagMs == nil || *old.TimeLagMs < (2*time.Hour).Milliseconds()-1000 {
+		t.Errorf("the group on the 2-hour-old record:\n%s", dumpTimeLag(rep))
+	}
+	if future.TimeLagMs != nil || !strings.Contains(future.Note, "time lag unknown: the next record is stamped 18262 days after now") &&
+		!strings.Contains(future.Note, "time lag unknown: the next record is stamped 18263 days after now") {
+		t.Errorf("the group on the record stamped 50 years ahead:\n%s", dumpTimeLag(rep))
+	}
+	if skew.TimeLagMs == nil || *skew.TimeLagMs != 0 || skew.Note != "" {
+		t.Errorf("the group on the record 20 s ahead:\n%s", dumpTimeLag(rep))
+	}
+	if n := FutureStamped(rep); n != 1 {
+		t.Errorf("FutureStamped = %d, want 1", n)
+	}
 }
