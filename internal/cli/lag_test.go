@@ -760,3 +760,27 @@ func TestMissingGroupTotalLagUnknown(t *testing.T) {
 		t.Errorf("groups table of a missing group:\n%s", r.stdout)
 	}
 }
+
+// `lag G --topic T` of a group with nothing on T printed the group line
+// with TOTAL-LAG 0 and no rows, not a word: a typo'd group or topic in a
+// check read as caught up. The group's note says so; --all-groups --topic
+// T still lists only the groups with something on T.
+func TestLagTopicGroupHasNothingOn(t *testing.T) {
+	c := testkit.New(t)
+	consumed, other := c.Topic(2, nil), c.Topic(2, nil)
+	c.Produce(consumed, map[int32]int{0: 5, 1: 5}, time.Time{})
+	c.Produce(other, map[int32]int{0: 9, 1: 9}, time.Time{})
+	group := testkit.Name(t, "g")
+	c.Commit(group, consumed, map[int32]int64{0: 1, 1: 2})
+	rep := lagOf(t, c, 0, group, "--topic", other)
+	if len(rep.Groups) != 1 || len(rep.Groups[0].Partitions) != 0 || !strings.Contains(rep.Groups[0].Note, "no commit on and no assignment of topic "+other) {
+		t.Fatalf("lag --topic of a topic the group has nothing on: %+v", rep.Groups)
+	}
+	if table := mustRun(t, c, 0, "lag", group, "--topic", other).stdout; !strings.Contains(table, "no commit on and no assignment of topic "+other) {
+		t.Errorf("table:\n%s", table)
+	}
+	rep = lagOf(t, c, 0, group, "--topic", consumed)
+	if g := rep.Groups[0]; len(g.Partitions) != 2 || strings.Contains(g.Note, "no commit on") || g.TotalLag != 7 {
+		t.Errorf("lag --topic of its own topic: %+v", g)
+	}
+}

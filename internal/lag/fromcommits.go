@@ -267,7 +267,7 @@ func groupLagFromRows(s *Snapshot, g GroupSnapshot, all, rows []CommitRow, o Lag
 		}
 		return computeGroupLag(s, g, o)
 	}
-	gl := computeGroupLag(s, g, o) // the group's fields; no commits: no rows
+	gl := groupLagRows(s, g, o) // the group's fields; no commits: no rows
 	if !g.Exists && g.Err == nil && g.CommitErr == nil {
 		return gl // "group does not exist", no rows
 	}
@@ -303,6 +303,7 @@ func groupLagFromRows(s *Snapshot, g GroupSnapshot, all, rows []CommitRow, o Lag
 		*pl = PartitionLag{Topic: r.Topic, Partition: r.Partition, LogStart: -1, LogEnd: -1, Committed: &vals[2*i]}
 		pl.Error = offsetsError(r.Topic, r.Partition, po, ok, terr)
 	}
+	noteNothingOnTopics(&gl, g, o)
 	return gl
 }
 

@@ -233,6 +233,14 @@ func ComputeLagWith(s *Snapshot, o LagOptions) LagReport {
 }
 
 func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
+	gl := groupLagRows(s, g, o)
+	noteNothingOnTopics(&gl, g, o)
+	return gl
+}
+
+// groupLagRows is computeGroupLag without noteNothingOnTopics (which needs
+// every row: groupLagFromRows adds its own first).
+func groupLagRows(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 	gl := GroupLag{Group: g.Group, Type: g.Type, State: g.State, Members: len(g.Members), Partitions: []PartitionLag{}, Topics: []string{}, ProtocolType: g.ProtocolType, Assignor: g.Assignor}
 	if g.Exists && g.Err == nil && g.Coordinator >= 0 {
 		gl.Coordinator = new(g.Coordinator)
@@ -277,6 +285,26 @@ func computeGroupLag(s *Snapshot, g GroupSnapshot, o LagOptions) GroupLag {
 	}
 	return gl
 }
+
+// noteNothingOnTopics notes each --topic T a group named on the command
+// line has no row on: without a word, its TOTAL-LAG 0 and no rows read as
+// caught up on T (a typo'd group or topic in a check). A selection of
+// every group lists only the groups with something on T, so none is
+// noted there.
+func noteNothingOnTopics(gl *GroupLag, g GroupSnapshot, o LagOptions) {
+	if o.AllGroups || o.Scope.Empty() || !g.Exists || g.Err != nil || g.CommitErr != nil {
+		return
+	}
+	for _, t := range o.Scope.TopicNames() {
+		if !slices.Contains(gl.Topics, t) {
+			gl.Note = JoinNote(gl.Note, fmt.Sprintf("%s %s", NoteNothingOnTopic, safetext.Name(t)))
+		}
+	}
+}
+
+// NoteNothingOnTopic starts the group note of a --topic the group has no
+// commit on and no assignment of.
+const NoteNothingOnTopic = "no commit on and no assignment of topic"
 
 // groupRows is the partitions a group's lag has rows for (assigned,
 // committed, without a start offset, or asked for, inside the scope),
