@@ -14,7 +14,8 @@ import (
 // Replay renders a replay summary: JSON is the result itself; the table
 // shows a header line with totals and the digest, the partitions, the
 // backfill state when copying, and the proof table; CSV gives the
-// partition rows then, after a blank line, the proof rows.
+// partition rows then, after a blank line, the proof rows, and after
+// another the summary row with the digests (what the replay is for).
 func Replay(w io.Writer, f Format, r *replay.Result) error {
 	return ReplayView(w, f, r, false)
 }
@@ -35,7 +36,13 @@ func ReplayView(w io.Writer, f Format, r *replay.Result, allRows bool) error {
 		if _, err := fmt.Fprintln(w); err != nil {
 			return err
 		}
-		return WriteCSV(w, proofHeader, proofRows(r.Verification))
+		if err := WriteCSV(w, proofHeader, proofRows(r.Verification)); err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+		return WriteCSV(w, replaySummaryHeader, [][]string{{r.Topic, r.Isolation, I64(r.Records), I64(r.Bytes), r.Stopped, r.Digest, r.PayloadDigest, r.ResumeFrom}})
 	}
 	elapsed := time.Duration(r.ElapsedMs) * time.Millisecond
 	if _, err := fmt.Fprintf(w, "TOPIC %s  ISOLATION %s  RECORDS %d  BYTES %d  ELAPSED %s  RATE %s records/s  STOPPED %s\nDIGEST %s\n",
@@ -269,3 +276,7 @@ func checkpointLine(w io.Writer, b *replay.BackfillResult) error {
 	_, err := fmt.Fprintf(w, "CHECKPOINT %s: %s; %d write(s), it says %s\n", safetext.Name(c.Path), what, c.Writes, state)
 	return err
 }
+
+// replaySummaryHeader heads -o csv's last table: the replay's one summary
+// row (the table's header lines).
+var replaySummaryHeader = []string{"TOPIC", "ISOLATION", "RECORDS", "BYTES", "STOPPED", "DIGEST", "PAYLOAD-DIGEST", "RESUME-FROM"}

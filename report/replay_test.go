@@ -99,6 +99,11 @@ func TestReplayProofCollapsesUnchanged(t *testing.T) {
 	if n := strings.Count(buf.String(), ",unchanged\n"); n != 2002 {
 		t.Errorf("CSV: %d unchanged rows, want 2002", n)
 	}
+	// The digest is the replay's product: the last table's one row.
+	sections := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n\n")
+	if last := sections[len(sections)-1]; len(sections) != 3 || !strings.HasPrefix(last, "TOPIC,ISOLATION,RECORDS,BYTES,STOPPED,DIGEST,PAYLOAD-DIGEST,RESUME-FROM\n") || !strings.Contains(last, "\nt,committed,0,0,end,"+r.Digest+",") {
+		t.Errorf("CSV summary (digest %q): %q", r.Digest, sections[len(sections)-1])
+	}
 	buf.Reset()
 	if err := ReplayView(&buf, JSON, r, false); err != nil {
 		t.Fatal(err)

@@ -259,7 +259,10 @@ func TestReplayWholeCSVAndJSON(t *testing.T) {
 		"GROUP,TOPIC,PARTITION,BEFORE,AFTER,STATUS\n" +
 		"billing,orders,0,4,4,unchanged\n" +
 		"idle,orders,0,1,2,CHANGED\n" +
-		"idle,orders,1,-,3,CHANGED\n"
+		"idle,orders,1,-,3,CHANGED\n" +
+		"\n" +
+		"TOPIC,ISOLATION,RECORDS,BYTES,STOPPED,DIGEST,PAYLOAD-DIGEST,RESUME-FROM\n" +
+		"orders,committed,3,120,max,abababababababababababababababababababababababababababababababab,cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd,\"0=2,1=9\"\n"
 	sameText(t, "replay csv", got, want)
 
 	in := replayWhole()
