@@ -899,3 +899,24 @@ func TestBackfillWarnsWhenSourceCredentialsGoToTarget(t *testing.T) {
 		t.Fatal("the target saw no authentication as bob")
 	}
 }
+
+// A backfill wrote every copied record to stdout too (the default
+// --format jsonl): a terminal filled up, and `| head` stopped the copy with
+// exit 1. Without --format or --out it now writes none (stdout holds the
+// summary); --format jsonl still asks for them.
+func TestBackfillWritesNoRecordsByDefault(t *testing.T) {
+	c := testkit.New(t)
+	src := backfillSource(t, c, 50)
+	dst := c.Topic(3, nil)
+	r := mustRun(t, c, 0, "replay", src, "--produce-to", dst, "-o", "json", "-q")
+	var res replay.Result
+	decodeJSON(t, r, &res)
+	if res.Backfill == nil || !res.Backfill.Complete || res.Backfill.Produced != 155 || res.Records != 155 {
+		t.Fatalf("backfill summary on stdout: %+v", res)
+	}
+	dst2 := c.Topic(3, nil)
+	r = mustRun(t, c, 0, "replay", src, "--produce-to", dst2, "--format", "jsonl", "-o", "json", "-q")
+	if n := strings.Count(r.stdout, "\n"); n != 155 || !strings.Contains(r.stderr, `"produced": 155`) {
+		t.Fatalf("--format jsonl: %d stdout lines, want 155 records; stderr:\n%s", n, r.stderr)
+	}
+}

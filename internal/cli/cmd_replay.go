@@ -106,7 +106,7 @@ before and after. With --produce-to it copies the records to another topic
 	fl.BoolVar(&f.follow, "follow", false, "keep reading new records, also of partitions added meanwhile, until Ctrl-C (or --until)")
 	fl.StringVar(&f.isolation, "isolation", "committed", "committed (read_committed: what consumers see, bounded by the last stable offset) or uncommitted")
 	fl.StringVar(&f.out, "out", "", "write records to FILE, overwriting it if it exists (default stdout; the summary then goes to stdout); --format none writes no file")
-	fl.StringVar(&f.format, "format", "jsonl", "record format: jsonl, raw (value and a newline) or none (digest and proof only)")
+	fl.StringVar(&f.format, "format", "jsonl", "record format: jsonl, raw (value and a newline) or none (digest and proof only); a backfill (--produce-to) without --out defaults to none")
 	fl.StringSliceVar(&f.verifyGroups, "verify-groups", nil, "groups whose commits the proof compares (default: every group with commits on the topic; not with --no-verify)")
 	fl.BoolVar(&f.noVerify, "no-verify", false, "skip the before/after proof (not with --verify-groups)")
 	fl.BoolVar(&f.payloadDigest, "payload-digest", false, "also print the payload digest (no partitions or offsets), comparable between a source and its copy")
@@ -419,6 +419,12 @@ func (f replayFlags) parse(fs *pflag.FlagSet, now time.Time) (in replayInput, er
 	}
 	if in.format, err = replay.ParseFormat(f.format); err != nil {
 		return in, exitcode.Flag("--format", err)
+	}
+	if f.produceTo != "" && !changed(fs, "format") && !changed(fs, "out") {
+		// A backfill's records go to its target: writing each to
+		// stdout too filled the terminal, and a pipe's reader leaving
+		// (| head) stopped the copy. --format or --out asks for them.
+		in.format = replay.None
 	}
 	if in.iso, err = lag.ParseIsolation(f.isolation); err != nil {
 		return in, exitcode.Flag("--isolation", err)
