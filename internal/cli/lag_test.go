@@ -784,3 +784,28 @@ func TestLagTopicGroupHasNothingOn(t *testing.T) {
 		t.Errorf("lag --topic of its own topic: %+v", g)
 	}
 }
+
+// A raw OffsetCommit can store a negative offset other than -1 (Kafka 4.4
+// keeps it). lag dropped the partition's row: the group showed TOTAL-LAG
+// 0 and no rows, hiding that its commit is broken. The row is there with
+// COMMITTED - and LAG -, as kafka-consumer-groups --describe shows it,
+// and a note with the value.
+func TestLagNegativeCommittedOffset(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 5, 1: 5}, time.Time{})
+	group := testkit.Name(t, "g")
+	c.Commit(group, topic, map[int32]int64{0: -5, 1: 2})
+	rep := lagOf(t, c, 0, group)
+	g := rep.Groups[0]
+	if len(g.Partitions) != 2 || g.TotalLag != 3 {
+		t.Fatalf("rows: %+v", g)
+	}
+	p := g.Partitions[0]
+	if p.Partition != 0 || p.Committed != nil || p.Lag != nil || p.LogEnd != 5 || !strings.Contains(p.Note, "the committed offset is -5, which is not an offset") {
+		t.Errorf("the partition committed at -5: %+v", p)
+	}
+	if table := mustRun(t, c, 0, "lag", group).stdout; !strings.Contains(table, "the committed offset is -5") {
+		t.Errorf("table:\n%s", table)
+	}
+}

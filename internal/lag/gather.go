@@ -98,6 +98,13 @@ type GroupSnapshot struct {
 	// without a start offset (-1): Apache shows them with "-", and a
 	// reset of every topic (--all-topics) includes them, as Apache's does.
 	NoStart []TP
+	// Negative holds the commits of a negative offset other than -1 (the
+	// protocol's "no offset"): a raw OffsetCommit can store one (Kafka
+	// 4.4 does). It is no offset to measure a lag from, so it is not in
+	// Commits (a reset or a backup never takes it for one), but lag shows
+	// the partition, with "-" and a note, as kafka-consumer-groups does:
+	// dropping the row hid that the group's commit there is broken.
+	Negative PartitionMap[int64]
 }
 
 // PartitionOffsets is the log start and log end of one partition; -1 when
@@ -665,6 +672,12 @@ func FetchCommits(ctx context.Context, adm *cluster.Admin, groups []string) map[
 		for t, ps := range r.Fetched {
 			for p, o := range ps {
 				if o.Err == nil && o.At < 0 {
+					if o.At != -1 {
+						if gs.Negative == nil {
+							gs.Negative = PartitionMap[int64]{}
+						}
+						gs.Negative.Set(t, p, o.At)
+					}
 					continue // no commit
 				}
 				gs.Commits.Set(t, p, Commit{Offset: o.At, LeaderEpoch: o.LeaderEpoch, Metadata: o.Metadata, Err: o.Err})
@@ -918,6 +931,11 @@ func gatherListed(ctx context.Context, adm *cluster.Admin, req GatherRequest, li
 		for _, k := range gs.NoStart {
 			if req.Scope.HasTopic(k.Topic) {
 				topicSet[k.Topic] = true
+			}
+		}
+		for t := range gs.Negative {
+			if req.Scope.HasTopic(t) {
+				topicSet[t] = true
 			}
 		}
 		for _, m := range gs.Members {

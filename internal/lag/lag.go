@@ -333,6 +333,11 @@ func groupRows(g GroupSnapshot, o LagOptions) ([]TP, map[TP]Member) {
 			rows[k] = true
 		}
 	}
+	g.Negative.Each(func(t string, p int32, _ int64) {
+		if scope.Has(t, p) {
+			rows[TP{t, p}] = true
+		}
+	})
 	if g.Err == nil && g.CommitErr == nil {
 		addAskedRows(rows, g, scope, o.AllGroups)
 	}
@@ -366,6 +371,10 @@ func partitionRow(s *Snapshot, g GroupSnapshot, k TP, owner map[TP]Member, o Lag
 		return pl
 	}
 	pl.Lag, pl.Note = partitionLag(pl.Committed, po.Start, po.End, s.Isolation, o.AssumeReset)
+	if neg, ok := g.Negative[k.Topic][k.Partition]; ok && pl.Committed == nil {
+		// In place of the no-commit note, which it says more of.
+		pl.Note = fmt.Sprintf("the committed offset is %d, which is not an offset: read as no commit, as kafka-consumer-groups does (the consumer starts as its auto.offset.reset says)", neg)
+	}
 	if c, ok := g.Commits[k.Topic][k.Partition]; ok && g.IsShare() && c.Err == nil {
 		var note string
 		pl.Lag, note = shareLag(c, pl.Lag)
@@ -386,6 +395,9 @@ func partitionRow(s *Snapshot, g GroupSnapshot, k TP, owner map[TP]Member, o Lag
 func addAskedRows(rows map[TP]bool, g GroupSnapshot, scope Scope, allGroups bool) {
 	onTopic := map[string]bool{}
 	for t := range g.Commits {
+		onTopic[t] = true
+	}
+	for t := range g.Negative {
 		onTopic[t] = true
 	}
 	for _, m := range g.Members {
