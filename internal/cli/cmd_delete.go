@@ -80,11 +80,11 @@ func (a *app) runDeleteOffsets(cmd *cobra.Command, args []string, f deleteOffset
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
 	}
-	a.warnUnmatched(sel, snap.SkippedKind, "delete-offsets")
 	plans, skipped, live, err := a.planDeleteOffsets(snap, sel, scope)
 	if err != nil {
 		return err
 	}
+	a.warnUnmatched(sel, snap.SkippedKind, "delete-offsets")
 	// One named group keeps the one-plan report; a selection (a pattern,
 	// --all-groups or several names) always reports {"groups": [...]}.
 	render := func() error {
@@ -181,7 +181,7 @@ func (a *app) planDeleteOffsets(snap *lag.Snapshot, sel selection, scope lag.Sco
 		skipped = append(skipped, admin.DeleteOffsetsPlan{Group: g, GroupType: lag.ShareType, Skipped: "share group: " + lag.ShareSkipped(action), Partitions: []admin.DeleteOffsetsRow{}})
 	}
 	if len(plans) == 0 && len(live) == 0 {
-		return nil, nil, nil, sel.noMatch("consumer group with offsets on these topics")
+		return nil, nil, nil, sel.noMatch("consumer group with offsets on these topics", snap.SkippedKind, "delete-offsets")
 	}
 	return plans, skipped, live, nil
 }
@@ -298,20 +298,20 @@ func (a *app) runDeleteGroup(cmd *cobra.Command, args []string, gs groupSelect, 
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
 	}
-	a.warnUnmatched(sel, snap.SkippedKind, "delete-group")
 	var skipped []admin.DeleteGroupRow
 	var live []string // the groups the selection skipped as live: the run fails for them
 	if sel.All {
 		var liveRows, unbackable []admin.DeleteGroupRow
 		args, liveRows, unbackable = a.deletableGroups(snap)
 		if len(args) == 0 && len(liveRows) == 0 {
-			return sel.noMatch("inactive consumer group")
+			return sel.noMatch("inactive consumer group", snap.SkippedKind, "delete-group")
 		}
 		for _, r := range liveRows {
 			live = append(live, r.Group)
 		}
 		skipped = append(append(liveRows, unbackable...), shareSkippedRows(snap)...)
 	}
+	a.warnUnmatched(sel, snap.SkippedKind, "delete-group")
 	rows := admin.PlanDeleteGroups(snap, args)
 	// The share groups the selection skipped are rows of the
 	// report too, as reset and delete-offsets list them; they

@@ -269,13 +269,13 @@ func (a *app) runReset(cmd *cobra.Command, args []string, f resetFlags) (err err
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
 	}
-	a.warnUnmatched(sel, in.Snapshot.SkippedKind, "reset")
 	if sel.Match != nil && len(in.Groups) == 0 {
 		for _, g := range in.Snapshot.SkippedShare {
 			a.warnf("%s", lag.ShareSkipWarning(g, "reset it"))
 		}
-		return sel.noMatch("consumer group")
+		return sel.noMatch("consumer group", in.Snapshot.SkippedKind, "reset")
 	}
+	a.warnUnmatched(sel, in.Snapshot.SkippedKind, "reset")
 	plan, err := admin.PlanReset(in)
 	if err != nil {
 		return a.planErr(cfg, gctx, err)

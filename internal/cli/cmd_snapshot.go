@@ -86,7 +86,6 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, sel selection, o
 	if err != nil {
 		return a.planErr(cfg, gctx, err)
 	}
-	a.warnUnmatched(sel, snap.SkippedKind, "snapshot")
 	for _, g := range snap.SkippedShare {
 		// Its restore would change it in a bulk run: named, it is saved.
 		a.warnf("%s", lag.ShareSkipWarning(g, "snapshot it"))
@@ -102,9 +101,10 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, sel selection, o
 		if sel.Match != nil && len(groups) == 0 {
 			// As the other commands that select: a pattern that matches
 			// nothing is bad input, not an empty snapshot.
-			return sel.noMatch("consumer group")
+			return sel.noMatch("consumer group", snap.SkippedKind, "snapshot")
 		}
 	}
+	a.warnUnmatched(sel, snap.SkippedKind, "snapshot")
 	bgs, missing, err := audit.SnapshotGroups(snap, groups)
 	if err != nil {
 		return fmt.Errorf("no snapshot written: %w", err)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/csv"
+	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -368,11 +369,59 @@ func TestSelectionWarnsUnmatchedPattern(t *testing.T) {
 	}
 }
 
+// TestSelectionNoMatchIsOneLine (QA): a pattern selection that matches
+// no group is bad input, and bad input is one line: the error names the
+// patterns that matched nothing, with no "matched no group" warning before
+// it (reset, delete-offsets, delete-group and snapshot printed one warning
+// per pattern, then the error). A pattern that did match, its groups all
+// excluded, is not named. Nothing is changed, written or recorded.
+func TestSelectionNoMatchIsOneLine(t *testing.T) {
+	f := newResetFixture(t)
+	g := f.group(t)
+	typo, typo2 := regexp.QuoteMeta(testkit.Name(t, "zzz")), regexp.QuoteMeta(testkit.Name(t, "yyy"))
+	tests := []struct {
+		name     string
+		patterns []string
+		extra    []string
+		want     string
+	}{
+		{"one pattern", []string{typo}, nil, "(GROUP pattern " + typo + " matched no group): nothing to do"},
+		{"two patterns", []string{typo, typo2}, nil, "(GROUP patterns " + typo + "," + typo2 + " matched no group): nothing to do"},
+		{"one excluded, one unmatched", []string{regexp.QuoteMeta(g), typo}, []string{"--exclude", ".*"}, "(GROUP pattern " + typo + " matched no group): nothing to do"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := f.backup(strings.ReplaceAll(tc.name, " ", "-") + ".csv")
+			for _, cmd := range [][]string{
+				append(append([]string{"reset", "-r"}, tc.patterns...), "--topic", f.topic, "--to", "earliest", "--execute"),
+				append(append([]string{"delete-offsets", "-r"}, tc.patterns...), "--topic", f.topic, "--execute"),
+				append(append([]string{"delete-group", "-r"}, tc.patterns...), "--execute"),
+				append(append([]string{"snapshot", "-r"}, tc.patterns...), "--out", out),
+			} {
+				r := badInput(t, f.c, tc.want, append(cmd, tc.extra...)...)
+				if !strings.HasPrefix(r.stderr, "offsetctl: no ") || strings.Contains(r.stderr, "warning") {
+					t.Errorf("%s: stderr %q, want the error alone", cmd[0], r.stderr)
+				}
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("snapshot wrote %s (%v)", out, err)
+			}
+		})
+	}
+	if got := f.c.Committed(g)[f.topic]; got[0] != 4 || got[1] != 6 {
+		t.Errorf("%s committed %v, want 0:4 1:6 unchanged", g, got)
+	}
+	if es := auditLines(t); len(es) != 0 {
+		t.Errorf("audit log has %d entries, want none", len(es))
+	}
+}
+
 // TestSelectionNamesPatternOfSkippedKind: a GROUP pattern that matches
 // only a Kafka Connect worker group, which the commands that change offsets
 // (and snapshot) skip for its kind, is named as such, with the count and
 // the kind, not as a typo ("matched no group"); lag, which shows such a
-// group, names nothing. Alone, the pattern is still exit 2 (nothing to do).
+// group, names nothing. Alone, the pattern is still exit 2 (nothing to do),
+// one line that names the kind.
 func TestSelectionNamesPatternOfSkippedKind(t *testing.T) {
 	f := newResetFixture(t)
 	g := f.group(t)
@@ -400,10 +449,10 @@ func TestSelectionNamesPatternOfSkippedKind(t *testing.T) {
 	if strings.Contains(r.stderr, "GROUP pattern") || !strings.Contains(r.stdout, worker) {
 		t.Errorf("lag shows the worker group and warns of no pattern; stderr:\n%s\nstdout:\n%s", r.stderr, r.stdout)
 	}
-	r = mustRun(t, f.c, 2, "reset", "-r", onlyWorker, "--all-topics", "--to", "earliest", "--execute")
-	if want := "offsetctl: no consumer group matches the --regex/--exclude selection: nothing to do"; !strings.Contains(r.stderr, warn("reset")) || lastLine(r.stderr) != want {
-		t.Errorf("reset of only a worker group: stderr:\n%s\nwant the kind warning, then %q", r.stderr, want)
-	}
+	// Alone, the kind is said in the one line of the refusal.
+	badInput(t, f.c, "offsetctl: no consumer group matches the --regex/--exclude selection (GROUP pattern "+onlyWorker+
+		" matched only groups of a kind reset skips: 1 Kafka Connect worker group): nothing to do",
+		"reset", "-r", onlyWorker, "--all-topics", "--to", "earliest", "--execute")
 }
 
 // TestHistoryGroupSkippedLive: history --group G lists a fleet change

@@ -41,12 +41,32 @@ func (s groupSelect) given(args []string) bool {
 
 // noMatch is the message of a pattern selection that matched no group: a
 // command that changes offsets stops there (exit 2, nothing changed)
-// rather than succeed at doing nothing.
-func (s selection) noMatch(what string) error {
+// rather than succeed at doing nothing. The GROUP patterns that matched no
+// group are named in this one line, not in warnings before it (bad input is
+// one line); skipped and verb are as for warnUnmatched.
+func (s selection) noMatch(what string, skipped []lag.KindSkipped, verb string) error {
 	if s.Match == nil {
 		return exitcode.Usagef("no %s in the cluster: nothing to do", what)
 	}
-	return exitcode.Usagef("no %s matches the --regex/--exclude selection: nothing to do", what)
+	var why []string
+	var none []string
+	for _, u := range s.unmatchedPatterns(skipped) {
+		if len(u.kinds) > 0 {
+			why = append(why, u.kindReason(verb))
+			continue
+		}
+		none = append(none, u.text)
+	}
+	switch {
+	case len(none) == 1:
+		why = append([]string{"GROUP pattern " + safetext.Arg(none[0]) + " matched no group"}, why...)
+	case len(none) > 1:
+		why = append([]string{"GROUP patterns " + safetext.ArgList(none, 5) + " matched no group"}, why...)
+	}
+	if len(why) == 0 {
+		return exitcode.Usagef("no %s matches the --regex/--exclude selection: nothing to do", what)
+	}
+	return exitcode.Usagef("no %s matches the --regex/--exclude selection (%s): nothing to do", what, strings.Join(why, "; "))
 }
 
 // selection is a checked group selection: Groups by name, or All with an
@@ -67,29 +87,53 @@ type pattern struct {
 	re   *regexp.Regexp
 }
 
-// warnUnmatched warns of each GROUP pattern that matched no group of the
-// cluster: with several patterns, a mistyped one would otherwise go
-// unnoticed while the others match. A pattern that matched only groups the
+// unmatchedPattern is a GROUP pattern that matched no group Match was
+// asked about, with the groups of a skipped kind it matched.
+type unmatchedPattern struct {
+	pattern
+	kinds []lag.KindSkipped
+}
+
+// kindReason says that u matched only groups of a kind verb skips, with
+// how many of each kind.
+func (u unmatchedPattern) kindReason(verb string) string {
+	return fmt.Sprintf("GROUP pattern %s matched only groups of a kind %s skips: %s", safetext.Arg(u.text), verb, lag.CountKinds(u.kinds))
+}
+
+// unmatchedPatterns lists the GROUP patterns that matched no group of the
+// cluster (nil without --regex). A pattern that matched only groups the
 // command skips for their kind (skipped: Kafka Streams and Connect groups,
-// never asked to Match) is no typo, and is named as such, with how many of
-// each kind; verb is the command's name for that line. Call it after the
-// gather.
-func (a *app) warnUnmatched(s selection, skipped []lag.KindSkipped, verb string) {
+// never asked to Match) is no typo: its kinds say which.
+func (s selection) unmatchedPatterns(skipped []lag.KindSkipped) []unmatchedPattern {
 	if s.unmatched == nil {
-		return
+		return nil
 	}
+	var out []unmatchedPattern
 	for _, p := range s.unmatched() {
-		var kinds []lag.KindSkipped
+		u := unmatchedPattern{pattern: p}
 		for _, k := range skipped {
 			if p.re.MatchString(k.Group) {
-				kinds = append(kinds, k)
+				u.kinds = append(u.kinds, k)
 			}
 		}
-		if len(kinds) > 0 {
-			a.warnf("GROUP pattern %s matched only groups of a kind %s skips: %s", safetext.Arg(p.text), verb, lag.CountKinds(kinds))
+		out = append(out, u)
+	}
+	return out
+}
+
+// warnUnmatched warns of each GROUP pattern that matched no group of the
+// cluster: with several patterns, a mistyped one would otherwise go
+// unnoticed while the others match. One that matched only groups of a kind
+// the command skips is named as such; verb is the command's name for that
+// line. Call it after the gather, once the command goes on: a command that
+// stops for noMatch names the patterns in its error line instead.
+func (a *app) warnUnmatched(s selection, skipped []lag.KindSkipped, verb string) {
+	for _, u := range s.unmatchedPatterns(skipped) {
+		if len(u.kinds) > 0 {
+			a.warnf("%s", u.kindReason(verb))
 			continue
 		}
-		a.warnf("GROUP pattern %s matched no group", safetext.Arg(p.text))
+		a.warnf("GROUP pattern %s matched no group", safetext.Arg(u.text))
 	}
 }
 
