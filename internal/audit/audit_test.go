@@ -380,6 +380,35 @@ func TestSelectFindMoved(t *testing.T) {
 	}
 }
 
+// TestParseSinceRefusesZeroOrLess (QA): --since 0 read as a zero duration
+// listed nothing from now on and exited 0; a duration of zero or less is
+// refused with the forms to give, while positive durations and times still
+// parse.
+func TestParseSinceRefusesZeroOrLess(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for _, s := range []string{"0", "0s", " 0 ", "0d", "PT0S", "-1h", "-2d", "-PT90M", "-0s"} {
+		_, err := ParseSince(s, now)
+		if err == nil || !strings.Contains(err.Error(), "a duration of zero or less reaches back to no entry: give how far back, such as 24h or 7d, or a time") {
+			t.Errorf("ParseSince(%q) = %v, want the zero-or-less refusal", s, err)
+		}
+	}
+	for _, tc := range []struct {
+		in   string
+		want time.Time
+	}{
+		{"90m", now.Add(-90 * time.Minute)},
+		{"+1h", now.Add(-time.Hour)},
+		{"1d12h", now.Add(-36 * time.Hour)},
+		{"P1D", now.Add(-24 * time.Hour)},
+		{"2026-11-30", time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)},
+		{"1764470400000", time.UnixMilli(1764470400000)},
+	} {
+		if got, err := ParseSince(tc.in, now); err != nil || !got.Equal(tc.want) {
+			t.Errorf("ParseSince(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+	}
+}
+
 // TestConcurrentAppendProcesses has real child processes (this test
 // binary, re-executed) append to one log at once: every line parses.
 func TestConcurrentAppendProcesses(t *testing.T) {

@@ -58,9 +58,16 @@ func contains(list []string, s string) bool {
 }
 
 // ParseSince parses history's --since: a duration back from now (24h, 3d,
-// PT90M) or a time (admin.ParseTime: RFC 3339, a date, unix ms).
+// PT90M) or a time (admin.ParseTime: RFC 3339, a date, unix ms). A
+// duration of zero or less is refused: it reaches back to now or later and
+// selects no entry, so "0" (which a reader may take for unix ms, as a bare
+// number is elsewhere) or "0s" would list nothing and exit 0.
 func ParseSince(s string, now time.Time) (time.Time, error) {
-	if d, err := admin.ParseDuration(s); err == nil {
+	t := strings.TrimSpace(s)
+	if d, err := admin.ParseDuration(strings.TrimPrefix(t, "-")); err == nil {
+		if d == 0 || strings.HasPrefix(t, "-") {
+			return time.Time{}, fmt.Errorf("%q: a duration of zero or less reaches back to no entry: give how far back, such as 24h or 7d, or a time (2026-11-30T10:00:00Z, 2026-11-30, unix ms)", s)
+		}
 		return now.Add(-d), nil
 	}
 	ms, err := admin.ParseTime(s)

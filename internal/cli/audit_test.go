@@ -271,6 +271,10 @@ func TestAuditReplayRecorded(t *testing.T) {
 		t.Fatalf("history --topic other: %d entries", len(es))
 	}
 	badInput(t, nil, `--since "yesterday": want a duration`, "history", "--since", "yesterday")
+	// A zero duration listed nothing from now on, exit 0 (QA: --since 0).
+	for _, zero := range []string{"0", "0s", "-1h"} {
+		badInput(t, nil, `--since "`+zero+`": a duration of zero or less reaches back to no entry: give how far back, such as 24h or 7d`, "history", "--since", zero)
+	}
 	badInput(t, nil, "entry "+e.ID+" is a replay: it moved no group's offsets", "undo", e.ID) // a replay moved no offsets
 
 	// A backfill is recorded as such, with its target and copies.
