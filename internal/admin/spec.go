@@ -52,7 +52,7 @@ func (t Target) FromRows() bool { return t.Kind == ToFile || t.Kind == ToTransla
 
 // ParseTarget parses a --to SPEC: earliest, latest, current, N, shift:±N,
 // time:TIME (see ParseTime), ago:DURATION (see ParseDuration; now minus the
-// duration, not before 1970), file:PATH, group:NAME, translated:ALIAS. now resolves ago:
+// duration, an error before 1970 as for time:), file:PATH, group:NAME, translated:ALIAS. now resolves ago:
 // targets.
 func ParseTarget(spec string, now time.Time) (Target, error) {
 	s := strings.TrimSpace(spec)
@@ -84,9 +84,15 @@ func ParseTarget(spec string, now time.Time) (Target, error) {
 		if err != nil {
 			return t, fmt.Errorf("%q: %w", spec, err)
 		}
-		// Further back than 1970 is "before every record" (a negative
-		// time would mean latest/earliest to ListOffsets).
-		t.Kind, t.Millis = ToTime, max(0, now.Add(-d).UnixMilli())
+		// Refused before 1970 as time: refuses it: ListOffsets reads a
+		// negative timestamp as latest/earliest/max-timestamp (-1/-2/-3),
+		// and clamping to 1970 instead turned a mistyped duration into a
+		// silent rewind of every partition to its log start.
+		ms := now.Add(-d).UnixMilli()
+		if ms < 0 {
+			return t, fmt.Errorf("%q: now minus the duration is before 1970-01-01T00:00:00Z; to start at the log start use earliest", spec)
+		}
+		t.Kind, t.Millis = ToTime, ms
 		return t, nil
 	case "file":
 		if strings.TrimSpace(arg) == "" {

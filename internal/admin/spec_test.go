@@ -51,7 +51,13 @@ func TestParseTarget(t *testing.T) {
 		{spec: "ago:pt1m", want: Target{Kind: ToTime, Millis: now.Add(-time.Minute).UnixMilli()}},
 		{spec: "ago:3d", want: Target{Kind: ToTime, Millis: now.Add(-72 * time.Hour).UnixMilli()}},
 		{spec: "ago:P1D", want: Target{Kind: ToTime, Millis: now.Add(-24 * time.Hour).UnixMilli()}},
-		{spec: "ago:100000d", want: Target{Kind: ToTime, Millis: 0}}, // before 1970: every record
+		// Back to 1970 exactly is the earliest time: time: takes; before it
+		// is refused as time: refuses it (QA: ago:106751d planned 1970).
+		{spec: "ago:" + now.Sub(time.UnixMilli(0)).String(), want: Target{Kind: ToTime, Millis: 0}},
+		{spec: "ago:" + (now.Sub(time.UnixMilli(0)) + time.Millisecond).String(), err: "is before 1970-01-01T00:00:00Z; to start at the log start use earliest"},
+		{spec: "ago:100000d", err: `"ago:100000d": now minus the duration is before 1970-01-01T00:00:00Z`},
+		{spec: "ago:106751d", err: "before 1970"},
+		{spec: "ago:P106751D", err: "before 1970"},
 		{spec: "ago:-1h", err: "negative"},
 		{spec: "ago:-PT1H", err: "negative"},
 		{spec: "ago:P1Y", err: "ISO-8601"},

@@ -733,6 +733,14 @@ func TestResetTimeGrammar(t *testing.T) {
 		t.Errorf("--to-datetime minute before the records: target %v, want 0", got)
 	}
 	mustRun(t, f.c, 2, "reset", g, "--topic", f.topic, "--to", "time:1969-12-31")
+	// A duration back past 1970 is refused the same way (it planned
+	// 1970: every partition to its log start), so is its Apache alias.
+	const before1970 = "now minus the duration is before 1970-01-01T00:00:00Z; to start at the log start use earliest"
+	badInput(t, f.c, `--to "ago:106751d": `+before1970, "reset", g, "--topic", f.topic+":1", "--to", "ago:106751d", "--execute")
+	badInput(t, f.c, `--to "ago:P30000D": `+before1970, "reset", g, "--topic", f.topic, "--by-duration", "P30000D", "--execute")
+	if got := f.c.Committed(g)[f.topic]; got[0] != 4 || got[1] != 6 {
+		t.Errorf("after the refused resets %s holds %v, want 0:4 1:6", g, got)
+	}
 }
 
 // TestReservedGroupNames: offsetctl's backup rows mark themselves with
