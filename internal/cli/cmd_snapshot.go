@@ -126,6 +126,7 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, sel selection, o
 		return err
 	}
 	res := report.SnapshotResult{File: out, Groups: []report.SnapshotGroup{}}
+	committed := 0
 	for _, bg := range bgs {
 		sg := report.SnapshotGroup{Group: bg.Group}
 		for _, r := range bg.Rows {
@@ -136,6 +137,7 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, sel selection, o
 			}
 		}
 		res.Groups = append(res.Groups, sg)
+		committed += sg.Committed
 	}
 	// The file is the snapshot: it is confirmed on stderr whatever
 	// became of the table on stdout (a reader that left, stdout.go).
@@ -143,6 +145,14 @@ func (a *app) runSnapshot(ctx context.Context, groups []string, sel selection, o
 	if len(bgs) == 0 {
 		// A restore of it would be refused as a plan with no rows.
 		a.infof("snapshot of 0 groups written to %s: there is nothing to restore from it", out)
+		return werr
+	}
+	if committed == 0 {
+		// Groups that exist with no committed offset (members that never
+		// committed, offsets deleted): the file holds only their markers,
+		// which diff compares with, but a restore of it is refused as a
+		// plan with no rows, so no restore command is printed.
+		a.infof("snapshot of %d group(s) written to %s: it holds no committed offsets, so there is nothing to restore from it (%s diff %s compares the groups with it later)", len(bgs), out, a.prog(), shellQuote(out))
 		return werr
 	}
 	a.infof("snapshot of %d group(s) written to %s (restore: %s reset --all-groups --to %s --execute)", len(bgs), out, a.prog(), shellQuote("file:"+out))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/testkit"
 	"github.com/offsetctl/offsetctl/report"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // diffOf runs `diff ARGS -o json` and keeps the rows and group changes of
@@ -210,6 +212,32 @@ func TestSnapshotNamedGroupMissing(t *testing.T) {
 		}
 	}
 	mustRun(t, c, 0, "snapshot", g, "--out", filepath.Join(dir, "ok.csv"))
+}
+
+// TestSnapshotNoCommittedOffsets (QA): a snapshot of a group that exists
+// but has committed no offset (its consumer never committed) printed a
+// restore command that is then refused (exit 2, "plan F has no rows"). It
+// now says the file holds no committed offsets and prints no restore; the
+// file keeps the group's marker, so diff still compares it with the
+// cluster and sees the commit made since.
+func TestSnapshotNoCommittedOffsets(t *testing.T) {
+	c := testkit.New(t)
+	topic, group := c.Topic(2, nil), testkit.Name(t, "brandnew")
+	c.Consumer(group, topic, false, kgo.DisableAutoCommit())() // joins, commits nothing, leaves
+	out := filepath.Join(t.TempDir(), "bn.csv")
+	r := mustRun(t, c, 0, "snapshot", group, "--out", out)
+	want := "snapshot of 1 group(s) written to " + out + ": it holds no committed offsets, so there is nothing to restore from it (" + printedBy(c) + " diff " + out + " compares the groups with it later)\n"
+	if r.stderr != want {
+		t.Errorf("snapshot stderr %q\nwant %q", r.stderr, want)
+	}
+	if data, err := os.ReadFile(out); err != nil || !regexp.MustCompile(`(?m)^offsetctl:backup,"?`+regexp.QuoteMeta(group)+`"?,`).Match(data) {
+		t.Fatalf("snapshot file (%v):\n%s\nwant the group's marker", err, data)
+	}
+	mustRun(t, c, 0, "diff", out, "--exit-code")
+	c.Commit(group, topic, map[int32]int64{1: 3})
+	if r := mustRun(t, c, 1, "diff", out, "--exit-code", "-o", "csv"); !strings.Contains(r.stdout, group+","+topic+",1,,3,") {
+		t.Errorf("diff after a commit: %q, want the partition that gained a commit", r.stdout)
+	}
 }
 
 // TestSnapshotEmptyFiles: a file without a group (empty, blank lines, cut
