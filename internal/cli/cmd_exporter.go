@@ -142,8 +142,8 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 	if f.rateWindow < 0 {
 		return nil, exitcode.Usagef("--rate-window must not be negative")
 	}
-	if !f.status && (cmd.Flags().Changed("status-window") || f.statusPartitions) {
-		return nil, exitcode.Usagef("--status-window and --status-partitions go with --status")
+	if err := statusOnlyFlags(cmd, f); err != nil {
+		return nil, err
 	}
 	if f.status && f.statusWindow < 2*f.interval {
 		return nil, exitcode.Usagef("--status-window must span at least two rounds (2 × --interval = %s), got %s", 2*f.interval, f.statusWindow)
@@ -191,6 +191,29 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 		defer web.cleanup()
 		return serveExporter(ctx, servers, web.path, logger, targets)
 	}, nil
+}
+
+// statusOnlyFlags refuses --status-window and --status-partitions without
+// --status, naming only the ones given: a line that names a flag the user
+// did not type sends them looking for it.
+func statusOnlyFlags(cmd *cobra.Command, f exporterFlags) error {
+	if f.status {
+		return nil
+	}
+	var given []string
+	if cmd.Flags().Changed("status-window") {
+		given = append(given, "--status-window")
+	}
+	if f.statusPartitions {
+		given = append(given, "--status-partitions")
+	}
+	switch len(given) {
+	case 0:
+		return nil
+	case 1:
+		return exitcode.Usagef("%s goes with --status", given[0])
+	}
+	return exitcode.Usagef("%s go with --status", strings.Join(given, " and "))
 }
 
 // exporterMux is /metrics (its write deadline the scrape's timeout, behind

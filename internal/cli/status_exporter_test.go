@@ -68,8 +68,11 @@ func TestExporterStatus(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--status-window", "1m"}, "--status-window and --status-partitions go with --status"},
-		{[]string{"--status-partitions"}, "--status-window and --status-partitions go with --status"},
+		// Only the flags given are named (QA: --status-partitions alone
+		// named --status-window too).
+		{[]string{"--status-window", "1m"}, "offsetctl: --status-window goes with --status\n"},
+		{[]string{"--status-partitions"}, "offsetctl: --status-partitions goes with --status\n"},
+		{[]string{"--status-partitions", "--status-window", "1m"}, "offsetctl: --status-window and --status-partitions go with --status\n"},
 		{[]string{"--status", "--interval", "15s", "--status-window", "20s"}, "--status-window must span at least two rounds (2 × --interval = 30s), got 20s"},
 	} {
 		r := mustRun(t, c, 2, append([]string{"exporter", "--listen", "127.0.0.1:0"}, tc.args...)...)
