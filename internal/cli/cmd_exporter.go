@@ -153,8 +153,19 @@ func (a *app) exporterSetup(cmd *cobra.Command, args []string, f exporterFlags) 
 			return nil, err
 		}
 	}
-	if f.readTimeout < 0 || f.writeTimeout < 0 || f.idleTimeout < 0 || f.maxRequests < 0 {
-		return nil, exitcode.Usagef("--web.read-timeout, --web.write-timeout, --web.idle-timeout and --web.max-requests must not be negative")
+	// net/http reads a zero timeout as none (an idle one as the read
+	// timeout): 0s would drop the guard against slow and stalled clients
+	// that docs/exporter.md promises, so a timeout must be positive.
+	for _, t := range []struct {
+		flag string
+		d    time.Duration
+	}{{"--web.read-timeout", f.readTimeout}, {"--web.write-timeout", f.writeTimeout}, {"--web.idle-timeout", f.idleTimeout}} {
+		if t.d <= 0 {
+			return nil, exitcode.Usagef("%s must be positive, got %s", t.flag, t.d)
+		}
+	}
+	if f.maxRequests < 0 { // 0 is documented: no limit
+		return nil, exitcode.Usagef("--web.max-requests must not be negative, got %d", f.maxRequests)
 	}
 	web, err := a.webConfig(f)
 	if err != nil {
