@@ -199,9 +199,13 @@ func MovedNoGroup(e Entry) string {
 
 // Undoable says why e cannot be undone, or "" when it can: it must have
 // changed something, or may have (Unknown: an intent alone is undone from
-// its backup), and have a backup of what was there before.
+// its backup), and have a backup of what was there before. An outcome
+// record (its id given instead of the change's) names its intent, which
+// holds the backup: the undo is of that id.
 func Undoable(e Entry) string {
 	switch {
+	case e.Kind == KindOutcome && e.Intent != "":
+		return fmt.Sprintf("entry %s is the outcome of change %s, not a change: undo %s", e.ID, e.Intent, e.Intent)
 	case e.Action == ActReplay || e.Action == ActBackfill:
 		return fmt.Sprintf("entry %s is a %s: %s, so there is nothing to undo", e.ID, e.Action, MovedNoGroup(e))
 	case e.Outcome == Refused || e.Outcome == Failed:

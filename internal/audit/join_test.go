@@ -52,6 +52,20 @@ func TestJoin(t *testing.T) {
 	}
 }
 
+// TestUndoableOutcome (QA): an outcome record's id, given to undo, said
+// "has no backup to restore from"; it names the change to undo instead,
+// also when its intent is not in the log read (E above).
+func TestUndoableOutcome(t *testing.T) {
+	for _, e := range []Entry{
+		{V: 2, ID: "D", Kind: KindOutcome, Intent: "B", Action: ActReset, Outcome: Applied},
+		Join([]Entry{{V: 2, ID: "D", Kind: KindOutcome, Intent: "B", Outcome: Partly}})[0],
+	} {
+		if why, want := Undoable(e), "entry D is the outcome of change B, not a change: undo B"; why != want {
+			t.Errorf("Undoable(%+v) = %q, want %q", e, why, want)
+		}
+	}
+}
+
 // Combine: one outcome per group to the change's.
 func TestCombine(t *testing.T) {
 	for _, tc := range []struct {

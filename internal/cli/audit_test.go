@@ -113,6 +113,32 @@ func TestAuditResetHistoryUndo(t *testing.T) {
 	wantCommitted(t, c, group, topic, map[int32]int64{0: 20, 1: 20, 2: 20})
 }
 
+// TestUndoOutcomeID (QA): undo given the id of a change's outcome record
+// (the log's second line for the change) said the entry "has no backup to
+// restore from"; it says whose outcome it is and which id to undo, exit 2,
+// nothing changed or recorded. That id then undoes the change.
+func TestUndoOutcomeID(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	group := testkit.Name(t, "g")
+	c.Produce(topic, map[int32]int{0: 10, 1: 10}, time.Time{})
+	c.Commit(group, topic, map[int32]int64{0: 2, 1: 3})
+	dir := t.TempDir()
+	mustRun(t, c, 0, "reset", group, "--topic", topic, "--to", "earliest", "--execute", "--backup", filepath.Join(dir, "b.csv"))
+	lines := auditLines(t)
+	if len(lines) != 2 || lines[1].Kind != audit.KindOutcome || lines[1].Intent != lines[0].ID {
+		t.Fatalf("audit log: %+v, want an intent and its outcome", lines)
+	}
+	intent, outcome := lines[0].ID, lines[1].ID
+	badInput(t, c, "offsetctl: entry "+outcome+" is the outcome of change "+intent+", not a change: undo "+intent+"\n", "undo", outcome, "--execute", "--backup", filepath.Join(dir, "u.csv"))
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 0, 1: 0})
+	if n := len(auditLines(t)); n != 2 {
+		t.Fatalf("audit log has %d lines after the refusals, want 2", n)
+	}
+	mustRun(t, c, 0, "undo", intent, "--execute", "--backup", filepath.Join(dir, "u.csv"))
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 2, 1: 3})
+}
+
 func changeWords(cs []audit.Change) []string {
 	var out []string
 	for _, c := range cs {
