@@ -97,7 +97,7 @@ new id.`,
 	fl.BoolVar(&f.allTopics, "all-topics", false, "scope: every partition the group has committed offsets on (not with --topic)")
 	fl.BoolVar(&f.execute, "execute", false, "apply the plan (default: dry run)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "only print the plan (the default; not with --execute)")
-	fl.BoolVar(&f.export, "export", false, "print the plan as Apache's CSV (topic,partition,offset; group first for several groups; not with -o)")
+	fl.BoolVar(&f.export, "export", false, "print the plan as Apache's CSV (topic,partition,offset; group first for several groups); -o csv is the same CSV, -o table or json is refused")
 	fl.StringVar(&f.backup, "backup", "", "with --execute: backup file written before it commits (default offsetctl-backup-GROUP-UTCTIME.csv)")
 	fl.StringVar(&f.txnPrefix, "transactional-id-prefix", admin.DefaultTxnIDPrefix, fmt.Sprintf("--execute commits each group in one transaction with id PREFIX+GROUP; runs with the same id fence each other (printable, no blanks at the ends, at most %d bytes: the id lands in broker logs, ACLs and __transaction_state, prefixed to each group id)", maxTxnPrefix))
 	fl.BoolVar(&f.nonAtomic, "non-atomic", false, "commit without a transaction (plain OffsetCommits, split at the 1 MiB batch limit: a failure between them leaves the group partly changed)")

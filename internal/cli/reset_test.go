@@ -183,6 +183,14 @@ func TestResetDryRun(t *testing.T) {
 	if want := fmt.Sprintf("%[1]q,0,3\n%[1]q,1,3\n%[1]q,2,3\n", f.topic); r.stdout != want {
 		t.Errorf("--export = %q, want %q", r.stdout, want)
 	}
+	// -o csv is the same CSV, as --help says (it said "not with -o"
+	// while -o csv was taken; -o json and table are refused).
+	if csv := mustRun(t, f.c, 0, "reset", g, "--topic", f.topic, "--to", "3", "--export", "-o", "csv"); csv.stdout != r.stdout {
+		t.Errorf("--export -o csv = %q, want what --export prints, %q", csv.stdout, r.stdout)
+	}
+	if help := mustRun(t, nil, 0, "reset", "--help").stdout; !strings.Contains(help, "-o csv is the same CSV, -o table or json is refused") {
+		t.Errorf("reset --help does not say -o csv goes with --export:\n%s", help)
+	}
 	assertCommitted(t, f.c, g, f.topic, before)
 	if entries, _ := os.ReadDir(f.dir); len(entries) != 0 {
 		t.Errorf("a dry run wrote files: %v", entries)
