@@ -172,16 +172,17 @@ func (a *app) planDeleteOffsets(snap *lag.Snapshot, sel selection, scope lag.Sco
 		}
 		plans = append(plans, plan)
 	}
-	if sel.All && empty > 0 {
-		a.notef("%d selected group(s) have no committed offsets on these topics", empty)
-	}
 	for _, g := range snap.SkippedShare {
 		const action = "delete its start offsets"
 		a.warnf("%s", lag.ShareSkipWarning(g, action))
 		skipped = append(skipped, admin.DeleteOffsetsPlan{Group: g, GroupType: lag.ShareType, Skipped: "share group: " + lag.ShareSkipped(action), Partitions: []admin.DeleteOffsetsRow{}})
 	}
 	if len(plans) == 0 && len(live) == 0 {
+		// The one line of exit 2 says it all: no note before it.
 		return nil, nil, nil, sel.noMatch("consumer group with offsets on these topics", snap.SkippedKind, "delete-offsets")
+	}
+	if sel.All && empty > 0 {
+		a.notef("%d selected group(s) have no committed offsets on these topics", empty)
 	}
 	return plans, skipped, live, nil
 }
