@@ -69,6 +69,7 @@ func (l ExecLauncher) Launch(ctx context.Context, spec WorkerSpec) (int, string,
 	}
 	cmd.Stderr = errw
 	cmd.Stdout = io.Discard
+	dieWithParent(cmd)
 	err = cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.Exited() {
