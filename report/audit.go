@@ -24,10 +24,7 @@ func History(w io.Writer, f Format, entries []audit.Entry, group string) error {
 	if f == JSON {
 		out := make([]historyEntry, len(entries))
 		for i, e := range entries {
-			out[i] = historyEntry{Entry: e}
-			if !e.NoOutcome {
-				out[i].ExitCode, out[i].DurationMs = &entries[i].ExitCode, &entries[i].DurationMs
-			}
+			out[i] = newHistoryEntry(e)
 		}
 		return WriteJSON(w, struct {
 			Entries []historyEntry `json:"entries"`
@@ -79,6 +76,15 @@ type historyEntry struct {
 	audit.Entry
 	ExitCode   *int   `json:"exit_code"`
 	DurationMs *int64 `json:"duration_ms"`
+}
+
+// newHistoryEntry is e as history -o json shows it.
+func newHistoryEntry(e audit.Entry) historyEntry {
+	h := historyEntry{Entry: e}
+	if !e.NoOutcome {
+		h.ExitCode, h.DurationMs = &e.ExitCode, &e.DurationMs
+	}
+	return h
 }
 
 // exitCell is history -o csv's EXIT-CODE: empty when not known.
@@ -285,7 +291,10 @@ func HistoryJSON(w io.Writer, next func() (*audit.Entry, error)) error {
 		if e == nil {
 			break
 		}
-		b, err := json.MarshalIndent(e, "    ", "  ")
+		// As History writes it: a killed change's exit code is null,
+		// not its intent line's 0 (streamed, it was 0: a script keeping
+		// exit_code == 0 counted a run killed mid-change a success).
+		b, err := json.MarshalIndent(newHistoryEntry(*e), "    ", "  ")
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"strconv"
@@ -80,6 +81,8 @@ func TestHistoryJSONMatchesHistory(t *testing.T) {
 		{V: 1, ID: "01", Action: "reset", Groups: []string{"a<b>&c"}, Changes: []audit.Change{{Group: "g", Topic: "t", Before: &off}}},
 		{V: 1, ID: "02", Action: "undo", UndoOf: "01"},
 		{V: 1, ID: "03", Action: "replay"},
+		// Killed mid-change: its exit code and duration are not known.
+		{V: 2, ID: "04", Action: "reset", Outcome: audit.Unknown, NoOutcome: true},
 	}
 	for n := 0; n <= len(all); n++ {
 		var want, got bytes.Buffer
@@ -96,6 +99,20 @@ func TestHistoryJSONMatchesHistory(t *testing.T) {
 		})
 		if err != nil || got.String() != want.String() {
 			t.Errorf("%d entries: %v\ngot:\n%s\nwant:\n%s", n, err, got.String(), want.String())
+		}
+		if n == len(all) {
+			var doc struct {
+				Entries []map[string]any `json:"entries"`
+			}
+			if err := json.Unmarshal(got.Bytes(), &doc); err != nil || len(doc.Entries) != n {
+				t.Fatalf("%v: %s", err, got.String())
+			}
+			for _, e := range doc.Entries {
+				code, ok := e["exit_code"]
+				if killed := e["id"] == "04"; !ok || (code == nil) != killed || (e["duration_ms"] == nil) != killed {
+					t.Errorf("entry %v: exit_code %v, duration_ms %v (null only for the killed change)", e["id"], code, e["duration_ms"])
+				}
+			}
 		}
 	}
 	boom := errors.New("boom")
