@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetctl/offsetctl/internal/audit"
@@ -685,4 +686,43 @@ func (f walFixture) answerLate(key kmsg.Key) {
 		f.c.Fake.SleepControl(func() { time.Sleep(2500 * time.Millisecond) })
 		return nil, nil, false
 	})
+}
+
+// With --audit-topic, the outcome is appended to the local log, then
+// produced to the shared trail. When only the produce failed, the error
+// said the outcome "is NOT recorded ... its intent is, and reads as
+// unknown" while the local log held it: the error named the wrong trail.
+// It says the local log has it and the shared trail does not (exit 1).
+func TestAuditOutcomeNotInSharedTrail(t *testing.T) {
+	f := newWAL(t)
+	trail := f.c.Topic(1, nil)
+	var produces atomic.Int32
+	f.c.Fake.ControlKey(int16(kmsg.Produce), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if produces.Add(1) == 1 {
+			return nil, nil, false // the intent goes through
+		}
+		resp := req.ResponseKind().(*kmsg.ProduceResponse)
+		for _, rt := range req.(*kmsg.ProduceRequest).Topics {
+			st := kmsg.NewProduceResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewProduceResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = kerr.TopicAuthorizationFailed.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	r := f.reset(t, 1, "latest", "--audit-topic", trail)
+	f.wantAt(t, walNew)
+	last := lastLine(r.stderr)
+	if !strings.Contains(last, "is recorded in "+f.log+" but NOT in the shared trail") || !strings.Contains(last, "readers of audit topic "+trail+" see its intent only") {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+	h := f.history(t)
+	if len(h) != 1 || h[0].Outcome != audit.Applied {
+		t.Fatalf("local history: %+v", h)
+	}
 }
