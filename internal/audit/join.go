@@ -87,6 +87,33 @@ func Join(entries []Entry) []Entry {
 	return out
 }
 
+// Orphans is the outcomes among joined (Join's result) whose intent is not
+// in the log: Join keeps them as they are, so a log cut or edited by hand
+// shows them as changes; the reader says the intent is missing.
+func Orphans(joined []Entry) []Entry {
+	var out []Entry
+	for _, e := range joined {
+		if e.Kind == KindOutcome {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// OrphanWarning is the one line saying orphans' intents are missing ("" for
+// none): a trail with a gap says so instead of hiding it.
+func OrphanWarning(orphans []Entry) string {
+	if len(orphans) == 0 {
+		return ""
+	}
+	first := orphans[0]
+	more := ""
+	if len(orphans) > 1 {
+		more = fmt.Sprintf(" (and %d more)", len(orphans)-1)
+	}
+	return fmt.Sprintf("outcome %s names intent %s, which is not in the log%s: the log was cut or edited; such outcomes are shown as they are, without the plan or backup their intent held", safetext.Name(first.ID), safetext.Name(first.Intent), more)
+}
+
 // JoinPair is intent e joined with its outcome o, as Join joins them.
 func JoinPair(e, o Entry) Entry { return joinOne(e, o, true) }
 

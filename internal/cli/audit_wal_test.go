@@ -726,3 +726,37 @@ func TestAuditOutcomeNotInSharedTrail(t *testing.T) {
 		t.Fatalf("local history: %+v", h)
 	}
 }
+
+// An outcome line whose intent was cut from the log (a hand edit, damage)
+// was shown by history as an ordinary applied change, with nothing said:
+// a trail with a gap hid it. history still shows it, and warns once that
+// its intent is missing.
+func TestAuditOrphanOutcomeWarned(t *testing.T) {
+	f := newWAL(t)
+	f.reset(t, 0, "latest")
+	raw := f.raw(t)
+	if len(raw) != 2 || raw[0].Kind != audit.KindIntent || raw[1].Kind != audit.KindOutcome {
+		t.Fatalf("log: %+v", raw)
+	}
+	data, err := os.ReadFile(f.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(data), "\n") // the intent line gone
+	if err := os.WriteFile(f.log, []byte(rest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"table", "json", "csv"} {
+		r := mustRun(t, f.c, 0, "--audit-log", f.log, "history", "-o", format)
+		want := "offsetctl: warning: outcome " + raw[1].ID + " names intent " + raw[0].ID + ", which is not in the log: the log was cut or edited"
+		if !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stdout, raw[1].ID) {
+			t.Errorf("history -o %s:\nstdout:\n%s\nstderr:\n%s", format, r.stdout, r.stderr)
+		}
+	}
+	// A whole log: not a word.
+	f2 := newWAL(t)
+	f2.reset(t, 0, "latest")
+	if r := mustRun(t, f2.c, 0, "--audit-log", f2.log, "history"); r.stderr != "" {
+		t.Errorf("history of a whole log warned: %s", r.stderr)
+	}
+}

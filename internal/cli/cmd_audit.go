@@ -326,7 +326,11 @@ func (a *app) readTrail(ctx context.Context, summary bool, id string) ([]audit.E
 			a.warnf("audit topic %s: %v", a.trailTopic, err)
 			err = nil
 		}
-		return audit.Join(entries), err
+		joined := audit.Join(entries)
+		if w := audit.OrphanWarning(audit.Orphans(joined)); w != "" {
+			a.warnf("audit topic %s: %s", a.trailTopic, w)
+		}
+		return joined, err
 	}
 	if _, err := a.auditOptions(ctx); err != nil {
 		return nil, err // a bad --audit-rotate-size is bad usage here too
@@ -371,7 +375,11 @@ func (a *app) readTrail(ctx context.Context, summary bool, id string) ([]audit.E
 		}
 	}
 	// One row per change: each intent with its outcome.
-	return audit.Join(entries), nil
+	joined := audit.Join(entries)
+	if w := audit.OrphanWarning(audit.Orphans(joined)); w != "" {
+		a.warnf("%s", w)
+	}
+	return joined, nil
 }
 
 // related says whether e is the entry whose id starts with prefix, its
