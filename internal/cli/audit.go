@@ -21,6 +21,7 @@ import (
 	"github.com/offsetctl/offsetctl/internal/cluster"
 	"github.com/offsetctl/offsetctl/internal/exitcode"
 	"github.com/offsetctl/offsetctl/internal/inputfile"
+	"github.com/offsetctl/offsetctl/internal/safetext"
 	"github.com/offsetctl/offsetctl/replay"
 )
 
@@ -254,11 +255,15 @@ func (r *auditRec) finish(err error, fill auditFill) error {
 		line = outcomeOf(*e, r.intent, r.a.now())
 	}
 	aerr := r.log.Append(line)
-	if aerr == nil && r.a.trailTopic != "" {
-		aerr = r.a.produceTrail(line)
-	}
 	if aerr != nil {
 		return withUnrecorded(err, r.unrecorded(*e, aerr))
+	}
+	if r.a.trailTopic != "" {
+		if terr := r.a.produceTrail(line); terr != nil {
+			// The local log has the outcome: only the shared trail
+			// lacks it, and reads the change as unknown.
+			return withUnrecorded(err, fmt.Errorf("outcome %s of audit entry %s is recorded in %s but NOT in the shared trail (%v): readers of audit topic %s see its intent only, as unknown", e.Outcome, e.ID, r.log.Path(), terr, safetext.Name(r.a.trailTopic)))
+		}
 	}
 	switch {
 	case r.intent != "" && (err == nil || e.Backup != ""):

@@ -376,7 +376,9 @@ func (a *app) readTrail(ctx context.Context, summary bool, id string) ([]audit.E
 	}
 	// One row per change: each intent with its outcome.
 	joined := audit.Join(entries)
-	if w := audit.OrphanWarning(audit.Orphans(joined)); w != "" {
+	if w := audit.OrphanWarning(audit.Orphans(joined)); w != "" && id == "" {
+		// (With an id, only the entries it names are read: an outcome
+		// asked for by its own id comes without its intent.)
 		a.warnf("%s", w)
 	}
 	return joined, nil
