@@ -444,6 +444,12 @@ func planGroupState(in ResetInput, g *lag.GroupSnapshot) (gp GroupPlan, warns []
 	if !g.Exists {
 		gp.State = "Dead"
 		gp.Note = "group does not exist: the reset creates its offsets"
+		if !in.Target.FromRows() {
+			// Named and missing: most often a typo, which the dry run's
+			// table alone (CURRENT -) did not make plain. A restore
+			// (--to file:, undo) of a deleted group means to create it.
+			warns = append(warns, "group "+safetext.Arg(g.Group)+" does not exist: --execute creates it with these offsets (a typo? offsetctl groups lists the groups)")
+		}
 	}
 	switch {
 	case g.Err != nil:
@@ -463,7 +469,7 @@ func planGroupState(in ResetInput, g *lag.GroupSnapshot) (gp GroupPlan, warns []
 		}
 		gp.Refused = "group " + g.Group + " " + reason
 	}
-	return gp, nil, false
+	return gp, warns, false
 }
 
 // touchesScope reports whether a live group that a selection skipped had

@@ -878,3 +878,33 @@ func TestResetBackupLineShortForFleets(t *testing.T) {
 		t.Errorf("few groups: %s", got)
 	}
 }
+
+// A dry run of reset on a misspelled group planned it (CURRENT -) with
+// nothing on stderr: only --execute's note, after the commit, said the
+// group had not existed. The dry run and --execute warn first; a restore
+// (--to file:) of a deleted group, which means to create it, does not.
+func TestResetMissingGroupWarned(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(2, nil)
+	c.Produce(topic, map[int32]int{0: 5, 1: 5}, time.Time{})
+	missing := testkit.Name(t, "typo")
+	warn := "offsetctl: warning: group " + missing + " does not exist: --execute creates it with these offsets (a typo? offsetctl groups lists the groups)\n"
+	r := mustRun(t, c, 0, "reset", missing, "--topic", topic, "--to", "earliest")
+	if !strings.HasPrefix(r.stderr, warn) {
+		t.Errorf("dry run stderr:\n%s", r.stderr)
+	}
+	if got := c.Committed(missing); len(got) != 0 {
+		t.Fatalf("the dry run committed: %v", got)
+	}
+	// A group backed up, deleted, then restored from its backup: no warning.
+	group := testkit.Name(t, "g")
+	c.Commit(group, topic, map[int32]int64{0: 2, 1: 3})
+	dir := t.TempDir()
+	backup := filepath.Join(dir, "b.csv")
+	mustRun(t, c, 0, "delete-group", group, "--execute", "--backup", backup)
+	r = mustRun(t, c, 0, "reset", group, "--to", "file:"+backup, "--execute", "--backup", filepath.Join(dir, "b2.csv"))
+	if strings.Contains(r.stderr, "does not exist: --execute creates it") {
+		t.Errorf("a restore of a deleted group warned:\n%s", r.stderr)
+	}
+	wantCommitted(t, c, group, topic, map[int32]int64{0: 2, 1: 3})
+}
