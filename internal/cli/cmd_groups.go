@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/offsetctl/offsetctl/internal/exitcode"
@@ -60,6 +63,9 @@ func (a *app) groupsCmd() *cobra.Command {
 			defer adm.Close()
 			rows := []lag.GroupSummary{}
 			var breaches []string
+			// A --regex pattern that matched no group is named, as lag
+			// names it (groups lists every kind of group).
+			defer a.warnUnmatched(s, nil, "groups")
 			req := lag.GatherRequest{Groups: s.Groups, AllGroups: s.All, Match: s.Match, OtherProtocols: true, ShareGroups: true}
 			// --min-lag is on TOTAL-LAG, the column groups shows, not on
 			// a partition's lag as for lag's rows (a group of many
@@ -81,6 +87,10 @@ func (a *app) groupsCmd() *cobra.Command {
 			// Written first; the outcome is what it is even if stdout's
 			// reader left (stdout.go).
 			werr := report.Groups(a.stdout, a.format, rows, so != nil)
+			if len(rows) == 0 && a.format == report.Table && werr == nil {
+				// A bare header says nothing of why: as lag's empty table.
+				a.infof("%s", groupsEmptyWords(minTotal, states, t.filter))
+			}
 			return withOutput(a.reportOutcome(groupErrors(rows), breaches), werr)
 		},
 	}
@@ -93,6 +103,25 @@ func (a *app) groupsCmd() *cobra.Command {
 	cmd.Flags().Lookup("min-lag").Usage = "only groups whose TOTAL-LAG is ≥ `N` (the sum of their partitions' lag; lag --min-lag is per partition)"
 	cmd.Flags().StringArrayVar(&stateFlags, "state", nil, "only groups in these `STATES`, comma-separated or repeated (e.g. Empty,Stable; case-insensitive)")
 	return cmd
+}
+
+// groupsEmptyWords says why groups listed no group: the filters that
+// left none, or none found.
+func groupsEmptyWords(minTotal *int64, states []string, filter lag.LagFilter) string {
+	var why []string
+	if minTotal != nil {
+		why = append(why, fmt.Sprintf("a TOTAL-LAG ≥ %d", *minTotal))
+	}
+	if len(states) > 0 {
+		why = append(why, "the state "+strings.Join(states, " or "))
+	}
+	if filter.MinTimeLag != nil {
+		why = append(why, "a partition's time lag ≥ "+filter.MinTimeLag.String())
+	}
+	if len(why) == 0 {
+		return "no consumer groups found"
+	}
+	return "no group has " + strings.Join(why, " and ")
 }
 
 // groupErrors are the error lines of the groups that could not be read.

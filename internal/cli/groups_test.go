@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -71,5 +72,30 @@ func TestGroupsStateList(t *testing.T) {
 	}
 	if got := listed("--state", "STABLE", "--state", "Stable"); len(got) != 1 || got[live] != "Stable" {
 		t.Errorf("--state STABLE --state Stable listed %v, want only %s", got, live)
+	}
+}
+
+// groups printed a bare header, exit 0 and not a word, when a pattern
+// matched nothing, a filter left no group, or the cluster had none; lag
+// says why in each case. groups does too (stderr; stdout stays the
+// header).
+func TestGroupsEmptySaysWhy(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 5}, time.Time{})
+	group := testkit.Name(t, "g")
+	c.Commit(group, topic, map[int32]int64{0: 3})
+	pat := testkit.Name(t, "nomatch") + "-.*"
+	r := mustRun(t, c, 0, "groups", "-r", pat)
+	if r.stderr != "no consumer groups found\noffsetctl: warning: GROUP pattern "+pat+" matched no group\n" || strings.Count(r.stdout, "\n") != 1 {
+		t.Errorf("pattern matching nothing:\nstdout %q\nstderr %q", r.stdout, r.stderr)
+	}
+	r = mustRun(t, c, 0, "groups", "--group", group, "--min-lag", "100")
+	if r.stderr != "no group has a TOTAL-LAG ≥ 100\n" {
+		t.Errorf("--min-lag leaving none: stderr %q", r.stderr)
+	}
+	r = mustRun(t, c, 0, "groups", "--group", group, "--min-lag", "2")
+	if r.stderr != "" || !strings.Contains(r.stdout, group) {
+		t.Errorf("--min-lag keeping the group:\nstdout %q\nstderr %q", r.stdout, r.stderr)
 	}
 }
