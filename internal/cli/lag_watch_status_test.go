@@ -230,7 +230,7 @@ func TestLagWatchStatusOffsetsTopicUnreadable(t *testing.T) {
 	c.Commit(g, topic, map[int32]int64{0: 10})
 	// kfake says the topic does not exist: the hint says so, and what
 	// to grant if that is a user not allowed to describe it.
-	const hint = "the cluster says __consumer_offsets does not exist (no group has committed on it yet, or this user may not describe it: then grant Describe and Read on it), or use --status-source sample"
+	const hint = "the cluster says __consumer_offsets does not exist (no group has committed on it yet; the cluster keeps commits elsewhere, as the playground's in-process cluster does; or this user may not describe it: then grant Describe and Read on it), or use --status-source sample"
 	for _, format := range []string{"json", "csv", "table"} {
 		r, ended := watchFor(t, c, 20*time.Second, "lag", g, "--watch", "200ms", "--status", "--status-source", "offsets-topic", "--window", "2s", "-o", format)
 		if !ended {

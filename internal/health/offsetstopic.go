@@ -35,7 +35,7 @@ var ErrNoAccess = errors.New("the offsets topic cannot be read")
 // says to a user not allowed to describe it (and kfake says always).
 func AccessHint(err error) string {
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {
-		return "the cluster says " + OffsetsTopic + " does not exist (no group has committed on it yet, or this user may not describe it: then grant Describe and Read on it)"
+		return "the cluster says " + OffsetsTopic + " does not exist (no group has committed on it yet; the cluster keeps commits elsewhere, as the playground's in-process cluster does; or this user may not describe it: then grant Describe and Read on it)"
 	}
 	return "grant Describe and Read on " + OffsetsTopic
 }
