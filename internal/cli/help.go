@@ -401,8 +401,14 @@ docs/semantics.md):
   lag --by topic     {"isolation","groups":[{...,"topics":[{"topic","partitions","lag","max_lag",
                      "max_time_lag_ms"}]}]}
   lag --by group     {"groups":[...]} in the shape of groups
-  reset, delete-*    an object when exactly one group is named, else an array (possibly []): the
-                     shape follows the command line, never the cluster
+  reset              one GROUP named: its plan, an object {"group","state","executed","backup",
+                     "partitions":[...]}; else (several groups, --all-groups, -r, a plan file's
+                     groups) an array of such plans, for one group too
+  delete-offsets     one GROUP named: its plan, an object {"group","state","members","executed",
+                     "backup","partitions":[...]}; else {"groups":[...]} of such plans
+  delete-group       always {"groups":[{"group","type","state","members","commits","status",
+                     "error"}]}, for one group too
+                     (reset and delete-*: the shape follows the command line, never the cluster)
   replay             {"topic","isolation","records","bytes","digest","digest_version",...,
                      "partitions":[...],"verification":{...}}; with --shard "shard":{"index",
                      "count","selected","partitions"}, with --digest-out "digest_file"
