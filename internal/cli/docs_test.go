@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/offsetctl/offsetctl/internal/testkit"
 )
 
 // The README and docs/ are documentation users copy from: these tests keep
@@ -215,4 +218,87 @@ func TestDocsCommandsExist(t *testing.T) {
 func isNumber(w string) bool {
 	_, err := strconv.ParseInt(w, 10, 64)
 	return err == nil
+}
+
+// docBlock is the fenced block of doc that follows the first line holding
+// after (the fence lines left out), or "" when there is none.
+func docBlock(doc, after string) string {
+	i := strings.Index(doc, after)
+	if i < 0 {
+		return ""
+	}
+	rest := doc[i:]
+	start := strings.Index(rest, "\n```")
+	if start < 0 {
+		return ""
+	}
+	rest = rest[start+4:]
+	rest = rest[strings.IndexByte(rest, '\n')+1:]
+	if end := strings.Index(rest, "\n```"); end >= 0 {
+		return rest[:end]
+	}
+	return ""
+}
+
+// jsonKeys is every object key of the JSON document s, at any depth.
+func jsonKeys(t *testing.T, s string) []string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("decoding %.200s: %v", s, err)
+	}
+	seen := map[string]bool{}
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				seen[k] = true
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// TestDocsJSONKeys: the JSON that docs/lag.md, docs/replay.md and help
+// formatting show as real output names every key the command prints.
+// QA found replay's "resume_from" and per-partition "stop", and lag's
+// "coordinator", printed but missing from them.
+func TestDocsJSONKeys(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(3, nil)
+	c.Produce(topic, map[int32]int{0: 20, 1: 20, 2: 20}, time.Now().Add(-time.Minute))
+	g := testkit.Name(t, "g")
+	c.Commit(g, topic, map[int32]int64{0: 15, 1: 12, 2: 20})
+	help := mustRun(t, nil, 0, "help", "formatting").stdout
+	lagShape := help[strings.Index(help, "  lag "):strings.Index(help, "  lag --by topic")]
+	for _, tc := range []struct {
+		args      []string
+		doc, text string // where the output is shown
+	}{
+		{[]string{"lag", g, "-o", "json"}, "docs/lag.md", docBlock(repoFile(t, "docs/lag.md"), "JSON (`-o json`; `log_start`/`log_end` are -1")},
+		{[]string{"lag", g, "-o", "json"}, "help formatting", lagShape},
+		{[]string{"replay", topic, "--partitions", "1", "--max", "2", "--format", "none", "-o", "json", "-q"}, "docs/replay.md",
+			docBlock(repoFile(t, "docs/replay.md"), "output, with the inner objects folded onto one line here for length:")},
+	} {
+		if tc.text == "" {
+			t.Fatalf("%s: the JSON shown for %v was not found", tc.doc, tc.args)
+		}
+		for _, k := range jsonKeys(t, mustRun(t, c, 0, tc.args...).stdout) {
+			if !strings.Contains(tc.text, `"`+k+`"`) {
+				t.Errorf("%s: the JSON of offsetctl %s has %q, the output shown does not", tc.doc, strings.Join(tc.args, " "), k)
+			}
+		}
+	}
 }

@@ -395,9 +395,10 @@ The JSON shapes (full field lists in docs/lag.md, docs/reset.md, docs/replay.md,
 docs/semantics.md):
   lag                {"isolation","groups":[{"group","type","state","members","topics","total_lag",
                      "note","partitions":[{"topic","partition","log_start","committed","log_end",
-                     "lag","member","client_id","host","note","error"}]}]}
+                     "lag","member","client_id","host","note","error"}],"coordinator"}]}
                      log_start/log_end are -1 when unknown; committed and lag are null when there
-                     is none; time_lag_ms only with --time-lag, assume_reset only with --assume-reset
+                     is none; time_lag_ms only with --time-lag, assume_reset only with --assume-reset;
+                     coordinator (a broker id) only when the group was described
   lag --by topic     {"isolation","groups":[{...,"topics":[{"topic","partitions","lag","max_lag",
                      "max_time_lag_ms"}]}]}
   lag --by group     {"groups":[...]} in the shape of groups
