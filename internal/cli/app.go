@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -153,6 +154,9 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	if err == nil {
 		return exitcode.OK
 	}
+	if !a.ran {
+		err = unknownCommand(root, err)
+	}
 	code := exitcode.Code(err)
 	var ee *exitcode.Error
 	if !a.ran && !errors.As(err, &ee) {
@@ -171,6 +175,33 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	}
 	fmt.Fprintln(a.stderr, stderrLine(err))
 	return code
+}
+
+// unknownCommand rewrites cobra's error for a first word that names no
+// command, `unknown command "lagg" for "offsetctl"` followed by its
+// suggestion on lines of their own ("\n\nDid you mean this?\n\tlag"),
+// which folded onto one line ran together. The line says it as one
+// sentence: `unknown command "lagg" (did you mean lag?)`, the suggestion
+// being help's (a help topic is offered as `help TOPIC`). Any other error
+// is returned as it is. (A subcommand's unknown word is noArgs's line.)
+func unknownCommand(root *cobra.Command, err error) error {
+	msg := err.Error()
+	prefix, suffix := "unknown command ", fmt.Sprintf(" for %q", root.Name())
+	if !strings.HasPrefix(msg, prefix) || !strings.HasSuffix(msg, suffix) {
+		return err
+	}
+	word, uerr := strconv.Unquote(msg[len(prefix) : len(msg)-len(suffix)])
+	if uerr != nil {
+		return err
+	}
+	hint := root.Name() + " --help lists the commands"
+	if near := helpSuggestion(root, word); near != "" {
+		if sub := helpChild(root, near); sub != nil && sub.Annotations[HelpTopicAnnotation] != "" {
+			near = "help " + near
+		}
+		hint = "did you mean " + near + "?"
+	}
+	return exitcode.Usagef("unknown command %s (%s)", safetext.QuotedArg(word), hint)
 }
 
 // stderrLine is err as the one stderr line a command ends with.
@@ -241,6 +272,8 @@ exit-codes.`,
 	root.SetVersionTemplate("offsetctl {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.AsUsage(unwrapEnumError(err)) })
 	root.SetGlobalNormalizationFunc(brokersAlias)
+	// An unknown command's suggestion is unknownCommand's, on its line.
+	root.DisableSuggestions = true
 	a.persistentFlags(root.PersistentFlags())
 
 	for _, c := range a.commands() {

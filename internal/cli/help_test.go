@@ -324,3 +324,26 @@ func TestHelpUnknownTopic(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownCommand: a first word that names no command is one line that
+// reads as a sentence, exit 2. cobra's suggestion ("\n\nDid you mean
+// this?\n\tlag") folded onto the line ran together: `unknown command
+// "lagg" for "offsetctl" Did you mean this? lag` (QA finding).
+func TestUnknownCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"lagg"}, `unknown command "lagg" (did you mean lag?)`},
+		{[]string{"rest", "g"}, `unknown command "rest" (did you mean reset?)`},
+		{[]string{"--no-audit", "delete-offset", "g"}, `unknown command "delete-offset" (did you mean delete-offsets?)`},
+		{[]string{"formating"}, `unknown command "formating" (did you mean help formatting?)`},
+		{[]string{"xyzzy"}, `unknown command "xyzzy" (offsetctl --help lists the commands)`},
+		{[]string{"x\x1b[2J"}, `unknown command "x\x1b[2J" (`},
+	} {
+		r := badInput(t, nil, tc.want, tc.args...)
+		if !strings.HasPrefix(r.stderr, "offsetctl: "+tc.want) {
+			t.Errorf("%q: stderr %q, want it to begin offsetctl: %s", tc.args, r.stderr, tc.want)
+		}
+	}
+}

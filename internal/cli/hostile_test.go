@@ -485,7 +485,7 @@ func TestLongArgumentKeepsReason(t *testing.T) {
 		{[]string{"--audit-log", log, "history", "--verify", "EV\x1b[31mIL X Y\aZ"}, `--verify: no audit entry "EV\x1b[31mIL X Y\aZ"`},
 		{[]string{"--audit-log", log, "undo", "EV\x1b[31mIL X Y\aZ"}, `no audit entry "EV\x1b[31mIL X Y\aZ"`},
 		{[]string{"snapshot", long, "--out", filepath.Join(t.TempDir(), "s.csv")}, "no snapshot written: no such group: " + long[:256] + "... (5000 bytes)"},
-		{[]string{long}, "unknown command " + head + ` for "offsetctl"`},
+		{[]string{long}, "unknown command " + head + " (offsetctl --help lists the commands)"},
 	} {
 		r := offsetctl(t, c, tc.args...)
 		if want := "offsetctl: " + tc.want + "\n"; r.code != 2 || r.stderr != want {
