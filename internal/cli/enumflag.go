@@ -76,6 +76,9 @@ func unwrapEnumError(err error) error {
 		return err
 	}
 	name := "--" + ive.GetFlag().Name
+	if ive.GetFlag().Value.Type() == "bool" {
+		return switchError(ive.GetFlag())
+	}
 	want, ok := flagKind(ive.GetFlag().Value.Type())
 	if !ok {
 		// A flag type of offsetctl's own: its Set says what is wrong.
@@ -85,6 +88,23 @@ func unwrapEnumError(err error) error {
 		return fmt.Errorf("%s: out of range: want %s", name, want)
 	}
 	return fmt.Errorf("%s: want %s", name, want)
+}
+
+// switchArgsAnnotation marks a switch whose values are the command's
+// arguments (-r/--regex: the GROUP arguments are patterns): its text says
+// where they go instead, as "the patterns as arguments (--regex PATTERN...)".
+const switchArgsAnnotation = "offsetctl/switch-args"
+
+// switchError is the line for a switch given a value other than true or
+// false (--regex='orders-.*'): the value is taken for the switch's own,
+// so the line says the flag is a switch, and where a switch's values go
+// (the value is not echoed).
+func switchError(f *pflag.Flag) error {
+	name := "--" + f.Name
+	if args := f.Annotations[switchArgsAnnotation]; len(args) > 0 {
+		return fmt.Errorf("%s is a switch: give %s", name, args[0])
+	}
+	return fmt.Errorf("%s is a switch: give it alone (%s), or %s=true or %s=false", name, name, name, name)
 }
 
 // flagKind says what a value of pflag's type t takes; false for a type
@@ -99,8 +119,6 @@ func flagKind(t string) (string, bool) {
 		return "a whole number of 0 or more", true
 	case "float32", "float64":
 		return "a number", true
-	case "bool":
-		return "true or false", true
 	}
 	return "", false
 }

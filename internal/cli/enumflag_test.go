@@ -107,3 +107,35 @@ func TestFlagValueNotEchoed(t *testing.T) {
 		}
 	}
 }
+
+// TestSwitchGivenValue: a switch given a value (--regex='orders-.*') said
+// `--regex: want true or false`, as if the switch took a boolean; the
+// patterns are arguments (QA finding). The line says the flag is a switch
+// and where its values go, without echoing the value; exit 2 before
+// anything connects. -r/--regex is the selection of every command that
+// has it (lag, exporter, reset, delete-*).
+func TestSwitchGivenValue(t *testing.T) {
+	const regex = "offsetctl: --regex is a switch: give the patterns as arguments (--regex PATTERN...)\n"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"lag", "--regex=orders-.*"}, regex},
+		{[]string{"lag", "-r=orders-.*"}, regex},
+		{[]string{"exporter", "--regex=x\x1b[2Jsecret=hunter2"}, regex},
+		{[]string{"reset", "--regex=old-.*", "--topic", "t", "--to", "earliest"}, regex},
+		{[]string{"delete-offsets", "--regex=old-.*", "--topic", "t"}, regex},
+		{[]string{"delete-group", "-r=old-.*"}, regex},
+		{[]string{"reset", "g", "--topic", "t", "--to", "earliest", "--execute=secret"}, "offsetctl: --execute is a switch: give it alone (--execute), or --execute=true or --execute=false\n"},
+		{[]string{"lag", "g", "--time-lag=5m"}, "offsetctl: --time-lag is a switch: give it alone (--time-lag), or --time-lag=true or --time-lag=false\n"},
+	} {
+		r := mustRun(t, nil, 2, append([]string{"--brokers", "127.0.0.1:1"}, tc.args...)...)
+		if r.stdout != "" || r.stderr != tc.want {
+			t.Errorf("%q: stdout %q, stderr %q, want %q", tc.args, r.stdout, r.stderr, tc.want)
+		}
+	}
+	// true and false are still a switch's values.
+	if r := offsetctl(t, nil, "lag", "--regex=true", "x", "--help"); r.code != 0 {
+		t.Errorf("--regex=true: exit %d %s", r.code, r.stderr)
+	}
+}

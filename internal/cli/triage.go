@@ -30,6 +30,7 @@ type groupSelect struct {
 func (s *groupSelect) flags(fl *pflag.FlagSet, allHelp string) {
 	fl.BoolVar(&s.all, "all-groups", false, allHelp)
 	fl.BoolVarP(&s.regex, "regex", "r", false, "GROUP arguments are RE2 expressions matched against whole group names")
+	_ = fl.SetAnnotation("regex", switchArgsAnnotation, []string{"the patterns as arguments (--regex PATTERN...)"})
 	fl.StringArrayVar(&s.exclude, "exclude", nil, "leave out groups whose whole name matches this RE2 expression (repeatable; with --all-groups or --regex)")
 	fl.StringArrayVar(&s.named, "group", nil, "a group, as kafka-consumer-groups --group (repeatable; same as a GROUP argument)")
 }
