@@ -63,15 +63,15 @@ func TestEnumFlagsRefuseAsBefore(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"lag", "g", "--by", "host"}, `offsetctl: --by want partition, topic or group`},
-		{[]string{"lag", "g", "--assume-reset", "none"}, `offsetctl: --assume-reset want earliest or latest`},
-		{[]string{"lag", "g", "-o", "yaml"}, `offsetctl: --output want table, json or csv`},
+		{[]string{"lag", "g", "--by", "host"}, `offsetctl: --by: want partition, topic or group`},
+		{[]string{"lag", "g", "--assume-reset", "none"}, `offsetctl: --assume-reset: want earliest or latest`},
+		{[]string{"lag", "g", "-o", "yaml"}, `offsetctl: --output: want table, json or csv`},
 		// The value is never echoed (it may be a pasted secret, or
 		// carry terminal escapes): as --commit-source.
-		{[]string{"lag", "g", "--isolation", "x\x1b[2Jsecret=hunter2"}, `offsetctl: --isolation want uncommitted or committed`},
-		{[]string{"lag", "g", "--by", "x\x1b[2Jsecret=hunter2"}, `offsetctl: --by want partition, topic or group`},
-		{[]string{"lag", "g", "-o", "x\x1b[2Jsecret=hunter2"}, `offsetctl: --output want table, json or csv`},
-		{[]string{"replay", "t", "--format", "x\x1b[2Jsecret=hunter2"}, `offsetctl: --format want jsonl, raw or none`},
+		{[]string{"lag", "g", "--isolation", "x\x1b[2Jsecret=hunter2"}, `offsetctl: --isolation: want uncommitted or committed`},
+		{[]string{"lag", "g", "--by", "x\x1b[2Jsecret=hunter2"}, `offsetctl: --by: want partition, topic or group`},
+		{[]string{"lag", "g", "-o", "x\x1b[2Jsecret=hunter2"}, `offsetctl: --output: want table, json or csv`},
+		{[]string{"replay", "t", "--format", "x\x1b[2Jsecret=hunter2"}, `offsetctl: --format: want jsonl, raw or none`},
 		{[]string{"semantics", "--modes", "sync,sync"}, `offsetctl: --modes sync given twice`},
 	} {
 		r := offsetctl(t, nil, append([]string{"--brokers", "127.0.0.1:1"}, c.args...)...)

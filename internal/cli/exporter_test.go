@@ -312,7 +312,7 @@ func TestExporterSelectionAndBadInput(t *testing.T) {
 		{[]string{"--listen", "hunter2"}, "--listen: want HOST:PORT or :PORT"},
 		{[]string{"--listen", "127.0.0.1:hunter2"}, "--listen: the port must be a number"},
 		{[]string{"--listen", ":99999"}, "--listen: the port must be a number"},
-		{[]string{"--isolation", "x\x1b[2Jsecret=hunter2"}, "--isolation want uncommitted or committed"},
+		{[]string{"--isolation", "x\x1b[2Jsecret=hunter2"}, "--isolation: want uncommitted or committed"},
 	} {
 		r := mustRun(t, c, 2, append([]string{"exporter", "--listen", "127.0.0.1:0"}, tc.args...)...)
 		if !strings.Contains(r.stderr, tc.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {

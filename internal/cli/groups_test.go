@@ -32,8 +32,8 @@ func TestGroupsStateList(t *testing.T) {
 		{[]string{""}, `--state must name at least one state (valid states are`},
 		{[]string{"Empty", " "}, `--state must name at least one state (valid`},
 		{[]string{"Empty,Bogus"}, `--state item 2 is not a state (valid states are`},
-		{[]string{"bogus"}, `--state want a state (valid states are Empty, Dead,`},
-		{[]string{"x\x1b[2Jsecret=hunter2"}, `--state want a state (valid states are Empty, Dead,`},
+		{[]string{"bogus"}, `--state: want a state (valid states are Empty, Dead,`},
+		{[]string{"x\x1b[2Jsecret=hunter2"}, `--state: want a state (valid states are Empty, Dead,`},
 		{[]string{"Empty,x\x1b[2Jsecret=hunter2"}, `--state item 2 is not a state (valid states are`},
 	} {
 		args := []string{"groups"}

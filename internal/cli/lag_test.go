@@ -526,10 +526,10 @@ func TestLagUsageErrors(t *testing.T) {
 	}{
 		{[]string{"lag"}, "name one or more groups, or use --all-groups"},
 		{[]string{"lag", "g", "--all-groups"}, "name groups or use --all-groups, not both"},
-		{[]string{"lag", "g", "--isolation", "sometimes"}, `--isolation want uncommitted or committed`},
+		{[]string{"lag", "g", "--isolation", "sometimes"}, `--isolation: want uncommitted or committed`},
 		{[]string{"lag", "g", "--topic", "bad topic"}, `--topic "bad topic": topic name has illegal character ' '`},
 		{[]string{"lag", "g", "--topic", "t:x"}, `--topic "t:x": partition "x" is not a non-negative integer`},
-		{[]string{"lag", "g", "-o", "yaml"}, `--output want table, json or csv`},
+		{[]string{"lag", "g", "-o", "yaml"}, `--output: want table, json or csv`},
 		{[]string{"lag", "g", "--watch", "-1s"}, "--watch must be at least 100ms, got -1s"},
 		{[]string{"lag", "g", "--watch", "1ms"}, "--watch must be at least 100ms, got 1ms"},
 		{[]string{"lag", "g", "--no-such-flag"}, "unknown flag: --no-such-flag"},
@@ -538,7 +538,7 @@ func TestLagUsageErrors(t *testing.T) {
 		{[]string{"lag", "g", "--brokers", ""}, "--brokers is empty"},
 		{[]string{"lag", "g", "--brokers", "localhost:"}, `--brokers: broker address "localhost:": port "" is not a number`},
 		{[]string{"lag", ""}, "empty group name"},
-		{[]string{"groups", "--state", "bogus"}, `--state want a state (valid states are`},
+		{[]string{"groups", "--state", "bogus"}, `--state: want a state (valid states are`},
 		{[]string{"completion", "tcsh"}, `unknown command "tcsh" for "offsetctl completion"`},
 	} {
 		args := tc.args

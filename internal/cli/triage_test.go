@@ -91,7 +91,7 @@ func TestLagMinLagAndRegex(t *testing.T) {
 		{[]string{"lag", "--all-groups", "--min-lag", "-3"}, "--min-lag -3 is negative"},
 		{[]string{"lag", "--all-groups", "--min-lag", "1.5"}, "--min-lag 1.5 is not a whole, non-negative number of records"},
 		{[]string{"lag", "--all-groups", "--min-time-lag", "5"}, "--min-time-lag 5: want a duration such as 90s, 5m or 1h"},
-		{[]string{"lag", "--all-groups", "--by", "member"}, "--by want partition, topic or group"},
+		{[]string{"lag", "--all-groups", "--by", "member"}, "--by: want partition, topic or group"},
 	} {
 		bad := tc.args
 		r := mustRun(t, c, 2, bad...)

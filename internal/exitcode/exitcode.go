@@ -12,6 +12,7 @@ package exitcode
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // The exit codes.
@@ -59,10 +60,16 @@ func AsUsage(err error) error {
 
 // Flag marks a library's bad-input error as bad usage (exit 2) and puts the
 // flag it came from in front: libraries name the value ("\"x\": want
-// earliest, ..."), only the command layer knows the flag (--to). nil stays nil.
+// earliest, ..."), only the command layer knows the flag (--to). An error
+// that does not name the value, only what is wanted ("want partition,
+// topic or group", for a value that is not echoed), follows a colon, as
+// pflag's own values do: "--by: want ...". nil stays nil.
 func Flag(flag string, err error) error {
 	if err == nil {
 		return nil
+	}
+	if strings.HasPrefix(err.Error(), "want ") {
+		return &Error{Code: Usage, Err: fmt.Errorf("%s: %w", flag, err)}
 	}
 	return &Error{Code: Usage, Err: fmt.Errorf("%s %w", flag, err)}
 }

@@ -34,6 +34,11 @@ func TestCode(t *testing.T) {
 	if got := Flag("--to", errors.New(`"x": want earliest`)).Error(); got != `--to "x": want earliest` {
 		t.Errorf("Flag message = %q", got)
 	}
+	// A value not echoed: the flag and a colon, as for pflag's values
+	// (it read "--by want partition, ...").
+	if got := Flag("--by", errors.New(`want partition, topic or group`)).Error(); got != `--by: want partition, topic or group` {
+		t.Errorf("Flag message = %q", got)
+	}
 	if Usagef("bad %d", 3).Error() != "bad 3" {
 		t.Error("message lost")
 	}
