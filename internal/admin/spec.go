@@ -121,8 +121,12 @@ func ParseTarget(spec string, now time.Time) (Target, error) {
 			return t, fmt.Errorf("%q: %w", spec, err)
 		}
 	}
-	return t, fmt.Errorf("%q: want earliest, latest, current, an offset N, shift:+N, shift:-N, time:TIME, ago:DURATION, file:PLAN.csv, group:NAME or translated:ALIAS", spec)
+	return t, fmt.Errorf("%q: want %s", spec, TargetForms)
 }
+
+// TargetForms names every form of a target, for the lines that list them:
+// a target ParseTarget refuses, and none given (reset without --to).
+const TargetForms = "earliest, latest, current, an offset N, shift:+N, shift:-N, time:TIME, ago:DURATION, file:PLAN.csv, group:NAME or translated:ALIAS"
 
 // CheckAlias validates a MirrorMaker 2 cluster alias: it becomes part of
 // a topic name (ALIAS.checkpoints.internal).

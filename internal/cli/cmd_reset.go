@@ -133,7 +133,7 @@ func (f resetFlags) targetSpec(cmd *cobra.Command) (string, error) {
 	add("from-file", "file:"+f.fromFile)
 	switch len(specs) {
 	case 0:
-		return "", exitcode.Usagef("say where to move the offsets: --to SPEC (earliest, latest, current, N, shift:±N, time:T, ago:D, file:PLAN.csv, group:OTHER)")
+		return "", exitcode.Usagef("say where to move the offsets: --to SPEC (%s)", admin.TargetForms)
 	case 1:
 		return specs[0], nil
 	}

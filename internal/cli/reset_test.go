@@ -355,6 +355,26 @@ func TestResetUnknownTopicOrPartition(t *testing.T) {
 	}
 }
 
+// TestResetTargetFormsAgree: reset without --to and reset with a bad --to
+// list the same target forms; the first left out translated:ALIAS (and
+// named shift:±N, group:OTHER where the second says shift:+N, group:NAME)
+// from a list of its own (QA finding).
+func TestResetTargetFormsAgree(t *testing.T) {
+	forms := func(line, after string) string {
+		i := strings.Index(line, after)
+		if i < 0 {
+			t.Fatalf("%q does not hold %q", line, after)
+		}
+		return strings.TrimSuffix(strings.TrimSuffix(line[i+len(after):], "\n"), ")")
+	}
+	none := badInput(t, nil, "say where to move the offsets: --to SPEC (", "--brokers", "127.0.0.1:1", "reset", "g", "--topic", "orders")
+	bad := badInput(t, nil, `--to "x": want `, "--brokers", "127.0.0.1:1", "reset", "g", "--topic", "orders", "--to", "x")
+	got, want := forms(none.stderr, "--to SPEC ("), forms(bad.stderr, "want ")
+	if got != want || !strings.Contains(got, "translated:ALIAS") {
+		t.Errorf("without --to: %s\nwith a bad --to: %s\nwant the same forms, translated:ALIAS among them", got, want)
+	}
+}
+
 func TestResetUsageErrors(t *testing.T) {
 	f := newResetFixture(t)
 	g := f.group(t)
