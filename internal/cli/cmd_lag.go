@@ -72,11 +72,14 @@ func (a *app) lagCmd() *cobra.Command {
   offsetctl lag --all-groups --fail-if 'status>=STOP'   # exit 4 on a stopped group
   offsetctl lag orders-billing --watch 15s --status --window 5m`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sel, err := f.sel.resolve(args, false)
+			// A malformed --fail-if is named before a missing group:
+			// docs/lag.md promises it first, and fixing the groups
+			// would only lead to it.
+			tri, err := f.tri.parse(cmd.Flags())
 			if err != nil {
 				return err
 			}
-			tri, err := f.tri.parse(cmd.Flags())
+			sel, err := f.sel.resolve(args, false)
 			if err != nil {
 				return err
 			}

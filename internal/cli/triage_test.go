@@ -202,6 +202,10 @@ func TestFailIf(t *testing.T) {
 			t.Errorf("--fail-if %q: %q / %q", bad, r.stdout, r.stderr)
 		}
 	}
+	// A malformed expression is named first, as docs/lag.md says, also
+	// when no group is (it said "name one or more groups": QA finding).
+	badInput(t, c, "--fail-if lag>>5: the value is not a number of records", "lag", "--fail-if", "lag>>5")
+	badInput(t, c, "--fail-if lags>1", "lag", "--regex", "--fail-if", "lags>1")
 }
 
 func TestFailIfWatch(t *testing.T) {
