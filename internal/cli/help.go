@@ -247,7 +247,7 @@ func usage(c *cobra.Command) error {
 		fmt.Fprintf(w, "\n\nHelp topics:")
 		for _, t := range c.Commands() {
 			if t.Annotations[HelpTopicAnnotation] != "" {
-				fmt.Fprintf(w, "\n  %-12s %s", t.Name(), t.Short)
+				fmt.Fprintf(w, "\n  %-*s  %s", nameColumn(c), t.Name(), t.Short)
 			}
 		}
 	}
@@ -261,12 +261,31 @@ func usage(c *cobra.Command) error {
 	return nil
 }
 
+// shownCommand says whether a command list shows sub.
+func shownCommand(sub *cobra.Command) bool { return sub.IsAvailableCommand() || sub.Name() == "help" }
+
+// nameColumn is the width of the name column of c's command lists: the
+// longest name listed (a help topic's too, so the root's lists share one
+// column), which is followed by two spaces. cobra's NamePadding is that
+// width with one space after it, so the longest name ran into its
+// description ("delete-offsets Delete groups' ...") and looked unaligned.
+func nameColumn(c *cobra.Command) int {
+	width := 0
+	for _, sub := range c.Commands() {
+		if shownCommand(sub) || c == c.Root() && sub.Annotations[HelpTopicAnnotation] != "" {
+			width = max(width, len(sub.Name()))
+		}
+	}
+	return width
+}
+
 // writeCommands lists c's subcommands under their groups' headings.
 func writeCommands(w io.Writer, c *cobra.Command) {
+	width := nameColumn(c)
 	line := func(sub *cobra.Command) {
-		fmt.Fprintf(w, "\n  %-*s %s", sub.NamePadding(), sub.Name(), sub.Short)
+		fmt.Fprintf(w, "\n  %-*s  %s", width, sub.Name(), sub.Short)
 	}
-	shown := func(sub *cobra.Command) bool { return sub.IsAvailableCommand() || sub.Name() == "help" }
+	shown := shownCommand
 	if len(c.Groups()) == 0 {
 		fmt.Fprint(w, "\n\nAvailable Commands:")
 		for _, sub := range c.Commands() {

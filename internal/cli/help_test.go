@@ -347,3 +347,32 @@ func TestUnknownCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestRootHelpAligned: the root help's command and topic lists share one
+// description column, with two spaces at least after the longest name.
+// cobra's padding is the longest name's width and one space, so
+// "delete-offsets Delete groups' ..." read as run together (QA finding).
+func TestRootHelpAligned(t *testing.T) {
+	out := mustRun(t, nil, 0, "--help").stdout
+	column := -1
+	n := 0
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if !strings.HasPrefix(l, "  ") || strings.HasPrefix(l, "   ") || len(f) < 2 || strings.HasPrefix(f[0], "-") || f[0] == "offsetctl" {
+			continue // not a command or topic line
+		}
+		n++
+		desc := strings.Index(l[2+len(f[0]):], f[1]) + 2 + len(f[0])
+		if desc-2-len(f[0]) < 2 {
+			t.Errorf("one space after %s: %q", f[0], l)
+		}
+		if column < 0 {
+			column = desc
+		} else if desc != column {
+			t.Errorf("%s's description begins at column %d, the first's at %d", f[0], desc, column)
+		}
+	}
+	if n < 20 {
+		t.Fatalf("found %d command and topic lines in --help:\n%s", n, out)
+	}
+}
