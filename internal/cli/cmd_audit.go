@@ -494,21 +494,21 @@ func (a *app) undoCmd() *cobra.Command {
 		Use:   "undo ID",
 		Short: "Restore the offsets a recorded change replaced, from its backup (dry run by default)",
 		Long: `undo restores exactly the offsets that the audited change ID replaced, from
-the backup it recorded: partitions that had no commit go back to no commit.
-It checks the backup's SHA-256 first, and refuses (exit 1) when a group has
-moved since that change (a consumer committed, or another reset), unless
---force. It is refused (exit 2, nothing changed) when a change recorded
-later on the same cluster changed, or may have changed, any partition its
-backup restores (also those the change left as they were), whatever its
-outcome: the restore would revert that change too
-(undo it first), and of a change whose outcome is unknown the offsets now
-cannot tell whether it landed; --force restores anyway, and the undo's
-entry names those changes (forced_over).
-The restore is a reset --to file:BACKUP, with its guard (no live
-members), its own backup and read-back, and it is recorded in the trail too.
-An entry recorded on another cluster than the one connected (its cluster_id)
-is refused (exit 2); --other-cluster ID undoes it anyway, for that cluster
-rebuilt under a new id.`,
+the backup it recorded: partitions that had no commit go back to no commit. It
+checks the backup's SHA-256 first, and refuses (exit 1) when a group has moved
+since that change (a consumer committed, or another reset), unless --force. It
+is refused (exit 2, nothing changed) when a change recorded later on the same
+cluster changed, or may have changed, any partition its backup restores (also
+those the change left as they were), whatever its outcome: the restore would
+revert that change too (undo it first), and of a change whose outcome is
+unknown the offsets now cannot tell whether it landed; --force restores
+anyway, and the undo's entry names those changes (forced_over).
+
+The restore is a reset --to file:BACKUP, with its guard (no live members), its
+own backup and read-back, and it is recorded in the trail too. An entry
+recorded on another cluster than the one connected (its cluster_id) is refused
+(exit 2); --other-cluster ID undoes it anyway, for that cluster rebuilt under
+a new id.`,
 		Example: `  offsetctl history --group orders-billing
   offsetctl undo 01JE4Z8Q6M3T9V2XKQ0R5B7C1D
   offsetctl undo 01JE4Z8Q6M3T9V2XKQ0R5B7C1D --execute`,

@@ -61,9 +61,9 @@ func (a *app) exporterCmd() *cobra.Command {
 		Short: "Serve consumer-group lag as Prometheus metrics on /metrics",
 		Long: `Serve consumer-group lag as Prometheus metrics.
 
-The exporter gathers on its own interval (the same requests as lag) and
-serves the latest result on /metrics, so scrapes never reach Kafka. Metric
-names and labels are kafka_exporter's (kafka_consumergroup_lag, ..._lag_sum,
+The exporter gathers on its own interval (the same requests as lag) and serves
+the latest result on /metrics, so scrapes never reach Kafka. Metric names and
+labels are kafka_exporter's (kafka_consumergroup_lag, ..._lag_sum,
 ..._current_offset, ..._members, kafka_topic_partition_current_offset and
 ..._oldest_offset), plus the exact time lag (kafka_consumergroup_lag_seconds,
 read from the log), consume and produce rates, the catch-up ETA
@@ -72,10 +72,9 @@ absent with kafka_consumergroup_falling_behind 1 when the group does not
 gain), and the exporter's own health (offsetctl_gather_*). TLS, client
 certificates, HTTP/2 and bcrypt basic auth come from --web.config.file, the
 web configuration YAML of every Prometheus exporter (exporter-toolkit). A
-failed gather
-keeps the previous values and shows in offsetctl_gather_errors_total and
-offsetctl_snapshot_age_seconds, never as zero lag. /healthz answers 200
-while the process serves.
+failed gather keeps the previous values and shows in
+offsetctl_gather_errors_total and offsetctl_snapshot_age_seconds, never as
+zero lag. /healthz answers 200 while the process serves.
 
 With --profile a,b each profile is one cluster with a gather loop of its
 own and a cluster="NAME" label; one failing cluster does not blank the

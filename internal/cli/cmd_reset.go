@@ -61,9 +61,9 @@ offset at or after that time: RFC 3339, YYYY-MM-DD[THH:MM[:SS[.sss]]] in UTC
 unless a zone follows, or unix milliseconds), ago:DURATION (90m, 3d, 1d12h,
 PT90M, P1DT2H), file:PLAN.csv (Apache's --export/--from-file CSV), group:OTHER
 (copy another group's committed offsets) or translated:ALIAS (MirrorMaker 2's
-translation of the group's offsets on source cluster ALIAS: see translate). Apache's flags --to-earliest,
---to-latest, --to-current, --to-offset, --shift-by, --to-datetime,
---by-duration and --from-file are accepted too.
+translation of the group's offsets on source cluster ALIAS: see translate).
+Apache's flags --to-earliest, --to-latest, --to-current, --to-offset,
+--shift-by, --to-datetime, --by-duration and --from-file are accepted too.
 
 Without --execute nothing changes: the plan is printed. With --execute the
 whole plan is validated, a backup of the current offsets is written and

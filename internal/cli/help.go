@@ -343,10 +343,10 @@ A setting is taken from the first of: the flags below; the Java client
 properties file of --command-config (as kafka-consumer-groups.sh reads it);
 the profile named by --profile (in $OFFSETCTL_CONFIG, else
 $XDG_CONFIG_HOME/offsetctl/config.yaml or ~/.config/offsetctl/config.yaml);
-the environment ($KAFKA_BROKERS, then
-localhost:9092). A secret never comes from a flag: a SASL password comes from
-$KAFKA_SASL_PASSWORD, --sasl-password-file or a terminal prompt, a token from
-$KAFKA_SASL_TOKEN or --sasl-token-file. See docs/security.md.
+the environment ($KAFKA_BROKERS, then localhost:9092). A secret never comes
+from a flag: a SASL password comes from $KAFKA_SASL_PASSWORD,
+--sasl-password-file or a terminal prompt, a token from $KAFKA_SASL_TOKEN or
+--sasl-token-file. See docs/security.md.
 
 Flags:
 ` + strings.TrimRight(conn.FlagUsages(), " \n") + `
@@ -416,8 +416,8 @@ docs/semantics.md):
                      "note","partitions":[{"topic","partition","log_start","committed","log_end",
                      "lag","member","client_id","host","note","error"}],"coordinator"}]}
                      log_start/log_end are -1 when unknown; committed and lag are null when there
-                     is none; time_lag_ms only with --time-lag, assume_reset only with --assume-reset;
-                     coordinator (a broker id) only when the group was described
+                     is none; time_lag_ms only with --time-lag, assume_reset only with
+                     --assume-reset; coordinator (a broker id) only when the group was described
   lag --by topic     {"isolation","groups":[{...,"topics":[{"topic","partitions","lag","max_lag",
                      "max_time_lag_ms"}]}]}
   lag --by group     {"groups":[...]} in the shape of groups

@@ -348,6 +348,34 @@ func TestUnknownCommand(t *testing.T) {
 	}
 }
 
+// TestHelpTextWrapped: the prose of every command's help and every help
+// topic is filled: no line over 100 columns, and no line ending short of
+// where the next line's first word would still fit within 64. QA found
+// "failed gather" alone on a line in exporter --help, "the environment
+// ($KAFKA_BROKERS, then" cut mid-sentence in help connection, and a
+// 105-column line in reset --help.
+func TestHelpTextWrapped(t *testing.T) {
+	const maxLine, minFill = 100, 64
+	for _, c := range allCommands(Command()) {
+		if strings.HasPrefix(c.CommandPath(), "offsetctl completion ") {
+			continue // cobra's words
+		}
+		lines := strings.Split(c.Long, "\n")
+		for i, l := range lines {
+			width := len([]rune(l))
+			if width > maxLine && !strings.HasPrefix(strings.TrimSpace(l), "-") { // a flag's line is pflag's, as in every Flags list
+				t.Errorf("%s --help: line of %d columns: %q", c.CommandPath(), width, l)
+			}
+			if i+1 == len(lines) || l == "" || strings.HasPrefix(l, " ") || strings.HasPrefix(lines[i+1], " ") {
+				continue
+			}
+			if next := strings.Fields(lines[i+1]); len(next) > 0 && width+1+len([]rune(next[0])) <= minFill {
+				t.Errorf("%s --help: line ends early (%q would fit): %q", c.CommandPath(), next[0], l)
+			}
+		}
+	}
+}
+
 // TestRootHelpAligned: the root help's command and topic lists share one
 // description column, with two spaces at least after the longest name.
 // cobra's padding is the longest name's width and one space, so
