@@ -305,7 +305,13 @@ func (a *app) runDeleteGroup(cmd *cobra.Command, args []string, gs groupSelect, 
 		var liveRows, unbackable []admin.DeleteGroupRow
 		args, liveRows, unbackable = a.deletableGroups(snap)
 		if len(args) == 0 && len(liveRows) == 0 {
-			return sel.noMatch("inactive consumer group", snap.SkippedKind, "delete-group")
+			// "inactive" only where groups matched and were all live:
+			// of a selection that matched none it reads as if some had.
+			what := "consumer group"
+			if len(snap.Groups) > 0 {
+				what = "inactive consumer group"
+			}
+			return sel.noMatch(what, snap.SkippedKind, "delete-group")
 		}
 		for _, r := range liveRows {
 			live = append(live, r.Group)

@@ -89,6 +89,10 @@ func TestDeleteGroupRegexExclude(t *testing.T) {
 	if !strings.Contains(r.stderr, "matches the --regex/--exclude selection") {
 		t.Errorf("no-match stderr = %q", r.stderr)
 	}
+	// Nothing matched at all: no "inactive" group, which read as if live
+	// ones had matched (QA finding).
+	badInput(t, f.c, "offsetctl: no consumer group matches the --regex/--exclude selection (GROUP pattern "+prefix+"-old-.* matched no group): nothing to do",
+		"delete-group", "-r", prefix+"-old-.*", "--exclude", prefix+"-old-audit", "--execute")
 }
 
 // snapshot -r PATTERN --exclude RE saves exactly the matching groups (live

@@ -296,6 +296,10 @@ func TestConnectGroupShownForWhatItIs(t *testing.T) {
 	if !strings.Contains(r.stderr, "is not a consumer group but a classic group of protocol type connect") || strings.Contains(r.stderr, "stop its consumers") {
 		t.Fatalf("reset of a Connect group: %q", r.stderr)
 	}
+	// A selection of only a Connect group matched no consumer group, live
+	// or not: it said "no inactive consumer group matches".
+	badInput(t, c, "offsetctl: no consumer group matches the --regex/--exclude selection (GROUP pattern "+regexp.QuoteMeta(g)+
+		" matched only groups of a kind delete-group skips: 1 Kafka Connect worker group): nothing to do", "delete-group", "-r", regexp.QuoteMeta(g), "--execute")
 }
 
 // TestLagMembersAndState: three members of a classic group on two
