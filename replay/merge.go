@@ -232,7 +232,7 @@ func coverage(files []NamedShardDigest) ([]NamedShardDigest, error) {
 				parts = append(parts, p)
 			}
 		}
-		return nil, fmt.Errorf("missing shards: %s of %d not given (partitions %s of the range are in no file)", named, n, orNone(parts))
+		return nil, missingShards(named, nMissing, n, parts)
 	}
 	out := make([]NamedShardDigest, n)
 	for i, f := range byIndex {
@@ -241,11 +241,28 @@ func coverage(files []NamedShardDigest) ([]NamedShardDigest, error) {
 	return out, nil // every index 0..n-1 is in byIndex
 }
 
-func orNone(ps []int32) string {
-	if len(ps) == 0 {
-		return "none"
+// missingShards is the error for shards not given: named of n (nMissing
+// of them), and the partitions of the range no file covers, in grammar
+// for one or several of each ("partitions 1 of the range are in no file"
+// read badly).
+func missingShards(named string, nMissing, n int, parts []int32) error {
+	noun := "shards"
+	if nMissing == 1 {
+		noun = "shard"
 	}
-	return formatParts(ps)
+	var where string
+	switch len(parts) {
+	case 0:
+		where = "it covers no partition of the range"
+		if nMissing > 1 {
+			where = "they cover no partition of the range"
+		}
+	case 1:
+		where = "partition " + formatParts(parts) + " of the range is in no file"
+	default:
+		where = "partitions " + formatParts(parts) + " of the range are in no file"
+	}
+	return fmt.Errorf("missing %s: %s of %d not given (%s)", noun, named, n, where)
 }
 
 // combineParts is combine (digest.go) over per-partition parts read from

@@ -193,7 +193,7 @@ func TestMergeShards(t *testing.T) {
 		err  string
 	}{
 		{"missing shard", func(fs []NamedShardDigest) []NamedShardDigest { return fs[:2] }, 2,
-			"missing shards: 2/3 of 3 not given (partitions 2,5,8,11 of the range are in no file)"},
+			"missing shard: 2/3 of 3 not given (partitions 2,5,8,11 of the range are in no file)"},
 		{"same file twice", func(fs []NamedShardDigest) []NamedShardDigest { return append(fs, fs[1]) }, 2,
 			"shard-1.json was given twice: name each shard digest file once"},
 		{"same shard twice", func(fs []NamedShardDigest) []NamedShardDigest {
@@ -324,4 +324,27 @@ func FuzzReadShardDigest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMissingShardsGrammar: the line for shards not given agrees in number
+// with the shards and the partitions it names; one shard of one partition
+// read "missing shards: 1/3 of 3 not given (partitions 1 of the range are
+// in no file)" (QA finding).
+func TestMissingShardsGrammar(t *testing.T) {
+	for _, tc := range []struct {
+		named    string
+		nMissing int
+		parts    []int32
+		want     string
+	}{
+		{"1/3", 1, []int32{1}, "missing shard: 1/3 of 3 not given (partition 1 of the range is in no file)"},
+		{"1/3", 1, []int32{1, 4}, "missing shard: 1/3 of 3 not given (partitions 1,4 of the range are in no file)"},
+		{"1/3,2/3", 2, []int32{1, 2}, "missing shards: 1/3,2/3 of 3 not given (partitions 1,2 of the range are in no file)"},
+		{"2/3", 1, nil, "missing shard: 2/3 of 3 not given (it covers no partition of the range)"},
+		{"1/3,2/3", 2, nil, "missing shards: 1/3,2/3 of 3 not given (they cover no partition of the range)"},
+	} {
+		if got := missingShards(tc.named, tc.nMissing, 3, tc.parts).Error(); got != tc.want {
+			t.Errorf("missingShards(%s, %v) = %q, want %q", tc.named, tc.parts, got, tc.want)
+		}
+	}
 }

@@ -80,7 +80,7 @@ func TestMergeRefusesEditedFile(t *testing.T) {
 	if exitcode.Code(err) != 2 || m != nil || !strings.Contains(err.Error(), paths[2]+": not a valid shard digest file: digest") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("got %+v, %v (exit %d)", m, err, exitcode.Code(err))
 	}
-	if m, err := MergeDigestFiles(paths[:2]); exitcode.Code(err) != 2 || !strings.Contains(err.Error(), "missing shards") {
+	if m, err := MergeDigestFiles(paths[:2]); exitcode.Code(err) != 2 || !strings.Contains(err.Error(), "missing shard: ") {
 		t.Fatalf("the two good files: %+v, %v", m, err)
 	}
 }

@@ -100,7 +100,7 @@ func TestReplayShardMerge(t *testing.T) {
 	}
 
 	// Refusals: one line, exit 2.
-	badInput(t, c, "missing shards: 2/3 of 3 not given (partitions 2,5,8,11 of the range are in no file)", "digest", "merge", files[0], files[1])
+	badInput(t, c, "missing shard: 2/3 of 3 not given (partitions 2,5,8,11 of the range are in no file)", "digest", "merge", files[0], files[1])
 	dup := filepath.Join(dir, "shard-1-again.json")
 	data, err := os.ReadFile(files[1])
 	if err != nil {
