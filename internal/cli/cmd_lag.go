@@ -91,6 +91,12 @@ func (a *app) lagCmd() *cobra.Command {
 			if err != nil {
 				return exitcode.Flag("--isolation", err)
 			}
+			if f.timeLag && tri.by == lag.ByGroup {
+				// A group's row is its total lag: it has no time lag
+				// column to show, and one silently left out reads as if
+				// the flag were honoured.
+				return exitcode.Usagef("--time-lag shows per partition or, with --by topic, per topic (MAX-TIME-LAG): not with --by group")
+			}
 			opts := lagOpts{timeLag: f.timeLag || tri.needsTimeLag(), triage: tri}
 			switch {
 			case f.members && f.state:

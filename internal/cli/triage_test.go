@@ -164,6 +164,25 @@ func TestLagByTopicAndGroup(t *testing.T) {
 	if len(bg.Groups) != 2 || bg.Groups[0].TotalLag == nil || *bg.Groups[0].TotalLag != 47 || bg.Groups[1].TotalLag == nil || *bg.Groups[1].TotalLag != 102 {
 		t.Fatalf("--by group: %+v", bg.Groups)
 	}
+	// --time-lag: --by topic shows MAX-TIME-LAG; --by group has no time
+	// lag to show and refuses it (it printed the totals without a word:
+	// QA finding).
+	decodeJSON(t, mustRun(t, c, 0, "lag", base+"-b", "--by", "topic", "--time-lag", "-o", "json"), &bt)
+	if len(bt.Groups) != 1 || len(bt.Groups[0].Topics) != 1 || bt.Groups[0].Topics[0].MaxTimeLagMs == nil || *bt.Groups[0].Topics[0].MaxTimeLagMs <= 0 {
+		t.Fatalf("--by topic --time-lag: %+v", bt.Groups)
+	}
+	if r := mustRun(t, c, 0, "lag", base+"-b", "--by", "topic", "--time-lag"); !strings.Contains(strings.Split(r.stdout, "\n")[0], "MAX-TIME-LAG") {
+		t.Errorf("--by topic --time-lag table: %q", r.stdout)
+	}
+	const refused = "offsetctl: --time-lag shows per partition or, with --by topic, per topic (MAX-TIME-LAG): not with --by group\n"
+	for _, args := range [][]string{
+		{"lag", "--all-groups", "--by", "group", "--time-lag"},
+		{"lag", base + "-a", "--by", "group", "--time-lag", "--watch", "1s", "-o", "json"},
+	} {
+		if r := badInput(t, c, refused, args...); r.stderr != refused {
+			t.Errorf("%v: stderr %q, want %q", args, r.stderr, refused)
+		}
+	}
 }
 
 func TestFailIf(t *testing.T) {
