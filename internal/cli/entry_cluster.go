@@ -29,7 +29,13 @@ func (a *app) connectionArgs() []string {
 		}
 	}
 	add("profile", a.profile)
-	add("brokers", a.brokers)
+	brokers := a.brokers
+	if brokers == "" && a.profile == "" && a.commandConfig == "" && a.conn != nil {
+		// Reached through KAFKA_BROKERS (or the default): named, so that
+		// the line pasted in another shell reaches this cluster too.
+		brokers = strings.Join(a.conn.Brokers, ",")
+	}
+	add("brokers", brokers)
 	add("command-config", a.commandConfig)
 	if a.tlsOn {
 		out = append(out, "--tls")

@@ -928,3 +928,20 @@ func TestResetMissingGroupWarned(t *testing.T) {
 	}
 	wantCommitted(t, c, group, topic, map[int32]int64{0: 2, 1: 3})
 }
+
+// A reset reaching its cluster through KAFKA_BROKERS printed an undo line
+// without --brokers: pasted in a shell without that variable it dialled
+// localhost (the backup's cluster id refused it there). The line names
+// the brokers the run used.
+func TestResetUndoLineNamesEnvBrokers(t *testing.T) {
+	c := testkit.New(t)
+	topic := c.Topic(1, nil)
+	c.Produce(topic, map[int32]int{0: 5}, time.Time{})
+	group := testkit.Name(t, "g")
+	c.Commit(group, topic, map[int32]int64{0: 1})
+	backup := filepath.Join(t.TempDir(), "b.csv")
+	r := mustRunEnv(t, map[string]string{"KAFKA_BROKERS": c.BrokerList()}, 0, "reset", group, "--topic", topic, "--to", "latest", "--execute", "--backup", backup)
+	if !strings.Contains(r.stderr, "(undo: offsetctl --brokers "+c.BrokerList()+" ") {
+		t.Errorf("undo line without the brokers:\n%s", r.stderr)
+	}
+}
