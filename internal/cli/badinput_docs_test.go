@@ -30,6 +30,8 @@ func TestBadInputDocs(t *testing.T) {
 		"bi-badrow.csv":     topic + ",zero,0\n",
 		"bi-cols.csv":       topic + ",0,0,extra\n",
 		"bi-jks.properties": "bootstrap.servers=" + c.BrokerList() + "\nssl.truststore.location=truststore.jks\n",
+		"bi-alice.properties": "bootstrap.servers=" + c.BrokerList() + "\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n" +
+			"sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"alice\" password=\"alice-pw\";\n",
 		// A backup cut short: no end record.
 		"bi-cut.csv": "offsetctl:cluster,MkU3OEVBNTcwNTJENDM2Qk,0,1\noffsetctl:backup," + group + ",0,1\n" + group + "," + topic + ",0,1\n",
 	}

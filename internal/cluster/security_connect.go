@@ -36,13 +36,13 @@ type Connection struct {
 // Every error is about input (a flag, file, profile or missing secret).
 func Connect(src Sources) (Connection, error) {
 	var conn Connection
-	var merged Settings
+	var layers []layer
 	if src.Profile != "" {
 		ps, err := LoadProfile(src.Env, src.Profile)
 		if err != nil {
 			return conn, err
 		}
-		merged = merged.Merge(ps)
+		layers = append(layers, layer{"--profile " + quoteKey(src.Profile), ps})
 	}
 	if src.CommandConfig != "" {
 		b, err := src.ReadFile(src.CommandConfig)
@@ -60,9 +60,13 @@ func Connect(src Sources) (Connection, error) {
 		for _, n := range notes {
 			conn.Notes = append(conn.Notes, "--command-config: "+n)
 		}
-		merged = merged.Merge(cs)
+		layers = append(layers, layer{"--command-config", cs})
 	}
-	merged = merged.Merge(src.Flags)
+	layers = append(layers, layer{"the flags", src.Flags})
+	merged, err := mergeLayers(layers)
+	if err != nil {
+		return conn, err
+	}
 	// KAFKA_BROKERS ranks below every layer above: read it only when none
 	// of them names brokers, so a stale variable cannot break a command
 	// that says where to go.
@@ -88,6 +92,48 @@ func Connect(src Sources) (Connection, error) {
 	conn.Brokers, conn.ClientID, conn.Security = merged.Brokers, merged.ClientID, sec
 	conn.AuditTopic = merged.AuditTopic
 	return conn, nil
+}
+
+// layer is one source of settings and its name for messages.
+type layer struct {
+	name string
+	s    Settings
+}
+
+// mergeLayers merges layers, lowest first, refusing what a field-by-field
+// merge would silently get wrong.
+func mergeLayers(layers []layer) (Settings, error) {
+	var merged Settings
+	pwFrom := "" // the layer the password in merged comes from
+	for _, l := range layers {
+		if err := checkUserPassword(merged, pwFrom, l); err != nil {
+			return merged, err
+		}
+		if a := l.s.SASL; a.Password != "" || a.PasswordFile != "" || a.PasswordEnv != "" {
+			pwFrom = l.name
+		}
+		merged = merged.Merge(l.s)
+	}
+	return merged, nil
+}
+
+// checkUserPassword refuses a layer that names another user than the
+// password of a lower layer is for, without giving a password of its own:
+// the merge would send that password as the new user's (alice's password
+// from sasl.jaas.config sent for --sasl-user bob).
+func checkUserPassword(merged Settings, pwFrom string, l layer) error {
+	a := l.s.SASL
+	if a.User == "" || pwFrom == "" || merged.SASL.User == "" || merged.SASL.User == a.User {
+		return nil
+	}
+	if a.Password != "" || a.PasswordFile != "" || a.PasswordEnv != "" {
+		return nil
+	}
+	user := l.name
+	if l.name == "the flags" {
+		user = "--sasl-user"
+	}
+	return fmt.Errorf("%s names another SASL user than the one the password from %s is for: give that user's password too (--sasl-password-file), or leave %s out", user, pwFrom, user)
 }
 
 // MaxClientID bounds the client id offsetctl sends. The protocol would

@@ -1,0 +1,65 @@
+package cluster
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// connectDir writes files into a temporary directory and returns an Env
+// whose profiles file is config.yaml there.
+func connectDir(t *testing.T, files map[string]string) (string, Env) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, testEnv(map[string]string{"OFFSETCTL_CONFIG": filepath.Join(dir, "config.yaml")})
+}
+
+// connectErr runs Connect and checks it fails with an error holding want
+// and none of the secrets.
+func connectErr(t *testing.T, src Sources, want string, secrets ...string) {
+	t.Helper()
+	_, err := Connect(src)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want it to contain %q", err, want)
+	}
+	for _, s := range secrets {
+		if strings.Contains(err.Error(), s) {
+			t.Fatalf("error echoes %q: %v", s, err)
+		}
+	}
+}
+
+// TestConnectUserWithAnothersPassword: a user named on a flag with no
+// password of its own must not get the password a lower layer holds for
+// another user (QA: alice's password sent as bob's).
+func TestConnectUserWithAnothersPassword(t *testing.T) {
+	const pw = "Alice-Secret-91"
+	dir, env := connectDir(t, map[string]string{
+		"alice.properties": "security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\nsasl.jaas.config=" + jaasPlain + " required username=\"alice\" password=\"" + pw + "\";\n",
+		"config.yaml":      "profiles:\n  p:\n    brokers: [b:1]\n    sasl: {mechanism: plain, user: alice, password_file: alice.pw}\n",
+		"alice.pw":         pw + "\n",
+		"bob.pw":           "bob-pw\n",
+	})
+	cc := filepath.Join(dir, "alice.properties")
+	connectErr(t, Sources{Env: env, CommandConfig: cc, Flags: Settings{SASL: SASLSettings{User: "bob"}}},
+		"--sasl-user names another SASL user than the one the password from --command-config is for", pw, "alice")
+	connectErr(t, Sources{Env: env, Profile: "p", Flags: Settings{SASL: SASLSettings{User: "bob"}}},
+		`--sasl-user names another SASL user than the one the password from --profile "p" is for`, pw, "alice")
+
+	// The same user, or the user with a password of its own, is fine.
+	for _, flags := range []Settings{
+		{SASL: SASLSettings{User: "alice"}},
+		{SASL: SASLSettings{User: "bob", PasswordFile: filepath.Join(dir, "bob.pw")}},
+	} {
+		conn, err := Connect(Sources{Env: env, Profile: "p", Flags: flags})
+		if err != nil || conn.SASL == nil {
+			t.Fatalf("%+v: %v", flags.SASL, err)
+		}
+	}
+}
