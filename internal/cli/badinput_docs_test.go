@@ -30,6 +30,7 @@ func TestBadInputDocs(t *testing.T) {
 		"bi-badrow.csv":     topic + ",zero,0\n",
 		"bi-cols.csv":       topic + ",0,0,extra\n",
 		"bi-jks.properties": "bootstrap.servers=" + c.BrokerList() + "\nssl.truststore.location=truststore.jks\n",
+		"bi-key.pem":        "-----BEGIN PRIVATE KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEAq7BFUpkGp3+LQmlQ\n-----END PRIVATE KEY-----\n",
 		"bi-alice.properties": "bootstrap.servers=" + c.BrokerList() + "\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n" +
 			"sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"alice\" password=\"alice-pw\";\n",
 		// A backup cut short: no end record.

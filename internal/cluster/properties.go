@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -50,6 +51,9 @@ func (p Properties) keyLines() map[string]int {
 	return m
 }
 
+// utf8BOM is the byte order mark some editors write first in a UTF-8 file.
+const utf8BOM = "\uFEFF"
+
 // maxPropertiesSize bounds what ParseProperties reads: client config files
 // are a few KiB; anything far larger is not one.
 const maxPropertiesSize = 4 << 20
@@ -69,6 +73,11 @@ func ParseProperties(r io.Reader) (Properties, error) {
 	if len(data) > maxPropertiesSize {
 		return Properties{}, fmt.Errorf("larger than %d MiB: not a client properties file", maxPropertiesSize>>20)
 	}
+	// A UTF-8 byte order mark, which Windows editors put first, would
+	// become part of the first key and drop that line's setting (such as
+	// security.protocol=SSL). Java's Properties keeps it; no key starts
+	// with one, so it is stripped.
+	data = bytes.TrimPrefix(data, []byte(utf8BOM))
 	var props Properties
 	lines := splitNaturalLines(string(data))
 	for i := 0; i < len(lines); i++ {

@@ -86,18 +86,35 @@ func FromProperties(p Properties) (Settings, []string, error) {
 	if err := checkTLSSources(pa.s.TLS); err != nil {
 		return pa.s, nil, err
 	}
+	sort.Ints(pa.unnamed)
+	if err := checkSomethingUsable(p, pa.unnamed); err != nil {
+		return pa.s, nil, err
+	}
 	var notes []string
 	if len(pa.ignored) > 0 {
 		notes = append(notes, "ignoring client settings that do not apply to offsetctl: "+strings.Join(pa.ignored, ", "))
 	}
 	if len(pa.unnamed) > 0 {
-		sort.Ints(pa.unnamed)
 		notes = append(notes, fmt.Sprintf("ignoring %s: not named like a client setting (not shown: a line like that may be a password)", linesList(pa.unnamed)))
 	}
 	if pa.saslIgnored {
 		notes = append(notes, fmt.Sprintf("ignoring sasl.* settings: security.protocol is %s, not SASL_PLAINTEXT or SASL_SSL", orDefault(protocol, "unset (PLAINTEXT)")))
 	}
 	return pa.s, notes, nil
+}
+
+// checkSomethingUsable refuses a file in which no line is a client
+// setting: the wrong file (a PEM key, a password file) passed as
+// --command-config would otherwise connect with none of the settings the
+// right one holds, in plaintext.
+func checkSomethingUsable(p Properties, unnamed []int) error {
+	if len(p.Entries) == 0 {
+		return errors.New("holds no setting (it is empty or only comments): is it the client properties file?")
+	}
+	if len(unnamed) == len(p.Entries) {
+		return fmt.Errorf("no line is a client setting (%s: not named like one; not shown: a line like that may be a password): is it the client properties file?", linesList(unnamed))
+	}
+	return nil
 }
 
 // propsApply is FromProperties at work: the settings so far, the keys

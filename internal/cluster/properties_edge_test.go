@@ -210,14 +210,14 @@ func TestFromPropertiesNeverEchoesImplausibleKeys(t *testing.T) {
 	for _, tc := range []struct {
 		in, note, err string
 	}{
-		{in: secret + "\n", note: "ignoring line 1: not named like a client setting (not shown: a line like that may be a password)"},
+		{in: secret + "\n", err: "no line is a client setting (line 1: not named like one; not shown: a line like that may be a password): is it the client properties file?"},
 		{in: "bootstrap.servers=k:9092\n" + secret + "\n", note: "ignoring line 2: not named like a client setting (not shown: a line like that may be a password)"},
 		{in: "bootstrap.servers=k:9092\n" + secret + "=\n", note: "ignoring line 2: not named like a client setting (not shown: a line like that may be a password)"},
 		{in: secret + " x\nlinger.ms=5\nhunter2\n", note: "ignoring client settings that do not apply to offsetctl: linger.ms|ignoring lines 1, 3: not named like a client setting (not shown: a line like that may be a password)"},
 		// Plausible names are still shown.
 		{in: "acks=all\nretries=3\nfoo.bar.baz=1\n", note: "ignoring client settings that do not apply to offsetctl: acks, foo.bar.baz, retries"},
 		// Dotless words other than the known few, upper case, blanks: not shown.
-		{in: "hunter\nLinger.ms=1\nx..y=1\n", note: "ignoring lines 1, 2, 3: not named like a client setting (not shown: a line like that may be a password)"},
+		{in: "hunter\nLinger.ms=1\nx..y=1\nacks=1\n", note: "ignoring client settings that do not apply to offsetctl: acks|ignoring lines 1, 2, 3: not named like a client setting (not shown: a line like that may be a password)"},
 		{in: "sasl." + secret + "=1\n", err: "the key on line 1 is not supported by offsetctl; remove it or use flags (see offsetctl --help)"},
 		{in: "sasl.login.class=x\n", err: `"sasl.login.class" is not supported by offsetctl; remove it or use flags (see offsetctl --help)`},
 	} {
@@ -322,6 +322,39 @@ func TestPlausibleKey(t *testing.T) {
 	} {
 		if got := plausibleKey(k); got != want {
 			t.Errorf("plausibleKey(%q) = %v, want %v", k, got, want)
+		}
+	}
+}
+
+// TestPropertiesLeadingBOM: a byte order mark an editor put first made line
+// 1 unreadable, and security.protocol=SSL on it was dropped (QA: the
+// connection went out in plaintext, rc 0).
+func TestPropertiesLeadingBOM(t *testing.T) {
+	for _, in := range []string{"\uFEFFsecurity.protocol=SSL\n", "\uFEFFsecurity.protocol=SSL\r\nbootstrap.servers=k:9093\r\n"} {
+		s, notes, err := FromProperties(props(t, in))
+		if err != nil || !s.TLSOn() || len(notes) != 0 {
+			t.Errorf("%q: TLS on %v, notes %q, err %v", in, s.TLSOn(), notes, err)
+		}
+	}
+	s, _, err := FromProperties(props(t, "\uFEFFbootstrap.servers=k:9093\n"))
+	if err != nil || strings.Join(s.Brokers, ",") != "k:9093" {
+		t.Errorf("brokers %v, %v", s.Brokers, err)
+	}
+}
+
+// TestFromPropertiesNothingUsable: the wrong file passed as
+// --command-config (a PEM key, a password file, an empty file) is
+// refused, never a connection with none of the settings meant.
+func TestFromPropertiesNothingUsable(t *testing.T) {
+	const secret = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"
+	for in, want := range map[string]string{
+		"-----BEGIN PRIVATE KEY-----\n" + secret + "\nAbCd+/0=\n-----END PRIVATE KEY-----\n": "no line is a client setting (lines 1, 2, 3, 4: not named like one;",
+		"":                     "holds no setting (it is empty or only comments)",
+		"# only a comment\n\n": "holds no setting (it is empty or only comments)",
+	} {
+		_, _, err := FromProperties(props(t, in))
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), secret) {
+			t.Errorf("%q: err = %v, want %q", in, err, want)
 		}
 	}
 }
