@@ -25,12 +25,14 @@ func TestBadInputDocs(t *testing.T) {
 
 	dir := t.TempDir()
 	files := map[string]string{
-		"bi-empty.csv":      "",
-		"bi-header.csv":     "topic,partition,offset\n" + topic + ",0,0\n",
-		"bi-badrow.csv":     topic + ",zero,0\n",
-		"bi-cols.csv":       topic + ",0,0,extra\n",
-		"bi-jks.properties": "bootstrap.servers=" + c.BrokerList() + "\nssl.truststore.location=truststore.jks\n",
-		"bi-key.pem":        "-----BEGIN PRIVATE KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEAq7BFUpkGp3+LQmlQ\n-----END PRIVATE KEY-----\n",
+		"bi-empty.csv":        "",
+		"bi-header.csv":       "topic,partition,offset\n" + topic + ",0,0\n",
+		"bi-badrow.csv":       topic + ",zero,0\n",
+		"bi-cols.csv":         topic + ",0,0,extra\n",
+		"bi-jks.properties":   "bootstrap.servers=" + c.BrokerList() + "\nssl.truststore.location=truststore.jks\n",
+		"bi-typo.properties":  "bootstrap.servers=" + c.BrokerList() + "\nsecurty.protocol=SSL\n",
+		"bi-notls.properties": "bootstrap.servers=" + c.BrokerList() + "\nssl.truststore.type=PEM\nssl.truststore.location=ca.pem\n",
+		"bi-key.pem":          "-----BEGIN PRIVATE KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEAq7BFUpkGp3+LQmlQ\n-----END PRIVATE KEY-----\n",
 		"bi-alice.properties": "bootstrap.servers=" + c.BrokerList() + "\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n" +
 			"sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"alice\" password=\"alice-pw\";\n",
 		// A backup cut short: no end record.

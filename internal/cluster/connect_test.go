@@ -63,3 +63,22 @@ func TestConnectUserWithAnothersPassword(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectSSLKeysWithoutTLS: ssl.* settings under no security.protocol,
+// PLAINTEXT or SASL_PLAINTEXT were dropped without a word (QA: a truststore
+// written, a plaintext connection made). Refused, unless --tls turns TLS on.
+func TestConnectSSLKeysWithoutTLS(t *testing.T) {
+	dir, env := connectDir(t, map[string]string{
+		"none.properties":  "bootstrap.servers=k:1\nssl.truststore.type=PEM\nssl.truststore.location=ca.pem\n",
+		"plain.properties": "bootstrap.servers=k:1\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nssl.endpoint.identification.algorithm=https\n",
+	})
+	connectErr(t, Sources{Env: env, CommandConfig: filepath.Join(dir, "none.properties")},
+		"none.properties: ssl.truststore.location, ssl.truststore.type are set but security.protocol is unset (PLAINTEXT): TLS would not be used; set security.protocol=SSL or SASL_SSL")
+	connectErr(t, Sources{Env: env, CommandConfig: filepath.Join(dir, "plain.properties")},
+		"ssl.endpoint.identification.algorithm is set but security.protocol is SASL_PLAINTEXT: TLS would not be used")
+	on := true
+	conn, err := Connect(Sources{Env: env, CommandConfig: filepath.Join(dir, "plain.properties"), Flags: Settings{TLS: TLSSettings{Enabled: &on}, SASL: SASLSettings{User: "u", PasswordFile: filepath.Join(dir, "plain.properties")}}})
+	if err != nil || conn.TLS == nil {
+		t.Fatalf("--tls over ssl.* settings: %v", err)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/offsetctl/offsetctl/internal/safetext"
 )
 
 // ignoredClientKeys are Java client settings with no bearing on how
@@ -90,15 +92,23 @@ func FromProperties(p Properties) (Settings, []string, error) {
 	if err := checkSomethingUsable(p, pa.unnamed); err != nil {
 		return pa.s, nil, err
 	}
+	// Java drops sasl.* and ssl.* settings the protocol does not use,
+	// without a word: the operator who wrote them meant SASL or TLS.
+	// SASL settings are not read without a SASL protocol, so that is an
+	// error here; TLS may still be turned on by --tls, so whether TLS
+	// settings go unused is decided once the layers are merged.
+	if len(pa.saslKeys) > 0 {
+		return pa.s, nil, fmt.Errorf("%s set but security.protocol is %s: SASL would not be used; set security.protocol=SASL_SSL (or SASL_PLAINTEXT)", keysAre(pa.saslKeys), orDefault(protocol, "unset (PLAINTEXT)"))
+	}
+	if len(pa.sslKeys) > 0 && protocol != "SSL" && protocol != "SASL_SSL" {
+		pa.s.tlsUnused = fmt.Sprintf("%s set but security.protocol is %s: TLS would not be used; set security.protocol=SSL or SASL_SSL", keysAre(pa.sslKeys), orDefault(protocol, "unset (PLAINTEXT)"))
+	}
 	var notes []string
 	if len(pa.ignored) > 0 {
 		notes = append(notes, "ignoring client settings that do not apply to offsetctl: "+strings.Join(pa.ignored, ", "))
 	}
 	if len(pa.unnamed) > 0 {
 		notes = append(notes, fmt.Sprintf("ignoring %s: not named like a client setting (not shown: a line like that may be a password)", linesList(pa.unnamed)))
-	}
-	if pa.saslIgnored {
-		notes = append(notes, fmt.Sprintf("ignoring sasl.* settings: security.protocol is %s, not SASL_PLAINTEXT or SASL_SSL", orDefault(protocol, "unset (PLAINTEXT)")))
 	}
 	return pa.s, notes, nil
 }
@@ -117,14 +127,24 @@ func checkSomethingUsable(p Properties, unnamed []int) error {
 	return nil
 }
 
+// keysAre lists keys for a message: "ssl.a is", "ssl.a, ssl.b are".
+func keysAre(keys []string) string {
+	if len(keys) == 1 {
+		return keys[0] + " is"
+	}
+	return strings.Join(keys, ", ") + " are"
+}
+
 // propsApply is FromProperties at work: the settings so far, the keys
 // ignored, and whether SASL is on (security.protocol SASL_*).
 type propsApply struct {
-	s           Settings
-	m           map[string]string
-	saslOn      bool
-	ignored     []string
-	saslIgnored bool
+	s       Settings
+	m       map[string]string
+	saslOn  bool
+	ignored []string
+	// saslKeys are the sasl.* keys read while SASL is off, which would
+	// be dropped; sslKeys every ssl.* key.
+	saslKeys, sslKeys []string
 	// lines maps each key to its line; unnamed are the lines of ignored
 	// keys that are not shown (see plausibleKey).
 	lines   map[string]int
@@ -209,6 +229,9 @@ func (pa *propsApply) protocol() (string, error) {
 func (pa *propsApply) key(k, v string) error {
 	tv := strings.TrimSpace(v)
 	s := &pa.s
+	if strings.HasPrefix(k, "ssl.") {
+		pa.sslKeys = append(pa.sslKeys, k)
+	}
 	switch k {
 	case "security.protocol", "ssl.truststore.type", "ssl.keystore.type": // applied or checked first
 	case "bootstrap.servers":
@@ -221,7 +244,7 @@ func (pa *propsApply) key(k, v string) error {
 		s.ClientID = tv
 	case "sasl.mechanism", "sasl.jaas.config":
 		if !pa.saslOn {
-			pa.saslIgnored = true
+			pa.saslKeys = append(pa.saslKeys, k)
 			return nil
 		}
 		return pa.saslKey(k, v)
@@ -238,6 +261,8 @@ func (pa *propsApply) key(k, v string) error {
 			pa.ignored = append(pa.ignored, k)
 		case strings.HasPrefix(k, "ssl.") || strings.HasPrefix(k, "sasl.") || strings.HasPrefix(k, "security."):
 			return fmt.Errorf("%s is not supported by offsetctl; remove it or use flags (see offsetctl --help)", pa.shownKey(k))
+		case securityLike(k):
+			return pa.unknownSecurityKey(k)
 		case !plausibleKey(k):
 			pa.unnamed = append(pa.unnamed, pa.lines[k])
 		default:
@@ -245,6 +270,83 @@ func (pa *propsApply) key(k, v string) error {
 		}
 	}
 	return nil
+}
+
+// securityKeys are the security settings offsetctl reads or ignores
+// knowingly, for the "did you mean" of a mistyped one.
+var securityKeys = []string{
+	"security.protocol", "sasl.mechanism", "sasl.jaas.config", "sasl.client.callback.handler.class",
+	"ssl.truststore.type", "ssl.truststore.location", "ssl.truststore.certificates",
+	"ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.certificate.chain", "ssl.keystore.key",
+	"ssl.key.password", "ssl.endpoint.identification.algorithm",
+}
+
+// securityLike reports whether k looks like a security setting that is
+// miscased (Security.Protocol) or mistyped (securty.protocol, sals.mechanism):
+// Java would ignore it as an unknown key, and TLS or SASL with it.
+func securityLike(k string) bool {
+	first, _, ok := strings.Cut(strings.ToLower(k), ".")
+	if !ok {
+		return false // a dotless line may be a password: never shown
+	}
+	return editDistance(first, "security") <= 2 || editDistance(first, "sasl") <= 1 || editDistance(first, "ssl") <= 1
+}
+
+// unknownSecurityKey refuses a security-like key offsetctl does not know,
+// naming it (a key, not a value) and the known key it is closest to.
+func (pa *propsApply) unknownSecurityKey(k string) error {
+	shown := fmt.Sprintf("the key on line %d", pa.lines[k])
+	// A key of lowercase dotted words, once lowered, is a name; any other
+	// (blanks, symbols) may be pasted text and is named by its line.
+	if plausibleKey(strings.ToLower(k)) {
+		shown = safetext.QuotedArg(k)
+	}
+	best, bestD := "", 4
+	for _, known := range append(securityKeys, sortedKeys(ignoredSecurityKeys)...) {
+		if d := editDistance(strings.ToLower(k), known); d < bestD {
+			best, bestD = known, d
+		}
+	}
+	hint := ""
+	if best != "" {
+		hint = " (did you mean " + best + "? keys are case-sensitive)"
+	}
+	return fmt.Errorf("%s is not a setting offsetctl knows%s: it looks like a security setting, and TLS or SASL is never dropped with it; correct or remove it", shown, hint)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// editDistance is the edit distance of a and b in bytes, a swap of two
+// neighbours counting as one edit (sals for sasl), as typos go.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }
 
 // saslKey applies sasl.mechanism or sasl.jaas.config (SASL is on).

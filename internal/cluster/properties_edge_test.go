@@ -106,17 +106,16 @@ func TestQuoteKey(t *testing.T) {
 	}
 }
 
-// sasl.* keys under a non-SASL protocol are ignored with a note, and the
-// keys after them (sorted) are still read.
-func TestFromPropertiesKeysAfterIgnoredSASL(t *testing.T) {
-	p, err := ParseProperties(strings.NewReader("security.protocol=SSL\nsasl.jaas.config=x\nsasl.mechanism=PLAIN\nssl.truststore.certificates=CA-PEM\nclient.id=ops\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, notes, err := FromProperties(p)
-	if err != nil || s.TLS.CAPEM != "CA-PEM" || s.ClientID != "ops" || len(notes) != 1 ||
-		notes[0] != "ignoring sasl.* settings: security.protocol is SSL, not SASL_PLAINTEXT or SASL_SSL" {
-		t.Fatalf("settings %+v, notes %q, %v", s.TLS, notes, err)
+// sasl.* keys under a non-SASL protocol, or none, are refused: Java drops
+// them without a word, and the operator who wrote them meant SASL.
+func TestFromPropertiesSASLKeysWithoutSASL(t *testing.T) {
+	for in, want := range map[string]string{
+		"sasl.mechanism=PLAIN\nbootstrap.servers=k:1\n":                           "sasl.mechanism is set but security.protocol is unset (PLAINTEXT): SASL would not be used; set security.protocol=SASL_SSL (or SASL_PLAINTEXT)",
+		"security.protocol=PLAINTEXT\nsasl.jaas.config=x\nsasl.mechanism=PLAIN\n": "sasl.jaas.config, sasl.mechanism are set but security.protocol is PLAINTEXT: SASL would not be used",
+	} {
+		if _, _, err := FromProperties(props(t, in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
 	}
 }
 
@@ -356,5 +355,39 @@ func TestFromPropertiesNothingUsable(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), secret) {
 			t.Errorf("%q: err = %v, want %q", in, err, want)
 		}
+	}
+}
+
+// TestFromPropertiesSecurityLikeKeys: a miscased or mistyped security key
+// was a note, and TLS or SASL went with it (QA: securty.protocol=SSL,
+// Security.Protocol=SSL connected in plaintext). It is refused, named, with
+// the key it is closest to; other unknown keys keep their note.
+func TestFromPropertiesSecurityLikeKeys(t *testing.T) {
+	for in, want := range map[string]string{
+		"securty.protocol=SSL":       `"securty.protocol" is not a setting offsetctl knows (did you mean security.protocol? keys are case-sensitive)`,
+		"Security.Protocol=SSL":      `"Security.Protocol" is not a setting offsetctl knows (did you mean security.protocol?`,
+		"SSL.Truststore.Location=/x": `"SSL.Truststore.Location" is not a setting offsetctl knows (did you mean ssl.truststore.location?`,
+		"SASL.mechanism=PLAIN":       `"SASL.mechanism" is not a setting offsetctl knows (did you mean sasl.mechanism?`,
+		"sals.mechanism=PLAIN":       `"sals.mechanism" is not a setting offsetctl knows (did you mean sasl.mechanism?`,
+		"Security.Other=1":           `"Security.Other" is not a setting offsetctl knows: it looks like a security setting`,
+		"SSL.S3cr3t-Pass=1":          `the key on line 1 is not a setting offsetctl knows`,
+	} {
+		_, _, err := FromProperties(props(t, "bootstrap.servers=k:1\n"+strings.Replace(in, "line 1", "line 2", 1)))
+		want = strings.Replace(want, "line 1", "line 2", 1)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+		if strings.Contains(want, "line 2") && strings.Contains(err.Error(), "S3cr3t") {
+			t.Errorf("%q: the key is shown: %v", in, err)
+		}
+	}
+	for k := range ignoredClientKeys {
+		if securityLike(k) {
+			t.Errorf("client setting %s taken for a security one", k)
+		}
+	}
+	_, notes, err := FromProperties(props(t, "bootstrap.servers=k:1\nLinger.ms=5\nsession.timeout.ms=1\n"))
+	if err != nil || len(notes) != 2 {
+		t.Fatalf("other unknown keys: notes %q, %v", notes, err)
 	}
 }

@@ -119,6 +119,11 @@ type Settings struct {
 	// AuditTopic is the shared audit trail's topic (--audit-topic, or a
 	// profile's audit_topic): it travels with the connection it lives on.
 	AuditTopic string
+
+	// tlsUnused, from a properties file with ssl.* keys and no TLS
+	// protocol, says why they would go unused: an error unless a higher
+	// layer turns TLS on. Not merged.
+	tlsUnused string
 }
 
 // Merge returns s with every field that over sets replacing s's.

@@ -67,6 +67,11 @@ func Connect(src Sources) (Connection, error) {
 	if err != nil {
 		return conn, err
 	}
+	for _, l := range layers {
+		if l.s.tlsUnused != "" && !merged.TLSOn() {
+			return conn, fmt.Errorf("--command-config %s: %s", src.CommandConfig, l.s.tlsUnused)
+		}
+	}
 	// KAFKA_BROKERS ranks below every layer above: read it only when none
 	// of them names brokers, so a stale variable cannot break a command
 	// that says where to go.

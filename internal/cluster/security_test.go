@@ -193,13 +193,10 @@ func TestFromPropertiesErrors(t *testing.T) {
 	}
 }
 
-func TestFromPropertiesSASLIgnoredWithoutSASLProtocol(t *testing.T) {
-	s, notes, err := FromProperties(props(t, "security.protocol=SSL\nsasl.mechanism=PLAIN\nsasl.jaas.config=junk"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.SASLOn() || len(notes) != 1 || !strings.Contains(notes[0], "security.protocol is SSL") {
-		t.Fatalf("sasl on %v, notes %q", s.SASLOn(), notes)
+func TestFromPropertiesSASLRefusedWithoutSASLProtocol(t *testing.T) {
+	_, _, err := FromProperties(props(t, "security.protocol=SSL\nsasl.mechanism=PLAIN\nsasl.jaas.config=junk"))
+	if err == nil || err.Error() != "sasl.jaas.config, sasl.mechanism are set but security.protocol is SSL: SASL would not be used; set security.protocol=SASL_SSL (or SASL_PLAINTEXT)" {
+		t.Fatalf("err = %v", err)
 	}
 }
 
