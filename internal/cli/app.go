@@ -489,11 +489,9 @@ func (a *app) readConfigFile(path string) ([]byte, error) {
 func (a *app) flagSettings() (cluster.Settings, error) {
 	var s cluster.Settings
 	if a.brokers != "" {
-		brokers, err := cluster.ParseBrokers(a.brokers)
-		if err != nil {
+		if err := s.SetBrokers(a.brokers, "--brokers"); err != nil {
 			return s, fmt.Errorf("--brokers: %w", err)
 		}
-		s.Brokers = brokers
 	}
 	if err := cluster.CheckClientID(a.clientID); err != nil {
 		return s, fmt.Errorf("--client-id: %w", err)

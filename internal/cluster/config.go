@@ -46,30 +46,99 @@ type Config struct {
 // WithoutValue turns them into the same message naming only its position,
 // for a value read from a file.
 func ParseBrokers(s string) ([]string, error) {
+	out, _, err := parseBrokers(s)
+	return out, err
+}
+
+// parseBrokers is ParseBrokers, also returning the listener name the
+// addresses are prefixed with (SSL for SSL://host:port), upper-cased, ""
+// when none is; addresses naming two different listeners are refused.
+func parseBrokers(s string) ([]string, string, error) {
 	var out []string
+	scheme := ""
 	for i, b := range strings.Split(s, ",") {
 		b = strings.TrimSpace(b)
 		if b == "" {
 			continue
 		}
 		// Java clients accept listener-style entries such as
-		// PLAINTEXT://host:9092 in bootstrap.servers: keep host:port.
-		if _, rest, ok := strings.Cut(b, "://"); ok {
-			b = rest
+		// PLAINTEXT://host:9092 in bootstrap.servers: keep host:port,
+		// and the listener name, which Connect holds against the
+		// security settings (SSL:// with TLS off is a contradiction).
+		if name, rest, ok := strings.Cut(b, "://"); ok {
+			name = strings.ToUpper(name)
+			if scheme != "" && name != scheme {
+				return nil, "", fmt.Errorf("broker addresses name two listeners, %s:// and %s://: give addresses of one listener", scheme, name)
+			}
+			scheme, b = name, rest
 		}
 		host, port, err := net.SplitHostPort(b)
 		if err != nil || host == "" {
-			return nil, &valueError{shown: fmt.Sprintf("broker address %q is not host:port", b), hidden: fmt.Sprintf("broker address %d is not host:port", i+1)}
+			return nil, "", &valueError{shown: fmt.Sprintf("broker address %q is not host:port", b), hidden: fmt.Sprintf("broker address %d is not host:port", i+1)}
 		}
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return nil, &valueError{shown: fmt.Sprintf("broker address %q: port %q is not a number from 1 to 65535", b, port), hidden: fmt.Sprintf("broker address %d: the port is not a number from 1 to 65535", i+1)}
+		// Digits only, no sign or leading zero: "+40100" and "040100"
+		// are not how anyone writes port 40100, and Atoi takes both.
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 || port[0] < '1' || port[0] > '9' {
+			return nil, "", &valueError{shown: fmt.Sprintf("broker address %q: port %q is not a number from 1 to 65535", b, port), hidden: fmt.Sprintf("broker address %d: the port is not a number from 1 to 65535", i+1)}
 		}
 		out = append(out, b)
 	}
 	if len(out) == 0 {
-		return nil, errors.New("no broker address given")
+		return nil, "", errors.New("no broker address given")
 	}
-	return out, nil
+	return out, scheme, nil
+}
+
+// SetBrokers parses list into s.Brokers, keeping the listener prefix the
+// addresses carry for Connect to check; from names where the list came
+// from in that check's error (--brokers).
+func (s *Settings) SetBrokers(list, from string) error {
+	b, scheme, err := parseBrokers(list)
+	if err != nil {
+		return err
+	}
+	s.Brokers, s.brokerScheme, s.brokersFrom = b, scheme, from
+	return nil
+}
+
+// checkListener refuses a listener prefix on the broker addresses that the
+// security settings in force contradict: the prefix is stripped, so
+// SSL://host:port with TLS off would connect in plaintext. A listener name
+// that is not a security protocol (INTERNAL://) says nothing.
+func checkListener(s Settings) error {
+	tlsOn, saslOn := s.TLSOn(), s.SASLOn() || s.SASL.Required
+	var missing []string
+	switch s.brokerScheme {
+	case "PLAINTEXT":
+		if tlsOn || saslOn {
+			return fmt.Errorf("%s: the addresses start with PLAINTEXT://, but TLS or SASL is on: the settings contradict each other; drop the prefix, or turn TLS and SASL off", s.brokersFrom)
+		}
+		return nil
+	case "SSL":
+		if !tlsOn {
+			missing = append(missing, "TLS")
+		}
+	case "SASL_SSL":
+		if !tlsOn {
+			missing = append(missing, "TLS")
+		}
+		if !saslOn {
+			missing = append(missing, "SASL")
+		}
+	case "SASL_PLAINTEXT":
+		if !saslOn {
+			missing = append(missing, "SASL")
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	verb := " is"
+	if len(missing) > 1 {
+		verb = " are"
+	}
+	return fmt.Errorf("%s: the addresses start with %s://, but %s%s off: offsetctl does not take security from an address, and would connect without it; turn it on (--tls, --sasl-mechanism, or security.protocol=%s in --command-config) or drop the prefix", s.brokersFrom, s.brokerScheme, strings.Join(missing, " and "), verb, s.brokerScheme)
 }
 
 // valueError is a parse error that names the value it refused, with the

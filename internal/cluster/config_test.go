@@ -18,7 +18,13 @@ func TestParseBrokers(t *testing.T) {
 		{"localhost:9092", []string{"localhost:9092"}, false},
 		{" a:1 , b:2,,", []string{"a:1", "b:2"}, false},
 		{"[::1]:9092", []string{"[::1]:9092"}, false},
-		{"PLAINTEXT://a:1,SASL_SSL://b:2", []string{"a:1", "b:2"}, false},
+		{"PLAINTEXT://a:1,plaintext://b:2", []string{"a:1", "b:2"}, false},
+		// Two listeners in one list cannot both be what the settings say.
+		{"PLAINTEXT://a:1,SASL_SSL://b:2", nil, true},
+		// A sign or a leading zero is not how a port is written.
+		{"h:+40100", nil, true},
+		{"h:040100", nil, true},
+		{"h:09092", nil, true},
 		{"", nil, true},
 		{" , ", nil, true},
 		{"nocolon", nil, true},

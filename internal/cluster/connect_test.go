@@ -82,3 +82,42 @@ func TestConnectSSLKeysWithoutTLS(t *testing.T) {
 		t.Fatalf("--tls over ssl.* settings: %v", err)
 	}
 }
+
+// TestConnectListenerPrefix: a listener prefix was stripped and the
+// connection went out in plaintext (QA: -b SASL_SSL://..., KAFKA_BROKERS=SSL://...,
+// bootstrap.servers=SSL://...). A security listener is refused unless the
+// settings in force agree; PLAINTEXT:// with TLS or SASL on contradicts them.
+func TestConnectListenerPrefix(t *testing.T) {
+	dir, env := connectDir(t, map[string]string{
+		"ssl.properties":   "bootstrap.servers=SSL://k:9093\n",
+		"okssl.properties": "bootstrap.servers=SSL://k:9093\nsecurity.protocol=SSL\n",
+		"config.yaml":      "profiles:\n  p:\n    brokers: [SASL_PLAINTEXT://k:1]\n",
+	})
+	on, off := true, false
+	flags := func(b string) Settings {
+		var s Settings
+		if err := s.SetBrokers(b, "--brokers"); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	connectErr(t, Sources{Env: env, Flags: flags("SASL_SSL://127.0.0.1:9092")}, "--brokers: the addresses start with SASL_SSL://, but TLS and SASL are off")
+	connectErr(t, Sources{Env: testEnv(map[string]string{"KAFKA_BROKERS": "SSL://k:9093"})}, "KAFKA_BROKERS: the addresses start with SSL://, but TLS is off")
+	connectErr(t, Sources{Env: env, CommandConfig: filepath.Join(dir, "ssl.properties")}, "bootstrap.servers in --command-config: the addresses start with SSL://, but TLS is off")
+	connectErr(t, Sources{Env: env, Profile: "p"}, `brokers of profile "p": the addresses start with SASL_PLAINTEXT://, but SASL is off`)
+	tlsFlags := flags("PLAINTEXT://k:1")
+	tlsFlags.TLS.Enabled = &on
+	connectErr(t, Sources{Env: env, Flags: tlsFlags}, "--brokers: the addresses start with PLAINTEXT://, but TLS or SASL is on")
+
+	// Settings that agree, and a listener name that is no protocol.
+	for _, src := range []Sources{
+		{Env: env, CommandConfig: filepath.Join(dir, "okssl.properties")},
+		{Env: env, Flags: func() Settings { s := flags("SSL://k:1"); s.TLS.Enabled = &on; return s }()},
+		{Env: env, Flags: func() Settings { s := flags("PLAINTEXT://k:1"); s.TLS.Enabled = &off; return s }()},
+		{Env: env, Flags: flags("INTERNAL://k:1")},
+	} {
+		if _, err := Connect(src); err != nil {
+			t.Errorf("%+v: %v", src.Flags.Brokers, err)
+		}
+	}
+}

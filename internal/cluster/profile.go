@@ -384,11 +384,9 @@ func (p *Profile) Settings(name, dir, home string) (Settings, error) {
 	}
 	where := "profile " + quoteKey(name)
 	if len(p.Brokers) > 0 {
-		b, err := ParseBrokers(strings.Join(p.Brokers, ","))
-		if err != nil {
+		if err := s.SetBrokers(strings.Join(p.Brokers, ","), "brokers of "+where); err != nil {
 			return s, fmt.Errorf("%s: brokers: %w", atLine(where, p.brokersLine(err)), WithoutValue(err))
 		}
-		s.Brokers = b
 	}
 	s.ClientID = p.ClientID
 	s.AuditTopic = p.AuditTopic

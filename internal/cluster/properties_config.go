@@ -235,11 +235,9 @@ func (pa *propsApply) key(k, v string) error {
 	switch k {
 	case "security.protocol", "ssl.truststore.type", "ssl.keystore.type": // applied or checked first
 	case "bootstrap.servers":
-		b, err := ParseBrokers(v)
-		if err != nil {
+		if err := s.SetBrokers(v, "bootstrap.servers in --command-config"); err != nil {
 			return fmt.Errorf("bootstrap.servers: %w", WithoutValue(err))
 		}
-		s.Brokers = b
 	case "client.id":
 		s.ClientID = tv
 	case "sasl.mechanism", "sasl.jaas.config":

@@ -124,12 +124,15 @@ type Settings struct {
 	// protocol, says why they would go unused: an error unless a higher
 	// layer turns TLS on. Not merged.
 	tlsUnused string
+	// brokerScheme is the listener prefix of Brokers (SSL for
+	// SSL://host:port), brokersFrom where they came from; see SetBrokers.
+	brokerScheme, brokersFrom string
 }
 
 // Merge returns s with every field that over sets replacing s's.
 func (s Settings) Merge(over Settings) Settings {
 	if len(over.Brokers) > 0 {
-		s.Brokers = over.Brokers
+		s.Brokers, s.brokerScheme, s.brokersFrom = over.Brokers, over.brokerScheme, over.brokersFrom
 	}
 	if over.ClientID != "" {
 		s.ClientID = over.ClientID

@@ -77,14 +77,15 @@ func Connect(src Sources) (Connection, error) {
 	// that says where to go.
 	if len(merged.Brokers) == 0 {
 		if b := src.Getenv("KAFKA_BROKERS"); b != "" {
-			brokers, err := ParseBrokers(b)
-			if err != nil {
+			if err := merged.SetBrokers(b, "KAFKA_BROKERS"); err != nil {
 				return conn, fmt.Errorf("KAFKA_BROKERS: %w", err)
 			}
-			merged.Brokers = brokers
 		} else {
 			merged.Brokers = []string{DefaultBrokers}
 		}
+	}
+	if err := checkListener(merged); err != nil {
+		return conn, err
 	}
 	if err := CheckClientID(merged.ClientID); err != nil {
 		// Where it came from: a flag, the properties file or a profile.
