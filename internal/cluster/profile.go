@@ -367,6 +367,18 @@ func ProfileNames(ps map[string]*Profile) []string {
 	return names
 }
 
+// emptyBlockHint says what to write instead of an empty tls: or sasl:.
+var emptyBlockHint = map[string]string{
+	"tls":  "write tls: {} for TLS with the system's CAs, tls: {enabled: false} for none, or remove the key",
+	"sasl": "give its mechanism (sasl: {mechanism: scram-sha-512, ...}), or remove the key",
+}
+
+// isNull reports whether n is YAML's null (an empty value, ~ or null).
+func isNull(n *yaml.Node) bool {
+	n = deref(n)
+	return n != nil && n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
 // Settings turns a profile into a settings layer. Relative paths are
 // relative to the profiles file's directory; a leading ~/ is home.
 func (p *Profile) Settings(name, dir, home string) (Settings, error) {
@@ -390,6 +402,16 @@ func (p *Profile) Settings(name, dir, home string) (Settings, error) {
 	}
 	s.ClientID = p.ClientID
 	s.AuditTopic = p.AuditTopic
+	// A tls: or sasl: key with nothing after it decodes as no block at
+	// all: the TLS or SASL the operator wrote would be silently off.
+	for _, key := range []string{"tls", "sasl"} {
+		if k, v := mapGet(p.node, key); k != nil && isNull(v) {
+			return s, fmt.Errorf("%s: %s is empty, which would turn %s off: %s", atLine(where, k.Line), key, strings.ToUpper(key), emptyBlockHint[key])
+		}
+	}
+	if t := p.TLS; t != nil && t.Enabled != nil && !*t.Enabled && (t.CA != "" || t.Cert != "" || t.Key != "" || t.ServerName != "" || t.InsecureSkipVerify != nil) {
+		return s, fmt.Errorf("%s: tls.enabled is false, but the tls block sets other TLS settings: remove enabled: false to use TLS, or the other settings to go without", atLine(where, p.line("tls", "enabled")))
+	}
 	if t := p.TLS; t != nil {
 		on := true
 		s.TLS.Enabled = &on

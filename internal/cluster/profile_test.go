@@ -343,3 +343,35 @@ func FuzzParseProfiles(f *testing.F) {
 		}
 	})
 }
+
+// TestProfileEmptyOrDisabledBlocks: tls: or sasl: with no value decoded as
+// no block, and tls: {enabled: false, ca: ...} as TLS off: TLS or SASL the
+// operator wrote was silently dropped (QA). Both are refused.
+func TestProfileEmptyOrDisabledBlocks(t *testing.T) {
+	for in, want := range map[string]string{
+		"profiles:\n  p:\n    brokers: [k:1]\n    tls:\n":                              `profile "p": line 4: tls is empty, which would turn TLS off: write tls: {} for TLS`,
+		"profiles:\n  p:\n    brokers: [k:1]\n    tls: ~\n":                            `profile "p": line 4: tls is empty`,
+		"profiles:\n  p:\n    brokers: [k:1]\n    sasl:\n    tls: {}\n":                `profile "p": line 4: sasl is empty, which would turn SASL off: give its mechanism`,
+		"profiles:\n  p:\n    brokers: [k:1]\n    tls: {enabled: false, ca: ca.pem}\n": `profile "p": line 4: tls.enabled is false, but the tls block sets other TLS settings`,
+		"profiles:\n  p:\n    tls:\n      server_name: k\n      enabled: false\n":      `profile "p": line 5: tls.enabled is false`,
+	} {
+		ps, err := ParseProfiles(strings.NewReader(in))
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if _, err := ps["p"].Settings("p", "", ""); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err = %v, want %q", in, err, want)
+		}
+	}
+	// {} is TLS on with the system pool; enabled: false alone is off.
+	ps, err := ParseProfiles(strings.NewReader("profiles:\n  on:\n    tls: {}\n  off:\n    tls: {enabled: false}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := ps["on"].Settings("on", "", ""); err != nil || !s.TLSOn() {
+		t.Errorf("tls: {}: %+v %v", s.TLS, err)
+	}
+	if s, err := ps["off"].Settings("off", "", ""); err != nil || s.TLSOn() {
+		t.Errorf("tls: {enabled: false}: %+v %v", s.TLS, err)
+	}
+}
