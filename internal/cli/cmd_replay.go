@@ -615,10 +615,11 @@ func (a *app) targetClusterConfig(src cluster.Config, brokers []string, f replay
 		return a.getenv(k)
 	}
 	conn, err := cluster.Connect(cluster.Sources{
-		Env:           cluster.Env{Getenv: getenv, ReadFile: a.readConfigFile, Prompt: a.passwordPrompt()},
-		Flags:         cluster.Settings{Brokers: brokers},
-		CommandConfig: f.targetConfig,
-		Profile:       f.targetProfile,
+		Env:             cluster.Env{Getenv: getenv, ReadFile: a.readConfigFile, Prompt: a.passwordPrompt()},
+		Flags:           cluster.Settings{Brokers: brokers},
+		CommandConfig:   f.targetConfig,
+		Profile:         f.targetProfile,
+		FallbackBrokers: src.Brokers,
 	})
 	if err != nil {
 		msg := strings.NewReplacer("--command-config", "--target-command-config", "--profile", "--target-profile").Replace(err.Error())

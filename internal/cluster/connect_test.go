@@ -121,3 +121,26 @@ func TestConnectListenerPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectProfileWithoutBrokers: a profile naming no brokers silently
+// went to KAFKA_BROKERS or localhost:9092 with its credentials (QA). It is
+// refused unless the command line names the brokers.
+func TestConnectProfileWithoutBrokers(t *testing.T) {
+	dir, env := connectDir(t, map[string]string{
+		"config.yaml":       "profiles:\n  c:\n    tls: {}\n",
+		"client.properties": "bootstrap.servers=cc:1\n",
+	})
+	env.Getenv = func(k string) string {
+		return map[string]string{"OFFSETCTL_CONFIG": filepath.Join(dir, "config.yaml"), "KAFKA_BROKERS": "env:1"}[k]
+	}
+	connectErr(t, Sources{Env: env, Profile: "c"}, `--profile "c" names no brokers: add brokers: to the profile, or give --brokers`)
+	for _, src := range []Sources{
+		{Env: env, Profile: "c", Flags: Settings{Brokers: []string{"flag:1"}}},
+		{Env: env, Profile: "c", CommandConfig: filepath.Join(dir, "client.properties")},
+		{Env: env, Profile: "c", FallbackBrokers: []string{"source:1"}},
+	} {
+		if conn, err := Connect(src); err != nil || conn.Brokers[0] == "env:1" {
+			t.Errorf("%+v: %v %v", src, conn.Brokers, err)
+		}
+	}
+}

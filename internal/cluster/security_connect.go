@@ -18,6 +18,10 @@ type Sources struct {
 	Flags         Settings
 	CommandConfig string // --command-config FILE
 	Profile       string // --profile NAME
+	// FallbackBrokers, when set, are used in place of KAFKA_BROKERS and
+	// DefaultBrokers when no layer names brokers: the backfill target's
+	// profile may give only credentials, its brokers being the source's.
+	FallbackBrokers []string
 }
 
 // Connection is the resolved connection: brokers, client id, TLS and SASL,
@@ -75,6 +79,14 @@ func Connect(src Sources) (Connection, error) {
 	// KAFKA_BROKERS ranks below every layer above: read it only when none
 	// of them names brokers, so a stale variable cannot break a command
 	// that says where to go.
+	if len(merged.Brokers) == 0 && len(src.FallbackBrokers) > 0 {
+		merged.Brokers = src.FallbackBrokers
+	}
+	if len(merged.Brokers) == 0 && src.Profile != "" {
+		// A profile is a named cluster: one without brokers would send
+		// its credentials to whatever KAFKA_BROKERS or localhost is.
+		return conn, fmt.Errorf("--profile %s names no brokers: add brokers: to the profile, or give --brokers", quoteKey(src.Profile))
+	}
 	if len(merged.Brokers) == 0 {
 		if b := src.Getenv("KAFKA_BROKERS"); b != "" {
 			if err := merged.SetBrokers(b, "KAFKA_BROKERS"); err != nil {
