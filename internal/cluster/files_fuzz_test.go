@@ -28,16 +28,17 @@ func FuzzTLSFiles(f *testing.F) {
 }
 
 // FuzzSecretFile: --sasl-password-file and --sasl-token-file hold any
-// bytes. The secret is the file without its trailing line break; an empty
-// one is an error, and no error ever holds the secret.
+// bytes. The password is the file's first line, without a CR or a leading
+// byte order mark; an empty one is an error, and no error ever holds it.
 func FuzzSecretFile(f *testing.F) {
-	for _, s := range []string{"hunter2\n", "hunter2\r\n", "", "\n", "pa ss\nsecond line\n", "\x00\xff"} {
+	for _, s := range []string{"hunter2\n", "hunter2\r\n", "", "\n", "pa ss\nsecond line\n", "\x00\xff", "\uFEFFpw\n", "\npw\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, content string) {
 		env := Env{Getenv: func(string) string { return "" }, ReadFile: func(string) ([]byte, error) { return []byte(content), nil }}
 		v, err := resolveSecret(env, "", "/pw", "", EnvPassword, "password", "", "howto")
-		want := strings.TrimRight(content, "\r\n")
+		want, _, _ := strings.Cut(strings.TrimPrefix(content, utf8BOM), "\n")
+		want = strings.TrimRight(want, "\r\n")
 		if want == "" {
 			if err == nil {
 				t.Fatalf("empty secret %q accepted", content)

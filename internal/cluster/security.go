@@ -404,7 +404,17 @@ func resolveSecret(env Env, value Secret, file, envName, defEnv, what, promptTex
 		if err != nil {
 			return "", fmt.Errorf("reading the SASL %s file: %w", what, err)
 		}
-		v := strings.TrimRight(string(b), "\r\n")
+		v := strings.TrimPrefix(string(b), utf8BOM)
+		if what == "password" {
+			// The password is the first line (--help says so): a second
+			// line, an editor's CR or byte order mark are not part of it.
+			line, _, more := strings.Cut(v, "\n")
+			if line = strings.TrimSuffix(line, "\r"); line == "" && more {
+				return "", fmt.Errorf("the first line of the SASL password file %s is empty: the password is the first line", file)
+			}
+			v = line
+		}
+		v = strings.TrimRight(v, "\r\n")
 		if v == "" {
 			return "", fmt.Errorf("the SASL %s file %s is empty", what, file)
 		}

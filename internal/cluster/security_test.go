@@ -320,6 +320,12 @@ func TestResolvePasswordSources(t *testing.T) {
 	}
 	empty := filepath.Join(dir, "empty")
 	_ = os.WriteFile(empty, nil, 0o600)
+	// The first line only, without a CR or a leading byte order mark
+	// (QA: "S3CRET\nsecond" sent both lines, a BOM was sent).
+	lines := filepath.Join(dir, "lines")
+	_ = os.WriteFile(lines, []byte("\uFEFFfirst-line\r\nsecond\n"), 0o600)
+	blankFirst := filepath.Join(dir, "blank-first")
+	_ = os.WriteFile(blankFirst, []byte("\n\nS3CRET\n"), 0o600)
 	env := map[string]string{EnvPassword: "from-env", "MY_PW": "from-named-env"}
 	tests := []struct {
 		name   string
@@ -339,6 +345,8 @@ func TestResolvePasswordSources(t *testing.T) {
 		{name: "no source", errHas: "needs a password: set KAFKA_SASL_PASSWORD, pass --sasl-password-file FILE, or run on a terminal"},
 		{name: "missing file", a: SASLSettings{PasswordFile: filepath.Join(dir, "nope")}, errHas: "reading the SASL password file"},
 		{name: "empty file", a: SASLSettings{PasswordFile: empty}, errHas: "is empty"},
+		{name: "first line", a: SASLSettings{PasswordFile: lines}, want: "first-line"},
+		{name: "blank first line", a: SASLSettings{PasswordFile: blankFirst}, errHas: "first line of the SASL password file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
