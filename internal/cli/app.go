@@ -519,6 +519,7 @@ func (a *app) flagSettings() (cluster.Settings, error) {
 		s.SASL.Source = "--sasl-mechanism"
 	}
 	s.SASL.User, s.SASL.PasswordFile, s.SASL.TokenFile = a.saslUser, a.saslPasswordFile, a.saslTokenFile
+	s.SASL.PasswordFileFrom, s.SASL.TokenFileFrom = "--sasl-password-file", "--sasl-token-file"
 	return s, nil
 }
 

@@ -36,7 +36,7 @@ func FuzzSecretFile(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, content string) {
 		env := Env{Getenv: func(string) string { return "" }, ReadFile: func(string) ([]byte, error) { return []byte(content), nil }}
-		v, err := resolveSecret(env, "", "/pw", "", EnvPassword, "password", "", "howto")
+		v, err := resolveSecret(env, "", "/pw", "", "", EnvPassword, "password", "", "howto")
 		want, _, _ := strings.Cut(strings.TrimPrefix(content, utf8BOM), "\n")
 		want = strings.TrimRight(want, "\r\n")
 		if want == "" {

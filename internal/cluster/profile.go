@@ -449,6 +449,7 @@ func (p *Profile) Settings(name, dir, home string) (Settings, error) {
 		s.SASL.User = a.User
 		s.SASL.PasswordFile, s.SASL.PasswordEnv = path(a.PasswordFile), a.PasswordEnv
 		s.SASL.TokenFile, s.SASL.TokenEnv = path(a.TokenFile), a.TokenEnv
+		s.SASL.PasswordFileFrom, s.SASL.TokenFileFrom = where+": sasl.password_file", where+": sasl.token_file"
 		if a.PasswordFile != "" && a.PasswordEnv != "" {
 			return s, fmt.Errorf("%s: set only one of sasl.password_file and sasl.password_env", atLine(where, p.line("sasl", "password_env")))
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"regexp"
 	"strings"
 
@@ -106,6 +107,9 @@ type SASLSettings struct {
 	// Token, TokenFile, TokenEnv: the OAUTHBEARER token.
 	Token               Secret
 	TokenFile, TokenEnv string
+	// PasswordFileFrom / TokenFileFrom name where the file was given
+	// (--sasl-password-file), for errors that do not show its path.
+	PasswordFileFrom, TokenFileFrom string
 	// Source says where these settings came from, for messages.
 	Source string
 }
@@ -173,10 +177,10 @@ func (s Settings) Merge(over Settings) Settings {
 	}
 	// A layer that says where the password is replaces every lower source.
 	if oa.Password != "" || oa.PasswordFile != "" || oa.PasswordEnv != "" {
-		a.Password, a.PasswordFile, a.PasswordEnv = oa.Password, oa.PasswordFile, oa.PasswordEnv
+		a.Password, a.PasswordFile, a.PasswordEnv, a.PasswordFileFrom = oa.Password, oa.PasswordFile, oa.PasswordEnv, oa.PasswordFileFrom
 	}
 	if oa.Token != "" || oa.TokenFile != "" || oa.TokenEnv != "" {
-		a.Token, a.TokenFile, a.TokenEnv = oa.Token, oa.TokenFile, oa.TokenEnv
+		a.Token, a.TokenFile, a.TokenEnv, a.TokenFileFrom = oa.Token, oa.TokenFile, oa.TokenEnv, oa.TokenFileFrom
 	}
 	return s
 }
@@ -395,14 +399,16 @@ func encryptedPEM(b []byte) bool {
 
 // secret resolves one secret: value, file, named env var, default env var,
 // prompt. what names it in messages ("password", "OAUTHBEARER token").
-func resolveSecret(env Env, value Secret, file, envName, defEnv, what, promptText, howto string) (string, error) {
+// fileFrom names where file was given (--sasl-password-file), for an error
+// that cannot show the path.
+func resolveSecret(env Env, value Secret, file, fileFrom, envName, defEnv, what, promptText, howto string) (string, error) {
 	switch {
 	case value != "":
 		return value.Reveal(), nil
 	case file != "":
 		b, err := env.ReadFile(file)
 		if err != nil {
-			return "", fmt.Errorf("reading the SASL %s file: %w", what, err)
+			return "", fmt.Errorf("%s: %s", orDefault(fileFrom, "the SASL "+what+" file"), unreadable(err))
 		}
 		v := strings.TrimPrefix(string(b), utf8BOM)
 		if what == "password" {
@@ -442,13 +448,27 @@ func resolveSecret(env Env, value Secret, file, envName, defEnv, what, promptTex
 	return "", errors.New(howto)
 }
 
+// unreadable says why a file that may have been given a secret in place
+// of its path cannot be read, without the path: "open S3CRET: no such
+// file or directory" would print the secret pasted as the path.
+func unreadable(err error) string {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file (the value is not shown: a secret pasted in place of a path would be)"
+	case errors.As(err, &pe):
+		return pe.Err.Error() + " (the path is not shown: a secret pasted in place of a path would be)"
+	}
+	return "cannot be read (the path is not shown: a secret pasted in place of a path would be)"
+}
+
 func (a SASLSettings) build(env Env) (sasl.Mechanism, []string, error) {
 	switch a.Mechanism {
 	case MechPlain, MechScram256, MechScram512:
 		if a.User == "" {
 			return nil, nil, fmt.Errorf("SASL %s needs a user: --sasl-user (or username= in sasl.jaas.config)", a.Mechanism)
 		}
-		pw, err := resolveSecret(env, a.Password, a.PasswordFile, a.PasswordEnv, EnvPassword, "password",
+		pw, err := resolveSecret(env, a.Password, a.PasswordFile, a.PasswordFileFrom, a.PasswordEnv, EnvPassword, "password",
 			fmt.Sprintf("Password for %s (SASL %s): ", a.User, a.Mechanism),
 			fmt.Sprintf("SASL %s for user %s needs a password: set %s, pass --sasl-password-file FILE, or run on a terminal to be prompted", a.Mechanism, a.User, EnvPassword))
 		if err != nil {
@@ -463,7 +483,7 @@ func (a SASLSettings) build(env Env) (sasl.Mechanism, []string, error) {
 			return scram.Auth{User: a.User, Pass: pw}.AsSha512Mechanism(), []string{pw}, nil
 		}
 	case MechOAuthBearer:
-		tok, err := resolveSecret(env, a.Token, a.TokenFile, a.TokenEnv, EnvToken, "OAUTHBEARER token", "",
+		tok, err := resolveSecret(env, a.Token, a.TokenFile, a.TokenFileFrom, a.TokenEnv, EnvToken, "OAUTHBEARER token", "",
 			fmt.Sprintf("SASL oauthbearer needs a token: set %s or pass --sasl-token-file FILE", EnvToken))
 		if err != nil {
 			return nil, nil, err

@@ -51,7 +51,7 @@ func Connect(src Sources) (Connection, error) {
 	if src.CommandConfig != "" {
 		b, err := src.ReadFile(src.CommandConfig)
 		if err != nil {
-			return conn, fmt.Errorf("--command-config: %w", err)
+			return conn, fmt.Errorf("--command-config: %s", unreadable(err))
 		}
 		props, err := ParseProperties(bytes.NewReader(b))
 		if err != nil {

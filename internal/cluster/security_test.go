@@ -343,7 +343,9 @@ func TestResolvePasswordSources(t *testing.T) {
 		{name: "prompt", env: nil, prompt: func(string) (string, error) { return "typed", nil }, want: "typed"},
 		{name: "prompt error", prompt: func(string) (string, error) { return "", errors.New("no tty") }, errHas: "no tty"},
 		{name: "no source", errHas: "needs a password: set KAFKA_SASL_PASSWORD, pass --sasl-password-file FILE, or run on a terminal"},
-		{name: "missing file", a: SASLSettings{PasswordFile: filepath.Join(dir, "nope")}, errHas: "reading the SASL password file"},
+		// A secret pasted as the path is not echoed.
+		{name: "missing file", a: SASLSettings{PasswordFile: "S3CRET", PasswordFileFrom: "--sasl-password-file"}, errHas: "--sasl-password-file: no such file (the value is not shown: a secret pasted in place of a path would be)"},
+		{name: "a directory", a: SASLSettings{PasswordFile: dir}, errHas: "the SASL password file: is a directory (the path is not shown"},
 		{name: "empty file", a: SASLSettings{PasswordFile: empty}, errHas: "is empty"},
 		{name: "first line", a: SASLSettings{PasswordFile: lines}, want: "first-line"},
 		{name: "blank first line", a: SASLSettings{PasswordFile: blankFirst}, errHas: "first line of the SASL password file"},
