@@ -55,6 +55,9 @@ type app struct {
 	saslPasswordFile, saslTokenFile       string
 	saslPasswordArg                       string
 	commandConfig, profile                string
+	// tlsOff is --tls=false given; commandConfigs counts --command-config.
+	tlsOff         bool
+	commandConfigs int
 	// conn is the resolved connection, once per invocation (a password
 	// prompt must not repeat).
 	conn *cluster.Config
@@ -332,6 +335,10 @@ func (a *app) preRun(cmd *cobra.Command) error {
 	if a.timeout <= 0 {
 		return exitcode.Usagef("--timeout must be positive, got %s", a.timeout)
 	}
+	if a.commandConfigs > 1 {
+		return exitcode.Usagef("--command-config is given %d times: name one properties file (a later one replaced the earlier, whose settings were dropped)", a.commandConfigs)
+	}
+	a.tlsOff = changed(cmd.Flags(), "tls") && !a.tlsOn
 	if changed(cmd.Flags(), "brokers") && strings.TrimSpace(a.brokers) == "" {
 		return exitcode.Usagef("--brokers is empty: give host:port[,host:port...]")
 	}
@@ -366,7 +373,7 @@ func (a *app) persistentFlags(pf *pflag.FlagSet) {
 	pf.StringVar(&a.saslTokenFile, "sasl-token-file", "", "file holding the OAUTHBEARER token (else $"+cluster.EnvToken+")")
 	pf.StringVar(&a.saslPasswordArg, "sasl-password", "", "refused: a password on the command line is visible to every user")
 	_ = pf.MarkHidden("sasl-password")
-	pf.StringVar(&a.commandConfig, "command-config", "", "Java client properties file (as for kafka-consumer-groups.sh --command-config)")
+	pf.Var(countedString{&a.commandConfig, &a.commandConfigs}, "command-config", "Java client properties file (as for kafka-consumer-groups.sh --command-config)")
 	pf.StringVar(&a.auditLog, "audit-log", "", "audit log of every change (env "+audit.EnvLog+", default $XDG_STATE_HOME/offsetctl/audit.jsonl or ~/.local/state/offsetctl/audit.jsonl)")
 	pf.BoolVar(&a.noAudit, "no-audit", false, "do not record changes in the audit log")
 	pf.StringVar(&a.auditRotate, "audit-rotate-size", "", "rotate the audit log once it is this large (env "+audit.EnvRotateSize+", default 64MiB; 0: never)")
@@ -429,6 +436,26 @@ func (a *app) clusterConfig() (cluster.Config, error) {
 	}
 	a.conn = &cfg
 	return cfg, nil
+}
+
+// countedString is a string flag that counts how often it is given, for
+// a flag whose repetition would silently replace the earlier value.
+type countedString struct {
+	v *string
+	n *int
+}
+
+func (c countedString) String() string {
+	if c.v == nil {
+		return ""
+	}
+	return *c.v
+}
+func (c countedString) Type() string { return "string" }
+func (c countedString) Set(v string) error {
+	*c.v = v
+	*c.n++
+	return nil
 }
 
 // profileList is --profile: one name, or for the exporter several, given
@@ -507,8 +534,15 @@ func (a *app) flagSettings() (cluster.Settings, error) {
 		t.InsecureSkipVerify = &a.tlsInsecure
 	}
 	if a.tlsOn || a.tlsInsecure || t.CAFile != "" || t.CertFile != "" || t.ServerName != "" {
+		if a.tlsOff {
+			return s, errors.New("--tls=false contradicts the other --tls-* flags, which turn TLS on: leave one of them out")
+		}
 		on := true
 		t.Enabled = &on
+	}
+	if a.tlsOff {
+		off := false
+		t.Enabled = &off
 	}
 	if a.saslMechanism != "" {
 		m, err := cluster.ParseMechanism(a.saslMechanism)

@@ -33,6 +33,7 @@ func TestBadInputDocs(t *testing.T) {
 		"bi-typo.properties":  "bootstrap.servers=" + c.BrokerList() + "\nsecurty.protocol=SSL\n",
 		"bi-notls.properties": "bootstrap.servers=" + c.BrokerList() + "\nssl.truststore.type=PEM\nssl.truststore.location=ca.pem\n",
 		"bi-blank.pw":         "\nS3CRET\n",
+		"bi-ssl.properties":   "bootstrap.servers=" + c.BrokerList() + "\nsecurity.protocol=SSL\n",
 		"bi-key.pem":          "-----BEGIN PRIVATE KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEAq7BFUpkGp3+LQmlQ\n-----END PRIVATE KEY-----\n",
 		"bi-alice.properties": "bootstrap.servers=" + c.BrokerList() + "\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n" +
 			"sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"alice\" password=\"alice-pw\";\n",

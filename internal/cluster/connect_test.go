@@ -144,3 +144,23 @@ func TestConnectProfileWithoutBrokers(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectTLSOffOverTLSOn: --tls=false beside security.protocol=SASL_SSL
+// in --command-config was ignored and TLS stayed on (QA). Turning TLS off
+// over a layer that turns it on is refused, naming both.
+func TestConnectTLSOffOverTLSOn(t *testing.T) {
+	dir, env := connectDir(t, map[string]string{
+		"ssl.properties":   "bootstrap.servers=k:1\nsecurity.protocol=SSL\n",
+		"plain.properties": "bootstrap.servers=k:1\nsecurity.protocol=PLAINTEXT\n",
+		"config.yaml":      "profiles:\n  p:\n    brokers: [k:1]\n    tls: {}\n",
+	})
+	off := false
+	tlsOff := Settings{TLS: TLSSettings{Enabled: &off}}
+	connectErr(t, Sources{Env: env, CommandConfig: filepath.Join(dir, "ssl.properties"), Flags: tlsOff},
+		"--tls=false turns TLS off, but --command-config turns it on: the settings contradict each other")
+	connectErr(t, Sources{Env: env, Profile: "p", Flags: tlsOff}, `--tls=false turns TLS off, but --profile "p" turns it on`)
+	connectErr(t, Sources{Env: env, Profile: "p", CommandConfig: filepath.Join(dir, "plain.properties")}, `--command-config turns TLS off, but --profile "p" turns it on`)
+	if conn, err := Connect(Sources{Env: env, CommandConfig: filepath.Join(dir, "plain.properties"), Flags: tlsOff}); err != nil || conn.TLS != nil {
+		t.Fatalf("off over off: %v", err)
+	}
+}

@@ -122,13 +122,28 @@ type layer struct {
 // merge would silently get wrong.
 func mergeLayers(layers []layer) (Settings, error) {
 	var merged Settings
-	pwFrom := "" // the layer the password in merged comes from
+	pwFrom := ""  // the layer the password in merged comes from
+	tlsFrom := "" // the layer that turned TLS on
 	for _, l := range layers {
 		if err := checkUserPassword(merged, pwFrom, l); err != nil {
 			return merged, err
 		}
 		if a := l.s.SASL; a.Password != "" || a.PasswordFile != "" || a.PasswordEnv != "" {
 			pwFrom = l.name
+		}
+		// TLS turned off explicitly over a layer that turned it on is
+		// a contradiction, not a precedence: --tls=false beside
+		// security.protocol=SASL_SSL left TLS on, and either reading
+		// is a guess at what the operator meant.
+		if e := l.s.TLS.Enabled; e != nil && !*e && merged.TLSOn() {
+			off := l.name
+			if off == "the flags" {
+				off = "--tls=false"
+			}
+			return merged, fmt.Errorf("%s turns TLS off, but %s turns it on: the settings contradict each other; leave one of them out", off, tlsFrom)
+		}
+		if e := l.s.TLS.Enabled; e != nil && *e {
+			tlsFrom = l.name
 		}
 		merged = merged.Merge(l.s)
 	}
