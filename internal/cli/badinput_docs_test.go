@@ -34,6 +34,7 @@ func TestBadInputDocs(t *testing.T) {
 		"bi-notls.properties": "bootstrap.servers=" + c.BrokerList() + "\nssl.truststore.type=PEM\nssl.truststore.location=ca.pem\n",
 		"bi-blank.pw":         "\nS3CRET\n",
 		"bi-ssl.properties":   "bootstrap.servers=" + c.BrokerList() + "\nsecurity.protocol=SSL\n",
+		"bi-dup.properties":   "security.protocol=SSL\nbootstrap.servers=" + c.BrokerList() + "\nsecurity.protocol=PLAINTEXT\n",
 		"bi-key.pem":          "-----BEGIN PRIVATE KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEAq7BFUpkGp3+LQmlQ\n-----END PRIVATE KEY-----\n",
 		"bi-alice.properties": "bootstrap.servers=" + c.BrokerList() + "\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n" +
 			"sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"alice\" password=\"alice-pw\";\n",

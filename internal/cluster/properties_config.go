@@ -63,6 +63,9 @@ const awsIAMHandler = "software.amazon.msk.auth.iam.IAMClientCallbackHandler"
 // it ignored, for one line on stderr. An error names the key and never
 // echoes a value that could be secret.
 func FromProperties(p Properties) (Settings, []string, error) {
+	if err := checkDuplicates(p); err != nil {
+		return Settings{}, nil, err
+	}
 	pa := propsApply{m: p.Map(), lines: p.keyLines()}
 	pa.s.SASL.Source = "--command-config"
 	protocol, err := pa.protocol()
@@ -111,6 +114,29 @@ func FromProperties(p Properties) (Settings, []string, error) {
 		notes = append(notes, fmt.Sprintf("ignoring %s: not named like a client setting (not shown: a line like that may be a password)", linesList(pa.unnamed)))
 	}
 	return pa.s, notes, nil
+}
+
+// checkDuplicates refuses a key given twice with different values: Java
+// keeps the last silently, so security.protocol=SSL then =PLAINTEXT
+// further down (a merge of two files) turned TLS off. The same value
+// twice is harmless. Values are never shown.
+func checkDuplicates(p Properties) error {
+	first := make(map[string]Property, len(p.Entries))
+	for _, e := range p.Entries {
+		f, ok := first[e.Key]
+		if !ok {
+			first[e.Key] = e
+			continue
+		}
+		if f.Value == e.Value {
+			continue
+		}
+		if plausibleKey(e.Key) {
+			return fmt.Errorf("%s is given twice with different values (lines %d and %d): keep one", quoteKey(e.Key), f.Line, e.Line)
+		}
+		return fmt.Errorf("the key on line %d is given again on line %d with a different value: keep one", f.Line, e.Line)
+	}
+	return nil
 }
 
 // checkSomethingUsable refuses a file in which no line is a client

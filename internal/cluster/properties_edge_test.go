@@ -391,3 +391,27 @@ func TestFromPropertiesSecurityLikeKeys(t *testing.T) {
 		t.Fatalf("other unknown keys: notes %q, %v", notes, err)
 	}
 }
+
+// TestFromPropertiesDuplicateKeys: the last of two values won silently
+// (QA: security.protocol=SSL then =PLAINTEXT connected in plaintext). A key
+// given twice with different values is refused, by line, without values.
+func TestFromPropertiesDuplicateKeys(t *testing.T) {
+	const secret = "Dup-S3cret"
+	for in, want := range map[string]string{
+		"security.protocol=SSL\nbootstrap.servers=k:1\nsecurity.protocol=PLAINTEXT\n": `"security.protocol" is given twice with different values (lines 1 and 3): keep one`,
+		"bootstrap.servers=a:1\n\nbootstrap.servers=b:1\n":                            `"bootstrap.servers" is given twice with different values (lines 1 and 3): keep one`,
+		"bootstrap.servers=a:1\n" + secret + "=1\n" + secret + "=2\n":                 "the key on line 2 is given again on line 3 with a different value: keep one",
+	} {
+		_, _, err := FromProperties(props(t, in))
+		if err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", in, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), secret) {
+			t.Errorf("%q: a value or key is shown: %v", in, err)
+		}
+	}
+	// The same value twice is harmless.
+	if s, _, err := FromProperties(props(t, "security.protocol=SSL\nsecurity.protocol=SSL\n")); err != nil || !s.TLSOn() {
+		t.Fatalf("same value twice: %v", err)
+	}
+}
