@@ -429,3 +429,33 @@ func TestCSVFieldLikeApache(t *testing.T) {
 		}
 	}
 }
+
+// A backup with its end record reads the topic names the cluster gave (a
+// kfake topic outside [a-zA-Z0-9._-]); the same rows in a plan without
+// one (hand-written) are held to Kafka's rules, as is a control
+// character or an empty name in either.
+func TestBackupTopicNamesAsGiven(t *testing.T) {
+	var b bytes.Buffer
+	groups := []BackupGroup{{Group: "g", Rows: []PlanRow{{Topic: "uni-ñ-日本", Partition: 0, Offset: 3}}}}
+	if err := WriteBackupCSV(&b, time.UnixMilli(5), "c1", groups); err != nil {
+		t.Fatal(err)
+	}
+	pf, err := ParsePlanCSV(b.Bytes())
+	if err != nil || len(pf.Rows) != 1 || pf.Rows[0].Topic != "uni-ñ-日本" || pf.Rows[0].Offset != 3 {
+		t.Fatalf("backup: %+v, %v", pf.Rows, err)
+	}
+	for _, plan := range []string{"g,uni-ñ-日本,0,3\n", "offsetctl:cluster,c1,0,0\ng,uni-ñ-日本,0,3\n"} {
+		if _, err := ParsePlanCSV([]byte(plan)); err == nil || !strings.Contains(err.Error(), "illegal character") {
+			t.Errorf("plan %q: err = %v, want Kafka's rules", plan, err)
+		}
+	}
+	pf = PlanFile{sec: backupSection{wantEnd: true}}
+	for _, bad := range []string{"", "a\x1bb", strings.Repeat("é", MaxTopicBytes)} {
+		if err := pf.checkTopic(bad); err == nil {
+			t.Errorf("checkTopic(%q) in a backup: want an error", bad)
+		}
+	}
+	if err := pf.checkTopic("orders"); err != nil {
+		t.Errorf("checkTopic(orders): %v", err)
+	}
+}

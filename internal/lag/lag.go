@@ -111,9 +111,9 @@ func (g GroupLag) EncodeJSON(prefix, indent string) ([]byte, error) {
 	// topic holding the text has its quotes escaped: the first match is
 	// the group's.
 	for _, zero := range []string{`"total_lag": 0,`, `"total_lag":0,`} {
-		if i := bytes.Index(b, []byte(zero)); i >= 0 {
+		if before, after, ok := bytes.Cut(b, []byte(zero)); ok {
 			null := strings.Replace(zero, "0", "null", 1)
-			return append(b[:i:i], append([]byte(null), b[i+len(zero):]...)...), nil
+			return append(append(before[:len(before):len(before)], null...), after...), nil
 		}
 	}
 	return b, nil
