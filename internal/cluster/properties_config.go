@@ -3,6 +3,8 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -326,7 +328,7 @@ func (pa *propsApply) unknownSecurityKey(k string) error {
 		shown = safetext.QuotedArg(k)
 	}
 	best, bestD := "", 4
-	for _, known := range append(securityKeys, sortedKeys(ignoredSecurityKeys)...) {
+	for _, known := range append(securityKeys, slices.Sorted(maps.Keys(ignoredSecurityKeys))...) {
 		if d := editDistance(strings.ToLower(k), known); d < bestD {
 			best, bestD = known, d
 		}
@@ -336,15 +338,6 @@ func (pa *propsApply) unknownSecurityKey(k string) error {
 		hint = " (did you mean " + best + "? keys are case-sensitive)"
 	}
 	return fmt.Errorf("%s is not a setting offsetctl knows%s: it looks like a security setting, and TLS or SASL is never dropped with it; correct or remove it", shown, hint)
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // editDistance is the edit distance of a and b in bytes, a swap of two
